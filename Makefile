@@ -1,0 +1,122 @@
+# kbisect — one non-recursive Makefile.
+#
+#   make            build ./kbisect
+#   make deps       install the Debian packages the project needs (idempotent)
+#   make test       deps + build + every unit test (cmocka), with a summary
+#   make check      the unit tests under AddressSanitizer and UBSan
+#   make fuzz       build the libFuzzer harnesses (clang) into build/fuzz/
+#   make bench      build and run the benchmarks, printing figures
+#   make lint       house rules that the compiler does not check
+#   make format     clang-format every C file
+#
+# Variables: CC, CFLAGS, BUILD (object folder), SANITIZE=1, V=1.
+
+CC ?= cc
+BUILD ?= build
+PKG_CONFIG ?= pkg-config
+
+PKGS := yaml-0.1 sqlite3
+TEST_PKGS := cmocka
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wformat=2 -Wno-format-nonliteral -Wvla
+CFLAGS ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) \
+	-Ilib -I$(BUILD)/gen $(shell $(PKG_CONFIG) --cflags $(PKGS)) -MMD -MP
+LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS)) -lm
+
+ifeq ($(SANITIZE),1)
+ALL_CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+ifneq ($(V),1)
+Q := @
+endif
+
+LIB_SRC := $(sort $(wildcard lib/*.c))
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/migrations.o
+CMD_SRC := $(sort $(wildcard cmd/kbisect/*.c))
+CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/%.o)
+TEST_SRC := $(sort $(wildcard tests/unit/*.c))
+TESTS := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+MIGRATIONS := $(sort $(wildcard db/[0-9][0-9][0-9][0-9]-*.sql))
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/*.c))
+BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
+
+.PHONY: all deps test test-run check fuzz bench lint format clean
+all: kbisect
+
+kbisect: $(CMD_OBJ) $(BUILD)/libkb.a
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libkb.a $(LIBS)
+
+$(BUILD)/libkb.a: $(LIB_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# Migrations are compiled in: db/*.sql become one C array.
+$(BUILD)/tools/embed: tools/embed.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) -std=c11 $(WARN) -O2 -o $@ $<
+
+$(BUILD)/gen/migrations.c: $(MIGRATIONS) $(BUILD)/tools/embed
+	@mkdir -p $(@D)
+	$(Q)$(BUILD)/tools/embed $(MIGRATIONS) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/migrations.o: $(BUILD)/gen/migrations.c
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libkb.a
+	@mkdir -p $(@D)
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS)) \
+		-Itests/unit -o $@ $< $(BUILD)/libkb.a $(LDFLAGS) $(LIBS) \
+		$(shell $(PKG_CONFIG) --libs $(TEST_PKGS))
+
+deps:
+	@tools/deps
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory test-run
+
+test-run: kbisect $(TESTS)
+	@tools/run-tests $(TESTS)
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory BUILD=build/san SANITIZE=1 \
+		build/san/libkb.a $(TESTS:$(BUILD)/%=build/san/%)
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		tools/run-tests $(TESTS:$(BUILD)/%=build/san/%)
+
+FUZZ_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Ilib \
+	-fsanitize=fuzzer,address,undefined $(shell $(PKG_CONFIG) --cflags $(PKGS))
+fuzz: $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(BUILD)/gen/migrations.c
+	@mkdir -p $(@D)
+	@echo "  FUZZ    $@"
+	$(Q)clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(BUILD)/gen/migrations.c $(LIBS)
+
+bench: kbisect $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+	@for b in $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%); do $$b || exit 1; done
+
+$(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libkb.a
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libkb.a $(LDFLAGS) $(LIBS)
+
+lint:
+	@tools/lint
+
+format:
+	clang-format -i lib/*.[ch] cmd/kbisect/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c
+
+clean:
+	rm -rf build kbisect
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

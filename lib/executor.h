@@ -1,0 +1,51 @@
+#ifndef KB_EXECUTOR_H
+#define KB_EXECUTOR_H
+
+#include "variant.h"
+
+struct kb_err;
+
+/*
+ * The executor: the three stages a variant goes through — build, boot,
+ * run the workload — behind one interface, so that the pipeline does not
+ * know whether a performance model or real kernels and guests are behind
+ * it.  A boot runs the workload @runs times inside one guest and returns
+ * every sample (the guest's /init does the same).
+ *
+ * Stage failures (a build that fails, a guest that times out) are results,
+ * returned with status and reason and a return value of 0; a negative
+ * return means the executor itself could not work (the experiment stops).
+ */
+struct kb_executor_ops {
+	const char *name; /* "model", "libvirt" */
+	int (*build)(void *self, const struct kb_variant *v,
+		     struct kb_build_result *out, struct kb_err *err);
+	int (*boot)(void *self, const struct kb_variant *v,
+		    const struct kb_build_result *build, unsigned boot_no,
+		    unsigned runs, struct kb_boot_result *out,
+		    struct kb_err *err);
+	void (*free)(void *self);
+};
+
+struct kb_executor;
+
+/* Wrap an implementation; @self is freed by ops->free on kb_executor_free. */
+struct kb_executor *kb_executor_new(const struct kb_executor_ops *ops,
+				    void *self);
+void kb_executor_free(struct kb_executor *ex);
+const char *kb_executor_name(const struct kb_executor *ex);
+
+/* Build variant @v.  *@out is filled (caller releases) when 0 is returned. */
+int kb_executor_build(struct kb_executor *ex, const struct kb_variant *v,
+		      struct kb_build_result *out, struct kb_err *err);
+
+/*
+ * Boot @v from @build (boot number @boot_no, from 1) and run the workload
+ * @runs times.  *@out is filled (caller releases) when 0 is returned.
+ */
+int kb_executor_boot(struct kb_executor *ex, const struct kb_variant *v,
+		     const struct kb_build_result *build, unsigned boot_no,
+		     unsigned runs, struct kb_boot_result *out,
+		     struct kb_err *err);
+
+#endif

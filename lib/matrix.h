@@ -1,0 +1,175 @@
+#ifndef KB_MATRIX_H
+#define KB_MATRIX_H
+
+#include <stddef.h>
+
+struct kb_err;
+
+/*
+ * The experiment matrix: the user's YAML description of what to vary
+ * (factors), how to combine it (design), which guest to boot, which
+ * workload to run and how often.  The format is in docs/matrix.md.
+ *
+ * kb_matrix_load() validates everything that can be checked without a
+ * kernel tree: every error names file:line:column and what was expected,
+ * and comes back as KB_EINPUT (exit status 2).  Relative paths in the
+ * matrix are relative to the matrix file's folder and are stored resolved.
+ *
+ * A loaded matrix is read-only; the structs below are views into it, valid
+ * until kb_matrix_free().
+ */
+
+#define KB_MATRIX_MAX_FACTORS 64
+#define KB_MATRIX_MAX_LEVELS 64
+#define KB_MATRIX_MAX_VARIANTS 4096
+#define KB_MATRIX_MAX_BOOTS 1000
+#define KB_MATRIX_MAX_RUNS 1000
+#define KB_MATRIX_MAX_VCPUS 512
+
+enum kb_factor_kind {
+	KB_FACTOR_KCONFIG, /* a Kconfig option; name without CONFIG_ */
+	KB_FACTOR_KERNEL,  /* kernel.rev or kernel.image */
+	KB_FACTOR_GUEST,   /* guest.mode, guest.vcpus, guest.pin, guest.memory_mib */
+};
+
+/* Where something was written in the matrix file. */
+struct kb_loc {
+	unsigned line;
+	unsigned col;
+};
+
+struct kb_level {
+	const char *value; /* canonical text: "y", "n", "m", "42", "0,0,1,1", "none" */
+	int quoted;        /* a quoted string level (Kconfig string option) */
+	struct kb_loc loc;
+};
+
+struct kb_factor {
+	enum kb_factor_kind kind;
+	const char *name; /* "PARAVIRT_SPINLOCKS", "kernel.rev", "guest.vcpus" */
+	size_t nlevels;
+	const struct kb_level *levels; /* levels[0] is the baseline level */
+	struct kb_loc loc;             /* where the factor's name was written */
+};
+
+enum kb_design_kind {
+	KB_DESIGN_FULL,
+	KB_DESIGN_ONE_AT_A_TIME,
+	KB_DESIGN_FRACTIONAL,
+};
+
+enum kb_hypervisor {
+	KB_HV_XEN,
+	KB_HV_KVM,
+	KB_HV_QEMU, /* TCG, what a machine without KVM or Xen can boot */
+};
+
+/* A kernel source, a base config and fragments (all optional for models). */
+struct kb_source {
+	const char *tree;       /* kernel tree (git repo or plain); NULL if absent */
+	const char *rev;        /* git revision; NULL if absent */
+	const char *base;       /* a .config path (resolved), or a make target */
+	int base_is_target;     /* base is a make target such as "tinyconfig" */
+	size_t nfragments;
+	const char *const *fragments; /* resolved paths of config fragments */
+	const char *kernel;     /* prebuilt kernel image (resolved); NULL if absent */
+};
+
+struct kb_guest {
+	enum kb_hypervisor hypervisor;
+	const char *mode;      /* xen: "pv", "pvh", "hvm"; kvm/qemu: "hvm" */
+	unsigned vcpus;
+	unsigned memory_mib;
+	size_t npin;           /* 0 = unpinned; else == vcpus */
+	const unsigned *pin;   /* vCPU i -> pCPU pin[i] */
+	size_t npassthrough;
+	const char *const *passthrough; /* PCI addresses "DDDD:BB:SS.F" */
+};
+
+enum kb_workload_kind {
+	KB_WORKLOAD_FIO,     /* fio options from workload.fio */
+	KB_WORKLOAD_FIO_JOB, /* a fio job file */
+	KB_WORKLOAD_COMMAND, /* a command, timed or with a number taken by regex */
+};
+
+struct kb_option {
+	const char *key;
+	const char *value;
+	struct kb_loc loc;
+};
+
+struct kb_workload {
+	enum kb_workload_kind kind;
+	size_t nfio;                 /* FIO: the options, in matrix order */
+	const struct kb_option *fio;
+	const char *fio_job;         /* FIO_JOB: resolved path */
+	const char *command;         /* COMMAND: the command line to run */
+	const char *regex;           /* COMMAND: ERE with one group; NULL = timed */
+	const char *metric;          /* the metric verdicts are about */
+	struct kb_loc loc;
+};
+
+struct kb_repeat {
+	unsigned boots;         /* boots per variant */
+	unsigned runs_per_boot; /* workload runs per boot */
+	unsigned max_boots;     /* ceiling for adaptive sampling, >= boots */
+};
+
+struct kb_compare {
+	double threshold_pct; /* smallest change that counts, in percent */
+	double alpha;         /* significance level */
+};
+
+struct kb_host {
+	const char *uri;   /* libvirt connection URI */
+	unsigned capacity; /* concurrent boots on this host */
+};
+
+struct kb_matrix;
+
+/*
+ * Read and validate the matrix at @path.  On success *@out holds a matrix
+ * the caller frees with kb_matrix_free().  Returns 0, KB_EINPUT (with
+ * "file:line:col: ..." in @err), or another KB_E* code.
+ */
+int kb_matrix_load(const char *path, struct kb_matrix **out,
+		   struct kb_err *err);
+
+/*
+ * Validate @len bytes at @data as a matrix named @file (used in messages
+ * and to resolve relative paths).  For tests and the fuzzer.
+ */
+int kb_matrix_parse_buffer(const char *data, size_t len, const char *file,
+			   struct kb_matrix **out, struct kb_err *err);
+
+void kb_matrix_free(struct kb_matrix *m);
+
+const char *kb_matrix_name(const struct kb_matrix *m);
+const char *kb_matrix_file(const struct kb_matrix *m);
+/* The matrix text exactly as read, for storing with the experiment. */
+const char *kb_matrix_text(const struct kb_matrix *m);
+enum kb_design_kind kb_matrix_design(const struct kb_matrix *m);
+size_t kb_matrix_nfactors(const struct kb_matrix *m);
+const struct kb_factor *kb_matrix_factor(const struct kb_matrix *m, size_t i);
+/* The factor called @name, or NULL. */
+const struct kb_factor *kb_matrix_find_factor(const struct kb_matrix *m,
+					      const char *name);
+const struct kb_source *kb_matrix_source(const struct kb_matrix *m);
+const struct kb_guest *kb_matrix_guest(const struct kb_matrix *m);
+const struct kb_workload *kb_matrix_workload(const struct kb_matrix *m);
+const struct kb_repeat *kb_matrix_repeat(const struct kb_matrix *m);
+const struct kb_compare *kb_matrix_compare(const struct kb_matrix *m);
+size_t kb_matrix_nhosts(const struct kb_matrix *m);
+const struct kb_host *kb_matrix_host(const struct kb_matrix *m, size_t i);
+
+const char *kb_design_name(enum kb_design_kind kind);
+const char *kb_hypervisor_name(enum kb_hypervisor hv);
+
+/*
+ * Normalise a Kconfig option name: strip an optional "CONFIG_" prefix.
+ * Returns a pointer into @name.  Valid names match [A-Z0-9_]+.
+ */
+const char *kb_kconfig_name(const char *name);
+int kb_kconfig_name_valid(const char *name);
+
+#endif

@@ -1,0 +1,95 @@
+#ifndef KB_VARIANT_H
+#define KB_VARIANT_H
+
+#include <stddef.h>
+
+#include "matrix.h"
+
+/*
+ * A variant (one combination of factor levels, as planned) and what the
+ * stages make of it: a build result, a boot result with its samples.
+ * These are plain records shared by the plan, the executors, the pipeline
+ * and the store.
+ */
+
+/* One factor's level in a variant. */
+struct kb_setting {
+	const char *name;  /* factor name: "PARAVIRT_SPINLOCKS", "guest.vcpus" */
+	const char *value; /* level: "y", "n", "4", "0,0,0,0" */
+	enum kb_factor_kind kind;
+};
+
+struct kb_variant {
+	unsigned idx;       /* 0-based position in the plan; 0 is the baseline */
+	const char *label;  /* "PARAVIRT_SPINLOCKS=n DEBUG_SPINLOCK=y" */
+	size_t nsettings;   /* one per factor, in matrix order */
+	const struct kb_setting *settings;
+	const char *build_key; /* variants with the same key share one build */
+	struct kb_guest guest; /* the guest shape after guest.* factors */
+};
+
+/* The level of factor @name in @v, or NULL when @v does not set it. */
+const char *kb_variant_get(const struct kb_variant *v, const char *name);
+
+#define KB_METRIC_NAME_MAX 32
+#define KB_SAMPLE_MAX_METRICS 64
+
+struct kb_metric {
+	char name[KB_METRIC_NAME_MAX]; /* "read_iops", "lat_p99_us", "real_s" */
+	double value;
+};
+
+/* The metrics of one workload run. */
+struct kb_sample {
+	size_t n;
+	struct kb_metric m[KB_SAMPLE_MAX_METRICS];
+};
+
+/* Add or replace a metric; returns -1 when the sample is full. */
+int kb_sample_set(struct kb_sample *s, const char *name, double value);
+/* Look a metric up; returns 0 and sets *value, or -1 when absent. */
+int kb_sample_get(const struct kb_sample *s, const char *name, double *value);
+
+enum kb_build_status {
+	KB_BUILD_OK,
+	KB_BUILD_FAILED,
+};
+
+struct kb_build_result {
+	enum kb_build_status status;
+	char *reason;      /* why it failed; NULL when ok (owned) */
+	char *log_tail;    /* last lines of the build log, or NULL (owned) */
+	char *image;       /* path of the kernel image, or NULL (owned) */
+	double duration_s; /* wall-clock time the build took */
+};
+
+enum kb_boot_status {
+	KB_BOOT_OK,
+	KB_BOOT_BUILD_FAILED,     /* never booted: its build failed */
+	KB_BOOT_FAILED,           /* the guest did not come up */
+	KB_BOOT_TIMEOUT,          /* no sign of the workload before the boot timeout */
+	KB_BOOT_WORKLOAD_TIMEOUT, /* the workload did not finish in time */
+	KB_BOOT_PANIC,            /* the guest kernel panicked */
+	KB_BOOT_BAD_OUTPUT,       /* result frames did not check out */
+	KB_BOOT_LIBVIRT_ERROR,    /* the hypervisor refused or lost the guest */
+};
+
+struct kb_boot_result {
+	enum kb_boot_status status;
+	char *reason;       /* why it failed; NULL when ok (owned) */
+	char *console_tail; /* last console lines, or NULL (owned) */
+	char *host;         /* where it ran (libvirt URI, "model"), or NULL (owned) */
+	double duration_s;
+	size_t nruns;             /* samples, one per workload run */
+	struct kb_sample *runs;   /* owned */
+};
+
+/* Free what the results own and zero them; NULL-safe. */
+void kb_build_result_release(struct kb_build_result *r);
+void kb_boot_result_release(struct kb_boot_result *r);
+
+/* "ok", "build-failed", "boot-failed", ... as stored in the database. */
+const char *kb_boot_status_name(enum kb_boot_status s);
+const char *kb_build_status_name(enum kb_build_status s);
+
+#endif

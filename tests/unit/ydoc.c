@@ -1,0 +1,134 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "err.h"
+#include "ydoc.h"
+
+static struct kb_ydoc *parse_ok(const char *text)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_ydoc *doc = NULL;
+
+	if (kb_ydoc_parse_buffer(text, strlen(text), "t.yaml", &doc, &err))
+		fail_msg("unexpected error: %s", err.msg);
+	return doc;
+}
+
+static void parse_err(const char *text, const char *expect)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_ydoc *doc = NULL;
+
+	assert_int_equal(kb_ydoc_parse_buffer(text, strlen(text), "t.yaml",
+					      &doc, &err),
+			 KB_EINPUT);
+	assert_null(doc);
+	assert_msg_contains(err.msg, expect);
+}
+
+static void test_ydoc__positions_are_one_based(void **state)
+{
+	struct kb_ydoc *doc = parse_ok("a: 1\nb:\n  - x\n  - 'y'\n");
+	const struct kb_ynode *root = kb_ydoc_root(doc), *b;
+
+	(void)state;
+	assert_int_equal(root->type, KB_Y_MAP);
+	b = kb_ynode_get(root, "b");
+	assert_non_null(b);
+	assert_int_equal(b->type, KB_Y_SEQ);
+	assert_int_equal(b->n, 2);
+	assert_int_equal(b->items[1]->line, 4);
+	assert_int_equal(b->items[1]->col, 5);
+	assert_false(b->items[0]->quoted);
+	assert_true(b->items[1]->quoted);
+	assert_string_equal(b->items[1]->str, "y");
+	kb_ydoc_free(doc);
+}
+
+static void test_ydoc__syntax_error_has_position(void **state)
+{
+	(void)state;
+	parse_err("a: [1, 2\nb: 3\n", "t.yaml:");
+	parse_err("a: b: c\n", "t.yaml:1:5: YAML syntax error");
+}
+
+static void test_ydoc__duplicate_key_is_refused(void **state)
+{
+	(void)state;
+	parse_err("a: 1\nb: 2\na: 3\n",
+		  "t.yaml:3:1: duplicate key 'a' (first at line 1)");
+}
+
+static void test_ydoc__aliases_are_refused(void **state)
+{
+	(void)state;
+	parse_err("a: &x [1]\nb: *x\n", "t.yaml:2:4: YAML aliases");
+}
+
+static void test_ydoc__depth_is_capped(void **state)
+{
+	char text[256];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 40; i++)
+		text[i] = '[';
+	for (; i < 80; i++)
+		text[i] = ']';
+	text[i] = '\0';
+	parse_err(text, "nesting deeper than");
+}
+
+static void test_ydoc__empty_stream_has_no_root(void **state)
+{
+	struct kb_ydoc *doc = parse_ok("# only a comment\n");
+
+	(void)state;
+	assert_null(kb_ydoc_root(doc));
+	kb_ydoc_free(doc);
+}
+
+static void test_ydoc__two_documents_are_refused(void **state)
+{
+	(void)state;
+	parse_err("a: 1\n---\nb: 2\n", "only one YAML document");
+}
+
+static void test_ydoc__nul_byte_is_refused(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_ydoc *doc = NULL;
+
+	(void)state;
+	assert_int_equal(kb_ydoc_parse_buffer("a: 1\0b", 6, "t.yaml", &doc,
+					      &err),
+			 KB_EINPUT);
+	assert_msg_contains(err.msg, "NUL byte");
+}
+
+static void test_ydoc__missing_file_is_not_found(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_ydoc *doc = NULL;
+
+	(void)state;
+	assert_int_equal(kb_ydoc_load_file("tests/data/nonexistent.yaml", &doc,
+					   &err),
+			 KB_ENOTFOUND);
+	assert_msg_contains(err.msg, "'tests/data/nonexistent.yaml'");
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_ydoc__positions_are_one_based),
+	cmocka_unit_test(test_ydoc__syntax_error_has_position),
+	cmocka_unit_test(test_ydoc__duplicate_key_is_refused),
+	cmocka_unit_test(test_ydoc__aliases_are_refused),
+	cmocka_unit_test(test_ydoc__depth_is_capped),
+	cmocka_unit_test(test_ydoc__empty_stream_has_no_root),
+	cmocka_unit_test(test_ydoc__two_documents_are_refused),
+	cmocka_unit_test(test_ydoc__nul_byte_is_refused),
+	cmocka_unit_test(test_ydoc__missing_file_is_not_found),
+};
+
+KB_TEST_MAIN(tests)
