@@ -1,0 +1,1192 @@
+#include "matrix.h"
+
+#include <errno.h>
+#include <math.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "err.h"
+#include "mem.h"
+#include "paths.h"
+#include "suggest.h"
+#include "variant.h"
+#include "ydoc.h"
+#include "banned.h"
+
+struct kb_matrix {
+	struct kb_ydoc *doc;
+	const char *file;
+	const char *name;
+	enum kb_design_kind design;
+	size_t nfactors;
+	struct kb_factor factors[KB_MATRIX_MAX_FACTORS];
+	struct kb_source source;
+	struct kb_guest guest;
+	struct kb_workload workload;
+	struct kb_repeat repeat;
+	struct kb_compare compare;
+	size_t nhosts;
+	struct kb_host *hosts;
+	/* every string and array allocated for the views above */
+	void **pool;
+	size_t npool;
+};
+
+/* Validation context: the matrix being filled and where errors go. */
+struct ctx {
+	struct kb_matrix *m;
+	struct kb_err *err;
+};
+
+static void *keep(struct kb_matrix *m, void *p)
+{
+	m->pool = kb_reallocarray(m->pool, m->npool + 1, sizeof(*m->pool));
+	m->pool[m->npool++] = p;
+	return p;
+}
+
+static int fail(struct ctx *c, const struct kb_ynode *n, const char *fmt,
+		...) __attribute__((format(printf, 3, 4)));
+
+static int fail(struct ctx *c, const struct kb_ynode *n, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return kb_err_at(c->err, c->m->file, n ? n->line : 0, n ? n->col : 0,
+			 "%s", msg);
+}
+
+/* ---- Kconfig names ---------------------------------------------------- */
+
+const char *kb_kconfig_name(const char *name)
+{
+	if (strncmp(name, "CONFIG_", 7) == 0 && name[7])
+		return name + 7;
+	return name;
+}
+
+int kb_kconfig_name_valid(const char *name)
+{
+	const char *p;
+
+	if (!*name || strlen(name) > 128 || !strcmp(name, "CONFIG_"))
+		return 0;
+	for (p = name; *p; p++)
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '_'))
+			return 0;
+	return 1;
+}
+
+const char *kb_design_name(enum kb_design_kind kind)
+{
+	switch (kind) {
+	case KB_DESIGN_FULL:
+		return "full";
+	case KB_DESIGN_ONE_AT_A_TIME:
+		return "one-at-a-time";
+	case KB_DESIGN_FRACTIONAL:
+		return "fractional";
+	}
+	return "?";
+}
+
+const char *kb_hypervisor_name(enum kb_hypervisor hv)
+{
+	switch (hv) {
+	case KB_HV_XEN:
+		return "xen";
+	case KB_HV_KVM:
+		return "kvm";
+	case KB_HV_QEMU:
+		return "qemu";
+	}
+	return "?";
+}
+
+/* ---- typed accessors ---------------------------------------------------- */
+
+/* Refuse keys of @map not in @allowed, suggesting the nearest one. */
+static int check_keys(struct ctx *c, const struct kb_ynode *map,
+		      const char *where, const char *const *allowed, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < map->n; i++) {
+		const char *key = map->keys[i]->str;
+		const char *hint;
+		char list[512] = "";
+		size_t len = 0;
+
+		for (j = 0; j < n; j++)
+			if (strcmp(key, allowed[j]) == 0)
+				break;
+		if (j < n)
+			continue;
+		hint = kb_suggest(key, allowed, n);
+		if (hint)
+			return fail(c, map->keys[i],
+				    "unknown key '%s' in %s (did you mean '%s'?)",
+				    key, where, hint);
+		for (j = 0; j < n && len < sizeof(list); j++)
+			len += (size_t)snprintf(list + len, sizeof(list) - len,
+						"%s%s", j ? ", " : "",
+						allowed[j]);
+		return fail(c, map->keys[i],
+			    "unknown key '%s' in %s: expected one of %s", key,
+			    where, list);
+	}
+	return 0;
+}
+
+static int expect_type(struct ctx *c, const struct kb_ynode *n,
+		       enum kb_ynode_type type, const char *what)
+{
+	static const char *const names[] = { "a scalar", "a list",
+					     "a mapping" };
+
+	if (n->type == type)
+		return 0;
+	return fail(c, n, "%s must be %s, found %s", what, names[type],
+		    kb_ynode_kind(n));
+}
+
+static int get_string(struct ctx *c, const struct kb_ynode *n,
+		      const char *what, const char **out)
+{
+	int ret = expect_type(c, n, KB_Y_SCALAR, what);
+
+	if (ret)
+		return ret;
+	if (n->len == 0)
+		return fail(c, n, "%s must not be empty", what);
+	if (strlen(n->str) != n->len)
+		return fail(c, n, "%s contains a NUL byte", what);
+	*out = n->str;
+	return 0;
+}
+
+static int parse_uint(const char *s, unsigned long long max,
+		      unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* A positive integer in [min, max]. */
+static int get_uint(struct ctx *c, const struct kb_ynode *n, const char *what,
+		    unsigned min, unsigned max, unsigned *out)
+{
+	unsigned long long v;
+	int ret = expect_type(c, n, KB_Y_SCALAR, what);
+
+	if (ret)
+		return ret;
+	if (parse_uint(n->str, max, &v) < 0 || v < min)
+		return fail(c, n,
+			    "%s must be an integer from %u to %u, found '%s'",
+			    what, min, max, n->str);
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* A number in the open interval (lo, hi). */
+static int get_double(struct ctx *c, const struct kb_ynode *n,
+		      const char *what, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+	int ret = expect_type(c, n, KB_Y_SCALAR, what);
+
+	if (ret)
+		return ret;
+	errno = 0;
+	v = strtod(n->str, &end);
+	if (!n->len || errno || *end || !isfinite(v) || v <= lo || v >= hi)
+		return fail(c, n,
+			    "%s must be a number greater than %g and less than %g, found '%s'",
+			    what, lo, hi, n->str);
+	*out = v;
+	return 0;
+}
+
+static int pick(struct ctx *c, const struct kb_ynode *n, const char *what,
+		const char *const *choices, size_t nchoices, size_t *out)
+{
+	const char *s, *hint;
+	size_t i;
+	int ret = get_string(c, n, what, &s);
+
+	if (ret)
+		return ret;
+	for (i = 0; i < nchoices; i++) {
+		if (strcmp(s, choices[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	}
+	hint = kb_suggest(s, choices, nchoices);
+	if (hint)
+		return fail(c, n, "invalid %s '%s' (did you mean '%s'?)", what,
+			    s, hint);
+	if (nchoices == 2)
+		return fail(c, n, "invalid %s '%s': expected %s or %s", what,
+			    s, choices[0], choices[1]);
+	return fail(c, n, "invalid %s '%s': expected %s, %s or %s", what, s,
+		    choices[0], choices[1], choices[2]);
+}
+
+/* A file the matrix refers to: resolved against the matrix's folder. */
+static int get_file(struct ctx *c, const struct kb_ynode *n, const char *what,
+		    const char **out)
+{
+	struct stat st;
+	const char *s;
+	char *path;
+	int ret = get_string(c, n, what, &s);
+
+	if (ret)
+		return ret;
+	path = keep(c->m, kb_path_relative_to(c->m->file, s));
+	if (stat(path, &st) < 0)
+		return fail(c, n, "%s '%s' does not exist (looked at '%s')",
+			    what, s, path);
+	if (S_ISDIR(st.st_mode))
+		return fail(c, n, "%s '%s' is a folder, expected a file", what,
+			    s);
+	*out = path;
+	return 0;
+}
+
+/* ---- levels ------------------------------------------------------------ */
+
+static int is_number(const char *s)
+{
+	const char *p = s;
+
+	if (strncmp(p, "0x", 2) == 0 || strncmp(p, "0X", 2) == 0) {
+		p += 2;
+		if (!*p)
+			return 0;
+		for (; *p; p++)
+			if (!strchr("0123456789abcdefABCDEF", *p))
+				return 0;
+		return 1;
+	}
+	if (*p == '-')
+		p++;
+	if (!*p)
+		return 0;
+	for (; *p; p++)
+		if (*p < '0' || *p > '9')
+			return 0;
+	return 1;
+}
+
+static int kconfig_level(struct ctx *c, const struct kb_factor *f,
+			 const struct kb_ynode *n, struct kb_level *out)
+{
+	const char *s;
+	int ret = expect_type(c, n, KB_Y_SCALAR, "a Kconfig level");
+
+	if (ret)
+		return ret;
+	s = n->str;
+	if (n->quoted) {
+		if (strlen(s) != n->len || strpbrk(s, "\n\r\"\\"))
+			return fail(c, n,
+				    "invalid string level for %s: it must not contain quotes, backslashes, newlines or NUL bytes",
+				    f->name);
+		out->value = s;
+		out->quoted = 1;
+		return 0;
+	}
+	if ((strlen(s) == 1 && strchr("ynm", s[0])) || is_number(s)) {
+		out->value = s;
+		return 0;
+	}
+	if (!strcmp(s, "yes") || !strcmp(s, "true") || !strcmp(s, "on") ||
+	    !strcmp(s, "Y"))
+		return fail(c, n,
+			    "invalid level '%s' for %s: Kconfig levels are y, n, m, a number or a quoted string (write y)",
+			    s, f->name);
+	if (!strcmp(s, "no") || !strcmp(s, "false") || !strcmp(s, "off") ||
+	    !strcmp(s, "N"))
+		return fail(c, n,
+			    "invalid level '%s' for %s: Kconfig levels are y, n, m, a number or a quoted string (write n)",
+			    s, f->name);
+	return fail(c, n,
+		    "invalid level '%s' for %s: expected y, n, m, a number, or a quoted string such as \"%s\"",
+		    s, f->name, s);
+}
+
+/* A pin list: vCPU i -> pCPU; "none" (or null) for unpinned. */
+static int pin_list(struct ctx *c, const struct kb_ynode *n, const char *what,
+		    unsigned **pins, size_t *npins)
+{
+	unsigned *p;
+	size_t i;
+	int ret;
+
+	*pins = NULL;
+	*npins = 0;
+	if (n->type == KB_Y_SCALAR && !n->quoted &&
+	    (!strcmp(n->str, "none") || !strcmp(n->str, "~") || !n->len))
+		return 0;
+	if (n->type != KB_Y_SEQ)
+		return fail(c, n,
+			    "%s must be a list of physical CPU numbers such as [0, 0, 1, 1], or none, found %s",
+			    what, kb_ynode_kind(n));
+	if (n->n == 0 || n->n > KB_MATRIX_MAX_VCPUS)
+		return fail(c, n, "%s must list from 1 to %d CPUs", what,
+			    KB_MATRIX_MAX_VCPUS);
+	p = keep(c->m, kb_calloc(n->n, sizeof(*p)));
+	for (i = 0; i < n->n; i++)
+		if ((ret = get_uint(c, n->items[i], "a physical CPU number", 0,
+				    65535, &p[i])))
+			return ret;
+	*pins = p;
+	*npins = n->n;
+	return 0;
+}
+
+static char *pin_text(const unsigned *pins, size_t n)
+{
+	char *s = kb_strdup(n ? "" : "none");
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char *t = kb_asprintf("%s%s%u", s, i ? "," : "", pins[i]);
+
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+static int pci_address_valid(const char *s)
+{
+	static const char shape[] = "hhhh:hh:hh.f";
+	size_t i;
+
+	if (strlen(s) != sizeof(shape) - 1)
+		return 0;
+	for (i = 0; shape[i]; i++) {
+		char ch = s[i];
+
+		if (shape[i] == 'h' && !strchr("0123456789abcdefABCDEF", ch))
+			return 0;
+		if (shape[i] == 'f' && (ch < '0' || ch > '7'))
+			return 0;
+		if (shape[i] != 'h' && shape[i] != 'f' && ch != shape[i])
+			return 0;
+	}
+	/* the slot is 5 bits: 00..1f */
+	return strchr("01", s[8]) != NULL;
+}
+
+static const char *const guest_modes[] = { "pv", "pvh", "hvm" };
+
+/* Validate one level of guest/kernel factor @f. */
+static int other_level(struct ctx *c, struct kb_factor *f,
+		       const struct kb_ynode *n, struct kb_level *out)
+{
+	unsigned u;
+	size_t i;
+	int ret;
+
+	if (!strcmp(f->name, "guest.pin")) {
+		unsigned *pins;
+		size_t npins;
+
+		if ((ret = pin_list(c, n, "a guest.pin level", &pins, &npins)))
+			return ret;
+		out->value = keep(c->m, pin_text(pins, npins));
+		return 0;
+	}
+	if (!strcmp(f->name, "guest.mode")) {
+		if ((ret = pick(c, n, "guest mode", guest_modes, 3, &i)))
+			return ret;
+		out->value = guest_modes[i];
+		return 0;
+	}
+	if (!strcmp(f->name, "guest.vcpus")) {
+		if ((ret = get_uint(c, n, "a guest.vcpus level", 1,
+				    KB_MATRIX_MAX_VCPUS, &u)))
+			return ret;
+		out->value = keep(c->m, kb_asprintf("%u", u));
+		return 0;
+	}
+	if (!strcmp(f->name, "guest.memory_mib")) {
+		if ((ret = get_uint(c, n, "a guest.memory_mib level", 16,
+				    16u << 20, &u)))
+			return ret;
+		out->value = keep(c->m, kb_asprintf("%u", u));
+		return 0;
+	}
+	if (!strcmp(f->name, "kernel.image"))
+		return get_file(c, n, "kernel image", &out->value);
+	return get_string(c, n, "a kernel.rev level", &out->value);
+}
+
+/* Parse the levels list of factor @f at node @n. */
+static int levels(struct ctx *c, struct kb_factor *f, const struct kb_ynode *n)
+{
+	struct kb_level *lv;
+	size_t i, j;
+	int ret;
+
+	if (n->type != KB_Y_SEQ)
+		return fail(c, n,
+			    "factor %s must be a list of levels such as [y, n], found %s",
+			    f->name, kb_ynode_kind(n));
+	if (n->n == 0)
+		return fail(c, n, "factor %s has no levels: list at least one",
+			    f->name);
+	if (n->n > KB_MATRIX_MAX_LEVELS)
+		return fail(c, n, "factor %s has %zu levels, more than %d",
+			    f->name, n->n, KB_MATRIX_MAX_LEVELS);
+	lv = keep(c->m, kb_calloc(n->n, sizeof(*lv)));
+	for (i = 0; i < n->n; i++) {
+		lv[i].loc.line = n->items[i]->line;
+		lv[i].loc.col = n->items[i]->col;
+		if (f->kind == KB_FACTOR_KCONFIG)
+			ret = kconfig_level(c, f, n->items[i], &lv[i]);
+		else
+			ret = other_level(c, f, n->items[i], &lv[i]);
+		if (ret)
+			return ret;
+		for (j = 0; j < i; j++)
+			if (!strcmp(lv[j].value, lv[i].value))
+				return fail(c, n->items[i],
+					    "level '%s' of %s is listed twice (first at line %u)",
+					    lv[i].value, f->name,
+					    lv[j].loc.line);
+	}
+	f->levels = lv;
+	f->nlevels = n->n;
+	return 0;
+}
+
+static int add_factor(struct ctx *c, enum kb_factor_kind kind,
+		      const char *name, const struct kb_ynode *key,
+		      const struct kb_ynode *value)
+{
+	struct kb_matrix *m = c->m;
+	struct kb_factor *f;
+	size_t i;
+
+	for (i = 0; i < m->nfactors; i++)
+		if (!strcmp(m->factors[i].name, name))
+			return fail(c, key,
+				    "duplicate factor '%s' (first at line %u)",
+				    name, m->factors[i].loc.line);
+	if (m->nfactors >= KB_MATRIX_MAX_FACTORS)
+		return fail(c, key, "more than %d factors",
+			    KB_MATRIX_MAX_FACTORS);
+	f = &m->factors[m->nfactors];
+	f->kind = kind;
+	f->name = name;
+	f->loc.line = key->line;
+	f->loc.col = key->col;
+	m->nfactors++;
+	return levels(c, f, value);
+}
+
+static int factors(struct ctx *c, const struct kb_ynode *n)
+{
+	static const char *const groups[] = { "kconfig", "guest", "kernel" };
+	static const char *const guest_keys[] = { "mode", "vcpus", "pin",
+						  "memory_mib" };
+	static const char *const kernel_keys[] = { "rev", "image" };
+	size_t g, i;
+	int ret;
+
+	if ((ret = expect_type(c, n, KB_Y_MAP, "'factors'")) ||
+	    (ret = check_keys(c, n, "'factors'", groups, 3)))
+		return ret;
+	for (g = 0; g < n->n; g++) {
+		const struct kb_ynode *grp = n->items[g];
+		const char *gname = n->keys[g]->str;
+		char what[64];
+
+		snprintf(what, sizeof(what), "'factors.%s'", gname);
+		if ((ret = expect_type(c, grp, KB_Y_MAP, what)))
+			return ret;
+		if (!strcmp(gname, "guest") &&
+		    (ret = check_keys(c, grp, what, guest_keys, 4)))
+			return ret;
+		if (!strcmp(gname, "kernel") &&
+		    (ret = check_keys(c, grp, what, kernel_keys, 2)))
+			return ret;
+		for (i = 0; i < grp->n; i++) {
+			const struct kb_ynode *key = grp->keys[i];
+			const char *name;
+
+			if (!strcmp(gname, "kconfig")) {
+				name = kb_kconfig_name(key->str);
+				if (!kb_kconfig_name_valid(name)) {
+					char *up = keep(c->m,
+							kb_strdup(name));
+					char *p;
+
+					for (p = up; *p; p++)
+						if (*p >= 'a' && *p <= 'z')
+							*p = (char)(*p - 32);
+						else if (*p == '-')
+							*p = '_';
+					if (kb_kconfig_name_valid(up))
+						return fail(c, key,
+							    "invalid option name '%s': Kconfig symbols are upper case letters, digits and _ (did you mean '%s'?)",
+							    key->str,
+							    kb_kconfig_name(up));
+					return fail(c, key,
+						    "invalid option name '%s': Kconfig symbols are upper case letters, digits and _, such as DEBUG_SPINLOCK",
+						    key->str);
+				}
+				ret = add_factor(c, KB_FACTOR_KCONFIG, name,
+						 key, grp->items[i]);
+			} else {
+				name = keep(c->m, kb_asprintf("%s.%s", gname,
+							      key->str));
+				ret = add_factor(c,
+						 !strcmp(gname, "guest")
+							 ? KB_FACTOR_GUEST
+							 : KB_FACTOR_KERNEL,
+						 name, key, grp->items[i]);
+			}
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* ---- sections ------------------------------------------------------------ */
+
+static int is_make_target(const char *s)
+{
+	size_t len = strlen(s);
+	const char *p;
+
+	if (len <= 6 || strcmp(s + len - 6, "config"))
+		return 0;
+	for (p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		      *p == '_'))
+			return 0;
+	return 1;
+}
+
+static int source(struct ctx *c, const struct kb_ynode *n)
+{
+	static const char *const keys[] = { "tree", "rev", "base", "fragments",
+					    "kernel" };
+	struct kb_source *s = &c->m->source;
+	const struct kb_ynode *v;
+	const char **frags;
+	size_t i;
+	int ret;
+
+	if ((ret = expect_type(c, n, KB_Y_MAP, "'source'")) ||
+	    (ret = check_keys(c, n, "'source'", keys, 5)))
+		return ret;
+	if ((v = kb_ynode_get(n, "tree"))) {
+		if ((ret = get_string(c, v, "source.tree", &s->tree)))
+			return ret;
+		s->tree = keep(c->m, kb_path_relative_to(c->m->file, s->tree));
+	}
+	if ((v = kb_ynode_get(n, "rev")) &&
+	    (ret = get_string(c, v, "source.rev", &s->rev)))
+		return ret;
+	if ((v = kb_ynode_get(n, "base"))) {
+		struct stat st;
+		const char *b;
+		char *path;
+
+		if ((ret = get_string(c, v, "source.base", &b)))
+			return ret;
+		path = keep(c->m, kb_path_relative_to(c->m->file, b));
+		if (stat(path, &st) < 0 && is_make_target(b)) {
+			s->base = b;
+			s->base_is_target = 1;
+		} else if ((ret = get_file(c, v, "base .config", &s->base))) {
+			return ret;
+		}
+	}
+	if ((v = kb_ynode_get(n, "fragments"))) {
+		if ((ret = expect_type(c, v, KB_Y_SEQ, "source.fragments")))
+			return ret;
+		frags = keep(c->m, kb_calloc(v->n, sizeof(*frags)));
+		for (i = 0; i < v->n; i++)
+			if ((ret = get_file(c, v->items[i], "config fragment",
+					    &frags[i])))
+				return ret;
+		s->fragments = frags;
+		s->nfragments = v->n;
+	}
+	if ((v = kb_ynode_get(n, "kernel")) &&
+	    (ret = get_file(c, v, "kernel image", &s->kernel)))
+		return ret;
+	return 0;
+}
+
+static int guest(struct ctx *c, const struct kb_ynode *n)
+{
+	static const char *const keys[] = { "hypervisor", "mode", "vcpus",
+					    "memory_mib", "pin",
+					    "passthrough" };
+	static const char *const hvs[] = { "xen", "kvm", "qemu" };
+	struct kb_guest *g = &c->m->guest;
+	const struct kb_ynode *v, *pin = NULL;
+	unsigned *pins = NULL;
+	const char **pci;
+	size_t i;
+	int ret;
+
+	if (n) {
+		if ((ret = expect_type(c, n, KB_Y_MAP, "'guest'")) ||
+		    (ret = check_keys(c, n, "'guest'", keys, 6)))
+			return ret;
+		if ((v = kb_ynode_get(n, "hypervisor"))) {
+			if ((ret = pick(c, v, "hypervisor", hvs, 3, &i)))
+				return ret;
+			g->hypervisor = (enum kb_hypervisor)i;
+		}
+		if ((v = kb_ynode_get(n, "mode"))) {
+			if ((ret = pick(c, v, "guest mode", guest_modes, 3,
+					&i)))
+				return ret;
+			g->mode = guest_modes[i];
+			if (g->hypervisor != KB_HV_XEN && i != 2)
+				return fail(c, v,
+					    "guest mode '%s' needs hypervisor xen; %s guests are hvm",
+					    g->mode,
+					    kb_hypervisor_name(g->hypervisor));
+		}
+		if ((v = kb_ynode_get(n, "vcpus")) &&
+		    (ret = get_uint(c, v, "guest.vcpus", 1,
+				    KB_MATRIX_MAX_VCPUS, &g->vcpus)))
+			return ret;
+		if ((v = kb_ynode_get(n, "memory_mib")) &&
+		    (ret = get_uint(c, v, "guest.memory_mib", 16, 16u << 20,
+				    &g->memory_mib)))
+			return ret;
+		if ((pin = kb_ynode_get(n, "pin")) &&
+		    (ret = pin_list(c, pin, "guest.pin", &pins, &g->npin)))
+			return ret;
+		g->pin = pins;
+		if ((v = kb_ynode_get(n, "passthrough"))) {
+			if ((ret = expect_type(c, v, KB_Y_SEQ,
+					       "guest.passthrough")))
+				return ret;
+			pci = keep(c->m, kb_calloc(v->n, sizeof(*pci)));
+			for (i = 0; i < v->n; i++) {
+				if ((ret = get_string(c, v->items[i],
+						      "a PCI address",
+						      &pci[i])))
+					return ret;
+				if (!pci_address_valid(pci[i]))
+					return fail(c, v->items[i],
+						    "invalid PCI address '%s': expected DDDD:BB:SS.F in hex, such as 0000:04:00.0",
+						    pci[i]);
+			}
+			g->passthrough = pci;
+			g->npassthrough = v->n;
+		}
+	}
+	if (!g->mode)
+		g->mode = g->hypervisor == KB_HV_XEN ? "pvh" : "hvm";
+	if (!g->vcpus)
+		g->vcpus = 1;
+	if (!g->memory_mib)
+		g->memory_mib = 512;
+	if (g->npin && g->npin != g->vcpus &&
+	    !kb_matrix_find_factor(c->m, "guest.vcpus"))
+		return fail(c, pin,
+			    "guest.pin lists %zu vCPUs but guest.vcpus is %u: give one physical CPU per vCPU",
+			    g->npin, g->vcpus);
+	return 0;
+}
+
+static int word_valid(const char *s, size_t max)
+{
+	const char *p;
+
+	if (!*s || strlen(s) >= max)
+		return 0;
+	for (p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		      *p == '_'))
+			return 0;
+	return 1;
+}
+
+static int metric_name_valid(const char *s)
+{
+	return word_valid(s, KB_METRIC_NAME_MAX);
+}
+
+static int workload(struct ctx *c, const struct kb_ynode *n)
+{
+	static const char *const keys[] = { "fio", "fio_job", "command",
+					    "metric" };
+	static const char *const cmd_keys[] = { "run", "regex" };
+	struct kb_workload *w = &c->m->workload;
+	const struct kb_ynode *v, *kind = NULL;
+	struct kb_option *opts;
+	size_t i, nkinds = 0;
+	int ret;
+
+	if (!n)
+		return fail(c, kb_ydoc_root(c->m->doc),
+			    "missing required key 'workload': say what to measure (fio, fio_job or command)");
+	if ((ret = expect_type(c, n, KB_Y_MAP, "'workload'")) ||
+	    (ret = check_keys(c, n, "'workload'", keys, 4)))
+		return ret;
+	w->loc.line = n->line;
+	w->loc.col = n->col;
+	for (i = 0; i < 3; i++) {
+		if ((v = kb_ynode_get(n, keys[i]))) {
+			if (nkinds++)
+				return fail(c, v,
+					    "workload has both '%s' and '%s': give only one of fio, fio_job and command",
+					    kind == kb_ynode_get(n, "fio")
+						    ? "fio"
+						    : "fio_job",
+					    keys[i]);
+			kind = v;
+			w->kind = (enum kb_workload_kind)i;
+		}
+	}
+	if (!kind)
+		return fail(c, n,
+			    "workload needs one of 'fio', 'fio_job' or 'command'");
+	switch (w->kind) {
+	case KB_WORKLOAD_FIO:
+		if ((ret = expect_type(c, kind, KB_Y_MAP, "workload.fio")))
+			return ret;
+		if (kind->n == 0)
+			return fail(c, kind,
+				    "workload.fio is empty: give fio options such as { rw: randread, bs: 4k }");
+		opts = keep(c->m, kb_calloc(kind->n, sizeof(*opts)));
+		for (i = 0; i < kind->n; i++) {
+			if ((ret = get_string(c, kind->items[i],
+					      "a fio option value",
+					      &opts[i].value)))
+				return ret;
+			opts[i].key = kind->keys[i]->str;
+			opts[i].loc.line = kind->keys[i]->line;
+			opts[i].loc.col = kind->keys[i]->col;
+			if (!word_valid(opts[i].key, 64))
+				return fail(c, kind->keys[i],
+					    "invalid fio option name '%s'",
+					    opts[i].key);
+		}
+		w->fio = opts;
+		w->nfio = kind->n;
+		break;
+	case KB_WORKLOAD_FIO_JOB:
+		if ((ret = get_file(c, kind, "fio job file", &w->fio_job)))
+			return ret;
+		break;
+	case KB_WORKLOAD_COMMAND:
+		if ((ret = expect_type(c, kind, KB_Y_MAP, "workload.command")) ||
+		    (ret = check_keys(c, kind, "'workload.command'", cmd_keys,
+				      2)))
+			return ret;
+		if (!(v = kb_ynode_get(kind, "run")))
+			return fail(c, kind,
+				    "workload.command needs 'run': the command line to time");
+		if ((ret = get_string(c, v, "workload.command.run",
+				      &w->command)))
+			return ret;
+		if ((v = kb_ynode_get(kind, "regex"))) {
+			regex_t re;
+			int rc;
+
+			if ((ret = get_string(c, v, "workload.command.regex",
+					      &w->regex)))
+				return ret;
+			rc = regcomp(&re, w->regex, REG_EXTENDED);
+			if (rc) {
+				char msg[128];
+
+				regerror(rc, &re, msg, sizeof(msg));
+				return fail(c, v, "invalid regex: %s", msg);
+			}
+			if (re.re_nsub != 1) {
+				regfree(&re);
+				return fail(c, v,
+					    "the regex must have exactly one (group) around the number to take, found %zu",
+					    re.re_nsub);
+			}
+			regfree(&re);
+		}
+		break;
+	}
+	if ((v = kb_ynode_get(n, "metric"))) {
+		if ((ret = get_string(c, v, "workload.metric", &w->metric)))
+			return ret;
+		if (!metric_name_valid(w->metric))
+			return fail(c, v,
+				    "invalid metric name '%s': expected lower case letters, digits and _, such as read_iops",
+				    w->metric);
+		return 0;
+	}
+	if (w->kind == KB_WORKLOAD_COMMAND && !w->regex) {
+		w->metric = "real_s";
+	} else if (w->kind == KB_WORKLOAD_FIO) {
+		for (i = 0; i < w->nfio; i++)
+			if (!strcmp(w->fio[i].key, "rw") ||
+			    !strcmp(w->fio[i].key, "readwrite"))
+				break;
+		if (i < w->nfio && strstr(w->fio[i].value, "write") &&
+		    !strstr(w->fio[i].value, "rw"))
+			w->metric = "write_iops";
+		else if (i < w->nfio)
+			w->metric = "read_iops";
+	}
+	if (!w->metric)
+		return fail(c, n,
+			    "workload needs 'metric': the metric verdicts are about, such as read_iops or real_s");
+	return 0;
+}
+
+static int repeat(struct ctx *c, const struct kb_ynode *n)
+{
+	static const char *const keys[] = { "boots", "runs_per_boot",
+					    "max_boots" };
+	struct kb_repeat *r = &c->m->repeat;
+	const struct kb_ynode *v, *maxn = NULL;
+	int ret;
+
+	r->boots = 3;
+	r->runs_per_boot = 1;
+	if (n) {
+		if ((ret = expect_type(c, n, KB_Y_MAP, "'repeat'")) ||
+		    (ret = check_keys(c, n, "'repeat'", keys, 3)))
+			return ret;
+		if ((v = kb_ynode_get(n, "boots")) &&
+		    (ret = get_uint(c, v, "repeat.boots", 1,
+				    KB_MATRIX_MAX_BOOTS, &r->boots)))
+			return ret;
+		if ((v = kb_ynode_get(n, "runs_per_boot")) &&
+		    (ret = get_uint(c, v, "repeat.runs_per_boot", 1,
+				    KB_MATRIX_MAX_RUNS, &r->runs_per_boot)))
+			return ret;
+		if ((maxn = kb_ynode_get(n, "max_boots")) &&
+		    (ret = get_uint(c, maxn, "repeat.max_boots", 1,
+				    KB_MATRIX_MAX_BOOTS, &r->max_boots)))
+			return ret;
+	}
+	if (!maxn)
+		r->max_boots = r->boots > 10 ? r->boots : 10;
+	else if (r->max_boots < r->boots)
+		return fail(c, maxn,
+			    "repeat.max_boots (%u) is less than repeat.boots (%u)",
+			    r->max_boots, r->boots);
+	return 0;
+}
+
+static int compare(struct ctx *c, const struct kb_ynode *n)
+{
+	static const char *const keys[] = { "threshold_pct", "alpha" };
+	struct kb_compare *cmp = &c->m->compare;
+	const struct kb_ynode *v;
+	int ret;
+
+	cmp->threshold_pct = 5;
+	cmp->alpha = 0.05;
+	if (!n)
+		return 0;
+	if ((ret = expect_type(c, n, KB_Y_MAP, "'compare'")) ||
+	    (ret = check_keys(c, n, "'compare'", keys, 2)))
+		return ret;
+	if ((v = kb_ynode_get(n, "threshold_pct")) &&
+	    (ret = get_double(c, v, "compare.threshold_pct", 0, 1000,
+			      &cmp->threshold_pct)))
+		return ret;
+	if ((v = kb_ynode_get(n, "alpha")) &&
+	    (ret = get_double(c, v, "compare.alpha", 0, 0.5, &cmp->alpha)))
+		return ret;
+	return 0;
+}
+
+static int hosts(struct ctx *c, const struct kb_ynode *n)
+{
+	static const char *const keys[] = { "uri", "capacity" };
+	struct kb_matrix *m = c->m;
+	size_t i;
+	int ret;
+
+	if (!n) {
+		m->hosts = keep(m, kb_calloc(1, sizeof(*m->hosts)));
+		m->hosts[0].uri = m->guest.hypervisor == KB_HV_XEN
+					  ? "xen:///system"
+					  : "qemu:///system";
+		m->hosts[0].capacity = 1;
+		m->nhosts = 1;
+		return 0;
+	}
+	if ((ret = expect_type(c, n, KB_Y_SEQ, "'hosts'")))
+		return ret;
+	if (n->n == 0)
+		return fail(c, n, "'hosts' is empty: list at least one libvirt URI");
+	m->hosts = keep(m, kb_calloc(n->n, sizeof(*m->hosts)));
+	for (i = 0; i < n->n; i++) {
+		const struct kb_ynode *h = n->items[i], *v;
+		struct kb_host *host = &m->hosts[i];
+
+		host->capacity = 1;
+		if (h->type == KB_Y_SCALAR) {
+			ret = get_string(c, h, "a host URI", &host->uri);
+		} else {
+			if ((ret = expect_type(c, h, KB_Y_MAP, "a host")) ||
+			    (ret = check_keys(c, h, "a host", keys, 2)))
+				return ret;
+			if (!(v = kb_ynode_get(h, "uri")))
+				return fail(c, h,
+					    "a host needs 'uri', such as qemu:///system");
+			if ((ret = get_string(c, v, "a host URI", &host->uri)))
+				return ret;
+			if ((v = kb_ynode_get(h, "capacity")))
+				ret = get_uint(c, v, "host capacity", 1, 256,
+					       &host->capacity);
+		}
+		if (ret)
+			return ret;
+		if (!strstr(host->uri, ":/"))
+			return fail(c, h,
+				    "invalid libvirt URI '%s': expected DRIVER[+TRANSPORT]://[HOST]/PATH, such as xen:///system",
+				    host->uri);
+	}
+	m->nhosts = n->n;
+	return 0;
+}
+
+static char *name_from_file(const char *file)
+{
+	const char *base = strrchr(file, '/');
+	const char *dot;
+
+	base = base ? base + 1 : file;
+	dot = strrchr(base, '.');
+	if (!dot || dot == base)
+		return kb_strdup(base);
+	return kb_strndup(base, (size_t)(dot - base));
+}
+
+static int top(struct ctx *c, const struct kb_ynode *root)
+{
+	static const char *const keys[] = { "name",     "description",
+					    "source",   "factors",
+					    "design",   "guest",
+					    "workload", "repeat",
+					    "compare",  "hosts" };
+	static const char *const designs[] = { "full", "one-at-a-time",
+					       "fractional" };
+	struct kb_matrix *m = c->m;
+	const struct kb_ynode *v;
+	const char *s;
+	size_t i;
+	int ret;
+
+	if (!root)
+		return fail(c, NULL,
+			    "the matrix is empty: expected a mapping with at least 'workload'");
+	if ((ret = expect_type(c, root, KB_Y_MAP, "the matrix")) ||
+	    (ret = check_keys(c, root, "the matrix", keys, 10)))
+		return ret;
+	if ((v = kb_ynode_get(root, "name"))) {
+		if ((ret = get_string(c, v, "name", &m->name)))
+			return ret;
+		if (v->len > 128)
+			return fail(c, v, "name is longer than 128 bytes");
+		for (s = m->name; *s; s++)
+			if ((unsigned char)*s < 0x20)
+				return fail(c, v,
+					    "name contains a control character");
+	} else {
+		m->name = keep(m, name_from_file(m->file));
+	}
+	if ((v = kb_ynode_get(root, "description")) &&
+	    (ret = expect_type(c, v, KB_Y_SCALAR, "description")))
+		return ret;
+	if ((v = kb_ynode_get(root, "source")) && (ret = source(c, v)))
+		return ret;
+	if ((v = kb_ynode_get(root, "factors")) && (ret = factors(c, v)))
+		return ret;
+	if ((v = kb_ynode_get(root, "design"))) {
+		if ((ret = pick(c, v, "design", designs, 3, &i)))
+			return ret;
+		m->design = (enum kb_design_kind)i;
+	}
+	if ((ret = guest(c, kb_ynode_get(root, "guest"))) ||
+	    (ret = workload(c, kb_ynode_get(root, "workload"))) ||
+	    (ret = repeat(c, kb_ynode_get(root, "repeat"))) ||
+	    (ret = compare(c, kb_ynode_get(root, "compare"))) ||
+	    (ret = hosts(c, kb_ynode_get(root, "hosts"))))
+		return ret;
+	/* guest.mode levels must suit the hypervisor */
+	for (i = 0; i < m->nfactors; i++) {
+		const struct kb_factor *f = &m->factors[i];
+		size_t l;
+
+		if (strcmp(f->name, "guest.mode") ||
+		    m->guest.hypervisor == KB_HV_XEN)
+			continue;
+		for (l = 0; l < f->nlevels; l++)
+			if (strcmp(f->levels[l].value, "hvm"))
+				return kb_err_at(
+					c->err, m->file, f->levels[l].loc.line,
+					f->levels[l].loc.col,
+					"guest mode '%s' needs hypervisor xen; %s guests are hvm",
+					f->levels[l].value,
+					kb_hypervisor_name(m->guest.hypervisor));
+	}
+	return 0;
+}
+
+int kb_matrix_parse_buffer(const char *data, size_t len, const char *file,
+			   struct kb_matrix **out, struct kb_err *err)
+{
+	struct kb_matrix *m = kb_calloc(1, sizeof(*m));
+	struct ctx c = { m, err };
+	int ret;
+
+	*out = NULL;
+	m->file = keep(m, kb_strdup(file));
+	if ((ret = kb_ydoc_parse_buffer(data, len, file, &m->doc, err)))
+		goto out;
+	if ((ret = top(&c, kb_ydoc_root(m->doc))))
+		goto out;
+	*out = m;
+	m = NULL;
+out:
+	kb_matrix_free(m);
+	return ret;
+}
+
+int kb_matrix_load(const char *path, struct kb_matrix **out,
+		   struct kb_err *err)
+{
+	struct kb_ydoc *doc = NULL;
+	int ret;
+
+	*out = NULL;
+	/* read through ydoc for its size cap, then validate the text */
+	if ((ret = kb_ydoc_load_file(path, &doc, err)))
+		return ret;
+	ret = kb_matrix_parse_buffer(kb_ydoc_text(doc),
+				     strlen(kb_ydoc_text(doc)), path, out,
+				     err);
+	kb_ydoc_free(doc);
+	return ret;
+}
+
+void kb_matrix_free(struct kb_matrix *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->npool; i++)
+		free(m->pool[i]);
+	free(m->pool);
+	kb_ydoc_free(m->doc);
+	free(m);
+}
+
+const char *kb_matrix_name(const struct kb_matrix *m)
+{
+	return m->name;
+}
+
+const char *kb_matrix_file(const struct kb_matrix *m)
+{
+	return m->file;
+}
+
+const char *kb_matrix_text(const struct kb_matrix *m)
+{
+	return kb_ydoc_text(m->doc);
+}
+
+enum kb_design_kind kb_matrix_design(const struct kb_matrix *m)
+{
+	return m->design;
+}
+
+size_t kb_matrix_nfactors(const struct kb_matrix *m)
+{
+	return m->nfactors;
+}
+
+const struct kb_factor *kb_matrix_factor(const struct kb_matrix *m, size_t i)
+{
+	return i < m->nfactors ? &m->factors[i] : NULL;
+}
+
+const struct kb_factor *kb_matrix_find_factor(const struct kb_matrix *m,
+					      const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->nfactors; i++)
+		if (!strcmp(m->factors[i].name, name))
+			return &m->factors[i];
+	return NULL;
+}
+
+const struct kb_source *kb_matrix_source(const struct kb_matrix *m)
+{
+	return &m->source;
+}
+
+const struct kb_guest *kb_matrix_guest(const struct kb_matrix *m)
+{
+	return &m->guest;
+}
+
+const struct kb_workload *kb_matrix_workload(const struct kb_matrix *m)
+{
+	return &m->workload;
+}
+
+const struct kb_repeat *kb_matrix_repeat(const struct kb_matrix *m)
+{
+	return &m->repeat;
+}
+
+const struct kb_compare *kb_matrix_compare(const struct kb_matrix *m)
+{
+	return &m->compare;
+}
+
+size_t kb_matrix_nhosts(const struct kb_matrix *m)
+{
+	return m->nhosts;
+}
+
+const struct kb_host *kb_matrix_host(const struct kb_matrix *m, size_t i)
+{
+	return i < m->nhosts ? &m->hosts[i] : NULL;
+}

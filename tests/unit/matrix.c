@@ -1,0 +1,381 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "err.h"
+#include "matrix.h"
+
+/* Matrices are parsed as if they were this file, so relative paths
+ * resolve into tests/data/matrix/. */
+#define FILE_NAME KB_TEST_DATA "/matrix/t.yaml"
+
+static struct kb_matrix *ok(const char *text)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_matrix *m = NULL;
+
+	if (kb_matrix_parse_buffer(text, strlen(text), FILE_NAME, &m, &err))
+		fail_msg("unexpected error: %s", err.msg);
+	return m;
+}
+
+/* Expect an input error whose message starts with t.yaml:LINE:COL and
+ * contains @expect. */
+static void bad(const char *text, unsigned line, unsigned col,
+		const char *expect)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_matrix *m = NULL;
+	char where[128];
+
+	assert_int_equal(kb_matrix_parse_buffer(text, strlen(text), FILE_NAME,
+						&m, &err),
+			 KB_EINPUT);
+	assert_null(m);
+	if (line)
+		snprintf(where, sizeof(where), FILE_NAME ":%u:%u: ", line, col);
+	else
+		snprintf(where, sizeof(where), FILE_NAME ": ");
+	if (strncmp(err.msg, where, strlen(where)))
+		fail_msg("message \"%s\" does not start with \"%s\"", err.msg,
+			 where);
+	assert_msg_contains(err.msg, expect);
+}
+
+#define W "workload: { fio: { rw: randread }, metric: read_iops }\n"
+
+static void test_matrix__full_example_parses(void **state)
+{
+	struct kb_matrix *m = ok(
+		"name: xen-pvops-spinlocks\n"
+		"source:\n"
+		"  tree: /usr/src/linux\n"
+		"  rev: v6.1\n"
+		"  base: configs/base.config\n"
+		"  fragments: [configs/fio-guest.fragment]\n"
+		"factors:\n"
+		"  kconfig:\n"
+		"    CONFIG_PARAVIRT_SPINLOCKS: [y, n]\n"
+		"    DEBUG_SPINLOCK: [n, y]\n"
+		"    LOG_BUF_SHIFT: [17, 0x12]\n"
+		"    CMDLINE: [\"\", \"quiet\"]\n"
+		"  guest:\n"
+		"    mode: [pvh, hvm]\n"
+		"design: full\n"
+		"guest:\n"
+		"  hypervisor: xen\n"
+		"  vcpus: 4\n"
+		"  memory_mib: 1024\n"
+		"  pin: [0, 0, 0, 0]\n"
+		"  passthrough: [\"0000:04:00.0\", \"0000:1f:1f.7\"]\n"
+		"workload:\n"
+		"  fio: { rw: randread, bs: 4k, iodepth: 32, direct: 1 }\n"
+		"  metric: read_iops\n"
+		"repeat: { boots: 3, runs_per_boot: 2, max_boots: 10 }\n"
+		"compare: { threshold_pct: 5, alpha: 0.05 }\n"
+		"hosts:\n"
+		"  - uri: xen:///system\n"
+		"  - xen+ssh://root@bench2/system\n");
+	const struct kb_factor *f;
+
+	(void)state;
+	assert_string_equal(kb_matrix_name(m), "xen-pvops-spinlocks");
+	assert_int_equal(kb_matrix_nfactors(m), 5);
+	f = kb_matrix_factor(m, 0);
+	assert_string_equal(f->name, "PARAVIRT_SPINLOCKS");
+	assert_int_equal(f->kind, KB_FACTOR_KCONFIG);
+	assert_int_equal(f->nlevels, 2);
+	assert_string_equal(f->levels[0].value, "y");
+	assert_int_equal(f->loc.line, 9);
+	assert_int_equal(f->loc.col, 5);
+	f = kb_matrix_find_factor(m, "CMDLINE");
+	assert_non_null(f);
+	assert_true(f->levels[0].quoted);
+	assert_string_equal(f->levels[1].value, "quiet");
+	f = kb_matrix_find_factor(m, "guest.mode");
+	assert_non_null(f);
+	assert_int_equal(f->kind, KB_FACTOR_GUEST);
+	assert_string_equal(kb_matrix_source(m)->base,
+			    KB_TEST_DATA "/matrix/configs/base.config");
+	assert_int_equal(kb_matrix_source(m)->nfragments, 1);
+	assert_int_equal(kb_matrix_guest(m)->npin, 4);
+	assert_int_equal(kb_matrix_guest(m)->npassthrough, 2);
+	assert_int_equal(kb_matrix_workload(m)->nfio, 4);
+	assert_int_equal(kb_matrix_repeat(m)->runs_per_boot, 2);
+	assert_int_equal(kb_matrix_nhosts(m), 2);
+	assert_string_equal(kb_matrix_host(m, 1)->uri,
+			    "xen+ssh://root@bench2/system");
+	kb_matrix_free(m);
+}
+
+static void test_matrix__defaults(void **state)
+{
+	struct kb_matrix *m = ok(W);
+
+	(void)state;
+	assert_string_equal(kb_matrix_name(m), "t");
+	assert_int_equal(kb_matrix_design(m), KB_DESIGN_FULL);
+	assert_int_equal(kb_matrix_nfactors(m), 0);
+	assert_int_equal(kb_matrix_repeat(m)->boots, 3);
+	assert_int_equal(kb_matrix_repeat(m)->runs_per_boot, 1);
+	assert_int_equal(kb_matrix_repeat(m)->max_boots, 10);
+	assert_true(kb_matrix_compare(m)->threshold_pct == 5.0);
+	assert_true(kb_matrix_compare(m)->alpha == 0.05);
+	assert_int_equal(kb_matrix_guest(m)->hypervisor, KB_HV_XEN);
+	assert_string_equal(kb_matrix_guest(m)->mode, "pvh");
+	assert_string_equal(kb_matrix_host(m, 0)->uri, "xen:///system");
+	kb_matrix_free(m);
+}
+
+static void test_matrix__config_prefix_is_normalised(void **state)
+{
+	struct kb_matrix *m =
+		ok("factors: { kconfig: { CONFIG_DEBUG_KMEMLEAK: [n, y] } }\n" W);
+
+	(void)state;
+	assert_string_equal(kb_matrix_factor(m, 0)->name, "DEBUG_KMEMLEAK");
+	kb_matrix_free(m);
+}
+
+static void test_matrix__syntax_error_has_line_and_column(void **state)
+{
+	(void)state;
+	bad("factors:\n  kconfig: [y, n\n" W, 3, 9, "YAML syntax error");
+}
+
+static void test_matrix__unknown_key_has_line_and_column(void **state)
+{
+	(void)state;
+	bad(W "factorz:\n  kconfig: {}\n", 2, 1,
+	    "unknown key 'factorz' in the matrix (did you mean 'factors'?)");
+	bad(W "repeat:\n  boot: 3\n", 3, 3,
+	    "unknown key 'boot' in 'repeat' (did you mean 'boots'?)");
+	bad(W "zzz: 1\n", 2, 1, "unknown key 'zzz' in the matrix: expected one of name,");
+}
+
+static void test_matrix__wrong_type(void **state)
+{
+	(void)state;
+	bad(W "repeat: [3]\n", 2, 9, "'repeat' must be a mapping, found a list");
+	bad(W "factors:\n  kconfig:\n    DEBUG_SPINLOCK: y\n", 4, 21,
+	    "factor DEBUG_SPINLOCK must be a list of levels");
+	bad(W "guest: { vcpus: four }\n", 2, 17,
+	    "guest.vcpus must be an integer from 1 to 512, found 'four'");
+}
+
+static void test_matrix__empty_factor_list(void **state)
+{
+	(void)state;
+	bad(W "factors:\n  kconfig:\n    DEBUG_SPINLOCK: []\n", 4, 21,
+	    "factor DEBUG_SPINLOCK has no levels");
+}
+
+static void test_matrix__duplicate_factor(void **state)
+{
+	(void)state;
+	bad(W "factors:\n  kconfig:\n    DEBUG_SPINLOCK: [n, y]\n"
+	      "    CONFIG_DEBUG_SPINLOCK: [y]\n",
+	    5, 5, "duplicate factor 'DEBUG_SPINLOCK' (first at line 4)");
+	bad(W "factors:\n  kconfig:\n    A: [n]\n    A: [y]\n", 5, 5,
+	    "duplicate key 'A' (first at line 4)");
+}
+
+static void test_matrix__duplicate_level(void **state)
+{
+	(void)state;
+	bad(W "factors: { kconfig: { A: [y, n, y] } }\n", 2, 33,
+	    "level 'y' of A is listed twice");
+}
+
+static void test_matrix__invalid_option_name(void **state)
+{
+	(void)state;
+	bad(W "factors:\n  kconfig:\n    paravirt_spinlocks: [y, n]\n", 4, 5,
+	    "invalid option name 'paravirt_spinlocks': Kconfig symbols are upper case letters, digits and _ (did you mean 'PARAVIRT_SPINLOCKS'?)");
+	bad(W "factors:\n  kconfig:\n    \"DEBUG SPINLOCK\": [y]\n", 4, 5,
+	    "invalid option name 'DEBUG SPINLOCK'");
+	bad(W "factors:\n  kconfig:\n    CONFIG_: [y]\n", 4, 5,
+	    "invalid option name 'CONFIG_'");
+}
+
+static void test_matrix__invalid_level(void **state)
+{
+	(void)state;
+	bad(W "factors: { kconfig: { A: [y, yes] } }\n", 2, 30,
+	    "invalid level 'yes' for A: Kconfig levels are y, n, m, a number or a quoted string (write y)");
+	bad(W "factors: { kconfig: { A: [y, maybe] } }\n", 2, 30,
+	    "invalid level 'maybe' for A: expected y, n, m, a number, or a quoted string");
+	bad(W "factors: { kconfig: { A: [0x] } }\n", 2, 27, "invalid level '0x'");
+	bad(W "factors: { kconfig: { A: [[y]] } }\n", 2, 27,
+	    "a Kconfig level must be a scalar, found a list");
+	bad(W "factors: { guest: { mode: [pvh, hvn] } }\n", 2, 33,
+	    "invalid guest mode 'hvn' (did you mean 'hvm'?)");
+}
+
+static void test_matrix__bad_pci_address(void **state)
+{
+	(void)state;
+	bad(W "guest:\n  passthrough: [\"04:00.0\"]\n", 3, 17,
+	    "invalid PCI address '04:00.0': expected DDDD:BB:SS.F");
+	bad(W "guest:\n  passthrough: [\"0000:04:20.0\"]\n", 3, 17,
+	    "invalid PCI address '0000:04:20.0'");
+	bad(W "guest:\n  passthrough: [\"0000:04:00.8\"]\n", 3, 17,
+	    "invalid PCI address");
+}
+
+static void test_matrix__pin_length_must_match_vcpus(void **state)
+{
+	(void)state;
+	bad(W "guest:\n  vcpus: 4\n  pin: [0, 0, 0]\n", 4, 8,
+	    "guest.pin lists 3 vCPUs but guest.vcpus is 4");
+	bad(W "guest:\n  pin: [0, x]\n", 3, 12,
+	    "a physical CPU number must be an integer");
+}
+
+static void test_matrix__repeats_must_be_positive(void **state)
+{
+	(void)state;
+	bad(W "repeat: { boots: 0 }\n", 2, 18,
+	    "repeat.boots must be an integer from 1 to 1000, found '0'");
+	bad(W "repeat: { boots: -2 }\n", 2, 18, "found '-2'");
+	bad(W "repeat: { runs_per_boot: 0 }\n", 2, 26,
+	    "repeat.runs_per_boot must be an integer");
+	bad(W "repeat: { boots: 5, max_boots: 4 }\n", 2, 32,
+	    "repeat.max_boots (4) is less than repeat.boots (5)");
+	bad(W "compare: { alpha: 0.9 }\n", 2, 19,
+	    "compare.alpha must be a number greater than 0 and less than 0.5");
+}
+
+static void test_matrix__missing_referenced_files(void **state)
+{
+	(void)state;
+	bad(W "source:\n  base: configs/nope.config\n", 3, 9,
+	    "base .config 'configs/nope.config' does not exist");
+	bad(W "source:\n  fragments:\n    - configs/fio-guest.fragment\n"
+	      "    - missing.fragment\n",
+	    5, 7, "config fragment 'missing.fragment' does not exist");
+	bad("workload: { fio_job: nope.fio }\n", 1, 22,
+	    "fio job file 'nope.fio' does not exist");
+	bad(W "source:\n  base: configs\n", 3, 9, "is a folder");
+}
+
+static void test_matrix__base_may_be_a_make_target(void **state)
+{
+	struct kb_matrix *m = ok(W "source: { base: tinyconfig }\n");
+
+	(void)state;
+	assert_true(kb_matrix_source(m)->base_is_target);
+	assert_string_equal(kb_matrix_source(m)->base, "tinyconfig");
+	kb_matrix_free(m);
+}
+
+static void test_matrix__workload_rules(void **state)
+{
+	struct kb_matrix *m;
+
+	(void)state;
+	bad("name: x\n", 1, 1, "missing required key 'workload'");
+	bad("workload: {}\n", 1, 11, "workload needs one of 'fio'");
+	bad("workload: { fio: { rw: read }, command: { run: ls } }\n", 1, 41,
+	    "workload has both 'fio' and 'command'");
+	bad("workload: { command: { run: ls, regex: '(a' } }\n", 1, 40,
+	    "invalid regex");
+	bad("workload: { command: { run: ls, regex: 'a' } }\n", 1, 40,
+	    "exactly one (group)");
+	bad("workload: { fio: { bs: 4k } }\n", 1, 11,
+	    "workload needs 'metric'");
+	bad("workload: { fio: { rw: { a: b } }, metric: read_iops }\n", 1, 24,
+	    "a fio option value must be a scalar");
+	m = ok("workload: { command: { run: \"tar xf /data/a.tar\" } }\n");
+	assert_string_equal(kb_matrix_workload(m)->metric, "real_s");
+	kb_matrix_free(m);
+	m = ok("workload: { fio: { rw: randwrite } }\n");
+	assert_string_equal(kb_matrix_workload(m)->metric, "write_iops");
+	kb_matrix_free(m);
+	m = ok("workload: { fio_job: job.fio, metric: read_iops }\n");
+	assert_string_equal(kb_matrix_workload(m)->fio_job,
+			    KB_TEST_DATA "/matrix/job.fio");
+	kb_matrix_free(m);
+}
+
+static void test_matrix__design_names(void **state)
+{
+	struct kb_matrix *m = ok(W "design: one-at-a-time\n");
+
+	(void)state;
+	assert_int_equal(kb_matrix_design(m), KB_DESIGN_ONE_AT_A_TIME);
+	kb_matrix_free(m);
+	bad(W "design: fractionl\n", 2, 9,
+	    "invalid design 'fractionl' (did you mean 'fractional'?)");
+}
+
+static void test_matrix__guest_mode_needs_xen(void **state)
+{
+	(void)state;
+	bad(W "guest: { hypervisor: qemu, mode: pv }\n", 2, 34,
+	    "guest mode 'pv' needs hypervisor xen");
+	bad(W "guest: { hypervisor: kvm }\nfactors: { guest: { mode: [hvm, pvh] } }\n",
+	    3, 33, "guest mode 'pvh' needs hypervisor xen");
+}
+
+static void test_matrix__hosts(void **state)
+{
+	(void)state;
+	bad(W "hosts: []\n", 2, 8, "'hosts' is empty");
+	bad(W "hosts: [{ url: x }]\n", 2, 11,
+	    "unknown key 'url' in a host (did you mean 'uri'?)");
+	bad(W "hosts: [localhost]\n", 2, 9, "invalid libvirt URI 'localhost'");
+}
+
+static void test_matrix__empty_and_non_mapping(void **state)
+{
+	(void)state;
+	bad("", 0, 0, "the matrix is empty");
+	bad("- a\n- b\n", 1, 1, "the matrix must be a mapping, found a list");
+}
+
+static void test_matrix__load_reads_file(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_matrix *m = NULL;
+
+	(void)state;
+	assert_int_equal(kb_matrix_load(KB_TEST_DATA "/matrix/none.yaml", &m,
+					&err),
+			 KB_ENOTFOUND);
+	assert_msg_contains(err.msg, "none.yaml");
+	kb_err_clear(&err);
+	assert_int_equal(kb_matrix_load(KB_TEST_DATA "/matrix/valid.yaml", &m,
+					&err),
+			 0);
+	assert_non_null(strstr(kb_matrix_text(m), "PARAVIRT_SPINLOCKS"));
+	kb_matrix_free(m);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_matrix__full_example_parses),
+	cmocka_unit_test(test_matrix__defaults),
+	cmocka_unit_test(test_matrix__config_prefix_is_normalised),
+	cmocka_unit_test(test_matrix__syntax_error_has_line_and_column),
+	cmocka_unit_test(test_matrix__unknown_key_has_line_and_column),
+	cmocka_unit_test(test_matrix__wrong_type),
+	cmocka_unit_test(test_matrix__empty_factor_list),
+	cmocka_unit_test(test_matrix__duplicate_factor),
+	cmocka_unit_test(test_matrix__duplicate_level),
+	cmocka_unit_test(test_matrix__invalid_option_name),
+	cmocka_unit_test(test_matrix__invalid_level),
+	cmocka_unit_test(test_matrix__bad_pci_address),
+	cmocka_unit_test(test_matrix__pin_length_must_match_vcpus),
+	cmocka_unit_test(test_matrix__repeats_must_be_positive),
+	cmocka_unit_test(test_matrix__missing_referenced_files),
+	cmocka_unit_test(test_matrix__base_may_be_a_make_target),
+	cmocka_unit_test(test_matrix__workload_rules),
+	cmocka_unit_test(test_matrix__design_names),
+	cmocka_unit_test(test_matrix__guest_mode_needs_xen),
+	cmocka_unit_test(test_matrix__hosts),
+	cmocka_unit_test(test_matrix__empty_and_non_mapping),
+	cmocka_unit_test(test_matrix__load_reads_file),
+};
+
+KB_TEST_MAIN(tests)
