@@ -1,0 +1,914 @@
+#include "model.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "buf.h"
+#include "err.h"
+#include "executor.h"
+#include "matrix.h"
+#include "mem.h"
+#include "rng.h"
+#include "suggest.h"
+#include "ydoc.h"
+#include "banned.h"
+
+enum stage {
+	STAGE_NONE,  /* an effect */
+	STAGE_BUILD,
+	STAGE_BOOT,
+};
+
+/* One "NAME: level" of a when-clause. */
+struct cond {
+	char *name;  /* "DEBUG_SPINLOCK" (no CONFIG_), "guest.vcpus" */
+	char *value; /* the level as text: "y", "4", "0,0,1,1" */
+	int kconfig; /* a Kconfig option: absent from the variant means n */
+};
+
+/* An effect (factor) or a failure (stage). */
+struct rule {
+	size_t ncond;
+	struct cond *cond;
+	double factor;    /* effects: multiplies the value */
+	enum stage stage; /* failures: where the variant fails */
+	char *text;       /* "A=y B=n", for reasons */
+};
+
+struct kb_model {
+	char *file;
+	char *text;
+	char *metric;
+	double base;
+	double boot_cv, run_cv;
+	double boot_sigma, run_sigma; /* of the log-normal noise */
+	size_t neffects;
+	struct rule *effects;
+	size_t nfailures;
+	struct rule *failures;
+	struct kb_model_time time;
+	uint64_t seed;
+};
+
+static const char *const top_keys[] = { "metric", "base",  "noise",
+					 "effects", "time",  "failures",
+					 "seed" };
+static const char *const noise_keys[] = { "boot_cv", "run_cv" };
+static const char *const effect_keys[] = { "when", "factor" };
+static const char *const failure_keys[] = { "when", "stage" };
+static const char *const time_keys[] = { "build_s", "boot_s", "run_s" };
+static const char *const other_factors[] = { "guest.mode",   "guest.vcpus",
+					     "guest.pin",    "guest.memory_mib",
+					     "kernel.rev",   "kernel.image" };
+static const char *const guest_modes[] = { "pv", "pvh", "hvm" };
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static void rules_free(struct rule *r, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < r[i].ncond; j++) {
+			free(r[i].cond[j].name);
+			free(r[i].cond[j].value);
+		}
+		free(r[i].cond);
+		free(r[i].text);
+	}
+	free(r);
+}
+
+void kb_model_free(struct kb_model *m)
+{
+	if (!m)
+		return;
+	free(m->file);
+	free(m->text);
+	free(m->metric);
+	rules_free(m->effects, m->neffects);
+	rules_free(m->failures, m->nfailures);
+	free(m);
+}
+
+/* ---- validation helpers ------------------------------------------------- */
+
+struct ctx {
+	const char *file;
+	struct kb_err *err;
+	struct kb_model *m;
+};
+
+static int fail(struct ctx *c, const struct kb_ynode *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct ctx *c, const struct kb_ynode *n, const char *fmt, ...)
+{
+	char msg[KB_ERR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return kb_err_at(c->err, c->file, n ? n->line : 0, n ? n->col : 0,
+			 "%s", msg);
+}
+
+/* An unquoted empty scalar, ~ or null: the key is there without a value. */
+static int is_null(const struct kb_ynode *n)
+{
+	return n->type == KB_Y_SCALAR && !n->quoted &&
+	       (!n->len || !strcmp(n->str, "~") || !strcmp(n->str, "null"));
+}
+
+static int expect_type(struct ctx *c, const struct kb_ynode *n,
+		       enum kb_ynode_type type, const char *what)
+{
+	static const char *const kinds[] = { "a scalar", "a list",
+					     "a mapping" };
+
+	if (n->type == type)
+		return 0;
+	return fail(c, n, "%s must be %s, found %s", what, kinds[type],
+		    kb_ynode_kind(n));
+}
+
+static void join(struct kb_buf *b, const char *const *words, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		kb_buf_addf(b, "%s%s", i ? ", " : "", words[i]);
+}
+
+/* Refuse keys of mapping @n that are not in @keys, suggesting the closest. */
+static int check_keys(struct ctx *c, const struct kb_ynode *n,
+		      const char *what, const char *const *keys, size_t nkeys)
+{
+	size_t i, k;
+
+	for (i = 0; i < n->n; i++) {
+		const char *key = n->keys[i]->str;
+		const char *hint;
+		struct kb_buf b = KB_BUF_INIT;
+		int ret;
+
+		for (k = 0; k < nkeys; k++)
+			if (!strcmp(key, keys[k]))
+				break;
+		if (k < nkeys)
+			continue;
+		hint = kb_suggest(key, keys, nkeys);
+		if (hint)
+			return fail(c, n->keys[i],
+				    "unknown key '%s' in %s (did you mean '%s'?)",
+				    key, what, hint);
+		join(&b, keys, nkeys);
+		ret = fail(c, n->keys[i],
+			   "unknown key '%s' in %s: expected one of %s", key,
+			   what, b.buf);
+		kb_buf_release(&b);
+		return ret;
+	}
+	return 0;
+}
+
+/* A plain decimal number: digits, sign, point, exponent; finite. */
+static int get_number(struct ctx *c, const struct kb_ynode *n,
+		      const char *what, double *out)
+{
+	char *end;
+	double d;
+	int ret = expect_type(c, n, KB_Y_SCALAR, what);
+
+	if (ret)
+		return ret;
+	if (n->quoted)
+		return fail(c, n, "%s must be a number, found the string \"%s\"",
+			    what, n->str);
+	if (!n->len || strspn(n->str, "0123456789+-.eE") != n->len)
+		return fail(c, n, "%s must be a number, found '%s'", what,
+			    n->str);
+	errno = 0;
+	d = strtod(n->str, &end);
+	if (end == n->str || *end || errno == ERANGE || !isfinite(d))
+		return fail(c, n, "%s must be a number, found '%s'", what,
+			    n->str);
+	*out = d;
+	return 0;
+}
+
+/* A plain unsigned integer of at most @max. */
+static int get_uint64(struct ctx *c, const struct kb_ynode *n,
+		      const char *what, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+	int ret = expect_type(c, n, KB_Y_SCALAR, what);
+
+	if (ret)
+		return ret;
+	if (n->quoted || !n->len || strspn(n->str, "0123456789") != n->len)
+		return fail(c, n,
+			    "%s must be a non-negative integer, found '%s'",
+			    what, n->str);
+	errno = 0;
+	v = strtoull(n->str, &end, 10);
+	if (*end || errno == ERANGE || v > max)
+		return fail(c, n, "%s must be at most %llu, found '%s'", what,
+			    (unsigned long long)max, n->str);
+	*out = (uint64_t)v;
+	return 0;
+}
+
+/* ---- when-clauses ------------------------------------------------------- */
+
+static int is_kconfig_number(const char *s)
+{
+	size_t len = strlen(s);
+
+	if (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2))
+		return len > 2 &&
+		       strspn(s + 2, "0123456789abcdefABCDEF") == len - 2;
+	if (*s == '-')
+		s++, len--;
+	return len > 0 && strspn(s, "0123456789") == len;
+}
+
+/* A Kconfig level: y, n, m, a number, or a quoted string. */
+static int kconfig_level(struct ctx *c, const char *name,
+			 const struct kb_ynode *n, char **out)
+{
+	const char *s;
+	int ret = expect_type(c, n, KB_Y_SCALAR, "a Kconfig level");
+
+	if (ret)
+		return ret;
+	s = n->str;
+	if (n->quoted) {
+		if (strlen(s) != n->len || strpbrk(s, "\n\r\"\\"))
+			return fail(c, n,
+				    "invalid string level for %s: it must not contain quotes, backslashes, newlines or NUL bytes",
+				    name);
+	} else if (!((n->len == 1 && strchr("ynm", s[0])) ||
+		     is_kconfig_number(s))) {
+		const char *write = NULL;
+
+		if (!strcmp(s, "yes") || !strcmp(s, "true") ||
+		    !strcmp(s, "on") || !strcmp(s, "Y"))
+			write = "y";
+		if (!strcmp(s, "no") || !strcmp(s, "false") ||
+		    !strcmp(s, "off") || !strcmp(s, "N"))
+			write = "n";
+		if (write)
+			return fail(c, n,
+				    "invalid level '%s' for %s: Kconfig levels are y, n, m, a number or a quoted string (write %s)",
+				    s, name, write);
+		return fail(c, n,
+			    "invalid level '%s' for %s: expected y, n, m, a number, or a quoted string such as \"%s\"",
+			    s, name, s);
+	}
+	*out = kb_strdup(s);
+	return 0;
+}
+
+/* A guest.* or kernel.* level, in the text the matrix gives variants. */
+static int other_level(struct ctx *c, const char *name,
+		       const struct kb_ynode *n, char **out)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	uint64_t u;
+	size_t i;
+	int ret;
+
+	if (!strcmp(name, "guest.pin")) {
+		if (n->type == KB_Y_SCALAR && !n->quoted &&
+		    !strcmp(n->str, "none")) {
+			*out = kb_strdup("none");
+			return 0;
+		}
+		if (n->type != KB_Y_SEQ || n->n == 0)
+			return fail(c, n,
+				    "a guest.pin level must be a list of physical CPU numbers such as [0, 0, 1, 1], or none, found %s",
+				    n->type == KB_Y_SEQ ? "an empty list"
+							: kb_ynode_kind(n));
+		if (n->n > KB_MATRIX_MAX_VCPUS)
+			return fail(c, n,
+				    "a guest.pin level lists more than %d CPUs",
+				    KB_MATRIX_MAX_VCPUS);
+		for (i = 0; i < n->n; i++) {
+			ret = get_uint64(c, n->items[i], "a physical CPU number",
+					 65535, &u);
+			if (ret) {
+				kb_buf_release(&b);
+				return ret;
+			}
+			kb_buf_addf(&b, "%s%llu", i ? "," : "",
+				    (unsigned long long)u);
+		}
+		*out = kb_buf_detach(&b);
+		return 0;
+	}
+	if (!strcmp(name, "guest.vcpus") || !strcmp(name, "guest.memory_mib")) {
+		if ((ret = get_uint64(c, n, name, UINT32_MAX, &u)))
+			return ret;
+		*out = kb_asprintf("%llu", (unsigned long long)u);
+		return 0;
+	}
+	if ((ret = expect_type(c, n, KB_Y_SCALAR, name)))
+		return ret;
+	if (!n->len || strlen(n->str) != n->len)
+		return fail(c, n, "%s must be a non-empty string", name);
+	if (!strcmp(name, "guest.mode")) {
+		const char *hint;
+
+		for (i = 0; i < N(guest_modes); i++)
+			if (!strcmp(n->str, guest_modes[i]))
+				break;
+		if (i == N(guest_modes)) {
+			hint = kb_suggest(n->str, guest_modes, N(guest_modes));
+			if (hint)
+				return fail(c, n,
+					    "unknown guest mode '%s' (did you mean '%s'?)",
+					    n->str, hint);
+			return fail(c, n,
+				    "unknown guest mode '%s': expected pv, pvh or hvm",
+				    n->str);
+		}
+	}
+	*out = kb_strdup(n->str);
+	return 0;
+}
+
+/* The canonical name of when-key @key into *@out, or an error. */
+static int cond_name(struct ctx *c, const struct kb_ynode *key, char **out,
+		     int *kconfig)
+{
+	const char *name = key->str, *hint;
+	char *up, *p;
+	size_t i;
+
+	if (strchr(name, '.')) {
+		for (i = 0; i < N(other_factors); i++) {
+			if (!strcmp(name, other_factors[i])) {
+				*out = kb_strdup(name);
+				*kconfig = 0;
+				return 0;
+			}
+		}
+		hint = kb_suggest(name, other_factors, N(other_factors));
+		if (hint)
+			return fail(c, key,
+				    "unknown factor '%s' (did you mean '%s'?)",
+				    name, hint);
+		return fail(c, key,
+			    "unknown factor '%s': expected a Kconfig option or one of guest.mode, guest.vcpus, guest.pin, guest.memory_mib, kernel.rev, kernel.image",
+			    name);
+	}
+	name = kb_kconfig_name(name);
+	if (kb_kconfig_name_valid(name)) {
+		*out = kb_strdup(name);
+		*kconfig = 1;
+		return 0;
+	}
+	up = kb_strdup(name);
+	for (p = up; *p; p++)
+		if (*p >= 'a' && *p <= 'z')
+			*p = (char)(*p - 'a' + 'A');
+		else if (*p == '-')
+			*p = '_';
+	if (kb_kconfig_name_valid(up)) {
+		int ret = fail(c, key,
+			       "invalid option name '%s': Kconfig symbols are upper case letters, digits and _ (did you mean '%s'?)",
+			       key->str, kb_kconfig_name(up));
+
+		free(up);
+		return ret;
+	}
+	free(up);
+	return fail(c, key,
+		    "invalid option name '%s': Kconfig symbols are upper case letters, digits and _, such as DEBUG_SPINLOCK",
+		    key->str);
+}
+
+static int parse_when(struct ctx *c, const struct kb_ynode *n,
+		      enum stage stage, struct rule *r)
+{
+	struct kb_buf text = KB_BUF_INIT;
+	size_t i, j;
+	int ret;
+
+	if ((ret = expect_type(c, n, KB_Y_MAP, "'when'")))
+		return ret;
+	if (n->n == 0)
+		return fail(c, n,
+			    "'when' is empty: give the levels that must hold, such as { DEBUG_SPINLOCK: y }");
+	if (n->n > KB_MODEL_MAX_WHEN)
+		return fail(c, n, "'when' has more than %d levels",
+			    KB_MODEL_MAX_WHEN);
+	r->cond = kb_calloc(n->n, sizeof(*r->cond));
+	for (i = 0; i < n->n; i++) {
+		struct cond *cd = &r->cond[i];
+
+		if ((ret = cond_name(c, n->keys[i], &cd->name, &cd->kconfig)))
+			goto out;
+		r->ncond++;
+		for (j = 0; j < i; j++) {
+			if (!strcmp(r->cond[j].name, cd->name)) {
+				ret = fail(c, n->keys[i],
+					   "'%s' appears twice in this 'when' (first as '%s')",
+					   n->keys[i]->str, n->keys[j]->str);
+				goto out;
+			}
+		}
+		if (stage == STAGE_BUILD && !strncmp(cd->name, "guest.", 6)) {
+			ret = fail(c, n->keys[i],
+				   "a build failure cannot depend on '%s': guest factors do not change the build (use stage: boot)",
+				   cd->name);
+			goto out;
+		}
+		if (cd->kconfig)
+			ret = kconfig_level(c, cd->name, n->items[i],
+					    &cd->value);
+		else
+			ret = other_level(c, cd->name, n->items[i],
+					  &cd->value);
+		if (ret)
+			goto out;
+		kb_buf_addf(&text, "%s%s=%s", i ? " " : "", cd->name,
+			    cd->value);
+	}
+	r->text = kb_buf_detach(&text);
+	ret = 0;
+out:
+	kb_buf_release(&text);
+	return ret;
+}
+
+/* ---- sections ----------------------------------------------------------- */
+
+static int parse_metric(struct ctx *c, const struct kb_ynode *n)
+{
+	const char *s;
+	int ret;
+
+	if ((ret = expect_type(c, n, KB_Y_SCALAR, "'metric'")))
+		return ret;
+	s = n->str;
+	if (!n->len || n->len >= KB_METRIC_NAME_MAX ||
+	    strlen(s) != n->len ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyz"
+		      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != n->len ||
+	    (s[0] >= '0' && s[0] <= '9'))
+		return fail(c, n,
+			    "invalid metric '%s': expected a name of letters, digits and _ of at most %d characters, such as read_iops",
+			    s, KB_METRIC_NAME_MAX - 1);
+	c->m->metric = kb_strdup(s);
+	return 0;
+}
+
+static int get_cv(struct ctx *c, const struct kb_ynode *n, const char *what,
+		  double *cv, double *sigma)
+{
+	int ret = get_number(c, n, what, cv);
+
+	if (ret)
+		return ret;
+	if (*cv < 0 || *cv > KB_MODEL_MAX_CV)
+		return fail(c, n,
+			    "%s must be a coefficient of variation from 0 to %g (0.03 is 3%%), found '%s'",
+			    what, KB_MODEL_MAX_CV, n->str);
+	*sigma = sqrt(log1p(*cv * *cv));
+	return 0;
+}
+
+static int parse_noise(struct ctx *c, const struct kb_ynode *n)
+{
+	const struct kb_ynode *v;
+	int ret;
+
+	if (is_null(n))
+		return 0;
+	if ((ret = expect_type(c, n, KB_Y_MAP, "'noise'")) ||
+	    (ret = check_keys(c, n, "'noise'", noise_keys, N(noise_keys))))
+		return ret;
+	if ((v = kb_ynode_get(n, "boot_cv")) &&
+	    (ret = get_cv(c, v, "'boot_cv'", &c->m->boot_cv,
+			  &c->m->boot_sigma)))
+		return ret;
+	if ((v = kb_ynode_get(n, "run_cv")) &&
+	    (ret = get_cv(c, v, "'run_cv'", &c->m->run_cv, &c->m->run_sigma)))
+		return ret;
+	return 0;
+}
+
+static int parse_time(struct ctx *c, const struct kb_ynode *n)
+{
+	double *dst[] = { &c->m->time.build_s, &c->m->time.boot_s,
+			  &c->m->time.run_s };
+	size_t i;
+	int ret;
+
+	if (is_null(n))
+		return 0;
+	if ((ret = expect_type(c, n, KB_Y_MAP, "'time'")) ||
+	    (ret = check_keys(c, n, "'time'", time_keys, N(time_keys))))
+		return ret;
+	for (i = 0; i < N(time_keys); i++) {
+		const struct kb_ynode *v = kb_ynode_get(n, time_keys[i]);
+		char what[32];
+
+		if (!v)
+			continue;
+		snprintf(what, sizeof(what), "'%s'", time_keys[i]);
+		if ((ret = get_number(c, v, what, dst[i])))
+			return ret;
+		if (*dst[i] < 0 || *dst[i] > KB_MODEL_MAX_TIME_S)
+			return fail(c, v,
+				    "%s must be a number of seconds from 0 to %g, found '%s'",
+				    what, KB_MODEL_MAX_TIME_S, v->str);
+	}
+	return 0;
+}
+
+/* The effects (@stage NONE) or failures list at @n. */
+static int parse_rules(struct ctx *c, const struct kb_ynode *n, int effects)
+{
+	const char *what = effects ? "'effects'" : "'failures'";
+	struct rule **rules = effects ? &c->m->effects : &c->m->failures;
+	size_t *nrules = effects ? &c->m->neffects : &c->m->nfailures;
+	size_t i;
+	int ret;
+
+	if (is_null(n))
+		return 0;
+	if ((ret = expect_type(c, n, KB_Y_SEQ, what)))
+		return ret;
+	if (n->n > KB_MODEL_MAX_RULES)
+		return fail(c, n, "%s lists more than %d entries", what,
+			    KB_MODEL_MAX_RULES);
+	*rules = kb_calloc(n->n, sizeof(**rules));
+	for (i = 0; i < n->n; i++) {
+		const struct kb_ynode *item = n->items[i], *when, *v;
+		struct rule *r = &(*rules)[i];
+		char where[48];
+
+		snprintf(where, sizeof(where), "an entry of %s", what);
+		if ((ret = expect_type(c, item, KB_Y_MAP, where)))
+			return ret;
+		*nrules = i + 1;
+		if (effects)
+			ret = check_keys(c, item, "an effect", effect_keys,
+					 N(effect_keys));
+		else
+			ret = check_keys(c, item, "a failure", failure_keys,
+					 N(failure_keys));
+		if (ret)
+			return ret;
+		if (!(when = kb_ynode_get(item, "when")))
+			return fail(c, item,
+				    "missing 'when' in this %s: the levels that must hold",
+				    effects ? "effect" : "failure");
+		if (effects) {
+			if (!(v = kb_ynode_get(item, "factor")))
+				return fail(c, item,
+					    "missing 'factor' in this effect: the multiplier that applies, such as 0.5");
+			if ((ret = get_number(c, v, "'factor'", &r->factor)))
+				return ret;
+			if (r->factor <= 0)
+				return fail(c, v,
+					    "'factor' must be greater than 0, found '%s'",
+					    v->str);
+			r->stage = STAGE_NONE;
+		} else {
+			if (!(v = kb_ynode_get(item, "stage")))
+				return fail(c, item,
+					    "missing 'stage' in this failure: build or boot");
+			if ((ret = expect_type(c, v, KB_Y_SCALAR, "'stage'")))
+				return ret;
+			if (!strcmp(v->str, "build"))
+				r->stage = STAGE_BUILD;
+			else if (!strcmp(v->str, "boot"))
+				r->stage = STAGE_BOOT;
+			else
+				return fail(c, v,
+					    "'stage' must be build or boot, found '%s'",
+					    v->str);
+		}
+		if ((ret = parse_when(c, when, r->stage, r)))
+			return ret;
+	}
+	return 0;
+}
+
+static int parse_root(struct ctx *c, const struct kb_ynode *root)
+{
+	const struct kb_ynode *v;
+	int ret;
+
+	if (!root)
+		return fail(c, NULL,
+			    "the model is empty: expected a mapping with 'metric' and 'base'");
+	if ((ret = expect_type(c, root, KB_Y_MAP, "a model")) ||
+	    (ret = check_keys(c, root, "the model", top_keys, N(top_keys))))
+		return ret;
+	if (!(v = kb_ynode_get(root, "metric")))
+		return fail(c, root,
+			    "missing 'metric': the metric the model produces, such as read_iops");
+	if ((ret = parse_metric(c, v)))
+		return ret;
+	if (!(v = kb_ynode_get(root, "base")))
+		return fail(c, root,
+			    "missing 'base': the value when no effect applies");
+	if ((ret = get_number(c, v, "'base'", &c->m->base)))
+		return ret;
+	if (c->m->base <= 0)
+		return fail(c, v, "'base' must be greater than 0, found '%s'",
+			    v->str);
+	if ((v = kb_ynode_get(root, "noise")) && (ret = parse_noise(c, v)))
+		return ret;
+	if ((v = kb_ynode_get(root, "effects")) && (ret = parse_rules(c, v, 1)))
+		return ret;
+	if ((v = kb_ynode_get(root, "failures")) &&
+	    (ret = parse_rules(c, v, 0)))
+		return ret;
+	if ((v = kb_ynode_get(root, "time")) && (ret = parse_time(c, v)))
+		return ret;
+	if ((v = kb_ynode_get(root, "seed")) &&
+	    (ret = get_uint64(c, v, "'seed'", UINT64_MAX, &c->m->seed)))
+		return ret;
+	return 0;
+}
+
+static int from_doc(struct kb_ydoc *doc, struct kb_model **out,
+		    struct kb_err *err)
+{
+	struct kb_model *m = kb_calloc(1, sizeof(*m));
+	struct ctx c;
+	int ret;
+
+	m->file = kb_strdup(kb_ydoc_file(doc));
+	m->text = kb_strdup(kb_ydoc_text(doc));
+	c.file = m->file;
+	c.err = err;
+	c.m = m;
+	if ((ret = parse_root(&c, kb_ydoc_root(doc))))
+		goto out;
+	*out = m;
+	m = NULL;
+out:
+	kb_model_free(m);
+	return ret;
+}
+
+int kb_model_parse_buffer(const char *data, size_t len, const char *file,
+			  struct kb_model **out, struct kb_err *err)
+{
+	struct kb_ydoc *doc = NULL;
+	int ret;
+
+	*out = NULL;
+	if ((ret = kb_ydoc_parse_buffer(data, len, file, &doc, err)))
+		goto out;
+	ret = from_doc(doc, out, err);
+out:
+	kb_ydoc_free(doc);
+	return ret;
+}
+
+int kb_model_load(const char *path, struct kb_model **out,
+		  struct kb_err *err)
+{
+	struct kb_ydoc *doc = NULL;
+	int ret;
+
+	*out = NULL;
+	if ((ret = kb_ydoc_load_file(path, &doc, err)))
+		goto out;
+	ret = from_doc(doc, out, err);
+out:
+	kb_ydoc_free(doc);
+	return ret;
+}
+
+/* ---- evaluation --------------------------------------------------------- */
+
+const char *kb_model_metric(const struct kb_model *m)
+{
+	return m->metric;
+}
+
+const char *kb_model_text(const struct kb_model *m)
+{
+	return m->text;
+}
+
+uint64_t kb_model_seed(const struct kb_model *m)
+{
+	return m->seed;
+}
+
+const struct kb_model_time *kb_model_time(const struct kb_model *m)
+{
+	return &m->time;
+}
+
+static int holds(const struct rule *r, const struct kb_variant *v)
+{
+	size_t i;
+
+	for (i = 0; i < r->ncond; i++) {
+		const char *level = kb_variant_get(v, r->cond[i].name);
+
+		if (!level) {
+			if (!r->cond[i].kconfig)
+				return 0;
+			level = "n";
+		}
+		if (strcmp(level, r->cond[i].value))
+			return 0;
+	}
+	return 1;
+}
+
+double kb_model_expected(const struct kb_model *m, const struct kb_variant *v)
+{
+	double value = m->base;
+	size_t i;
+
+	for (i = 0; i < m->neffects; i++)
+		if (holds(&m->effects[i], v))
+			value *= m->effects[i].factor;
+	return value;
+}
+
+/* A log-normal deviate with mean 1 from the stream seeded by @stream. */
+static double lognormal(double sigma, uint64_t stream)
+{
+	struct kb_rng r;
+
+	if (sigma == 0)
+		return 1.0;
+	kb_rng_init(&r, stream);
+	return exp(-sigma * sigma / 2 + sigma * kb_rng_normal(&r));
+}
+
+double kb_model_sample(const struct kb_model *m, const struct kb_variant *v,
+		       unsigned boot_no, unsigned run_no)
+{
+	uint64_t boot_stream, run_stream;
+
+	if (run_no == 0) /* would share the boot's stream */
+		run_no = 1;
+	boot_stream = kb_rng_seed_from(m->seed, v->label, boot_no, 0);
+	run_stream = kb_rng_seed_from(m->seed, v->label, boot_no, run_no);
+	return kb_model_expected(m, v) * lognormal(m->boot_sigma, boot_stream) *
+	       lognormal(m->run_sigma, run_stream);
+}
+
+/* The first failure rule at @stage that holds for @v, or NULL. */
+static const struct rule *failing(const struct kb_model *m,
+				  const struct kb_variant *v, enum stage stage)
+{
+	size_t i;
+
+	for (i = 0; i < m->nfailures; i++)
+		if (m->failures[i].stage == stage && holds(&m->failures[i], v))
+			return &m->failures[i];
+	return NULL;
+}
+
+/* ---- the executor ------------------------------------------------------- */
+
+struct model_exec {
+	const struct kb_model *m;
+	double scale;
+};
+
+/* Really wait @seconds (simulated) × the time scale. */
+static void wait_scaled(const struct model_exec *x, double seconds)
+{
+	double t = seconds * x->scale;
+	struct timespec ts, rem;
+
+	if (!(t > 0))
+		return;
+	ts.tv_sec = (time_t)t;
+	ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+	if (ts.tv_nsec >= 1000000000L)
+		ts.tv_nsec = 999999999L;
+	while (nanosleep(&ts, &rem) < 0 && errno == EINTR)
+		ts = rem;
+}
+
+static int model_build(void *self, const struct kb_variant *v,
+		       struct kb_build_result *out, struct kb_err *err)
+{
+	const struct model_exec *x = self;
+	const struct rule *r = failing(x->m, v, STAGE_BUILD);
+
+	(void)err;
+	wait_scaled(x, x->m->time.build_s);
+	out->duration_s = x->m->time.build_s;
+	if (r) {
+		out->status = KB_BUILD_FAILED;
+		out->reason = kb_asprintf("model: build fails when %s",
+					  r->text);
+		return 0;
+	}
+	out->status = KB_BUILD_OK;
+	return 0;
+}
+
+static int model_boot(void *self, const struct kb_variant *v,
+		      const struct kb_build_result *build, unsigned boot_no,
+		      unsigned runs, struct kb_boot_result *out,
+		      struct kb_err *err)
+{
+	const struct model_exec *x = self;
+	const struct kb_model *m = x->m;
+	const struct rule *r;
+	double duration;
+	unsigned i;
+
+	if (build && build->status != KB_BUILD_OK) {
+		out->status = KB_BOOT_BUILD_FAILED;
+		out->reason = kb_strdup("model: not booted: the build failed");
+		return 0;
+	}
+	if (runs > KB_MATRIX_MAX_RUNS)
+		return kb_err_set(err, KB_EFAIL,
+				  "model: %u runs per boot is more than %d",
+				  runs, KB_MATRIX_MAX_RUNS);
+	out->host = kb_strdup("model");
+	if ((r = failing(m, v, STAGE_BOOT))) {
+		wait_scaled(x, m->time.boot_s);
+		out->duration_s = m->time.boot_s;
+		out->status = KB_BOOT_FAILED;
+		out->reason = kb_asprintf("model: boot fails when %s", r->text);
+		return 0;
+	}
+	duration = m->time.boot_s + runs * m->time.run_s;
+	wait_scaled(x, duration);
+	out->duration_s = duration;
+	out->status = KB_BOOT_OK;
+	out->nruns = runs;
+	out->runs = runs ? kb_calloc(runs, sizeof(*out->runs)) : NULL;
+	for (i = 0; i < runs; i++)
+		kb_sample_set(&out->runs[i], m->metric,
+			      kb_model_sample(m, v, boot_no, i + 1));
+	return 0;
+}
+
+static const struct kb_executor_ops model_ops = {
+	.name = "model",
+	.build = model_build,
+	.boot = model_boot,
+	.free = free,
+};
+
+static int scale_valid(double scale)
+{
+	return isfinite(scale) && scale >= 0 &&
+	       scale <= KB_MODEL_MAX_TIME_SCALE;
+}
+
+int kb_model_executor_new(const struct kb_model *m, double time_scale,
+			  struct kb_executor **out)
+{
+	struct model_exec *x;
+
+	*out = NULL;
+	if (!scale_valid(time_scale))
+		return KB_EINPUT;
+	x = kb_calloc(1, sizeof(*x));
+	x->m = m;
+	x->scale = time_scale;
+	*out = kb_executor_new(&model_ops, x);
+	return 0;
+}
+
+int kb_model_time_scale_env(double *out, struct kb_err *err)
+{
+	const char *s = getenv("KBISECT_MODEL_TIME_SCALE");
+	char *end;
+	double d;
+
+	if (!s || !*s) {
+		*out = 1.0;
+		return 0;
+	}
+	errno = 0;
+	d = strtod(s, &end);
+	if (end == s || *end || errno == ERANGE || !scale_valid(d))
+		return kb_err_set(err, KB_EINPUT,
+				  "KBISECT_MODEL_TIME_SCALE='%s' is not a number from 0 to %g (0 is instant, 1 real time)",
+				  s, KB_MODEL_MAX_TIME_SCALE);
+	*out = d;
+	return 0;
+}

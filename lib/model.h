@@ -1,0 +1,117 @@
+#ifndef KB_MODEL_H
+#define KB_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "variant.h"
+
+struct kb_err;
+struct kb_executor;
+
+/*
+ * The performance model: a YAML description of what a variant would
+ * measure (a base value, multiplicative effects of factor levels, log-normal
+ * boot and run noise) and where it would fail (build or boot), standing in
+ * for build+boot+workload so that the pipeline and the analysis can be
+ * tested against known truth and an experiment's cost planned.  The format
+ * is in docs/model.md.
+ *
+ * A condition ("when") holds for a variant when every level in it holds:
+ * a Kconfig option's level is the variant's setting, or n when the variant
+ * does not set it; a guest.* or kernel.* factor the variant does not set
+ * never holds.  Levels compare as text.
+ *
+ * A loaded model is read-only, so one model (and its executors) may be used
+ * from several threads at once.
+ */
+
+/* Limits: larger values are refused. */
+#define KB_MODEL_MAX_RULES 1024         /* effects, and failures, each */
+#define KB_MODEL_MAX_WHEN 64            /* levels in one "when" */
+#define KB_MODEL_MAX_CV 10.0            /* a coefficient of variation */
+#define KB_MODEL_MAX_TIME_S 604800.0    /* one simulated stage: a week */
+#define KB_MODEL_MAX_TIME_SCALE 1000.0  /* see kb_model_executor_new() */
+
+/* Simulated durations of the stages, in seconds (all 0 when not given). */
+struct kb_model_time {
+	double build_s; /* one build */
+	double boot_s;  /* one boot, before the first run */
+	double run_s;   /* one workload run */
+};
+
+struct kb_model;
+
+/*
+ * Read and validate the model at @path.  On success *@out holds a model
+ * the caller frees with kb_model_free().  Returns 0, KB_EINPUT with
+ * "file:line:col: ..." in @err, or KB_ENOTFOUND/KB_EFAIL when the file
+ * cannot be read.
+ */
+int kb_model_load(const char *path, struct kb_model **out,
+		  struct kb_err *err);
+
+/*
+ * Validate @len bytes at @data as a model; @file names it in messages.
+ * Same results as kb_model_load().  For tests and the fuzzer.
+ */
+int kb_model_parse_buffer(const char *data, size_t len, const char *file,
+			  struct kb_model **out, struct kb_err *err);
+
+/* Free @m (NULL is fine).  Executors made from @m must be freed first. */
+void kb_model_free(struct kb_model *m);
+
+/* The metric the model produces ("read_iops"); owned by @m. */
+const char *kb_model_metric(const struct kb_model *m);
+
+/* The YAML text exactly as read, for storing with the experiment. */
+const char *kb_model_text(const struct kb_model *m);
+
+/* The seed (0 when not given). */
+uint64_t kb_model_seed(const struct kb_model *m);
+
+/* The simulated stage durations (for planning an experiment's cost). */
+const struct kb_model_time *kb_model_time(const struct kb_model *m);
+
+/*
+ * The noise-free value of variant @v: base times the factor of every
+ * effect whose condition holds.
+ */
+double kb_model_expected(const struct kb_model *m, const struct kb_variant *v);
+
+/*
+ * One noisy measurement: run @run_no (from 1) of boot @boot_no (from 1) of
+ * @v, expected × boot noise × run noise.  Each noise is log-normal with
+ * mean 1 and the model's coefficient of variation; the boot noise comes
+ * from a stream seeded with kb_rng_seed_from(seed, label, boot_no, 0), the
+ * run noise from kb_rng_seed_from(seed, label, boot_no, run_no), so the
+ * value depends only on (model, variant label, boot_no, run_no), never on
+ * the order of calls: re-running a boot gives the same numbers.  A @run_no
+ * of 0 counts as 1.
+ */
+double kb_model_sample(const struct kb_model *m, const struct kb_variant *v,
+		       unsigned boot_no, unsigned run_no);
+
+/*
+ * Make an executor (kb_executor_build/kb_executor_boot) driven by @m,
+ * which it borrows: @m must outlive it.  @time_scale multiplies the
+ * simulated durations the executor really sleeps: 0 is instant, 1 real
+ * time; it must lie in [0, KB_MODEL_MAX_TIME_SCALE].  The results report
+ * the simulated (unscaled) durations.  Build: KB_BUILD_FAILED when a
+ * build failure rule holds, with the reason "model: build fails when
+ * A=y B=n".  Boot: KB_BOOT_BUILD_FAILED when @build failed, KB_BOOT_FAILED
+ * when a boot failure rule holds, else KB_BOOT_OK with @runs samples of
+ * the model's metric (kb_model_sample()) and host "model".  Returns 0, or
+ * KB_EINPUT for a bad @time_scale (*@out is NULL then).
+ */
+int kb_model_executor_new(const struct kb_model *m, double time_scale,
+			  struct kb_executor **out);
+
+/*
+ * Read the time scale from $KBISECT_MODEL_TIME_SCALE into *@out: 1 (real
+ * time) when unset or empty.  Returns 0, or KB_EINPUT when the value is
+ * not a number in [0, KB_MODEL_MAX_TIME_SCALE].
+ */
+int kb_model_time_scale_env(double *out, struct kb_err *err);
+
+#endif
