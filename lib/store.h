@@ -16,7 +16,9 @@ struct kb_err;
  * readable columns (v_variant_summary, v_history) are for people browsing
  * the file.  Every write that belongs together is one transaction.
  *
- * This is the only module that includes <sqlite3.h>.
+ * This is the only module that includes <sqlite3.h>.  A struct kb_store
+ * is one connection, for one thread at a time; processes and threads that
+ * share the file open their own (writers wait up to 5 s for each other).
  */
 
 struct kb_store;
@@ -80,7 +82,11 @@ int kb_store_build_get(struct kb_store *s, const char *key,
 		       struct kb_build_result *out, int64_t *build_id,
 		       struct kb_err *err);
 
-/* Record a build result under @key (once per key); sets *@build_id. */
+/*
+ * Record a build result under @key; sets *@build_id.  A key is stored
+ * once: KB_EEXISTS when it already is (nothing written; use
+ * kb_store_build_get()).
+ */
 int kb_store_build_put(struct kb_store *s, const char *key,
 		       const char *executor,
 		       const struct kb_build_result *r, int64_t *build_id,

@@ -1,0 +1,835 @@
+#include <dirent.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "err.h"
+#include "mem.h"
+#include "store.h"
+#include "variant.h"
+
+/*
+ * Each test gets its own folder under /tmp with a database path in it;
+ * teardown removes the folder.  Tests look behind the store's back with a
+ * second sqlite3 connection.
+ */
+struct fixture {
+	char dir[64];
+	char *path;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = kb_calloc(1, sizeof(*f));
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/kb-store-XXXXXX");
+	if (!mkdtemp(f->dir)) {
+		free(f);
+		return -1;
+	}
+	f->path = kb_asprintf("%s/sub/kbisect.db", f->dir);
+	*state = f;
+	return 0;
+}
+
+static void remove_tree(const char *path)
+{
+	struct stat st;
+	struct dirent *d;
+	DIR *dir;
+
+	if (lstat(path, &st) < 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlink(path);
+		return;
+	}
+	dir = opendir(path);
+	while (dir && (d = readdir(dir))) {
+		char *sub;
+
+		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
+			continue;
+		sub = kb_asprintf("%s/%s", path, d->d_name);
+		remove_tree(sub);
+		free(sub);
+	}
+	if (dir)
+		closedir(dir);
+	rmdir(path);
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	remove_tree(f->dir);
+	free(f->path);
+	free(f);
+	return 0;
+}
+
+static struct kb_store *open_ok(const char *path, unsigned max_version)
+{
+	struct kb_store_opts opts = KB_STORE_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = NULL;
+
+	opts.max_version = max_version;
+	if (kb_store_open(path, &opts, &s, &err))
+		fail_msg("cannot open store: %s", err.msg);
+	assert_non_null(s);
+	return s;
+}
+
+/* A second, raw connection to the database. */
+static sqlite3 *raw_open(const char *path)
+{
+	sqlite3 *db = NULL;
+
+	if (sqlite3_open(path, &db) != SQLITE_OK)
+		fail_msg("sqlite3_open '%s': %s", path, sqlite3_errmsg(db));
+	sqlite3_busy_timeout(db, 5000);
+	return db;
+}
+
+static void raw_exec(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("'%s': %s", sql, msg);
+}
+
+/* The first column of the first row of @sql, as an integer. */
+static long long raw_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	long long v;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW)
+		fail_msg("'%s': %s", sql, sqlite3_errmsg(db));
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static long long count_in(const char *path, const char *sql)
+{
+	sqlite3 *db = raw_open(path);
+	long long v = raw_int(db, sql);
+
+	sqlite3_close(db);
+	return v;
+}
+
+/* Three variants of two factors: A (kconfig) and guest.vcpus. */
+#define A(l) { "A", l, KB_FACTOR_KCONFIG }
+#define VCPUS(l) { "guest.vcpus", l, KB_FACTOR_GUEST }
+static const struct kb_setting settings[3][2] = {
+	{ A("y"), VCPUS("1") },
+	{ A("n"), VCPUS("1") },
+	{ A("y"), VCPUS("4") },
+};
+
+static const struct kb_variant variants[3] = {
+	{ 0, "A=y guest.vcpus=1", 2, settings[0], "key-y", { 0 } },
+	{ 1, "A=n guest.vcpus=1", 2, settings[1], "key-n", { 0 } },
+	{ 2, "A=y guest.vcpus=4", 2, settings[2], "key-y", { 0 } },
+};
+
+static int64_t create_ok(struct kb_store *s, const char *name)
+{
+	struct kb_store_experiment e = {
+		.name = name,
+		.matrix_path = "/m/x.yaml",
+		.matrix_text = "name: x\n",
+		.model_text = "metric: read_iops\n",
+		.executor = "model",
+		.design = "full",
+		.metric = "read_iops",
+		.boots = 3,
+		.runs_per_boot = 2,
+		.nvariants = 3,
+		.variants = variants,
+	};
+	struct kb_err err = KB_ERR_INIT;
+	int64_t id = 0;
+
+	if (kb_store_experiment_create(s, &e, &id, &err))
+		fail_msg("cannot create experiment: %s", err.msg);
+	assert_true(id > 0);
+	return id;
+}
+
+/* A boot result whose runs have read_iops = @values[i] and lat_us = 7. */
+static struct kb_boot_result boot_result(enum kb_boot_status status,
+					 const char *reason,
+					 const double *values, size_t n)
+{
+	struct kb_boot_result r = { 0 };
+	size_t i;
+
+	r.status = status;
+	r.reason = reason ? kb_strdup(reason) : NULL;
+	r.host = kb_strdup("model");
+	r.duration_s = 1.5;
+	r.nruns = n;
+	r.runs = n ? kb_calloc(n, sizeof(*r.runs)) : NULL;
+	for (i = 0; i < n; i++) {
+		assert_int_equal(kb_sample_set(&r.runs[i], "read_iops",
+					       values[i]), 0);
+		assert_int_equal(kb_sample_set(&r.runs[i], "lat_us", 7), 0);
+	}
+	return r;
+}
+
+static void put_boot(struct kb_store *s, int64_t exp, unsigned idx,
+		     unsigned boot_no, enum kb_boot_status status,
+		     const char *reason, const double *values, size_t n)
+{
+	struct kb_boot_result r = boot_result(status, reason, values, n);
+	struct kb_err err = KB_ERR_INIT;
+
+	if (kb_store_boot_put(s, exp, idx, boot_no, 0, &r, &err))
+		fail_msg("cannot put boot: %s", err.msg);
+	kb_boot_result_release(&r);
+}
+
+static void test_store__open_creates_and_migrates_to_latest(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_store *s = open_ok(f->path, 0);
+
+	assert_true(kb_store_latest_version() >= 2);
+	assert_int_equal(kb_store_version(s), kb_store_latest_version());
+	kb_store_close(s);
+	assert_int_equal(count_in(f->path, "PRAGMA user_version"),
+			 kb_store_latest_version());
+	/* tables and views of both migrations are there */
+	assert_int_equal(count_in(f->path,
+				  "SELECT count(*) FROM sqlite_master"
+				  " WHERE name IN ('experiments', 'variants',"
+				  " 'variant_options', 'builds', 'boots',"
+				  " 'samples', 'analyses', 'bisections',"
+				  " 'bisection_steps', 'jobs', 'v_boot_means',"
+				  " 'v_variant_summary', 'v_history')"),
+			 13);
+}
+
+static void test_store__reopen_is_a_no_op(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_store *s = open_ok(f->path, 0);
+	int64_t id = create_ok(s, "keep");
+
+	kb_store_close(s);
+	s = open_ok(f->path, 0);
+	assert_int_equal(kb_store_version(s), kb_store_latest_version());
+	kb_store_close(s);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM experiments"),
+			 1);
+	assert_int_equal(count_in(f->path, "SELECT max(id) FROM experiments"),
+			 id);
+}
+
+static void test_store__newer_version_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	char sql[64], newer[16], latest[32];
+	sqlite3 *db;
+
+	kb_store_close(s);
+	s = NULL;
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %u",
+		 kb_store_latest_version() + 5);
+	db = raw_open(f->path);
+	raw_exec(db, sql);
+	sqlite3_close(db);
+
+	assert_int_equal(kb_store_open(f->path, NULL, &s, &err), KB_EFAIL);
+	assert_null(s);
+	snprintf(newer, sizeof(newer), "version %u,",
+		 kb_store_latest_version() + 5);
+	snprintf(latest, sizeof(latest), "understands (%u)",
+		 kb_store_latest_version());
+	assert_msg_contains(err.msg, newer);
+	assert_msg_contains(err.msg, latest);
+	assert_msg_contains(err.msg, f->path);
+	assert_msg_contains(err.msg, "upgrade kbisect");
+}
+
+static void test_store__migration_from_version_1_keeps_data(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store_variant *v = NULL;
+	struct kb_store_info info;
+	struct kb_store *s = open_ok(f->path, 1);
+	const double vals[] = { 10, 20 };
+	size_t n = 0, i;
+	int64_t id;
+
+	assert_int_equal(kb_store_version(s), 1);
+	id = create_ok(s, "old");
+	put_boot(s, id, 1, 1, KB_BOOT_OK, NULL, vals, 2);
+	kb_store_close(s);
+	assert_int_equal(count_in(f->path, "PRAGMA user_version"), 1);
+	assert_int_equal(count_in(f->path,
+				  "SELECT count(*) FROM sqlite_master"
+				  " WHERE name = 'jobs'"),
+			 0);
+
+	s = open_ok(f->path, 0);
+	assert_int_equal(kb_store_version(s), kb_store_latest_version());
+	assert_int_equal(kb_store_experiment_get(s, id, &info, &err), 0);
+	assert_string_equal(info.name, "old");
+	assert_int_equal(info.nvariants, 3);
+	assert_int_equal(info.nboots_done, 1);
+	assert_int_equal(info.nsamples, 2);
+	kb_store_info_release(&info);
+	assert_int_equal(kb_store_variants(s, id, "read_iops", &v, &n, &err),
+			 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(v[1].nboots, 1);
+	assert_true(v[1].boot_means[0] == 15.0);
+	for (i = 0; i < n; i++)
+		kb_store_variant_release(&v[i]);
+	free(v);
+	kb_store_close(s);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM jobs"), 0);
+}
+
+static void test_store__failed_migration_changes_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 1);
+	sqlite3 *db;
+
+	kb_store_close(s);
+	s = NULL;
+	/* a table in the way of the second migration */
+	db = raw_open(f->path);
+	raw_exec(db, "CREATE TABLE jobs (x)");
+	sqlite3_close(db);
+
+	assert_int_equal(kb_store_open(f->path, NULL, &s, &err), KB_EFAIL);
+	assert_null(s);
+	assert_msg_contains(err.msg, "migration '0002-");
+	assert_msg_contains(err.msg, "already exists");
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 1);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master"
+				     " WHERE name = 'analyses'"),
+			 0);
+	sqlite3_close(db);
+}
+
+static void test_store__wal_and_foreign_keys_are_on(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	const double vals[] = { 1 };
+	struct kb_boot_result r = boot_result(KB_BOOT_OK, NULL, vals, 1);
+	int64_t id = create_ok(s, "fk");
+	sqlite3 *db;
+	sqlite3_stmt *st = NULL;
+
+	/* build 999 does not exist: the store's connection enforces keys */
+	assert_int_equal(kb_store_boot_put(s, id, 0, 1, 999, &r, &err),
+			 KB_EFAIL);
+	assert_msg_contains(err.msg, "FOREIGN KEY");
+	kb_boot_result_release(&r);
+	kb_store_close(s);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM boots"), 0);
+
+	db = raw_open(f->path);
+	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1,
+					    &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "wal");
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+static void test_store__experiment_create_writes_variants_and_options(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_store *s = open_ok(f->path, 0);
+	int64_t id = create_ok(s, "exp");
+	sqlite3 *db;
+	sqlite3_stmt *st = NULL;
+	int i = 0;
+
+	kb_store_close(s);
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM variants"), 3);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM variant_options"),
+			 6);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM experiments"
+				     " WHERE state = 'running'"
+				     " AND matrix_yaml = 'name: x\n'"
+				     " AND boots = 3 AND runs_per_boot = 2"),
+			 1);
+	assert_int_equal(sqlite3_prepare_v2(
+				 db,
+				 "SELECT v.experiment_id, v.idx, v.label,"
+				 " v.build_key, o.factor, o.kind, o.level"
+				 " FROM variants v JOIN variant_options o"
+				 " ON o.variant_id = v.id"
+				 " ORDER BY v.idx, o.factor",
+				 -1, &st, NULL),
+			 SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		/* factors sort "A" before "guest.vcpus" */
+		const struct kb_variant *v = &variants[i / 2];
+		const struct kb_setting *o = &v->settings[i % 2];
+
+		assert_int_equal(sqlite3_column_int64(st, 0), id);
+		assert_int_equal(sqlite3_column_int(st, 1), v->idx);
+		assert_string_equal(sqlite3_column_text(st, 2), v->label);
+		assert_string_equal(sqlite3_column_text(st, 3), v->build_key);
+		assert_string_equal(sqlite3_column_text(st, 4), o->name);
+		assert_string_equal(sqlite3_column_text(st, 5),
+				    i % 2 ? "guest" : "kconfig");
+		assert_string_equal(sqlite3_column_text(st, 6), o->value);
+		i++;
+	}
+	assert_int_equal(i, 6);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+static void test_store__failed_experiment_create_writes_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_store_experiment e = {
+		.name = "broken",
+		.matrix_text = "name: broken\n",
+		.metric = "read_iops",
+		.nvariants = 3,
+		.variants = variants,
+	};
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	int64_t id = 0;
+	sqlite3 *db = raw_open(f->path);
+
+	raw_exec(db, "CREATE TRIGGER fail_third BEFORE INSERT"
+		     " ON variant_options"
+		     " WHEN (SELECT count(*) FROM variant_options) >= 2"
+		     " BEGIN SELECT RAISE(ABORT, 'injected failure'); END");
+	assert_int_equal(kb_store_experiment_create(s, &e, &id, &err),
+			 KB_EFAIL);
+	assert_int_equal(id, 0);
+	assert_msg_contains(err.msg, "injected failure");
+	assert_msg_contains(err.msg, "variant 1");
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM experiments"), 0);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM variants"), 0);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM variant_options"),
+			 0);
+
+	/* the store is still usable once the cause is gone */
+	raw_exec(db, "DROP TRIGGER fail_third");
+	create_ok(s, "fine");
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM variant_options"),
+			 6);
+	sqlite3_close(db);
+	kb_store_close(s);
+}
+
+static void test_store__boot_put_stores_all_samples(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	const double vals[] = { 100, 110, 120 };
+	int64_t id = create_ok(s, "samples");
+	int exists = -1;
+	sqlite3 *db;
+
+	assert_int_equal(kb_store_boot_exists(s, id, 2, 1, &exists, &err), 0);
+	assert_int_equal(exists, 0);
+	put_boot(s, id, 2, 1, KB_BOOT_OK, NULL, vals, 3);
+	assert_int_equal(kb_store_boot_exists(s, id, 2, 1, &exists, &err), 0);
+	assert_int_equal(exists, 1);
+	assert_int_equal(kb_store_boot_exists(s, id, 1, 1, &exists, &err), 0);
+	assert_int_equal(exists, 0);
+	kb_store_close(s);
+
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM samples"), 6);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM samples"
+				     " WHERE metric = 'lat_us' AND value = 7"),
+			 3);
+	assert_int_equal(raw_int(db, "SELECT sum(run_no * value) FROM samples"
+				     " WHERE metric = 'read_iops'"),
+			 100 * 1 + 110 * 2 + 120 * 3);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM boots b"
+				     " JOIN variants v ON v.id = b.variant_id"
+				     " WHERE v.idx = 2 AND b.boot_no = 1"
+				     " AND b.status = 'ok' AND b.host = 'model'"
+				     " AND b.build_id IS NULL"),
+			 1);
+	sqlite3_close(db);
+}
+
+static void test_store__duplicate_boot_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	const double first[] = { 1, 2 }, second[] = { 3, 4, 5 };
+	struct kb_boot_result r = boot_result(KB_BOOT_OK, NULL, second, 3);
+	int64_t id = create_ok(s, "dup");
+
+	put_boot(s, id, 0, 1, KB_BOOT_OK, NULL, first, 2);
+	assert_int_equal(kb_store_boot_put(s, id, 0, 1, 0, &r, &err),
+			 KB_EEXISTS);
+	assert_msg_contains(err.msg, "boot 1 of variant 0");
+	kb_boot_result_release(&r);
+	kb_store_close(s);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM boots"), 1);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM samples"), 4);
+}
+
+static void test_store__boot_with_nan_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	const double vals[] = { 1, NAN };
+	struct kb_boot_result r = boot_result(KB_BOOT_OK, NULL, vals, 2);
+	int64_t id = create_ok(s, "nan");
+
+	assert_int_equal(kb_store_boot_put(s, id, 0, 1, 0, &r, &err),
+			 KB_EFAIL);
+	assert_msg_contains(err.msg, "'read_iops' of run 2 of boot 1");
+	kb_boot_result_release(&r);
+	kb_store_close(s);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM boots"), 0);
+}
+
+static void test_store__boot_of_unknown_variant_is_not_found(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	struct kb_boot_result r = boot_result(KB_BOOT_OK, NULL, NULL, 0);
+	int64_t id = create_ok(s, "nf");
+
+	assert_int_equal(kb_store_boot_put(s, id, 7, 1, 0, &r, &err),
+			 KB_ENOTFOUND);
+	assert_msg_contains(err.msg, "no variant 7");
+	kb_boot_result_release(&r);
+	kb_store_close(s);
+}
+
+static void test_store__build_put_get_round_trip(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	struct kb_build_result in = { 0 }, out = { 0 };
+	int64_t bid = 0, got = 0;
+
+	assert_int_equal(kb_store_build_get(s, "k1", &out, &got, &err),
+			 KB_ENOTFOUND);
+	kb_err_clear(&err);
+
+	in.status = KB_BUILD_FAILED;
+	in.reason = kb_strdup("make exited with status 2");
+	in.log_tail = kb_strdup("error: x\n");
+	in.duration_s = 42.5;
+	assert_int_equal(kb_store_build_put(s, "k1", "model", &in, &bid, &err),
+			 0);
+	assert_true(bid > 0);
+	assert_int_equal(kb_store_build_get(s, "k1", &out, &got, &err), 0);
+	assert_int_equal(got, bid);
+	assert_int_equal(out.status, KB_BUILD_FAILED);
+	assert_string_equal(out.reason, "make exited with status 2");
+	assert_string_equal(out.log_tail, "error: x\n");
+	assert_null(out.image);
+	assert_true(out.duration_s == 42.5);
+	kb_build_result_release(&out);
+
+	assert_int_equal(kb_store_build_put(s, "k1", "model", &in, &got, &err),
+			 KB_EEXISTS);
+	kb_err_clear(&err);
+	kb_build_result_release(&in);
+
+	in.status = KB_BUILD_OK;
+	in.image = kb_strdup("/cache/k2/bzImage");
+	assert_int_equal(kb_store_build_put(s, "k2", "model", &in, &bid, &err),
+			 0);
+	assert_int_equal(kb_store_build_get(s, "k2", &out, &got, &err), 0);
+	assert_int_equal(got, bid);
+	assert_int_equal(out.status, KB_BUILD_OK);
+	assert_null(out.reason);
+	assert_string_equal(out.image, "/cache/k2/bzImage");
+	kb_build_result_release(&out);
+	kb_build_result_release(&in);
+	kb_store_close(s);
+}
+
+static void test_store__history_is_newest_first_with_counts(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	struct kb_store_info *h = NULL;
+	const double vals[] = { 1, 2 };
+	int64_t a = create_ok(s, "first"), b = create_ok(s, "second");
+	size_t n = 0, i;
+
+	put_boot(s, a, 0, 1, KB_BOOT_OK, NULL, vals, 2);
+	put_boot(s, a, 0, 2, KB_BOOT_OK, NULL, vals, 2);
+	put_boot(s, a, 1, 1, KB_BOOT_PANIC, "oops", NULL, 0);
+	assert_int_equal(kb_store_experiment_finish(s, a, "failed", "boom",
+						    &err),
+			 0);
+	assert_int_equal(kb_store_experiment_finish(s, 999, "done", NULL,
+						    &err),
+			 KB_ENOTFOUND);
+	kb_err_clear(&err);
+
+	assert_int_equal(kb_store_history(s, &h, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(h[0].id, b);
+	assert_string_equal(h[0].name, "second");
+	assert_string_equal(h[0].state, "running");
+	assert_null(h[0].finished_at);
+	assert_int_equal(h[0].nboots_done, 0);
+	assert_int_equal(h[1].id, a);
+	assert_string_equal(h[1].name, "first");
+	assert_string_equal(h[1].state, "failed");
+	assert_string_equal(h[1].error, "boom");
+	assert_non_null(h[1].finished_at);
+	/* 2024-05-01T12:34:56Z */
+	assert_int_equal(strlen(h[1].created_at), 20);
+	assert_string_equal(h[1].executor, "model");
+	assert_string_equal(h[1].design, "full");
+	assert_string_equal(h[1].metric, "read_iops");
+	assert_int_equal(h[1].boots, 3);
+	assert_int_equal(h[1].runs_per_boot, 2);
+	assert_int_equal(h[1].nvariants, 3);
+	assert_int_equal(h[1].nboots_done, 3);
+	assert_int_equal(h[1].nsamples, 4); /* read_iops only, not lat_us */
+	for (i = 0; i < n; i++)
+		kb_store_info_release(&h[i]);
+	free(h);
+	kb_store_close(s);
+}
+
+static void test_store__variants_have_boot_means_and_failures(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	struct kb_store_variant *v = NULL;
+	const double b1[] = { 100, 110 }, b2[] = { 200, 220 };
+	int64_t id = create_ok(s, "means");
+	size_t n = 0, i;
+
+	put_boot(s, id, 0, 1, KB_BOOT_OK, NULL, b1, 2);
+	put_boot(s, id, 0, 3, KB_BOOT_BUILD_FAILED, "oops", NULL, 0);
+	put_boot(s, id, 0, 2, KB_BOOT_OK, NULL, b2, 2);
+	put_boot(s, id, 0, 4, KB_BOOT_TIMEOUT, "no console", NULL, 0);
+	put_boot(s, id, 2, 1, KB_BOOT_PANIC, NULL, NULL, 0);
+
+	assert_int_equal(kb_store_variants(s, id, "read_iops", &v, &n, &err),
+			 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(v[0].idx, 0);
+	assert_string_equal(v[0].label, "A=y guest.vcpus=1");
+	assert_string_equal(v[0].build_key, "key-y");
+	assert_int_equal(v[0].nboots, 2);
+	assert_true(v[0].boot_means[0] == 105.0);
+	assert_true(v[0].boot_means[1] == 210.0);
+	assert_int_equal(v[0].nfailed, 2);
+	assert_string_equal(v[0].last_failure, "boot-timeout: no console");
+	assert_int_equal(v[1].idx, 1);
+	assert_int_equal(v[1].nboots, 0);
+	assert_int_equal(v[1].nfailed, 0);
+	assert_null(v[1].last_failure);
+	assert_int_equal(v[2].nboots, 0);
+	assert_int_equal(v[2].nfailed, 1);
+	assert_string_equal(v[2].last_failure, "panic");
+	for (i = 0; i < n; i++)
+		kb_store_variant_release(&v[i]);
+	free(v);
+
+	/* another metric, and an experiment that does not exist */
+	assert_int_equal(kb_store_variants(s, id, "lat_us", &v, &n, &err), 0);
+	assert_int_equal(v[0].nboots, 2);
+	assert_true(v[0].boot_means[0] == 7.0);
+	for (i = 0; i < n; i++)
+		kb_store_variant_release(&v[i]);
+	free(v);
+	assert_int_equal(kb_store_variants(s, 999, "read_iops", &v, &n, &err),
+			 0);
+	assert_int_equal(n, 0);
+	assert_null(v);
+	kb_store_close(s);
+}
+
+static void test_store__variant_summary_view_has_stats(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_store *s = open_ok(f->path, 0);
+	const double b1[] = { 100, 110 }, b2[] = { 200, 220 },
+		     b3[] = { 150, 150 };
+	int64_t id = create_ok(s, "summary");
+	sqlite3_stmt *st = NULL;
+	sqlite3 *db;
+
+	put_boot(s, id, 1, 1, KB_BOOT_OK, NULL, b1, 2);
+	put_boot(s, id, 1, 2, KB_BOOT_OK, NULL, b2, 2);
+	put_boot(s, id, 1, 3, KB_BOOT_OK, NULL, b3, 2);
+	put_boot(s, id, 1, 4, KB_BOOT_PANIC, "x", b3, 1); /* not counted */
+	put_boot(s, id, 2, 1, KB_BOOT_OK, NULL, b3, 2);
+	kb_store_close(s);
+
+	db = raw_open(f->path);
+	assert_int_equal(sqlite3_prepare_v2(
+				 db,
+				 "SELECT experiment, variant, n, mean, stddev,"
+				 " min, max FROM v_variant_summary"
+				 " WHERE metric = 'read_iops'"
+				 " ORDER BY variant_idx",
+				 -1, &st, NULL),
+			 SQLITE_OK);
+	/* boot means 105, 210, 150: mean 155, sample sd sqrt(2775) */
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal(sqlite3_column_text(st, 0), "summary");
+	assert_string_equal(sqlite3_column_text(st, 1), "A=n guest.vcpus=1");
+	assert_int_equal(sqlite3_column_int(st, 2), 3);
+	assert_true(fabs(sqlite3_column_double(st, 3) - 155.0) < 1e-9);
+	assert_true(fabs(sqlite3_column_double(st, 4) - sqrt(2775.0)) < 1e-9);
+	assert_true(sqlite3_column_double(st, 5) == 105.0);
+	assert_true(sqlite3_column_double(st, 6) == 210.0);
+	/* a single boot has no standard deviation */
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 2), 1);
+	assert_int_equal(sqlite3_column_type(st, 4), SQLITE_NULL);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+
+	assert_int_equal(raw_int(db, "SELECT samples FROM v_history"), 9);
+	sqlite3_close(db);
+}
+
+static void test_store__concurrent_opens_migrate_once(void **state)
+{
+	struct fixture *f = *state;
+	pid_t pids[6];
+	int status;
+	size_t i;
+
+	for (i = 0; i < 6; i++) {
+		pids[i] = fork();
+		assert_true(pids[i] >= 0);
+		if (pids[i] == 0) {
+			struct kb_store_experiment e = {
+				.name = "child", .matrix_text = "x",
+			};
+			struct kb_err err = KB_ERR_INIT;
+			struct kb_store *s = NULL;
+			int64_t id;
+
+			if (kb_store_open(f->path, NULL, &s, &err) ||
+			    kb_store_experiment_create(s, &e, &id, &err)) {
+				fprintf(stderr, "child: %s\n", err.msg);
+				_exit(1);
+			}
+			kb_store_close(s);
+			_exit(0);
+		}
+	}
+	for (i = 0; i < 6; i++) {
+		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM experiments"),
+			 6);
+	assert_int_equal(count_in(f->path, "PRAGMA user_version"),
+			 kb_store_latest_version());
+}
+
+static void test_store__non_database_file_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = NULL;
+	char *path = kb_asprintf("%s/notes.txt", f->dir);
+	FILE *fp = fopen(path, "w");
+	int i;
+
+	assert_non_null(fp);
+	for (i = 0; i < 100; i++)
+		fputs("this is a text file, not a database at all\n", fp);
+	fclose(fp);
+	assert_int_equal(kb_store_open(path, NULL, &s, &err), KB_EFAIL);
+	assert_null(s);
+	assert_msg_contains(err.msg, path);
+	assert_msg_contains(err.msg, "not a database");
+	free(path);
+}
+
+static void test_store__foreign_database_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = NULL;
+	char *path = kb_asprintf("%s/other.db", f->dir);
+	sqlite3 *db = raw_open(path);
+
+	raw_exec(db, "CREATE TABLE contacts (name TEXT)");
+	sqlite3_close(db);
+	assert_int_equal(kb_store_open(path, NULL, &s, &err), KB_EFAIL);
+	assert_null(s);
+	assert_msg_contains(err.msg, "another program");
+	assert_int_equal(count_in(path, "SELECT count(*) FROM sqlite_master"),
+			 1);
+	free(path);
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+
+static const struct CMUnitTest tests[] = {
+	T(test_store__open_creates_and_migrates_to_latest),
+	T(test_store__reopen_is_a_no_op),
+	T(test_store__newer_version_is_refused),
+	T(test_store__migration_from_version_1_keeps_data),
+	T(test_store__failed_migration_changes_nothing),
+	T(test_store__wal_and_foreign_keys_are_on),
+	T(test_store__experiment_create_writes_variants_and_options),
+	T(test_store__failed_experiment_create_writes_nothing),
+	T(test_store__boot_put_stores_all_samples),
+	T(test_store__duplicate_boot_is_refused),
+	T(test_store__boot_with_nan_is_refused),
+	T(test_store__boot_of_unknown_variant_is_not_found),
+	T(test_store__build_put_get_round_trip),
+	T(test_store__history_is_newest_first_with_counts),
+	T(test_store__variants_have_boot_means_and_failures),
+	T(test_store__variant_summary_view_has_stats),
+	T(test_store__concurrent_opens_migrate_once),
+	T(test_store__non_database_file_is_refused),
+	T(test_store__foreign_database_is_refused),
+};
+
+KB_TEST_MAIN(tests)
