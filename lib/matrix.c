@@ -693,6 +693,10 @@ static int guest(struct ctx *c, const struct kb_ynode *n)
 		    (ret = pin_list(c, pin, "guest.pin", &pins, &g->npin)))
 			return ret;
 		g->pin = pins;
+		if (pin) {
+			g->pin_loc.line = pin->line;
+			g->pin_loc.col = pin->col;
+		}
 		if ((v = kb_ynode_get(n, "passthrough"))) {
 			if ((ret = expect_type(c, v, KB_Y_SEQ,
 					       "guest.passthrough")))

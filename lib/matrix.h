@@ -82,6 +82,7 @@ struct kb_guest {
 	unsigned memory_mib;
 	size_t npin;           /* 0 = unpinned; else == vcpus */
 	const unsigned *pin;   /* vCPU i -> pCPU pin[i] */
+	struct kb_loc pin_loc; /* where guest.pin was written (line 0: nowhere) */
 	size_t npassthrough;
 	const char *const *passthrough; /* PCI addresses "DDDD:BB:SS.F" */
 };

@@ -95,3 +95,19 @@ const char *kb_build_status_name(enum kb_build_status s)
 {
 	return s == KB_BUILD_OK ? "ok" : "failed";
 }
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+
+	return ls >= lx && !strcmp(s + ls - lx, suffix);
+}
+
+int kb_metric_higher_is_better(const char *name)
+{
+	if (strstr(name, "lat") || strstr(name, "time") ||
+	    ends_with(name, "_s") || ends_with(name, "_us") ||
+	    ends_with(name, "_ms") || ends_with(name, "_ns"))
+		return 0;
+	return 1;
+}

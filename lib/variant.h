@@ -88,6 +88,13 @@ struct kb_boot_result {
 void kb_build_result_release(struct kb_build_result *r);
 void kb_boot_result_release(struct kb_boot_result *r);
 
+/*
+ * Whether a larger value of metric @name is better: true for rates (iops,
+ * bandwidth, ops), false for latencies and times (names containing "lat",
+ * ending in "_s", "_us", "_ms", "_ns" or containing "time").
+ */
+int kb_metric_higher_is_better(const char *name);
+
 /* "ok", "build-failed", "boot-failed", ... as stored in the database. */
 const char *kb_boot_status_name(enum kb_boot_status s);
 const char *kb_build_status_name(enum kb_build_status s);

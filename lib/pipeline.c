@@ -1,0 +1,226 @@
+#include "pipeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "err.h"
+#include "mem.h"
+#include "banned.h"
+
+/* A build known in this run: its result and database row. */
+struct known_build {
+	const char *key;
+	struct kb_build_result result;
+	int64_t id;
+};
+
+struct run {
+	struct kb_store *s;
+	int64_t exp;
+	const struct kb_plan *plan;
+	struct kb_executor *ex;
+	const struct kb_pipeline_opts *opts;
+	struct known_build *builds;
+	size_t nbuilds;
+	struct kb_progress ev;
+	struct timespec t0;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void report(struct run *r, enum kb_progress_kind kind,
+		   const struct kb_variant *v, unsigned boot_no,
+		   const char *status, const char *reason)
+{
+	if (!r->opts || !r->opts->progress)
+		return;
+	r->ev.kind = kind;
+	r->ev.variant = v;
+	r->ev.boot_no = boot_no;
+	r->ev.status = status;
+	r->ev.reason = reason;
+	r->ev.elapsed_s = now_s() - ((double)r->t0.tv_sec +
+				     (double)r->t0.tv_nsec / 1e9);
+	r->opts->progress(&r->ev, r->opts->arg);
+}
+
+/* The build of @v: from this run, from the store, or built now. */
+static int get_build(struct run *r, const struct kb_variant *v,
+		     struct known_build **out, struct kb_err *err)
+{
+	struct known_build *b;
+	struct kb_err lookup = KB_ERR_INIT;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < r->nbuilds; i++) {
+		if (!strcmp(r->builds[i].key, v->build_key)) {
+			*out = &r->builds[i];
+			return 0;
+		}
+	}
+	r->builds = kb_reallocarray(r->builds, r->nbuilds + 1,
+				    sizeof(*r->builds));
+	b = &r->builds[r->nbuilds];
+	memset(b, 0, sizeof(*b));
+	b->key = v->build_key;
+	ret = kb_store_build_get(r->s, v->build_key, &b->result, &b->id,
+				 &lookup);
+	if (ret == 0) {
+		r->nbuilds++;
+		r->ev.builds_done++;
+		report(r, KB_PROGRESS_BUILD_REUSED, v, 0,
+		       kb_build_status_name(b->result.status),
+		       b->result.reason);
+		*out = b;
+		return 0;
+	}
+	if (ret != KB_ENOTFOUND)
+		return kb_err_set(err, ret, "%s", lookup.msg);
+
+	report(r, KB_PROGRESS_BUILD_START, v, 0, NULL, NULL);
+	if ((ret = kb_executor_build(r->ex, v, &b->result, err)))
+		return ret;
+	ret = kb_store_build_put(r->s, v->build_key, kb_executor_name(r->ex),
+				 &b->result, &b->id, err);
+	if (ret) {
+		kb_build_result_release(&b->result);
+		return ret;
+	}
+	r->nbuilds++;
+	r->ev.builds_done++;
+	report(r, KB_PROGRESS_BUILD_DONE, v, 0,
+	       kb_build_status_name(b->result.status), b->result.reason);
+	*out = b;
+	return 0;
+}
+
+static int do_boot(struct run *r, const struct kb_variant *v,
+		   struct known_build *b, unsigned boot_no, unsigned runs,
+		   struct kb_err *err)
+{
+	struct kb_boot_result res;
+	int ret;
+
+	report(r, KB_PROGRESS_BOOT_START, v, boot_no, NULL, NULL);
+	if (b->result.status != KB_BUILD_OK) {
+		memset(&res, 0, sizeof(res));
+		res.status = KB_BOOT_BUILD_FAILED;
+		res.reason = kb_strdup(b->result.reason ? b->result.reason
+							: "build failed");
+	} else if ((ret = kb_executor_boot(r->ex, v, &b->result, boot_no,
+					   runs, &res, err))) {
+		return ret;
+	}
+	ret = kb_store_boot_put(r->s, r->exp, v->idx, boot_no, b->id, &res,
+				err);
+	if (ret == 0) {
+		r->ev.boots_done++;
+		report(r, KB_PROGRESS_BOOT_DONE, v, boot_no,
+		       kb_boot_status_name(res.status), res.reason);
+	}
+	kb_boot_result_release(&res);
+	return ret;
+}
+
+static int execute(struct run *r, struct kb_err *err)
+{
+	const struct kb_repeat *rep = kb_matrix_repeat(kb_plan_matrix(r->plan));
+	size_t i, n = kb_plan_nvariants(r->plan);
+	unsigned boot_no;
+	int ret = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	r->ev.builds_total = kb_plan_nbuilds(r->plan);
+	r->ev.boots_total = kb_plan_nboots(r->plan);
+	for (i = 0; i < n && ret == 0; i++) {
+		const struct kb_variant *v = kb_plan_variant(r->plan, i);
+		struct known_build *b = NULL;
+
+		for (boot_no = 1; boot_no <= rep->boots; boot_no++) {
+			int exists = 0;
+
+			if ((ret = kb_store_boot_exists(r->s, r->exp, v->idx,
+							boot_no, &exists,
+							err)))
+				break;
+			if (exists) {
+				r->ev.boots_done++;
+				continue;
+			}
+			if (!b && (ret = get_build(r, v, &b, err)))
+				break;
+			if ((ret = do_boot(r, v, b, boot_no,
+					   rep->runs_per_boot, err)))
+				break;
+		}
+	}
+	return ret;
+}
+
+static int finish(struct run *r, int ret, struct kb_err *err)
+{
+	struct kb_err ignored = KB_ERR_INIT;
+	size_t i;
+
+	if (ret == 0)
+		ret = kb_store_experiment_finish(r->s, r->exp, "done", NULL,
+						 err);
+	else
+		kb_store_experiment_finish(r->s, r->exp, "failed",
+					   err ? err->msg : NULL, &ignored);
+	for (i = 0; i < r->nbuilds; i++)
+		kb_build_result_release(&r->builds[i].result);
+	free(r->builds);
+	return ret;
+}
+
+int kb_pipeline_resume(struct kb_store *s, int64_t exp,
+		       const struct kb_plan *plan, struct kb_executor *ex,
+		       const struct kb_pipeline_opts *opts, struct kb_err *err)
+{
+	struct run r;
+
+	memset(&r, 0, sizeof(r));
+	r.s = s;
+	r.exp = exp;
+	r.plan = plan;
+	r.ex = ex;
+	r.opts = opts;
+	return finish(&r, execute(&r, err), err);
+}
+
+int kb_pipeline_run(struct kb_store *s, const struct kb_plan *plan,
+		    struct kb_executor *ex, const struct kb_pipeline_opts *opts,
+		    int64_t *exp, struct kb_err *err)
+{
+	const struct kb_matrix *m = kb_plan_matrix(plan);
+	struct kb_store_experiment e;
+	int ret;
+
+	*exp = 0;
+	memset(&e, 0, sizeof(e));
+	e.name = kb_matrix_name(m);
+	e.matrix_path = kb_matrix_file(m);
+	e.matrix_text = kb_matrix_text(m);
+	e.model_text = opts ? opts->model_text : NULL;
+	e.executor = kb_executor_name(ex);
+	e.design = kb_design_name(kb_matrix_design(m));
+	e.generators = kb_design_generators(kb_plan_design(plan));
+	e.metric = kb_matrix_workload(m)->metric;
+	e.boots = kb_matrix_repeat(m)->boots;
+	e.runs_per_boot = kb_matrix_repeat(m)->runs_per_boot;
+	e.nvariants = kb_plan_nvariants(plan);
+	e.variants = kb_plan_variants(plan);
+	ret = kb_store_experiment_create(s, &e, exp, err);
+	if (ret)
+		return ret;
+	return kb_pipeline_resume(s, *exp, plan, ex, opts, err);
+}
