@@ -45,10 +45,11 @@ MIGRATIONS := $(sort $(wildcard db/[0-9][0-9][0-9][0-9]-*.sql))
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/*.c))
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 
-.PHONY: all deps test test-run check fuzz bench lint format clean
+.PHONY: all deps test test-run check fuzz bench lint format clean demo demo-run
 all: kbisect
 
-kbisect: $(CMD_OBJ) $(BUILD)/libkb.a
+kbisect $(BUILD)/bin/kbisect: $(CMD_OBJ) $(BUILD)/libkb.a
+	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libkb.a $(LIBS)
 
@@ -86,13 +87,17 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory test-run
 
 test-run: kbisect $(TESTS)
+	@tools/lint
 	@tools/run-tests $(TESTS)
+	@tests/cli/run.sh ./kbisect
 
+# The unit tests and the command-line checks, built with ASan and UBSan.
 check: deps
 	$(Q)$(MAKE) --no-print-directory BUILD=build/san SANITIZE=1 \
-		build/san/libkb.a $(TESTS:$(BUILD)/%=build/san/%)
+		build/san/bin/kbisect $(TESTS:$(BUILD)/%=build/san/%)
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tools/run-tests $(TESTS:$(BUILD)/%=build/san/%)
+	@ASAN_OPTIONS=detect_leaks=1 tests/cli/run.sh build/san/bin/kbisect
 
 FUZZ_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Ilib \
 	-fsanitize=fuzzer,address,undefined $(shell $(PKG_CONFIG) --cflags $(PKGS))
@@ -109,6 +114,22 @@ bench: kbisect $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libkb.a
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libkb.a $(LDFLAGS) $(LIBS)
+
+# The main job, end to end.  Until the real executor lands (kernel builds,
+# libvirt guests) it runs seed 000's matrix on its performance model.
+DEMO_DB ?= build/demo/kbisect.db
+demo: deps
+	$(Q)$(MAKE) --no-print-directory demo-run
+
+demo-run: kbisect
+	@rm -f $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm
+	./kbisect plan kconfig-matrix/xen-pvops-spinlocks.yaml
+	@echo
+	./kbisect run kconfig-matrix/xen-pvops-spinlocks.yaml \
+		--model kconfig-matrix/xen-pvops-spinlocks.model.yaml --db $(DEMO_DB)
+	@echo
+	@echo "every boot and sample is in $(DEMO_DB):"
+	@echo "  sqlite3 -header -column $(DEMO_DB) 'select * from v_variant_summary'"
 
 lint:
 	@tools/lint

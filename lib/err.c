@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "banned.h"
+
 static void vset(struct kb_err *err, int code, const char *prefix,
 		 const char *fmt, va_list ap)
 {

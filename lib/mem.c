@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "banned.h"
+
 static void oom(size_t size)
 {
 	fprintf(stderr, "kbisect: out of memory allocating %zu bytes\n", size);

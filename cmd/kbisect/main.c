@@ -1,2 +1,180 @@
+/*
+ * kbisect: kernel config bisection and A/B testing.  This file holds the
+ * table of verbs and the dispatch; each verb lives in its own file.
+ */
+#include <stdarg.h>
 #include <stdio.h>
-int main(void) { return 0; }
+#include <stdlib.h>
+#include <string.h>
+
+#include "kbisect.h"
+#include "buf.h"
+#include "paths.h"
+#include "store.h"
+#include "banned.h"
+
+#define KBISECT_VERSION "0.1.0"
+
+static const struct cmd commands[] = {
+	{ "plan", cmd_plan, "plan MATRIX [--json]",
+	  "validate a matrix and show its variants, builds and boots",
+	  "Reads MATRIX (YAML, see docs/matrix.md), expands its design and\n"
+	  "prints every variant with its factor levels, how many kernels must\n"
+	  "be built and how many guests booted.  Writes nothing.\n\n"
+	  "  --json   print an object with variants, builds and boots\n\n"
+	  "Example:\n"
+	  "  kbisect plan kconfig-matrix/xen-pvops-spinlocks.yaml\n" },
+	{ "run", cmd_run,
+	  "run MATRIX [--model MODEL] [--db PATH] [--json] [--quiet]",
+	  "run an experiment in this process and print its results",
+	  "Plans MATRIX, then builds, boots and measures every variant for\n"
+	  "repeat.boots boots of repeat.runs_per_boot runs each, storing every\n"
+	  "boot and its samples as it ends.  A failed build or boot is stored\n"
+	  "with its reason and the run goes on.  Prints a results table.\n\n"
+	  "  --model MODEL  use the performance-model executor (docs/model.md)\n"
+	  "                 instead of real kernels and guests\n"
+	  "  --db PATH      database (default: $KBISECT_DB, else\n"
+	  "                 $XDG_DATA_HOME/kbisect/kbisect.db)\n"
+	  "  --json         print the results as JSON\n"
+	  "  --quiet        no progress on stderr\n\n"
+	  "Example:\n"
+	  "  kbisect run kconfig-matrix/xen-pvops-spinlocks.yaml \\\n"
+	  "      --model kconfig-matrix/xen-pvops-spinlocks.model.yaml\n" },
+	{ "results", cmd_results, "results EXPERIMENT [--db PATH] [--json]",
+	  "print an experiment's results from the database",
+	  "Per variant: boots measured (n), mean of the per-boot means,\n"
+	  "relative standard deviation, and the change against the baseline\n"
+	  "variant (#0).  Failed builds and boots are listed with their\n"
+	  "reason.\n" },
+	{ "history", cmd_history, "history [--db PATH] [--json]",
+	  "list the experiments in the database, newest first", "" },
+	{ "db", cmd_db, "db [--db PATH]",
+	  "print the path of the database kbisect uses",
+	  "Open it with the sqlite3 shell or DB Browser for SQLite; start\n"
+	  "with the views v_history and v_variant_summary.\n" },
+};
+
+const struct cmd *cmd_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+void cmd_usage(const struct cmd *c, FILE *f)
+{
+	fprintf(f, "usage: kbisect %s\n\n%s.\n", c->usage, c->summary);
+	if (c->help && *c->help)
+		fprintf(f, "\n%s", c->help);
+}
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fputs("usage: kbisect VERB [OPTIONS] [ARGS]\n\n"
+	      "Find which kernel config option costs performance: describe a\n"
+	      "matrix of options, kernels and guest shapes; kbisect builds, boots\n"
+	      "and measures every variant and stores every sample in sqlite.\n\n"
+	      "verbs:\n",
+	      f);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-9s %s\n", commands[i].name,
+			commands[i].summary);
+	fputs("\n'kbisect VERB --help' shows a verb's options and examples.\n"
+	      "Exit status: 0 ok, 1 failure, 2 bad input or usage.\n",
+	      f);
+}
+
+int cmd_fail(const struct kb_err *err)
+{
+	fprintf(stderr, "kbisect: %s\n",
+		err->msg[0] ? err->msg : "unknown error");
+	return kb_err_exit_status(err->code ? err->code : KB_EFAIL);
+}
+
+int cmd_usage_error(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "kbisect %s: ", verb);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nusage: kbisect %s\n", cmd_find(verb)->usage);
+	return 2;
+}
+
+int cmd_open_store(const char *path, struct kb_store **out,
+		   struct kb_err *err)
+{
+	char *def = NULL;
+	int ret;
+
+	if (!path)
+		path = def = kb_paths_default_db();
+	ret = kb_store_open(path, NULL, out, err);
+	free(def);
+	return ret;
+}
+
+int cmd_parse_id(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	v = strtoll(s, &end, 10);
+	if (*end || v <= 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+void cmd_put(const struct kb_buf *b)
+{
+	fwrite(b->buf, 1, b->len, stdout);
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd *c;
+	int i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		if (argc > 2 && (c = cmd_find(argv[2]))) {
+			cmd_usage(c, stdout);
+			return 0;
+		}
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("kbisect %s\n", KBISECT_VERSION);
+		return 0;
+	}
+	c = cmd_find(argv[1]);
+	if (!c) {
+		fprintf(stderr, "kbisect: unknown verb '%s'\n\n", argv[1]);
+		usage(stderr);
+		return 2;
+	}
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) 
+			break;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			cmd_usage(c, stdout);
+			return 0;
+		}
+	}
+	return c->fn(argc - 1, argv + 1);
+}

@@ -1,0 +1,95 @@
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "kbisect.h"
+#include "buf.h"
+#include "json.h"
+#include "store.h"
+#include "banned.h"
+
+static void history_json(const struct kb_store_info *e, size_t n)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_json *j = kb_json_new(&b, 1);
+	size_t i;
+
+	kb_json_object_begin(j);
+	kb_json_key(j, "experiments");
+	kb_json_array_begin(j);
+	for (i = 0; i < n; i++) {
+		kb_json_object_begin(j);
+		kb_json_kv_int(j, "id", e[i].id);
+		kb_json_kv_string(j, "name", e[i].name);
+		kb_json_kv_string(j, "state", e[i].state);
+		kb_json_kv_string(j, "created_at", e[i].created_at);
+		kb_json_kv_string(j, "finished_at", e[i].finished_at);
+		kb_json_kv_string(j, "executor", e[i].executor);
+		kb_json_kv_string(j, "design", e[i].design);
+		kb_json_kv_string(j, "metric", e[i].metric);
+		kb_json_kv_int(j, "variants", e[i].nvariants);
+		kb_json_kv_int(j, "boots", e[i].nboots_done);
+		kb_json_kv_int(j, "samples", e[i].nsamples);
+		kb_json_kv_string(j, "error", e[i].error);
+		kb_json_object_end(j);
+	}
+	kb_json_array_end(j);
+	kb_json_object_end(j);
+	kb_json_finish(j);
+	kb_json_free(j);
+	cmd_put(&b);
+	kb_buf_release(&b);
+}
+
+int cmd_history(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = NULL;
+	struct kb_store_info *e = NULL;
+	const char *db = NULL;
+	size_t n = 0, i;
+	int json = 0, c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'd')
+			db = optarg;
+		else if (c == 'j')
+			json = 1;
+		else
+			return cmd_usage_error("history", "unknown option");
+	}
+	if (optind != argc)
+		return cmd_usage_error("history", "unexpected argument '%s'",
+				       argv[optind]);
+	if ((ret = cmd_open_store(db, &s, &err)) ||
+	    (ret = kb_store_history(s, &e, &n, &err))) {
+		ret = cmd_fail(&err);
+		goto out;
+	}
+	if (json) {
+		history_json(e, n);
+	} else {
+		printf("%4s  %-20s  %-9s  %-13s  %-12s %8s %7s %8s  %s\n", "id",
+		       "created (UTC)", "state", "design", "metric",
+		       "variants", "boots", "samples", "name");
+		for (i = 0; i < n; i++)
+			printf("%4lld  %-20s  %-9s  %-13s  %-12s %8u %7u %8u  %s\n",
+			       (long long)e[i].id, e[i].created_at,
+			       e[i].state, e[i].design, e[i].metric,
+			       e[i].nvariants, e[i].nboots_done,
+			       e[i].nsamples, e[i].name);
+	}
+	ret = 0;
+out:
+	for (i = 0; i < n; i++)
+		kb_store_info_release(&e[i]);
+	free(e);
+	kb_store_close(s);
+	return ret;
+}

@@ -1,0 +1,192 @@
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kbisect.h"
+#include "buf.h"
+#include "json.h"
+#include "stats.h"
+#include "store.h"
+#include "variant.h"
+#include "banned.h"
+
+struct row {
+	struct kb_store_variant *v;
+	struct kb_summary sum;
+	double change; /* vs the baseline, percent; NaN when unknown */
+};
+
+static void results_json(const struct kb_store_info *info, struct row *rows,
+			 size_t n)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_json *j = kb_json_new(&b, 1);
+	size_t i;
+
+	kb_json_object_begin(j);
+	kb_json_key(j, "experiment");
+	kb_json_object_begin(j);
+	kb_json_kv_int(j, "id", info->id);
+	kb_json_kv_string(j, "name", info->name);
+	kb_json_kv_string(j, "state", info->state);
+	kb_json_kv_string(j, "executor", info->executor);
+	kb_json_kv_string(j, "design", info->design);
+	kb_json_kv_string(j, "generators", info->generators);
+	kb_json_kv_string(j, "metric", info->metric);
+	kb_json_kv_bool(j, "higher_is_better",
+			kb_metric_higher_is_better(info->metric));
+	kb_json_kv_int(j, "boots_per_variant", info->boots);
+	kb_json_kv_int(j, "runs_per_boot", info->runs_per_boot);
+	kb_json_kv_string(j, "created_at", info->created_at);
+	kb_json_kv_string(j, "finished_at", info->finished_at);
+	kb_json_kv_string(j, "error", info->error);
+	kb_json_object_end(j);
+	kb_json_key(j, "variants");
+	kb_json_array_begin(j);
+	for (i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+
+		kb_json_object_begin(j);
+		kb_json_kv_int(j, "id", r->v->idx);
+		kb_json_kv_string(j, "label", r->v->label);
+		kb_json_kv_string(j, "build_key", r->v->build_key);
+		kb_json_kv_int(j, "n", (long long)r->sum.n);
+		kb_json_kv_number(j, "mean", r->sum.mean);
+		kb_json_kv_number(j, "median", r->sum.median);
+		kb_json_kv_number(j, "stddev", r->sum.stddev);
+		kb_json_kv_number(j, "cv", r->sum.cv);
+		kb_json_kv_number(j, "ci_low", r->sum.ci_low);
+		kb_json_kv_number(j, "ci_high", r->sum.ci_high);
+		kb_json_kv_number(j, "min", r->sum.min);
+		kb_json_kv_number(j, "max", r->sum.max);
+		kb_json_kv_number(j, "change_pct", r->change);
+		kb_json_kv_int(j, "failed_boots", r->v->nfailed);
+		kb_json_kv_string(j, "failure", r->v->last_failure);
+		kb_json_key(j, "boot_means");
+		kb_json_array_begin(j);
+		for (size_t k = 0; k < r->v->nboots; k++)
+			kb_json_number(j, r->v->boot_means[k]);
+		kb_json_array_end(j);
+		kb_json_object_end(j);
+	}
+	kb_json_array_end(j);
+	kb_json_object_end(j);
+	kb_json_finish(j);
+	kb_json_free(j);
+	cmd_put(&b);
+	kb_buf_release(&b);
+}
+
+static void results_text(const struct kb_store_info *info, struct row *rows,
+			 size_t n)
+{
+	int width = 7;
+	size_t i;
+
+	printf("experiment %lld \"%s\": %s; %s design, %s executor\n",
+	       (long long)info->id, info->name, info->state, info->design,
+	       info->executor);
+	printf("metric %s (%s is better); %u boots x %u runs per variant; runs averaged per boot, boots are the replicates\n",
+	       info->metric,
+	       kb_metric_higher_is_better(info->metric) ? "higher" : "lower",
+	       info->boots, info->runs_per_boot);
+	if (info->error)
+		printf("stopped by an error: %s\n", info->error);
+	for (i = 0; i < n; i++)
+		if ((int)strlen(rows[i].v->label) > width)
+			width = (int)strlen(rows[i].v->label);
+	printf("\n%3s  %-*s %4s %14s %8s %9s\n", "#", width, "variant", "n",
+	       "mean", "stddev", "change");
+	for (i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		char sd[32] = "-", ch[32] = "-", mean[32] = "-";
+
+		if (r->sum.n)
+			snprintf(mean, sizeof(mean), "%.6g", r->sum.mean);
+		if (!isnan(r->sum.cv))
+			snprintf(sd, sizeof(sd), "%.1f%%",
+				 100 * fabs(r->sum.cv));
+		if (i == 0)
+			snprintf(ch, sizeof(ch), "baseline");
+		else if (!isnan(r->change))
+			snprintf(ch, sizeof(ch), "%+.1f%%", r->change);
+		printf("%3u  %-*s %4zu %14s %8s %9s\n", r->v->idx, width,
+		       r->v->label, r->sum.n, mean, sd, ch);
+		if (r->v->nfailed)
+			printf("%3s  %u failed boot%s: %s\n", "",
+			       r->v->nfailed, r->v->nfailed == 1 ? "" : "s",
+			       r->v->last_failure ? r->v->last_failure : "");
+	}
+}
+
+int cmd_print_results(struct kb_store *s, int64_t exp, int json,
+		      struct kb_err *err)
+{
+	struct kb_store_info info;
+	struct kb_store_variant *vs = NULL;
+	struct row *rows = NULL;
+	size_t n = 0, i;
+	int ret;
+
+	memset(&info, 0, sizeof(info));
+	if ((ret = kb_store_experiment_get(s, exp, &info, err)))
+		return ret;
+	if ((ret = kb_store_variants(s, exp, info.metric, &vs, &n, err)))
+		goto out;
+	rows = calloc(n ? n : 1, sizeof(*rows));
+	if (!rows)
+		abort();
+	for (i = 0; i < n; i++) {
+		rows[i].v = &vs[i];
+		kb_stats_summary(vs[i].boot_means, vs[i].nboots, &rows[i].sum);
+		rows[i].change = NAN;
+		if (rows[0].sum.n && rows[i].sum.n)
+			rows[i].change = kb_stats_change_pct(rows[0].sum.mean,
+							     rows[i].sum.mean);
+	}
+	if (json)
+		results_json(&info, rows, n);
+	else
+		results_text(&info, rows, n);
+out:
+	for (i = 0; i < n; i++)
+		kb_store_variant_release(&vs[i]);
+	free(vs);
+	free(rows);
+	kb_store_info_release(&info);
+	return ret;
+}
+
+int cmd_results(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = NULL;
+	const char *db = NULL;
+	int64_t exp;
+	int json = 0, c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'd')
+			db = optarg;
+		else if (c == 'j')
+			json = 1;
+		else
+			return cmd_usage_error("results", "unknown option");
+	}
+	if (argc - optind != 1 || cmd_parse_id(argv[optind], &exp) < 0)
+		return cmd_usage_error("results",
+				       "expected one EXPERIMENT id (a positive number; see kbisect history)");
+	if ((ret = cmd_open_store(db, &s, &err)) ||
+	    (ret = cmd_print_results(s, exp, json, &err)))
+		ret = cmd_fail(&err);
+	kb_store_close(s);
+	return ret;
+}

@@ -1,0 +1,157 @@
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kbisect.h"
+#include "executor.h"
+#include "matrix.h"
+#include "model.h"
+#include "pipeline.h"
+#include "plan.h"
+#include "store.h"
+#include "banned.h"
+
+struct progress {
+	int tty;
+	int quiet;
+};
+
+static void on_progress(const struct kb_progress *ev, void *arg)
+{
+	struct progress *p = arg;
+	const struct kb_variant *v = ev->variant;
+
+	if (p->quiet)
+		return;
+	if (p->tty) {
+		const char *what = ev->kind == KB_PROGRESS_BUILD_START
+					   ? "building"
+					   : "booting";
+
+		fprintf(stderr,
+			"\r\033[K[%zu/%zu builds, %zu/%zu boots, %.0f s] %s #%u %s",
+			ev->builds_done, ev->builds_total, ev->boots_done,
+			ev->boots_total, ev->elapsed_s, what, v->idx,
+			v->label);
+		if (ev->boots_done == ev->boots_total)
+			fputc('\n', stderr);
+	}
+	switch (ev->kind) {
+	case KB_PROGRESS_BUILD_DONE:
+	case KB_PROGRESS_BOOT_DONE:
+		if (!strcmp(ev->status, "ok"))
+			break;
+		fprintf(stderr, "%s#%u %s: %s %s: %s\n", p->tty ? "\r\033[K" : "",
+			v->idx, v->label,
+			ev->kind == KB_PROGRESS_BUILD_DONE ? "build" : "boot",
+			ev->status, ev->reason ? ev->reason : "");
+		break;
+	default:
+		break;
+	}
+	if (!p->tty && ev->kind == KB_PROGRESS_BOOT_DONE &&
+	    (ev->boots_done == ev->boots_total || ev->boots_done % 10 == 0))
+		fprintf(stderr, "[%zu/%zu builds, %zu/%zu boots, %.1f s]\n",
+			ev->builds_done, ev->builds_total, ev->boots_done,
+			ev->boots_total, ev->elapsed_s);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "model", required_argument, NULL, 'm' },
+		{ "db", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kb_pipeline_opts popts = KB_PIPELINE_OPTS_INIT;
+	struct progress prog = { 0, 0 };
+	struct kb_err err = KB_ERR_INIT;
+	const char *model_path = NULL, *db = NULL;
+	struct kb_matrix *m = NULL;
+	struct kb_plan *p = NULL;
+	struct kb_model *model = NULL;
+	struct kb_executor *ex = NULL;
+	struct kb_store *s = NULL;
+	int64_t exp = 0;
+	double scale;
+	int json = 0, c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			model_path = optarg;
+			break;
+		case 'd':
+			db = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'q':
+			prog.quiet = 1;
+			break;
+		default:
+			return cmd_usage_error("run", "unknown option");
+		}
+	}
+	if (argc - optind != 1)
+		return cmd_usage_error("run", "expected one MATRIX file");
+
+	/* Everything that can be refused is checked before the database is
+	 * touched: a bad input writes nothing. */
+	if ((ret = kb_matrix_load(argv[optind], &m, &err)) ||
+	    (ret = kb_plan_new(m, &p, &err)))
+		goto fail;
+	if (!model_path) {
+		kb_err_set(&err, KB_EFAIL,
+			   "the real executor (kernel builds, libvirt guests) is not in this version yet: pass --model MODEL to run on a performance model");
+		goto fail;
+	}
+	if ((ret = kb_model_load(model_path, &model, &err)) ||
+	    (ret = kb_model_time_scale_env(&scale, &err)))
+		goto fail;
+	if (strcmp(kb_model_metric(model), kb_matrix_workload(m)->metric)) {
+		kb_err_set(&err, KB_EINPUT,
+			   "%s: the model produces '%s' but the matrix's workload.metric is '%s'",
+			   model_path, kb_model_metric(model),
+			   kb_matrix_workload(m)->metric);
+		goto fail;
+	}
+	if ((ret = kb_model_executor_new(model, scale, &ex))) {
+		kb_err_set(&err, ret, "invalid model time scale %g", scale);
+		goto fail;
+	}
+	if ((ret = cmd_open_store(db, &s, &err)))
+		goto fail;
+
+	prog.tty = isatty(STDERR_FILENO);
+	popts.progress = on_progress;
+	popts.arg = &prog;
+	popts.model_text = kb_model_text(model);
+	ret = kb_pipeline_run(s, p, ex, &popts, &exp, &err);
+	if (ret) {
+		if (exp)
+			fprintf(stderr,
+				"kbisect: experiment %lld stopped; what finished is stored\n",
+				(long long)exp);
+		goto fail;
+	}
+	if ((ret = cmd_print_results(s, exp, json, &err)))
+		goto fail;
+	ret = 0;
+	goto out;
+fail:
+	ret = cmd_fail(&err);
+out:
+	kb_store_close(s);
+	kb_executor_free(ex);
+	kb_model_free(model);
+	kb_plan_free(p);
+	kb_matrix_free(m);
+	return ret;
+}
