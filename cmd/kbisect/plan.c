@@ -88,9 +88,13 @@ static void plan_text(const struct kb_plan *p)
 	       kb_matrix_file(m), kb_design_name(kb_matrix_design(m)),
 	       kb_matrix_workload(m)->metric);
 	if (kb_design_generators(d)) {
-		printf("fractional 2^(%zu-%zu) design, resolution %u, generators %s\n",
+		static const char *const roman[] = { "?", "I",  "II",
+						     "III", "IV", "V" };
+		unsigned res = kb_design_resolution(d);
+
+		printf("fractional 2^(%zu-%zu) design, resolution %s, generators %s\n",
 		       nf, nf - (size_t)__builtin_ctzl((unsigned long)n),
-		       kb_design_resolution(d), kb_design_generators(d));
+		       roman[res < 6 ? res : 0], kb_design_generators(d));
 		for (i = 0; i < nf; i++)
 			printf("  %c = %s\n", (char)('A' + i),
 			       kb_matrix_factor(m, i)->name);
