@@ -348,7 +348,9 @@ static int pin_list(struct ctx *c, const struct kb_ynode *n, const char *what,
 	*pins = NULL;
 	*npins = 0;
 	if (n->type == KB_Y_SCALAR && !n->quoted &&
-	    (!strcmp(n->str, "none") || !strcmp(n->str, "~") || !n->len))
+	    (!strcmp(n->str, "none") || !strcmp(n->str, "~") || !n->len ||
+	     !strcmp(n->str, "null") || !strcmp(n->str, "Null") ||
+	     !strcmp(n->str, "NULL")))
 		return 0;
 	if (n->type != KB_Y_SEQ)
 		return fail(c, n,
@@ -723,7 +725,8 @@ static int guest(struct ctx *c, const struct kb_ynode *n)
 	if (!g->memory_mib)
 		g->memory_mib = 512;
 	if (g->npin && g->npin != g->vcpus &&
-	    !kb_matrix_find_factor(c->m, "guest.vcpus"))
+	    !kb_matrix_find_factor(c->m, "guest.vcpus") &&
+	    !kb_matrix_find_factor(c->m, "guest.pin"))
 		return fail(c, pin,
 			    "guest.pin lists %zu vCPUs but guest.vcpus is %u: give one physical CPU per vCPU",
 			    g->npin, g->vcpus);
@@ -745,7 +748,32 @@ static int word_valid(const char *s, size_t max)
 
 static int metric_name_valid(const char *s)
 {
-	return word_valid(s, KB_METRIC_NAME_MAX);
+	return *s >= 'a' && *s <= 'z' && word_valid(s, KB_METRIC_NAME_MAX);
+}
+
+/*
+ * The metric a fio job is about when the matrix does not say: fio's rw
+ * (default read) tells the direction; mixed directions have no default.
+ */
+static const char *fio_default_metric(const struct kb_workload *w)
+{
+	static const char *const map[][2] = {
+		{ "read", "read_iops" },   { "randread", "read_iops" },
+		{ "write", "write_iops" }, { "randwrite", "write_iops" },
+		{ "trim", "trim_iops" },   { "randtrim", "trim_iops" },
+	};
+	const char *rw = "read";
+	size_t i, len;
+
+	for (i = 0; i < w->nfio; i++)
+		if (!strcmp(w->fio[i].key, "rw") ||
+		    !strcmp(w->fio[i].key, "readwrite"))
+			rw = w->fio[i].value;
+	len = strcspn(rw, ":"); /* rw=randread:8 */
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strlen(map[i][0]) == len && !strncmp(rw, map[i][0], len))
+			return map[i][1];
+	return NULL;
 }
 
 static int workload(struct ctx *c, const struct kb_ynode *n)
@@ -855,19 +883,12 @@ static int workload(struct ctx *c, const struct kb_ynode *n)
 				    w->metric);
 		return 0;
 	}
-	if (w->kind == KB_WORKLOAD_COMMAND && !w->regex) {
+	if (w->kind == KB_WORKLOAD_COMMAND && !w->regex)
 		w->metric = "real_s";
-	} else if (w->kind == KB_WORKLOAD_FIO) {
-		for (i = 0; i < w->nfio; i++)
-			if (!strcmp(w->fio[i].key, "rw") ||
-			    !strcmp(w->fio[i].key, "readwrite"))
-				break;
-		if (i < w->nfio && strstr(w->fio[i].value, "write") &&
-		    !strstr(w->fio[i].value, "rw"))
-			w->metric = "write_iops";
-		else if (i < w->nfio)
-			w->metric = "read_iops";
-	}
+	else if (w->kind == KB_WORKLOAD_FIO &&
+		 !(w->metric = fio_default_metric(w)))
+		return fail(c, n,
+			    "workload.fio mixes reads and writes: give 'metric', such as read_iops or write_iops");
 	if (!w->metric)
 		return fail(c, n,
 			    "workload needs 'metric': the metric verdicts are about, such as read_iops or real_s");

@@ -108,9 +108,11 @@ static void plan_text(const struct kb_plan *p)
 		printf("%3u  %s%s\n", v->idx, v->label,
 		       i == 0 ? "  (baseline)" : "");
 	}
-	printf("\n%zu variants, %zu builds, %zu boots (%u per variant), %zu workload runs (%u per boot)\n",
-	       n, kb_plan_nbuilds(p), kb_plan_nboots(p), r->boots,
-	       kb_plan_nruns(p), r->runs_per_boot);
+	printf("\n%zu variant%s, %zu build%s, %zu boot%s (%u per variant), %zu workload run%s (%u per boot)\n",
+	       n, n == 1 ? "" : "s", kb_plan_nbuilds(p),
+	       kb_plan_nbuilds(p) == 1 ? "" : "s", kb_plan_nboots(p),
+	       kb_plan_nboots(p) == 1 ? "" : "s", r->boots, kb_plan_nruns(p),
+	       kb_plan_nruns(p) == 1 ? "" : "s", r->runs_per_boot);
 }
 
 int cmd_plan(int argc, char **argv)

@@ -226,11 +226,18 @@ static void test_matrix__bad_pci_address(void **state)
 
 static void test_matrix__pin_length_must_match_vcpus(void **state)
 {
+	struct kb_matrix *m;
+
 	(void)state;
 	bad(W "guest:\n  vcpus: 4\n  pin: [0, 0, 0]\n", 4, 8,
 	    "guest.pin lists 3 vCPUs but guest.vcpus is 4");
 	bad(W "guest:\n  pin: [0, x]\n", 3, 12,
 	    "a physical CPU number must be an integer");
+	/* a pin factor overrides the guest section's pin in every variant */
+	m = ok(W "guest:\n  vcpus: 2\n  pin: [0]\nfactors:\n  guest:\n"
+		 "    pin: [null, [1, 1]]\n");
+	assert_string_equal(kb_matrix_factor(m, 0)->levels[0].value, "none");
+	kb_matrix_free(m);
 }
 
 static void test_matrix__repeats_must_be_positive(void **state)
@@ -283,8 +290,18 @@ static void test_matrix__workload_rules(void **state)
 	    "invalid regex");
 	bad("workload: { command: { run: ls, regex: 'a' } }\n", 1, 40,
 	    "exactly one (group)");
-	bad("workload: { fio: { bs: 4k } }\n", 1, 11,
+	bad("workload: { fio: { rw: randrw } }\n", 1, 11,
+	    "workload.fio mixes reads and writes: give 'metric'");
+	bad("workload: { fio_job: job.fio }\n", 1, 11,
 	    "workload needs 'metric'");
+	bad("workload: { fio: { rw: read }, metric: 9iops }\n", 1, 40,
+	    "invalid metric name '9iops'");
+	m = ok("workload: { fio: { bs: 4k } }\n");
+	assert_string_equal(kb_matrix_workload(m)->metric, "read_iops");
+	kb_matrix_free(m);
+	m = ok("workload: { fio: { rw: \"randtrim:8\" } }\n");
+	assert_string_equal(kb_matrix_workload(m)->metric, "trim_iops");
+	kb_matrix_free(m);
 	bad("workload: { fio: { rw: { a: b } }, metric: read_iops }\n", 1, 24,
 	    "a fio option value must be a scalar");
 	m = ok("workload: { command: { run: \"tar xf /data/a.tar\" } }\n");
