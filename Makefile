@@ -6,6 +6,7 @@
 #   make check      the unit tests under AddressSanitizer and UBSan
 #   make fuzz       build the libFuzzer harnesses (clang) into build/fuzz/
 #   make bench      build and run the benchmarks, printing figures
+#   make e2e        end-to-end checks with real kernel builds (slow)
 #   make lint       house rules that the compiler does not check
 #   make format     clang-format every C file
 #
@@ -15,7 +16,7 @@ CC ?= cc
 BUILD ?= build
 PKG_CONFIG ?= pkg-config
 
-PKGS := yaml-0.1 sqlite3
+PKGS := yaml-0.1 sqlite3 json-c libxml-2.0 libvirt libgit2
 TEST_PKGS := cmocka
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -45,7 +46,7 @@ MIGRATIONS := $(sort $(wildcard db/[0-9][0-9][0-9][0-9]-*.sql))
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/*.c))
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 
-.PHONY: all deps test test-run check fuzz bench lint format clean demo demo-run
+.PHONY: all deps test test-run check fuzz bench lint format clean demo demo-run e2e
 all: kbisect
 
 kbisect $(BUILD)/bin/kbisect: $(CMD_OBJ) $(BUILD)/libkb.a
@@ -90,6 +91,14 @@ test-run: kbisect $(TESTS)
 	@tools/lint
 	@tools/run-tests $(TESTS)
 	@tests/cli/run.sh ./kbisect
+	@for t in $(sort $(wildcard tests/integration/*.sh)); do \
+		echo "== $$t"; $$t ./kbisect || exit 1; done
+
+# Real kernel builds and boots: too slow for every test run.
+e2e: deps
+	$(Q)$(MAKE) --no-print-directory kbisect
+	@for t in $(sort $(wildcard tests/e2e/*.sh)); do \
+		echo "== $$t"; $$t ./kbisect || exit 1; done
 
 # The unit tests and the command-line checks, built with ASan and UBSan.
 check: deps
