@@ -211,6 +211,12 @@ static int parse_node(struct parse *p, unsigned depth, struct kb_ynode **out)
 			}
 			if ((ret = parse_node(p, depth + 1, &key)) < 0)
 				goto fail;
+			if (strlen(key->str) != key->len) {
+				ret = kb_err_at(p->err, file, key->line,
+						key->col,
+						"a key contains a NUL byte");
+				goto fail;
+			}
 			for (i = 0; i < n->n; i++) {
 				if (strcmp(n->keys[i]->str, key->str) == 0) {
 					ret = kb_err_at(

@@ -1,0 +1,150 @@
+/*
+ * libFuzzer harness for the matrix parser: any bytes go through
+ * kb_matrix_parse_buffer() as "fuzz.yaml".  The parser must either refuse
+ * them with a message that names the file, or hand back a matrix whose
+ * views are all readable and within the documented limits.  A broken
+ * invariant traps, which libFuzzer reports as a crash.
+ *
+ * Relative paths in the input resolve against the current folder (the
+ * file name has no folder); run from kconfig-matrix/ so that the seeds'
+ * configs/ files exist.  See tests/fuzz/README.md.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "err.h"
+#include "matrix.h"
+
+#define FILE_NAME "fuzz.yaml"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define check(cond)                      \
+	do {                             \
+		if (!(cond))             \
+			__builtin_trap(); \
+	} while (0)
+
+/* Touch every byte of @s, so that ASan sees a dangling or short string. */
+static size_t touch(const char *s)
+{
+	check(s != NULL);
+	return strlen(s);
+}
+
+static void check_factors(const struct kb_matrix *m)
+{
+	size_t i, j, k, n = kb_matrix_nfactors(m);
+
+	check(n <= KB_MATRIX_MAX_FACTORS);
+	check(kb_matrix_factor(m, n) == NULL);
+	for (i = 0; i < n; i++) {
+		const struct kb_factor *f = kb_matrix_factor(m, i);
+
+		check(f != NULL);
+		check(touch(f->name) > 0);
+		check(kb_matrix_find_factor(m, f->name) == f);
+		check(f->nlevels >= 1 && f->nlevels <= KB_MATRIX_MAX_LEVELS);
+		check(f->loc.line >= 1);
+		for (j = 0; j < f->nlevels; j++) {
+			check(touch(f->levels[j].value) > 0);
+			check(f->levels[j].loc.line >= 1);
+			for (k = 0; k < j; k++)
+				check(strcmp(f->levels[k].value,
+					     f->levels[j].value) != 0);
+		}
+		if (f->kind == KB_FACTOR_KCONFIG)
+			check(kb_kconfig_name_valid(f->name));
+	}
+}
+
+static void check_sections(const struct kb_matrix *m, size_t size)
+{
+	const struct kb_source *s = kb_matrix_source(m);
+	const struct kb_guest *g = kb_matrix_guest(m);
+	const struct kb_workload *w = kb_matrix_workload(m);
+	const struct kb_repeat *r = kb_matrix_repeat(m);
+	const struct kb_compare *c = kb_matrix_compare(m);
+	size_t i;
+
+	touch(kb_matrix_name(m));
+	check(touch(kb_matrix_text(m)) == size);
+	check(strcmp(kb_matrix_file(m), FILE_NAME) == 0);
+	touch(kb_design_name(kb_matrix_design(m)));
+
+	if (s->tree)
+		touch(s->tree);
+	if (s->rev)
+		touch(s->rev);
+	if (s->base)
+		touch(s->base);
+	if (s->kernel)
+		touch(s->kernel);
+	for (i = 0; i < s->nfragments; i++)
+		touch(s->fragments[i]);
+
+	touch(kb_hypervisor_name(g->hypervisor));
+	touch(g->mode);
+	check(g->vcpus >= 1 && g->vcpus <= KB_MATRIX_MAX_VCPUS);
+	check(g->memory_mib >= 16);
+	check(g->npin == 0 || g->pin != NULL);
+	for (i = 0; i < g->npin; i++)
+		check(g->pin[i] <= 65535);
+	for (i = 0; i < g->npassthrough; i++)
+		check(touch(g->passthrough[i]) == 12);
+
+	check(touch(w->metric) > 0);
+	switch (w->kind) {
+	case KB_WORKLOAD_FIO:
+		check(w->nfio > 0);
+		for (i = 0; i < w->nfio; i++) {
+			touch(w->fio[i].key);
+			touch(w->fio[i].value);
+		}
+		break;
+	case KB_WORKLOAD_FIO_JOB:
+		touch(w->fio_job);
+		break;
+	case KB_WORKLOAD_COMMAND:
+		touch(w->command);
+		if (w->regex)
+			touch(w->regex);
+		break;
+	}
+
+	check(r->boots >= 1 && r->boots <= KB_MATRIX_MAX_BOOTS);
+	check(r->runs_per_boot >= 1 && r->runs_per_boot <= KB_MATRIX_MAX_RUNS);
+	check(r->max_boots >= r->boots);
+	check(c->threshold_pct > 0 && c->alpha > 0 && c->alpha < 0.5);
+
+	check(kb_matrix_nhosts(m) >= 1);
+	check(kb_matrix_host(m, kb_matrix_nhosts(m)) == NULL);
+	for (i = 0; i < kb_matrix_nhosts(m); i++) {
+		const struct kb_host *h = kb_matrix_host(m, i);
+
+		check(h != NULL && touch(h->uri) > 0 && h->capacity >= 1);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_matrix *m = NULL;
+	int ret;
+
+	ret = kb_matrix_parse_buffer((const char *)data, size, FILE_NAME, &m,
+				     &err);
+	if (ret < 0) {
+		check(m == NULL);
+		check(err.code == ret);
+		check(err.msg[0] != '\0');
+		check(strncmp(err.msg, FILE_NAME, strlen(FILE_NAME)) == 0);
+		return 0;
+	}
+	check(ret == 0 && m != NULL && err.code == 0);
+	check_factors(m);
+	check_sections(m, size);
+	kb_matrix_free(m);
+	return 0;
+}
