@@ -29,6 +29,7 @@ struct kb_matrix {
 	struct kb_workload workload;
 	struct kb_repeat repeat;
 	struct kb_compare compare;
+	struct kb_build_cfg build;
 	size_t nhosts;
 	struct kb_host *hosts;
 	/* every string and array allocated for the views above */
@@ -650,11 +651,35 @@ static int source(struct ctx *c, const struct kb_ynode *n)
 	return 0;
 }
 
+/* A guest.disks entry: an image file or a block device that exists. */
+static int guest_disk(struct ctx *c, const struct kb_ynode *n,
+		      const char **out)
+{
+	struct stat st;
+	const char *s;
+	char *path;
+	int ret = get_string(c, n, "a guest disk", &s);
+
+	if (ret)
+		return ret;
+	path = keep(c->m, kb_path_relative_to(c->m->file, s));
+	if (stat(path, &st) < 0)
+		return fail(c, n, "guest disk '%s' does not exist (looked at '%s')",
+			    s, path);
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+		return fail(c, n,
+			    "guest disk '%s' is neither an image file nor a block device",
+			    s);
+	*out = path;
+	return 0;
+}
+
 static int guest(struct ctx *c, const struct kb_ynode *n)
 {
 	static const char *const keys[] = { "hypervisor", "mode", "vcpus",
 					    "memory_mib", "pin",
-					    "passthrough" };
+					    "passthrough", "disks",
+					    "boot_timeout_s" };
 	static const char *const hvs[] = { "xen", "kvm", "qemu" };
 	struct kb_guest *g = &c->m->guest;
 	const struct kb_ynode *v, *pin = NULL;
@@ -665,7 +690,7 @@ static int guest(struct ctx *c, const struct kb_ynode *n)
 
 	if (n) {
 		if ((ret = expect_type(c, n, KB_Y_MAP, "'guest'")) ||
-		    (ret = check_keys(c, n, "'guest'", keys, 6)))
+		    (ret = check_keys(c, n, "'guest'", keys, 8)))
 			return ret;
 		if ((v = kb_ynode_get(n, "hypervisor"))) {
 			if ((ret = pick(c, v, "hypervisor", hvs, 3, &i)))
@@ -717,7 +742,26 @@ static int guest(struct ctx *c, const struct kb_ynode *n)
 			g->passthrough = pci;
 			g->npassthrough = v->n;
 		}
+		if ((v = kb_ynode_get(n, "disks"))) {
+			const char **disks;
+
+			if ((ret = expect_type(c, v, KB_Y_SEQ, "guest.disks")))
+				return ret;
+			disks = keep(c->m, kb_calloc(v->n + 1, sizeof(*disks)));
+			for (i = 0; i < v->n; i++)
+				if ((ret = guest_disk(c, v->items[i],
+						      &disks[i])))
+					return ret;
+			g->disks = disks;
+			g->ndisks = v->n;
+		}
+		if ((v = kb_ynode_get(n, "boot_timeout_s")) &&
+		    (ret = get_uint(c, v, "guest.boot_timeout_s", 1, 86400,
+				    &g->boot_timeout_s)))
+			return ret;
 	}
+	if (!g->boot_timeout_s)
+		g->boot_timeout_s = 120;
 	if (!g->mode)
 		g->mode = g->hypervisor == KB_HV_XEN ? "pvh" : "hvm";
 	if (!g->vcpus)
@@ -776,10 +820,61 @@ static const char *fio_default_metric(const struct kb_workload *w)
 	return NULL;
 }
 
+/*
+ * glibc's regcomp() expands counted repetitions, so "(a{,1100}){100}"
+ * takes gigabytes to compile: keep regexes short and their counts small.
+ */
+#define REGEX_MAX_LEN 256
+#define REGEX_MAX_COUNT 16
+#define REGEX_MAX_COUNTED 2
+
+static int regex_bounded(struct ctx *c, const struct kb_ynode *n)
+{
+	const char *p;
+	unsigned counted = 0;
+
+	if (n->len > REGEX_MAX_LEN)
+		return fail(c, n, "workload.command.regex is longer than %d characters",
+			    REGEX_MAX_LEN);
+	for (p = n->str; *p; p++) {
+		const char *q;
+
+		if (*p == '\\' && p[1]) {
+			p++;
+			continue;
+		}
+		if (*p != '{')
+			continue;
+		if (++counted > REGEX_MAX_COUNTED)
+			return fail(c, n,
+				    "workload.command.regex has more than %d counted repetitions {m,n}: use + or * instead",
+				    REGEX_MAX_COUNTED);
+		for (q = p + 1; *q && *q != '}'; q++) {
+			if (*q >= '0' && *q <= '9') {
+				char *end;
+				unsigned long v = strtoul(q, &end, 10);
+
+				q = end - 1;
+				if (v > REGEX_MAX_COUNT)
+					return fail(c, n,
+						    "workload.command.regex repeats something %lu times: counts above %d are refused (they make the regex huge)",
+						    v, REGEX_MAX_COUNT);
+			} else if (*q == ',' && (q[1] == '}')) {
+				return fail(c, n,
+					    "workload.command.regex has an open count {m,}: use + or * instead");
+			}
+		}
+		if (p[1] == ',')
+			return fail(c, n,
+				    "workload.command.regex has a count {,n} without a minimum: write {0,n}");
+	}
+	return 0;
+}
+
 static int workload(struct ctx *c, const struct kb_ynode *n)
 {
 	static const char *const keys[] = { "fio", "fio_job", "command",
-					    "metric" };
+					    "metric", "timeout_s" };
 	static const char *const cmd_keys[] = { "run", "regex" };
 	struct kb_workload *w = &c->m->workload;
 	const struct kb_ynode *v, *kind = NULL;
@@ -791,7 +886,11 @@ static int workload(struct ctx *c, const struct kb_ynode *n)
 		return fail(c, kb_ydoc_root(c->m->doc),
 			    "missing required key 'workload': say what to measure (fio, fio_job or command)");
 	if ((ret = expect_type(c, n, KB_Y_MAP, "'workload'")) ||
-	    (ret = check_keys(c, n, "'workload'", keys, 4)))
+	    (ret = check_keys(c, n, "'workload'", keys, 5)))
+		return ret;
+	if ((v = kb_ynode_get(n, "timeout_s")) &&
+	    (ret = get_uint(c, v, "workload.timeout_s", 1, 7 * 86400,
+			    &w->timeout_s)))
 		return ret;
 	w->loc.line = n->line;
 	w->loc.col = n->col;
@@ -856,6 +955,8 @@ static int workload(struct ctx *c, const struct kb_ynode *n)
 
 			if ((ret = get_string(c, v, "workload.command.regex",
 					      &w->regex)))
+				return ret;
+			if ((ret = regex_bounded(c, v)))
 				return ret;
 			rc = regcomp(&re, w->regex, REG_EXTENDED);
 			if (rc) {
@@ -955,6 +1056,39 @@ static int compare(struct ctx *c, const struct kb_ynode *n)
 	return 0;
 }
 
+static int build(struct ctx *c, const struct kb_ynode *n)
+{
+	static const char *const keys[] = { "jobs", "make_args" };
+	struct kb_build_cfg *b = &c->m->build;
+	const struct kb_ynode *v;
+	const char **args;
+	size_t i;
+	int ret;
+
+	if (!n)
+		return 0;
+	if ((ret = expect_type(c, n, KB_Y_MAP, "'build'")) ||
+	    (ret = check_keys(c, n, "'build'", keys, 2)))
+		return ret;
+	if ((v = kb_ynode_get(n, "jobs")) &&
+	    (ret = get_uint(c, v, "build.jobs", 1, 1024, &b->jobs)))
+		return ret;
+	if ((v = kb_ynode_get(n, "make_args"))) {
+		if ((ret = expect_type(c, v, KB_Y_SEQ, "build.make_args")))
+			return ret;
+		if (v->n > 64)
+			return fail(c, v, "build.make_args has more than 64 items");
+		args = keep(c->m, kb_calloc(v->n + 1, sizeof(*args)));
+		for (i = 0; i < v->n; i++)
+			if ((ret = get_string(c, v->items[i], "a make argument",
+					      &args[i])))
+				return ret;
+		b->make_args = args;
+		b->nmake_args = v->n;
+	}
+	return 0;
+}
+
 static int hosts(struct ctx *c, const struct kb_ynode *n)
 {
 	static const char *const keys[] = { "uri", "capacity" };
@@ -1019,13 +1153,27 @@ static char *name_from_file(const char *file)
 	return kb_strndup(base, (size_t)(dot - base));
 }
 
+/* A top-level section; an empty or null one counts as absent. */
+static const struct kb_ynode *section(const struct kb_ynode *root,
+				      const char *key)
+{
+	const struct kb_ynode *v = kb_ynode_get(root, key);
+
+	if (v && v->type == KB_Y_SCALAR && !v->quoted &&
+	    (!v->len || !strcmp(v->str, "~") || !strcmp(v->str, "null") ||
+	     !strcmp(v->str, "Null") || !strcmp(v->str, "NULL")))
+		return NULL;
+	return v;
+}
+
 static int top(struct ctx *c, const struct kb_ynode *root)
 {
 	static const char *const keys[] = { "name",     "description",
 					    "source",   "factors",
 					    "design",   "guest",
 					    "workload", "repeat",
-					    "compare",  "hosts" };
+					    "compare",  "hosts",
+					    "build" };
 	static const char *const designs[] = { "full", "one-at-a-time",
 					       "fractional" };
 	struct kb_matrix *m = c->m;
@@ -1038,7 +1186,7 @@ static int top(struct ctx *c, const struct kb_ynode *root)
 		return fail(c, NULL,
 			    "the matrix is empty: expected a mapping with at least 'workload'");
 	if ((ret = expect_type(c, root, KB_Y_MAP, "the matrix")) ||
-	    (ret = check_keys(c, root, "the matrix", keys, 10)))
+	    (ret = check_keys(c, root, "the matrix", keys, 11)))
 		return ret;
 	if ((v = kb_ynode_get(root, "name"))) {
 		if ((ret = get_string(c, v, "name", &m->name)))
@@ -1055,20 +1203,21 @@ static int top(struct ctx *c, const struct kb_ynode *root)
 	if ((v = kb_ynode_get(root, "description")) &&
 	    (ret = expect_type(c, v, KB_Y_SCALAR, "description")))
 		return ret;
-	if ((v = kb_ynode_get(root, "source")) && (ret = source(c, v)))
+	if ((v = section(root, "source")) && (ret = source(c, v)))
 		return ret;
-	if ((v = kb_ynode_get(root, "factors")) && (ret = factors(c, v)))
+	if ((v = section(root, "factors")) && (ret = factors(c, v)))
 		return ret;
 	if ((v = kb_ynode_get(root, "design"))) {
 		if ((ret = pick(c, v, "design", designs, 3, &i)))
 			return ret;
 		m->design = (enum kb_design_kind)i;
 	}
-	if ((ret = guest(c, kb_ynode_get(root, "guest"))) ||
-	    (ret = workload(c, kb_ynode_get(root, "workload"))) ||
-	    (ret = repeat(c, kb_ynode_get(root, "repeat"))) ||
-	    (ret = compare(c, kb_ynode_get(root, "compare"))) ||
-	    (ret = hosts(c, kb_ynode_get(root, "hosts"))))
+	if ((ret = guest(c, section(root, "guest"))) ||
+	    (ret = workload(c, section(root, "workload"))) ||
+	    (ret = repeat(c, section(root, "repeat"))) ||
+	    (ret = compare(c, section(root, "compare"))) ||
+	    (ret = hosts(c, section(root, "hosts"))) ||
+	    (ret = build(c, section(root, "build"))))
 		return ret;
 	/* guest.mode levels must suit the hypervisor */
 	for (i = 0; i < m->nfactors; i++) {
@@ -1204,6 +1353,11 @@ const struct kb_repeat *kb_matrix_repeat(const struct kb_matrix *m)
 const struct kb_compare *kb_matrix_compare(const struct kb_matrix *m)
 {
 	return &m->compare;
+}
+
+const struct kb_build_cfg *kb_matrix_build(const struct kb_matrix *m)
+{
+	return &m->build;
 }
 
 size_t kb_matrix_nhosts(const struct kb_matrix *m)

@@ -85,6 +85,12 @@ struct kb_guest {
 	struct kb_loc pin_loc; /* where guest.pin was written (line 0: nowhere) */
 	size_t npassthrough;
 	const char *const *passthrough; /* PCI addresses "DDDD:BB:SS.F" */
+	/* guest.disks: the workload's disks, image files or block devices
+	 * (resolved paths); 0 = a scratch image made for each boot */
+	size_t ndisks;
+	const char *const *disks;
+	unsigned boot_timeout_s; /* guest.boot_timeout_s: until the workload
+				  * starts (default 120) */
 };
 
 enum kb_workload_kind {
@@ -108,6 +114,9 @@ struct kb_workload {
 	const char *regex;           /* COMMAND: ERE with one group; NULL = timed */
 	const char *metric;          /* the metric verdicts are about */
 	struct kb_loc loc;
+	unsigned timeout_s;          /* workload.timeout_s: from the start of
+				      * the workload to its end, all runs of a
+				      * boot; 0 = derived from the job */
 };
 
 struct kb_repeat {
@@ -119,6 +128,13 @@ struct kb_repeat {
 struct kb_compare {
 	double threshold_pct; /* smallest change that counts, in percent */
 	double alpha;         /* significance level */
+};
+
+/* build: how kernels are built from source (docs/builds.md). */
+struct kb_build_cfg {
+	unsigned jobs;                /* make -jN; 0 = the number of CPUs */
+	size_t nmake_args;            /* extra make argv items, each passed */
+	const char *const *make_args; /* as one argument ("CC=distcc gcc") */
 };
 
 struct kb_host {
@@ -160,6 +176,8 @@ const struct kb_guest *kb_matrix_guest(const struct kb_matrix *m);
 const struct kb_workload *kb_matrix_workload(const struct kb_matrix *m);
 const struct kb_repeat *kb_matrix_repeat(const struct kb_matrix *m);
 const struct kb_compare *kb_matrix_compare(const struct kb_matrix *m);
+/* The build section (zeroes when absent). */
+const struct kb_build_cfg *kb_matrix_build(const struct kb_matrix *m);
 size_t kb_matrix_nhosts(const struct kb_matrix *m);
 const struct kb_host *kb_matrix_host(const struct kb_matrix *m, size_t i);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "build.h"
 #include "err.h"
 #include "mem.h"
 #include "banned.h"
@@ -134,14 +135,18 @@ static int execute(struct run *r, struct kb_err *err)
 {
 	const struct kb_repeat *rep = kb_matrix_repeat(kb_plan_matrix(r->plan));
 	size_t i, n = kb_plan_nvariants(r->plan);
+	size_t *order = kb_calloc(n ? n : 1, sizeof(*order));
 	unsigned boot_no;
 	int ret = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
 	r->ev.builds_total = kb_plan_nbuilds(r->plan);
 	r->ev.boots_total = kb_plan_nboots(r->plan);
+	/* builds from source: consecutive builds differ as little as
+	 * possible (lib/build.h); plan order otherwise */
+	kb_build_plan_order(r->plan, order);
 	for (i = 0; i < n && ret == 0; i++) {
-		const struct kb_variant *v = kb_plan_variant(r->plan, i);
+		const struct kb_variant *v = kb_plan_variant(r->plan, order[i]);
 		struct known_build *b = NULL;
 
 		for (boot_no = 1; boot_no <= rep->boots; boot_no++) {
@@ -162,6 +167,7 @@ static int execute(struct run *r, struct kb_err *err)
 				break;
 		}
 	}
+	free(order);
 	return ret;
 }
 
@@ -223,4 +229,37 @@ int kb_pipeline_run(struct kb_store *s, const struct kb_plan *plan,
 	if (ret)
 		return ret;
 	return kb_pipeline_resume(s, *exp, plan, ex, opts, err);
+}
+
+int kb_pipeline_add_boots(struct kb_store *s, int64_t exp,
+			  const struct kb_plan *plan, struct kb_executor *ex,
+			  unsigned variant_idx, unsigned nboots,
+			  struct kb_err *err)
+{
+	const struct kb_variant *v = kb_plan_variant(plan, variant_idx);
+	const struct kb_repeat *rep = kb_matrix_repeat(kb_plan_matrix(plan));
+	struct known_build *b = NULL;
+	struct run r;
+	unsigned last, i;
+	int ret;
+
+	if (!v)
+		return kb_err_set(err, KB_ENOTFOUND,
+				  "experiment %lld has no variant %u",
+				  (long long)exp, variant_idx);
+	if ((ret = kb_store_last_boot(s, exp, variant_idx, &last, err)))
+		return ret;
+	memset(&r, 0, sizeof(r));
+	r.s = s;
+	r.exp = exp;
+	r.plan = plan;
+	r.ex = ex;
+	clock_gettime(CLOCK_MONOTONIC, &r.t0);
+	ret = get_build(&r, v, &b, err);
+	for (i = 1; ret == 0 && i <= nboots; i++)
+		ret = do_boot(&r, v, b, last + i, rep->runs_per_boot, err);
+	for (i = 0; i < r.nbuilds; i++)
+		kb_build_result_release(&r.builds[i].result);
+	free(r.builds);
+	return ret;
 }

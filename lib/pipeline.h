@@ -68,4 +68,14 @@ int kb_pipeline_resume(struct kb_store *s, int64_t exp,
 		       const struct kb_plan *plan, struct kb_executor *ex,
 		       const struct kb_pipeline_opts *opts, struct kb_err *err);
 
+/*
+ * Adaptive sampling: run @nboots more boots of variant @variant_idx of
+ * experiment @exp (numbered after the last stored one), building it first
+ * if its build is not in the store.  Each boot is stored as it ends.
+ */
+int kb_pipeline_add_boots(struct kb_store *s, int64_t exp,
+			  const struct kb_plan *plan, struct kb_executor *ex,
+			  unsigned variant_idx, unsigned nboots,
+			  struct kb_err *err);
+
 #endif

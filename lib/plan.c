@@ -4,10 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <time.h>
+
 #include "buf.h"
+#include "build.h"
 #include "err.h"
+#include "kconfig.h"
 #include "mem.h"
 #include "sha256.h"
+#include "source.h"
 #include "banned.h"
 
 struct kb_plan {
@@ -19,6 +24,13 @@ struct kb_plan {
 	char **strings;              /* labels, keys, pin arrays */
 	size_t nstrings;
 	size_t nbuilds;
+	/* after kb_plan_resolve(): */
+	struct kb_kconfig_resolution **res; /* per variant; shared entries
+					     * are owned by the first */
+	int *res_owner;                      /* variant owns its res[] */
+	char *tree_id;
+	char *tree_dir;
+	size_t ndropped;
 };
 
 static void *keep(struct kb_plan *p, void *s)
@@ -220,6 +232,13 @@ void kb_plan_free(struct kb_plan *p)
 
 	if (!p)
 		return;
+	for (i = 0; p->res && i < p->nvariants; i++)
+		if (p->res_owner[i])
+			kb_kconfig_resolution_free(p->res[i]);
+	free(p->res);
+	free(p->res_owner);
+	free(p->tree_id);
+	free(p->tree_dir);
 	for (i = 0; i < p->nstrings; i++)
 		free(p->strings[i]);
 	free(p->strings);
@@ -267,4 +286,221 @@ size_t kb_plan_nboots(const struct kb_plan *p)
 size_t kb_plan_nruns(const struct kb_plan *p)
 {
 	return kb_plan_nboots(p) * kb_matrix_repeat(p->m)->runs_per_boot;
+}
+
+/* ---- resolution against the kernel tree ------------------------------ */
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int check_symbols(const struct kb_matrix *m,
+			 const struct kb_ksyms *syms, const char *tree,
+			 struct kb_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < kb_matrix_nfactors(m); i++) {
+		const struct kb_factor *f = kb_matrix_factor(m, i);
+		const char *s;
+
+		if (f->kind != KB_FACTOR_KCONFIG || kb_ksyms_has(syms, f->name))
+			continue;
+		s = kb_ksyms_suggest(syms, f->name);
+		if (s)
+			return kb_err_at(err, kb_matrix_file(m), f->loc.line,
+					 f->loc.col,
+					 "'%s' is not a Kconfig symbol of '%s' (did you mean '%s'?)",
+					 f->name, tree, s);
+		return kb_err_at(err, kb_matrix_file(m), f->loc.line,
+				 f->loc.col,
+				 "'%s' is not a Kconfig symbol of '%s'",
+				 f->name, tree);
+	}
+	return 0;
+}
+
+static char *default_work_dir(const char *tree_id)
+{
+	const char *e = getenv("XDG_CACHE_HOME");
+	char hex[KB_SHA256_HEX_LEN + 1];
+
+	kb_sha256_hex(tree_id, strlen(tree_id), hex);
+	hex[16] = '\0';
+	if (e && *e == '/')
+		return kb_asprintf("%s/kbisect/resolve/%s", e, hex);
+	e = getenv("HOME");
+	return kb_asprintf("%s/.cache/kbisect/resolve/%s", e && *e ? e : ".",
+			   hex);
+}
+
+/* The part of a variant's settings that decides its config. */
+static char *config_request(const struct kb_variant *v)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < v->nsettings; i++)
+		if (v->settings[i].kind != KB_FACTOR_GUEST)
+			kb_buf_addf(&b, "%s=%s\n", v->settings[i].name,
+				    v->settings[i].value);
+	return kb_buf_detach(&b);
+}
+
+int kb_plan_resolve(struct kb_plan *p, const struct kb_plan_resolve_opts *o,
+		    struct kb_err *err)
+{
+	const struct kb_source *src = kb_matrix_source(p->m);
+	struct kb_kconfig_resolve_opts ro = KB_KCONFIG_RESOLVE_OPTS_INIT;
+	struct kb_source_tree *st = NULL;
+	struct kb_ksyms *syms = NULL;
+	char *work = NULL, *compiler = NULL, **req = NULL;
+	size_t i, j, ndistinct = 0, k = 0;
+	double t0 = mono_s();
+	int ret;
+
+	if (p->res)
+		return kb_err_set(err, KB_EFAIL, "the plan is resolved already");
+	if (o->tree) {
+		p->tree_dir = kb_strdup(o->tree);
+		p->tree_id = kb_strdup(o->tree_id ? o->tree_id : o->tree);
+	} else if (!src->tree) {
+		return kb_err_set(err, KB_EINPUT,
+				  "%s: the matrix has no source.tree to resolve configs against",
+				  kb_matrix_file(p->m));
+	} else {
+		if ((ret = kb_source_open(src->tree, src->rev, NULL, &st, err)))
+			goto out;
+		p->tree_dir = kb_strdup(kb_source_dir(st));
+		p->tree_id = kb_strdup(kb_source_tree_id(st));
+	}
+	if ((ret = kb_kconfig_tree_scan(p->tree_dir, o->arch, &syms, err))) {
+		if (ret == KB_ENOTFOUND)
+			ret = KB_EINPUT;
+		goto out;
+	}
+	if ((ret = check_symbols(p->m, syms, p->tree_dir, err)))
+		goto out;
+	/* the compiler the build will use: build.make_args may set CC */
+	if ((ret = kb_build_compiler_version(kb_matrix_build(p->m)->make_args,
+					     kb_matrix_build(p->m)->nmake_args,
+					     &compiler, err)))
+		goto out;
+	work = o->work_dir ? kb_strdup(o->work_dir)
+			   : default_work_dir(p->tree_id);
+
+	ro.tree = p->tree_dir;
+	ro.tree_id = p->tree_id;
+	ro.arch = o->arch;
+	ro.odir = work;
+	ro.base = src->base;
+	ro.base_is_target = src->base_is_target;
+	ro.nfragments = src->nfragments;
+	ro.fragments = src->fragments;
+	ro.cache_dir = o->cache_dir;
+
+	p->res = kb_calloc(p->nvariants, sizeof(*p->res));
+	p->res_owner = kb_calloc(p->nvariants, sizeof(*p->res_owner));
+	req = kb_calloc(p->nvariants, sizeof(*req));
+	for (i = 0; i < p->nvariants; i++) {
+		req[i] = config_request(&p->variants[i]);
+		for (j = 0; j < i && strcmp(req[j], req[i]); j++)
+			;
+		ndistinct += j == i;
+	}
+	for (i = 0; i < p->nvariants; i++) {
+		struct kb_variant *v = &p->variants[i];
+		struct kb_plan_resolve_event ev;
+		struct kb_buf norm = KB_BUF_INIT;
+		char key[KB_SHA256_HEX_LEN + 1];
+
+		for (j = 0; j < i && strcmp(req[j], req[i]); j++)
+			;
+		if (j < i) {
+			p->res[i] = p->res[j];
+			v->build_key = p->variants[j].build_key;
+			continue;
+		}
+		ev.i = ++k;
+		ev.n = ndistinct;
+		ev.variant = v;
+		ev.done = 0;
+		ev.cached = 0;
+		ev.elapsed_s = mono_s() - t0;
+		if (o->progress)
+			o->progress(&ev, o->arg);
+		if ((ret = kb_kconfig_resolve(&ro, v->settings, v->nsettings,
+					      syms, &p->res[i], err)))
+			goto out;
+		p->res_owner[i] = 1;
+		ev.done = 1;
+		ev.cached = p->res[i]->cached;
+		ev.elapsed_s = mono_s() - t0;
+		if (o->progress)
+			o->progress(&ev, o->arg);
+		kb_kconfig_normalised(p->res[i]->config, &norm);
+		kb_build_key(p->tree_id, norm.buf, norm.len, compiler, key);
+		kb_buf_release(&norm);
+		v->build_key = keep(p, kb_strdup(key));
+	}
+	p->nbuilds = 0;
+	p->ndropped = 0;
+	for (i = 0; i < p->nvariants; i++) {
+		for (j = 0; j < i; j++)
+			if (!strcmp(p->variants[j].build_key,
+				    p->variants[i].build_key))
+				break;
+		p->nbuilds += j == i;
+		for (j = 0; j < p->res[i]->noutcomes; j++)
+			p->ndropped += !p->res[i]->outcomes[j].held;
+	}
+	ret = 0;
+out:
+	if (ret && p->res) {
+		for (i = 0; i < p->nvariants; i++)
+			if (p->res_owner[i])
+				kb_kconfig_resolution_free(p->res[i]);
+		free(p->res);
+		free(p->res_owner);
+		p->res = NULL;
+		p->res_owner = NULL;
+	}
+	for (i = 0; req && i < p->nvariants; i++)
+		free(req[i]);
+	free(req);
+	free(work);
+	free(compiler);
+	kb_ksyms_free(syms);
+	kb_source_tree_free(st);
+	return ret;
+}
+
+int kb_plan_is_resolved(const struct kb_plan *p)
+{
+	return p->res != NULL;
+}
+
+const char *kb_plan_tree_id(const struct kb_plan *p)
+{
+	return p->res ? p->tree_id : NULL;
+}
+
+const char *kb_plan_tree_dir(const struct kb_plan *p)
+{
+	return p->res ? p->tree_dir : NULL;
+}
+
+const struct kb_kconfig_resolution *kb_plan_resolution(const struct kb_plan *p,
+							size_t i)
+{
+	return p->res && i < p->nvariants ? p->res[i] : NULL;
+}
+
+size_t kb_plan_ndropped(const struct kb_plan *p)
+{
+	return p->ndropped;
 }

@@ -44,4 +44,68 @@ size_t kb_plan_nboots(const struct kb_plan *p);
 /* Workload runs: boots × repeat.runs_per_boot. */
 size_t kb_plan_nruns(const struct kb_plan *p);
 
+/* ---- resolution against the kernel tree (lib/kconfig.h) -------------- */
+
+struct kb_kconfig_resolution;
+
+/* A step of kb_plan_resolve(), for progress reports. */
+struct kb_plan_resolve_event {
+	size_t i, n;      /* the i-th (from 1) of n distinct configs */
+	const struct kb_variant *variant; /* the first variant needing it */
+	int done;         /* 0: starting it; 1: finished it */
+	int cached;       /* done: read from the resolution cache */
+	double elapsed_s; /* since kb_plan_resolve() started */
+};
+
+struct kb_plan_resolve_opts {
+	const char *tree;      /* kernel tree folder to use; NULL: open the
+				* matrix's source.tree (and source.rev) with
+				* lib/source */
+	const char *tree_id;   /* with @tree: its id; NULL: the path */
+	const char *arch;      /* ARCH=; NULL: "x86_64" */
+	const char *work_dir;  /* O= folder for olddefconfig; NULL:
+				* ${XDG_CACHE_HOME:-~/.cache}/kbisect/
+				* resolve/<hash of the tree id> */
+	const char *cache_dir; /* resolution cache (kb_kconfig_resolve_opts) */
+	void (*progress)(const struct kb_plan_resolve_event *ev, void *arg);
+	void *arg;
+};
+#define KB_PLAN_RESOLVE_OPTS_INIT \
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+
+/*
+ * Resolve every variant's Kconfig settings against the kernel tree
+ * (kb_kconfig_resolve(), once per distinct set of settings), then replace
+ * each variant's build key with the key of its resolved configuration
+ * (kb_build_key of tree id, normalised resolved .config, compiler) and
+ * recount the builds: variants that resolve identically share one.
+ *
+ * Checks first that every Kconfig factor is a symbol of the tree: an
+ * unknown one is KB_EINPUT at the factor's file:line:col, with a "did you
+ * mean".  A source.tree that is not a kernel tree is KB_EINPUT; a missing
+ * one KB_ENOTFOUND.  make failing is KB_EFAIL with its log's end.
+ */
+int kb_plan_resolve(struct kb_plan *p, const struct kb_plan_resolve_opts *o,
+		    struct kb_err *err);
+
+/* Whether kb_plan_resolve() succeeded on @p. */
+int kb_plan_is_resolved(const struct kb_plan *p);
+
+/* The tree id and folder the plan was resolved against, or NULL. */
+const char *kb_plan_tree_id(const struct kb_plan *p);
+const char *kb_plan_tree_dir(const struct kb_plan *p);
+
+/*
+ * Variant @i's resolution (its resolved config and, per Kconfig factor,
+ * whether it held and why not), or NULL before kb_plan_resolve().
+ */
+const struct kb_kconfig_resolution *kb_plan_resolution(const struct kb_plan *p,
+							size_t i);
+
+/*
+ * Requested options that did not hold, counted over variants (a setting
+ * dropped in 3 variants counts 3).  0 before kb_plan_resolve().
+ */
+size_t kb_plan_ndropped(const struct kb_plan *p);
+
 #endif

@@ -153,4 +153,318 @@ int kb_store_variants(struct kb_store *s, int64_t exp, const char *metric,
 		      struct kb_store_variant **out, size_t *n,
 		      struct kb_err *err);
 
+/* ---- analysis: comparisons, effects, adaptive sampling ---------------- */
+
+/* One analysis row (a comparison, an effect), as stored. */
+struct kb_store_analysis {
+	const char *kind;     /* "compare", "main-effect", "interaction", "why" */
+	const char *metric;
+	int a_idx, b_idx;     /* variant indexes, -1 when not about a variant */
+	const char *factor;   /* "PARAVIRT_SPINLOCKS" or "A:B", or NULL */
+	double change_pct, ci_low_pct, ci_high_pct, p_value; /* NaN = NULL */
+	const char *test;     /* "mann-whitney-u", "bootstrap", "t" */
+	const char *verdict;  /* "regression", ... or NULL */
+	const char *detail;   /* how the verdict was reached, or NULL */
+};
+
+/*
+ * Store analyses @a[0..n) of experiment @exp in one transaction, after
+ * deleting earlier rows of the same kinds for it (an analysis rerun
+ * replaces its previous answer).
+ */
+int kb_store_analyses_put(struct kb_store *s, int64_t exp,
+			  const struct kb_store_analysis *a, size_t n,
+			  struct kb_err *err);
+
+/* The metrics measured in experiment @exp, sorted.  Caller frees each
+ * and the array. */
+int kb_store_metrics(struct kb_store *s, int64_t exp, char ***out,
+		     size_t *n, struct kb_err *err);
+
+/* The texts an experiment was submitted with. */
+struct kb_store_experiment_text {
+	char *matrix_path; /* or NULL */
+	char *matrix_yaml;
+	char *model_yaml;  /* or NULL for real runs */
+};
+void kb_store_experiment_text_release(struct kb_store_experiment_text *t);
+
+/* Read the matrix (and model) experiment @exp was submitted with. */
+int kb_store_experiment_text(struct kb_store *s, int64_t exp,
+			     struct kb_store_experiment_text *out,
+			     struct kb_err *err);
+
+/* The highest boot number stored for variant @idx of @exp (0: none). */
+int kb_store_last_boot(struct kb_store *s, int64_t exp, unsigned idx,
+		       unsigned *out, struct kb_err *err);
+
+/* ---- builds from source (lib/build.c, cmd/kbisect/build.c) ---------- */
+
+/* What a build from source adds to its row (db/0003-builds.sql). */
+struct kb_store_build_detail {
+	const char *tree_id;
+	const char *compiler;
+	const char *config_path;
+	const char *log_path;
+	const char *artifacts_dir;
+	const char *label;       /* the variant(s) it was built for */
+	long units_compiled;     /* -1: unknown */
+	int full_build;          /* the O= folder held no earlier build */
+};
+
+/* Record @d on build row @build_id.  KB_ENOTFOUND when there is none. */
+int kb_store_build_detail_put(struct kb_store *s, int64_t build_id,
+			      const struct kb_store_build_detail *d,
+			      struct kb_err *err);
+
+/* One variant as `kbisect build` handled it. */
+struct kb_store_build_request {
+	const char *matrix_name;
+	const char *matrix_path;   /* may be NULL */
+	const char *run_started_at; /* the same for every row of one run */
+	unsigned variant_idx;
+	const char *variant_label;
+	const char *build_key;
+	int64_t build_id;          /* 0: none */
+	const char *outcome;       /* "built", "reused", "shared", "failed" */
+	int build_order;           /* position in the run's order; -1: none */
+};
+
+int kb_store_build_request_put(struct kb_store *s,
+			       const struct kb_store_build_request *r,
+			       struct kb_err *err);
+
+/* A stored build with its details, for reports and the benchmark. */
+struct kb_store_build_row {
+	int64_t id;
+	char *build_key;
+	char *status;       /* "ok", "failed" */
+	char *label;        /* or NULL */
+	char *tree_id;      /* or NULL */
+	char *image;        /* or NULL */
+	char *log_path;     /* or NULL */
+	char *created_at;
+	double duration_s;
+	long units_compiled; /* -1: unknown */
+	int full_build;      /* -1: unknown */
+};
+void kb_store_build_row_release(struct kb_store_build_row *r);
+
+/*
+ * The builds requested by the latest `kbisect build` run of matrix
+ * @matrix_name that built something (none: *@n = 0), in build order,
+ * and in *@nvariants the number of variants that run had.  Caller
+ * releases each row and frees the array.
+ */
+int kb_store_build_rows(struct kb_store *s, const char *matrix_name,
+			struct kb_store_build_row **out, size_t *n,
+			unsigned *nvariants, struct kb_err *err);
+
+/* ---- bisection: probes as variants, bisections and their steps -------- */
+
+/*
+ * Add variant @v (its row and one variant_options row per setting) to
+ * experiment @exp in one transaction, for variants made after the
+ * experiment was created (the probes of a bisection).  @v->idx must not
+ * be taken yet (KB_EEXISTS).
+ */
+int kb_store_variant_add(struct kb_store *s, int64_t exp,
+			 const struct kb_variant *v, struct kb_err *err);
+
+/*
+ * Start a bisection of kind @kind ("options" or "commits") in experiment
+ * @exp between @good and @bad (what the ends are: config paths or
+ * revisions); state "running".  Sets *@id.
+ */
+int kb_store_bisection_create(struct kb_store *s, int64_t exp,
+			      const char *kind, const char *good,
+			      const char *bad, int64_t *id,
+			      struct kb_err *err);
+
+/* One step of a bisection, as written and as read back. */
+struct kb_store_bisection_step {
+	unsigned step_no;           /* 1, 2, ... */
+	const char *probe;          /* the option changes applied, or a commit */
+	int variant_idx;            /* the variant measured, -1 when none */
+	const char *classification; /* "good", "bad", "skip", "unknown" */
+	double change_pct;          /* against the good end; NaN = NULL */
+	double ci_low_pct, ci_high_pct;
+};
+
+/*
+ * Record step @st of bisection @id (of experiment @exp, whose variant
+ * @st->variant_idx it names).  A step number is stored once (KB_EEXISTS).
+ */
+int kb_store_bisection_step_put(struct kb_store *s, int64_t id, int64_t exp,
+				const struct kb_store_bisection_step *st,
+				struct kb_err *err);
+
+/* Set bisection @id's state ("done", "failed", ...) and result text. */
+int kb_store_bisection_finish(struct kb_store *s, int64_t id,
+			      const char *state, const char *result,
+			      struct kb_err *err);
+
+/* A bisection as stored, with its steps in order. */
+struct kb_store_bisection {
+	int64_t id, experiment_id;
+	char *kind, *good, *bad, *state;
+	char *result;  /* or NULL */
+	size_t nsteps;
+	struct kb_store_bisection_step *steps; /* probe and classification
+						* strings owned */
+};
+void kb_store_bisection_release(struct kb_store_bisection *b);
+
+/* Read bisection @id; KB_ENOTFOUND when there is none. */
+int kb_store_bisection_get(struct kb_store *s, int64_t id,
+			   struct kb_store_bisection *out, struct kb_err *err);
+
+/* ---- daemon queue: jobs, leases and progress (db/0005, lib/queue.c) --- */
+
+enum kb_store_job_kind {
+	KB_STORE_JOB_BUILD,
+	KB_STORE_JOB_BOOT,
+};
+
+/* One job to create with an experiment. */
+struct kb_store_job_spec {
+	enum kb_store_job_kind kind;
+	unsigned variant_idx; /* the variant to build or boot */
+	unsigned boot_no;     /* boots: from 1 */
+	unsigned seq;         /* order within the experiment and kind */
+};
+
+/*
+ * Store an experiment in state "queued" with its variants and jobs
+ * @jobs[0..njobs) in one transaction: when this returns 0, the submission
+ * is durable and *@id is its id.  Nothing is written when it fails.
+ */
+int kb_store_experiment_submit(struct kb_store *s,
+			       const struct kb_store_experiment *e,
+			       const struct kb_store_job_spec *jobs,
+			       size_t njobs, int64_t *id, struct kb_err *err);
+
+/* A leased job, as kb_store_job_claim() hands it out. */
+struct kb_store_job {
+	int64_t id;
+	int64_t experiment;
+	enum kb_store_job_kind kind;
+	unsigned variant_idx;
+	unsigned boot_no;   /* boots, from 1; 0 for builds */
+	unsigned attempts;  /* leases taken, this one included */
+	char *build_key;    /* the variant's stored build key (owned) */
+	char *host;         /* the host the boot runs on, or NULL (owned) */
+};
+void kb_store_job_release(struct kb_store_job *j);
+
+/* What kb_store_job_claim() looks for. */
+struct kb_store_claim {
+	const char *owner;    /* lease owner: the daemon instance id */
+	int64_t now;          /* seconds since the epoch */
+	int64_t lease_s;      /* lease length */
+	enum kb_store_job_kind kind;
+	int64_t experiment;   /* only this experiment; 0: any */
+	const char *host;     /* recorded on the job (boots), or NULL */
+};
+
+/*
+ * Lease the first ready job of @c->kind (lowest experiment id, then
+ * seq): queued, or leased with a lease that expired before @c->now, of
+ * an experiment that is queued or running and not being cancelled, and
+ * for boots, whose build job (the experiment's build job of the same
+ * build key) is done.  In one transaction: the job becomes leased by
+ * @c->owner until now + lease_s, its attempts grow by one, its
+ * experiment becomes running.  Returns 0 with *@out filled (caller
+ * releases), KB_ENOTFOUND when nothing is ready.
+ */
+int kb_store_job_claim(struct kb_store *s, const struct kb_store_claim *c,
+		       struct kb_store_job *out, struct kb_err *err);
+
+/* Extend every lease @owner holds to @now + @lease_s; *@n (may be NULL):
+ * how many. */
+int kb_store_job_renew(struct kb_store *s, const char *owner, int64_t now,
+		       int64_t lease_s, unsigned *n, struct kb_err *err);
+
+/*
+ * Put back in the queue every job leased by anyone but @owner, whatever
+ * its expiry: for a daemon that holds the database's daemon lock, every
+ * other lease is a dead daemon's.  *@n (may be NULL): how many.
+ */
+int kb_store_job_release_others(struct kb_store *s, const char *owner,
+				unsigned *n, struct kb_err *err);
+
+/*
+ * Mark job @id done (build jobs: the build is stored already) after
+ * @duration_s seconds of work (NaN: unknown), or failed with @error (an
+ * executor or store error that stops the experiment).  KB_ENOTFOUND
+ * when @owner no longer holds its lease (nothing is written).
+ */
+int kb_store_job_done(struct kb_store *s, int64_t id, const char *owner,
+		      double duration_s, struct kb_err *err);
+int kb_store_job_fail(struct kb_store *s, int64_t id, const char *owner,
+		      const char *error, struct kb_err *err);
+
+/*
+ * Store boot job @j's result @r (the boot row, its environment and every
+ * sample, as kb_store_boot_put() does) and mark the job done, in one
+ * transaction, so that a daemon killed at any instant either has all of
+ * it or none.  A boot row already stored for the job's variant and boot
+ * number is kept as it is (no second row).  KB_ENOTFOUND when @owner no
+ * longer holds the lease (nothing is written).
+ */
+int kb_store_job_boot_done(struct kb_store *s, const struct kb_store_job *j,
+			   const char *owner, int64_t build_id,
+			   const struct kb_boot_result *r, double duration_s,
+			   struct kb_err *err);
+
+/*
+ * Ask to cancel experiment @exp: no job of it is leased any more, its
+ * queued jobs become cancelled; kb_store_experiment_settle() marks it
+ * cancelled once the steps running now have ended.  KB_ENOTFOUND when
+ * there is no such experiment, KB_EINPUT when it has already ended or has
+ * no jobs (a `kbisect run` experiment).
+ */
+int kb_store_experiment_cancel(struct kb_store *s, int64_t exp,
+			       struct kb_err *err);
+
+/*
+ * Once no job of @exp is leased, end it: "failed" (with the first failed
+ * job's error) when a job failed, "cancelled" when a cancel was asked,
+ * "done" when no job is left queued; its remaining queued jobs become
+ * cancelled.  An experiment without jobs (`kbisect run`) is left alone.
+ * *@state is its state afterwards (caller frees).
+ */
+int kb_store_experiment_settle(struct kb_store *s, int64_t exp,
+			       char **state, struct kb_err *err);
+
+/* The experiments with jobs that are queued or running, oldest first.
+ * Caller frees *@ids. */
+int kb_store_queue_experiments(struct kb_store *s, int64_t **ids,
+			       size_t *n, struct kb_err *err);
+
+/* How far a queued experiment got, from its jobs. */
+struct kb_store_progress {
+	int64_t id;
+	char *name, *state, *executor;
+	char *error;          /* or NULL */
+	char *current;        /* the running steps in words, or NULL */
+	int cancel_requested;
+	int has_jobs;         /* 0: not a daemon experiment (kbisect run) */
+	unsigned variants_total, variants_done; /* done: every boot done */
+	unsigned builds_total, builds_done, builds_running;
+	unsigned boots_total, boots_done, boots_running;
+	double build_mean_s, boot_mean_s; /* measured step times; NaN: none */
+	double elapsed_s;     /* since submission (until it finished) */
+};
+void kb_store_progress_release(struct kb_store_progress *p);
+
+/* Read experiment @exp's progress; KB_ENOTFOUND when there is none. */
+int kb_store_progress_get(struct kb_store *s, int64_t exp,
+			  struct kb_store_progress *out, struct kb_err *err);
+
+/* Up to @max experiments with jobs: live ones first, then newest first.
+ * Caller frees *@ids. */
+int kb_store_progress_recent(struct kb_store *s, size_t max, int64_t **ids,
+			     size_t *n, struct kb_err *err);
+
 #endif

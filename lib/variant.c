@@ -65,6 +65,7 @@ void kb_boot_result_release(struct kb_boot_result *r)
 	free(r->console_tail);
 	free(r->host);
 	free(r->runs);
+	free(r->environment);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -82,6 +82,9 @@ struct kb_boot_result {
 	double duration_s;
 	size_t nruns;             /* samples, one per workload run */
 	struct kb_sample *runs;   /* owned */
+	/* where it ran as a JSON object (host URI, hypervisor and libvirt
+	 * versions, host kernel and CPU; see guest.h), or NULL (owned) */
+	char *environment;
 };
 
 /* Free what the results own and zero them; NULL-safe. */

@@ -31,6 +31,13 @@ int cmd_run(int argc, char **argv);
 int cmd_results(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_db(int argc, char **argv);
+int cmd_fio_metrics(int argc, char **argv);
+int cmd_domxml(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_effects(int argc, char **argv);
+int cmd_why(int argc, char **argv);
+int cmd_build(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 
 /* The table entry for @name, or NULL. */
 const struct cmd *cmd_find(const char *name);
@@ -59,5 +66,52 @@ int cmd_parse_id(const char *s, int64_t *out);
 /* Write a kb_buf of JSON to stdout. */
 struct kb_buf;
 void cmd_put(const struct kb_buf *b);
+
+/* Analysis verbs (compare.c): open experiment @id for analysis. */
+struct kb_analysis;
+struct kb_comparison;
+struct kb_json;
+int cmd_open_analysis(const char *db, const char *id, const char *metric,
+		      struct kb_store **s, struct kb_analysis **a,
+		      struct kb_err *err);
+/* A variant given as a number ("4", "#4") or an exact label. */
+int cmd_parse_variant(const struct kb_analysis *a, const char *s, int *out);
+/* Significance stars of a p-value: "***", "**", "*" or "". */
+const char *cmd_stars(double p);
+/* Write comparison @c as an object under @key. */
+void cmd_json_comparison(struct kb_json *j, const char *key,
+			 const struct kb_comparison *c);
+
+/*
+ * Plan (plan.c): resolve @p's configs against its matrix's source.tree
+ * when it has one (progress on stderr unless @quiet); a tree that does
+ * not exist is noted on stderr and left unresolved.  Then, when options
+ * did not hold, cmd_plan_report_dropped() says which, prominently.
+ */
+struct kb_plan;
+int cmd_plan_resolve(struct kb_plan *p, int quiet, struct kb_err *err);
+void cmd_plan_report_dropped(const struct kb_plan *p, FILE *f);
+
+/* ---- the daemon verbs (submit.c, status.c, cancel.c, watch.c) -------- */
+
+int cmd_submit(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_cancel(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
+
+/* Connect to kbisectd at @socket_path, else the default socket
+ * (kb_protocol_default_socket), and exchange HELLO (submit.c). */
+struct kb_protocol_reader;
+int cmd_daemon_connect(const char *socket_path, int *fd,
+		       struct kb_protocol_reader **r, struct kb_err *err);
+
+/* A duration as "0.4s", "42s", "3m05s", "2h10m", or "?" for NaN (caller frees;
+ * status.c). */
+char *cmd_duration(double s);
+
+/* An experiment's progress as status prints it, and as JSON. */
+struct kb_msg_progress;
+void cmd_print_progress(const struct kb_msg_progress *p, FILE *f);
+void cmd_json_progress(struct kb_json *j, const struct kb_msg_progress *p);
 
 #endif

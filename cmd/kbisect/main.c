@@ -16,26 +16,35 @@
 #define KBISECT_VERSION "0.1.0"
 
 static const struct cmd commands[] = {
-	{ "plan", cmd_plan, "plan MATRIX [--json]",
+	{ "plan", cmd_plan, "plan MATRIX [--json] [--allow-dropped] [--quiet]",
 	  "validate a matrix and show its variants, builds and boots",
 	  "Reads MATRIX (YAML, see docs/matrix.md), expands its design and\n"
 	  "prints every variant with its factor levels, how many kernels must\n"
 	  "be built and how many guests booted.  Writes nothing.\n\n"
-	  "  --json   print an object with variants, builds and boots\n\n"
+	  "  --json   print an object with variants, builds and boots\n"
+	  "  --allow-dropped  accept requested options that do not hold\n"
+	  "  --quiet  no progress on stderr\n\n"
+	  "With source.tree, every variant's config is resolved with the\n"
+	  "tree's Kconfig (make olddefconfig): options that did not hold are\n"
+	  "shown with why, and the plan exits 1 (docs/kconfig.md).\n\n"
 	  "Example:\n"
 	  "  kbisect plan kconfig-matrix/xen-pvops-spinlocks.yaml\n" },
 	{ "run", cmd_run,
-	  "run MATRIX [--model MODEL] [--db PATH] [--json] [--quiet]",
+	  "run MATRIX [--model MODEL] [--db PATH] [--json] [--quiet] [--allow-dropped]",
 	  "run an experiment in this process and print its results",
 	  "Plans MATRIX, then builds, boots and measures every variant for\n"
 	  "repeat.boots boots of repeat.runs_per_boot runs each, storing every\n"
 	  "boot and its samples as it ends.  A failed build or boot is stored\n"
 	  "with its reason and the run goes on.  Prints a results table.\n\n"
 	  "  --model MODEL  use the performance-model executor (docs/model.md)\n"
-	  "                 instead of real kernels and guests\n"
+	  "                 instead of real kernels and guests; without it,\n"
+	  "                 guests boot through libvirt on the matrix's first\n"
+	  "                 host (docs/guests.md), after any kbisect-* guest\n"
+	  "                 left running there is destroyed\n"
 	  "  --db PATH      database (default: $KBISECT_DB, else\n"
 	  "                 $XDG_DATA_HOME/kbisect/kbisect.db)\n"
 	  "  --json         print the results as JSON\n"
+	  "  --allow-dropped  run even when requested options do not hold\n"
 	  "  --quiet        no progress on stderr\n\n"
 	  "Example:\n"
 	  "  kbisect run kconfig-matrix/xen-pvops-spinlocks.yaml \\\n"
@@ -52,6 +61,24 @@ static const struct cmd commands[] = {
 	  "print the path of the database kbisect uses",
 	  "Open it with the sqlite3 shell or DB Browser for SQLite; start\n"
 	  "with the views v_history and v_variant_summary.\n" },
+	{ "build", cmd_build,
+	  "build MATRIX [--db PATH] [--json] [--quiet] [--allow-dropped]",
+	  "build every variant's kernel without booting anything",
+	  "Resolves each variant's config against source.tree (at source.rev)\n"
+	  "and builds every distinct one with `make O=DIR bzImage` in a\n"
+	  "persistent O= folder per tree, nearest config first, so that Kbuild\n"
+	  "recompiles only what changed.  A build key already in the database\n"
+	  "or the build cache is not built again; a failed build is stored\n"
+	  "with its log's end and the others go on.  Prints what was built,\n"
+	  "reused or failed, with times and units compiled.  See docs/builds.md.\n\n"
+	  "  --db PATH        database (default: $KBISECT_DB, else the XDG one)\n"
+	  "  --json           print the builds as JSON\n"
+	  "  --quiet          no progress on stderr\n"
+	  "  --allow-dropped  build even when variants collapse into one build\n\n"
+	  "Exit status 1 when a build failed.\n\n"
+	  "Example:\n"
+	  "  kbisect build kconfig-matrix/xen-pvops-spinlocks.yaml\n" },
+
 };
 
 const struct cmd *cmd_find(const char *name)

@@ -2,11 +2,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "kbisect.h"
 #include "buf.h"
 #include "design.h"
 #include "json.h"
+#include "kconfig.h"
 #include "matrix.h"
 #include "plan.h"
 #include "banned.h"
@@ -16,6 +19,34 @@ static const char *kind_name(enum kb_factor_kind k)
 	return k == KB_FACTOR_KCONFIG ? "kconfig"
 	       : k == KB_FACTOR_KERNEL ? "kernel"
 				       : "guest";
+}
+
+/* Per variant: resolved levels, whether each held, and why not. */
+static void resolution_json(struct kb_json *j,
+			    const struct kb_kconfig_resolution *r)
+{
+	size_t k;
+
+	kb_json_key(j, "resolved");
+	kb_json_object_begin(j);
+	for (k = 0; k < r->noutcomes; k++)
+		kb_json_kv_string(j, r->outcomes[k].name,
+				  r->outcomes[k].resolved);
+	kb_json_object_end(j);
+	kb_json_key(j, "held");
+	kb_json_object_begin(j);
+	for (k = 0; k < r->noutcomes; k++)
+		kb_json_kv_bool(j, r->outcomes[k].name, r->outcomes[k].held);
+	kb_json_object_end(j);
+	kb_json_key(j, "not_held_reasons");
+	kb_json_object_begin(j);
+	for (k = 0; k < r->noutcomes; k++)
+		if (!r->outcomes[k].held)
+			kb_json_kv_string(j, r->outcomes[k].name,
+					  r->outcomes[k].reason);
+	kb_json_object_end(j);
+	kb_json_kv_string(j, "config_digest", r->digest);
+	kb_json_kv_bool(j, "resolution_cached", r->cached);
 }
 
 static void plan_json(const struct kb_plan *p)
@@ -64,9 +95,16 @@ static void plan_json(const struct kb_plan *p)
 					  v->settings[k].value);
 		kb_json_object_end(j);
 		kb_json_kv_string(j, "build_key", v->build_key);
+		if (kb_plan_is_resolved(p))
+			resolution_json(j, kb_plan_resolution(p, i));
 		kb_json_object_end(j);
 	}
 	kb_json_array_end(j);
+	if (kb_plan_is_resolved(p)) {
+		kb_json_kv_string(j, "tree", kb_plan_tree_dir(p));
+		kb_json_kv_string(j, "tree_id", kb_plan_tree_id(p));
+		kb_json_kv_int(j, "dropped", (long long)kb_plan_ndropped(p));
+	}
 	kb_json_kv_int(j, "builds", (long long)kb_plan_nbuilds(p));
 	kb_json_kv_int(j, "boots", (long long)kb_plan_nboots(p));
 	kb_json_kv_int(j, "runs", (long long)kb_plan_nruns(p));
@@ -75,6 +113,71 @@ static void plan_json(const struct kb_plan *p)
 	kb_json_free(j);
 	cmd_put(&b);
 	kb_buf_release(&b);
+}
+
+/* The options of variant @i that held, and those that did not, with why. */
+static void resolution_text(const struct kb_plan *p, size_t i)
+{
+	const struct kb_kconfig_resolution *r = kb_plan_resolution(p, i);
+	size_t k, nheld = 0;
+
+	for (k = 0; k < r->noutcomes; k++) {
+		const struct kb_kconfig_outcome *o = &r->outcomes[k];
+
+		if (o->held) {
+			printf("%s%s=%s", nheld++ ? " " : "       held: ",
+			       o->name, o->requested);
+			continue;
+		}
+	}
+	if (nheld)
+		printf("\n");
+	for (k = 0; k < r->noutcomes; k++) {
+		const struct kb_kconfig_outcome *o = &r->outcomes[k];
+		const char *c;
+
+		if (o->held)
+			continue;
+		printf("       NOT HELD: %s=%s did not hold (resolved %s): %s\n",
+		       o->name, o->requested, o->resolved, o->reason);
+		if (!o->fix)
+			continue;
+		printf("         to make it hold, add to a fragment: ");
+		for (c = o->fix; *c; c++)
+			putchar(*c == '\n' ? (c[1] ? ' ' : '\n') : *c);
+	}
+}
+
+/* Which variants share a build, when some do. */
+static void builds_text(const struct kb_plan *p)
+{
+	size_t i, j, n = kb_plan_nvariants(p);
+	char *done = calloc(n ? n : 1, 1);
+
+	if (!done)
+		return;
+	for (i = 0; i < n; i++) {
+		const struct kb_variant *v = kb_plan_variant(p, i);
+		int shared = 0;
+
+		if (done[i])
+			continue;
+		for (j = i + 1; j < n; j++) {
+			const struct kb_variant *w = kb_plan_variant(p, j);
+
+			if (strcmp(v->build_key, w->build_key))
+				continue;
+			if (!shared++)
+				printf("%s  one build (%.12s) for variants %u",
+				       i == 0 ? "\n" : "", v->build_key,
+				       v->idx);
+			printf(", %u", w->idx);
+			done[j] = 1;
+		}
+		if (shared)
+			printf(": their configs resolve identically\n");
+	}
+	free(done);
 }
 
 static void plan_text(const struct kb_plan *p)
@@ -107,7 +210,11 @@ static void plan_text(const struct kb_plan *p)
 
 		printf("%3u  %s%s\n", v->idx, v->label,
 		       i == 0 ? "  (baseline)" : "");
+		if (kb_plan_is_resolved(p))
+			resolution_text(p, i);
 	}
+	if (kb_plan_is_resolved(p))
+		builds_text(p);
 	printf("\n%zu variant%s, %zu build%s, %zu boot%s (%u per variant), %zu workload run%s (%u per boot)\n",
 	       n, n == 1 ? "" : "s", kb_plan_nbuilds(p),
 	       kb_plan_nbuilds(p) == 1 ? "" : "s", kb_plan_nboots(p),
@@ -115,28 +222,137 @@ static void plan_text(const struct kb_plan *p)
 	       kb_plan_nruns(p) == 1 ? "" : "s", r->runs_per_boot);
 }
 
+struct resolve_progress {
+	int tty;
+};
+
+static void on_resolve(const struct kb_plan_resolve_event *ev, void *arg)
+{
+	struct resolve_progress *rp = arg;
+
+	if (rp->tty) {
+		fprintf(stderr, "\r\033[Kresolving config %zu/%zu (#%u %s), %.1f s",
+			ev->i, ev->n, ev->variant->idx, ev->variant->label,
+			ev->elapsed_s);
+		if (ev->done && ev->i == ev->n)
+			fputs("\r\033[K", stderr);
+	} else if (ev->done) {
+		fprintf(stderr, "kbisect: resolved config %zu/%zu (#%u)%s, %.1f s\n",
+			ev->i, ev->n, ev->variant->idx,
+			ev->cached ? " from the cache" : "", ev->elapsed_s);
+	}
+}
+
+int cmd_plan_resolve(struct kb_plan *p, int quiet, struct kb_err *err)
+{
+	const struct kb_source *src = kb_matrix_source(kb_plan_matrix(p));
+	struct kb_plan_resolve_opts o = KB_PLAN_RESOLVE_OPTS_INIT;
+	struct resolve_progress rp = { 0 };
+	struct stat st;
+
+	if (!src->tree)
+		return 0;
+	if (stat(src->tree, &st) < 0) {
+		/* The examples name a tree this machine may not have: plan
+		 * them as written rather than refuse. */
+		fprintf(stderr,
+			"kbisect: note: source.tree '%s' does not exist: Kconfig options are not checked and builds are counted from the matrix\n",
+			src->tree);
+		return 0;
+	}
+	rp.tty = isatty(STDERR_FILENO);
+	if (!quiet) {
+		o.progress = on_resolve;
+		o.arg = &rp;
+	}
+	return kb_plan_resolve(p, &o, err);
+}
+
+void cmd_plan_report_dropped(const struct kb_plan *p, FILE *out)
+{
+	const struct kb_matrix *m = kb_plan_matrix(p);
+	size_t i, k, n = kb_plan_nvariants(p);
+
+	if (!kb_plan_is_resolved(p) || !kb_plan_ndropped(p))
+		return;
+	fprintf(out, "\n*** %zu requested option%s did not hold: these variants are not the kernels their labels name ***\n",
+		kb_plan_ndropped(p), kb_plan_ndropped(p) == 1 ? "" : "s");
+	for (i = 0; i < kb_matrix_nfactors(m); i++) {
+		const struct kb_factor *f = kb_matrix_factor(m, i);
+		size_t l;
+
+		if (f->kind != KB_FACTOR_KCONFIG)
+			continue;
+		for (l = 0; l < f->nlevels; l++) {
+			size_t asked = 0, held = 0;
+			const char *why = NULL;
+
+			for (k = 0; k < n; k++) {
+				const struct kb_kconfig_resolution *r =
+					kb_plan_resolution(p, k);
+				const struct kb_setting *s =
+					&kb_plan_variant(p, k)->settings[i];
+				const char *lv = f->levels[l].value;
+				size_t o;
+
+				/* quoted levels keep their quotes in settings */
+				if (f->levels[l].quoted
+					    ? strncmp(s->value + 1, lv,
+						      strlen(lv)) ||
+						      s->value[strlen(lv) + 1] != '"'
+					    : strcmp(s->value, lv))
+					continue;
+				for (o = 0; o < r->noutcomes; o++) {
+					if (strcmp(r->outcomes[o].name, f->name))
+						continue;
+					asked++;
+					held += r->outcomes[o].held;
+					if (!r->outcomes[o].held && !why)
+						why = r->outcomes[o].reason;
+				}
+			}
+			if (asked && held < asked)
+				fprintf(out, "  %s=%s %s (%zu of %zu variants): %s\n",
+					f->name, f->levels[l].value,
+					held ? "did not always hold"
+					     : "NEVER held",
+					asked - held, asked, why);
+		}
+	}
+	fprintf(out, "  %zu variant%s, %zu distinct build%s\n", n,
+		n == 1 ? "" : "s", kb_plan_nbuilds(p),
+		kb_plan_nbuilds(p) == 1 ? "" : "s");
+}
+
 int cmd_plan(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "allow-dropped", no_argument, NULL, 'a' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_matrix *m = NULL;
 	struct kb_plan *p = NULL;
-	int json = 0, c, ret;
+	int json = 0, allow_dropped = 0, quiet = 0, c, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
 		if (c == 'j')
 			json = 1;
+		else if (c == 'a')
+			allow_dropped = 1;
+		else if (c == 'q')
+			quiet = 1;
 		else
 			return cmd_usage_error("plan", "unknown option");
 	}
 	if (argc - optind != 1)
 		return cmd_usage_error("plan", "expected one MATRIX file");
 	if ((ret = kb_matrix_load(argv[optind], &m, &err)) ||
-	    (ret = kb_plan_new(m, &p, &err))) {
+	    (ret = kb_plan_new(m, &p, &err)) ||
+	    (ret = cmd_plan_resolve(p, quiet, &err))) {
 		ret = cmd_fail(&err);
 		goto out;
 	}
@@ -145,6 +361,17 @@ int cmd_plan(int argc, char **argv)
 	else
 		plan_text(p);
 	ret = 0;
+	if (kb_plan_ndropped(p)) {
+		fflush(stdout);
+		cmd_plan_report_dropped(p, stderr);
+		if (allow_dropped) {
+			fprintf(stderr, "  accepted with --allow-dropped\n");
+		} else {
+			fprintf(stderr,
+				"kbisect: the plan drops requested options: add what they depend on to a fragment, or pass --allow-dropped to accept it\n");
+			ret = 1;
+		}
+	}
 out:
 	kb_plan_free(p);
 	kb_matrix_free(m);

@@ -65,6 +65,7 @@ int cmd_run(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "allow-dropped", no_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kb_pipeline_opts popts = KB_PIPELINE_OPTS_INIT;
@@ -78,7 +79,7 @@ int cmd_run(int argc, char **argv)
 	struct kb_store *s = NULL;
 	int64_t exp = 0;
 	double scale;
-	int json = 0, c, ret;
+	int json = 0, allow_dropped = 0, c, ret;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
@@ -95,6 +96,9 @@ int cmd_run(int argc, char **argv)
 		case 'q':
 			prog.quiet = 1;
 			break;
+		case 'a':
+			allow_dropped = 1;
+			break;
 		default:
 			return cmd_usage_error("run", "unknown option");
 		}
@@ -107,6 +111,16 @@ int cmd_run(int argc, char **argv)
 	if ((ret = kb_matrix_load(argv[optind], &m, &err)) ||
 	    (ret = kb_plan_new(m, &p, &err)))
 		goto fail;
+	/* Real kernels: resolve the configs first and refuse, as `plan`
+	 * does, variants whose requested options did not hold (plan.c). */
+	if (!model_path && (ret = cmd_plan_resolve(p, prog.quiet, &err)))
+		goto fail;
+	if (kb_plan_ndropped(p) && !allow_dropped) {
+		cmd_plan_report_dropped(p, stderr);
+		fprintf(stderr, "kbisect: not running a matrix whose requested options do not hold: fix the fragments, or pass --allow-dropped\n");
+		ret = 1;
+		goto out;
+	}
 	if (!model_path) {
 		kb_err_set(&err, KB_EFAIL,
 			   "the real executor (kernel builds, libvirt guests) is not in this version yet: pass --model MODEL to run on a performance model");
@@ -132,7 +146,7 @@ int cmd_run(int argc, char **argv)
 	prog.tty = isatty(STDERR_FILENO);
 	popts.progress = on_progress;
 	popts.arg = &prog;
-	popts.model_text = kb_model_text(model);
+	popts.model_text = model ? kb_model_text(model) : NULL;
 	ret = kb_pipeline_run(s, p, ex, &popts, &exp, &err);
 	if (ret) {
 		if (exp)

@@ -316,6 +316,37 @@ static void test_matrix__workload_rules(void **state)
 	kb_matrix_free(m);
 }
 
+static void test_matrix__regex_size_is_bounded(void **state)
+{
+	struct kb_matrix *m;
+
+	(void)state;
+	/* found by the fuzzer: gigabytes for glibc's regcomp() */
+	bad("workload:\n  command: { run: x, regex: \"(a{,1100}){100}\" }\n"
+	    "  metric: m\n",
+	    2, 29, "repeats something 1100 times");
+	bad("workload:\n  command: { run: x, regex: \"(a{0,20}){2}\" }\n"
+	    "  metric: m\n",
+	    2, 29, "repeats something 20 times");
+	bad("workload:\n  command: { run: x, regex: \"(a{1}b{1}c{1})\" }\n"
+	    "  metric: m\n",
+	    2, 29, "more than 2 counted repetitions");
+	m = ok("workload:\n  command: { run: x, regex: \"([0-9]{1,3}) MB/s\" }\n"
+	       "  metric: mb_s\n");
+	kb_matrix_free(m);
+}
+
+static void test_matrix__null_sections_are_absent(void **state)
+{
+	struct kb_matrix *m = ok(W "guest:\nrepeat: ~\nfactors: null\n");
+
+	(void)state;
+	assert_int_equal(kb_matrix_nfactors(m), 0);
+	assert_int_equal(kb_matrix_repeat(m)->boots, 3);
+	kb_matrix_free(m);
+	bad("workload: null\n", 1, 1, "missing required key 'workload'");
+}
+
 static void test_matrix__design_names(void **state)
 {
 	struct kb_matrix *m = ok(W "design: one-at-a-time\n");
@@ -389,6 +420,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_matrix__base_may_be_a_make_target),
 	cmocka_unit_test(test_matrix__workload_rules),
 	cmocka_unit_test(test_matrix__design_names),
+	cmocka_unit_test(test_matrix__regex_size_is_bounded),
+	cmocka_unit_test(test_matrix__null_sections_are_absent),
 	cmocka_unit_test(test_matrix__guest_mode_needs_xen),
 	cmocka_unit_test(test_matrix__hosts),
 	cmocka_unit_test(test_matrix__empty_and_non_mapping),

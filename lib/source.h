@@ -1,0 +1,69 @@
+#ifndef KB_SOURCE_H
+#define KB_SOURCE_H
+
+struct kb_err;
+
+/*
+ * Kernel sources: the tree a variant is built from.  source.tree is either
+ * a git repository, with source.rev naming any revision (tag, branch, sha,
+ * "HEAD~3"; HEAD when absent), or a plain kernel tree such as the
+ * extracted linux-source tarball.  This is the only module that includes
+ * <git2.h>.
+ *
+ * A git revision is materialised for building by checking its tree out
+ * into a cache folder, TREES/<tree-oid>, once; later experiments reuse it.
+ * The user's own working tree, index and HEAD are never touched.  A plain
+ * tree is built where it is (out of tree, with O=).
+ *
+ * Every source has a stable tree id (docs/builds.md):
+ *   git:   "git:" + the 40 hex digits of the revision's tree oid;
+ *   plain: "plain:" + the SHA-256 of the sorted list of every regular
+ *          file's relative path, size and mtime (seconds), and of every
+ *          symlink's path and target.  Extracting the same tarball again
+ *          restores the same mtimes, so the id is the same; editing a file
+ *          changes it.
+ */
+
+struct kb_source_tree;
+
+/*
+ * Open the kernel source at @tree (a git repository or a plain tree) at
+ * git revision @rev (NULL: HEAD; must be NULL for a plain tree).
+ * @trees_dir is the cache folder for checkouts (NULL: the default,
+ * ${XDG_CACHE_HOME:-$HOME/.cache}/kbisect/trees); it is only written when
+ * a git revision is not checked out yet.
+ *
+ * Errors: KB_ENOTFOUND for a missing path or an unknown revision;
+ * KB_EINPUT for a path that is not a kernel tree (no top-level Makefile
+ * and Kconfig), a revision given for a plain tree, or a git repository
+ * with uncommitted changes to tracked files when no revision is given;
+ * KB_EFAIL otherwise.  On success *@out is the caller's to
+ * kb_source_tree_free().
+ */
+int kb_source_open(const char *tree, const char *rev, const char *trees_dir,
+		   struct kb_source_tree **out, struct kb_err *err);
+
+void kb_source_tree_free(struct kb_source_tree *t);
+
+/* The folder to build from (the checkout or the plain tree). */
+const char *kb_source_dir(const struct kb_source_tree *t);
+
+/* The tree id ("git:<oid>" or "plain:<sha256>"). */
+const char *kb_source_tree_id(const struct kb_source_tree *t);
+
+/* Whether the source is a git repository. */
+int kb_source_is_git(const struct kb_source_tree *t);
+
+/* The resolved commit's 40 hex digits, or NULL for a plain tree. */
+const char *kb_source_commit(const struct kb_source_tree *t);
+
+/*
+ * The tree id of the plain folder @dir as defined above, into *@out
+ * (caller frees).  Returns 0 or KB_EFAIL with the path in @err.
+ */
+int kb_source_plain_tree_id(const char *dir, char **out, struct kb_err *err);
+
+/* The default checkout cache folder (see kb_source_open).  Caller frees. */
+char *kb_source_default_trees_dir(void);
+
+#endif

@@ -1,0 +1,116 @@
+#!/bin/sh
+# Config resolution against the real linux-source-6.1 tree (tools/kernel-tree
+# extracts it once, ~11 s; later runs reuse it): a PARAVIRT_SPINLOCKS=y that
+# tinyconfig cannot hold is reported with its dependency, identical resolved
+# configs are one build, the resolution cache makes a second plan fast, an
+# unknown symbol gets a "did you mean", and exit statuses are right.
+# Usage (from the top of the checkout): tests/integration/kconfig-tree.sh KBISECT
+set -u
+KB=${1:-./kbisect}
+case $KB in /*) ;; *) KB=$(pwd)/$KB ;; esac
+T=$(mktemp -d /tmp/kb-kconfig-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+
+if [ ! -f "${KBISECT_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}" ]; then
+	echo "SKIP kconfig-tree: linux-source-6.1 is not installed (make deps)"
+	exit 0
+fi
+t0=$(date +%s)
+TREE=$(tools/kernel-tree) || { echo "[  FAILED  ] kconfig-tree: tools/kernel-tree"; exit 1; }
+echo "kconfig-tree: tree $TREE ready in $(( $(date +%s) - t0 )) s"
+
+check() { # NAME CONDITION-STATUS
+	if [ "$2" -eq 0 ]; then
+		pass=$((pass + 1)); echo "[       OK ] kconfig-tree: $1"
+	else
+		fail=$((fail + 1)); echo "[  FAILED  ] kconfig-tree: $1"
+		echo "  stdout: $(head -c 1500 "$T/out")"
+		echo "  stderr: $(head -c 1500 "$T/err")"
+	fi
+}
+# run CMD...: sets $rc and $secs, output in $T/out and $T/err; a fresh
+# resolution cache under $T/cache (the tree stays where it is)
+run() {
+	s=$(date +%s)
+	XDG_CACHE_HOME=$T/cache "$@" >"$T/out" 2>"$T/err"; rc=$?
+	secs=$(( $(date +%s) - s ))
+}
+has() { grep -q -- "$1" "$2"; }
+
+matrix() { # FILE FACTORS-YAML [FRAGMENT]
+	{
+		echo "name: kconfig-tree-test"
+		echo "source:"
+		echo "  tree: $TREE"
+		echo "  base: tinyconfig"
+		[ -n "${3:-}" ] && echo "  fragments: [$3]"
+		echo "factors:"
+		echo "  kconfig:"
+		printf '%s\n' "$2"
+		echo "workload: { command: { run: \"true\" } }"
+	} >"$1"
+}
+
+matrix "$T/spin.yaml" "    PARAVIRT_SPINLOCKS: [y, n]
+    DEBUG_SPINLOCK: [n, y]"
+
+run "$KB" plan "$T/spin.yaml"
+cold=$secs
+check "an option tinyconfig cannot hold fails the plan (exit 1)" $([ $rc -eq 1 ]; echo $?)
+check "it is reported with its dependency and unmet symbols" $(
+	has "PARAVIRT_SPINLOCKS=y did not hold (resolved n): depends on PARAVIRT && SMP" "$T/out" &&
+	has "unmet: PARAVIRT, SMP" "$T/out" &&
+	has "add to a fragment: .*CONFIG_PARAVIRT=y" "$T/out"; echo $?)
+check "the collapse is said prominently" $(
+	has "PARAVIRT_SPINLOCKS=y NEVER held (2 of 2 variants)" "$T/err" &&
+	has "pass --allow-dropped" "$T/err"; echo $?)
+check "variants that resolve identically are one build" $(
+	has "4 variants, 2 builds" "$T/out" &&
+	has "one build (.*) for variants 0, 2" "$T/out"; echo $?)
+check "progress is shown while resolving" $(has "resolved config 4/4" "$T/err"; echo $?)
+
+run "$KB" plan --json --allow-dropped "$T/spin.yaml"
+warm=$secs
+check "--allow-dropped accepts it (exit 0), from the cache" $([ $rc -eq 0 ] &&
+	has "from the cache" "$T/err" && ! grep -q "resolved config [0-9]/4 (#[0-9])," "$T/err"; echo $?)
+check "--json has resolved, held and shared build keys" $(python3 - "$T/out" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = d["variants"]
+ok = (d["builds"] == 2 and d["dropped"] == 2
+      and v[0]["held"] == {"PARAVIRT_SPINLOCKS": False, "DEBUG_SPINLOCK": True}
+      and v[0]["resolved"]["PARAVIRT_SPINLOCKS"] == "n"
+      and v[0]["build_key"] == v[2]["build_key"]
+      and v[1]["build_key"] == v[3]["build_key"]
+      and v[0]["build_key"] != v[1]["build_key"]
+      and d["tree_id"].startswith("plain:"))
+sys.exit(0 if ok else 1)
+P
+echo $?)
+check "a second plan is fast (${warm} s against ${cold} s)" $([ "$warm" -le 3 ]; echo $?)
+
+printf 'CONFIG_HYPERVISOR_GUEST=y\nCONFIG_PARAVIRT=y\nCONFIG_SMP=y\n' >"$T/pv.fragment"
+matrix "$T/pv.yaml" "    PARAVIRT_SPINLOCKS: [y, n]
+    DEBUG_SPINLOCK: [n, y]" "$T/pv.fragment"
+run "$KB" plan "$T/pv.yaml"
+check "with its dependencies in a fragment it holds: 4 builds, exit 0" $([ $rc -eq 0 ] &&
+	has "4 variants, 4 builds" "$T/out" && ! has "did not hold" "$T/out"; echo $?)
+
+matrix "$T/typo.yaml" "    KMEMLEAK: [n, y]"
+run "$KB" plan "$T/typo.yaml"
+check "an unknown symbol is bad input with a suggestion (exit 2)" $([ $rc -eq 2 ] &&
+	has "typo.yaml:7:5: 'KMEMLEAK' is not a Kconfig symbol of" "$T/err" &&
+	has "did you mean 'DEBUG_KMEMLEAK'" "$T/err"; echo $?)
+
+sed "s|tree: .*|tree: $T|" "$T/spin.yaml" >"$T/notree.yaml"
+run "$KB" plan "$T/notree.yaml"
+check "a folder that is not a kernel tree is bad input (exit 2)" $([ $rc -eq 2 ] &&
+	has "is not a kernel tree" "$T/err"; echo $?)
+
+run "$KB" run "$T/spin.yaml" --db "$T/run.db" --quiet
+check "run refuses the same matrix (exit 1) and writes nothing" $([ $rc -eq 1 ] &&
+	has "NEVER held" "$T/err" && [ ! -e "$T/run.db" ]; echo $?)
+
+echo "kconfig-tree: $pass passed, $fail failed (first plan ${cold} s, cached ${warm} s, total $(( $(date +%s) - t0 )) s)"
+[ "$fail" -eq 0 ]
