@@ -61,6 +61,27 @@ static const struct cmd commands[] = {
 	  "print the path of the database kbisect uses",
 	  "Open it with the sqlite3 shell or DB Browser for SQLite; start\n"
 	  "with the views v_history and v_variant_summary.\n" },
+	{ "fio-metrics", cmd_fio_metrics, "fio-metrics FILE [--json]",
+	  "print the metrics kbisect takes from a fio JSON output file",
+	  "Reads FILE, the output of `fio --output-format=json` (notes fio\n"
+	  "prints before the JSON are skipped), and prints per direction\n"
+	  "(read, write; trim when fio trimmed) the IOPS and bandwidth (KiB/s)\n"
+	  "summed over jobs, the completion latency mean (us, weighted by each\n"
+	  "job's I/Os) and p50/p99/p99.9 (us, the largest over jobs), as a\n"
+	  "workload run stores them.  A file that is not fio JSON output is\n"
+	  "an error naming it (exit status 2).\n\n"
+	  "  --json   print an object {\"file\": ..., \"metrics\": {...}}\n\n"
+	  "Example:\n  kbisect fio-metrics results/randread.json\n" },
+	{ "domxml", cmd_domxml, "domxml MATRIX [--variant N]",
+	  "print the libvirt domain XML a variant would boot with",
+	  "Plans MATRIX and prints the domain XML of variant N (default 0,\n"
+	  "the baseline) as `kbisect run` would start it: hypervisor and\n"
+	  "mode, vCPUs and pinning, memory, PCI passthrough, disks, console.\n"
+	  "What is made at boot time (the initramfs, the boot folder with the\n"
+	  "scratch disk and console log, a kernel not built yet) has a\n"
+	  "placeholder path, said in a comment at the top.  See docs/guests.md.\n\n"
+	  "Example:\n"
+	  "  kbisect domxml kconfig-matrix/xen-pvops-spinlocks.yaml --variant 3\n" },
 	{ "build", cmd_build,
 	  "build MATRIX [--db PATH] [--json] [--quiet] [--allow-dropped]",
 	  "build every variant's kernel without booting anything",

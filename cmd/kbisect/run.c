@@ -6,10 +6,13 @@
 
 #include "kbisect.h"
 #include "executor.h"
+#include "fio.h"
+#include "guest.h"
 #include "matrix.h"
 #include "model.h"
 #include "pipeline.h"
 #include "plan.h"
+#include "realexec.h"
 #include "store.h"
 #include "banned.h"
 
@@ -77,6 +80,7 @@ int cmd_run(int argc, char **argv)
 	struct kb_model *model = NULL;
 	struct kb_executor *ex = NULL;
 	struct kb_store *s = NULL;
+	struct kb_guest_conn *conn = NULL;
 	int64_t exp = 0;
 	double scale;
 	int json = 0, allow_dropped = 0, c, ret;
@@ -122,9 +126,33 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	if (!model_path) {
-		kb_err_set(&err, KB_EFAIL,
-			   "the real executor (kernel builds, libvirt guests) is not in this version yet: pass --model MODEL to run on a performance model");
-		goto fail;
+		/* The real executor: guests on the matrix's first host. */
+		const char *uri = kb_matrix_host(m, 0)->uri;
+		struct kb_realexec_opts ro = KB_REALEXEC_OPTS_INIT;
+		unsigned orphans = 0;
+
+		if ((ret = kb_fio_check(kb_matrix_workload(m),
+					kb_matrix_file(m), NULL, &err)) ||
+		    (ret = kb_guest_connect(uri, &conn, &err)))
+			goto fail;
+		/* One `kbisect run` per host: every kbisect-* guest found
+		 * running now is left over from a run that died. */
+		if ((ret = kb_guest_destroy_orphans(conn, NULL, NULL, &orphans,
+						    &err)))
+			goto fail;
+		if (orphans)
+			fprintf(stderr,
+				"kbisect: destroyed %u orphan guest%s on %s\n",
+				orphans, orphans == 1 ? "" : "s", uri);
+		ro.experiment = &exp;
+		/* qemu guests log their console to a file; this reads
+		 * libvirt's console stream instead (docs/guests.md) */
+		ro.console_stream = getenv("KBISECT_GUEST_CONSOLE") &&
+				    !strcmp(getenv("KBISECT_GUEST_CONSOLE"),
+					    "stream");
+		if ((ret = kb_realexec_new(m, conn, &ro, &ex, &err)))
+			goto fail;
+		goto open_store;
 	}
 	if ((ret = kb_model_load(model_path, &model, &err)) ||
 	    (ret = kb_model_time_scale_env(&scale, &err)))
@@ -140,6 +168,7 @@ int cmd_run(int argc, char **argv)
 		kb_err_set(&err, ret, "invalid model time scale %g", scale);
 		goto fail;
 	}
+open_store:
 	if ((ret = cmd_open_store(db, &s, &err)))
 		goto fail;
 
@@ -164,6 +193,7 @@ fail:
 out:
 	kb_store_close(s);
 	kb_executor_free(ex);
+	kb_guest_disconnect(conn);
 	kb_model_free(model);
 	kb_plan_free(p);
 	kb_matrix_free(m);

@@ -1,0 +1,77 @@
+#ifndef KB_DOMXML_H
+#define KB_DOMXML_H
+
+#include <stddef.h>
+
+#include "matrix.h"
+
+struct kb_err;
+
+/*
+ * Domain XML: the libvirt description of one guest, made from a variant's
+ * guest shape (struct kb_guest), the kernel and initramfs to boot
+ * directly, the kernel command line, the disks the workload uses and
+ * where the console goes.  This is the only module that includes libxml2;
+ * every value goes through its writer and is escaped there.
+ *
+ * The shapes (docs/guests.md):
+ *   xen pv   <domain type='xen'>, <type machine='xenpv'>linux</type>,
+ *            console on the Xen PV console (pty)
+ *   xen pvh  <type machine='xenpvh'>xenpvh</type>, Xen console (pty)
+ *   xen hvm  <type machine='xenfv'>hvm</type>, serial port 0 (pty)
+ *   kvm/qemu <domain type='kvm'|'qemu'>, <type>hvm</type>, virtio disks,
+ *            serial port 0 as the console (pty, or a file)
+ * All: direct kernel boot, <vcpu>, <cputune><vcpupin> from the pin list,
+ * <memory unit='MiB'>, a managed PCI <hostdev> per passthrough address,
+ * and on_poweroff/on_reboot/on_crash "destroy" so that a guest that stops
+ * is gone.
+ */
+
+/* A disk for the workload: an image file or a host block device. */
+struct kb_domxml_disk {
+	const char *path;
+	int block; /* a block device (<disk type='block'>), else a file */
+};
+
+struct kb_domxml {
+	const char *name;            /* domain name (any text) */
+	const struct kb_guest *guest;
+	const char *kernel;          /* kernel image path */
+	const char *initrd;          /* initramfs path, or NULL */
+	const char *cmdline;         /* kernel command line, or NULL */
+	size_t ndisks;
+	const struct kb_domxml_disk *disks; /* vda, vdb, ... (xen: xvda...) */
+	/*
+	 * kvm/qemu and xen hvm: write serial port 0 (the console) to this
+	 * file instead of a pty that virDomainOpenConsole reads.  NULL: pty.
+	 */
+	const char *console_log;
+	/* kvm/qemu and xen hvm: a second serial port (port 1) logged to this
+	 * file, a channel without kernel messages; NULL: none. */
+	const char *results_log;
+	const char *comment;         /* an XML comment before <domain>, or NULL */
+};
+#define KB_DOMXML_INIT { NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL }
+
+/*
+ * Write the domain XML for @d into *@out (NUL-terminated, the caller
+ * frees).  Returns 0, KB_EINPUT when @d asks for something the guest
+ * cannot have (a file console on a Xen PV/PVH guest, a pin list that does
+ * not match the vCPUs, a malformed PCI address), or KB_EFAIL when libxml2
+ * fails.
+ */
+int kb_domxml_build(const struct kb_domxml *d, char **out,
+		    struct kb_err *err);
+
+/*
+ * The host CPU model in libvirt capabilities XML @caps
+ * (/capabilities/host/cpu/model): 0 with a string the caller frees in
+ * *@model, KB_ENOTFOUND when the capabilities name none, or KB_EFAIL
+ * when @caps is not XML.
+ */
+int kb_domxml_host_cpu(const char *caps, char **model, struct kb_err *err);
+
+/* The libvirt domain type for @hv: "xen", "kvm" or "qemu". */
+const char *kb_domxml_type(enum kb_hypervisor hv);
+
+#endif

@@ -1,0 +1,554 @@
+/*
+ * fio: job text from the matrix, a check with the host's fio, and the
+ * metrics read back from fio's JSON output (see fio.h).
+ */
+#include "fio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "buf.h"
+#include "err.h"
+#include "matrix.h"
+#include "mem.h"
+#include "variant.h"
+#include "banned.h"
+
+extern char **environ;
+
+/* Largest fio job file read, and most stderr kept from fio --parse-only. */
+#define MAX_JOB_FILE (1u << 20)
+#define MAX_FIO_STDERR (64u << 10)
+
+static const char *const dirs[] = { "read", "write", "trim" };
+#define NDIRS (sizeof(dirs) / sizeof(dirs[0]))
+
+/* The percentiles reported, fio's key value and our metric suffix. */
+static const struct {
+	double pct;
+	const char *suffix;
+} pcts[] = {
+	{ 50.0, "lat_p50_us" },
+	{ 99.0, "lat_p99_us" },
+	{ 99.9, "lat_p999_us" },
+};
+#define NPCTS (sizeof(pcts) / sizeof(pcts[0]))
+
+/* What one direction adds up to over the jobs. */
+struct dir_sum {
+	double iops;
+	double bw_kib;
+	double ios;         /* I/Os with a completion latency */
+	double clat_sum_ns; /* sum of mean * ios, for the weighted mean */
+	double pct_ns[NPCTS];
+	int have_pct[NPCTS];
+};
+
+static int number(json_object *o, double *out)
+{
+	if (!o || !(json_object_is_type(o, json_type_int) ||
+		    json_object_is_type(o, json_type_double)))
+		return -1;
+	*out = json_object_get_double(o);
+	if (!isfinite(*out))
+		return -1;
+	return 0;
+}
+
+static json_object *get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	if (!o || !json_object_is_type(o, json_type_object))
+		return NULL;
+	if (!json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return v;
+}
+
+/* A required number @key of @o, or an input error naming it. */
+static int need(json_object *o, const char *key, const char *file,
+		size_t job, const char *dir, double *out, struct kb_err *err)
+{
+	if (number(get(o, key), out) < 0 || *out < 0)
+		return kb_err_set(err, KB_EINPUT,
+				  "%s: job %zu: '%s.%s' is missing or not a non-negative number",
+				  file, job, dir, key);
+	return 0;
+}
+
+/* Fold the percentiles of one job's clat_ns into @s (max over jobs). */
+static void add_percentiles(json_object *clat, struct dir_sum *s)
+{
+	json_object *pct = get(clat, "percentile");
+	size_t i;
+
+	if (!pct || !json_object_is_type(pct, json_type_object))
+		return;
+	json_object_object_foreach(pct, key, val)
+	{
+		char *end;
+		double p = strtod(key, &end), v;
+
+		if (end == key || *end || number(val, &v) < 0 || v < 0)
+			continue;
+		for (i = 0; i < NPCTS; i++) {
+			if (fabs(p - pcts[i].pct) > 1e-6)
+				continue;
+			if (!s->have_pct[i] || v > s->pct_ns[i])
+				s->pct_ns[i] = v;
+			s->have_pct[i] = 1;
+		}
+	}
+}
+
+static int add_dir(json_object *job, size_t idx, size_t d, const char *file,
+		   struct dir_sum *s, struct kb_err *err)
+{
+	json_object *o = get(job, dirs[d]), *clat;
+	double iops, bw, ios, mean;
+	int ret;
+
+	if (!o) {
+		if (d == 2) /* old fio versions have no trim */
+			return 0;
+		return kb_err_set(err, KB_EINPUT,
+				  "%s: job %zu has no '%s' section", file, idx,
+				  dirs[d]);
+	}
+	if ((ret = need(o, "iops", file, idx, dirs[d], &iops, err)) ||
+	    (ret = need(o, "bw", file, idx, dirs[d], &bw, err)))
+		return ret;
+	s->iops += iops;
+	s->bw_kib += bw;
+	if (number(get(o, "total_ios"), &ios) < 0 || ios < 0)
+		ios = 0;
+	clat = get(o, "clat_ns");
+	if (ios == 0 && clat)
+		(void)number(get(clat, "N"), &ios);
+	if (ios <= 0 || !clat)
+		return 0;
+	if ((ret = need(clat, "mean", file, idx, "clat_ns", &mean, err)))
+		return ret;
+	s->ios += ios;
+	s->clat_sum_ns += mean * ios;
+	add_percentiles(clat, s);
+	return 0;
+}
+
+static void set(struct kb_sample *out, const char *dir, const char *what,
+		double v)
+{
+	char name[KB_METRIC_NAME_MAX];
+
+	snprintf(name, sizeof(name), "%s_%s", dir, what);
+	(void)kb_sample_set(out, name, v);
+}
+
+static int metrics(json_object *root, const char *file, struct kb_sample *out,
+		   struct kb_err *err)
+{
+	struct dir_sum sums[NDIRS];
+	json_object *jobs = get(root, "jobs");
+	size_t i, d, k, n;
+	double e;
+	int ret;
+
+	if (!jobs || !json_object_is_type(jobs, json_type_array))
+		return kb_err_set(err, KB_EINPUT,
+				  "%s: not fio JSON output: no 'jobs' list",
+				  file);
+	n = json_object_array_length(jobs);
+	if (n == 0)
+		return kb_err_set(err, KB_EINPUT,
+				  "%s: fio output lists no jobs", file);
+	memset(sums, 0, sizeof(sums));
+	for (i = 0; i < n; i++) {
+		json_object *job = json_object_array_get_idx(jobs, i);
+
+		if (!job || !json_object_is_type(job, json_type_object))
+			return kb_err_set(err, KB_EINPUT,
+					  "%s: job %zu is not an object", file,
+					  i);
+		if (number(get(job, "error"), &e) == 0 && e != 0) {
+			json_object *o = get(job, "jobname");
+			const char *name = "?";
+
+			if (o && json_object_is_type(o, json_type_string))
+				name = json_object_get_string(o);
+			return kb_err_set(err, KB_EINPUT,
+					  "%s: fio job '%s' failed with error %.0f",
+					  file, name, e);
+		}
+		for (d = 0; d < NDIRS; d++)
+			if ((ret = add_dir(job, i, d, file, &sums[d], err)))
+				return ret;
+	}
+	for (d = 0; d < NDIRS; d++) {
+		struct dir_sum *s = &sums[d];
+
+		if (d == 2 && s->ios == 0 && s->iops == 0 && s->bw_kib == 0)
+			continue;
+		set(out, dirs[d], "iops", s->iops);
+		set(out, dirs[d], "bw_kib", s->bw_kib);
+		if (s->ios <= 0)
+			continue;
+		set(out, dirs[d], "lat_mean_us", s->clat_sum_ns / s->ios / 1000);
+		for (k = 0; k < NPCTS; k++)
+			if (s->have_pct[k])
+				set(out, dirs[d], pcts[k].suffix,
+				    s->pct_ns[k] / 1000);
+	}
+	return 0;
+}
+
+int kb_fio_parse_buffer(const char *data, size_t len, const char *file,
+			struct kb_sample *out, struct kb_err *err)
+{
+	struct kb_sample s;
+	json_tokener *tok = NULL;
+	json_object *root = NULL;
+	enum json_tokener_error jerr;
+	const char *start;
+	size_t skip;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	memset(&s, 0, sizeof(s));
+	if (len > KB_FIO_MAX_OUTPUT)
+		return kb_err_set(err, KB_EINPUT,
+				  "%s: fio output of %zu bytes is larger than the %u byte limit",
+				  file, len, KB_FIO_MAX_OUTPUT);
+	start = len ? memchr(data, '{', len) : NULL;
+	if (!start)
+		return kb_err_set(err, KB_EINPUT,
+				  "%s: no JSON object in the fio output (was fio run with --output-format=json?)",
+				  file);
+	skip = (size_t)(start - data);
+	tok = json_tokener_new();
+	if (!tok)
+		return kb_err_set(err, KB_EFAIL, "%s: cannot allocate a JSON parser",
+				  file);
+	root = json_tokener_parse_ex(tok, start, (int)(len - skip));
+	jerr = json_tokener_get_error(tok);
+	if (!root || jerr != json_tokener_success) {
+		size_t at = skip + json_tokener_get_parse_end(tok);
+
+		if (jerr == json_tokener_continue)
+			ret = kb_err_set(err, KB_EINPUT,
+					 "%s: fio JSON output ends early at byte %zu (truncated?)",
+					 file, at);
+		else
+			ret = kb_err_set(err, KB_EINPUT,
+					 "%s: invalid JSON at byte %zu: %s", file,
+					 at, json_tokener_error_desc(jerr));
+		goto out;
+	}
+	if (!json_object_is_type(root, json_type_object)) {
+		ret = kb_err_set(err, KB_EINPUT,
+				 "%s: fio JSON output is not an object", file);
+		goto out;
+	}
+	if ((ret = metrics(root, file, &s, err)))
+		goto out;
+	*out = s;
+	ret = 0;
+out:
+	json_object_put(root);
+	json_tokener_free(tok);
+	return ret;
+}
+
+int kb_fio_parse_file(const char *path, struct kb_sample *out,
+		      struct kb_err *err)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if ((ret = kb_buf_read_file(&b, path, KB_FIO_MAX_OUTPUT, err)))
+		goto out;
+	ret = kb_fio_parse_buffer(b.buf, b.len, path, out, err);
+out:
+	kb_buf_release(&b);
+	return ret;
+}
+
+/* Whether the options already say where the I/O goes. */
+static int names_files(const struct kb_workload *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nfio; i++)
+		if (!strcmp(w->fio[i].key, "filename") ||
+		    !strcmp(w->fio[i].key, "directory") ||
+		    !strcmp(w->fio[i].key, "filename_format"))
+			return 1;
+	return 0;
+}
+
+int kb_fio_job_text(const struct kb_workload *w, char **out,
+		    struct kb_err *err)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	size_t i;
+	int ret;
+
+	*out = NULL;
+	switch (w->kind) {
+	case KB_WORKLOAD_FIO:
+		kb_buf_adds(&b, "[kbisect]\n");
+		for (i = 0; i < w->nfio; i++) {
+			const struct kb_option *o = &w->fio[i];
+
+			if (strpbrk(o->value, "\r\n")) {
+				ret = kb_err_set(err, KB_EINPUT,
+						 "fio option '%s' (line %u): a value cannot span lines",
+						 o->key, o->loc.line);
+				goto out;
+			}
+			kb_buf_addf(&b, "%s=%s\n", o->key, o->value);
+		}
+		if (!names_files(w))
+			kb_buf_addf(&b, "filename=${%s}\n", KB_FIO_DISKS_ENV);
+		break;
+	case KB_WORKLOAD_FIO_JOB:
+		if ((ret = kb_buf_read_file(&b, w->fio_job, MAX_JOB_FILE,
+					    err)))
+			goto out;
+		if (memchr(b.buf, '\0', b.len)) {
+			ret = kb_err_set(err, KB_EINPUT,
+					 "%s: a fio job file cannot hold NUL bytes",
+					 w->fio_job);
+			goto out;
+		}
+		break;
+	default:
+		ret = kb_err_set(err, KB_EFAIL,
+				 "a command workload has no fio job");
+		goto out;
+	}
+	*out = kb_buf_detach(&b);
+	ret = 0;
+out:
+	kb_buf_release(&b);
+	return ret;
+}
+
+const char *const *kb_fio_args(void)
+{
+	static const char *const args[] = { "--output-format=json", NULL };
+
+	return args;
+}
+
+/* environ with KBISECT_DISKS set to a harmless value; caller frees. */
+static char **check_env(void)
+{
+	size_t n = 0, i, j = 0;
+	char **env;
+
+	while (environ && environ[n])
+		n++;
+	env = kb_calloc(n + 2, sizeof(*env));
+	for (i = 0; i < n; i++)
+		if (strncmp(environ[i], KB_FIO_DISKS_ENV "=",
+			    strlen(KB_FIO_DISKS_ENV) + 1) != 0)
+			env[j++] = environ[i];
+	env[j++] = (char *)KB_FIO_DISKS_ENV "=/dev/null";
+	env[j] = NULL;
+	return env;
+}
+
+/*
+ * Run @argv with stdout to /dev/null and stderr captured in @errout (up
+ * to MAX_FIO_STDERR bytes).  Returns 0 with the wait status in *@status,
+ * or KB_EFAIL when the program cannot be started.
+ */
+static int run_capture_stderr(char *const argv[], char *const envp[],
+			      struct kb_buf *errout, int *status,
+			      struct kb_err *err)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int p[2] = { -1, -1 }, rc, ret = 0;
+	char chunk[4096];
+	ssize_t r;
+
+	if (pipe(p) < 0)
+		return kb_err_set(err, KB_EFAIL, "cannot create a pipe: %s",
+				  strerror(errno));
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 2);
+	posix_spawn_file_actions_addclose(&fa, p[0]);
+	posix_spawn_file_actions_addclose(&fa, p[1]);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[1]);
+	if (rc != 0) {
+		close(p[0]);
+		return kb_err_set(err, KB_EFAIL, "cannot run '%s': %s",
+				  argv[0], strerror(rc));
+	}
+	for (;;) {
+		r = read(p[0], chunk, sizeof(chunk));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		if (errout->len < MAX_FIO_STDERR)
+			kb_buf_add(errout, chunk, (size_t)r);
+	}
+	close(p[0]);
+	while (waitpid(pid, status, 0) < 0) {
+		if (errno != EINTR) {
+			ret = kb_err_set(err, KB_EFAIL, "cannot wait for '%s': %s",
+					 argv[0], strerror(errno));
+			break;
+		}
+	}
+	return ret;
+}
+
+/* fio's first line that says what is wrong (not "job x dropped"). */
+static char *first_complaint(const char *text)
+{
+	const char *p = text, *nl;
+
+	while (*p) {
+		size_t n;
+
+		nl = strchr(p, '\n');
+		n = nl ? (size_t)(nl - p) : strlen(p);
+		while (n && (p[n - 1] == '\r' || p[n - 1] == ' '))
+			n--;
+		if (n && !(strstr(p, "dropped") &&
+			   (size_t)(strstr(p, "dropped") - p) < n))
+			return kb_strndup(p, n);
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return kb_strdup("fio rejected the job without saying why");
+}
+
+/*
+ * The option fio complains about in @text: the one whose "key=" appears
+ * first after a character that cannot be part of a name ("Bad option
+ * <bs=4q>", "failed parsing iodepth=abc").
+ */
+static const struct kb_option *blamed(const struct kb_workload *w,
+				      const char *text)
+{
+	const struct kb_option *best = NULL;
+	const char *best_at = NULL;
+	size_t i;
+
+	for (i = 0; i < w->nfio; i++) {
+		size_t klen = strlen(w->fio[i].key);
+		const char *p = text;
+
+		while ((p = strstr(p, w->fio[i].key))) {
+			int before_ok = p == text ||
+					!((p[-1] >= 'a' && p[-1] <= 'z') ||
+					  (p[-1] >= '0' && p[-1] <= '9') ||
+					  p[-1] == '_');
+
+			if (before_ok && p[klen] == '=') {
+				if (!best_at || p < best_at) {
+					best_at = p;
+					best = &w->fio[i];
+				}
+				break;
+			}
+			p += klen;
+		}
+	}
+	return best;
+}
+
+int kb_fio_check(const struct kb_workload *w, const char *matrix_file,
+		 const char *fio, struct kb_err *err)
+{
+	struct kb_buf errout = KB_BUF_INIT;
+	char *job = NULL, *complaint = NULL, **env = NULL;
+	char path[] = "/tmp/kbisect-job-XXXXXX";
+	const struct kb_option *o;
+	char *argv[5];
+	int fd = -1, status = 0, ret;
+	size_t off = 0, len;
+
+	if (w->kind == KB_WORKLOAD_COMMAND)
+		return 0;
+	if ((ret = kb_fio_job_text(w, &job, err)))
+		goto out;
+	fd = mkstemp(path);
+	if (fd < 0) {
+		ret = kb_err_set(err, KB_EFAIL,
+				 "cannot create a temporary job file: %s",
+				 strerror(errno));
+		path[0] = '\0';
+		goto out;
+	}
+	len = strlen(job);
+	while (off < len) {
+		ssize_t r = write(fd, job + off, len - off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			ret = kb_err_set(err, KB_EFAIL, "cannot write '%s': %s",
+					 path, strerror(errno));
+			goto out;
+		}
+		off += (size_t)r;
+	}
+	close(fd);
+	fd = -1;
+	argv[0] = (char *)(fio ? fio : "fio");
+	argv[1] = (char *)"--parse-only";
+	argv[2] = (char *)kb_fio_args()[0];
+	argv[3] = path;
+	argv[4] = NULL;
+	env = check_env();
+	if ((ret = run_capture_stderr(argv, env, &errout, &status, err)))
+		goto out;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		goto out;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		ret = kb_err_set(err, KB_EFAIL, "cannot run '%s'", argv[0]);
+		goto out;
+	}
+	complaint = first_complaint(errout.buf);
+	if (w->kind == KB_WORKLOAD_FIO_JOB)
+		ret = kb_err_set(err, KB_EINPUT, "%s: fio rejects the job: %s",
+				 w->fio_job, complaint);
+	else if ((o = blamed(w, errout.buf)))
+		ret = kb_err_at(err, matrix_file, o->loc.line, o->loc.col,
+				"fio rejects option '%s: %s': %s", o->key,
+				o->value, complaint);
+	else
+		ret = kb_err_at(err, matrix_file, w->loc.line, w->loc.col,
+				"fio rejects the workload: %s", complaint);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (path[0] && strcmp(path, "/tmp/kbisect-job-XXXXXX") != 0)
+		unlink(path);
+	free(env);
+	free(complaint);
+	free(job);
+	kb_buf_release(&errout);
+	return ret;
+}

@@ -1,0 +1,519 @@
+#include "guest.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+#include "buf.h"
+#include "console.h"
+#include "domxml.h"
+#include "err.h"
+#include "json.h"
+#include "mem.h"
+#include "banned.h"
+
+struct kb_guest_conn {
+	virConnectPtr conn;
+	char *uri;
+};
+
+struct kb_guest_dom {
+	virDomainPtr dom;
+	char *name;
+};
+
+/* libvirt prints every error to stderr unless told otherwise. */
+static void quiet(void *arg, virErrorPtr e)
+{
+	(void)arg;
+	(void)e;
+}
+
+static int event_impl_ok;
+
+static void setup_once(void)
+{
+	virSetErrorFunc(NULL, quiet);
+	/* The console stream's callbacks need an event loop, and it must be
+	 * registered before any connection is opened. */
+	event_impl_ok = virEventRegisterDefaultImpl() == 0;
+}
+
+static void setup(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, setup_once);
+}
+
+/* Set @err from libvirt's last error: "WHAT: libvirt's message". */
+static int lverr(struct kb_err *err, const char *what, const char *subject)
+{
+	const char *msg = virGetLastErrorMessage();
+
+	return kb_err_set(err, KB_EFAIL, "%s '%s': %s", what, subject,
+			  msg && *msg ? msg : "unknown libvirt error");
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int kb_guest_connect(const char *uri, struct kb_guest_conn **out,
+		     struct kb_err *err)
+{
+	struct kb_guest_conn *c;
+	virConnectPtr conn;
+
+	*out = NULL;
+	setup();
+	conn = virConnectOpen(uri);
+	if (!conn)
+		return lverr(err, "cannot connect to libvirt at", uri);
+	c = kb_calloc(1, sizeof(*c));
+	c->conn = conn;
+	c->uri = kb_strdup(uri);
+	*out = c;
+	return 0;
+}
+
+void kb_guest_disconnect(struct kb_guest_conn *c)
+{
+	if (!c)
+		return;
+	virConnectClose(c->conn);
+	free(c->uri);
+	free(c);
+}
+
+const char *kb_guest_uri(const struct kb_guest_conn *c)
+{
+	return c->uri;
+}
+
+static char *version_text(unsigned long v)
+{
+	return kb_asprintf("%lu.%lu.%lu", v / 1000000, v / 1000 % 1000,
+			   v % 1000);
+}
+
+/* "model name" from /proc/cpuinfo, or NULL. */
+static char *cpuinfo_model(void)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	char *line, *colon, *nl, *model = NULL;
+
+	if (kb_buf_read_file(&b, "/proc/cpuinfo", 4u << 20, &err))
+		goto out;
+	line = strstr(b.buf, "model name");
+	if (!line)
+		goto out;
+	colon = strchr(line, ':');
+	nl = strchr(line, '\n');
+	if (!colon || (nl && nl < colon))
+		goto out;
+	colon++;
+	while (*colon == ' ' || *colon == '\t')
+		colon++;
+	model = nl ? kb_strndup(colon, (size_t)(nl - colon))
+		   : kb_strdup(colon);
+out:
+	kb_buf_release(&b);
+	return model;
+}
+
+int kb_guest_environment(struct kb_guest_conn *c, char **json,
+			 struct kb_err *err)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_json *j = NULL;
+	struct kb_err ignore = KB_ERR_INIT;
+	unsigned long hv = 0, lib = 0;
+	const char *type;
+	char *caps = NULL, *cpu = NULL, *hvv = NULL, *libv = NULL;
+	struct utsname u;
+	int ret;
+
+	*json = NULL;
+	type = virConnectGetType(c->conn);
+	if (!type) {
+		ret = lverr(err, "cannot get the hypervisor type of", c->uri);
+		goto out;
+	}
+	if (virConnectGetVersion(c->conn, &hv) < 0 ||
+	    virConnectGetLibVersion(c->conn, &lib) < 0) {
+		ret = lverr(err, "cannot get the versions of", c->uri);
+		goto out;
+	}
+	hvv = version_text(hv);
+	libv = version_text(lib);
+	caps = virConnectGetCapabilities(c->conn);
+	if (!caps || kb_domxml_host_cpu(caps, &cpu, &ignore))
+		cpu = cpuinfo_model();
+	j = kb_json_new(&b, 0);
+	kb_json_object_begin(j);
+	kb_json_kv_string(j, "uri", c->uri);
+	kb_json_kv_string(j, "hypervisor", type);
+	kb_json_kv_string(j, "hypervisor_version", hvv);
+	kb_json_kv_string(j, "libvirt_version", libv);
+	kb_json_key(j, "host_kernel");
+	if (uname(&u) == 0) {
+		char *k = kb_asprintf("%s %s %s", u.sysname, u.release,
+				      u.machine);
+
+		kb_json_string(j, k);
+		free(k);
+	} else {
+		kb_json_null(j);
+	}
+	kb_json_kv_string(j, "host_cpu", cpu);
+	kb_json_object_end(j);
+	if (kb_json_finish(j)) {
+		ret = kb_err_set(err, KB_EFAIL,
+				 "cannot write the environment of '%s'",
+				 c->uri);
+		goto out;
+	}
+	/* kb_json_finish() appends a newline: a stored value needs none. */
+	if (b.len && b.buf[b.len - 1] == '\n')
+		b.buf[--b.len] = '\0';
+	*json = kb_buf_detach(&b);
+	ret = 0;
+out:
+	kb_json_free(j);
+	kb_buf_release(&b);
+	free(caps);
+	free(cpu);
+	free(hvv);
+	free(libv);
+	return ret;
+}
+
+char *kb_guest_name(long long exp, unsigned variant, unsigned boot)
+{
+	return kb_asprintf(KB_GUEST_PREFIX "%lld-%u-%u", exp, variant, boot);
+}
+
+int kb_guest_start(struct kb_guest_conn *c, const char *xml, int paused,
+		   struct kb_guest_dom **out, struct kb_err *err)
+{
+	struct kb_guest_dom *d;
+	virDomainPtr dom;
+	const char *name;
+
+	*out = NULL;
+	dom = virDomainCreateXML(c->conn, xml,
+				 paused ? VIR_DOMAIN_START_PAUSED : 0);
+	if (!dom)
+		return lverr(err, "cannot start a guest on", c->uri);
+	d = kb_calloc(1, sizeof(*d));
+	d->dom = dom;
+	name = virDomainGetName(dom);
+	d->name = kb_strdup(name ? name : "?");
+	*out = d;
+	return 0;
+}
+
+char *kb_guest_xml(struct kb_guest_dom *d, struct kb_err *err)
+{
+	char *x = virDomainGetXMLDesc(d->dom, 0), *copy;
+
+	if (!x) {
+		lverr(err, "cannot read the XML of guest", d->name);
+		return NULL;
+	}
+	copy = kb_strdup(x);
+	free(x);
+	return copy;
+}
+
+/* Whether the last libvirt error says the domain does not exist. */
+static int gone_error(void)
+{
+	virErrorPtr e = virGetLastError();
+
+	return e && (e->code == VIR_ERR_NO_DOMAIN ||
+		     e->code == VIR_ERR_OPERATION_INVALID);
+}
+
+int kb_guest_active(struct kb_guest_dom *d, struct kb_err *err)
+{
+	int state = 0, reason = 0;
+
+	if (virDomainGetState(d->dom, &state, &reason, 0) < 0) {
+		if (gone_error())
+			return 0;
+		return lverr(err, "cannot get the state of guest", d->name);
+	}
+	return state == VIR_DOMAIN_RUNNING || state == VIR_DOMAIN_PAUSED ||
+	       state == VIR_DOMAIN_BLOCKED || state == VIR_DOMAIN_PMSUSPENDED;
+}
+
+int kb_guest_destroy(struct kb_guest_dom *d, struct kb_err *err)
+{
+	int ret = 0;
+
+	if (!d)
+		return 0;
+	if (virDomainDestroy(d->dom) < 0 && !gone_error())
+		ret = lverr(err, "cannot destroy guest", d->name);
+	virDomainFree(d->dom);
+	free(d->name);
+	free(d);
+	return ret;
+}
+
+int kb_guest_destroy_orphans(struct kb_guest_conn *c,
+			     int (*keep)(const char *name, void *arg),
+			     void *arg, unsigned *destroyed,
+			     struct kb_err *err)
+{
+	virDomainPtr *doms = NULL;
+	unsigned n = 0;
+	int i, count, ret = 0;
+
+	if (destroyed)
+		*destroyed = 0;
+	count = virConnectListAllDomains(c->conn, &doms,
+					 VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+	if (count < 0)
+		return lverr(err, "cannot list the guests on", c->uri);
+	for (i = 0; i < count; i++) {
+		const char *name = virDomainGetName(doms[i]);
+
+		if (!ret && name &&
+		    !strncmp(name, KB_GUEST_PREFIX, strlen(KB_GUEST_PREFIX)) &&
+		    !(keep && keep(name, arg))) {
+			if (virDomainDestroy(doms[i]) < 0 && !gone_error())
+				ret = lverr(err, "cannot destroy orphan guest",
+					    name);
+			else
+				n++;
+		}
+		virDomainFree(doms[i]);
+	}
+	free(doms);
+	if (destroyed)
+		*destroyed = n;
+	return ret;
+}
+
+/* ---- running a boot ------------------------------------------------------ */
+
+struct run {
+	struct kb_console *console;
+	virStreamPtr st;
+	int eof;      /* the stream ended (the guest is gone) */
+	int failed;   /* the stream broke */
+	char msg[256];
+};
+
+static int final(struct kb_console *c)
+{
+	enum kb_console_state s = kb_console_state(c);
+
+	return s == KB_CONSOLE_DONE || s == KB_CONSOLE_PANIC ||
+	       s == KB_CONSOLE_BAD;
+}
+
+static void on_stream(virStreamPtr st, int events, void *opaque)
+{
+	struct run *r = opaque;
+	char buf[16384];
+	int n;
+
+	if (events & VIR_STREAM_EVENT_READABLE) {
+		while ((n = virStreamRecv(st, buf, sizeof(buf))) > 0)
+			kb_console_feed(r->console, buf, (size_t)n);
+		if (n == 0) {
+			r->eof = 1;
+		} else if (n == -1) {
+			const char *m = virGetLastErrorMessage();
+
+			r->failed = 1;
+			snprintf(r->msg, sizeof(r->msg), "%s",
+				 m ? m : "console stream error");
+		}
+	}
+	if (events & (VIR_STREAM_EVENT_HANGUP | VIR_STREAM_EVENT_ERROR))
+		r->eof = 1;
+	if (r->eof || r->failed)
+		virStreamEventRemoveCallback(st);
+}
+
+static void on_tick(int timer, void *opaque)
+{
+	(void)timer;
+	(void)opaque;
+}
+
+static void nap(double s)
+{
+	struct timespec ts = { 0, (long)(s * 1e9) };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Read what was appended to @fd since the last call. */
+static void drain_file(int fd, struct kb_console *console)
+{
+	char buf[16384];
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		kb_console_feed(console, buf, (size_t)n);
+}
+
+static enum kb_guest_end deadline(struct kb_console *console,
+				  const struct kb_guest_run_opts *o,
+				  double t0, double *t_start, double t)
+{
+	if (kb_console_started(console)) {
+		if (*t_start == 0)
+			*t_start = t;
+		if (t - *t_start > o->workload_timeout_s)
+			return KB_GUEST_END_WORKLOAD_TIMEOUT;
+	} else if (t - t0 > o->boot_timeout_s) {
+		return KB_GUEST_END_BOOT_TIMEOUT;
+	}
+	return KB_GUEST_END_CONSOLE;
+}
+
+int kb_guest_run(struct kb_guest_conn *c, const char *xml,
+		 const struct kb_guest_run_opts *opts,
+		 struct kb_console *console, enum kb_guest_end *end,
+		 double *duration_s, struct kb_err *err)
+{
+	struct kb_guest_run_opts defaults = KB_GUEST_RUN_OPTS_INIT;
+	struct kb_guest_dom *d = NULL;
+	struct run r;
+	double t0 = now(), t_start = 0, last_check = 0;
+	int fd = -1, timer = -1, ret, active;
+	enum kb_guest_end e = KB_GUEST_END_CONSOLE;
+
+	memset(&r, 0, sizeof(r));
+	r.console = console;
+	if (!opts)
+		opts = &defaults;
+	*end = KB_GUEST_END_CONSOLE;
+	*duration_s = 0;
+	if (!opts->console_file && !event_impl_ok) {
+		ret = kb_err_set(err, KB_EFAIL,
+				 "cannot read guest consoles: libvirt has no event loop");
+		goto out;
+	}
+	/* A stream only carries what comes after it is opened: start the
+	 * guest paused then.  A file keeps everything. */
+	if ((ret = kb_guest_start(c, xml, !opts->console_file, &d, err)))
+		goto out;
+	if (opts->console_file) {
+		fd = open(opts->console_file, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			ret = kb_err_set(err, KB_EFAIL,
+					 "cannot open the console log '%s' of guest '%s': %s",
+					 opts->console_file, d->name,
+					 strerror(errno));
+			goto out;
+		}
+	} else {
+		r.st = virStreamNew(c->conn, VIR_STREAM_NONBLOCK);
+		if (!r.st ||
+		    virDomainOpenConsole(d->dom, NULL, r.st,
+					 VIR_DOMAIN_CONSOLE_FORCE) < 0 ||
+		    virStreamEventAddCallback(r.st,
+					      VIR_STREAM_EVENT_READABLE |
+						      VIR_STREAM_EVENT_HANGUP |
+						      VIR_STREAM_EVENT_ERROR,
+					      on_stream, &r, NULL) < 0) {
+			ret = lverr(err, "cannot open the console of guest",
+				    d->name);
+			goto out;
+		}
+		timer = virEventAddTimeout(50, on_tick, NULL, NULL);
+	}
+	if (!opts->console_file && virDomainResume(d->dom) < 0) {
+		ret = lverr(err, "cannot resume guest", d->name);
+		goto out;
+	}
+	for (;;) {
+		double t;
+
+		if (fd >= 0) {
+			drain_file(fd, console);
+			if (!final(console))
+				nap(0.05);
+		} else if (virEventRunDefaultImpl() < 0) {
+			ret = lverr(err, "the event loop failed for guest",
+				    d->name);
+			goto out;
+		}
+		if (r.failed) {
+			ret = kb_err_set(err, KB_EFAIL,
+					 "lost the console of guest '%s': %s",
+					 d->name, r.msg);
+			goto out;
+		}
+		if (final(console)) {
+			e = KB_GUEST_END_CONSOLE;
+			break;
+		}
+		if (r.eof) {
+			e = KB_GUEST_END_GONE;
+			break;
+		}
+		t = now();
+		if ((e = deadline(console, opts, t0, &t_start, t)) !=
+		    KB_GUEST_END_CONSOLE)
+			break;
+		/* A file does not end when the guest does: ask libvirt. */
+		if (fd >= 0 && t - last_check > 0.25) {
+			last_check = t;
+			active = kb_guest_active(d, err);
+			if (active < 0) {
+				ret = active;
+				goto out;
+			}
+			if (!active) {
+				drain_file(fd, console);
+				e = final(console) ? KB_GUEST_END_CONSOLE
+						   : KB_GUEST_END_GONE;
+				break;
+			}
+		}
+	}
+	*end = e;
+	ret = 0;
+out:
+	if (timer >= 0)
+		virEventRemoveTimeout(timer);
+	if (r.st) {
+		if (!r.eof && !r.failed)
+			virStreamEventRemoveCallback(r.st);
+		virStreamAbort(r.st);
+		virStreamFree(r.st);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (d) {
+		struct kb_err derr = KB_ERR_INIT;
+
+		if (kb_guest_destroy(d, &derr) && !ret)
+			ret = kb_err_set(err, derr.code, "%s", derr.msg);
+	}
+	*duration_s = now() - t0;
+	return ret;
+}

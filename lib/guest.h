@@ -1,0 +1,118 @@
+#ifndef KB_GUEST_H
+#define KB_GUEST_H
+
+#include <stddef.h>
+
+struct kb_console;
+struct kb_err;
+
+/*
+ * Guests through libvirt: a connection to a host's URI, transient domains
+ * started from domain XML (domxml.h), their console read into a console
+ * parser (console.h) until the workload is done, the kernel panics or a
+ * timeout passes, and destroyed in every case.  This is the only module
+ * that includes <libvirt/libvirt.h>.
+ *
+ * Domains kbisect starts are named "kbisect-<experiment>-<variant>-<boot>"
+ * (KB_GUEST_PREFIX); anything else on the host is never touched.
+ *
+ * A connection is for one thread at a time.  libvirt's messages never
+ * reach stderr: they come back in struct kb_err.
+ */
+
+#define KB_GUEST_PREFIX "kbisect-"
+
+struct kb_guest_conn;
+struct kb_guest_dom;
+
+/*
+ * Connect to libvirt at @uri ("qemu:///system", "xen:///system",
+ * "test:///default").  On success *@out is the caller's to
+ * kb_guest_disconnect().  Returns 0 or KB_EFAIL with libvirt's message.
+ */
+int kb_guest_connect(const char *uri, struct kb_guest_conn **out,
+		     struct kb_err *err);
+void kb_guest_disconnect(struct kb_guest_conn *c);
+
+/* The URI @c was opened with. */
+const char *kb_guest_uri(const struct kb_guest_conn *c);
+
+/*
+ * The environment a boot runs in, as one JSON object (caller frees):
+ * {"uri", "hypervisor", "hypervisor_version", "libvirt_version",
+ *  "host_kernel", "host_cpu"}.  Versions are "MAJOR.MINOR.RELEASE"; the
+ * host CPU model comes from the host's capabilities, else /proc/cpuinfo,
+ * else null.  Returns 0 or KB_EFAIL.
+ */
+int kb_guest_environment(struct kb_guest_conn *c, char **json,
+			 struct kb_err *err);
+
+/* The domain name for a boot: "kbisect-<exp>-<variant>-<boot>".  Caller
+ * frees. */
+char *kb_guest_name(long long exp, unsigned variant, unsigned boot);
+
+/*
+ * Start a transient domain from @xml (virDomainCreateXML), paused when
+ * @paused.  *@out is the caller's to kb_guest_destroy().  Returns 0 or
+ * KB_EFAIL with libvirt's message.
+ */
+int kb_guest_start(struct kb_guest_conn *c, const char *xml, int paused,
+		   struct kb_guest_dom **out, struct kb_err *err);
+
+/* The live XML of @d (caller frees), or NULL with a message in @err. */
+char *kb_guest_xml(struct kb_guest_dom *d, struct kb_err *err);
+
+/* Whether @d still exists and runs (or is paused): 1, 0, or KB_EFAIL. */
+int kb_guest_active(struct kb_guest_dom *d, struct kb_err *err);
+
+/*
+ * Destroy @d if it still exists and free the handle; NULL is accepted.
+ * A domain that is already gone is no error.  Returns 0 or KB_EFAIL (the
+ * handle is freed either way).
+ */
+int kb_guest_destroy(struct kb_guest_dom *d, struct kb_err *err);
+
+/*
+ * Destroy every running domain of @c whose name starts with
+ * KB_GUEST_PREFIX unless @keep (may be NULL) returns nonzero for its name;
+ * leaves every other domain alone.  Sets *@destroyed (may be NULL) to how
+ * many went.  Returns 0 or KB_EFAIL.
+ */
+int kb_guest_destroy_orphans(struct kb_guest_conn *c,
+			     int (*keep)(const char *name, void *arg),
+			     void *arg, unsigned *destroyed,
+			     struct kb_err *err);
+
+/* Whether a boot ended by itself or a deadline passed. */
+enum kb_guest_end {
+	KB_GUEST_END_CONSOLE,  /* the console reached a final state */
+	KB_GUEST_END_GONE,     /* the guest stopped (poweroff, reboot, crash) */
+	KB_GUEST_END_BOOT_TIMEOUT,     /* no workload before boot_timeout_s */
+	KB_GUEST_END_WORKLOAD_TIMEOUT, /* workload not done in time */
+};
+
+struct kb_guest_run_opts {
+	/*
+	 * Read the console from this file (a file-backed serial port the
+	 * domain XML names) instead of libvirt's console stream.
+	 */
+	const char *console_file;
+	double boot_timeout_s;     /* start until the workload starts */
+	double workload_timeout_s; /* workload start until done */
+};
+#define KB_GUEST_RUN_OPTS_INIT { NULL, 120, 600 }
+
+/*
+ * Boot domain @xml on @c and feed its console to @console until the
+ * console reaches a final state (done, panic, bad), the guest is gone, or
+ * a timeout passes; then destroy the domain (always, also on error).
+ * Sets *@end and *@duration_s (seconds from the start request to the
+ * end).  Returns 0 when the guest ran (whatever it did), or KB_EFAIL when
+ * libvirt refused or lost it (the message says which).
+ */
+int kb_guest_run(struct kb_guest_conn *c, const char *xml,
+		 const struct kb_guest_run_opts *opts,
+		 struct kb_console *console, enum kb_guest_end *end,
+		 double *duration_s, struct kb_err *err);
+
+#endif

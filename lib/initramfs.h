@@ -1,0 +1,86 @@
+#ifndef KB_INITRAMFS_H
+#define KB_INITRAMFS_H
+
+#include <stddef.h>
+
+struct kb_buf;
+struct kb_err;
+struct kb_workload;
+
+/*
+ * The guest's initramfs: a gzip-compressed cpio "newc" archive holding
+ *
+ *   /init                  guests/init, the shell script that runs the
+ *                          workload and prints result frames (console.h)
+ *   /bin/busybox           static busybox; /init installs its applets
+ *   /usr/bin/fio + libs    fio, every shared library `ldd` lists for it
+ *                          and the dynamic loader (fio workloads only)
+ *   /lib/modules/...       virtio (and xen-blkfront) modules when
+ *                          opts.modules is given, loaded by /init in
+ *                          dependency order unless built in
+ *   /kbisect/workload.conf "kind=fio|command" and "runs=N", read by /init
+ *                          line by line, never evaluated
+ *   /kbisect/job.fio       the fio job text (fio.h)
+ *   /kbisect/command       the user's command (run with sh)
+ *   /kbisect/modules       module files to load, one a line, in order
+ *
+ * Archives are cached in a folder, one file per digest of (init script,
+ * workload files, runs, busybox and fio binaries, library and module
+ * paths/sizes/mtimes), so a (workload, fio version) is built once.
+ */
+
+struct kb_initramfs_opts {
+	const char *init;    /* /init script; NULL: $KBISECT_GUESTS/init, else
+			      * guests/init in the executable's folder or
+			      * up to three folders above it, else ./guests */
+	const char *busybox; /* static busybox; NULL: /bin/busybox */
+	const char *fio;     /* fio binary; NULL: /usr/bin/fio */
+	const char *modules; /* /lib/modules/VERSION to take virtio modules
+			      * from; NULL: none (the kernel has them built
+			      * in) */
+};
+
+#define KB_INITRAMFS_OPTS_INIT { NULL, NULL, NULL, NULL }
+
+/*
+ * Build (or find in @cache_dir, created if missing) the initramfs that runs
+ * workload @w @runs times per boot.  @opts may be NULL for the defaults.
+ * Returns 0 with the archive's path in *@path_out (caller frees; the file
+ * belongs to the cache: do not remove it), KB_EINPUT for a bad workload
+ * (fio.h), or KB_EFAIL when a file is missing or a program fails.
+ * Concurrent builds of the same key are safe (write to a temporary file,
+ * then rename).
+ */
+int kb_initramfs_build(const struct kb_workload *w, unsigned runs,
+		       const struct kb_initramfs_opts *opts,
+		       const char *cache_dir, char **path_out,
+		       struct kb_err *err);
+
+/*
+ * The module folder for a distro kernel image: "/lib/modules/VERSION" for
+ * ".../vmlinuz-VERSION" when that folder holds a modules.dep, else NULL.
+ * Caller frees.
+ */
+char *kb_initramfs_modules_for(const char *kernel_image);
+
+/* The default cache folder: $XDG_CACHE_HOME/kbisect/initramfs, else
+ * $HOME/.cache/kbisect/initramfs.  Caller frees. */
+char *kb_initramfs_default_cache(void);
+
+/*
+ * Append one cpio newc entry to @out: a regular file (S_IFREG | perm) with
+ * @len bytes of @data, a directory (S_IFDIR, @len 0) or a symlink
+ * (S_IFLNK, @data the target).  @name has no leading '/'.  Entries get
+ * increasing inode numbers from @ino, mtime 0, uid/gid 0.
+ */
+void kb_initramfs_cpio_add(struct kb_buf *out, unsigned ino,
+			   const char *name, unsigned mode, const void *data,
+			   size_t len);
+/* Append a device node entry (S_IFCHR or S_IFBLK | perm, @major:@minor). */
+void kb_initramfs_cpio_add_dev(struct kb_buf *out, unsigned ino,
+			       const char *name, unsigned mode,
+			       unsigned major, unsigned minor);
+/* Append the "TRAILER!!!" entry that ends a cpio archive. */
+void kb_initramfs_cpio_trailer(struct kb_buf *out);
+
+#endif

@@ -1,0 +1,502 @@
+#include "realexec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "build.h"
+#include "console.h"
+#include "domxml.h"
+#include "err.h"
+#include "executor.h"
+#include "guest.h"
+#include "mem.h"
+#include "variant.h"
+#include "banned.h"
+
+struct realexec {
+	const struct kb_matrix *m;
+	struct kb_guest_conn *conn;
+	struct kb_realexec_opts opts;
+	char *env;           /* the host's environment, JSON */
+	/* the last initramfs made, reused while runs and modules match */
+	char *initrd;
+	unsigned initrd_runs;
+	char *initrd_modules;
+};
+
+/* ---- sizes and timeouts ------------------------------------------------- */
+
+/* The value of fio option @key in @w, or NULL. */
+static const char *fio_opt(const struct kb_workload *w, const char *key)
+{
+	size_t i;
+
+	if (w->kind != KB_WORKLOAD_FIO)
+		return NULL;
+	for (i = 0; i < w->nfio; i++)
+		if (!strcmp(w->fio[i].key, key))
+			return w->fio[i].value;
+	return NULL;
+}
+
+/*
+ * A number with an optional unit suffix: one of @units, each @step times
+ * the one before ("64m", "64mb", "64mib", "5s", "2min").  Returns -1 when
+ * malformed.
+ */
+static int scaled(const char *s, const char *units, double step,
+		  double *out)
+{
+	const char *u;
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || v < 0)
+		return -1;
+	if (*end) {
+		u = strchr(units, *end | 0x20);
+		if (!u)
+			return -1;
+		for (; u > units; u--)
+			v *= step;
+		end++;
+		if (*end && strcmp(end, "b") && strcmp(end, "ib") &&
+		    strcmp(end, "ec") && strcmp(end, "in"))
+			return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+unsigned kb_realexec_workload_timeout(const struct kb_workload *w,
+				      unsigned runs)
+{
+	const char *rt = fio_opt(w, "runtime");
+	double secs, t;
+
+	if (w->timeout_s)
+		return w->timeout_s;
+	if (!rt || !runs)
+		return 600;
+	/* fio runtimes are seconds unless suffixed (s, m, h; ms, us) */
+	if (strstr(rt, "ms") || strstr(rt, "us")) {
+		secs = 1;
+	} else if (scaled(rt, "smh", 60, &secs)) {
+		return 600;
+	}
+	t = (double)runs * (2 * secs + 30);
+	if (t < 60)
+		t = 60;
+	if (t > 7 * 86400)
+		t = 7 * 86400;
+	return (unsigned)t;
+}
+
+unsigned long long kb_realexec_scratch_bytes(const struct kb_workload *w)
+{
+	const char *size = fio_opt(w, "size");
+	double v;
+
+	if (!size || scaled(size, "bkmgt", 1024, &v) ||
+	    v > (double)(1ull << 50))
+		return 256ull << 20;
+	v += 16 << 20;
+	if (v < (64 << 20))
+		v = 64 << 20;
+	/* whole MiB */
+	return ((unsigned long long)v + (1 << 20) - 1) & ~((1ull << 20) - 1);
+}
+
+const char *kb_realexec_cmdline(const struct kb_guest *g)
+{
+	/* panic=-1: a panicking guest reboots at once, and on_reboot is
+	 * destroy; quiet keeps the emulated serial port from slowing the
+	 * boot (panics and warnings still print). */
+	if (g->hypervisor == KB_HV_XEN && strcmp(g->mode, "hvm"))
+		return "console=hvc0 panic=-1 quiet";
+	return "console=ttyS0 panic=-1 quiet";
+}
+
+/* ---- build: prebuilt kernels -------------------------------------------- */
+
+/* The prebuilt image @v boots, or NULL when it needs a build. */
+static const char *prebuilt(const struct realexec *x,
+			    const struct kb_variant *v)
+{
+	const char *img = kb_variant_get(v, "kernel.image");
+	size_t i;
+
+	for (i = 0; i < v->nsettings; i++)
+		if (v->settings[i].kind == KB_FACTOR_KCONFIG ||
+		    !strcmp(v->settings[i].name, "kernel.rev"))
+			return NULL;
+	if (img)
+		return img;
+	return kb_matrix_source(x->m)->kernel;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int build(void *self, const struct kb_variant *v,
+		 struct kb_build_result *out, struct kb_err *err)
+{
+	struct realexec *x = self;
+	const char *img = prebuilt(x, v);
+	struct stat st;
+
+	memset(out, 0, sizeof(*out));
+	if (!img) /* builds from source.tree: lib/build.h */
+		return kb_build_variant(x->m, v, NULL, NULL, out, NULL, err);
+	if (stat(img, &st) < 0 || !S_ISREG(st.st_mode)) {
+		out->status = KB_BUILD_FAILED;
+		out->reason = kb_asprintf("kernel image '%s' is not a file",
+					  img);
+		return 0;
+	}
+	out->status = KB_BUILD_OK;
+	out->image = kb_strdup(img);
+	return 0;
+}
+
+/* ---- boot ---------------------------------------------------------------- */
+
+static int get_initrd(struct realexec *x, const char *kernel, unsigned runs,
+		      const char **out, struct kb_err *err)
+{
+	struct kb_initramfs_opts io = x->opts.initramfs;
+	char *modules = NULL, *cache = NULL, *path = NULL;
+	int ret;
+
+	if (!io.modules)
+		io.modules = modules = kb_initramfs_modules_for(kernel);
+	if (x->initrd && x->initrd_runs == runs &&
+	    !strcmp(x->initrd_modules ? x->initrd_modules : "",
+		    io.modules ? io.modules : "")) {
+		*out = x->initrd;
+		free(modules);
+		return 0;
+	}
+	if (!x->opts.initramfs_cache)
+		cache = kb_initramfs_default_cache();
+	ret = kb_initramfs_build(kb_matrix_workload(x->m), runs, &io,
+				 cache ? cache : x->opts.initramfs_cache,
+				 &path, err);
+	if (ret == 0) {
+		free(x->initrd);
+		free(x->initrd_modules);
+		x->initrd = path;
+		x->initrd_runs = runs;
+		x->initrd_modules = io.modules ? kb_strdup(io.modules) : NULL;
+		*out = x->initrd;
+	}
+	free(cache);
+	free(modules);
+	return ret;
+}
+
+/* A boot's scratch folder: made 0755 so that the hypervisor's user can
+ * reach the files in it. */
+static int make_workdir(const struct realexec *x, char **out,
+			struct kb_err *err)
+{
+	const char *base = x->opts.work_dir;
+	char *dir;
+
+	*out = NULL;
+	if (!base)
+		base = getenv("TMPDIR");
+	if (!base || !*base)
+		base = "/var/tmp";
+	dir = kb_asprintf("%s/kbisect-boot-XXXXXX", base);
+	if (!mkdtemp(dir) || chmod(dir, 0755) < 0) {
+		int ret = kb_err_set(err, KB_EFAIL,
+				     "cannot make a boot folder in '%s': %s",
+				     base, strerror(errno));
+
+		free(dir);
+		return ret;
+	}
+	*out = dir;
+	return 0;
+}
+
+static void remove_workdir(char *dir, const char *const *files, size_t n)
+{
+	size_t i;
+
+	if (!dir)
+		return;
+	for (i = 0; i < n; i++)
+		if (files[i])
+			unlink(files[i]);
+	rmdir(dir);
+	free(dir);
+}
+
+static int make_scratch(const char *path, unsigned long long bytes,
+			struct kb_err *err)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int rc;
+
+	if (fd < 0)
+		return kb_err_set(err, KB_EFAIL,
+				  "cannot make scratch disk '%s': %s", path,
+				  strerror(errno));
+	rc = posix_fallocate(fd, 0, (off_t)bytes);
+	if (rc)
+		rc = ftruncate(fd, (off_t)bytes) < 0 ? errno : 0;
+	close(fd);
+	if (rc)
+		return kb_err_set(err, KB_EFAIL,
+				  "cannot size scratch disk '%s' to %llu bytes: %s",
+				  path, bytes, strerror(rc));
+	return 0;
+}
+
+static void failed(struct kb_boot_result *out, enum kb_boot_status s,
+		   const char *reason)
+{
+	out->status = s;
+	free(out->reason);
+	out->reason = kb_strdup(reason);
+}
+
+/*
+ * The domain XML of @v booting @kernel and @initrd with its files in
+ * @dir: *@scratch is the scratch image to make (or NULL), *@log the
+ * console log file (or NULL).
+ */
+static int describe(const struct kb_matrix *m, const struct kb_variant *v,
+		    const char *kernel, const char *initrd, const char *dir,
+		    int stream, const char *name, const char *comment,
+		    char **scratch, char **log, char **xml, struct kb_err *err)
+{
+	const struct kb_guest *g = &v->guest;
+	const struct kb_workload *w = kb_matrix_workload(m);
+	struct kb_domxml d = KB_DOMXML_INIT;
+	struct kb_domxml_disk *disks;
+	struct stat st;
+	size_t i, n;
+	int ret;
+
+	*scratch = *log = NULL;
+	disks = kb_calloc(g->ndisks + 1, sizeof(*disks));
+	for (i = 0; i < g->ndisks; i++) {
+		disks[i].path = g->disks[i];
+		disks[i].block = stat(g->disks[i], &st) == 0 &&
+				 S_ISBLK(st.st_mode);
+	}
+	n = g->ndisks;
+	if (!n && g->hypervisor != KB_HV_XEN &&
+	    w->kind != KB_WORKLOAD_COMMAND) {
+		*scratch = kb_asprintf("%s/scratch.raw", dir);
+		disks[n++].path = *scratch;
+	}
+	if (g->hypervisor == KB_HV_QEMU && !stream)
+		*log = kb_asprintf("%s/console.log", dir);
+	d.name = name;
+	d.guest = g;
+	d.kernel = kernel;
+	d.initrd = initrd;
+	d.cmdline = kb_realexec_cmdline(g);
+	d.ndisks = n;
+	d.disks = disks;
+	d.console_log = *log;
+	d.comment = comment;
+	ret = kb_domxml_build(&d, xml, err);
+	free(disks);
+	if (ret) {
+		free(*scratch);
+		free(*log);
+		*scratch = *log = NULL;
+	}
+	return ret;
+}
+
+int kb_realexec_domxml(const struct kb_matrix *m, const struct kb_variant *v,
+		       char **xml, struct kb_err *err)
+{
+	struct realexec x;
+	const char *kernel;
+	char *scratch = NULL, *log = NULL, *name, *comment;
+	int ret;
+
+	memset(&x, 0, sizeof(x));
+	x.m = m;
+	kernel = prebuilt(&x, v);
+	comment = kb_asprintf(
+		"variant %u: %s\n"
+		"%s"
+		"The initramfs is built at boot (placeholder path below); the\n"
+		"scratch disk and console log live in a folder made for each\n"
+		"boot (KBISECT-BOOT-DIR below), and the domain is named\n"
+		"kbisect-EXPERIMENT-VARIANT-BOOT.",
+		v->idx, v->label,
+		kernel ? ""
+		       : "The kernel is not built yet: its path is a placeholder.\n");
+	name = kb_guest_name(0, v->idx, 1);
+	ret = describe(m, v,
+		       kernel ? kernel
+			      : "/KBISECT-NOT-BUILT/bzImage",
+		       "/KBISECT-INITRAMFS/initramfs.cpio.gz",
+		       "/KBISECT-BOOT-DIR", 0, name, comment, &scratch, &log,
+		       xml, err);
+	free(scratch);
+	free(log);
+	free(name);
+	free(comment);
+	return ret;
+}
+
+static int boot(void *self, const struct kb_variant *v,
+		const struct kb_build_result *b, unsigned boot_no,
+		unsigned runs, struct kb_boot_result *out, struct kb_err *err)
+{
+	struct realexec *x = self;
+	const struct kb_workload *w = kb_matrix_workload(x->m);
+	struct kb_guest_run_opts ro = KB_GUEST_RUN_OPTS_INIT;
+	struct kb_console *console = NULL;
+	struct kb_err gerr = KB_ERR_INIT;
+	enum kb_guest_end end = KB_GUEST_END_CONSOLE;
+	const char *kernel, *initrd = NULL;
+	char *dir = NULL, *scratch = NULL, *log = NULL, *xml = NULL;
+	char *name = NULL;
+	const char *files[2];
+	double t0 = now(), dur = 0;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->host = kb_strdup(kb_guest_uri(x->conn));
+	out->environment = kb_strdup(x->env);
+	kernel = prebuilt(x, v);
+	if (!kernel)
+		kernel = b ? b->image : NULL;
+	if (b && b->status != KB_BUILD_OK) {
+		failed(out, KB_BOOT_BUILD_FAILED,
+		       b->reason ? b->reason : "build failed");
+		return 0;
+	}
+	if (!kernel) {
+		failed(out, KB_BOOT_FAILED, "the build has no kernel image");
+		return 0;
+	}
+	if ((ret = get_initrd(x, kernel, runs, &initrd, err)) ||
+	    (ret = make_workdir(x, &dir, err)))
+		goto out;
+
+	name = kb_guest_name(x->opts.experiment ? (long long)*x->opts.experiment
+						: 0,
+			     v->idx, boot_no);
+	if ((ret = describe(x->m, v, kernel, initrd, dir,
+			    x->opts.console_stream, name, NULL, &scratch,
+			    &log, &xml, err)))
+		goto out;
+	if (scratch &&
+	    (ret = make_scratch(scratch, kb_realexec_scratch_bytes(w), err)))
+		goto out;
+
+	ro.console_file = log;
+	ro.boot_timeout_s = v->guest.boot_timeout_s ? v->guest.boot_timeout_s
+						    : 120;
+	ro.workload_timeout_s = kb_realexec_workload_timeout(w, runs);
+	console = kb_console_new(0);
+	if (kb_guest_run(x->conn, xml, &ro, console, &end, &dur, &gerr)) {
+		char *tail = kb_console_tail(console, 50);
+
+		failed(out, KB_BOOT_LIBVIRT_ERROR, gerr.msg);
+		out->console_tail = tail;
+	} else {
+		struct kb_boot_result j;
+		int timed_out = end == KB_GUEST_END_BOOT_TIMEOUT ||
+				end == KB_GUEST_END_WORKLOAD_TIMEOUT;
+
+		memset(&j, 0, sizeof(j));
+		ret = kb_console_judge(console, w, runs, timed_out, &j, err);
+		if (ret) {
+			kb_boot_result_release(&j);
+			goto out;
+		}
+		out->status = j.status;
+		out->reason = j.reason;
+		out->console_tail = j.console_tail;
+		out->nruns = j.nruns;
+		out->runs = j.runs;
+		if (out->status == KB_BOOT_TIMEOUT && !out->reason)
+			out->reason = kb_asprintf(
+				"no workload after %.0f s (guest.boot_timeout_s)",
+				ro.boot_timeout_s);
+		if (out->status == KB_BOOT_WORKLOAD_TIMEOUT && !out->reason)
+			out->reason = kb_asprintf(
+				"the workload ran over %.0f s (workload.timeout_s)",
+				ro.workload_timeout_s);
+	}
+	ret = 0;
+out:
+	out->duration_s = now() - t0;
+	files[0] = scratch;
+	files[1] = log;
+	remove_workdir(dir, files, 2);
+	kb_console_free(console);
+	free(scratch);
+	free(log);
+	free(xml);
+	free(name);
+	if (ret)
+		kb_boot_result_release(out);
+	return ret;
+}
+
+static void realexec_free(void *self)
+{
+	struct realexec *x = self;
+
+	if (!x)
+		return;
+	free(x->env);
+	free(x->initrd);
+	free(x->initrd_modules);
+	free(x);
+}
+
+static const struct kb_executor_ops realexec_ops = {
+	.name = "libvirt",
+	.build = build,
+	.boot = boot,
+	.free = realexec_free,
+};
+
+int kb_realexec_new(const struct kb_matrix *m, struct kb_guest_conn *conn,
+		    const struct kb_realexec_opts *opts,
+		    struct kb_executor **out, struct kb_err *err)
+{
+	struct kb_realexec_opts defaults = KB_REALEXEC_OPTS_INIT;
+	struct realexec *x;
+	char *env = NULL;
+	int ret;
+
+	*out = NULL;
+	if ((ret = kb_guest_environment(conn, &env, err)))
+		return ret;
+	x = kb_calloc(1, sizeof(*x));
+	x->m = m;
+	x->conn = conn;
+	x->opts = opts ? *opts : defaults;
+	x->env = env;
+	*out = kb_executor_new(&realexec_ops, x);
+	return 0;
+}

@@ -1,0 +1,89 @@
+#ifndef KB_REALEXEC_H
+#define KB_REALEXEC_H
+
+#include <stdint.h>
+
+#include "initramfs.h"
+#include "matrix.h"
+#include "variant.h"
+
+struct kb_err;
+struct kb_executor;
+struct kb_guest_conn;
+
+/*
+ * The real executor: kernels and libvirt guests behind the executor
+ * interface (executor.h), named "libvirt".
+ *
+ * Build: a prebuilt kernel (the variant's kernel.image level, else the
+ * matrix's source.kernel) when the variant sets no Kconfig option and no
+ * kernel.rev; otherwise a kernel built from source.tree (lib/build.h).
+ *
+ * Boot: the workload's initramfs (initramfs.h, cached), the domain XML
+ * (domxml.h) for the variant's guest shape, one transient guest
+ * "kbisect-<experiment>-<variant>-<boot>" run to the end of its console
+ * (guest.h), the console judged into a status and one sample per run
+ * (console.h).  kvm/qemu guests without guest.disks get a scratch raw
+ * image sized for the job, made for the boot and removed after; qemu
+ * (TCG) guests log their console to a file, others are read through
+ * libvirt's console stream.  Timeouts: guest.boot_timeout_s until the
+ * workload starts, then workload.timeout_s (default: from the fio
+ * runtime, else 600 s).  Every boot records the environment
+ * (kb_guest_environment) and the host URI.
+ */
+
+struct kb_realexec_opts {
+	/* the experiment being run, read at each boot for domain names;
+	 * NULL or 0: "kbisect-0-..." */
+	const int64_t *experiment;
+	/* folder for scratch images and console logs; NULL: $TMPDIR, else
+	 * /var/tmp (not tmpfs: disks are opened with O_DIRECT) */
+	const char *work_dir;
+	/* initramfs cache folder; NULL: kb_initramfs_default_cache() */
+	const char *initramfs_cache;
+	/* initramfs programs; .modules NULL: taken from the kernel image's
+	 * /lib/modules folder when it is a distro kernel */
+	struct kb_initramfs_opts initramfs;
+	/* read libvirt's console stream even where a file would do (qemu) */
+	int console_stream;
+};
+#define KB_REALEXEC_OPTS_INIT { NULL, NULL, NULL, KB_INITRAMFS_OPTS_INIT, 0 }
+
+/*
+ * Make the real executor for matrix @m booting on @conn; both are
+ * borrowed and must outlive it.  @opts may be NULL.  Reads the host's
+ * environment once.  Returns 0 with *@out (kb_executor_free() frees it),
+ * or KB_EFAIL.
+ */
+int kb_realexec_new(const struct kb_matrix *m, struct kb_guest_conn *conn,
+		    const struct kb_realexec_opts *opts,
+		    struct kb_executor **out, struct kb_err *err);
+
+/*
+ * The domain XML variant @v of @m would boot with (`kbisect domxml`):
+ * what a boot would use, with placeholder paths for what is made at boot
+ * (initramfs, boot folder) and for a kernel not built yet, each said in a
+ * comment at the top.  Caller frees *@xml.
+ */
+int kb_realexec_domxml(const struct kb_matrix *m, const struct kb_variant *v,
+		       char **xml, struct kb_err *err);
+
+/*
+ * The workload timeout for @w with @runs runs per boot: workload.timeout_s
+ * when given; for fio jobs with a runtime, runs × (2 × runtime + 30) s,
+ * at least 60; else 600.
+ */
+unsigned kb_realexec_workload_timeout(const struct kb_workload *w,
+				      unsigned runs);
+
+/*
+ * Bytes for a scratch disk for @w: the fio "size" option (k/m/g/t
+ * suffixes, powers of 1024) plus 16 MiB, at least 64 MiB; 256 MiB when
+ * the job names no size.
+ */
+unsigned long long kb_realexec_scratch_bytes(const struct kb_workload *w);
+
+/* The kernel command line for a guest of shape @g. */
+const char *kb_realexec_cmdline(const struct kb_guest *g);
+
+#endif

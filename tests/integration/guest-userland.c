@@ -1,0 +1,128 @@
+/*
+ * Test-only helper for guest-userland.sh: drives the initramfs builder and
+ * the console parser, so the script can boot a real guest in between.
+ *
+ *   guest-userland initramfs CACHE RUNS MODULES|- KEY=VALUE...
+ *       build the initramfs for a fio workload of the given options,
+ *       print its path
+ *   guest-userland command CACHE RUNS MODULES|- COMMAND
+ *       the same for a command workload
+ *   guest-userland console FILE RUNS [REGEX METRIC]
+ *       judge a captured console as a fio boot (with REGEX: a command
+ *       boot) of RUNS runs; print the status, the reason and each run's
+ *       metrics; exit 0 when ok
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "buf.h"
+#include "console.h"
+#include "err.h"
+#include "initramfs.h"
+#include "matrix.h"
+#include "mem.h"
+#include "variant.h"
+
+static int build(int argc, char **argv)
+{
+	struct kb_initramfs_opts o = KB_INITRAMFS_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_option opts[32];
+	struct kb_workload w;
+	struct timespec t0, t1;
+	char *path = NULL;
+	int i, n = 0;
+
+	memset(&w, 0, sizeof(w));
+	w.kind = KB_WORKLOAD_FIO;
+	if (!strcmp(argv[0], "command")) {
+		w.kind = KB_WORKLOAD_COMMAND;
+		w.command = argv[4];
+		argc = 4;
+	}
+	for (i = 4; i < argc && n < 32; i++) {
+		char *eq = strchr(argv[i], '=');
+
+		if (!eq)
+			return 2;
+		*eq = '\0';
+		opts[n].key = argv[i];
+		opts[n].value = eq + 1;
+		opts[n].loc.line = (unsigned)i;
+		opts[n].loc.col = 1;
+		n++;
+	}
+	w.fio = opts;
+	w.nfio = (size_t)n;
+	if (strcmp(argv[3], "-"))
+		o.modules = argv[3];
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (kb_initramfs_build(&w, (unsigned)strtoul(argv[2], NULL, 10), &o,
+			       argv[1], &path, &err)) {
+		fprintf(stderr, "guest-userland: %s\n", err.msg);
+		return 1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	fprintf(stderr, "initramfs built in %.1f s\n",
+		(double)(t1.tv_sec - t0.tv_sec) +
+			(double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	printf("%s\n", path);
+	free(path);
+	return 0;
+}
+
+static int judge(char **argv)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_console *c = kb_console_new(0);
+	struct kb_boot_result r;
+	struct kb_workload w;
+	size_t i, j;
+	int ret;
+
+	if (kb_buf_read_file(&b, argv[1], 64u << 20, &err)) {
+		fprintf(stderr, "guest-userland: %s\n", err.msg);
+		return 1;
+	}
+	kb_console_feed(c, b.buf, b.len);
+	memset(&r, 0, sizeof(r));
+	memset(&w, 0, sizeof(w));
+	w.kind = KB_WORKLOAD_FIO;
+	if (argv[3]) {
+		w.kind = KB_WORKLOAD_COMMAND;
+		w.command = "?";
+		w.regex = argv[3];
+		w.metric = argv[4];
+	}
+	kb_console_judge(c, &w, (unsigned)strtoul(argv[2], NULL, 10), 0, &r,
+			 &err);
+	printf("status %s\n", kb_boot_status_name(r.status));
+	if (r.reason)
+		printf("reason %s\n", r.reason);
+	for (i = 0; i < r.nruns; i++)
+		for (j = 0; j < r.runs[i].n; j++)
+			printf("run %zu %s %g\n", i + 1, r.runs[i].m[j].name,
+			       r.runs[i].m[j].value);
+	ret = r.status == KB_BOOT_OK ? 0 : 1;
+	kb_boot_result_release(&r);
+	kb_console_free(c);
+	kb_buf_release(&b);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 5 && !strcmp(argv[1], "initramfs"))
+		return build(argc - 1, argv + 1);
+	if (argc == 6 && !strcmp(argv[1], "command"))
+		return build(argc - 1, argv + 1);
+	if ((argc == 4 || argc == 6) && !strcmp(argv[1], "console"))
+		return judge(argv + 1);
+	fprintf(stderr, "usage: guest-userland initramfs CACHE RUNS MODULES|- K=V...\n"
+			"       guest-userland command CACHE RUNS MODULES|- COMMAND\n"
+			"       guest-userland console FILE RUNS [REGEX METRIC]\n");
+	return 2;
+}

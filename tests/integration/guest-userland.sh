@@ -1,0 +1,134 @@
+#!/bin/sh
+# The guest userland for real: build the fio initramfs (lib/initramfs.c,
+# guests/init), boot the distro kernel with it under plain QEMU TCG (no
+# libvirt) with a raw scratch disk on virtio, capture the serial console,
+# and check that the result frames parse into non-zero read IOPS
+# (lib/console.c, lib/fio.c).
+#
+# Usage: tests/integration/guest-userland.sh [KBISECT]  (from the checkout)
+# Env: KBISECT_LIBKB (default build/libkb.a), KEEP=1 keeps the scratch folder.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+
+skip() { echo "guest-userland: SKIP: $*"; exit 0; }
+die() { echo "guest-userland: FAIL: $*"; exit 1; }
+
+# -- kbisect fio-metrics on saved fio outputs (no guest needed)
+kbisect=${1:-./kbisect}
+out=$("$kbisect" fio-metrics tests/data/fio/randrw-libaio.json) ||
+	die "fio-metrics refused a good file"
+echo "$out" | grep -q '^read_iops  *12562.219$' || die "fio-metrics: $out"
+echo "$out" | grep -q '^write_lat_p99_us  *3424.256$' || die "fio-metrics: $out"
+"$kbisect" fio-metrics tests/data/fio/numjobs2.json --json |
+	grep -q '"read_bw_kib": 186552' || die "fio-metrics --json"
+err=$("$kbisect" fio-metrics tests/fuzz/corpus/fio/truncated.json 2>&1)
+[ $? -eq 2 ] || die "fio-metrics on a truncated file: want exit status 2"
+echo "$err" | grep -q 'truncated.json' || die "fio-metrics error lacks the file: $err"
+
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed (tools/deps)"
+command -v fio >/dev/null || skip "fio is not installed (tools/deps)"
+[ -x /bin/busybox ] || skip "busybox-static is not installed (tools/deps)"
+kernel=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -1)
+[ -n "$kernel" ] || skip "no distro kernel in /boot (linux-image-amd64)"
+modules=/lib/modules/${kernel#/boot/vmlinuz-}
+[ -f "$modules/modules.dep" ] || modules=-
+
+libkb=${KBISECT_LIBKB:-build/libkb.a}
+if [ ! -f "$libkb" ]; then
+	make --no-print-directory -s "$libkb" || die "cannot build $libkb"
+fi
+
+tmp=$(mktemp -d /tmp/kbisect-guest-userland.XXXXXX) || exit 1
+qpid=
+cleanup() {
+	if [ -n "$qpid" ] && kill -0 "$qpid" 2>/dev/null; then
+		kill "$qpid" 2>/dev/null
+		wait "$qpid" 2>/dev/null
+	fi
+	[ "${KEEP:-0}" = 1 ] && echo "kept $tmp" || rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+pkgs="yaml-0.1 sqlite3 json-c libxml-2.0 libvirt libgit2"
+# shellcheck disable=SC2046
+cc -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -Ilib $(pkg-config --cflags $pkgs) \
+	-o "$tmp/helper" tests/integration/guest-userland.c "$libkb" \
+	$(pkg-config --libs $pkgs) -lm || die "cannot build the helper"
+
+start=$(date +%s)
+img=$("$tmp/helper" initramfs "$tmp/cache" 2 "$modules" \
+	rw=randread bs=4k ioengine=libaio iodepth=4 direct=1 size=32M \
+	runtime=2 time_based=1) || die "cannot build the initramfs"
+size=$(stat -c %s "$img")
+echo "guest-userland: initramfs $size bytes ($((size / 1048576)) MiB gzipped)"
+
+# the cache hands back the same archive without rebuilding
+img2=$("$tmp/helper" initramfs "$tmp/cache" 2 "$modules" \
+	rw=randread bs=4k ioengine=libaio iodepth=4 direct=1 size=32M \
+	runtime=2 time_based=1 2>/dev/null) || die "cache lookup failed"
+[ "$img" = "$img2" ] || die "the cache built a second archive: $img2"
+
+truncate -s 64M "$tmp/disk.img"
+
+# boot IMAGE CONSOLE: boot the distro kernel with IMAGE until it powers off
+# (or the time limit); the serial console goes to CONSOLE
+boot() {
+	boot0=$(date +%s)
+	qemu-system-x86_64 -machine pc -accel tcg -cpu qemu64 -m 768 -smp 1 \
+		-display none -monitor none -no-reboot \
+		-serial "file:$2" \
+		-kernel "$kernel" -initrd "$1" \
+		-append "console=ttyS0 panic=-1 loglevel=4" \
+		-drive "file=$tmp/disk.img,format=raw,if=virtio,cache=unsafe" &
+	qpid=$!
+	limit=120
+	while kill -0 "$qpid" 2>/dev/null; do
+		if [ $(($(date +%s) - boot0)) -ge $limit ]; then
+			tail -n 30 "$2"
+			die "the guest did not finish in $limit s"
+		fi
+		grep -q 'KBISECT-DONE\|KBISECT-ERROR\|Kernel panic' "$2" 2>/dev/null &&
+			sleep 2 && break
+		sleep 0.5
+	done
+	if kill -0 "$qpid" 2>/dev/null; then
+		kill "$qpid"
+	fi
+	wait "$qpid" 2>/dev/null
+	qpid=
+	echo "guest-userland: boot took $(($(date +%s) - boot0)) s"
+}
+
+console=$tmp/console.log
+boot "$img" "$console"
+
+out=$("$tmp/helper" console "$console" 2)
+rc=$?
+echo "$out" | sed 's/^/guest-userland: /'
+if [ $rc -ne 0 ]; then
+	tail -n 40 "$console"
+	die "the console did not judge ok"
+fi
+for run in 1 2; do
+	iops=$(echo "$out" | awk -v r="$run" '$1 == "run" && $2 == r && $3 == "read_iops" { print $4 }')
+	[ -n "$iops" ] || die "run $run has no read_iops"
+	awk -v v="$iops" 'BEGIN { exit !(v > 0) }' || die "run $run: read_iops is $iops"
+done
+
+# -- a command workload: timed, and a number taken from its output
+cimg=$("$tmp/helper" command "$tmp/cache" 2 "$modules" \
+	'echo "warming up"; echo "rate: 42.5 ops/s"; sleep 0.3') ||
+	die "cannot build the command initramfs"
+boot "$cimg" "$tmp/command.log"
+out=$("$tmp/helper" console "$tmp/command.log" 2 'rate: ([0-9.]+)' ops)
+rc=$?
+echo "$out" | sed 's/^/guest-userland: /'
+if [ $rc -ne 0 ]; then
+	tail -n 40 "$tmp/command.log"
+	die "the command console did not judge ok"
+fi
+echo "$out" | grep -q '^run 2 ops 42.5$' || die "run 2 has no ops metric"
+real=$(echo "$out" | awk '$1 == "run" && $2 == 1 && $3 == "real_s" { print $4 }')
+awk -v v="$real" 'BEGIN { exit !(v >= 0.3 && v < 10) }' ||
+	die "run 1: real_s is '$real', expected about 0.3"
+echo "guest-userland: ok: all in $(($(date +%s) - start)) s"

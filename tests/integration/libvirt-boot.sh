@@ -1,0 +1,174 @@
+#!/bin/sh
+# Real guests through libvirt: boot the distro kernel with kbisect's
+# generated initramfs under QEMU (TCG) on a private libvirtd, run a short
+# fio job on a scratch virtio disk and check that real IOPS are stored;
+# then a guest whose workload hangs must be killed at workload.timeout_s
+# and stored as workload-timeout.  No kbisect-* guest may be left.
+#
+# Usage: tests/integration/libvirt-boot.sh path/to/kbisect
+# Skips (exit 0, "SKIP: ...") only when a component is truly missing.
+set -u
+
+KB=${1:?usage: $0 path/to/kbisect}
+case $KB in /*) ;; *) KB=$PWD/$KB ;; esac
+URI=qemu:///system
+T=$(mktemp -d /var/tmp/kbisect-libvirt-boot.XXXXXX)
+chmod 755 "$T"
+started=$(date +%s)
+LOGD_PID= LIBVIRTD_PID= failed=0
+
+skip() {
+	echo "SKIP: libvirt-boot: $*"
+	rm -rf "$T"
+	exit 0
+}
+
+# Stop a daemon we started, by pid, and wait until it is gone.
+stop_pid() {
+	[ -n "$1" ] || return 0
+	kill "$1" 2>/dev/null || return 0
+	n=0
+	# (a daemon whose parent does not reap it stays a zombie: gone too)
+	while kill -0 "$1" 2>/dev/null && [ $n -lt 100 ]; do
+		[ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" = Z ] &&
+			return 0
+		sleep 0.1; n=$((n + 1))
+	done
+	kill -0 "$1" 2>/dev/null && kill -9 "$1" 2>/dev/null
+	return 0
+}
+
+cleanup() {
+	# never leave a guest behind, whatever happened
+	if command -v virsh >/dev/null 2>&1; then
+		for d in $(virsh -c "$URI" list --all --name 2>/dev/null |
+			   grep '^kbisect-'); do
+			virsh -c "$URI" destroy "$d" >/dev/null 2>&1
+		done
+	fi
+	stop_pid "$LIBVIRTD_PID"
+	stop_pid "$LOGD_PID"
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+fail() {
+	echo "FAIL: libvirt-boot: $*"
+	failed=1
+}
+
+# ---- components ---------------------------------------------------------
+[ "$(id -u)" = 0 ] || skip "needs root to start libvirtd for qemu:///system"
+for p in libvirtd virtlogd virsh qemu-system-x86_64 fio sqlite3; do
+	command -v "$p" >/dev/null 2>&1 ||
+		PATH=$PATH:/usr/sbin:/sbin command -v "$p" >/dev/null 2>&1 ||
+		skip "'$p' is not installed (tools/deps installs it)"
+done
+PATH=$PATH:/usr/sbin:/sbin
+[ -x /bin/busybox ] || skip "/bin/busybox is missing (busybox-static)"
+KERNEL=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -1)
+[ -n "$KERNEL" ] || skip "no distro kernel in /boot (linux-image-amd64)"
+
+# ---- a private libvirtd (or the one already running) ----------------------
+if virsh -c "$URI" version >/dev/null 2>&1; then
+	echo "libvirt-boot: using the libvirtd already running"
+else
+	virtlogd -d --pid-file "$T/virtlogd.pid" ||
+		skip "virtlogd does not start"
+	i=0
+	while [ ! -s "$T/virtlogd.pid" ] && [ $i -lt 50 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	LOGD_PID=$(cat "$T/virtlogd.pid" 2>/dev/null)
+	libvirtd -d --pid-file "$T/libvirtd.pid" ||
+		skip "libvirtd does not start"
+	i=0
+	until virsh -c "$URI" version >/dev/null 2>&1; do
+		[ -z "$LIBVIRTD_PID" ] &&
+			LIBVIRTD_PID=$(cat "$T/libvirtd.pid" 2>/dev/null)
+		i=$((i + 1))
+		[ $i -lt 300 ] || { fail "libvirtd did not answer in 30 s"; exit 1; }
+		sleep 0.1
+	done
+	LIBVIRTD_PID=$(cat "$T/libvirtd.pid")
+	echo "libvirt-boot: libvirtd $LIBVIRTD_PID answers after $((i / 10)).$((i % 10)) s"
+fi
+virsh -c "$URI" domcapabilities --virttype qemu >/dev/null 2>&1 ||
+	skip "libvirt has no qemu (TCG) domains here"
+
+export KBISECT_DB="$T/kb.db" XDG_CACHE_HOME="$T/cache" TMPDIR="$T"
+
+# ---- 1. a fio job: real IOPS come back and are stored ---------------------
+cat > "$T/fio.yaml" <<YAML
+name: libvirt-boot-fio
+source: { kernel: $KERNEL }
+guest: { hypervisor: qemu, vcpus: 1, memory_mib: 512, boot_timeout_s: 120 }
+workload:
+  fio: { rw: randread, bs: 4k, size: 32m, runtime: 3, time_based: 1,
+         ioengine: libaio, direct: 1, iodepth: 8 }
+  metric: read_iops
+repeat: { boots: 1, runs_per_boot: 1 }
+hosts: [$URI]
+YAML
+t0=$(date +%s)
+if ! "$KB" run "$T/fio.yaml" --quiet > "$T/fio.out" 2>&1; then
+	fail "kbisect run (fio) failed:"
+	cat "$T/fio.out"
+fi
+t1=$(date +%s)
+q() { sqlite3 "$KBISECT_DB" "$1"; }
+status=$(q "SELECT status || ': ' || coalesce(reason, '') FROM boots")
+[ "$status" = "ok: " ] || {
+	fail "the fio boot is '$status', expected ok"
+	q "SELECT console_tail FROM boots" | tail -30
+}
+iops=$(q "SELECT value FROM samples WHERE metric = 'read_iops'")
+case $iops in
+'' | 0 | 0.0) fail "no read_iops stored (got '$iops')" ;;
+*) echo "libvirt-boot: read_iops $iops (boot+fio $((t1 - t0)) s)" ;;
+esac
+env=$(q "SELECT json_extract(environment, '\$.hypervisor') || ' ' ||
+	    json_extract(environment, '\$.libvirt_version') FROM boots")
+case $env in
+QEMU\ 9.*) ;;
+*) fail "the boot's environment is '$env', expected QEMU and libvirt 9.x" ;;
+esac
+[ "$(q "SELECT executor FROM experiments")" = libvirt ] ||
+	fail "the experiment's executor is not 'libvirt'"
+
+# ---- 2. a hanging workload is killed at its timeout -----------------------
+cat > "$T/hang.yaml" <<YAML
+name: libvirt-boot-hang
+source: { kernel: $KERNEL }
+guest: { hypervisor: qemu, memory_mib: 512 }
+workload:
+  command: { run: sleep 1000 }
+  timeout_s: 5
+repeat: { boots: 1, runs_per_boot: 1 }
+hosts: [$URI]
+YAML
+t0=$(date +%s)
+# this one reads libvirt's console stream instead of the serial log file
+KBISECT_GUEST_CONSOLE=stream "$KB" run "$T/hang.yaml" --quiet \
+	> "$T/hang.out" 2>&1
+t1=$(date +%s)
+status=$(q "SELECT b.status FROM boots b JOIN variants v ON v.id = b.variant_id
+	    JOIN experiments e ON e.id = v.experiment_id
+	    WHERE e.name = 'libvirt-boot-hang'")
+[ "$status" = workload-timeout ] || {
+	fail "the hanging boot is '$status', expected workload-timeout"
+	cat "$T/hang.out"
+}
+[ $((t1 - t0)) -lt 100 ] || fail "the hanging boot took $((t1 - t0)) s"
+echo "libvirt-boot: hanging workload stopped as '$status' in $((t1 - t0)) s"
+
+# ---- no guest left ---------------------------------------------------------
+left=$(virsh -c "$URI" list --all --name | grep '^kbisect-')
+[ -z "$left" ] || fail "guests left running: $left"
+ls -d "$T"/kbisect-boot-* >/dev/null 2>&1 &&
+	fail "boot folders left: $(ls -d "$T"/kbisect-boot-*)"
+
+echo "libvirt-boot: $(( $(date +%s) - started )) s in all"
+[ $failed = 0 ] || exit 1
+echo "libvirt-boot: ok"

@@ -1,0 +1,276 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "console.h"
+#include "domxml.h"
+#include "err.h"
+#include "guest.h"
+#include "matrix.h"
+
+/*
+ * libvirt's test driver (test:///default) keeps its domains only as long
+ * as one connection: each test opens its own.  It starts any domain
+ * without running anything, so consoles here are files the test writes.
+ */
+#define TEST_URI "test:///default"
+
+static const char *const pci[] = { "0000:04:00.0", "0000:05:00.1" };
+static const unsigned pins[] = { 0, 1 };
+
+static struct kb_guest_conn *conn(void)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_guest_conn *c = NULL;
+
+	if (kb_guest_connect(TEST_URI, &c, &err))
+		fail_msg("cannot connect: %s", err.msg);
+	return c;
+}
+
+/* Xen PV domain XML named @name, with two PCI hostdevs and pinning. */
+static char *xen_xml(const char *name, const char *console_log)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_domxml d = KB_DOMXML_INIT;
+	struct kb_guest g;
+	char *xml = NULL;
+
+	memset(&g, 0, sizeof(g));
+	g.hypervisor = console_log ? KB_HV_QEMU : KB_HV_XEN;
+	g.mode = console_log ? "hvm" : "pv";
+	g.vcpus = 2;
+	g.memory_mib = 256;
+	g.npin = 2;
+	g.pin = pins;
+	g.npassthrough = console_log ? 0 : 2;
+	g.passthrough = pci;
+	d.name = name;
+	d.guest = &g;
+	d.kernel = "/boot/vmlinuz-test";
+	d.initrd = "/boot/initrd-test";
+	d.cmdline = "console=hvc0";
+	d.console_log = console_log;
+	if (kb_domxml_build(&d, &xml, &err))
+		fail_msg("domxml: %s", err.msg);
+	return xml;
+}
+
+static struct kb_guest_dom *start(struct kb_guest_conn *c, const char *name)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_guest_dom *d = NULL;
+	char *xml = xen_xml(name, NULL);
+
+	if (kb_guest_start(c, xml, 0, &d, &err))
+		fail_msg("cannot start '%s': %s", name, err.msg);
+	free(xml);
+	return d;
+}
+
+static void test_guest__xen_domain_lifecycle_keeps_hostdevs(void **state)
+{
+	struct kb_guest_conn *c = conn();
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_guest_dom *d = start(c, "kbisect-1-0-1");
+	unsigned n = 99;
+	char *live;
+
+	(void)state;
+	assert_int_equal(kb_guest_active(d, &err), 1);
+	live = kb_guest_xml(d, &err);
+	assert_non_null(live);
+	assert_non_null(strstr(live, "type='xen'"));
+	assert_non_null(strstr(live, "<hostdev mode='subsystem' type='pci' managed='yes'>"));
+	assert_non_null(strstr(live, "bus='0x04'"));
+	assert_non_null(strstr(live, "bus='0x05'"));
+	assert_non_null(strstr(live, "<vcpupin vcpu='1' cpuset='1'/>"));
+	free(live);
+	assert_int_equal(kb_guest_destroy(d, &err), 0);
+	/* gone: nothing named kbisect-* is left to destroy */
+	assert_int_equal(kb_guest_destroy_orphans(c, NULL, NULL, &n, &err), 0);
+	assert_int_equal(n, 0);
+	kb_guest_disconnect(c);
+}
+
+static int keep_two(const char *name, void *arg)
+{
+	(*(unsigned *)arg)++;
+	return !strcmp(name, "kbisect-2-0-1");
+}
+
+static void test_guest__orphans_are_destroyed_and_others_left(void **state)
+{
+	struct kb_guest_conn *c = conn();
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_guest_dom *a = start(c, "kbisect-1-0-1");
+	struct kb_guest_dom *b = start(c, "kbisect-2-0-1");
+	struct kb_guest_dom *o = start(c, "other-guest");
+	struct kb_guest_dom *p = start(c, "kbisect");
+	unsigned n = 0, asked = 0;
+
+	(void)state;
+	assert_int_equal(kb_guest_destroy_orphans(c, keep_two, &asked, &n,
+						  &err),
+			 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(asked, 2);
+	assert_int_equal(kb_guest_active(a, &err), 0);
+	assert_int_equal(kb_guest_active(b, &err), 1);
+	assert_int_equal(kb_guest_active(o, &err), 1);
+	assert_int_equal(kb_guest_active(p, &err), 1);
+	assert_int_equal(kb_guest_destroy_orphans(c, NULL, NULL, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(kb_guest_active(b, &err), 0);
+	assert_int_equal(kb_guest_active(o, &err), 1);
+	/* destroying what is already gone is fine */
+	assert_int_equal(kb_guest_destroy(a, &err), 0);
+	assert_int_equal(kb_guest_destroy(b, &err), 0);
+	assert_int_equal(kb_guest_destroy(o, &err), 0);
+	assert_int_equal(kb_guest_destroy(p, &err), 0);
+	assert_int_equal(kb_guest_destroy(NULL, &err), 0);
+	kb_guest_disconnect(c);
+}
+
+static void test_guest__environment_names_host_and_versions(void **state)
+{
+	struct kb_guest_conn *c = conn();
+	struct kb_err err = KB_ERR_INIT;
+	char *env = NULL;
+
+	(void)state;
+	assert_int_equal(kb_guest_environment(c, &env, &err), 0);
+	assert_non_null(strstr(env, "{\"uri\":\"test:///default\","));
+	assert_non_null(strstr(env, "\"hypervisor\":\"TEST\""));
+	assert_non_null(strstr(env, "\"hypervisor_version\":\""));
+	assert_non_null(strstr(env, "\"libvirt_version\":\"9."));
+	assert_non_null(strstr(env, "\"host_kernel\":\"Linux "));
+	assert_non_null(strstr(env, "\"host_cpu\":"));
+	assert_int_equal(env[strlen(env) - 1], '}');
+	free(env);
+	kb_guest_disconnect(c);
+}
+
+static void test_guest__name_has_experiment_variant_boot(void **state)
+{
+	char *n = kb_guest_name(12, 3, 4);
+
+	(void)state;
+	assert_string_equal(n, "kbisect-12-3-4");
+	free(n);
+}
+
+static void test_guest__connect_failure_names_uri(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_guest_conn *c = (struct kb_guest_conn *)&err;
+
+	(void)state;
+	assert_int_equal(kb_guest_connect("nosuchdriver:///x", &c, &err),
+			 KB_EFAIL);
+	assert_null(c);
+	assert_msg_contains(err.msg, "'nosuchdriver:///x'");
+}
+
+/* Boot on the test driver with @text already in the console file. */
+static void run_with_console(const char *text, double boot_s, double wl_s,
+			     enum kb_guest_end *end, struct kb_console *con)
+{
+	char path[] = "/tmp/kb-guest-console-XXXXXX";
+	struct kb_guest_run_opts o = KB_GUEST_RUN_OPTS_INIT;
+	struct kb_guest_conn *c = conn();
+	struct kb_err err = KB_ERR_INIT;
+	double dur = -1;
+	unsigned n = 9;
+	char *xml;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	xml = xen_xml("kbisect-7-1-2", path);
+	o.console_file = path;
+	o.boot_timeout_s = boot_s;
+	o.workload_timeout_s = wl_s;
+	if (kb_guest_run(c, xml, &o, con, end, &dur, &err))
+		fail_msg("run: %s", err.msg);
+	assert_true(dur >= 0 && dur < 10);
+	/* destroyed in every case */
+	assert_int_equal(kb_guest_destroy_orphans(c, NULL, NULL, &n, &err), 0);
+	assert_int_equal(n, 0);
+	free(xml);
+	unlink(path);
+	kb_guest_disconnect(c);
+}
+
+static void test_guest__run_stops_at_a_final_console(void **state)
+{
+	struct kb_console *con = kb_console_new(0);
+	enum kb_guest_end end = KB_GUEST_END_BOOT_TIMEOUT;
+
+	(void)state;
+	run_with_console("Linux version 6.1\nKBISECT-START 1\n"
+			 "KBISECT-ERROR 1 fio failed\n",
+			 5, 5, &end, con);
+	assert_int_equal(end, KB_GUEST_END_CONSOLE);
+	assert_int_equal(kb_console_state(con), KB_CONSOLE_BAD);
+	kb_console_free(con);
+}
+
+static void test_guest__boot_timeout_before_the_workload(void **state)
+{
+	struct kb_console *con = kb_console_new(0);
+	enum kb_guest_end end = KB_GUEST_END_CONSOLE;
+
+	(void)state;
+	run_with_console("Linux version 6.1\n", 0.3, 5, &end, con);
+	assert_int_equal(end, KB_GUEST_END_BOOT_TIMEOUT);
+	assert_false(kb_console_started(con));
+	kb_console_free(con);
+}
+
+static void test_guest__workload_timeout_after_start(void **state)
+{
+	struct kb_console *con = kb_console_new(0);
+	enum kb_guest_end end = KB_GUEST_END_CONSOLE;
+
+	(void)state;
+	run_with_console("Linux version 6.1\nKBISECT-START 1\n", 5, 0.3, &end,
+			 con);
+	assert_int_equal(end, KB_GUEST_END_WORKLOAD_TIMEOUT);
+	assert_true(kb_console_started(con));
+	kb_console_free(con);
+}
+
+static void test_guest__refused_domain_is_an_error(void **state)
+{
+	struct kb_console *con = kb_console_new(0);
+	struct kb_guest_conn *c = conn();
+	struct kb_err err = KB_ERR_INIT;
+	enum kb_guest_end end;
+	double dur;
+
+	(void)state;
+	assert_int_equal(kb_guest_run(c, "<domain type='nonsense'/>", NULL,
+				      con, &end, &dur, &err),
+			 KB_EFAIL);
+	assert_msg_contains(err.msg, "cannot start a guest on 'test:///default'");
+	kb_console_free(con);
+	kb_guest_disconnect(c);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_guest__xen_domain_lifecycle_keeps_hostdevs),
+	cmocka_unit_test(test_guest__orphans_are_destroyed_and_others_left),
+	cmocka_unit_test(test_guest__environment_names_host_and_versions),
+	cmocka_unit_test(test_guest__name_has_experiment_variant_boot),
+	cmocka_unit_test(test_guest__connect_failure_names_uri),
+	cmocka_unit_test(test_guest__run_stops_at_a_final_console),
+	cmocka_unit_test(test_guest__boot_timeout_before_the_workload),
+	cmocka_unit_test(test_guest__workload_timeout_after_start),
+	cmocka_unit_test(test_guest__refused_domain_is_an_error),
+};
+
+KB_TEST_MAIN(tests)

@@ -1,0 +1,306 @@
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "buf.h"
+#include "err.h"
+#include "initramfs.h"
+#include "matrix.h"
+
+extern char **environ;
+
+/* Run @argv with stdin from @in (or /dev/null), stdout into @out. */
+static int run(char *const argv[], const char *in, struct kb_buf *out)
+{
+	posix_spawn_file_actions_t fa;
+	int p[2], status = -1;
+	pid_t pid;
+	char chunk[4096];
+	ssize_t r;
+
+	assert_int_equal(pipe(p), 0);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, in ? in : "/dev/null",
+					 O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+	posix_spawn_file_actions_addclose(&fa, p[0]);
+	posix_spawn_file_actions_addclose(&fa, p[1]);
+	assert_int_equal(posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ),
+			 0);
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[1]);
+	while ((r = read(p[0], chunk, sizeof(chunk))) > 0)
+		if (out)
+			kb_buf_add(out, chunk, (size_t)r);
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static char *scratch(void)
+{
+	char tmpl[] = "/tmp/kbisect-initramfs-test.XXXXXX";
+
+	assert_non_null(mkdtemp(tmpl));
+	return strdup(tmpl);
+}
+
+static void rm_rf(const char *dir)
+{
+	char *argv[] = { "rm", "-rf", (char *)dir, NULL };
+
+	run(argv, NULL, NULL);
+}
+
+static void write_file(const char *path, const struct kb_buf *b)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(b->buf, 1, b->len, f), b->len);
+	fclose(f);
+}
+
+/* The newc header layout, field by field. */
+static void test_initramfs__cpio_header_is_newc(void **state)
+{
+	struct kb_buf b = KB_BUF_INIT;
+
+	(void)state;
+	kb_initramfs_cpio_add(&b, 7, "init", S_IFREG | 0755, "#!/bin/sh\n",
+			      10);
+	assert_int_equal(b.len % 4, 0);
+	assert_memory_equal(b.buf, "070701", 6);
+	assert_memory_equal(b.buf + 6, "00000007", 8);       /* ino */
+	assert_memory_equal(b.buf + 14, "000081ED", 8);      /* mode */
+	assert_memory_equal(b.buf + 6 + 8 * 4, "00000001", 8); /* nlink */
+	assert_memory_equal(b.buf + 6 + 8 * 6, "0000000A", 8); /* size */
+	assert_memory_equal(b.buf + 6 + 8 * 11, "00000005", 8); /* namesize */
+	assert_memory_equal(b.buf + 110, "init", 5);
+	/* 110 + 5 = 115, padded to 116, then the data */
+	assert_memory_equal(b.buf + 116, "#!/bin/sh\n", 10);
+	assert_int_equal(b.len, 128);
+	kb_buf_release(&b);
+}
+
+/* GNU cpio reads what we write: files, folders, symlinks, devices. */
+static void test_initramfs__cpio_lists_with_gnu_cpio(void **state)
+{
+	struct kb_buf b = KB_BUF_INIT, out = KB_BUF_INIT;
+	char *dir = scratch(), path[256];
+	char *argv[] = { "cpio", "-itv", "--quiet", NULL };
+
+	(void)state;
+	kb_initramfs_cpio_add(&b, 1, "bin", S_IFDIR | 0755, NULL, 0);
+	kb_initramfs_cpio_add(&b, 2, "bin/x", S_IFREG | 0644, "abc", 3);
+	kb_initramfs_cpio_add(&b, 3, "bin/sh", S_IFLNK | 0777, "busybox", 7);
+	kb_initramfs_cpio_add_dev(&b, 4, "console", S_IFCHR | 0600, 5, 1);
+	kb_initramfs_cpio_trailer(&b);
+	snprintf(path, sizeof(path), "%s/a.cpio", dir);
+	write_file(path, &b);
+	assert_int_equal(run(argv, path, &out), 0);
+	assert_msg_contains(out.buf, "drwxr-xr-x");
+	assert_msg_contains(out.buf, " bin\n");
+	assert_msg_contains(out.buf, "-rw-r--r--");
+	assert_msg_contains(out.buf, "3 Jan  1  1970 bin/x\n");
+	assert_msg_contains(out.buf, "bin/sh -> busybox\n");
+	assert_msg_contains(out.buf, "crw-------");
+	assert_msg_contains(out.buf, "5,   1");
+	rm_rf(dir);
+	free(dir);
+	kb_buf_release(&b);
+	kb_buf_release(&out);
+}
+
+static struct kb_workload command_workload(const char *cmd)
+{
+	struct kb_workload w;
+
+	memset(&w, 0, sizeof(w));
+	w.kind = KB_WORKLOAD_COMMAND;
+	w.command = cmd;
+	w.metric = "real_s";
+	return w;
+}
+
+static struct kb_initramfs_opts opts_here(void)
+{
+	struct kb_initramfs_opts o = KB_INITRAMFS_OPTS_INIT;
+
+	o.init = "guests/init";
+	return o;
+}
+
+static void list_archive(const char *gz, struct kb_buf *out)
+{
+	char *zcat[] = { "gzip", "-dc", (char *)gz, NULL };
+	char *dir = scratch(), path[256];
+	struct kb_buf raw = KB_BUF_INIT;
+	char *cpio[] = { "cpio", "-it", "--quiet", NULL };
+
+	assert_int_equal(run(zcat, NULL, &raw), 0);
+	snprintf(path, sizeof(path), "%s/a.cpio", dir);
+	write_file(path, &raw);
+	assert_int_equal(run(cpio, path, out), 0);
+	rm_rf(dir);
+	free(dir);
+	kb_buf_release(&raw);
+}
+
+/* A command workload: init, busybox, the spec; no fio. */
+static void test_initramfs__command_archive_contents(void **state)
+{
+	struct kb_initramfs_opts o = opts_here();
+	struct kb_workload w = command_workload("echo hi");
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf list = KB_BUF_INIT;
+	char *cache = scratch(), *path = NULL;
+	struct stat st;
+
+	(void)state;
+	if (kb_initramfs_build(&w, 3, &o, cache, &path, &err))
+		fail_msg("%s", err.msg);
+	assert_non_null(path);
+	assert_int_equal(strncmp(path, cache, strlen(cache)), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	list_archive(path, &list);
+	assert_msg_contains(list.buf, "\ninit\n");
+	assert_msg_contains(list.buf, "\nbin/busybox\n");
+	assert_msg_contains(list.buf, "\ndev/console\n");
+	assert_msg_contains(list.buf, "\nkbisect/workload.conf\n");
+	assert_msg_contains(list.buf, "\nkbisect/command\n");
+	assert_null(strstr(list.buf, "usr/bin/fio"));
+	assert_null(strstr(list.buf, "job.fio"));
+	kb_buf_release(&list);
+	free(path);
+	rm_rf(cache);
+	free(cache);
+}
+
+/* Same inputs, same file; other runs or command, another file. */
+static void test_initramfs__cache_is_keyed_by_inputs(void **state)
+{
+	struct kb_initramfs_opts o = opts_here();
+	struct kb_workload w = command_workload("echo hi");
+	struct kb_err err = KB_ERR_INIT;
+	char *cache = scratch(), *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+	struct stat st1, st2;
+
+	(void)state;
+	assert_int_equal(kb_initramfs_build(&w, 1, &o, cache, &a, &err), 0);
+	assert_int_equal(stat(a, &st1), 0);
+	assert_int_equal(kb_initramfs_build(&w, 1, &o, cache, &b, &err), 0);
+	assert_string_equal(a, b);
+	assert_int_equal(stat(b, &st2), 0);
+	assert_int_equal(st1.st_ino, st2.st_ino); /* not rebuilt */
+	assert_int_equal(kb_initramfs_build(&w, 2, &o, cache, &c, &err), 0);
+	assert_string_not_equal(a, c);
+	w.command = "echo bye";
+	assert_int_equal(kb_initramfs_build(&w, 1, &o, cache, &d, &err), 0);
+	assert_string_not_equal(a, d);
+	assert_string_not_equal(c, d);
+	free(a);
+	free(b);
+	free(c);
+	free(d);
+	rm_rf(cache);
+	free(cache);
+}
+
+static void test_initramfs__missing_files_fail(void **state)
+{
+	struct kb_initramfs_opts o = opts_here();
+	struct kb_workload w = command_workload("true");
+	struct kb_err err = KB_ERR_INIT;
+	char *cache = scratch(), *path = NULL;
+
+	(void)state;
+	o.busybox = "/nonexistent/busybox";
+	assert_int_equal(kb_initramfs_build(&w, 1, &o, cache, &path, &err),
+			 KB_EFAIL);
+	assert_null(path);
+	assert_msg_contains(err.msg, "/nonexistent/busybox");
+	kb_err_clear(&err);
+	o = opts_here();
+	o.init = "/nonexistent/init";
+	assert_true(kb_initramfs_build(&w, 1, &o, cache, &path, &err) < 0);
+	assert_null(path);
+	assert_msg_contains(err.msg, "/nonexistent/init");
+	rm_rf(cache);
+	free(cache);
+}
+
+static void test_initramfs__bad_fio_option_is_input_error(void **state)
+{
+	static const struct kb_option opt[] = { { "rw", "read\nx", { 2, 3 } } };
+	struct kb_initramfs_opts o = opts_here();
+	struct kb_workload w;
+	struct kb_err err = KB_ERR_INIT;
+	char *cache = scratch(), *path = NULL;
+
+	(void)state;
+	memset(&w, 0, sizeof(w));
+	w.kind = KB_WORKLOAD_FIO;
+	w.fio = opt;
+	w.nfio = 1;
+	assert_int_equal(kb_initramfs_build(&w, 1, &o, cache, &path, &err),
+			 KB_EINPUT);
+	assert_null(path);
+	rm_rf(cache);
+	free(cache);
+}
+
+static void test_initramfs__modules_folder_of_distro_kernel(void **state)
+{
+	char *m;
+
+	(void)state;
+	assert_null(kb_initramfs_modules_for("/x/arch/x86/boot/bzImage"));
+	assert_null(kb_initramfs_modules_for("/boot/vmlinuz-"));
+	assert_null(kb_initramfs_modules_for("/boot/vmlinuz-.."));
+	assert_null(kb_initramfs_modules_for("/boot/vmlinuz-no-such-version"));
+	m = kb_initramfs_modules_for("/boot/vmlinuz-6.1.0-57-amd64");
+	if (access("/lib/modules/6.1.0-57-amd64/modules.dep", F_OK) == 0)
+		assert_string_equal(m, "/lib/modules/6.1.0-57-amd64");
+	else
+		assert_null(m);
+	free(m);
+}
+
+static void test_initramfs__default_cache_follows_xdg(void **state)
+{
+	char *old = getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME"))
+					     : NULL;
+	char *c;
+
+	(void)state;
+	setenv("XDG_CACHE_HOME", "/var/tmp/xc", 1);
+	c = kb_initramfs_default_cache();
+	assert_string_equal(c, "/var/tmp/xc/kbisect/initramfs");
+	free(c);
+	if (old)
+		setenv("XDG_CACHE_HOME", old, 1);
+	else
+		unsetenv("XDG_CACHE_HOME");
+	free(old);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_initramfs__cpio_header_is_newc),
+	cmocka_unit_test(test_initramfs__cpio_lists_with_gnu_cpio),
+	cmocka_unit_test(test_initramfs__command_archive_contents),
+	cmocka_unit_test(test_initramfs__cache_is_keyed_by_inputs),
+	cmocka_unit_test(test_initramfs__missing_files_fail),
+	cmocka_unit_test(test_initramfs__bad_fio_option_is_input_error),
+	cmocka_unit_test(test_initramfs__modules_folder_of_distro_kernel),
+	cmocka_unit_test(test_initramfs__default_cache_follows_xdg),
+};
+
+KB_TEST_MAIN(tests)

@@ -1,0 +1,250 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "err.h"
+#include "executor.h"
+#include "guest.h"
+#include "matrix.h"
+#include "plan.h"
+#include "realexec.h"
+#include "variant.h"
+
+/* Paths in a matrix are relative to its file; absolute ones stay. */
+#define FILE_NAME "/tmp/kb-realexec-test.yaml"
+
+struct fixture {
+	struct kb_matrix *m;
+	struct kb_plan *p;
+};
+
+static void make(struct fixture *f, const char *text)
+{
+	struct kb_err err = KB_ERR_INIT;
+
+	if (kb_matrix_parse_buffer(text, strlen(text), FILE_NAME, &f->m, &err))
+		fail_msg("matrix: %s", err.msg);
+	if (kb_plan_new(f->m, &f->p, &err))
+		fail_msg("plan: %s", err.msg);
+}
+
+static void release(struct fixture *f)
+{
+	kb_plan_free(f->p);
+	kb_matrix_free(f->m);
+}
+
+static void bad(const char *text, const char *expect)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_matrix *m = NULL;
+
+	assert_int_equal(kb_matrix_parse_buffer(text, strlen(text), FILE_NAME,
+						&m, &err),
+			 KB_EINPUT);
+	assert_null(m);
+	assert_msg_contains(err.msg, expect);
+}
+
+static void test_realexec__matrix_guest_keys(void **state)
+{
+	struct fixture f;
+	const struct kb_guest *g;
+
+	(void)state;
+	make(&f, "source: { kernel: /bin/sh }\n"
+		 "guest: { hypervisor: qemu, disks: [/bin/sh, ../bin/ls],\n"
+		 "         boot_timeout_s: 30 }\n"
+		 "workload: { fio: { rw: randread, runtime: 5 }, timeout_s: 99 }\n");
+	g = kb_matrix_guest(f.m);
+	assert_int_equal(g->ndisks, 2);
+	assert_string_equal(g->disks[0], "/bin/sh");
+	/* relative to the matrix's folder */
+	assert_string_equal(g->disks[1], "/tmp/../bin/ls");
+	assert_int_equal(g->boot_timeout_s, 30);
+	assert_int_equal(kb_matrix_workload(f.m)->timeout_s, 99);
+	/* the variant's guest shape carries them */
+	assert_int_equal(kb_plan_variant(f.p, 0)->guest.ndisks, 2);
+	release(&f);
+
+	make(&f, "workload: { fio: { rw: read } }\n");
+	assert_int_equal(kb_matrix_guest(f.m)->boot_timeout_s, 120);
+	assert_int_equal(kb_matrix_guest(f.m)->ndisks, 0);
+	assert_int_equal(kb_matrix_workload(f.m)->timeout_s, 0);
+	release(&f);
+}
+
+static void test_realexec__matrix_guest_keys_are_checked(void **state)
+{
+	(void)state;
+	bad("guest: { disks: [/nonexistent/disk.img] }\n"
+	    "workload: { fio: { rw: read } }\n",
+	    ":1:18: guest disk '/nonexistent/disk.img' does not exist");
+	bad("guest: { disks: [/tmp] }\nworkload: { fio: { rw: read } }\n",
+	    "neither an image file nor a block device");
+	bad("guest: { boot_timeout_s: 0 }\nworkload: { fio: { rw: read } }\n",
+	    "guest.boot_timeout_s must be an integer from 1");
+	bad("workload: { fio: { rw: read }, timeout_s: x }\n",
+	    "workload.timeout_s must be an integer");
+}
+
+static void test_realexec__workload_timeout_from_runtime(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	make(&f, "workload: { fio: { rw: read, runtime: 5 } }\n");
+	/* 2 runs x (2 x 5 s + 30 s) */
+	assert_int_equal(kb_realexec_workload_timeout(kb_matrix_workload(f.m),
+						      2),
+			 80);
+	/* at least a minute */
+	assert_int_equal(kb_realexec_workload_timeout(kb_matrix_workload(f.m),
+						      1),
+			 60);
+	release(&f);
+	make(&f, "workload: { fio: { rw: read, runtime: 2m } }\n");
+	assert_int_equal(kb_realexec_workload_timeout(kb_matrix_workload(f.m),
+						      1),
+			 270);
+	release(&f);
+	make(&f, "workload: { fio: { rw: read } }\n");
+	assert_int_equal(kb_realexec_workload_timeout(kb_matrix_workload(f.m),
+						      3),
+			 600);
+	release(&f);
+	make(&f, "workload: { command: { run: sleep 1000 }, timeout_s: 7 }\n");
+	assert_int_equal(kb_realexec_workload_timeout(kb_matrix_workload(f.m),
+						      3),
+			 7);
+	release(&f);
+}
+
+static void test_realexec__scratch_disk_fits_the_job(void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	make(&f, "workload: { fio: { rw: read, size: 64m } }\n");
+	assert_true(kb_realexec_scratch_bytes(kb_matrix_workload(f.m)) ==
+		    80ull << 20);
+	release(&f);
+	make(&f, "workload: { fio: { rw: read, size: 1g } }\n");
+	assert_true(kb_realexec_scratch_bytes(kb_matrix_workload(f.m)) ==
+		    (1ull << 30) + (16ull << 20));
+	release(&f);
+	make(&f, "workload: { fio: { rw: read, size: 4k } }\n");
+	assert_true(kb_realexec_scratch_bytes(kb_matrix_workload(f.m)) ==
+		    64ull << 20);
+	release(&f);
+	make(&f, "workload: { fio: { rw: read, size: 50% } }\n");
+	assert_true(kb_realexec_scratch_bytes(kb_matrix_workload(f.m)) ==
+		    256ull << 20);
+	release(&f);
+}
+
+static void test_realexec__cmdline_names_the_console(void **state)
+{
+	struct kb_guest g;
+
+	(void)state;
+	memset(&g, 0, sizeof(g));
+	g.hypervisor = KB_HV_XEN;
+	g.mode = "pvh";
+	assert_non_null(strstr(kb_realexec_cmdline(&g), "console=hvc0"));
+	g.mode = "hvm";
+	assert_non_null(strstr(kb_realexec_cmdline(&g), "console=ttyS0"));
+	g.hypervisor = KB_HV_QEMU;
+	assert_non_null(strstr(kb_realexec_cmdline(&g), "console=ttyS0"));
+}
+
+static void test_realexec__domxml_shows_placeholders(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct fixture f;
+	char *xml = NULL;
+
+	(void)state;
+	make(&f, "source: { kernel: /bin/sh }\n"
+		 "guest: { hypervisor: qemu, vcpus: 2 }\n"
+		 "factors: { guest: { pin: [[0, 1], [1, 0]] } }\n"
+		 "workload: { fio: { rw: randread, size: 64m } }\n");
+	assert_int_equal(kb_realexec_domxml(f.m, kb_plan_variant(f.p, 1), &xml,
+					    &err),
+			 0);
+	assert_non_null(strstr(xml, "<!-- variant 1: "));
+	assert_non_null(strstr(xml, "<name>kbisect-0-1-1</name>"));
+	assert_non_null(strstr(xml, "<kernel>/bin/sh</kernel>"));
+	assert_null(strstr(xml, "not built yet"));
+	assert_non_null(strstr(xml, "<vcpupin vcpu=\"0\" cpuset=\"1\"/>"));
+	assert_non_null(strstr(xml, "/KBISECT-BOOT-DIR/scratch.raw"));
+	assert_non_null(strstr(xml, "/KBISECT-BOOT-DIR/console.log"));
+	free(xml);
+	release(&f);
+
+	make(&f, "source: { tree: /tmp }\n"
+		 "factors: { kconfig: { DEBUG_SPINLOCK: [n, y] } }\n"
+		 "guest: { hypervisor: xen, mode: pv }\n"
+		 "workload: { command: { run: true } }\n");
+	assert_int_equal(kb_realexec_domxml(f.m, kb_plan_variant(f.p, 0), &xml,
+					    &err),
+			 0);
+	assert_non_null(strstr(xml, "The kernel is not built yet"));
+	assert_non_null(strstr(xml, "<kernel>/KBISECT-NOT-BUILT/bzImage</kernel>"));
+	assert_null(strstr(xml, "scratch.raw"));
+	assert_non_null(strstr(xml, "machine=\"xenpv\""));
+	free(xml);
+	release(&f);
+}
+
+static void test_realexec__build_takes_prebuilt_kernels_unless_kconfig(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_guest_conn *c = NULL;
+	struct kb_executor *ex = NULL;
+	struct kb_build_result b;
+	struct fixture f;
+
+	(void)state;
+	assert_int_equal(kb_guest_connect("test:///default", &c, &err), 0);
+	make(&f, "source: { kernel: /bin/sh }\n"
+		 "factors: { guest: { vcpus: [1, 2] } }\n"
+		 "workload: { fio: { rw: read } }\n");
+	assert_int_equal(kb_realexec_new(f.m, c, NULL, &ex, &err), 0);
+	assert_string_equal(kb_executor_name(ex), "libvirt");
+	assert_int_equal(kb_executor_build(ex, kb_plan_variant(f.p, 1), &b,
+					   &err),
+			 0);
+	assert_int_equal(b.status, KB_BUILD_OK);
+	assert_string_equal(b.image, "/bin/sh");
+	kb_build_result_release(&b);
+	kb_executor_free(ex);
+	release(&f);
+
+	make(&f, "source: { tree: /tmp, kernel: /bin/sh }\n"
+		 "factors: { kconfig: { DEBUG_SPINLOCK: [n, y] } }\n"
+		 "workload: { fio: { rw: read } }\n");
+	assert_int_equal(kb_realexec_new(f.m, c, NULL, &ex, &err), 0);
+	/* Kconfig factors need a kernel built from source.tree (lib/build.h),
+	 * never the prebuilt image: /tmp is no kernel tree */
+	assert_true(kb_executor_build(ex, kb_plan_variant(f.p, 0), &b, &err) <
+		    0);
+	assert_null(b.image);
+	assert_msg_contains(err.msg, "/tmp");
+	kb_executor_free(ex);
+	release(&f);
+	kb_guest_disconnect(c);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_realexec__matrix_guest_keys),
+	cmocka_unit_test(test_realexec__matrix_guest_keys_are_checked),
+	cmocka_unit_test(test_realexec__workload_timeout_from_runtime),
+	cmocka_unit_test(test_realexec__scratch_disk_fits_the_job),
+	cmocka_unit_test(test_realexec__cmdline_names_the_console),
+	cmocka_unit_test(test_realexec__domxml_shows_placeholders),
+	cmocka_unit_test(test_realexec__build_takes_prebuilt_kernels_unless_kconfig),
+};
+
+KB_TEST_MAIN(tests)
