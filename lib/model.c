@@ -40,6 +40,14 @@ struct rule {
 	char *text;       /* "A=y B=n", for reasons */
 };
 
+/* One entry of "depends": @name holds only when every @on[] is y. */
+struct dep {
+	char *name;  /* the option, without CONFIG_ */
+	size_t n;
+	char **on;   /* the options it depends on */
+	long *on_idx; /* index of each @on[] in the model's deps, or -1 */
+};
+
 struct kb_model {
 	char *file;
 	char *text;
@@ -51,13 +59,15 @@ struct kb_model {
 	struct rule *effects;
 	size_t nfailures;
 	struct rule *failures;
+	size_t ndeps;
+	struct dep *deps;
 	struct kb_model_time time;
 	uint64_t seed;
 };
 
 static const char *const top_keys[] = { "metric", "base",  "noise",
 					 "effects", "time",  "failures",
-					 "seed" };
+					 "seed", "depends" };
 static const char *const noise_keys[] = { "boot_cv", "run_cv" };
 static const char *const effect_keys[] = { "when", "factor" };
 static const char *const failure_keys[] = { "when", "stage" };
@@ -84,10 +94,25 @@ static void rules_free(struct rule *r, size_t n)
 	free(r);
 }
 
+static void deps_free(struct dep *d, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < d[i].n; j++)
+			free(d[i].on[j]);
+		free(d[i].on);
+		free(d[i].on_idx);
+		free(d[i].name);
+	}
+	free(d);
+}
+
 void kb_model_free(struct kb_model *m)
 {
 	if (!m)
 		return;
+	deps_free(m->deps, m->ndeps);
 	free(m->file);
 	free(m->text);
 	free(m->metric);
@@ -606,6 +631,127 @@ static int parse_rules(struct ctx *c, const struct kb_ynode *n, int effects)
 	return 0;
 }
 
+/* A Kconfig option name in "depends" (not a guest or kernel factor). */
+static int dep_name(struct ctx *c, const struct kb_ynode *n, char **out)
+{
+	int kconfig = 0, ret;
+
+	if ((ret = expect_type(c, n, KB_Y_SCALAR, "an option in 'depends'")))
+		return ret;
+	if ((ret = cond_name(c, n, out, &kconfig)))
+		return ret;
+	if (kconfig)
+		return 0;
+	ret = fail(c, n,
+		   "'%s' cannot be in 'depends': only Kconfig options depend on each other",
+		   *out);
+	free(*out);
+	*out = NULL;
+	return ret;
+}
+
+static long dep_find(const struct kb_model *m, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->ndeps; i++)
+		if (!strcmp(m->deps[i].name, name))
+			return (long)i;
+	return -1;
+}
+
+/*
+ * Refuse a dependency cycle through entry @i: @state is 0 unvisited, 1 on
+ * the current path, 2 done.  The cycle is reported at @n.
+ */
+static int dep_cycle(struct ctx *c, const struct kb_ynode *n, size_t i,
+		     unsigned char *state)
+{
+	const struct dep *d = &c->m->deps[i];
+	size_t j;
+	int ret;
+
+	if (state[i] == 2)
+		return 0;
+	if (state[i] == 1)
+		return fail(c, n,
+			    "'depends' has a cycle through '%s': an option cannot depend on itself",
+			    d->name);
+	state[i] = 1;
+	for (j = 0; j < d->n; j++)
+		if (d->on_idx[j] >= 0 &&
+		    (ret = dep_cycle(c, n, (size_t)d->on_idx[j], state)))
+			return ret;
+	state[i] = 2;
+	return 0;
+}
+
+/* depends: { OPTION: OTHER, OPTION2: [A, B] } */
+static int parse_depends(struct ctx *c, const struct kb_ynode *n)
+{
+	struct kb_model *m = c->m;
+	unsigned char *state = NULL;
+	size_t i, j;
+	int ret;
+
+	if (is_null(n))
+		return 0;
+	if ((ret = expect_type(c, n, KB_Y_MAP, "'depends'")))
+		return ret;
+	if (n->n > KB_MODEL_MAX_RULES)
+		return fail(c, n, "'depends' lists more than %d options",
+			    KB_MODEL_MAX_RULES);
+	m->deps = kb_calloc(n->n ? n->n : 1, sizeof(*m->deps));
+	for (i = 0; i < n->n; i++) {
+		const struct kb_ynode *v = n->items[i];
+		struct dep *d = &m->deps[i];
+		size_t k = v->type == KB_Y_SEQ ? v->n : 1;
+
+		if ((ret = dep_name(c, n->keys[i], &d->name)))
+			return ret;
+		m->ndeps = i + 1;
+		for (j = 0; j < i; j++)
+			if (!strcmp(m->deps[j].name, d->name))
+				return fail(c, n->keys[i],
+					    "'%s' appears twice in 'depends'",
+					    n->keys[i]->str);
+		if (v->type == KB_Y_MAP)
+			return fail(c, v,
+				    "the dependencies of '%s' must be an option or a list of options, found a mapping",
+				    d->name);
+		if (k == 0)
+			return fail(c, v,
+				    "the dependencies of '%s' are empty: leave the option out instead",
+				    d->name);
+		if (k > KB_MODEL_MAX_WHEN)
+			return fail(c, v, "'%s' depends on more than %d options",
+				    d->name, KB_MODEL_MAX_WHEN);
+		d->on = kb_calloc(k, sizeof(*d->on));
+		d->on_idx = kb_calloc(k, sizeof(*d->on_idx));
+		for (j = 0; j < k; j++) {
+			const struct kb_ynode *item =
+				v->type == KB_Y_SEQ ? v->items[j] : v;
+
+			if ((ret = dep_name(c, item, &d->on[j])))
+				return ret;
+			d->n = j + 1;
+			if (!strcmp(d->on[j], d->name))
+				return fail(c, item,
+					    "'%s' cannot depend on itself",
+					    d->name);
+		}
+	}
+	for (i = 0; i < m->ndeps; i++)
+		for (j = 0; j < m->deps[i].n; j++)
+			m->deps[i].on_idx[j] = dep_find(m, m->deps[i].on[j]);
+	state = kb_calloc(m->ndeps ? m->ndeps : 1, 1);
+	ret = 0;
+	for (i = 0; i < m->ndeps && !ret; i++)
+		ret = dep_cycle(c, n->keys[i], i, state);
+	free(state);
+	return ret;
+}
+
 static int parse_root(struct ctx *c, const struct kb_ynode *root)
 {
 	const struct kb_ynode *v;
@@ -638,6 +784,8 @@ static int parse_root(struct ctx *c, const struct kb_ynode *root)
 	    (ret = parse_rules(c, v, 0)))
 		return ret;
 	if ((v = kb_ynode_get(root, "time")) && (ret = parse_time(c, v)))
+		return ret;
+	if ((v = kb_ynode_get(root, "depends")) && (ret = parse_depends(c, v)))
 		return ret;
 	if ((v = kb_ynode_get(root, "seed")) &&
 	    (ret = get_uint64(c, v, "'seed'", UINT64_MAX, &c->m->seed)))
@@ -718,32 +866,96 @@ const struct kb_model_time *kb_model_time(const struct kb_model *m)
 	return &m->time;
 }
 
-static int holds(const struct rule *r, const struct kb_variant *v)
+size_t kb_model_depends(const struct kb_model *m, const char *option,
+			const char *const **on)
+{
+	long i = dep_find(m, kb_kconfig_name(option));
+
+	if (i < 0) {
+		*on = NULL;
+		return 0;
+	}
+	*on = (const char *const *)m->deps[i].on;
+	return m->deps[i].n;
+}
+
+/*
+ * Whether entry @i of "depends" is met for @v: every option it depends on
+ * is y, itself with its dependencies met.  @memo (one byte per entry, 0
+ * unknown, 1 met, 2 unmet) keeps diamonds from being walked twice; the
+ * graph has no cycles (refused at load).
+ */
+static int dep_met(const struct kb_model *m, const struct kb_variant *v,
+		   size_t i, unsigned char *memo)
+{
+	const struct dep *d = &m->deps[i];
+	size_t j;
+	int met = 1;
+
+	if (memo[i])
+		return memo[i] == 1;
+	for (j = 0; j < d->n && met; j++) {
+		const char *level = kb_variant_get(v, d->on[j]);
+
+		if (!level || strcmp(level, "y"))
+			met = 0;
+		else if (d->on_idx[j] >= 0)
+			met = dep_met(m, v, (size_t)d->on_idx[j], memo);
+	}
+	memo[i] = met ? 1 : 2;
+	return met;
+}
+
+/* The level of Kconfig option @name in @v: n when unset or dropped. */
+static const char *option_level(const struct kb_model *m,
+				const struct kb_variant *v, const char *name,
+				unsigned char *memo)
+{
+	const char *level = kb_variant_get(v, name);
+	long i;
+
+	if (!level)
+		return "n";
+	if (memo && strcmp(level, "n") && (i = dep_find(m, name)) >= 0 &&
+	    !dep_met(m, v, (size_t)i, memo))
+		return "n";
+	return level;
+}
+
+static int holds(const struct kb_model *m, const struct rule *r,
+		 const struct kb_variant *v, unsigned char *memo)
 {
 	size_t i;
 
 	for (i = 0; i < r->ncond; i++) {
-		const char *level = kb_variant_get(v, r->cond[i].name);
+		const char *level;
 
-		if (!level) {
-			if (!r->cond[i].kconfig)
-				return 0;
-			level = "n";
-		}
+		if (r->cond[i].kconfig)
+			level = option_level(m, v, r->cond[i].name, memo);
+		else if (!(level = kb_variant_get(v, r->cond[i].name)))
+			return 0;
 		if (strcmp(level, r->cond[i].value))
 			return 0;
 	}
 	return 1;
 }
 
+/* A fresh memo for dep_met(), or NULL when the model has no "depends". */
+static unsigned char *memo_new(const struct kb_model *m)
+{
+	return m->ndeps ? kb_calloc(m->ndeps, 1) : NULL;
+}
+
 double kb_model_expected(const struct kb_model *m, const struct kb_variant *v)
 {
+	unsigned char *memo = memo_new(m);
 	double value = m->base;
 	size_t i;
 
 	for (i = 0; i < m->neffects; i++)
-		if (holds(&m->effects[i], v))
+		if (holds(m, &m->effects[i], v, memo))
 			value *= m->effects[i].factor;
+	free(memo);
 	return value;
 }
 
@@ -775,12 +987,16 @@ double kb_model_sample(const struct kb_model *m, const struct kb_variant *v,
 static const struct rule *failing(const struct kb_model *m,
 				  const struct kb_variant *v, enum stage stage)
 {
+	unsigned char *memo = memo_new(m);
+	const struct rule *r = NULL;
 	size_t i;
 
-	for (i = 0; i < m->nfailures; i++)
-		if (m->failures[i].stage == stage && holds(&m->failures[i], v))
-			return &m->failures[i];
-	return NULL;
+	for (i = 0; i < m->nfailures && !r; i++)
+		if (m->failures[i].stage == stage &&
+		    holds(m, &m->failures[i], v, memo))
+			r = &m->failures[i];
+	free(memo);
+	return r;
 }
 
 /* ---- the executor ------------------------------------------------------- */

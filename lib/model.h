@@ -22,6 +22,11 @@ struct kb_executor;
  * does not set it; a guest.* or kernel.* factor the variant does not set
  * never holds.  Levels compare as text.
  *
+ * An optional "depends" mapping says which options an option needs: an
+ * option set to anything but n whose dependencies are not all y (each
+ * with its own dependencies met) counts as n, as `make olddefconfig`
+ * drops it.
+ *
  * A loaded model is read-only, so one model (and its executors) may be used
  * from several threads at once.
  */
@@ -72,6 +77,14 @@ uint64_t kb_model_seed(const struct kb_model *m);
 
 /* The simulated stage durations (for planning an experiment's cost). */
 const struct kb_model_time *kb_model_time(const struct kb_model *m);
+
+/*
+ * The options @option (with or without CONFIG_) depends on in the model's
+ * "depends" mapping: returns their number and points *@on at their names
+ * (owned by @m), or returns 0 with *@on NULL when it has none.
+ */
+size_t kb_model_depends(const struct kb_model *m, const char *option,
+			const char *const **on);
 
 /*
  * The noise-free value of variant @v: base times the factor of every

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mem.h"
+#include "rng.h"
 #include "banned.h"
 
 #define PI 3.14159265358979323846
@@ -406,4 +407,149 @@ double kb_stats_t_quantile(double p, double df)
 		s = solve_abs_t(1 - 2 * lower, 0, df, -t_series(z, df));
 	}
 	return p < 0.5 ? -s : s;
+}
+
+double kb_stats_normal_cdf(double z)
+{
+	return 0.5 * erfc(-z / sqrt(2.0));
+}
+
+/* Ranks of the pooled sample (1-based, ties get their average rank). */
+struct ranked {
+	double v;
+	int from_a;
+};
+
+static int cmp_ranked(const void *x, const void *y)
+{
+	const struct ranked *p = x, *q = y;
+
+	return (p->v > q->v) - (p->v < q->v);
+}
+
+/*
+ * P(U <= u) for samples of m and n values without ties: the number of
+ * arrangements with U = k is counted by the recurrence
+ * c(m, n, k) = c(m - 1, n, k - n) + c(m, n - 1, k).
+ */
+static double exact_u_cdf(size_t m, size_t n, double u)
+{
+	size_t umax = m * n, i, j, k;
+	double *prev, *cur, total = 0, below = 0;
+
+	/* rows over n: f[j][k] for the current m */
+	prev = kb_calloc((n + 1) * (umax + 1), sizeof(*prev));
+	cur = kb_calloc((n + 1) * (umax + 1), sizeof(*cur));
+	for (j = 0; j <= n; j++)
+		prev[j * (umax + 1)] = 1; /* m = 0: one way, U = 0 */
+	for (i = 1; i <= m; i++) {
+		memset(cur, 0, (n + 1) * (umax + 1) * sizeof(*cur));
+		cur[0] = 1; /* n = 0 */
+		for (j = 1; j <= n; j++)
+			for (k = 0; k <= i * j; k++)
+				cur[j * (umax + 1) + k] =
+					(k >= j ? prev[j * (umax + 1) + k - j]
+						: 0) +
+					cur[(j - 1) * (umax + 1) + k];
+		double *swap = prev;
+
+		prev = cur;
+		cur = swap;
+	}
+	for (k = 0; k <= umax; k++) {
+		double c = prev[n * (umax + 1) + k];
+
+		total += c;
+		if ((double)k <= u + 1e-9)
+			below += c;
+	}
+	free(prev);
+	free(cur);
+	return below / total;
+}
+
+double kb_stats_mann_whitney(const double *a, size_t na, const double *b,
+			     size_t nb, double *u_out)
+{
+	size_t n = na + nb, i, j;
+	struct ranked *r;
+	double ra = 0, u, mu, tie = 0, sigma, z, p;
+	int ties = 0;
+
+	if (u_out)
+		*u_out = NAN;
+	if (!na || !nb)
+		return NAN;
+	r = kb_calloc(n, sizeof(*r));
+	for (i = 0; i < na; i++)
+		r[i] = (struct ranked){ a[i], 1 };
+	for (i = 0; i < nb; i++)
+		r[na + i] = (struct ranked){ b[i], 0 };
+	qsort(r, n, sizeof(*r), cmp_ranked);
+	for (i = 0; i < n; i = j) {
+		double rank, t;
+
+		for (j = i + 1; j < n && r[j].v == r[i].v; j++)
+			;
+		rank = ((double)i + 1 + (double)j) / 2; /* mean of i+1..j */
+		t = (double)(j - i);
+		if (t > 1) {
+			ties = 1;
+			tie += t * t * t - t;
+		}
+		for (size_t k = i; k < j; k++)
+			if (r[k].from_a)
+				ra += rank;
+	}
+	free(r);
+	u = ra - (double)na * ((double)na + 1) / 2;
+	if (u_out)
+		*u_out = u;
+	if (!ties && na <= 50 && nb <= 50) {
+		double lo = fmin(u, (double)(na * nb) - u);
+
+		p = 2 * exact_u_cdf(na, nb, lo);
+		return p > 1 ? 1 : p;
+	}
+	mu = (double)na * (double)nb / 2;
+	sigma = sqrt((double)na * (double)nb / 12 *
+		     (((double)n + 1) - tie / ((double)n * ((double)n - 1))));
+	if (sigma == 0)
+		return 1;
+	z = (fabs(u - mu) - 0.5) / sigma;
+	if (z < 0)
+		z = 0;
+	p = 2 * (1 - kb_stats_normal_cdf(z));
+	return p > 1 ? 1 : p;
+}
+
+void kb_stats_bootstrap_change(const double *a, size_t na, const double *b,
+			       size_t nb, unsigned reps, uint64_t seed,
+			       double level, double *lo, double *hi)
+{
+	struct kb_rng rng;
+	double *stat;
+	unsigned i;
+	size_t k, ilo, ihi;
+
+	*lo = *hi = NAN;
+	if (!na || !nb || !reps)
+		return;
+	kb_rng_init(&rng, seed);
+	stat = kb_calloc(reps, sizeof(*stat));
+	for (i = 0; i < reps; i++) {
+		double sa = 0, sb = 0;
+
+		for (k = 0; k < na; k++)
+			sa += a[kb_rng_below(&rng, na)];
+		for (k = 0; k < nb; k++)
+			sb += b[kb_rng_below(&rng, nb)];
+		stat[i] = ((sb / (double)nb) / (sa / (double)na) - 1) * 100;
+	}
+	qsort(stat, reps, sizeof(*stat), cmp_double);
+	ilo = (size_t)floor((1 - level) / 2 * (reps - 1) + 0.5);
+	ihi = (size_t)floor((1 - (1 - level) / 2) * (reps - 1) + 0.5);
+	*lo = stat[ilo];
+	*hi = stat[ihi];
+	free(stat);
 }

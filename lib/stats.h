@@ -2,6 +2,7 @@
 #define KB_STATS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Statistics over samples of a metric: descriptive summaries and the
@@ -68,5 +69,34 @@ double kb_stats_t_cdf(double t, double df);
  * df <= 0 or NaN arguments.
  */
 double kb_stats_t_quantile(double p, double df);
+
+/* The standard normal distribution function P(Z <= z). */
+double kb_stats_normal_cdf(double z);
+
+/*
+ * The Mann-Whitney U test (Wilcoxon rank-sum) of samples @a and @b: the
+ * two-sided p-value that they come from the same distribution.  Exact
+ * (from the distribution of U, counted by dynamic programming) when there
+ * are no ties and both samples have at most 50 values; otherwise the
+ * normal approximation with tie and continuity corrections.  Sets *@u to
+ * U of @a (the number of pairs a > b, ties counting one half) when @u is
+ * not NULL.  NaN when a sample is empty.  With 3 values per side the
+ * smallest possible p is 0.1: a rank test needs 4 or more per side to
+ * reach 0.05.
+ */
+double kb_stats_mann_whitney(const double *a, size_t na, const double *b,
+			     size_t nb, double *u);
+
+/*
+ * A bootstrap confidence interval (percentile method) of the relative
+ * change of the means from @a to @b, in percent: (mean b / mean a - 1) *
+ * 100.  Each of @reps replicates resamples both samples with replacement,
+ * drawing from a generator seeded with @seed, so the result is
+ * reproducible.  @level is the coverage, e.g. 0.95.  Sets *@lo and *@hi
+ * (NaN when a sample is empty).
+ */
+void kb_stats_bootstrap_change(const double *a, size_t na, const double *b,
+			       size_t nb, unsigned reps, uint64_t seed,
+			       double level, double *lo, double *hi);
 
 #endif

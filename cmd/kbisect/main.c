@@ -55,6 +55,36 @@ static const struct cmd commands[] = {
 	  "relative standard deviation, and the change against the baseline\n"
 	  "variant (#0).  Failed builds and boots are listed with their\n"
 	  "reason.\n" },
+	{ "compare", cmd_compare,
+	  "compare EXPERIMENT A B [--adaptive] [--db PATH] [--json]",
+	  "compare two variants of an experiment, metric by metric",
+	  "A and B are variant numbers (see kbisect results) or exact labels.\n"
+	  "Per metric: each side's mean and relative standard deviation over\n"
+	  "boots, the change of B against A with a bootstrap confidence\n"
+	  "interval, a Mann-Whitney U test, and a verdict: regression or\n"
+	  "improvement (significant and at least compare.threshold_pct),\n"
+	  "no-change (the interval inside the threshold) or inconclusive.\n\n"
+	  "  --adaptive  boot inconclusive variants again, up to\n"
+	  "              repeat.max_boots (model experiments)\n\n"
+	  "Example:\n  kbisect compare 1 0 4\n" },
+	{ "effects", cmd_effects,
+	  "effects EXPERIMENT [--metric M] [--db PATH] [--json]",
+	  "main effects and two-way interactions of a two-level design",
+	  "For full and fractional designs of two-level factors: every\n"
+	  "factor's main effect and every pair's interaction, multiplicative\n"
+	  "(estimated on the log scale), with confidence intervals and\n"
+	  "p-values, ranked by size.  Aliased effects of a fractional design\n"
+	  "are named.\n\nExample:\n  kbisect effects 1\n" },
+	{ "why", cmd_why,
+	  "why EXPERIMENT [--good VARIANT] [--bad VARIANT] [--db PATH] [--json]",
+	  "explain a regression: which factor changes cause it",
+	  "By default the baseline (#0) is good and the worst variant bad.\n"
+	  "Finds the smallest set of the factors in which they differ whose\n"
+	  "change alone reproduces the regression; for each, its effect with\n"
+	  "a confidence interval and how other factors change it\n"
+	  "(interactions).  Inconclusive comparisons get more boots, up to\n"
+	  "repeat.max_boots, when the experiment can run again.\n\n"
+	  "Example:\n  kbisect why 1\n" },
 	{ "history", cmd_history, "history [--db PATH] [--json]",
 	  "list the experiments in the database, newest first", "" },
 	{ "db", cmd_db, "db [--db PATH]",
@@ -99,6 +129,32 @@ static const struct cmd commands[] = {
 	  "Exit status 1 when a build failed.\n\n"
 	  "Example:\n"
 	  "  kbisect build kconfig-matrix/xen-pvops-spinlocks.yaml\n" },
+	{ "bisect", cmd_bisect,
+	  "bisect options --good G.config --bad B.config [--matrix M] [--model MODEL] [--db PATH] [--json] [--quiet]",
+	  "find the option changes that cause a regression",
+	  "The options whose levels differ between the good and the bad\n"
+	  ".config are the change set; an option moves together with the\n"
+	  "changed options it depends on.  Each probe is the good config with\n"
+	  "some changes applied, built, booted and measured, and classified\n"
+	  "against both ends (more boots while it is inconclusive, up to\n"
+	  "repeat.max_boots).  First checks that the ends really differ, then\n"
+	  "finds a 1-minimal set of changes that reproduces the regression\n"
+	  "(delta debugging): single culprits in about log2(N) probes,\n"
+	  "interacting pairs and triples as sets.  Everything is stored as an\n"
+	  "experiment with a bisection and its steps (view v_bisection).  See\n"
+	  "docs/bisect.md.  'bisect commits' is not in this version yet.\n\n"
+	  "  --good, --bad  the .config files of the two ends\n"
+	  "  --matrix M     repeat, compare and workload.metric settings\n"
+	  "                 (default: 3 boots, up to 10, threshold 5%,\n"
+	  "                 alpha 0.05, the model's metric)\n"
+	  "  --model MODEL  run on the performance-model executor\n"
+	  "                 (docs/model.md); required in this version\n"
+	  "  --db PATH      database (default: $KBISECT_DB, else the XDG one)\n"
+	  "  --json         print the answer and the probes as JSON\n"
+	  "  --quiet        no progress on stderr\n\n"
+	  "Example:\n"
+	  "  kbisect bisect options --good good.config --bad bad.config \\\n"
+	  "      --model tests/data/bisect/spinlocks.model.yaml\n" },
 
 };
 

@@ -93,6 +93,25 @@ check "db prints KBISECT_DB" $([ $rc -eq 0 ] && [ "$(cat "$T/out")" = "$T/x.db" 
 run env -u KBISECT_DB XDG_DATA_HOME="$T/xdg" "$KB" db
 check "db defaults under XDG_DATA_HOME" $([ "$(cat "$T/out")" = "$T/xdg/kbisect/kbisect.db" ]; echo $?)
 
+# analysis of the seed-000 experiment
+run "$KB" why 1 --db "$T/k.db"
+check "why names PARAVIRT_SPINLOCKS, its dependence and KMEMLEAK" $([ $rc -eq 0 ] &&
+	has "PARAVIRT_SPINLOCKS n -> y" "$T/out" && has "its effect depends on" "$T/out" &&
+	has "DEBUG_SPINLOCK=y" "$T/out" && has "an independent regression" "$T/out"; echo $?)
+run "$KB" why 1 --json --db "$T/k.db"
+check "why --json lists culprits" $([ $rc -eq 0 ] && has '"culprits"' "$T/out" &&
+	has '"option": "PARAVIRT_SPINLOCKS"' "$T/out" && json_ok "$T/out"; echo $?)
+run "$KB" why 1 --good 99 --db "$T/k.db"
+check "why with an unknown variant: exit 2" $([ $rc -eq 2 ] && has "no variant '99'" "$T/err"; echo $?)
+run "$KB" effects 1 --json --db "$T/k.db"
+check "effects --json ranks KMEMLEAK first" $([ $rc -eq 0 ] && json_ok "$T/out" &&
+	grep -m1 '"name"' "$T/out" | grep -q '"DEBUG_KMEMLEAK"' &&
+	has '"name": "PARAVIRT_SPINLOCKS:DEBUG_SPINLOCK"' "$T/out"; echo $?)
+run "$KB" compare 1 0 4 --db "$T/k.db"
+check "compare prints a verdict" $([ $rc -eq 0 ] && has "read_iops" "$T/out" && has "regression\|inconclusive" "$T/out"; echo $?)
+n=$(sqlite3 "$T/k.db" "select count(*) from analyses where kind in ('why', 'compare', 'main-effect', 'interaction')")
+check "analyses are stored" $([ "$n" -ge 8 ]; echo $?)
+
 sqlite3 "$T/k.db" "pragma user_version = 99"
 run "$KB" history --db "$T/k.db"
 check "a database from a newer kbisect is refused" $([ $rc -eq 1 ] && has "newer than this kbisect" "$T/err"; echo $?)

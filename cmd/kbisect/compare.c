@@ -1,0 +1,218 @@
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kbisect.h"
+#include "analysis.h"
+#include "buf.h"
+#include "compare.h"
+#include "json.h"
+#include "store.h"
+#include "banned.h"
+
+int cmd_open_analysis(const char *db, const char *id, const char *metric,
+		      struct kb_store **s, struct kb_analysis **a,
+		      struct kb_err *err)
+{
+	int64_t exp;
+	int ret;
+
+	*s = NULL;
+	*a = NULL;
+	if (cmd_parse_id(id, &exp) < 0)
+		return kb_err_set(err, KB_EINPUT,
+				  "'%s' is not an experiment id (a positive number; see kbisect history)",
+				  id);
+	if ((ret = cmd_open_store(db, s, err)))
+		return ret;
+	return kb_analysis_open(*s, exp, metric, a, err);
+}
+
+int cmd_parse_variant(const struct kb_analysis *a, const char *s, int *out)
+{
+	const struct kb_plan *p = kb_analysis_plan(a);
+	size_t i;
+	char *end;
+	long v;
+
+	if (*s == '#')
+		s++;
+	v = strtol(s, &end, 10);
+	if (*s && !*end && v >= 0 && (size_t)v < kb_plan_nvariants(p)) {
+		*out = (int)v;
+		return 0;
+	}
+	for (i = 0; i < kb_plan_nvariants(p); i++) {
+		if (!strcmp(kb_plan_variant(p, i)->label, s)) {
+			*out = (int)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *cmd_stars(double p)
+{
+	return isnan(p) ? "" : p < 0.001 ? "***" : p < 0.01 ? "**"
+					   : p < 0.05 ? "*"
+						      : "";
+}
+
+void cmd_json_comparison(struct kb_json *j, const char *key,
+			 const struct kb_comparison *c)
+{
+	kb_json_key(j, key);
+	kb_json_object_begin(j);
+	kb_json_kv_int(j, "n_a", (long long)c->a.n);
+	kb_json_kv_number(j, "mean_a", c->a.mean);
+	kb_json_kv_number(j, "stddev_a", c->a.stddev);
+	kb_json_kv_int(j, "n_b", (long long)c->b.n);
+	kb_json_kv_number(j, "mean_b", c->b.mean);
+	kb_json_kv_number(j, "stddev_b", c->b.stddev);
+	kb_json_kv_number(j, "change_pct", c->change_pct);
+	kb_json_key(j, "ci_pct");
+	kb_json_array_begin(j);
+	kb_json_number(j, c->ci_low);
+	kb_json_number(j, c->ci_high);
+	kb_json_array_end(j);
+	kb_json_kv_number(j, "p", c->p);
+	kb_json_kv_string(j, "verdict", kb_verdict_name(c->verdict));
+	kb_json_object_end(j);
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "adaptive", no_argument, NULL, 'a' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = NULL;
+	struct kb_analysis *a = NULL, *am = NULL;
+	struct kb_store_analysis *rows = NULL;
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_json *j = NULL;
+	const char *db = NULL;
+	char **metrics = NULL;
+	size_t nmetrics = 0, i;
+	int json = 0, adaptive = 0, c, ret, ia, ib;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'd')
+			db = optarg;
+		else if (c == 'j')
+			json = 1;
+		else if (c == 'a')
+			adaptive = 1;
+		else
+			return cmd_usage_error("compare", "unknown option");
+	}
+	if (argc - optind != 3)
+		return cmd_usage_error("compare",
+				       "expected an EXPERIMENT id and two variants");
+	if ((ret = cmd_open_analysis(db, argv[optind], NULL, &s, &a, &err)))
+		goto fail;
+	if (cmd_parse_variant(a, argv[optind + 1], &ia) < 0 ||
+	    cmd_parse_variant(a, argv[optind + 2], &ib) < 0) {
+		kb_err_set(&err, KB_EINPUT,
+			   "no variant '%s' in experiment %s: give a number from kbisect results or an exact label",
+			   cmd_parse_variant(a, argv[optind + 1], &ia) < 0
+				   ? argv[optind + 1]
+				   : argv[optind + 2],
+			   argv[optind]);
+		goto fail;
+	}
+	if ((ret = kb_store_metrics(s, kb_analysis_info(a)->id, &metrics,
+				    &nmetrics, &err)))
+		goto fail;
+	rows = calloc(nmetrics ? nmetrics : 1, sizeof(*rows));
+	if (!rows)
+		abort();
+	if (json) {
+		j = kb_json_new(&b, 1);
+		kb_json_object_begin(j);
+		kb_json_kv_int(j, "experiment", kb_analysis_info(a)->id);
+		kb_json_kv_int(j, "a", ia);
+		kb_json_kv_string(j, "a_label",
+				  kb_plan_variant(kb_analysis_plan(a), ia)->label);
+		kb_json_kv_int(j, "b", ib);
+		kb_json_kv_string(j, "b_label",
+				  kb_plan_variant(kb_analysis_plan(a), ib)->label);
+		kb_json_key(j, "metrics");
+		kb_json_object_begin(j);
+	} else {
+		printf("experiment %lld \"%s\"\n  A = #%d %s\n  B = #%d %s\n\n",
+		       (long long)kb_analysis_info(a)->id,
+		       kb_analysis_info(a)->name, ia,
+		       kb_plan_variant(kb_analysis_plan(a), ia)->label, ib,
+		       kb_plan_variant(kb_analysis_plan(a), ib)->label);
+		printf("%14s %7s %11s %14s %7s   %-13s %s\n", "A mean",
+		       "±%sd", "%change", "B mean", "±%sd", "verdict",
+		       "metric");
+	}
+	for (i = 0; i < nmetrics; i++) {
+		struct kb_comparison cmp;
+		int main_metric = !strcmp(metrics[i], kb_analysis_metric(a));
+
+		kb_analysis_free(am);
+		am = NULL;
+		if ((ret = kb_analysis_open(s, kb_analysis_info(a)->id,
+					    metrics[i], &am, &err)) ||
+		    (ret = kb_analysis_compare(am, (unsigned)ia, (unsigned)ib,
+					       adaptive && main_metric, &cmp,
+					       &err)))
+			goto fail;
+		rows[i] = (struct kb_store_analysis){
+			"compare", metrics[i], ia, ib, NULL, cmp.change_pct,
+			cmp.ci_low, cmp.ci_high, cmp.p, "mann-whitney-u",
+			kb_verdict_name(cmp.verdict), "bootstrap CI of the change of means; boots are the replicates"
+		};
+		if (json) {
+			cmd_json_comparison(j, metrics[i], &cmp);
+			continue;
+		}
+		printf("%14.6g %6.1f%% %+10.1f%%%-3s %11.6g %6.1f%%   %-13s %s%s\n",
+		       cmp.a.mean, 100 * fabs(cmp.a.cv), cmp.change_pct,
+		       cmd_stars(cmp.p), cmp.b.mean, 100 * fabs(cmp.b.cv),
+		       kb_verdict_name(cmp.verdict), metrics[i],
+		       main_metric ? "  (the experiment's metric)" : "");
+		if (main_metric)
+			printf("%14s n = %zu vs %zu boots, %g%% CI of the change [%+.1f%%, %+.1f%%], Mann-Whitney p = %.3g\n",
+			       "", cmp.a.n, cmp.b.n,
+			       100 * (1 - kb_analysis_opts(a)->alpha),
+			       cmp.ci_low, cmp.ci_high, cmp.p);
+	}
+	if ((ret = kb_store_analyses_put(s, kb_analysis_info(a)->id, rows,
+					 nmetrics, &err)))
+		goto fail;
+	if (json) {
+		kb_json_object_end(j);
+		kb_json_object_end(j);
+		kb_json_finish(j);
+		cmd_put(&b);
+	} else {
+		printf("\n* p < 0.05, ** p < 0.01, *** p < 0.001 (Mann-Whitney U); a verdict needs p < %g and |change| >= %g%%\n",
+		       kb_analysis_opts(a)->alpha,
+		       kb_analysis_opts(a)->threshold_pct);
+	}
+	ret = 0;
+	goto out;
+fail:
+	ret = cmd_fail(&err);
+out:
+	for (i = 0; i < nmetrics; i++)
+		free(metrics[i]);
+	free(metrics);
+	free(rows);
+	kb_json_free(j);
+	kb_buf_release(&b);
+	kb_analysis_free(am);
+	kb_analysis_free(a);
+	kb_store_close(s);
+	return ret;
+}

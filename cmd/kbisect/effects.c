@@ -1,0 +1,152 @@
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kbisect.h"
+#include "analysis.h"
+#include "buf.h"
+#include "effects.h"
+#include "json.h"
+#include "store.h"
+#include "banned.h"
+
+static void effects_json(const struct kb_analysis *a,
+			 const struct kb_effect *e, size_t n, double cv,
+			 double df)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_json *j = kb_json_new(&b, 1);
+	size_t i;
+
+	kb_json_object_begin(j);
+	kb_json_kv_int(j, "experiment", kb_analysis_info(a)->id);
+	kb_json_kv_string(j, "metric", kb_analysis_metric(a));
+	kb_json_kv_number(j, "residual_cv_pct", cv);
+	kb_json_kv_number(j, "df", df);
+	kb_json_key(j, "effects");
+	kb_json_array_begin(j);
+	for (i = 0; i < n; i++) {
+		kb_json_object_begin(j);
+		kb_json_kv_string(j, "name", e[i].name);
+		kb_json_kv_string(j, "kind",
+				  e[i].interaction ? "interaction" : "main");
+		kb_json_kv_number(j, "log_effect", e[i].log_effect);
+		kb_json_kv_number(j, "change_pct", e[i].change_pct);
+		kb_json_key(j, "ci_pct");
+		kb_json_array_begin(j);
+		kb_json_number(j, e[i].ci_low_pct);
+		kb_json_number(j, e[i].ci_high_pct);
+		kb_json_array_end(j);
+		kb_json_kv_number(j, "p", e[i].p);
+		kb_json_kv_bool(j, "significant", e[i].significant);
+		kb_json_kv_string(j, "aliases",
+				  e[i].aliases[0] ? e[i].aliases : NULL);
+		kb_json_object_end(j);
+	}
+	kb_json_array_end(j);
+	kb_json_object_end(j);
+	kb_json_finish(j);
+	kb_json_free(j);
+	cmd_put(&b);
+	kb_buf_release(&b);
+}
+
+static void effects_text(const struct kb_analysis *a,
+			 const struct kb_effect *e, size_t n, double cv,
+			 double df)
+{
+	int width = 6;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((int)strlen(e[i].name) > width)
+			width = (int)strlen(e[i].name);
+	printf("effects on %s in experiment %lld \"%s\" (multiplicative, log scale)\n",
+	       kb_analysis_metric(a), (long long)kb_analysis_info(a)->id,
+	       kb_analysis_info(a)->name);
+	printf("boot-to-boot CV %.1f%% (pooled over variants, %g degrees of freedom)\n\n",
+	       cv, df);
+	printf("%4s  %-*s %9s  %-20s %9s\n", "rank", width, "effect",
+	       "change", "95% CI", "p");
+	for (i = 0; i < n; i++) {
+		char ci[48];
+
+		snprintf(ci, sizeof(ci), "[%+.1f%%, %+.1f%%]",
+			 e[i].ci_low_pct, e[i].ci_high_pct);
+		printf("%4zu  %-*s %+8.1f%%  %-20s %9.2g %-3s%s%s\n", i + 1,
+		       width, e[i].name, e[i].change_pct, ci, e[i].p,
+		       cmd_stars(e[i].p),
+		       e[i].aliases[0] ? " aliased with " : "",
+		       e[i].aliases);
+	}
+	printf("\nA main effect is the change from a factor's first level to its second,\n"
+	       "averaged over the other factors; A:B is half the change of A's effect\n"
+	       "between B's levels.  * p < 0.05, ** p < 0.01, *** p < 0.001.\n");
+}
+
+int cmd_effects(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "metric", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = NULL;
+	struct kb_analysis *a = NULL;
+	struct kb_effect *e = NULL;
+	struct kb_store_analysis *rows = NULL;
+	const char *db = NULL, *metric = NULL;
+	size_t n = 0, i;
+	double cv = NAN, df = 0;
+	int json = 0, c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'd')
+			db = optarg;
+		else if (c == 'j')
+			json = 1;
+		else if (c == 'm')
+			metric = optarg;
+		else
+			return cmd_usage_error("effects", "unknown option");
+	}
+	if (argc - optind != 1)
+		return cmd_usage_error("effects", "expected one EXPERIMENT id");
+	if ((ret = cmd_open_analysis(db, argv[optind], metric, &s, &a,
+				     &err)) ||
+	    (ret = kb_effects_estimate(a, &e, &n, &cv, &df, &err)))
+		goto fail;
+	rows = calloc(n ? n : 1, sizeof(*rows));
+	if (!rows)
+		abort();
+	for (i = 0; i < n; i++)
+		rows[i] = (struct kb_store_analysis){
+			e[i].interaction ? "interaction" : "main-effect",
+			kb_analysis_metric(a), -1, -1, e[i].name,
+			e[i].change_pct, e[i].ci_low_pct, e[i].ci_high_pct,
+			e[i].p, "t", NULL,
+			e[i].aliases[0] ? e[i].aliases : NULL
+		};
+	if ((ret = kb_store_analyses_put(s, kb_analysis_info(a)->id, rows, n,
+					 &err)))
+		goto fail;
+	if (json)
+		effects_json(a, e, n, cv, df);
+	else
+		effects_text(a, e, n, cv, df);
+	ret = 0;
+	goto out;
+fail:
+	ret = cmd_fail(&err);
+out:
+	free(rows);
+	free(e);
+	kb_analysis_free(a);
+	kb_store_close(s);
+	return ret;
+}

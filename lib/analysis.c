@@ -1,0 +1,284 @@
+#include "analysis.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "matrix.h"
+#include "mem.h"
+#include "model.h"
+#include "pipeline.h"
+#include "banned.h"
+
+struct kb_analysis {
+	struct kb_store *s;
+	int64_t exp;
+	struct kb_store_info info;
+	char *metric;
+	struct kb_matrix *m;
+	struct kb_plan *plan;
+	struct kb_model *model;
+	struct kb_executor *ex;
+	struct kb_compare_opts opts;
+	size_t nvariants;
+	struct kb_store_variant *v;
+	unsigned added;
+};
+
+static void release_variants(struct kb_analysis *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nvariants; i++)
+		kb_store_variant_release(&a->v[i]);
+	free(a->v);
+	a->v = NULL;
+	a->nvariants = 0;
+}
+
+static int load_values(struct kb_analysis *a, struct kb_err *err)
+{
+	release_variants(a);
+	return kb_store_variants(a->s, a->exp, a->metric, &a->v,
+				 &a->nvariants, err);
+}
+
+void kb_analysis_free(struct kb_analysis *a)
+{
+	if (!a)
+		return;
+	release_variants(a);
+	kb_executor_free(a->ex);
+	kb_model_free(a->model);
+	kb_plan_free(a->plan);
+	kb_matrix_free(a->m);
+	kb_store_info_release(&a->info);
+	free(a->metric);
+	free(a);
+}
+
+int kb_analysis_open(struct kb_store *s, int64_t exp, const char *metric,
+		     struct kb_analysis **out, struct kb_err *err)
+{
+	struct kb_analysis *a = kb_calloc(1, sizeof(*a));
+	struct kb_store_experiment_text text;
+	const struct kb_compare *cmp;
+	double scale;
+	int ret;
+
+	*out = NULL;
+	a->s = s;
+	a->exp = exp;
+	memset(&text, 0, sizeof(text));
+	if ((ret = kb_store_experiment_get(s, exp, &a->info, err)) ||
+	    (ret = kb_store_experiment_text(s, exp, &text, err)))
+		goto out;
+	a->metric = kb_strdup(metric ? metric : a->info.metric);
+	/* the plan, rebuilt from the matrix as it was submitted */
+	ret = kb_matrix_parse_buffer(text.matrix_yaml,
+				     strlen(text.matrix_yaml),
+				     text.matrix_path ? text.matrix_path
+						      : "matrix.yaml",
+				     &a->m, err);
+	if (ret == 0)
+		ret = kb_plan_new(a->m, &a->plan, err);
+	if (ret) {
+		char why[KB_ERR_MSG_MAX];
+
+		/* the parser's message is about a file the user no longer
+		 * has in front of them: say which experiment it is */
+		snprintf(why, sizeof(why), "%s", err ? err->msg : "");
+		kb_err_clear(err);
+		ret = kb_err_set(err, KB_EFAIL,
+				 "experiment %lld: its stored matrix no longer plans (a file it names may have moved): %s",
+				 (long long)exp, why);
+		goto out;
+	}
+	if (text.model_yaml &&
+	    kb_model_parse_buffer(text.model_yaml, strlen(text.model_yaml),
+				  "model.yaml", &a->model, err) == 0 &&
+	    kb_model_time_scale_env(&scale, err) == 0)
+		kb_model_executor_new(a->model, scale, &a->ex);
+	kb_err_clear(err);
+	cmp = kb_matrix_compare(a->m);
+	a->opts.threshold_pct = cmp->threshold_pct;
+	a->opts.alpha = cmp->alpha;
+	a->opts.higher_is_better = kb_metric_higher_is_better(a->metric);
+	a->opts.seed = (uint64_t)exp;
+	a->opts.reps = 2000;
+	if ((ret = load_values(a, err)))
+		goto out;
+	*out = a;
+	a = NULL;
+out:
+	kb_store_experiment_text_release(&text);
+	kb_analysis_free(a);
+	return ret;
+}
+
+const struct kb_plan *kb_analysis_plan(const struct kb_analysis *a)
+{
+	return a->plan;
+}
+
+const struct kb_store_info *kb_analysis_info(const struct kb_analysis *a)
+{
+	return &a->info;
+}
+
+const char *kb_analysis_metric(const struct kb_analysis *a)
+{
+	return a->metric;
+}
+
+const struct kb_compare_opts *kb_analysis_opts(const struct kb_analysis *a)
+{
+	return &a->opts;
+}
+
+int kb_analysis_can_sample(const struct kb_analysis *a)
+{
+	return a->ex != NULL;
+}
+
+unsigned kb_analysis_boots_added(const struct kb_analysis *a)
+{
+	return a->added;
+}
+
+const double *kb_analysis_values(const struct kb_analysis *a, unsigned idx,
+				 size_t *n)
+{
+	if (idx >= a->nvariants) {
+		*n = 0;
+		return NULL;
+	}
+	*n = a->v[idx].nboots;
+	return a->v[idx].boot_means;
+}
+
+int kb_analysis_compare(struct kb_analysis *a, unsigned ia, unsigned ib,
+			int adaptive, struct kb_comparison *out,
+			struct kb_err *err)
+{
+	unsigned max = kb_matrix_repeat(a->m)->max_boots;
+	int ret;
+
+	if (ia >= a->nvariants || ib >= a->nvariants)
+		return kb_err_set(err, KB_ENOTFOUND,
+				  "experiment %lld has %zu variants: no #%u",
+				  (long long)a->exp, a->nvariants,
+				  ia >= a->nvariants ? ia : ib);
+	for (;;) {
+		size_t na = a->v[ia].nboots, nb = a->v[ib].nboots;
+		unsigned more_a, more_b;
+
+		kb_compare_samples(a->v[ia].boot_means, na,
+				   a->v[ib].boot_means, nb, &a->opts, out);
+		if (!adaptive || !a->ex ||
+		    out->verdict != KB_VERDICT_INCONCLUSIVE)
+			return 0;
+		more_a = na <= nb && na < max;
+		more_b = nb <= na && nb < max;
+		if (!more_a && !more_b)
+			return 0;
+		if (more_a &&
+		    (ret = kb_pipeline_add_boots(a->s, a->exp, a->plan, a->ex,
+						 ia, 1, err)))
+			return ret;
+		if (more_b &&
+		    (ret = kb_pipeline_add_boots(a->s, a->exp, a->plan, a->ex,
+						 ib, 1, err)))
+			return ret;
+		a->added += more_a + more_b;
+		if ((ret = load_values(a, err)))
+			return ret;
+	}
+}
+
+void kb_analysis_log_cell(const struct kb_analysis *a, unsigned idx,
+			  double *mean, size_t *n)
+{
+	size_t i, k = 0;
+	double sum = 0;
+
+	for (i = 0; idx < a->nvariants && i < a->v[idx].nboots; i++) {
+		if (a->v[idx].boot_means[i] > 0) {
+			sum += log(a->v[idx].boot_means[i]);
+			k++;
+		}
+	}
+	*n = k;
+	*mean = k ? sum / (double)k : NAN;
+}
+
+void kb_analysis_log_pooled(const struct kb_analysis *a, double *var,
+			    double *df)
+{
+	double ss = 0, d = 0;
+	size_t i, j;
+
+	for (i = 0; i < a->nvariants; i++) {
+		double mean;
+		size_t n;
+
+		kb_analysis_log_cell(a, (unsigned)i, &mean, &n);
+		if (n < 2)
+			continue;
+		for (j = 0; j < a->v[i].nboots; j++)
+			if (a->v[i].boot_means[j] > 0)
+				ss += pow(log(a->v[i].boot_means[j]) - mean,
+					  2);
+		d += (double)n - 1;
+	}
+	*df = d;
+	*var = d > 0 ? ss / d : NAN;
+}
+
+int kb_analysis_worst(const struct kb_analysis *a)
+{
+	int worst = -1;
+	double wv = 0;
+	size_t i;
+
+	for (i = 0; i < a->nvariants; i++) {
+		double m;
+
+		if (!a->v[i].nboots)
+			continue;
+		m = kb_stats_mean(a->v[i].boot_means, a->v[i].nboots);
+		if (worst < 0 || (a->opts.higher_is_better ? m < wv : m > wv)) {
+			worst = (int)i;
+			wv = m;
+		}
+	}
+	return worst;
+}
+
+int kb_analysis_find(const struct kb_analysis *a, unsigned base,
+		     unsigned from, const size_t *factors, size_t k)
+{
+	const struct kb_variant *b = kb_plan_variant(a->plan, base);
+	const struct kb_variant *f = kb_plan_variant(a->plan, from);
+	size_t i, j, n = kb_plan_nvariants(a->plan);
+
+	for (i = 0; i < n; i++) {
+		const struct kb_variant *v = kb_plan_variant(a->plan, i);
+
+		for (j = 0; j < v->nsettings; j++) {
+			const char *want = b->settings[j].value;
+			size_t q;
+
+			for (q = 0; q < k; q++)
+				if (factors[q] == j)
+					want = f->settings[j].value;
+			if (strcmp(v->settings[j].value, want))
+				break;
+		}
+		if (j == v->nsettings)
+			return (int)i;
+	}
+	return -1;
+}

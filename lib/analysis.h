@@ -1,0 +1,76 @@
+#ifndef KB_ANALYSIS_H
+#define KB_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compare.h"
+#include "plan.h"
+#include "store.h"
+
+struct kb_err;
+
+/*
+ * An experiment opened for analysis: its plan (rebuilt from the matrix
+ * stored with it), the per-boot values of one metric for every variant,
+ * and — for experiments whose executor can run again (the performance
+ * model, whose YAML is stored too) — the means to add boots: a comparison
+ * that comes out inconclusive asks for more boots of the two variants, up
+ * to repeat.max_boots, instead of guessing (adaptive sampling).
+ */
+
+struct kb_analysis;
+
+/*
+ * Open experiment @exp of @s for its own metric (or @metric when not
+ * NULL).  Returns KB_ENOTFOUND for an unknown experiment.
+ */
+int kb_analysis_open(struct kb_store *s, int64_t exp, const char *metric,
+		     struct kb_analysis **out, struct kb_err *err);
+void kb_analysis_free(struct kb_analysis *a);
+
+const struct kb_plan *kb_analysis_plan(const struct kb_analysis *a);
+const struct kb_store_info *kb_analysis_info(const struct kb_analysis *a);
+const char *kb_analysis_metric(const struct kb_analysis *a);
+/* The comparison options of the experiment's matrix and metric. */
+const struct kb_compare_opts *kb_analysis_opts(const struct kb_analysis *a);
+/* Can boots be added (the executor can run again)? */
+int kb_analysis_can_sample(const struct kb_analysis *a);
+/* Boots added by adaptive sampling since open. */
+unsigned kb_analysis_boots_added(const struct kb_analysis *a);
+
+/* Per-boot values of variant @idx (runs averaged within each boot). */
+const double *kb_analysis_values(const struct kb_analysis *a, unsigned idx,
+				 size_t *n);
+
+/*
+ * Compare variant @ia (A) with @ib (B).  With @adaptive, while the verdict
+ * is inconclusive and a side has fewer than repeat.max_boots boots, one
+ * more boot of the side with fewer (both when equal) is run and stored.
+ */
+int kb_analysis_compare(struct kb_analysis *a, unsigned ia, unsigned ib,
+			int adaptive, struct kb_comparison *out,
+			struct kb_err *err);
+
+/*
+ * Log-scale cell statistics for effect estimates: the mean of log values
+ * of variant @idx and its count; the pooled within-variant variance of log
+ * values over all variants with 2 or more boots, with its degrees of
+ * freedom.
+ */
+void kb_analysis_log_cell(const struct kb_analysis *a, unsigned idx,
+			  double *mean, size_t *n);
+void kb_analysis_log_pooled(const struct kb_analysis *a, double *var,
+			    double *df);
+
+/* The variant with the worst mean for the metric's direction (-1: none). */
+int kb_analysis_worst(const struct kb_analysis *a);
+
+/*
+ * The variant equal to @base except that the factors named in @names[0..k)
+ * take the levels they have in variant @from; -1 when the plan has none.
+ */
+int kb_analysis_find(const struct kb_analysis *a, unsigned base,
+		     unsigned from, const size_t *factors, size_t k);
+
+#endif

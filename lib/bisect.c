@@ -1,0 +1,1131 @@
+#include "bisect.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "err.h"
+#include "executor.h"
+#include "kconfig.h"
+#include "matrix.h"
+#include "mem.h"
+#include "sha256.h"
+#include "store.h"
+#include "variant.h"
+#include "banned.h"
+
+#define MAX_DEPENDS_WALK 4096 /* names visited following one option */
+/*
+ * Wald's bound for a probe's evidence: log((1 - beta) / alpha) with
+ * alpha = beta = 0.005, about one wrong call in 200 probes.
+ */
+#define SPRT_BOUND 5.3
+
+/* One measured configuration: an end or a probe. */
+struct point {
+	unsigned idx;             /* its variant in the experiment */
+	unsigned char *set;       /* per group: 1 when moved to bad */
+	struct kb_setting *full;  /* every option: what the executor gets */
+	struct kb_setting *moved; /* the changed options: what is stored */
+	char *label;
+	char *key;                /* build key */
+	struct kb_variant exec;   /* settings = full */
+	struct kb_variant stored; /* settings = moved */
+	int in_store;             /* the variant row exists */
+	int have_build;
+	struct kb_build_result build;
+	int64_t build_id;
+	unsigned last_boot;       /* boot numbers used so far */
+	size_t nvalues;
+	double *values;           /* per ok boot: the mean over its runs */
+	unsigned nfailed;         /* boots that gave no value */
+	char *reason;             /* the latest failure */
+	int classified;
+	enum kb_bisect_class cls;
+	size_t probe;             /* its index in result->probes */
+};
+
+struct bisect {
+	struct kb_store *s;
+	struct kb_executor *ex;
+	const struct kb_bisect_opts *o;
+	struct kb_compare_opts copts;      /* the ends against each other */
+	struct kb_compare_opts copts_good; /* a probe against the good end */
+	struct kb_compare_opts copts_bad;  /* a probe against the bad end */
+	unsigned max_probes;
+	struct kb_bisect_result *r;
+
+	size_t nnames;            /* every option of either config, sorted */
+	char **names;
+	const char **goodv;       /* its level in each ("n" when absent) */
+	const char **badv;
+	long *change_of;          /* name -> change index, or -1 */
+	size_t *change_name;      /* change -> name index */
+
+	size_t ngroups;           /* change groups, numbered from 0 */
+
+	size_t npoints;
+	struct point *points;     /* [0] good end, [1] bad end, probes */
+	int stopped;              /* max_probes reached */
+};
+
+const char *kb_bisect_class_name(enum kb_bisect_class c)
+{
+	switch (c) {
+	case KB_BISECT_GOOD:
+		return "good";
+	case KB_BISECT_BAD:
+		return "bad";
+	case KB_BISECT_UNKNOWN:
+		return "unknown";
+	case KB_BISECT_SKIP:
+		return "skip";
+	}
+	return "?";
+}
+
+static void change_release(struct kb_bisect_change *c)
+{
+	free(c->option);
+	free(c->good);
+	free(c->bad);
+}
+
+static void probe_release(struct kb_bisect_probe *p)
+{
+	free(p->applied);
+	free(p->reason);
+}
+
+void kb_bisect_result_free(struct kb_bisect_result *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nchanges; i++)
+		change_release(&r->changes[i]);
+	free(r->changes);
+	for (i = 0; i < r->nculprits; i++)
+		change_release(&r->culprits[i]);
+	free(r->culprits);
+	for (i = 0; i < r->nprobes; i++)
+		probe_release(&r->probes[i]);
+	free(r->probes);
+	probe_release(&r->end);
+	free(r);
+}
+
+static void point_release(struct point *p)
+{
+	free(p->set);
+	free(p->full);
+	free(p->moved);
+	free(p->label);
+	free(p->key);
+	kb_build_result_release(&p->build);
+	free(p->values);
+	free(p->reason);
+}
+
+static void bisect_release(struct bisect *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->npoints; i++)
+		point_release(&b->points[i]);
+	free(b->points);
+	for (i = 0; i < b->nnames; i++)
+		free(b->names[i]);
+	free(b->names);
+	free(b->goodv);
+	free(b->badv);
+	free(b->change_of);
+	free(b->change_name);
+}
+
+/* ---- the change set and its groups ------------------------------------ */
+
+static int by_name(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static long find_name(const struct bisect *b, const char *name)
+{
+	char *const *hit = bsearch(&name, b->names, b->nnames,
+				   sizeof(*b->names), by_name);
+
+	return hit ? (long)(hit - b->names) : -1;
+}
+
+/* Every option of either config, sorted, with its level in each. */
+static void collect_names(struct bisect *b, const struct kb_kconfig *good,
+			  const struct kb_kconfig *bad)
+{
+	const struct kb_kconfig *cfg[2] = { good, bad };
+	size_t n = 0, i, k, c;
+	const char *name;
+
+	b->names = kb_reallocarray(NULL, kb_kconfig_count(good) +
+						 kb_kconfig_count(bad) + 1,
+				   sizeof(*b->names));
+	for (c = 0; c < 2; c++)
+		for (i = 0; (name = kb_kconfig_name_at(cfg[c], i, NULL)); i++)
+			b->names[n++] = kb_strdup(name);
+	qsort(b->names, n, sizeof(*b->names), by_name);
+	for (i = k = 0; i < n; i++) {
+		if (k && !strcmp(b->names[k - 1], b->names[i]))
+			free(b->names[i]);
+		else
+			b->names[k++] = b->names[i];
+	}
+	b->nnames = k;
+	b->goodv = kb_calloc(k + 1, sizeof(*b->goodv));
+	b->badv = kb_calloc(k + 1, sizeof(*b->badv));
+	for (i = 0; i < k; i++) {
+		b->goodv[i] = kb_kconfig_get(good, b->names[i]);
+		b->badv[i] = kb_kconfig_get(bad, b->names[i]);
+		if (!b->goodv[i])
+			b->goodv[i] = "n";
+		if (!b->badv[i])
+			b->badv[i] = "n";
+	}
+}
+
+static size_t uf_find(size_t *parent, size_t i)
+{
+	while (parent[i] != i) {
+		parent[i] = parent[parent[i]];
+		i = parent[i];
+	}
+	return i;
+}
+
+static void uf_union(size_t *parent, size_t a, size_t b)
+{
+	a = uf_find(parent, a);
+	b = uf_find(parent, b);
+	if (a < b)
+		parent[b] = a;
+	else if (b < a)
+		parent[a] = b;
+}
+
+/*
+ * Join change @c with every changed option it depends on, following the
+ * dependencies through unchanged options too (A needs X needs B: moving
+ * A without B drops A).
+ */
+static void join_depends(struct bisect *b, size_t c, size_t *parent)
+{
+	const char **stack = NULL, **seen = NULL;
+	size_t nstack = 0, nseen = 0, i, j, n;
+	const char *const *on;
+
+	stack = kb_reallocarray(NULL, 1, sizeof(*stack));
+	stack[nstack++] = b->names[b->change_name[c]];
+	while (nstack && nseen < MAX_DEPENDS_WALK) {
+		const char *name = stack[--nstack];
+
+		n = b->o->depends(b->o->depends_arg, name, &on);
+		for (i = 0; i < n && on; i++) {
+			long k;
+
+			for (j = 0; j < nseen; j++)
+				if (!strcmp(seen[j], on[i]))
+					break;
+			if (j < nseen)
+				continue;
+			seen = kb_reallocarray(seen, nseen + 1, sizeof(*seen));
+			seen[nseen++] = on[i];
+			k = find_name(b, on[i]);
+			if (k >= 0 && b->change_of[k] >= 0)
+				uf_union(parent, c, (size_t)b->change_of[k]);
+			stack = kb_reallocarray(stack, nstack + 1,
+						sizeof(*stack));
+			stack[nstack++] = on[i];
+		}
+	}
+	free(stack);
+	free(seen);
+}
+
+static int make_changes(struct bisect *b, struct kb_err *err)
+{
+	struct kb_bisect_result *r = b->r;
+	size_t *parent = NULL, *gid = NULL;
+	size_t i;
+
+	b->change_of = kb_calloc(b->nnames + 1, sizeof(*b->change_of));
+	for (i = 0; i < b->nnames; i++) {
+		b->change_of[i] = -1;
+		if (!strcmp(b->goodv[i], b->badv[i]))
+			continue;
+		b->change_of[i] = (long)r->nchanges++;
+	}
+	if (r->nchanges == 0)
+		return kb_err_set(err, KB_EINPUT,
+				  "the good and bad configs set every option alike: nothing to bisect");
+	if (r->nchanges > KB_BISECT_MAX_CHANGES)
+		return kb_err_set(err, KB_EINPUT,
+				  "the good and bad configs differ in %zu options, more than the %d a bisection takes",
+				  r->nchanges, KB_BISECT_MAX_CHANGES);
+	r->changes = kb_calloc(r->nchanges, sizeof(*r->changes));
+	b->change_name = kb_calloc(r->nchanges, sizeof(*b->change_name));
+	for (i = 0; i < b->nnames; i++) {
+		struct kb_bisect_change *c;
+
+		if (b->change_of[i] < 0)
+			continue;
+		c = &r->changes[b->change_of[i]];
+		c->option = kb_strdup(b->names[i]);
+		c->good = kb_strdup(b->goodv[i]);
+		c->bad = kb_strdup(b->badv[i]);
+		b->change_name[b->change_of[i]] = i;
+	}
+
+	parent = kb_calloc(r->nchanges, sizeof(*parent));
+	for (i = 0; i < r->nchanges; i++)
+		parent[i] = i;
+	if (b->o->depends)
+		for (i = 0; i < r->nchanges; i++)
+			join_depends(b, i, parent);
+	/* groups numbered in order of their first option */
+	gid = kb_calloc(r->nchanges, sizeof(*gid));
+	for (i = 0; i < r->nchanges; i++) {
+		size_t root = uf_find(parent, i);
+
+		if (root == i)
+			gid[i] = b->ngroups++;
+		r->changes[i].group = (unsigned)gid[root];
+	}
+	r->ngroups = b->ngroups;
+	free(gid);
+	free(parent);
+	return 0;
+}
+
+/* ---- points: the ends and the probes ---------------------------------- */
+
+static int applied(const struct bisect *b, const unsigned char *set,
+		   size_t change)
+{
+	return set[b->r->changes[change].group];
+}
+
+/*
+ * Add a point for @set (one byte per group).  @label NULL: the moved
+ * options ("A=y B=n").  Returns its index in b->points.
+ */
+static size_t point_new(struct bisect *b, const unsigned char *set,
+			const char *label)
+{
+	const struct kb_bisect_result *r = b->r;
+	struct kb_buf text = KB_BUF_INIT, lab = KB_BUF_INIT;
+	char hex[KB_SHA256_HEX_LEN + 1];
+	struct point *p;
+	size_t i, k;
+
+	b->points = kb_reallocarray(b->points, b->npoints + 1,
+				    sizeof(*b->points));
+	p = &b->points[b->npoints];
+	memset(p, 0, sizeof(*p));
+	p->idx = (unsigned)b->npoints;
+	p->set = kb_malloc(b->ngroups);
+	memcpy(p->set, set, b->ngroups);
+	p->full = kb_calloc(b->nnames + 1, sizeof(*p->full));
+	p->moved = kb_calloc(r->nchanges, sizeof(*p->moved));
+
+	kb_buf_addf(&text, "kbisect-bisect-build-v1\nsalt=%s\n",
+		    b->o->build_salt ? b->o->build_salt : "");
+	for (i = 0; i < b->nnames; i++) {
+		long c = b->change_of[i];
+		const char *v = b->goodv[i];
+
+		if (c >= 0 && applied(b, set, (size_t)c)) {
+			v = b->badv[i];
+			kb_buf_addf(&lab, "%s%s=%s", lab.len ? " " : "",
+				    b->names[i], v);
+		}
+		p->full[i].name = b->names[i];
+		p->full[i].value = v;
+		p->full[i].kind = KB_FACTOR_KCONFIG;
+		kb_buf_addf(&text, "%s=%s\n", b->names[i], v);
+	}
+	for (k = 0; k < r->nchanges; k++) {
+		size_t i2 = b->change_name[k];
+
+		p->moved[k].name = b->names[i2];
+		p->moved[k].value = applied(b, set, k) ? b->badv[i2]
+						       : b->goodv[i2];
+		p->moved[k].kind = KB_FACTOR_KCONFIG;
+	}
+	kb_sha256_hex(text.buf, text.len, hex);
+	p->key = kb_strdup(hex);
+	p->label = label ? kb_strdup(label) : kb_buf_detach(&lab);
+
+	p->exec.idx = p->idx;
+	p->exec.label = p->label;
+	p->exec.nsettings = b->nnames;
+	p->exec.settings = p->full;
+	p->exec.build_key = p->key;
+	if (b->o->guest)
+		p->exec.guest = *b->o->guest;
+	p->stored = p->exec;
+	p->stored.nsettings = r->nchanges;
+	p->stored.settings = p->moved;
+	kb_buf_release(&text);
+	kb_buf_release(&lab);
+	return b->npoints++;
+}
+
+static int ensure_build(struct bisect *b, struct point *p,
+			struct kb_err *err)
+{
+	struct kb_err lookup = KB_ERR_INIT;
+	int ret;
+
+	if (p->have_build)
+		return 0;
+	ret = kb_store_build_get(b->s, p->key, &p->build, &p->build_id,
+				 &lookup);
+	if (ret == 0) {
+		p->have_build = 1;
+		return 0;
+	}
+	if (ret != KB_ENOTFOUND)
+		return kb_err_set(err, ret, "%s", lookup.msg);
+	memset(&p->build, 0, sizeof(p->build));
+	if ((ret = kb_executor_build(b->ex, &p->exec, &p->build, err)))
+		return ret;
+	ret = kb_store_build_put(b->s, p->key, kb_executor_name(b->ex),
+				 &p->build, &p->build_id, err);
+	if (ret) {
+		kb_build_result_release(&p->build);
+		return ret;
+	}
+	b->r->builds++;
+	p->have_build = 1;
+	return 0;
+}
+
+/* The mean of the metric over the runs of @res; NaN when none has it. */
+static double boot_mean(const struct kb_boot_result *res, const char *metric)
+{
+	double sum = 0, v;
+	size_t i, n = 0;
+
+	for (i = 0; i < res->nruns; i++) {
+		if (kb_sample_get(&res->runs[i], metric, &v) == 0 &&
+		    isfinite(v)) {
+			sum += v;
+			n++;
+		}
+	}
+	return n ? sum / (double)n : NAN;
+}
+
+/* Replace @p's failure reason with @reason (taken). */
+static void set_reason(struct point *p, char *reason)
+{
+	free(p->reason);
+	p->reason = reason;
+}
+
+/* One more boot of @p, stored as it ends. */
+static int boot_once(struct bisect *b, struct point *p, struct kb_err *err)
+{
+	struct kb_boot_result res;
+	unsigned boot_no = p->last_boot + 1;
+	double v;
+	int ret;
+
+	memset(&res, 0, sizeof(res));
+	if (p->build.status != KB_BUILD_OK) {
+		res.status = KB_BOOT_BUILD_FAILED;
+		res.reason = kb_strdup(p->build.reason ? p->build.reason
+						       : "build failed");
+	} else {
+		ret = kb_executor_boot(b->ex, &p->exec, &p->build, boot_no,
+				       b->o->runs_per_boot, &res, err);
+		if (ret)
+			return ret;
+		b->r->boots++;
+		b->r->runs += (unsigned)res.nruns;
+	}
+	ret = kb_store_boot_put(b->s, b->r->experiment, p->idx, boot_no,
+				p->build_id, &res, err);
+	if (ret)
+		goto out;
+	p->last_boot = boot_no;
+	v = res.status == KB_BOOT_OK ? boot_mean(&res, b->o->metric) : NAN;
+	if (isfinite(v)) {
+		p->values = kb_reallocarray(p->values, p->nvalues + 1,
+					    sizeof(*p->values));
+		p->values[p->nvalues++] = v;
+	} else {
+		p->nfailed++;
+		if (res.status == KB_BOOT_OK)
+			set_reason(p, kb_asprintf("no '%s' in its samples",
+						  b->o->metric));
+		else
+			set_reason(p, kb_asprintf("%s: %s",
+						  kb_boot_status_name(res.status),
+						  res.reason ? res.reason : ""));
+	}
+out:
+	kb_boot_result_release(&res);
+	return ret;
+}
+
+/* No more boots make sense: the build failed, or too many boots did. */
+static int exhausted(const struct bisect *b, const struct point *p)
+{
+	if (p->have_build && p->build.status != KB_BUILD_OK)
+		return p->nfailed > 0;
+	return p->nfailed >= (b->o->boots > 1 ? b->o->boots : 1);
+}
+
+/* Boot @p until it has @want values (or cannot have them). */
+static int measure(struct bisect *b, struct point *p, size_t want,
+		   struct kb_err *err)
+{
+	int ret;
+
+	if (!p->in_store) {
+		ret = kb_store_variant_add(b->s, b->r->experiment, &p->stored,
+					   err);
+		if (ret)
+			return ret;
+		p->in_store = 1;
+	}
+	if ((ret = ensure_build(b, p, err)))
+		return ret;
+	while (p->nvalues < want && !exhausted(b, p))
+		if ((ret = boot_once(b, p, err)))
+			return ret;
+	return 0;
+}
+
+static void compare(const struct point *a, const struct point *p,
+		    const struct kb_compare_opts *o, struct kb_comparison *out)
+{
+	kb_compare_samples(a->values, a->nvalues, p->values, p->nvalues, o,
+			   out);
+}
+
+/*
+ * The thresholds that tell a probe from an end: the matrix's threshold,
+ * and at least a third of the regression on the log scale, in the
+ * direction away from that end — a probe that moves less than that from
+ * an end is not "worse than good" or "better than bad".  For a 20%
+ * regression they are 7.2% (down from good) and 7.7% (up from bad); for
+ * a 90% one 53.6% and 115%.
+ */
+static void probe_thresholds(struct bisect *b)
+{
+	double l = fabs(log1p(b->r->ends.change_pct / 100)) / 3;
+	double down = (1 - exp(-l)) * 100, up = (exp(l) - 1) * 100;
+	int regression_is_down = b->o->higher_is_better != 0;
+
+	b->copts_good = b->copts;
+	b->copts_bad = b->copts;
+	if (!isfinite(l))
+		return;
+	b->copts_good.threshold_pct = fmax(b->copts.threshold_pct,
+					   regression_is_down ? down : up);
+	b->copts_bad.threshold_pct = fmax(b->copts.threshold_pct,
+					  regression_is_down ? up : down);
+}
+
+/*
+ * The evidence that @p is at the bad end's level rather than the good
+ * end's: the log likelihood ratio of its mean under "at the bad end's
+ * mean" against "at the good end's mean", with normal noise of the
+ * variance pooled over all three (within each) and the ends' means as
+ * uncertain as they are (Var = s^2 (1/n_probe + 1/n_end)), on the log
+ * scale when every value is positive (noise is multiplicative).  More
+ * boots of a probe cannot make it surer than the ends allow.  Wald's
+ * sequential probability ratio test stops at +-SPRT_BOUND.
+ */
+static double evidence(const struct point *g, const struct point *d,
+		       const struct point *p)
+{
+	const struct point *pts[3] = { g, d, p };
+	double mean[3] = { 0, 0, 0 }, ss = 0, var, llr, x, nend;
+	size_t i, k, df = 0;
+	int logs = 1;
+
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < pts[k]->nvalues; i++)
+			if (!(pts[k]->values[i] > 0))
+				logs = 0;
+	for (k = 0; k < 3; k++) {
+		if (!pts[k]->nvalues)
+			return 0;
+		for (i = 0; i < pts[k]->nvalues; i++)
+			mean[k] += logs ? log(pts[k]->values[i])
+					: pts[k]->values[i];
+		mean[k] /= (double)pts[k]->nvalues;
+	}
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < pts[k]->nvalues; i++) {
+			x = logs ? log(pts[k]->values[i]) : pts[k]->values[i];
+			ss += (x - mean[k]) * (x - mean[k]);
+		}
+		df += pts[k]->nvalues - 1;
+	}
+	var = df ? ss / (double)df : 0;
+	if (!(var > 1e-12))
+		var = 1e-12;
+	nend = (double)(g->nvalues < d->nvalues ? g->nvalues : d->nvalues);
+	var *= 1 / (double)p->nvalues + 1 / nend;
+	x = mean[2];
+	llr = ((x - mean[0]) * (x - mean[0]) - (x - mean[1]) * (x - mean[1])) /
+	      (2 * var);
+	return isfinite(llr) ? llr : 0;
+}
+
+/*
+ * The decision rules of bisect.h for a probe against the good end (@g)
+ * and the bad end (@d), with @llr its evidence(): 1 decided (*@cls set),
+ * 0 more boots may tell.
+ */
+static int decide(const struct kb_comparison *g,
+		  const struct kb_comparison *d, double llr,
+		  enum kb_bisect_class *cls)
+{
+	int g_reg = g->verdict == KB_VERDICT_REGRESSION;
+	int g_same = g->verdict == KB_VERDICT_NO_CHANGE;
+	int d_imp = d->verdict == KB_VERDICT_IMPROVEMENT;
+	int d_same = d->verdict == KB_VERDICT_NO_CHANGE;
+	int bad = ((g_reg && !d_imp) || (d_same && !g_same)) &&
+		  llr >= SPRT_BOUND;
+	int good = ((d_imp && !g_reg) || (g_same && !d_same)) &&
+		   llr <= -SPRT_BOUND;
+
+	if (bad && !good) {
+		*cls = KB_BISECT_BAD;
+		return 1;
+	}
+	if (good && !bad) {
+		*cls = KB_BISECT_GOOD;
+		return 1;
+	}
+	/* neither, or in between (worse than good and better than bad: part
+	 * of the regression, or noise in a few boots): more boots tell */
+	*cls = KB_BISECT_UNKNOWN;
+	return 0;
+}
+
+static int classify(struct bisect *b, struct point *p,
+		    struct kb_bisect_probe *out, struct kb_err *err)
+{
+	const struct point *good = &b->points[0], *bad = &b->points[1];
+	struct kb_comparison g, d;
+	int ret;
+
+	if ((ret = measure(b, p, b->o->boots, err)))
+		return ret;
+	out->change_pct = out->ci_low = out->ci_high = NAN;
+	out->bad_change_pct = NAN;
+	for (;;) {
+		if (p->nvalues < 2 && exhausted(b, p)) {
+			out->cls = KB_BISECT_SKIP;
+			out->reason = kb_strdup(p->reason ? p->reason
+							  : "not measured");
+			break;
+		}
+		compare(good, p, &b->copts_good, &g);
+		compare(bad, p, &b->copts_bad, &d);
+		out->change_pct = g.change_pct;
+		out->ci_low = g.ci_low;
+		out->ci_high = g.ci_high;
+		out->bad_change_pct = d.change_pct;
+		out->evidence = evidence(good, bad, p);
+		if (decide(&g, &d, out->evidence, &out->cls) || exhausted(b, p) ||
+		    p->nvalues >= b->o->max_boots)
+			break;
+		if ((ret = measure(b, p, p->nvalues + 1, err)))
+			return ret;
+	}
+	out->boots = (unsigned)p->nvalues;
+	p->classified = 1;
+	p->cls = out->cls;
+	return 0;
+}
+
+static int store_step(struct bisect *b, const struct kb_bisect_probe *pr,
+		      const char *text, struct kb_err *err)
+{
+	struct kb_store_bisection_step st;
+
+	st.step_no = pr->step;
+	st.probe = text;
+	st.variant_idx = pr->variant_idx;
+	st.classification = kb_bisect_class_name(pr->cls);
+	st.change_pct = pr->change_pct;
+	st.ci_low_pct = pr->ci_low;
+	st.ci_high_pct = pr->ci_high;
+	return kb_store_bisection_step_put(b->s, b->r->bisection,
+					   b->r->experiment, &st, err);
+}
+
+/* The indexes of the changes applied in @set. */
+static void fill_applied(const struct bisect *b, const unsigned char *set,
+			 struct kb_bisect_probe *pr)
+{
+	size_t i;
+
+	pr->applied = kb_calloc(b->r->nchanges + 1, sizeof(*pr->applied));
+	for (i = 0; i < b->r->nchanges; i++)
+		if (applied(b, set, i))
+			pr->applied[pr->napplied++] = i;
+}
+
+/* ---- the search ------------------------------------------------------- */
+
+/*
+ * Classify the good config with the groups of @set moved: the empty set
+ * is the good end, the full set the bad end, anything measured before is
+ * answered from memory.  When max_probes is reached, answers unknown and
+ * sets b->stopped.
+ */
+static int test(struct bisect *b, const unsigned char *set,
+		enum kb_bisect_class *cls, struct kb_err *err)
+{
+	struct kb_bisect_result *r = b->r;
+	struct kb_bisect_probe pr;
+	size_t i, k, nset = 0;
+	int ret;
+
+	for (i = 0; i < b->ngroups; i++)
+		nset += set[i] != 0;
+	if (nset == 0) {
+		*cls = KB_BISECT_GOOD;
+		return 0;
+	}
+	if (nset == b->ngroups) {
+		*cls = KB_BISECT_BAD;
+		return 0;
+	}
+	for (i = 2; i < b->npoints; i++) {
+		if (b->points[i].classified &&
+		    !memcmp(b->points[i].set, set, b->ngroups)) {
+			*cls = b->points[i].cls;
+			return 0;
+		}
+	}
+	if (r->nprobes >= b->max_probes) {
+		b->stopped = 1;
+		*cls = KB_BISECT_UNKNOWN;
+		return 0;
+	}
+	k = point_new(b, set, NULL);
+	memset(&pr, 0, sizeof(pr));
+	pr.step = (unsigned)r->nprobes + 2;
+	pr.variant_idx = (int)b->points[k].idx;
+	if ((ret = classify(b, &b->points[k], &pr, err)) ||
+	    (ret = store_step(b, &pr, b->points[k].label, err))) {
+		probe_release(&pr);
+		return ret;
+	}
+	fill_applied(b, set, &pr);
+	b->points[k].probe = r->nprobes;
+	r->probes = kb_reallocarray(r->probes, r->nprobes + 1,
+				    sizeof(*r->probes));
+	r->probes[r->nprobes++] = pr;
+	if (b->o->progress)
+		b->o->progress(&r->probes[r->nprobes - 1], r->changes,
+			       b->o->progress_arg);
+	*cls = pr.cls;
+	return 0;
+}
+
+/* Classify the set of the @n groups at @groups. */
+static int test_groups(struct bisect *b, const size_t *groups, size_t n,
+		       unsigned char *set, enum kb_bisect_class *cls,
+		       struct kb_err *err)
+{
+	size_t i;
+
+	memset(set, 0, b->ngroups);
+	for (i = 0; i < n; i++)
+		set[groups[i]] = 1;
+	return test(b, set, cls, err);
+}
+
+/*
+ * ddmin over the groups in cur[0..*ncur): split into n chunks; reduce to
+ * a chunk that is bad (n = 2), else to a complement that is bad
+ * (n = max(n - 1, 2)), else double the granularity until every single
+ * group has been left out once.
+ */
+static int ddmin(struct bisect *b, size_t *cur, size_t *ncur,
+		 struct kb_err *err)
+{
+	unsigned char *set = kb_calloc(b->ngroups + 1, 1);
+	size_t *sub = kb_calloc(*ncur + 1, sizeof(*sub));
+	size_t n = 2, i, j, lo, hi, nsub;
+	enum kb_bisect_class cls;
+	int ret = 0, found;
+
+	while (*ncur >= 2 && !b->stopped) {
+		if (n > *ncur)
+			n = *ncur;
+		found = 0;
+		for (i = 0; i < n && !found; i++) {
+			lo = i * *ncur / n;
+			hi = (i + 1) * *ncur / n;
+			if ((ret = test_groups(b, cur + lo, hi - lo, set, &cls,
+					       err)))
+				goto out;
+			if (cls != KB_BISECT_BAD)
+				continue;
+			memmove(cur, cur + lo, (hi - lo) * sizeof(*cur));
+			*ncur = hi - lo;
+			n = 2;
+			found = 1;
+		}
+		for (i = 0; i < n && !found && !b->stopped; i++) {
+			lo = i * *ncur / n;
+			hi = (i + 1) * *ncur / n;
+			for (j = nsub = 0; j < *ncur; j++)
+				if (j < lo || j >= hi)
+					sub[nsub++] = cur[j];
+			if ((ret = test_groups(b, sub, nsub, set, &cls, err)))
+				goto out;
+			if (cls != KB_BISECT_BAD)
+				continue;
+			memcpy(cur, sub, nsub * sizeof(*cur));
+			*ncur = nsub;
+			n = n - 1 > 2 ? n - 1 : 2;
+			found = 1;
+		}
+		if (found)
+			continue;
+		if (n >= *ncur)
+			break;
+		n = 2 * n < *ncur ? 2 * n : *ncur;
+	}
+out:
+	free(set);
+	free(sub);
+	return ret;
+}
+
+/* The plain binary split: keep the first half when bad, else the second. */
+static int split(struct bisect *b, size_t *cur, size_t *ncur,
+		 struct kb_err *err)
+{
+	unsigned char *set = kb_calloc(b->ngroups + 1, 1);
+	enum kb_bisect_class cls;
+	size_t h;
+	int ret = 0;
+
+	while (*ncur >= 2 && !b->stopped) {
+		h = *ncur / 2;
+		if ((ret = test_groups(b, cur, h, set, &cls, err)))
+			break;
+		if (cls == KB_BISECT_BAD) {
+			*ncur = h;
+		} else {
+			memmove(cur, cur + h, (*ncur - h) * sizeof(*cur));
+			*ncur -= h;
+		}
+	}
+	free(set);
+	return ret;
+}
+
+/* ---- the ends --------------------------------------------------------- */
+
+static int end_unmeasurable(struct bisect *b, const struct point *p,
+			    const char *which, const char *name,
+			    struct kb_err *err)
+{
+	if (p->nvalues >= 2 || !exhausted(b, p))
+		return 0;
+	return kb_err_set(err, KB_EFAIL,
+			  "the %s end '%s' cannot be measured: %s", which,
+			  name, p->reason ? p->reason : "no value");
+}
+
+/*
+ * Does the regression reproduce?  Compare the ends, adding a boot to the
+ * side with fewer (both when equal) while the verdict is inconclusive and
+ * a side is below max_boots; when it reproduces, bring both to max_boots.
+ */
+static int confirm(struct bisect *b, struct kb_err *err)
+{
+	struct kb_bisect_result *r = b->r;
+	struct point *good = &b->points[0], *bad = &b->points[1];
+	unsigned max = b->o->max_boots;
+	struct kb_bisect_probe *pr = &r->end;
+	struct kb_buf text = KB_BUF_INIT;
+	int ret;
+
+	if ((ret = measure(b, good, b->o->boots, err)) ||
+	    (ret = end_unmeasurable(b, good, "good", b->o->good_name, err)) ||
+	    (ret = measure(b, bad, b->o->boots, err)) ||
+	    (ret = end_unmeasurable(b, bad, "bad", b->o->bad_name, err)))
+		return ret;
+	for (;;) {
+		size_t ng = good->nvalues, nb = bad->nvalues;
+
+		compare(good, bad, &b->copts, &r->ends);
+		if (r->ends.verdict != KB_VERDICT_INCONCLUSIVE ||
+		    (ng >= max && nb >= max) ||
+		    (exhausted(b, good) && exhausted(b, bad)))
+			break;
+		if (ng <= nb && ng < max &&
+		    (ret = measure(b, good, ng + 1, err)))
+			return ret;
+		if (nb <= ng && nb < max &&
+		    (ret = measure(b, bad, nb + 1, err)))
+			return ret;
+		if (good->nvalues == ng && bad->nvalues == nb)
+			break; /* neither side can have more */
+	}
+	if (r->ends.verdict == KB_VERDICT_REGRESSION) {
+		if ((ret = measure(b, good, max, err)) ||
+		    (ret = measure(b, bad, max, err)))
+			return ret;
+		compare(good, bad, &b->copts, &r->ends);
+	}
+	r->reproduced = r->ends.verdict == KB_VERDICT_REGRESSION;
+	probe_thresholds(b);
+
+	pr->step = 1;
+	pr->variant_idx = (int)bad->idx;
+	pr->cls = r->reproduced ? KB_BISECT_BAD
+		  : r->ends.verdict == KB_VERDICT_INCONCLUSIVE
+			  ? KB_BISECT_UNKNOWN
+			  : KB_BISECT_GOOD;
+	pr->boots = (unsigned)bad->nvalues;
+	pr->change_pct = r->ends.change_pct;
+	pr->ci_low = r->ends.ci_low;
+	pr->ci_high = r->ends.ci_high;
+	pr->bad_change_pct = 0;
+	fill_applied(b, bad->set, pr);
+	kb_buf_addf(&text,
+		    "the bad end: all %zu changes (%u boots against %zu of the good end)",
+		    r->nchanges, pr->boots, good->nvalues);
+	ret = store_step(b, pr, text.buf, err);
+	kb_buf_release(&text);
+	if (ret == 0 && b->o->progress)
+		b->o->progress(pr, r->changes, b->o->progress_arg);
+	return ret;
+}
+
+/* ---- the whole ------------------------------------------------------- */
+
+static int start(struct bisect *b, struct kb_err *err)
+{
+	struct kb_bisect_result *r = b->r;
+	struct kb_store_experiment e;
+	struct kb_variant ends[2];
+	unsigned char *set = kb_calloc(b->ngroups + 1, 1);
+	char *desc = NULL;
+	int ret;
+
+	point_new(b, set, "good");
+	memset(set, 1, b->ngroups);
+	point_new(b, set, "bad");
+	free(set);
+	ends[0] = b->points[0].stored;
+	ends[1] = b->points[1].stored;
+	if (!b->o->matrix_text)
+		desc = kb_asprintf("# kbisect bisect options: no matrix given\n"
+				   "# good: %s\n# bad: %s\n"
+				   "# metric: %s, boots: %u, max_boots: %u,"
+				   " runs_per_boot: %u\n"
+				   "# threshold_pct: %g, alpha: %g\n",
+				   b->o->good_name, b->o->bad_name,
+				   b->o->metric, b->o->boots,
+				   b->o->max_boots, b->o->runs_per_boot,
+				   b->o->threshold_pct, b->o->alpha);
+	memset(&e, 0, sizeof(e));
+	e.name = b->o->name ? b->o->name : "bisect-options";
+	e.matrix_path = b->o->matrix_path;
+	e.matrix_text = desc ? desc : b->o->matrix_text;
+	e.model_text = b->o->model_text;
+	e.executor = kb_executor_name(b->ex);
+	e.design = "bisect-options";
+	e.metric = b->o->metric;
+	e.boots = b->o->boots;
+	e.runs_per_boot = b->o->runs_per_boot;
+	e.nvariants = 2;
+	e.variants = ends;
+	ret = kb_store_experiment_create(b->s, &e, &r->experiment, err);
+	free(desc);
+	if (ret)
+		return ret;
+	b->points[0].in_store = b->points[1].in_store = 1;
+	return kb_store_bisection_create(b->s, r->experiment, "options",
+					 b->o->good_name, b->o->bad_name,
+					 &r->bisection, err);
+}
+
+/*
+ * The culprits (the groups in cur) and their effect alone on good, with
+ * their probe brought to max_boots for the estimate.  Sets *@result to
+ * the text stored with the bisection.
+ */
+static int conclude(struct bisect *b, const size_t *cur, size_t ncur,
+		    char **result, struct kb_err *err)
+{
+	struct kb_bisect_result *r = b->r;
+	unsigned char *set = kb_calloc(b->ngroups + 1, 1);
+	struct kb_buf text = KB_BUF_INIT;
+	struct kb_comparison alone;
+	size_t i, j, k;
+	int ret = 0;
+
+	for (i = 0; i < ncur; i++)
+		set[cur[i]] = 1;
+	r->culprits = kb_calloc(r->nchanges, sizeof(*r->culprits));
+	for (k = 0; k < r->nchanges; k++) {
+		struct kb_bisect_change *c = &r->culprits[r->nculprits];
+
+		if (!applied(b, set, k))
+			continue;
+		c->option = kb_strdup(r->changes[k].option);
+		c->good = kb_strdup(r->changes[k].good);
+		c->bad = kb_strdup(r->changes[k].bad);
+		c->group = r->changes[k].group;
+		kb_buf_addf(&text, "%s%s=%s", r->nculprits ? " " : "",
+			    c->option, c->bad);
+		r->nculprits++;
+	}
+	r->change_pct = r->ci_low = r->ci_high = NAN;
+	if (ncur == b->ngroups) {
+		r->change_pct = r->ends.change_pct;
+		r->ci_low = r->ends.ci_low;
+		r->ci_high = r->ends.ci_high;
+		r->culprit_boots = (unsigned)b->points[1].nvalues;
+	}
+	for (j = 2; j < b->npoints; j++) {
+		struct point *p = &b->points[j];
+
+		if (!p->classified || memcmp(p->set, set, b->ngroups))
+			continue;
+		if ((ret = measure(b, p, b->o->max_boots, err)))
+			goto out;
+		if (p->nvalues < 1)
+			break;
+		compare(&b->points[0], p, &b->copts, &alone);
+		r->change_pct = alone.change_pct;
+		r->ci_low = alone.ci_low;
+		r->ci_high = alone.ci_high;
+		r->culprit_boots = (unsigned)p->nvalues;
+		break;
+	}
+	if (!r->complete)
+		kb_buf_adds(&text, " (incomplete: max_probes reached)");
+	*result = kb_buf_detach(&text);
+out:
+	kb_buf_release(&text);
+	free(set);
+	return ret;
+}
+
+static int check_opts(const struct kb_bisect_opts *o, struct kb_err *err)
+{
+	if (!o->good_name || !o->bad_name)
+		return kb_err_set(err, KB_EINPUT,
+				  "bisection needs names for its good and bad ends");
+	if (!o->metric || !*o->metric)
+		return kb_err_set(err, KB_EINPUT, "bisection needs a metric");
+	if (o->boots < 1 || o->boots > KB_MATRIX_MAX_BOOTS ||
+	    o->max_boots < o->boots || o->max_boots > KB_MATRIX_MAX_BOOTS)
+		return kb_err_set(err, KB_EINPUT,
+				  "bisection boots %u and max_boots %u: need 1 <= boots <= max_boots <= %d",
+				  o->boots, o->max_boots, KB_MATRIX_MAX_BOOTS);
+	if (o->runs_per_boot < 1 || o->runs_per_boot > KB_MATRIX_MAX_RUNS)
+		return kb_err_set(err, KB_EINPUT,
+				  "bisection runs_per_boot %u: need 1 to %d",
+				  o->runs_per_boot, KB_MATRIX_MAX_RUNS);
+	if (!(o->alpha > 0 && o->alpha < 1) || !(o->threshold_pct >= 0))
+		return kb_err_set(err, KB_EINPUT,
+				  "bisection alpha %g and threshold %g%%: need 0 < alpha < 1 and threshold >= 0",
+				  o->alpha, o->threshold_pct);
+	return 0;
+}
+
+int kb_bisect_options(struct kb_store *s, struct kb_executor *ex,
+		      const struct kb_kconfig *good,
+		      const struct kb_kconfig *bad,
+		      const struct kb_bisect_opts *o,
+		      struct kb_bisect_result **out, struct kb_err *err)
+{
+	struct bisect b;
+	struct kb_err ignored = KB_ERR_INIT;
+	size_t *cur = NULL, ncur, i;
+	char *result = NULL;
+	int ret;
+
+	*out = NULL;
+	if ((ret = check_opts(o, err)))
+		return ret;
+	memset(&b, 0, sizeof(b));
+	b.s = s;
+	b.ex = ex;
+	b.o = o;
+	b.copts.threshold_pct = o->threshold_pct;
+	b.copts.alpha = o->alpha;
+	b.copts.higher_is_better = o->higher_is_better;
+	b.copts.seed = o->seed;
+	b.copts.reps = o->reps;
+	b.max_probes = o->max_probes ? o->max_probes
+				     : KB_BISECT_DEFAULT_MAX_PROBES;
+	b.r = kb_calloc(1, sizeof(*b.r));
+	b.r->change_pct = b.r->ci_low = b.r->ci_high = NAN;
+	collect_names(&b, good, bad);
+	if ((ret = make_changes(&b, err)) || (ret = start(&b, err)) ||
+	    (ret = confirm(&b, err)))
+		goto out;
+	b.r->complete = 1;
+	if (b.r->reproduced) {
+		cur = kb_calloc(b.ngroups, sizeof(*cur));
+		for (i = 0; i < b.ngroups; i++)
+			cur[i] = i;
+		ncur = b.ngroups;
+		ret = o->strategy == KB_BISECT_SPLIT
+			      ? split(&b, cur, &ncur, err)
+			      : ddmin(&b, cur, &ncur, err);
+		if (ret)
+			goto out;
+		b.r->complete = !b.stopped;
+		if ((ret = conclude(&b, cur, ncur, &result, err)))
+			goto out;
+	} else {
+		result = kb_asprintf("does not reproduce: %s, %+.1f%%",
+				     kb_verdict_name(b.r->ends.verdict),
+				     b.r->ends.change_pct);
+	}
+	if ((ret = kb_store_bisection_finish(s, b.r->bisection, "done",
+					     result, err)) ||
+	    (ret = kb_store_experiment_finish(s, b.r->experiment, "done",
+					      NULL, err)))
+		goto out;
+	*out = b.r;
+	b.r = NULL;
+out:
+	if (ret && b.r && b.r->experiment) {
+		const char *why = err ? err->msg : NULL;
+
+		if (b.r->bisection)
+			kb_store_bisection_finish(s, b.r->bisection, "failed",
+						  why, &ignored);
+		kb_store_experiment_finish(s, b.r->experiment, "failed", why,
+					   &ignored);
+	}
+	free(result);
+	free(cur);
+	kb_bisect_result_free(b.r);
+	bisect_release(&b);
+	return ret;
+}

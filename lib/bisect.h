@@ -1,0 +1,184 @@
+#ifndef KB_BISECT_H
+#define KB_BISECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compare.h"
+
+struct kb_err;
+struct kb_executor;
+struct kb_guest;
+struct kb_kconfig;
+struct kb_store;
+
+/*
+ * Option bisection: which of the option changes between a good and a bad
+ * config cause the regression?  The options whose levels differ are the
+ * change set; an option moves together with the changed options it
+ * depends on (a change group).  A probe is the good config with some
+ * groups moved to their bad levels; it is built, booted and measured
+ * through the executor (builds are shared by build key through the
+ * store) and classified against both ends with kb_compare_samples():
+ *
+ *   bad      it reproduces the regression: a regression against the good
+ *            end and not significantly better than the bad end (or within
+ *            the threshold of the bad end and not of the good end);
+ *   good     significantly better than the bad end and not a regression
+ *            against the good end (or within the threshold of the good
+ *            end and not of the bad end);
+ *   unknown  neither after max_boots: in between (worse than good and
+ *            better than bad: part of the regression) or inconclusive;
+ *   skip     it could not be measured (the build or every boot failed).
+ *
+ * Against a probe, "regression" and "better" need a change of at least
+ * the threshold and at least a third of the regression (log scale), so
+ * that a few percent of noise in a 20% or a 90% regression does not make
+ * a probe look in between.  A call also needs the evidence of Wald's
+ * sequential probability ratio test (the log likelihood ratio of "at the
+ * bad end's level" against "at the good end's level", the ends' own
+ * uncertainty included) beyond +-5.3, about one wrong call in 200; until
+ * then the probe gets one more boot at a time, up to max_boots.
+ *
+ * Only "bad" narrows the search: unknown and skip never do, so a noisy or
+ * broken probe costs probes, never the answer.  Before searching, the
+ * ends are compared (with adaptive sampling up to max_boots a side); a
+ * regression that does not reproduce is reported, not bisected.  Then
+ * both ends are topped up to max_boots: every probe is compared with them.
+ *
+ * The search is ddmin (Zeller and Hildebrandt, "Simplifying and Isolating
+ * Failure-Inducing Input", IEEE TSE 28(2), 2002): it finds a 1-minimal set
+ * of change groups that reproduces the regression, i.e. one from which no
+ * single group can be left out — a single culprit in about log2(N)
+ * probes, interacting pairs and triples as sets.  The plain binary split
+ * (test the first half; recurse into it when bad, else into the second)
+ * is there for comparison: it is what ktest's config bisect does and it
+ * cannot find interactions.
+ *
+ * Everything is stored: an experiment made for the bisection holds the
+ * good end as variant 0, the bad end as variant 1 and each probe as a
+ * further variant (its options: the changed ones, at the probe's
+ * levels), with every build, boot and sample; a bisections row and one
+ * bisection_steps row per probe (step 1 is the comparison of the ends)
+ * with its classification and its change against the good end with CI.
+ */
+
+enum kb_bisect_class {
+	KB_BISECT_GOOD,
+	KB_BISECT_BAD,
+	KB_BISECT_UNKNOWN,
+	KB_BISECT_SKIP,
+};
+
+enum kb_bisect_strategy {
+	KB_BISECT_DDMIN, /* delta debugging: 1-minimal, finds interactions */
+	KB_BISECT_SPLIT, /* plain binary split, one culprit only (ktest) */
+};
+
+#define KB_BISECT_MAX_CHANGES 16384  /* differing options we bisect */
+#define KB_BISECT_DEFAULT_MAX_PROBES 500
+
+/* One option that differs between the ends. */
+struct kb_bisect_change {
+	char *option;   /* without CONFIG_ */
+	char *good;     /* its level in the good config ("n" when absent) */
+	char *bad;      /* its level in the bad config */
+	unsigned group; /* change group: options that move together */
+};
+
+/* One probe: what was applied, how it classified, what it measured. */
+struct kb_bisect_probe {
+	unsigned step;           /* its bisection step number (ends: 1) */
+	int variant_idx;         /* its variant in the experiment */
+	size_t napplied;         /* changes at their bad level ... */
+	size_t *applied;         /* ... as indexes into result->changes */
+	enum kb_bisect_class cls;
+	unsigned boots;          /* ok boots measured */
+	double change_pct;       /* against the good end, percent */
+	double ci_low, ci_high;  /* its confidence interval (1 - alpha) */
+	double bad_change_pct;   /* against the bad end, percent */
+	double evidence;         /* log likelihood ratio, bad level against
+				  * good level (> 0: nearer bad) */
+	char *reason;            /* skip: why it could not be measured */
+};
+
+struct kb_bisect_opts {
+	const char *metric;     /* the metric judged (required) */
+	int higher_is_better;   /* its direction */
+	unsigned boots;         /* boots of each probe to start with */
+	unsigned runs_per_boot; /* workload runs per boot */
+	unsigned max_boots;     /* adaptive sampling ceiling; the ends get it */
+	double threshold_pct;   /* smallest change that counts */
+	double alpha;           /* significance level */
+	uint64_t seed;          /* bootstrap seed */
+	unsigned reps;          /* bootstrap replicates (0: 2000) */
+	unsigned max_probes;    /* stop after this many (0: the default) */
+	enum kb_bisect_strategy strategy;
+	/* the dependencies of an option: returns their number and points
+	 * *on at their names (NULL: no dependencies known) */
+	size_t (*depends)(void *arg, const char *option,
+			  const char *const **on);
+	void *depends_arg;
+	/* called after each probe is classified; may be NULL */
+	void (*progress)(const struct kb_bisect_probe *p,
+			 const struct kb_bisect_change *changes, void *arg);
+	void *progress_arg;
+	/* stored with the experiment and the bisection */
+	const char *name;        /* experiment name (NULL: "bisect-options") */
+	const char *good_name;   /* the good end ("good.config") */
+	const char *bad_name;    /* the bad end */
+	const char *matrix_path; /* or NULL */
+	const char *matrix_text; /* or NULL: a short description is stored */
+	const char *model_text;  /* performance model YAML, or NULL */
+	/* mixed into build keys: identifies what a config is built from
+	 * (tree and compiler, or the model), so that builds are shared only
+	 * between probes of the same source */
+	const char *build_salt;
+	/* the guest shape every end and probe boots with (NULL: none, as
+	 * for the performance model) */
+	const struct kb_guest *guest;
+};
+#define KB_BISECT_OPTS_INIT                                                 \
+	{ NULL, 1, 3, 1, 10, 5.0, 0.05, 1, 0, 0, KB_BISECT_DDMIN, NULL, NULL, \
+	  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+
+struct kb_bisect_result {
+	int reproduced;               /* the ends differ: a regression */
+	struct kb_comparison ends;    /* good (A) against bad (B) */
+	size_t nchanges;              /* every differing option, by name */
+	struct kb_bisect_change *changes;
+	size_t ngroups;               /* change groups */
+	size_t nculprits;             /* the 1-minimal set, option by option */
+	struct kb_bisect_change *culprits;
+	double change_pct;            /* culprits alone on good, vs good */
+	double ci_low, ci_high;       /* NaN when not measured */
+	unsigned culprit_boots;       /* boots behind it (up to max_boots) */
+	int complete;                 /* 0: max_probes stopped the search */
+	unsigned builds, boots, runs; /* done by this bisection (not reused) */
+	size_t nprobes;               /* probes, not counting the ends */
+	struct kb_bisect_probe *probes;
+	struct kb_bisect_probe end;   /* the bad end as step 1 */
+	int64_t experiment;           /* made for the bisection */
+	int64_t bisection;            /* its bisections row */
+};
+
+void kb_bisect_result_free(struct kb_bisect_result *r);
+
+/*
+ * Bisect the option changes from @good to @bad (parsed .configs) on
+ * executor @ex, storing everything in @s.  Returns 0 with *@out (free
+ * with kb_bisect_result_free()) also when the regression does not
+ * reproduce (reproduced 0, no culprits); KB_EINPUT when the configs do
+ * not differ or an option is out of range; KB_EFAIL when an end cannot
+ * be measured (its build or boots fail) or the executor or store fails.
+ */
+int kb_bisect_options(struct kb_store *s, struct kb_executor *ex,
+		      const struct kb_kconfig *good,
+		      const struct kb_kconfig *bad,
+		      const struct kb_bisect_opts *o,
+		      struct kb_bisect_result **out, struct kb_err *err);
+
+/* "good", "bad", "unknown", "skip" (as stored in bisection_steps). */
+const char *kb_bisect_class_name(enum kb_bisect_class c);
+
+#endif

@@ -1,0 +1,50 @@
+#ifndef KB_EFFECTS_H
+#define KB_EFFECTS_H
+
+#include <stddef.h>
+
+#include "analysis.h"
+
+struct kb_err;
+
+/*
+ * Factorial effects of a two-level design (full or fractional), on the
+ * log scale so that they are multiplicative: a main effect of -2.2 is a
+ * factor exp(-2.2) = 0.11 on the metric, i.e. -89%.
+ *
+ * With cells m_i (the mean of log per-boot values of variant i) and s_i = +1
+ * where the factor is at its second level, -1 at its first, an effect is
+ * (2 / C) * sum(s_i m_i) over the C variants: the mean of the high cells
+ * minus the mean of the low ones.  A two-way interaction A:B uses s_A s_B:
+ * it is half the difference between A's effect at B's second level and at
+ * its first.  Variances come from the pooled within-variant variance of
+ * log values (boots are the replicates); intervals and p-values from
+ * Student's t with the pooled degrees of freedom.
+ */
+
+struct kb_effect {
+	char name[160];   /* "DEBUG_KMEMLEAK" or "PARAVIRT_SPINLOCKS:DEBUG_SPINLOCK" */
+	int interaction;  /* 0 main effect, 1 two-way interaction */
+	size_t f1, f2;    /* factor indexes (f2 == f1 for a main effect) */
+	double log_effect;        /* the estimate, log scale */
+	double log_ci_low, log_ci_high;
+	double change_pct;        /* (exp(log_effect) - 1) * 100 */
+	double ci_low_pct, ci_high_pct;
+	double p;                 /* two-sided t-test of effect = 0 */
+	int significant;          /* p < alpha */
+	char aliases[320];        /* other effects with the same column, or "" */
+};
+
+/*
+ * Estimate every main effect and two-way interaction of @a's experiment,
+ * ranked by |log effect|, largest first.  Aliased effects (fractional
+ * designs) are estimated once, under the first name, with the others in
+ * `aliases`.  Errors: the design is one-at-a-time, a factor has other
+ * than two levels, a variant has no measurement, or no variant has two
+ * boots (no variance).  Caller frees *@out.
+ */
+int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
+			size_t *n, double *resid_cv, double *df,
+			struct kb_err *err);
+
+#endif

@@ -1,0 +1,599 @@
+/*
+ * Option bisection on performance models with known culprits: 5% boot
+ * noise, fixed seeds, so every run probes the same way.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "bisect.h"
+#include "buf.h"
+#include "err.h"
+#include "executor.h"
+#include "kconfig.h"
+#include "mem.h"
+#include "model.h"
+#include "store.h"
+#include "variant.h"
+
+struct fixture {
+	char dir[64];
+	char db[128];
+	struct kb_store *s;
+	struct kb_model *model;
+	struct kb_executor *ex;
+	struct kb_kconfig *good, *bad;
+	struct kb_bisect_result *r;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct kb_err err = KB_ERR_INIT;
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/kb-bisect-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->db, sizeof(f->db), "%s/t.db", f->dir);
+	if (kb_store_open(f->db, NULL, &f->s, &err))
+		fail_msg("%s", err.msg);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char path[160];
+
+	kb_bisect_result_free(f->r);
+	kb_kconfig_free(f->good);
+	kb_kconfig_free(f->bad);
+	kb_executor_free(f->ex);
+	kb_model_free(f->model);
+	kb_store_close(f->s);
+	snprintf(path, sizeof(path), "%s-wal", f->db);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s-shm", f->db);
+	unlink(path);
+	unlink(f->db);
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+static void load_model(struct fixture *f, const char *text)
+{
+	struct kb_err err = KB_ERR_INIT;
+
+	if (kb_model_parse_buffer(text, strlen(text), "m.yaml", &f->model,
+				  &err))
+		fail_msg("model: %s", err.msg);
+	assert_int_equal(kb_model_executor_new(f->model, 0, &f->ex), 0);
+}
+
+static struct kb_kconfig *config(const char *text)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_kconfig *c = NULL;
+
+	if (kb_kconfig_parse_buffer(text, strlen(text), "t.config", &c, &err))
+		fail_msg("config: %s", err.msg);
+	return c;
+}
+
+/* Options OPT_00..OPT_<n-1>, all at @level, and KEEP=y in both ends. */
+static struct kb_kconfig *options(unsigned n, const char *level)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_kconfig *c;
+	unsigned i;
+
+	kb_buf_adds(&b, "CONFIG_KEEP=y\n");
+	for (i = 0; i < n; i++) {
+		if (!strcmp(level, "n"))
+			kb_buf_addf(&b, "# CONFIG_OPT_%02u is not set\n", i);
+		else
+			kb_buf_addf(&b, "CONFIG_OPT_%02u=%s\n", i, level);
+	}
+	c = config(b.buf);
+	kb_buf_release(&b);
+	return c;
+}
+
+static size_t model_depends(void *arg, const char *option,
+			    const char *const **on)
+{
+	return kb_model_depends(arg, option, on);
+}
+
+static int run(struct fixture *f, enum kb_bisect_strategy strategy)
+{
+	struct kb_bisect_opts o = KB_BISECT_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	int ret;
+
+	o.metric = kb_model_metric(f->model);
+	o.higher_is_better = 1;
+	o.strategy = strategy;
+	o.depends = model_depends;
+	o.depends_arg = f->model;
+	o.good_name = "good.config";
+	o.bad_name = "bad.config";
+	o.model_text = kb_model_text(f->model);
+	o.build_salt = kb_model_text(f->model);
+	kb_bisect_result_free(f->r);
+	f->r = NULL;
+	ret = kb_bisect_options(f->s, f->ex, f->good, f->bad, &o, &f->r,
+				&err);
+	if (ret)
+		fail_msg("bisect: %s", err.msg);
+	return ret;
+}
+
+/* Assert that the culprits are exactly the options in @want (spaces). */
+static void assert_culprits(const struct kb_bisect_result *r,
+			    const char *want)
+{
+	struct kb_buf got = KB_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < r->nculprits; i++)
+		kb_buf_addf(&got, "%s%s", i ? " " : "", r->culprits[i].option);
+	if (strcmp(got.buf, want)) {
+		for (i = 0; i < r->nprobes; i++) {
+			const struct kb_bisect_probe *p = &r->probes[i];
+			size_t k;
+
+			print_message("probe %u: %-7s %+6.1f%% [%+.1f, %+.1f]"
+				      " vs bad %+6.1f%%, %u boots:",
+				      p->step, kb_bisect_class_name(p->cls),
+				      p->change_pct, p->ci_low, p->ci_high,
+				      p->bad_change_pct, p->boots);
+			for (k = 0; k < p->napplied; k++)
+				print_message(" %s",
+					      r->changes[p->applied[k]].option);
+			print_message("\n");
+		}
+		fail_msg("culprits '%s', expected '%s' (%zu probes)", got.buf,
+			 want, r->nprobes);
+	}
+	kb_buf_release(&got);
+}
+
+#define NOISE "noise: { boot_cv: 0.05 }\n"
+
+static void test_bisect__finds_single_culprit_among_16(void **state)
+{
+	struct fixture *f = *state;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 7\n"
+		      "effects:\n  - when: { OPT_11: y }\n    factor: 0.7\n");
+	f->good = options(16, "n");
+	f->bad = options(16, "y");
+	run(f, KB_BISECT_DDMIN);
+	assert_true(f->r->reproduced);
+	assert_int_equal(f->r->nchanges, 16);
+	assert_int_equal(f->r->ngroups, 16);
+	assert_culprits(f->r, "OPT_11");
+	assert_string_equal(f->r->culprits[0].good, "n");
+	assert_string_equal(f->r->culprits[0].bad, "y");
+	assert_true(f->r->complete);
+	/* about log2(16) = 4; at most 2 log2 N + 4 */
+	assert_in_range(f->r->nprobes, 4, 12);
+	/* the culprit alone costs 30%, and its interval says so */
+	assert_true(fabs(f->r->change_pct + 30) < 6);
+	assert_true(f->r->ci_low < -30 + 1 && f->r->ci_high > -30 - 1);
+	assert_true(f->r->ci_low <= f->r->change_pct &&
+		    f->r->change_pct <= f->r->ci_high);
+	assert_int_equal(f->r->culprit_boots, 10);
+	/* every probe is a distinct build; the ends get max_boots */
+	assert_int_equal(f->r->builds, f->r->nprobes + 2);
+	assert_true(f->r->boots >= 2 * 10 + 3 * f->r->nprobes);
+	assert_int_equal(f->r->runs, f->r->boots);
+}
+
+static void test_bisect__finds_interacting_pair(void **state)
+{
+	struct fixture *f = *state;
+	size_t i;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 3\n"
+		      "effects:\n  - when: { OPT_03: y, OPT_12: y }\n"
+		      "    factor: 0.7\n");
+	f->good = options(16, "n");
+	f->bad = options(16, "y");
+	run(f, KB_BISECT_DDMIN);
+	assert_culprits(f->r, "OPT_03 OPT_12");
+	if (!(fabs(f->r->change_pct + 30) < 6))
+		fail_msg("change %g%%", f->r->change_pct);
+	/* each alone was tried and is good: the pair is 1-minimal */
+	for (i = 0; i < f->r->nprobes; i++) {
+		const struct kb_bisect_probe *p = &f->r->probes[i];
+
+		if (p->napplied == 1)
+			assert_int_equal(p->cls, KB_BISECT_GOOD);
+	}
+}
+
+static void test_bisect__finds_triple(void **state)
+{
+	struct fixture *f = *state;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 5\n"
+		      "effects:\n  - when: { OPT_02: y, OPT_07: y, OPT_13: y }\n"
+		      "    factor: 0.7\n");
+	f->good = options(16, "n");
+	f->bad = options(16, "y");
+	run(f, KB_BISECT_DDMIN);
+	assert_culprits(f->r, "OPT_02 OPT_07 OPT_13");
+}
+
+static void test_bisect__split_cannot_find_a_pair(void **state)
+{
+	struct fixture *f = *state;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 3\n"
+		      "effects:\n  - when: { OPT_03: y, OPT_12: y }\n"
+		      "    factor: 0.7\n");
+	f->good = options(16, "n");
+	f->bad = options(16, "y");
+	run(f, KB_BISECT_SPLIT);
+	assert_int_equal(f->r->nculprits, 1);
+	assert_int_equal(f->r->nprobes, 4);
+}
+
+static void test_bisect__split_finds_single_culprit(void **state)
+{
+	struct fixture *f = *state;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 7\n"
+		      "effects:\n  - when: { OPT_11: y }\n    factor: 0.7\n");
+	f->good = options(16, "n");
+	f->bad = options(16, "y");
+	run(f, KB_BISECT_SPLIT);
+	assert_culprits(f->r, "OPT_11");
+	assert_int_equal(f->r->nprobes, 4);
+}
+
+/*
+ * DEBUG_SPINLOCK=y alone does not hold without DEBUG_KERNEL=y: the two
+ * move as one group, and the answer names both.
+ */
+static void test_bisect__culprit_moves_with_its_dependency(void **state)
+{
+	struct fixture *f = *state;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 11\n"
+		      "depends: { DEBUG_SPINLOCK: DEBUG_KERNEL,"
+		      " PARAVIRT_SPINLOCKS: [PARAVIRT, SMP] }\n"
+		      "effects:\n  - when: { DEBUG_SPINLOCK: y }\n"
+		      "    factor: 0.6\n");
+	f->good = config("CONFIG_OPT_00=y\n# CONFIG_OPT_01 is not set\n"
+			 "# CONFIG_DEBUG_KERNEL is not set\n"
+			 "# CONFIG_DEBUG_SPINLOCK is not set\n"
+			 "CONFIG_OPT_02=m\n# CONFIG_OPT_03 is not set\n"
+			 "CONFIG_SMP=y\nCONFIG_PARAVIRT=y\n"
+			 "# CONFIG_PARAVIRT_SPINLOCKS is not set\n"
+			 "CONFIG_OPT_04=\"a\"\nCONFIG_OPT_05=16\n");
+	f->bad = config("# CONFIG_OPT_00 is not set\nCONFIG_OPT_01=y\n"
+			"CONFIG_DEBUG_KERNEL=y\nCONFIG_DEBUG_SPINLOCK=y\n"
+			"CONFIG_OPT_02=y\nCONFIG_OPT_03=y\n"
+			"CONFIG_SMP=y\nCONFIG_PARAVIRT=y\n"
+			"CONFIG_PARAVIRT_SPINLOCKS=y\n"
+			"CONFIG_OPT_04=\"b\"\nCONFIG_OPT_05=32\n");
+	run(f, KB_BISECT_DDMIN);
+	assert_int_equal(f->r->nchanges, 9);
+	/* PARAVIRT and SMP do not change: PARAVIRT_SPINLOCKS moves alone */
+	assert_int_equal(f->r->ngroups, 8);
+	assert_culprits(f->r, "DEBUG_KERNEL DEBUG_SPINLOCK");
+	assert_int_equal(f->r->culprits[0].group, f->r->culprits[1].group);
+	assert_string_equal(f->r->culprits[1].good, "n");
+	assert_string_equal(f->r->culprits[1].bad, "y");
+	assert_true(fabs(f->r->change_pct + 40) < 6);
+}
+
+static void test_bisect__probe_that_fails_to_build_is_skipped(void **state)
+{
+	struct fixture *f = *state;
+	size_t i, nskip = 0;
+
+	/* the first half (OPT_00 without OPT_15) does not build */
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 13\n"
+		      "effects:\n  - when: { OPT_03: y }\n    factor: 0.7\n"
+		      "failures:\n  - when: { OPT_00: y, OPT_15: n }\n"
+		      "    stage: build\n");
+	f->good = options(16, "n");
+	f->bad = options(16, "y");
+	run(f, KB_BISECT_DDMIN);
+	assert_culprits(f->r, "OPT_03");
+	for (i = 0; i < f->r->nprobes; i++) {
+		const struct kb_bisect_probe *p = &f->r->probes[i];
+
+		if (p->cls != KB_BISECT_SKIP)
+			continue;
+		nskip++;
+		assert_int_equal(p->boots, 0);
+		assert_msg_contains(p->reason,
+				    "build fails when OPT_00=y OPT_15=n");
+	}
+	assert_true(nskip >= 1);
+}
+
+static void test_bisect__regression_that_does_not_reproduce(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_store_bisection sb;
+	struct kb_err err = KB_ERR_INIT;
+
+	/* a 1% effect under a 5% threshold is no regression */
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 17\n"
+		      "effects:\n  - when: { OPT_05: y }\n    factor: 0.99\n");
+	f->good = options(8, "n");
+	f->bad = options(8, "y");
+	run(f, KB_BISECT_DDMIN);
+	assert_false(f->r->reproduced);
+	assert_int_equal(f->r->nculprits, 0);
+	assert_int_equal(f->r->nprobes, 0);
+	assert_true(f->r->ends.verdict != KB_VERDICT_REGRESSION);
+	assert_int_equal(kb_store_bisection_get(f->s, f->r->bisection, &sb,
+						&err),
+			 0);
+	assert_string_equal(sb.state, "done");
+	assert_msg_contains(sb.result, "does not reproduce");
+	assert_int_equal(sb.nsteps, 1);
+	assert_string_not_equal(sb.steps[0].classification, "bad");
+	kb_store_bisection_release(&sb);
+}
+
+static void test_bisect__improvement_does_not_reproduce(void **state)
+{
+	struct fixture *f = *state;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 17\n"
+		      "effects:\n  - when: { OPT_05: y }\n    factor: 1.5\n");
+	f->good = options(8, "n");
+	f->bad = options(8, "y");
+	run(f, KB_BISECT_DDMIN);
+	assert_false(f->r->reproduced);
+	assert_int_equal(f->r->ends.verdict, KB_VERDICT_IMPROVEMENT);
+	assert_int_equal(f->r->nprobes, 0);
+}
+
+static void test_bisect__stores_steps_and_probe_variants(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_store_bisection sb;
+	struct kb_store_variant *vs = NULL;
+	struct kb_err err = KB_ERR_INIT;
+	size_t i, n = 0;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 7\n"
+		      "effects:\n  - when: { OPT_06: y }\n    factor: 0.7\n");
+	f->good = options(8, "n");
+	f->bad = options(8, "y");
+	run(f, KB_BISECT_DDMIN);
+	assert_int_equal(kb_store_bisection_get(f->s, f->r->bisection, &sb,
+						&err),
+			 0);
+	assert_string_equal(sb.kind, "options");
+	assert_string_equal(sb.good, "good.config");
+	assert_string_equal(sb.bad, "bad.config");
+	assert_string_equal(sb.result, "OPT_06=y");
+	assert_int_equal(sb.experiment_id, f->r->experiment);
+	assert_int_equal(sb.nsteps, f->r->nprobes + 1);
+	assert_string_equal(sb.steps[0].classification, "bad");
+	assert_int_equal(sb.steps[0].variant_idx, 1);
+	for (i = 0; i < f->r->nprobes; i++) {
+		const struct kb_store_bisection_step *st = &sb.steps[i + 1];
+
+		assert_int_equal(st->step_no, i + 2);
+		assert_int_equal(st->variant_idx, f->r->probes[i].variant_idx);
+		assert_string_equal(st->classification,
+				    kb_bisect_class_name(f->r->probes[i].cls));
+		assert_true(fabs(st->change_pct - f->r->probes[i].change_pct) <
+			    1e-9);
+	}
+	kb_store_bisection_release(&sb);
+
+	/* the ends and one variant per probe, each with its boots */
+	assert_int_equal(kb_store_variants(f->s, f->r->experiment, "read_iops",
+					   &vs, &n, &err),
+			 0);
+	assert_int_equal(n, f->r->nprobes + 2);
+	assert_string_equal(vs[0].label, "good");
+	assert_string_equal(vs[1].label, "bad");
+	assert_int_equal(vs[0].nboots, 10);
+	assert_int_equal(vs[1].nboots, 10);
+	for (i = 0; i < n; i++) {
+		const struct kb_bisect_probe *p =
+			i >= 2 ? &f->r->probes[i - 2] : NULL;
+
+		/* the culprit's probe was brought to max_boots */
+		if (p && p->napplied == 1 &&
+		    !strcmp(f->r->changes[p->applied[0]].option, "OPT_06"))
+			assert_int_equal(vs[i].nboots, 10);
+		else if (p)
+			assert_int_equal(vs[i].nboots, p->boots);
+		kb_store_variant_release(&vs[i]);
+	}
+	free(vs);
+}
+
+static void test_bisect__reuses_builds_from_the_store(void **state)
+{
+	struct fixture *f = *state;
+	unsigned builds, probes;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 7\n"
+		      "effects:\n  - when: { OPT_02: y }\n    factor: 0.7\n");
+	f->good = options(8, "n");
+	f->bad = options(8, "y");
+	run(f, KB_BISECT_DDMIN);
+	builds = f->r->builds;
+	probes = (unsigned)f->r->nprobes;
+	assert_int_equal(builds, probes + 2);
+	run(f, KB_BISECT_DDMIN);
+	/* same answers from the same numbers, no build done again */
+	assert_int_equal(f->r->nprobes, probes);
+	assert_int_equal(f->r->builds, 0);
+	assert_culprits(f->r, "OPT_02");
+}
+
+static void test_bisect__identical_configs_are_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_bisect_opts o = KB_BISECT_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n");
+	f->good = options(4, "n");
+	f->bad = options(4, "n");
+	o.metric = "read_iops";
+	o.good_name = "a.config";
+	o.bad_name = "b.config";
+	assert_int_equal(kb_bisect_options(f->s, f->ex, f->good, f->bad, &o,
+					   &f->r, &err),
+			 KB_EINPUT);
+	assert_null(f->r);
+	assert_msg_contains(err.msg, "nothing to bisect");
+}
+
+static void test_bisect__end_that_does_not_build_is_an_error(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_bisect_opts o = KB_BISECT_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n"
+		      "failures:\n  - when: { OPT_01: y }\n    stage: build\n");
+	f->good = options(4, "n");
+	f->bad = options(4, "y");
+	o.metric = "read_iops";
+	o.good_name = "a.config";
+	o.bad_name = "b.config";
+	assert_int_equal(kb_bisect_options(f->s, f->ex, f->good, f->bad, &o,
+					   &f->r, &err),
+			 KB_EFAIL);
+	assert_msg_contains(err.msg, "the bad end 'b.config' cannot be measured");
+	assert_msg_contains(err.msg, "build fails when OPT_01=y");
+}
+
+/* ---- the model's depends: what bisection relies on ---------------------- */
+
+static double expected(const struct kb_model *m, const char *spin,
+		       const char *kernel)
+{
+	struct kb_setting s[2] = {
+		{ "DEBUG_SPINLOCK", spin, KB_FACTOR_KCONFIG },
+		{ "DEBUG_KERNEL", kernel, KB_FACTOR_KCONFIG },
+	};
+	struct kb_variant v;
+
+	memset(&v, 0, sizeof(v));
+	v.label = "v";
+	v.settings = s;
+	v.nsettings = 2;
+	return kb_model_expected(m, &v);
+}
+
+static void test_bisect__model_drops_option_with_unmet_depends(void **state)
+{
+	struct fixture *f = *state;
+	const char *const *on = NULL;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n"
+		      "depends: { CONFIG_DEBUG_SPINLOCK: DEBUG_KERNEL }\n"
+		      "effects:\n  - when: { DEBUG_SPINLOCK: y }\n"
+		      "    factor: 0.5\n"
+		      "  - when: { DEBUG_SPINLOCK: n }\n    factor: 0.9\n");
+	assert_true(fabs(expected(f->model, "y", "y") - 500) < 1e-9);
+	/* dropped: counts as n, so the n-effect holds instead */
+	assert_true(fabs(expected(f->model, "y", "n") - 900) < 1e-9);
+	assert_true(fabs(expected(f->model, "n", "y") - 900) < 1e-9);
+	assert_int_equal(kb_model_depends(f->model, "DEBUG_SPINLOCK", &on), 1);
+	assert_string_equal(on[0], "DEBUG_KERNEL");
+	assert_int_equal(kb_model_depends(f->model, "DEBUG_KERNEL", &on), 0);
+	assert_null(on);
+}
+
+static void test_bisect__model_depends_follow_chains(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_setting s[3] = {
+		{ "A", "y", KB_FACTOR_KCONFIG },
+		{ "B", "y", KB_FACTOR_KCONFIG },
+		{ "C", "n", KB_FACTOR_KCONFIG },
+	};
+	struct kb_variant v;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n"
+		      "depends: { A: B, B: [C] }\n"
+		      "effects:\n  - when: { A: y }\n    factor: 0.5\n");
+	memset(&v, 0, sizeof(v));
+	v.label = "v";
+	v.settings = s;
+	v.nsettings = 3;
+	assert_true(fabs(kb_model_expected(f->model, &v) - 1000) < 1e-9);
+	s[2].value = "y";
+	assert_true(fabs(kb_model_expected(f->model, &v) - 500) < 1e-9);
+}
+
+static void test_bisect__model_depends_errors_name_the_place(void **state)
+{
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+		{ "depends: { A: B, B: A }\n", "m.yaml:3:12: 'depends' has a cycle" },
+		{ "depends: { A: A }\n", "cannot depend on itself" },
+		{ "depends: { A: guest.vcpus }\n",
+		  "'guest.vcpus' cannot be in 'depends'" },
+		{ "depends: { A: [] }\n", "the dependencies of 'A' are empty" },
+		{ "depends: { A: { B: y } }\n", "found a mapping" },
+		{ "depends: { A: B, CONFIG_A: C }\n",
+		  "'CONFIG_A' appears twice" },
+		{ "depends: [A]\n", "'depends' must be a mapping" },
+		{ "depends: { a-b: C }\n", "invalid option name" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct kb_err err = KB_ERR_INIT;
+		struct kb_model *m = NULL;
+		char *text = kb_asprintf("metric: read_iops\nbase: 1\n%s",
+					 cases[i].text);
+
+		assert_int_equal(kb_model_parse_buffer(text, strlen(text),
+						       "m.yaml", &m, &err),
+				 KB_EINPUT);
+		assert_null(m);
+		assert_msg_contains(err.msg, cases[i].msg);
+		free(text);
+	}
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+
+static const struct CMUnitTest tests[] = {
+	T(test_bisect__finds_single_culprit_among_16),
+	T(test_bisect__finds_interacting_pair),
+	T(test_bisect__finds_triple),
+	T(test_bisect__split_cannot_find_a_pair),
+	T(test_bisect__split_finds_single_culprit),
+	T(test_bisect__culprit_moves_with_its_dependency),
+	T(test_bisect__probe_that_fails_to_build_is_skipped),
+	T(test_bisect__regression_that_does_not_reproduce),
+	T(test_bisect__improvement_does_not_reproduce),
+	T(test_bisect__stores_steps_and_probe_variants),
+	T(test_bisect__reuses_builds_from_the_store),
+	T(test_bisect__identical_configs_are_refused),
+	T(test_bisect__end_that_does_not_build_is_an_error),
+	T(test_bisect__model_drops_option_with_unmet_depends),
+	T(test_bisect__model_depends_follow_chains),
+	T(test_bisect__model_depends_errors_name_the_place),
+};
+
+KB_TEST_MAIN(tests)

@@ -1,0 +1,315 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "analysis.h"
+#include "effects.h"
+#include "err.h"
+#include "executor.h"
+#include "matrix.h"
+#include "model.h"
+#include "pipeline.h"
+#include "plan.h"
+#include "store.h"
+#include "why.h"
+
+/*
+ * Analysis against known truth: experiments run on performance models
+ * (noise included), then compare / effects / why must recover what the
+ * model says.
+ */
+
+struct fixture {
+	char dir[64], db[128];
+	struct kb_store *s;
+	int64_t exp;
+	struct kb_analysis *a;
+};
+
+static void run_experiment(struct fixture *f, const char *matrix_file,
+			   const char *matrix, const char *model)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_matrix *m = NULL;
+	struct kb_plan *p = NULL;
+	struct kb_model *mo = NULL;
+	struct kb_executor *ex = NULL;
+	struct kb_pipeline_opts o = KB_PIPELINE_OPTS_INIT;
+
+	if ((matrix ? kb_matrix_parse_buffer(matrix, strlen(matrix),
+					     matrix_file, &m, &err)
+		    : kb_matrix_load(matrix_file, &m, &err)) ||
+	    kb_plan_new(m, &p, &err) ||
+	    kb_model_parse_buffer(model, strlen(model), "model.yaml", &mo,
+				  &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(kb_model_executor_new(mo, 0, &ex), 0);
+	o.model_text = kb_model_text(mo);
+	if (kb_pipeline_run(f->s, p, ex, &o, &f->exp, &err) ||
+	    kb_analysis_open(f->s, f->exp, NULL, &f->a, &err))
+		fail_msg("%s", err.msg);
+	kb_executor_free(ex);
+	kb_model_free(mo);
+	kb_plan_free(p);
+	kb_matrix_free(m);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct kb_err err = KB_ERR_INIT;
+
+	setenv("KBISECT_MODEL_TIME_SCALE", "0", 1);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/kb-why-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->db, sizeof(f->db), "%s/t.db", f->dir);
+	if (kb_store_open(f->db, NULL, &f->s, &err))
+		fail_msg("%s", err.msg);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char path[160];
+
+	kb_analysis_free(f->a);
+	kb_store_close(f->s);
+	snprintf(path, sizeof(path), "%s-wal", f->db);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s-shm", f->db);
+	unlink(path);
+	unlink(f->db);
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+static char *read_all(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	static char buf[8192];
+	size_t n;
+
+	assert_non_null(fp);
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	buf[n] = '\0';
+	fclose(fp);
+	return buf;
+}
+
+static const char *factor_name(const struct fixture *f, size_t i)
+{
+	return kb_matrix_factor(kb_plan_matrix(kb_analysis_plan(f->a)), i)
+		->name;
+}
+
+static void test_why__seed000_answers_paravirt_spinlocks(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_why w;
+	const struct kb_why_culprit *pvs = NULL, *leak = NULL;
+	size_t i, k;
+	int depends_on_debug = 0;
+
+	run_experiment(f, "kconfig-matrix/xen-pvops-spinlocks.yaml", NULL,
+		       read_all("kconfig-matrix/xen-pvops-spinlocks.model.yaml"));
+	if (kb_why_explain(f->a, -1, -1, &w, &err))
+		fail_msg("%s", err.msg);
+	/* default: the baseline (522k) against the worst variant (3.5k) */
+	assert_int_equal(w.good, 0);
+	assert_string_equal(kb_plan_variant(kb_analysis_plan(f->a), w.bad)
+				    ->label,
+			    "PARAVIRT_SPINLOCKS=y DEBUG_SPINLOCK=n DEBUG_KMEMLEAK=y");
+	assert_true(w.reproduces);
+	assert_int_equal(w.nculprits, 2);
+	for (i = 0; i < w.nculprits; i++) {
+		const char *n = factor_name(f, w.culprits[i].factor);
+
+		if (!strcmp(n, "PARAVIRT_SPINLOCKS"))
+			pvs = &w.culprits[i];
+		if (!strcmp(n, "DEBUG_KMEMLEAK"))
+			leak = &w.culprits[i];
+	}
+	assert_non_null(pvs);
+	assert_non_null(leak);
+	assert_string_equal(pvs->good, "n");
+	assert_string_equal(pvs->bad, "y");
+	/* PARAVIRT_SPINLOCKS alone: 522k -> 58k, a regression of -89% */
+	assert_int_equal(pvs->alone.verdict, KB_VERDICT_REGRESSION);
+	assert_true(fabs(pvs->alone.change_pct - (-88.9)) < 4);
+	/* ... whose effect depends on DEBUG_SPINLOCK (none when it is y) */
+	assert_false(pvs->independent);
+	for (k = 0; k < pvs->ninter; k++) {
+		const struct kb_why_interaction *in = &pvs->inter[k];
+
+		if (!strcmp(factor_name(f, in->factor), "DEBUG_SPINLOCK") &&
+		    in->significant) {
+			depends_on_debug = 1;
+			assert_true(fabs(in->c.change_pct) < 5);
+		}
+	}
+	assert_true(depends_on_debug);
+	/* DEBUG_KMEMLEAK: -94% whatever the other options are */
+	assert_int_equal(leak->alone.verdict, KB_VERDICT_REGRESSION);
+	assert_true(fabs(leak->alone.change_pct - (-94)) < 3);
+	assert_true(leak->independent);
+	/* 3 boots a side cannot make a rank test significant: more boots */
+	assert_true(w.boots_added > 0);
+}
+
+static void test_why__no_regression_is_reported_as_such(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_why w;
+
+	run_experiment(f, "t.yaml",
+		       "workload: { fio: { rw: randread } }\n"
+		       "factors: { kconfig: { A: [n, y] } }\n"
+		       "repeat: { boots: 4, max_boots: 8 }\n",
+		       "metric: read_iops\nbase: 1000\n"
+		       "noise: { boot_cv: 0.02 }\nseed: 3\n");
+	if (kb_why_explain(f->a, 0, 1, &w, &err))
+		fail_msg("%s", err.msg);
+	assert_false(w.reproduces);
+	assert_int_equal(w.nculprits, 0);
+	assert_int_equal(w.total.verdict, KB_VERDICT_NO_CHANGE);
+}
+
+static const struct kb_effect *find(const struct kb_effect *e, size_t n,
+				    const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(e[i].name, name))
+			return &e[i];
+	fail_msg("no effect %s", name);
+	return NULL;
+}
+
+static void test_effects__full_design_recovers_model_effects(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_effect *e = NULL;
+	const struct kb_effect *x;
+	size_t n;
+	double cv, df;
+
+	run_experiment(f, "kconfig-matrix/xen-pvops-spinlocks.yaml", NULL,
+		       read_all("kconfig-matrix/xen-pvops-spinlocks.model.yaml"));
+	if (kb_effects_estimate(f->a, &e, &n, &cv, &df, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(n, 3 + 3);
+	assert_int_equal(df, 8 * (3 - 1));
+	/* KMEMLEAK: a factor 0.06 everywhere */
+	x = find(e, n, "DEBUG_KMEMLEAK");
+	assert_true(x->log_ci_low < log(0.06) && x->log_ci_high > log(0.06));
+	assert_true(x->significant);
+	/* the model's interaction: PVS costs log(0.111) only when DEBUG_SPINLOCK
+	 * is n, so the PVS:DS interaction is -log(0.111)/2 = +1.099 and PVS's
+	 * main effect log(0.111)/2 = -1.099 */
+	x = find(e, n, "PARAVIRT_SPINLOCKS:DEBUG_SPINLOCK");
+	assert_true(fabs(x->log_effect - 1.0990) < 0.06);
+	assert_true(x->significant);
+	x = find(e, n, "PARAVIRT_SPINLOCKS");
+	assert_true(fabs(x->log_effect + 1.0990) < 0.06);
+	/* no interaction with KMEMLEAK in the model */
+	x = find(e, n, "DEBUG_SPINLOCK:DEBUG_KMEMLEAK");
+	assert_true(fabs(x->log_effect) < 0.06);
+	assert_false(x->significant);
+	/* ranked by size: KMEMLEAK (|log 0.06| = 2.8) first */
+	assert_string_equal(e[0].name, "DEBUG_KMEMLEAK");
+	assert_true(cv > 1 && cv < 6);
+	free(e);
+}
+
+static void test_effects__fractional_names_aliases(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_effect *e = NULL;
+	const struct kb_effect *x;
+	size_t n;
+	double cv, df;
+
+	run_experiment(f, "t.yaml",
+		       "workload: { fio: { rw: randread } }\n"
+		       "design: fractional\n"
+		       "factors: { kconfig: { A: [n, y], B: [n, y], C: [n, y], D: [n, y] } }\n"
+		       "repeat: { boots: 2 }\n",
+		       "metric: read_iops\nbase: 1000\n"
+		       "noise: { boot_cv: 0.02 }\nseed: 5\n"
+		       "effects:\n  - when: { B: y }\n    factor: 0.5\n");
+	if (kb_effects_estimate(f->a, &e, &n, &cv, &df, &err))
+		fail_msg("%s", err.msg);
+	/* 4 mains + 3 alias pairs of two-way interactions (D = ABC) */
+	assert_int_equal(n, 4 + 3);
+	x = find(e, n, "A:B");
+	assert_string_equal(x->aliases, "C:D");
+	x = find(e, n, "B");
+	assert_true(fabs(x->log_effect - log(0.5)) < 0.05);
+	assert_true(x->significant);
+	x = find(e, n, "A");
+	assert_false(x->significant);
+	free(e);
+}
+
+static void test_effects__one_at_a_time_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_effect *e = NULL;
+	size_t n;
+	double cv, df;
+
+	run_experiment(f, "t.yaml",
+		       "workload: { fio: { rw: randread } }\n"
+		       "design: one-at-a-time\n"
+		       "factors: { kconfig: { A: [n, y], B: [n, y] } }\n",
+		       "metric: read_iops\nbase: 1000\n");
+	assert_int_equal(kb_effects_estimate(f->a, &e, &n, &cv, &df, &err),
+			 KB_EINPUT);
+	assert_msg_contains(err.msg, "one-at-a-time");
+}
+
+static void test_analysis__adaptive_compare_adds_boots(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_comparison c;
+	size_t n;
+
+	run_experiment(f, "t.yaml",
+		       "workload: { fio: { rw: randread } }\n"
+		       "factors: { kconfig: { A: [n, y] } }\n"
+		       "repeat: { boots: 3, max_boots: 6 }\n",
+		       "metric: read_iops\nbase: 1000\nnoise: { boot_cv: 0.03 }\n"
+		       "effects:\n  - when: { A: y }\n    factor: 0.5\n");
+	assert_int_equal(kb_analysis_compare(f->a, 0, 1, 0, &c, &err), 0);
+	assert_int_equal(c.verdict, KB_VERDICT_INCONCLUSIVE);
+	assert_int_equal(kb_analysis_compare(f->a, 0, 1, 1, &c, &err), 0);
+	assert_int_equal(c.verdict, KB_VERDICT_REGRESSION);
+	kb_analysis_values(f->a, 1, &n);
+	assert_int_equal(n, 4);
+	assert_int_equal(kb_analysis_boots_added(f->a), 2);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+static const struct CMUnitTest tests[] = {
+	T(test_why__seed000_answers_paravirt_spinlocks),
+	T(test_why__no_regression_is_reported_as_such),
+	T(test_effects__full_design_recovers_model_effects),
+	T(test_effects__fractional_names_aliases),
+	T(test_effects__one_at_a_time_is_refused),
+	T(test_analysis__adaptive_compare_adds_boots),
+};
+
+KB_TEST_MAIN(tests)
