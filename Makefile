@@ -47,12 +47,18 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/*.c))
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 
 .PHONY: all deps test test-run check fuzz bench lint format clean demo demo-run e2e
-all: kbisect
+all: kbisect kbisectd
 
 kbisect $(BUILD)/bin/kbisect: $(CMD_OBJ) $(BUILD)/libkb.a
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libkb.a $(LIBS)
+
+# The daemon: cmd/kbisectd.c with the same library (docs/daemon.md).
+kbisectd $(BUILD)/bin/kbisectd: $(BUILD)/cmd/kbisectd.o $(BUILD)/libkb.a
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(BUILD)/cmd/kbisectd.o $(BUILD)/libkb.a $(LIBS)
 
 $(BUILD)/libkb.a: $(LIB_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -87,7 +93,7 @@ deps:
 test: deps
 	$(Q)$(MAKE) --no-print-directory test-run
 
-test-run: kbisect $(TESTS)
+test-run: kbisect kbisectd $(TESTS)
 	@tools/lint
 	@tools/run-tests $(TESTS)
 	@tests/cli/run.sh ./kbisect

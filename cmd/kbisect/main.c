@@ -155,7 +155,45 @@ static const struct cmd commands[] = {
 	  "Example:\n"
 	  "  kbisect bisect options --good good.config --bad bad.config \\\n"
 	  "      --model tests/data/bisect/spinlocks.model.yaml\n" },
-
+	{ "submit", cmd_submit,
+	  "submit MATRIX [--model MODEL] [--socket PATH] [--json] [--quiet] [--allow-dropped]",
+	  "queue an experiment on kbisectd and print its id",
+	  "Validates MATRIX (and MODEL) as `run` does, then sends their texts\n"
+	  "to the daemon, which stores the experiment and one job per build\n"
+	  "and boot before it answers: once the id is printed, the experiment\n"
+	  "survives any crash of the daemon.  A bad matrix is refused here\n"
+	  "(exit status 2) and never reaches the queue.  See docs/daemon.md.\n\n"
+	  "  --model MODEL  run it on the performance model (docs/model.md)\n"
+	  "  --socket PATH  the daemon's socket (default: $KBISECT_SOCKET,\n"
+	  "                 else $XDG_RUNTIME_DIR/kbisect/kbisectd.sock)\n"
+	  "  --json         print {\"id\": N}\n"
+	  "  --allow-dropped  submit even when requested options do not hold\n"
+	  "  --quiet        no note on stderr\n\n"
+	  "Example:\n"
+	  "  kbisect submit kconfig-matrix/xen-pvops-spinlocks.yaml \\\n"
+	  "      --model kconfig-matrix/xen-pvops-spinlocks.model.yaml\n" },
+	{ "status", cmd_status, "status [ID] [--socket PATH] [--json]",
+	  "show how far the daemon's experiments got",
+	  "For experiment ID, or the daemon's latest experiments: state,\n"
+	  "variants, builds and boots done of all, the steps running now, the\n"
+	  "measured mean build and boot times and the time left estimated\n"
+	  "from them.\n\n"
+	  "  --socket PATH  the daemon's socket\n"
+	  "  --json         print an object (with ID) or an array\n\n"
+	  "Example:\n  kbisect status 3 --json\n" },
+	{ "cancel", cmd_cancel, "cancel ID [--socket PATH]",
+	  "stop a queued or running experiment after its running step",
+	  "No new step of the experiment starts; the steps running now end\n"
+	  "and are stored, then the experiment is marked cancelled.  Every\n"
+	  "sample measured stays in the database.\n\n"
+	  "Example:\n  kbisect cancel 3\n" },
+	{ "watch", cmd_watch, "watch ID [--socket PATH]",
+	  "follow an experiment's progress until it ends",
+	  "A progress bar per phase (builds, boots) with counts, elapsed time\n"
+	  "and the time left, redrawn in place on a terminal; otherwise one\n"
+	  "line per change.  Exit status 0 when the experiment ends done, 1\n"
+	  "when it failed or was cancelled.\n\n"
+	  "Example:\n  kbisect watch 3\n" },
 };
 
 const struct cmd *cmd_find(const char *name)

@@ -1,0 +1,168 @@
+/*
+ * kbisect status: how far the daemon's experiments got, from kbisectd.
+ * Also the progress formatting that watch shares.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kbisect.h"
+#include "buf.h"
+#include "json.h"
+#include "mem.h"
+#include "protocol.h"
+#include "banned.h"
+
+char *cmd_duration(double s)
+{
+	long t;
+
+	if (isnan(s) || s < 0)
+		return kb_asprintf("?");
+	if (s < 10)
+		return kb_asprintf("%.1fs", s);
+	t = (long)(s + 0.5);
+	if (t < 60)
+		return kb_asprintf("%lds", t);
+	if (t < 3600)
+		return kb_asprintf("%ldm%02lds", t / 60, t % 60);
+	return kb_asprintf("%ldh%02ldm", t / 3600, t / 60 % 60);
+}
+
+void cmd_print_progress(const struct kb_msg_progress *p, FILE *f)
+{
+	char *el = cmd_duration(p->elapsed_s), *eta = cmd_duration(p->eta_s);
+
+	fprintf(f, "#%lld %s: %s%s\n", (long long)p->id,
+		p->name ? p->name : "?", p->state ? p->state : "?",
+		p->cancel_requested && p->state && !strcmp(p->state, "running")
+			? " (cancelling after the running step)"
+			: "");
+	fprintf(f, "  variants %u/%u, builds %u/%u, boots %u/%u, elapsed %s",
+		p->variants_done, p->variants_total, p->builds_done,
+		p->builds_total, p->boots_done, p->boots_total, el);
+	if (p->state &&
+	    (!strcmp(p->state, "running") || !strcmp(p->state, "queued")))
+		fprintf(f, ", ETA %s", eta);
+	fputc('\n', f);
+	if (!isnan(p->build_mean_s) || !isnan(p->boot_mean_s)) {
+		char *b = cmd_duration(p->build_mean_s);
+		char *o = cmd_duration(p->boot_mean_s);
+
+		fprintf(f, "  measured: build %s, boot %s\n", b, o);
+		free(b);
+		free(o);
+	}
+	if (p->current)
+		fprintf(f, "  now: %s\n", p->current);
+	if (p->error)
+		fprintf(f, "  error: %s\n", p->error);
+	free(el);
+	free(eta);
+}
+
+void cmd_json_progress(struct kb_json *j, const struct kb_msg_progress *p)
+{
+	kb_json_object_begin(j);
+	kb_json_kv_int(j, "id", p->id);
+	kb_json_kv_string(j, "name", p->name);
+	kb_json_kv_string(j, "state", p->state);
+	kb_json_kv_string(j, "executor", p->executor);
+	kb_json_kv_bool(j, "cancel_requested", p->cancel_requested);
+	kb_json_kv_int(j, "variants_done", p->variants_done);
+	kb_json_kv_int(j, "variants_total", p->variants_total);
+	kb_json_kv_int(j, "builds_done", p->builds_done);
+	kb_json_kv_int(j, "builds_total", p->builds_total);
+	kb_json_kv_int(j, "builds_running", p->builds_running);
+	kb_json_kv_int(j, "boots_done", p->boots_done);
+	kb_json_kv_int(j, "boots_total", p->boots_total);
+	kb_json_kv_int(j, "boots_running", p->boots_running);
+	kb_json_kv_string(j, "current", p->current);
+	kb_json_kv_number(j, "build_mean_s", p->build_mean_s);
+	kb_json_kv_number(j, "boot_mean_s", p->boot_mean_s);
+	kb_json_kv_number(j, "elapsed_s", p->elapsed_s);
+	kb_json_kv_number(j, "eta_s", p->eta_s);
+	kb_json_kv_string(j, "error", p->error);
+	kb_json_object_end(j);
+}
+
+int cmd_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_protocol_reader *r = NULL;
+	struct kb_msg req, reply;
+	const char *sock = NULL;
+	int json = 0, fd = -1, c, ret;
+	size_t i;
+
+	memset(&req, 0, sizeof(req));
+	memset(&reply, 0, sizeof(reply));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			sock = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		default:
+			return cmd_usage_error("status", "unknown option");
+		}
+	}
+	if (argc - optind > 1)
+		return cmd_usage_error("status", "expected at most one ID");
+	req.type = KB_MSG_STATUS;
+	if (argc - optind == 1 && cmd_parse_id(argv[optind], &req.id))
+		return cmd_usage_error("status", "'%s' is not an experiment id",
+				       argv[optind]);
+	if ((ret = cmd_daemon_connect(sock, &fd, &r, &err)) ||
+	    (ret = kb_protocol_call(fd, r, &req, &reply, &err)))
+		goto fail;
+	if (reply.type != KB_MSG_PROGRESS) {
+		ret = kb_err_set(&err, KB_EFAIL,
+				 "kbisectd answered '%s' to a status request",
+				 kb_msg_type_name(reply.type));
+		goto fail;
+	}
+	if (json) {
+		struct kb_buf b = KB_BUF_INIT;
+		struct kb_json *j = kb_json_new(&b, 1);
+
+		if (req.id && reply.nprogress == 1) {
+			cmd_json_progress(j, &reply.progress[0]);
+		} else {
+			kb_json_array_begin(j);
+			for (i = 0; i < reply.nprogress; i++)
+				cmd_json_progress(j, &reply.progress[i]);
+			kb_json_array_end(j);
+		}
+		kb_json_finish(j);
+		kb_json_free(j);
+		cmd_put(&b);
+		kb_buf_release(&b);
+	} else if (!reply.nprogress) {
+		printf("no experiment was submitted to this kbisectd\n");
+	} else {
+		for (i = 0; i < reply.nprogress; i++)
+			cmd_print_progress(&reply.progress[i], stdout);
+	}
+	ret = 0;
+	goto out;
+fail:
+	ret = cmd_fail(&err);
+out:
+	kb_msg_release(&reply);
+	kb_protocol_reader_free(r);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}

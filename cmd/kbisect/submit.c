@@ -1,0 +1,160 @@
+/*
+ * kbisect submit: validate a matrix (and model) here, then hand its texts
+ * to kbisectd, which queues it durably and answers with its id.  Also
+ * the connection helper the other daemon verbs share.
+ */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kbisect.h"
+#include "fio.h"
+#include "matrix.h"
+#include "mem.h"
+#include "model.h"
+#include "plan.h"
+#include "protocol.h"
+#include "banned.h"
+
+int cmd_daemon_connect(const char *socket_path, int *fd,
+		       struct kb_protocol_reader **r, struct kb_err *err)
+{
+	char *def = NULL;
+	int ret;
+
+	if (!socket_path)
+		socket_path = def = kb_protocol_default_socket();
+	ret = kb_protocol_connect(socket_path, fd, r, err);
+	free(def);
+	return ret;
+}
+
+/* @path made absolute against the current folder (caller frees). */
+static char *absolute(const char *path)
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return kb_strdup(path);
+	return kb_asprintf("%s/%s", cwd, path);
+}
+
+int cmd_submit(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "model", required_argument, NULL, 'm' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "allow-dropped", no_argument, NULL, 'a' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kb_err err = KB_ERR_INIT;
+	const char *model_path = NULL, *sock = NULL;
+	struct kb_matrix *m = NULL;
+	struct kb_plan *p = NULL;
+	struct kb_model *model = NULL;
+	struct kb_protocol_reader *r = NULL;
+	struct kb_msg req, reply;
+	char *abs = NULL;
+	int json = 0, quiet = 0, allow_dropped = 0, fd = -1, c, ret;
+
+	memset(&req, 0, sizeof(req));
+	memset(&reply, 0, sizeof(reply));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			model_path = optarg;
+			break;
+		case 's':
+			sock = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'a':
+			allow_dropped = 1;
+			break;
+		default:
+			return cmd_usage_error("submit", "unknown option");
+		}
+	}
+	if (argc - optind != 1)
+		return cmd_usage_error("submit", "expected one MATRIX file");
+
+	/* Everything that can be refused is checked here, before the
+	 * daemon hears of it: a bad matrix never reaches the queue. */
+	if ((ret = kb_matrix_load(argv[optind], &m, &err)) ||
+	    (ret = kb_plan_new(m, &p, &err)))
+		goto fail;
+	if (model_path) {
+		if ((ret = kb_model_load(model_path, &model, &err)))
+			goto fail;
+		if (strcmp(kb_model_metric(model),
+			   kb_matrix_workload(m)->metric)) {
+			ret = kb_err_set(&err, KB_EINPUT,
+					 "%s: the model produces '%s' but the matrix's workload.metric is '%s'",
+					 model_path, kb_model_metric(model),
+					 kb_matrix_workload(m)->metric);
+			goto fail;
+		}
+	} else {
+		if ((ret = cmd_plan_resolve(p, quiet, &err)) ||
+		    (ret = kb_fio_check(kb_matrix_workload(m),
+					kb_matrix_file(m), NULL, &err)))
+			goto fail;
+		if (kb_plan_ndropped(p) && !allow_dropped) {
+			cmd_plan_report_dropped(p, stderr);
+			fprintf(stderr, "kbisect: not submitting a matrix whose requested options do not hold: fix the fragments, or pass --allow-dropped\n");
+			ret = 1;
+			goto out;
+		}
+	}
+	/* the daemon resolves the matrix's relative paths from its path,
+	 * which must not depend on this process's folder */
+	abs = absolute(argv[optind]);
+
+	if ((ret = cmd_daemon_connect(sock, &fd, &r, &err)))
+		goto fail;
+	req.type = KB_MSG_SUBMIT;
+	req.matrix = (char *)kb_matrix_text(m);
+	req.matrix_path = abs ? abs : (char *)kb_matrix_file(m);
+	req.model = model ? (char *)kb_model_text(model) : NULL;
+	if ((ret = kb_protocol_call(fd, r, &req, &reply, &err)))
+		goto fail;
+	if (reply.type != KB_MSG_SUBMITTED) {
+		ret = kb_err_set(&err, KB_EFAIL,
+				 "kbisectd answered '%s' to a submission",
+				 kb_msg_type_name(reply.type));
+		goto fail;
+	}
+	if (json)
+		printf("{\"id\": %lld}\n", (long long)reply.id);
+	else
+		printf("%lld\n", (long long)reply.id);
+	if (!quiet && !json)
+		fprintf(stderr,
+			"kbisect: experiment %lld queued: kbisect watch %lld\n",
+			(long long)reply.id, (long long)reply.id);
+	ret = 0;
+	goto out;
+fail:
+	ret = cmd_fail(&err);
+out:
+	kb_msg_release(&reply);
+	kb_protocol_reader_free(r);
+	if (fd >= 0)
+		close(fd);
+	free(abs);
+	kb_model_free(model);
+	kb_plan_free(p);
+	kb_matrix_free(m);
+	return ret;
+}

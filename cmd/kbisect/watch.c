@@ -1,0 +1,162 @@
+/*
+ * kbisect watch: live progress of one experiment from kbisectd, a bar per
+ * phase (builds, boots) redrawn in place on a terminal, one line per
+ * change otherwise, until the experiment ends.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kbisect.h"
+#include "buf.h"
+#include "mem.h"
+#include "protocol.h"
+#include "banned.h"
+
+#define BAR_WIDTH 30
+
+static void bar(FILE *f, const char *what, unsigned done, unsigned total,
+		unsigned running, double eta_s)
+{
+	unsigned fill = total ? (unsigned)((double)done * BAR_WIDTH / total)
+			      : BAR_WIDTH;
+	char *eta = cmd_duration(eta_s);
+	unsigned i;
+
+	fprintf(f, "\r\033[K%-6s [", what);
+	for (i = 0; i < BAR_WIDTH; i++)
+		fputc(i < fill ? '#' : i == fill && running ? '>' : '-', f);
+	fprintf(f, "] %u/%u", done, total);
+	if (done < total)
+		fprintf(f, "  ETA %s", eta);
+	fputc('\n', f);
+	free(eta);
+}
+
+static int ended(const struct kb_msg_progress *p)
+{
+	return p->state && strcmp(p->state, "queued") &&
+	       strcmp(p->state, "running");
+}
+
+/* The lines drawn last on the terminal, to move back over. */
+static int draw(FILE *f, const struct kb_msg_progress *p, int drawn)
+{
+	double build_eta = NAN;
+	char *el = cmd_duration(p->elapsed_s);
+
+	if (p->builds_done == p->builds_total)
+		build_eta = 0;
+	else if (!isnan(p->build_mean_s))
+		build_eta = (p->builds_total - p->builds_done) *
+			    p->build_mean_s;
+	if (drawn)
+		fprintf(f, "\033[%dA", drawn);
+	fprintf(f, "\r\033[K#%lld %s: %s, %u/%u variants, elapsed %s\n",
+		(long long)p->id, p->name ? p->name : "?",
+		p->state ? p->state : "?", p->variants_done,
+		p->variants_total, el);
+	bar(f, "builds", p->builds_done, p->builds_total, p->builds_running,
+	    build_eta);
+	bar(f, "boots", p->boots_done, p->boots_total, p->boots_running,
+	    p->eta_s);
+	fprintf(f, "\r\033[K%s%s\n", p->current ? "now: " : "",
+		p->current ? p->current : ended(p) ? "" : "waiting");
+	fflush(f);
+	free(el);
+	return 4;
+}
+
+static void line(FILE *f, const struct kb_msg_progress *p)
+{
+	char *el = cmd_duration(p->elapsed_s), *eta = cmd_duration(p->eta_s);
+
+	fprintf(f, "#%lld %s: builds %u/%u, boots %u/%u, elapsed %s",
+		(long long)p->id, p->state ? p->state : "?", p->builds_done,
+		p->builds_total, p->boots_done, p->boots_total, el);
+	if (!ended(p))
+		fprintf(f, ", ETA %s", eta);
+	if (p->current)
+		fprintf(f, "; now: %s", p->current);
+	fputc('\n', f);
+	fflush(f);
+	free(el);
+	free(eta);
+}
+
+int cmd_watch(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_protocol_reader *r = NULL;
+	struct kb_buf out = KB_BUF_INIT;
+	struct kb_msg req, msg;
+	const char *sock = NULL;
+	int fd = -1, c, ret, tty = isatty(STDOUT_FILENO), drawn = 0;
+
+	memset(&req, 0, sizeof(req));
+	memset(&msg, 0, sizeof(msg));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 's')
+			sock = optarg;
+		else
+			return cmd_usage_error("watch", "unknown option");
+	}
+	if (argc - optind != 1)
+		return cmd_usage_error("watch", "expected one experiment ID");
+	req.type = KB_MSG_WATCH;
+	if (cmd_parse_id(argv[optind], &req.id))
+		return cmd_usage_error("watch", "'%s' is not an experiment id",
+				       argv[optind]);
+	if ((ret = cmd_daemon_connect(sock, &fd, &r, &err)))
+		goto fail;
+	kb_protocol_write(&out, &req);
+	if ((ret = kb_protocol_send(fd, out.buf, out.len, &err)))
+		goto fail;
+	for (;;) {
+		const char *l;
+		size_t len;
+
+		kb_msg_release(&msg);
+		if ((ret = kb_protocol_read_line(r, -1, &l, &len, &err)))
+			goto fail;
+		if ((ret = kb_protocol_parse_buffer(l, len, &msg, &err))) {
+			err.code = KB_EFAIL;
+			goto fail;
+		}
+		if (msg.type == KB_MSG_ERROR) {
+			ret = kb_err_set(&err, msg.code, "%s",
+					 msg.message ? msg.message : "");
+			goto fail;
+		}
+		if (msg.type != KB_MSG_PROGRESS || msg.nprogress != 1)
+			continue;
+		if (tty)
+			drawn = draw(stdout, &msg.progress[0], drawn);
+		else
+			line(stdout, &msg.progress[0]);
+		if (ended(&msg.progress[0]))
+			break;
+	}
+	if (msg.progress[0].error)
+		fprintf(stderr, "kbisect: experiment %lld failed: %s\n",
+			(long long)msg.progress[0].id, msg.progress[0].error);
+	ret = strcmp(msg.progress[0].state, "done") ? 1 : 0;
+	goto out;
+fail:
+	ret = cmd_fail(&err);
+out:
+	kb_msg_release(&msg);
+	kb_buf_release(&out);
+	kb_protocol_reader_free(r);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}

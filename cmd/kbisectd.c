@@ -1,0 +1,1207 @@
+/*
+ * kbisectd: the kbisect daemon (docs/daemon.md).  It takes experiments
+ * from `kbisect submit` over a unix socket (docs/protocol.md), keeps them
+ * as jobs in the sqlite queue, and runs each build and boot as a step
+ * under a lease: at most --build-jobs builds at once, and per libvirt host
+ * as many boots as its capacity in the matrix's hosts: list.
+ *
+ * One thread (this file's main loop) owns the socket, the clients, the
+ * schedule and the leases; each step runs in a thread of its own with its
+ * own database connection and executor, and stores its result with its
+ * job's end in one transaction.  A daemon killed at any instant leaves
+ * leases that the next one takes back at start: those steps run again,
+ * finished ones never do.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "err.h"
+#include "guest.h"
+#include "mem.h"
+#include "model.h"
+#include "paths.h"
+#include "protocol.h"
+#include "queue.h"
+#include "store.h"
+#include "banned.h"
+
+#define KBISECTD_VERSION "0.1.0"
+#define MAX_CLIENTS 64
+#define MAX_WORKERS 64
+#define MAX_HOSTS 64
+#define TICK_MS 200
+#define STATUS_RECENT 20
+
+/* ---- logging ------------------------------------------------------------- */
+
+enum level { L_ERROR, L_WARN, L_INFO, L_DEBUG };
+static const char *const level_names[] = { "error", "warn", "info", "debug" };
+static enum level log_level = L_INFO;
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((format(printf, 2, 3)))
+static void logm(enum level l, const char *fmt, ...)
+{
+	char when[32];
+	struct tm tm;
+	time_t t = time(NULL);
+	va_list ap;
+
+	if (l > log_level)
+		return;
+	if (!gmtime_r(&t, &tm) ||
+	    !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		when[0] = '\0';
+	pthread_mutex_lock(&log_lock);
+	fprintf(stderr, "%s kbisectd[%ld] %s: ", when, (long)getpid(),
+		level_names[l]);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+	pthread_mutex_unlock(&log_lock);
+}
+
+/* Point stderr at @path (append), for --log and on SIGHUP. */
+static int open_log(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+
+	if (fd < 0)
+		return -1;
+	if (dup2(fd, STDERR_FILENO) < 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* ---- state --------------------------------------------------------------- */
+
+struct exp_slot {
+	struct kb_queue_exp *x;
+	unsigned running; /* steps of it running now */
+	int seen;         /* still in the queue at the last pass */
+};
+
+struct worker {
+	pthread_t thread;
+	int used;
+	int finished;             /* set by the thread under d.lock */
+	struct kb_store_job job;
+	struct exp_slot *exp;
+	char *host;               /* boots: the host it holds a slot of */
+	int ret;
+	struct kb_err err;
+	double started;
+};
+
+struct host_slot {
+	char *uri;
+	unsigned running;
+};
+
+struct client {
+	int fd;
+	struct kb_buf in, out;
+	int hello;      /* HELLO exchanged */
+	int64_t watch;  /* experiment watched, 0: none */
+	char *last;     /* the last progress line sent to a watcher */
+	int closing;    /* close once out is flushed */
+};
+
+static struct {
+	const char *db_path;
+	const char *socket_path;
+	const char *log_path;
+	char *owner;
+	unsigned build_jobs;
+	int64_t lease_s;
+	double time_scale;
+	struct kb_store *s;
+	int lock_fd;
+	int listen_fd;
+	int sig_pipe[2];
+	int done_pipe[2];
+	pthread_mutex_t lock;
+	struct worker workers[MAX_WORKERS];
+	struct exp_slot **exps; /* each allocated: workers point at them */
+	size_t nexps;
+	int swept;              /* orphan guests looked for */
+	struct host_slot hosts[MAX_HOSTS];
+	size_t nhosts;
+	unsigned builds_running;
+	struct client *clients[MAX_CLIENTS];
+	int stopping;
+	int wake;               /* schedule at once: a step ended, a job came */
+	time_t last_renew;
+} d;
+
+static volatile sig_atomic_t got_term, got_hup;
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	char c = (char)sig;
+
+	if (sig == SIGHUP)
+		got_hup = 1;
+	else
+		got_term++;
+	if (write(d.sig_pipe[1], &c, 1) < 0) {
+		/* the pipe is full: the loop wakes up anyway */
+	}
+	errno = saved;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- the database lock: one daemon per database -------------------------- */
+
+static int lock_database(struct kb_err *err)
+{
+	char *path = kb_asprintf("%s.kbisectd.lock", d.db_path);
+	struct flock fl;
+	char pid[32];
+	int fd, ret = 0, n;
+
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = kb_err_set(err, KB_EFAIL, "cannot open '%s': %s", path,
+				 strerror(errno));
+		goto out;
+	}
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	if (fcntl(fd, F_SETLK, &fl) < 0) {
+		memset(&fl, 0, sizeof(fl));
+		fl.l_type = F_WRLCK;
+		fl.l_whence = SEEK_SET;
+		if (fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK)
+			ret = kb_err_set(err, KB_EEXISTS,
+					 "another kbisectd (pid %ld) uses database '%s'",
+					 (long)fl.l_pid, d.db_path);
+		else
+			ret = kb_err_set(err, KB_EEXISTS,
+					 "another kbisectd uses database '%s'",
+					 d.db_path);
+		close(fd);
+		goto out;
+	}
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) < 0 || write(fd, pid, (size_t)n) < 0) {
+		/* the pid in the file is for people; the lock is what counts */
+	}
+	d.lock_fd = fd;
+out:
+	free(path);
+	return ret;
+}
+
+/* ---- the socket ---------------------------------------------------------- */
+
+static int make_socket(struct kb_err *err)
+{
+	struct sockaddr_un sa;
+	size_t len = strlen(d.socket_path);
+	struct stat st;
+	int fd = -1, ret;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	if (len >= sizeof(sa.sun_path))
+		return kb_err_set(err, KB_EINPUT,
+				  "socket path '%s' is too long",
+				  d.socket_path);
+	memcpy(sa.sun_path, d.socket_path, len + 1);
+	if ((ret = kb_mkdir_parent(d.socket_path, err)))
+		return ret;
+	if (lstat(d.socket_path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode))
+			return kb_err_set(err, KB_EEXISTS,
+					  "'%s' exists and is not a socket",
+					  d.socket_path);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0 &&
+		    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+			close(fd);
+			return kb_err_set(err, KB_EEXISTS,
+					  "a kbisectd already listens on '%s'",
+					  d.socket_path);
+		}
+		if (fd >= 0)
+			close(fd);
+		logm(L_INFO, "replacing stale socket '%s'", d.socket_path);
+		if (unlink(d.socket_path) < 0)
+			return kb_err_set(err, KB_EFAIL,
+					  "cannot remove stale socket '%s': %s",
+					  d.socket_path, strerror(errno));
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return kb_err_set(err, KB_EFAIL, "cannot make a socket: %s",
+				  strerror(errno));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    chmod(d.socket_path, 0660) < 0 || listen(fd, 16) < 0) {
+		ret = kb_err_set(err, KB_EFAIL, "cannot listen on '%s': %s",
+				 d.socket_path, strerror(errno));
+		close(fd);
+		return ret;
+	}
+	d.listen_fd = fd;
+	return 0;
+}
+
+/* ---- experiments and hosts ----------------------------------------------- */
+
+static struct exp_slot *find_exp(int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < d.nexps; i++)
+		if (kb_queue_exp_id(d.exps[i]->x) == id)
+			return d.exps[i];
+	return NULL;
+}
+
+static struct host_slot *host(const char *uri)
+{
+	size_t i;
+
+	for (i = 0; i < d.nhosts; i++)
+		if (!strcmp(d.hosts[i].uri, uri))
+			return &d.hosts[i];
+	if (d.nhosts == MAX_HOSTS)
+		return NULL;
+	d.hosts[d.nhosts].uri = kb_strdup(uri);
+	d.hosts[d.nhosts].running = 0;
+	return &d.hosts[d.nhosts++];
+}
+
+/* Boots of @x that may run at once: the capacities of its hosts. */
+static unsigned boot_slots(const struct kb_queue_exp *x)
+{
+	const struct kb_matrix *m = kb_queue_exp_matrix(x);
+	unsigned n = 0;
+	size_t i;
+
+	for (i = 0; i < kb_matrix_nhosts(m); i++)
+		n += kb_matrix_host(m, i)->capacity;
+	return n ? n : 1;
+}
+
+/* Load (or find) experiment @id; a stored experiment that no longer
+ * plans is failed. */
+static struct exp_slot *load_exp(int64_t id)
+{
+	struct kb_err err = KB_ERR_INIT, ignored = KB_ERR_INIT;
+	struct kb_queue_exp *x = NULL;
+	struct exp_slot *e = find_exp(id);
+	const struct kb_matrix *m;
+	size_t i;
+
+	if (e)
+		return e;
+	if (kb_queue_exp_load(d.s, id, d.time_scale, &x, &err)) {
+		logm(L_ERROR, "experiment %lld: %s", (long long)id, err.msg);
+		kb_store_experiment_finish(d.s, id, "failed", err.msg,
+					   &ignored);
+		return NULL;
+	}
+	m = kb_queue_exp_matrix(x);
+	logm(L_INFO, "experiment %lld '%s' loaded: %zu variants, %s executor",
+	     (long long)id, kb_matrix_name(m),
+	     kb_plan_nvariants(kb_queue_exp_plan(x)),
+	     kb_queue_exp_is_model(x) ? "model" : "libvirt");
+	/* At start, guests a dead daemon left on the hosts of the
+	 * experiments it was running.  Model experiments start none. */
+	for (i = 0; !d.swept && !kb_queue_exp_is_model(x) &&
+		    i < kb_matrix_nhosts(m);
+	     i++) {
+		const char *uri = kb_matrix_host(m, i)->uri;
+		unsigned n = 0;
+
+		kb_err_clear(&err);
+		if (host(uri) && host(uri)->running)
+			continue; /* our own guests run there */
+		if (kb_queue_destroy_orphans(uri, &n, &err))
+			logm(L_WARN, "cannot look for orphan guests on %s: %s",
+			     uri, err.msg);
+		else if (n)
+			logm(L_INFO, "destroyed %u orphan guest%s on %s", n,
+			     n == 1 ? "" : "s", uri);
+	}
+	d.exps = kb_reallocarray(d.exps, d.nexps + 1, sizeof(*d.exps));
+	e = kb_calloc(1, sizeof(*e));
+	e->x = x;
+	d.exps[d.nexps++] = e;
+	return e;
+}
+
+/* ---- steps --------------------------------------------------------------- */
+
+static size_t running_steps(void);
+
+static void *run_step(void *arg)
+{
+	struct worker *w = arg;
+	struct kb_store *s = NULL;
+	struct kb_executor *ex = NULL;
+	void *conn = NULL;
+	struct kb_err ferr = KB_ERR_INIT;
+	char c = 1;
+	int ret;
+
+	if ((ret = kb_store_open(d.db_path, NULL, &s, &w->err)) ||
+	    (ret = kb_queue_exp_executor(w->exp->x, w->host, &ex, &conn,
+					 &w->err)))
+		goto out;
+	if (w->job.kind == KB_STORE_JOB_BUILD)
+		ret = kb_queue_run_build(s, w->exp->x, &w->job, d.owner, ex,
+					 &w->err);
+	else
+		ret = kb_queue_run_boot(s, w->exp->x, &w->job, d.owner, ex,
+					&w->err);
+out:
+	/* an executor or store error stops the experiment, as in the
+	 * pipeline; a lost lease (KB_ENOTFOUND) records nothing */
+	if (ret && ret != KB_ENOTFOUND && s &&
+	    kb_store_job_fail(s, w->job.id, d.owner, w->err.msg, &ferr))
+		logm(L_ERROR, "cannot record the failure of job %lld: %s",
+		     (long long)w->job.id, ferr.msg);
+	kb_executor_free(ex);
+	kb_queue_conn_free(conn);
+	kb_store_close(s);
+	pthread_mutex_lock(&d.lock);
+	w->ret = ret;
+	w->finished = 1;
+	pthread_mutex_unlock(&d.lock);
+	if (write(d.done_pipe[1], &c, 1) < 0) {
+		/* the loop polls every tick anyway */
+	}
+	return NULL;
+}
+
+static const char *kind_name(const struct kb_store_job *j)
+{
+	return j->kind == KB_STORE_JOB_BUILD ? "build" : "boot";
+}
+
+static int start_step(struct exp_slot *e, struct kb_store_job *job,
+		      const char *uri)
+{
+	struct worker *w = NULL;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < MAX_WORKERS && !w; i++)
+		if (!d.workers[i].used)
+			w = &d.workers[i];
+	if (!w) /* schedule() checks for a free one before claiming */
+		abort();
+	memset(w, 0, sizeof(*w));
+	w->used = 1;
+	w->job = *job;
+	memset(job, 0, sizeof(*job));
+	w->exp = e;
+	w->host = uri ? kb_strdup(uri) : NULL;
+	w->started = mono_s();
+	kb_err_clear(&w->err);
+	e->running++;
+	if (w->job.kind == KB_STORE_JOB_BUILD)
+		d.builds_running++;
+	else
+		host(uri)->running++;
+	if (w->job.attempts > 1)
+		logm(L_INFO, "job %lld (%s of #%u, boot %u) runs again: attempt %u",
+		     (long long)w->job.id, kind_name(&w->job),
+		     w->job.variant_idx, w->job.boot_no, w->job.attempts);
+	if (w->job.kind == KB_STORE_JOB_BOOT)
+		logm(L_DEBUG, "experiment %lld: boot %u of #%u starts on %s",
+		     (long long)w->job.experiment, w->job.boot_no,
+		     w->job.variant_idx, uri);
+	else
+		logm(L_DEBUG, "experiment %lld: build of #%u starts",
+		     (long long)w->job.experiment, w->job.variant_idx);
+	rc = pthread_create(&w->thread, NULL, run_step, w);
+	if (rc) {
+		/* no thread: run it here rather than hold a lease idle */
+		logm(L_WARN, "cannot start a thread (%s): step runs inline",
+		     strerror(rc));
+		w->thread = pthread_self();
+		run_step(w);
+	}
+	return 0;
+}
+
+static void settle(int64_t id)
+{
+	struct kb_err err = KB_ERR_INIT;
+	char *state = NULL;
+
+	if (kb_store_experiment_settle(d.s, id, &state, &err)) {
+		logm(L_ERROR, "experiment %lld: %s", (long long)id, err.msg);
+		return;
+	}
+	if (strcmp(state, "queued") && strcmp(state, "running"))
+		logm(L_INFO, "experiment %lld %s", (long long)id, state);
+	free(state);
+}
+
+/* Join the steps that ended. */
+static void reap(void)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_WORKERS; i++) {
+		struct worker *w = &d.workers[i];
+		int finished;
+
+		if (!w->used)
+			continue;
+		pthread_mutex_lock(&d.lock);
+		finished = w->finished;
+		pthread_mutex_unlock(&d.lock);
+		if (!finished)
+			continue;
+		if (!pthread_equal(w->thread, pthread_self()))
+			pthread_join(w->thread, NULL);
+		if (w->ret == KB_ENOTFOUND)
+			logm(L_WARN, "job %lld: lease lost, result dropped: %s",
+			     (long long)w->job.id, w->err.msg);
+		else if (w->ret)
+			logm(L_ERROR, "experiment %lld: %s #%u failed: %s",
+			     (long long)w->job.experiment, kind_name(&w->job),
+			     w->job.variant_idx, w->err.msg);
+		else
+			logm(L_DEBUG, "experiment %lld: job %lld (%s of #%u) done in %.2f s",
+			     (long long)w->job.experiment,
+			     (long long)w->job.id, kind_name(&w->job),
+			     w->job.variant_idx, mono_s() - w->started);
+		if (w->job.kind == KB_STORE_JOB_BUILD)
+			d.builds_running--;
+		else if (w->host && host(w->host))
+			host(w->host)->running--;
+		w->exp->running--;
+		d.wake = 1;
+		settle(w->job.experiment);
+		kb_store_job_release(&w->job);
+		free(w->host);
+		memset(w, 0, sizeof(*w));
+	}
+}
+
+/* Forget experiments that left the queue and run nothing any more. */
+static void forget_ended(void)
+{
+	size_t i = 0;
+
+	while (i < d.nexps) {
+		if (d.exps[i]->seen || d.exps[i]->running) {
+			i++;
+			continue;
+		}
+		kb_queue_exp_free(d.exps[i]->x);
+		free(d.exps[i]);
+		memmove(&d.exps[i], &d.exps[i + 1],
+			(d.nexps - i - 1) * sizeof(*d.exps));
+		d.nexps--;
+	}
+}
+
+/* Claim and start every step there is room for. */
+static void schedule(void)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store_claim c;
+	struct kb_store_job job;
+	int64_t *ids = NULL;
+	size_t n = 0, i, k;
+
+	if (kb_store_queue_experiments(d.s, &ids, &n, &err)) {
+		logm(L_ERROR, "%s", err.msg);
+		return;
+	}
+	for (i = 0; i < d.nexps; i++)
+		d.exps[i]->seen = 0;
+	for (i = 0; i < n; i++) {
+		struct exp_slot *e = find_exp(ids[i]);
+
+		if (!e && !(e = load_exp(ids[i])))
+			continue;
+		e->seen = 1;
+	}
+	d.swept = 1;
+	memset(&c, 0, sizeof(c));
+	c.owner = d.owner;
+	c.lease_s = d.lease_s;
+	/* builds: oldest experiment first */
+	for (i = 0; !d.stopping && i < d.nexps; i++) {
+		struct exp_slot *e = d.exps[i];
+
+		while (e->seen && d.builds_running < d.build_jobs &&
+		       running_steps() < MAX_WORKERS) {
+			c.now = time(NULL);
+			c.kind = KB_STORE_JOB_BUILD;
+			c.experiment = kb_queue_exp_id(e->x);
+			c.host = NULL;
+			kb_err_clear(&err);
+			if (kb_store_job_claim(d.s, &c, &job, &err)) {
+				if (err.code != KB_ENOTFOUND)
+					logm(L_ERROR, "%s", err.msg);
+				break;
+			}
+			if (start_step(e, &job, NULL))
+				break;
+		}
+	}
+	/* boots: per host, up to its capacity */
+	for (i = 0; !d.stopping && i < d.nexps; i++) {
+		struct exp_slot *e = d.exps[i];
+		const struct kb_matrix *m = kb_queue_exp_matrix(e->x);
+		int more = 1;
+
+		if (!e->seen)
+			continue;
+		for (k = 0; more && k < kb_matrix_nhosts(m); k++) {
+			const struct kb_host *h = kb_matrix_host(m, k);
+			struct host_slot *hs = host(h->uri);
+
+			while (hs && hs->running < h->capacity &&
+			       running_steps() < MAX_WORKERS) {
+				c.now = time(NULL);
+				c.kind = KB_STORE_JOB_BOOT;
+				c.experiment = kb_queue_exp_id(e->x);
+				c.host = h->uri;
+				kb_err_clear(&err);
+				if (kb_store_job_claim(d.s, &c, &job, &err)) {
+					if (err.code != KB_ENOTFOUND)
+						logm(L_ERROR, "%s", err.msg);
+					more = 0;
+					break;
+				}
+				if (start_step(e, &job, h->uri)) {
+					more = 0;
+					break;
+				}
+			}
+		}
+		if (!e->running)
+			settle(kb_queue_exp_id(e->x));
+	}
+	free(ids);
+}
+
+/* ---- clients ------------------------------------------------------------- */
+
+static void send_msg(struct client *cl, const struct kb_msg *m)
+{
+	kb_protocol_write(&cl->out, m);
+}
+
+static void send_error(struct client *cl, int code, const char *msg)
+{
+	struct kb_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.type = KB_MSG_ERROR;
+	m.code = code;
+	m.message = (char *)msg;
+	send_msg(cl, &m);
+}
+
+/* Fill @m with the progress of @ids[0..n). */
+static int progress_msg(const int64_t *ids, size_t n, struct kb_msg *m,
+			struct kb_err *err)
+{
+	size_t i;
+	int ret = 0;
+
+	memset(m, 0, sizeof(*m));
+	m->type = KB_MSG_PROGRESS;
+	m->progress = kb_calloc(n ? n : 1, sizeof(*m->progress));
+	for (i = 0; i < n; i++) {
+		struct kb_store_progress p;
+		struct exp_slot *e;
+		double eta;
+
+		if ((ret = kb_store_progress_get(d.s, ids[i], &p, err)))
+			break;
+		e = find_exp(ids[i]);
+		eta = kb_queue_eta(&p, d.build_jobs,
+				   e ? boot_slots(e->x) : 1);
+		kb_queue_progress_msg(&p, eta, &m->progress[m->nprogress++]);
+		kb_store_progress_release(&p);
+	}
+	if (ret)
+		kb_msg_release(m);
+	return ret;
+}
+
+static int ended(const char *state)
+{
+	return state && strcmp(state, "queued") && strcmp(state, "running");
+}
+
+/* Send a watcher its experiment's progress when it changed. */
+static void update_watch(struct client *cl)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf line = KB_BUF_INIT;
+	struct kb_msg m;
+
+	if (!cl->watch || cl->closing)
+		return;
+	if (progress_msg(&cl->watch, 1, &m, &err)) {
+		send_error(cl, err.code, err.msg);
+		cl->closing = 1;
+		return;
+	}
+	/* elapsed time changes every second: compare without it */
+	m.progress[0].elapsed_s = NAN;
+	kb_protocol_write(&line, &m);
+	if (!cl->last || strcmp(cl->last, line.buf)) {
+		struct kb_err e2 = KB_ERR_INIT;
+		struct kb_msg full;
+
+		free(cl->last);
+		cl->last = kb_buf_detach(&line);
+		if (progress_msg(&cl->watch, 1, &full, &e2) == 0) {
+			send_msg(cl, &full);
+			kb_msg_release(&full);
+		}
+	}
+	if (ended(m.progress[0].state))
+		cl->closing = 1;
+	kb_buf_release(&line);
+	kb_msg_release(&m);
+}
+
+static void handle(struct client *cl, const struct kb_msg *req)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_msg reply;
+	int64_t id = 0, *ids = NULL;
+	size_t n = 0;
+
+	memset(&reply, 0, sizeof(reply));
+	if (!cl->hello && req->type != KB_MSG_HELLO) {
+		send_error(cl, KB_EINPUT, "say hello first");
+		cl->closing = 1;
+		return;
+	}
+	switch (req->type) {
+	case KB_MSG_HELLO:
+		if (req->version != KB_PROTOCOL_VERSION) {
+			char *msg = kb_asprintf("this kbisectd speaks protocol version %u, the client %u",
+						KB_PROTOCOL_VERSION,
+						req->version);
+
+			send_error(cl, KB_EFAIL, msg);
+			free(msg);
+			cl->closing = 1;
+			return;
+		}
+		cl->hello = 1;
+		reply.type = KB_MSG_HELLO;
+		reply.version = KB_PROTOCOL_VERSION;
+		reply.daemon = d.owner;
+		send_msg(cl, &reply);
+		return;
+	case KB_MSG_SUBMIT: {
+		struct kb_queue_submission sub = { req->matrix,
+						   req->matrix_path,
+						   req->model };
+
+		if (d.stopping) {
+			send_error(cl, KB_EFAIL, "kbisectd is stopping");
+			return;
+		}
+		if (kb_queue_submit(d.s, &sub, &id, &err)) {
+			logm(L_INFO, "submission refused: %s", err.msg);
+			send_error(cl, err.code, err.msg);
+			return;
+		}
+		d.wake = 1;
+		logm(L_INFO, "experiment %lld submitted (%s)",
+		     (long long)id, req->model ? "model" : "libvirt");
+		reply.type = KB_MSG_SUBMITTED;
+		reply.id = id;
+		send_msg(cl, &reply);
+		return;
+	}
+	case KB_MSG_STATUS:
+		if (req->id) {
+			id = req->id;
+			ids = &id;
+			n = 1;
+		} else if (kb_store_progress_recent(d.s, STATUS_RECENT, &ids,
+						    &n, &err)) {
+			send_error(cl, err.code, err.msg);
+			return;
+		}
+		if (progress_msg(ids, n, &reply, &err))
+			send_error(cl, err.code, err.msg);
+		else
+			send_msg(cl, &reply);
+		if (ids != &id)
+			free(ids);
+		kb_msg_release(&reply);
+		return;
+	case KB_MSG_CANCEL: {
+		char *state = NULL;
+
+		if (kb_store_experiment_cancel(d.s, req->id, &err) ||
+		    kb_store_experiment_settle(d.s, req->id, &state, &err)) {
+			send_error(cl, err.code, err.msg);
+			return;
+		}
+		logm(L_INFO, "experiment %lld: cancel asked (%s)",
+		     (long long)req->id, state);
+		reply.type = KB_MSG_CANCELLING;
+		reply.id = req->id;
+		reply.state = state;
+		send_msg(cl, &reply);
+		free(state);
+		return;
+	}
+	case KB_MSG_WATCH: {
+		struct kb_store_progress p;
+
+		if (kb_store_progress_get(d.s, req->id, &p, &err)) {
+			send_error(cl, err.code, err.msg);
+			return;
+		}
+		kb_store_progress_release(&p);
+		cl->watch = req->id;
+		update_watch(cl);
+		return;
+	}
+	default:
+		send_error(cl, KB_EINPUT, "a client cannot send that message");
+		return;
+	}
+}
+
+static void client_free(struct client *cl)
+{
+	if (!cl)
+		return;
+	close(cl->fd);
+	kb_buf_release(&cl->in);
+	kb_buf_release(&cl->out);
+	free(cl->last);
+	free(cl);
+}
+
+static void accept_clients(void)
+{
+	for (;;) {
+		int fd = accept(d.listen_fd, NULL, NULL);
+		struct client *cl;
+		size_t i;
+
+		if (fd < 0)
+			return;
+		fcntl(fd, F_SETFL, O_NONBLOCK);
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+		for (i = 0; i < MAX_CLIENTS && d.clients[i]; i++)
+			;
+		if (i == MAX_CLIENTS) {
+			logm(L_WARN, "too many clients: one refused");
+			close(fd);
+			continue;
+		}
+		cl = kb_calloc(1, sizeof(*cl));
+		cl->fd = fd;
+		kb_buf_init(&cl->in);
+		kb_buf_init(&cl->out);
+		d.clients[i] = cl;
+		logm(L_DEBUG, "client connected");
+	}
+}
+
+/* Read what @cl sent and answer each complete line.  Returns -1 when the
+ * client is gone. */
+static int client_read(struct client *cl)
+{
+	char chunk[65536];
+	struct kb_buf line = KB_BUF_INIT;
+	ssize_t got;
+	int ret = 0;
+
+	got = read(cl->fd, chunk, sizeof(chunk));
+	if (got == 0)
+		return -1;
+	if (got < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
+	kb_buf_add(&cl->in, chunk, (size_t)got);
+	while (!cl->closing) {
+		struct kb_err err = KB_ERR_INIT;
+		struct kb_msg req;
+		int r = kb_protocol_take_line(&cl->in, &line, &err);
+
+		if (r < 0) {
+			send_error(cl, KB_EINPUT, err.msg);
+			cl->closing = 1;
+			break;
+		}
+		if (r == 0)
+			break;
+		if (kb_protocol_parse_buffer(line.buf, line.len, &req, &err)) {
+			logm(L_DEBUG, "bad message: %s", err.msg);
+			send_error(cl, KB_EINPUT, err.msg);
+			continue;
+		}
+		handle(cl, &req);
+		kb_msg_release(&req);
+	}
+	kb_buf_release(&line);
+	return ret;
+}
+
+/* Write what is pending.  Returns -1 when the client is gone or done. */
+static int client_write(struct client *cl)
+{
+	while (cl->out.len) {
+		ssize_t n = send(cl->fd, cl->out.buf, cl->out.len,
+				 MSG_NOSIGNAL);
+
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -1;
+		memmove(cl->out.buf, cl->out.buf + n, cl->out.len - (size_t)n);
+		cl->out.len -= (size_t)n;
+		cl->out.buf[cl->out.len] = '\0';
+	}
+	return cl->closing ? -1 : 0;
+}
+
+/* ---- main loop ----------------------------------------------------------- */
+
+static size_t running_steps(void)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < MAX_WORKERS; i++)
+		n += d.workers[i].used;
+	return n;
+}
+
+static void renew(void)
+{
+	struct kb_err err = KB_ERR_INIT;
+	time_t now = time(NULL);
+
+	if (now - d.last_renew < d.lease_s / 3 || !running_steps())
+		return;
+	d.last_renew = now;
+	if (kb_store_job_renew(d.s, d.owner, now, d.lease_s, NULL, &err))
+		logm(L_ERROR, "cannot renew leases: %s", err.msg);
+}
+
+static void drain(int fd)
+{
+	char buf[64];
+
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+}
+
+static int loop(void)
+{
+	struct pollfd pf[3 + MAX_CLIENTS];
+	struct client *who[3 + MAX_CLIENTS];
+	double last_schedule = 0;
+	int announced = 0;
+
+	for (;;) {
+		size_t i, n = 0;
+
+		if (got_hup) {
+			got_hup = 0;
+			if (d.log_path && open_log(d.log_path) < 0)
+				logm(L_ERROR, "cannot reopen log '%s': %s",
+				     d.log_path, strerror(errno));
+			else
+				logm(L_INFO, "log reopened");
+		}
+		if (got_term > 1) {
+			logm(L_WARN, "second signal: exiting now; running steps will be redone");
+			return 1;
+		}
+		if (got_term && !announced) {
+			d.stopping = 1;
+			announced = 1;
+			logm(L_INFO, "stopping: %zu running step%s finish first",
+			     running_steps(), running_steps() == 1 ? "" : "s");
+		}
+		reap();
+		if (d.stopping && !running_steps()) {
+			logm(L_INFO, "stopped");
+			return 0;
+		}
+		if (d.wake || mono_s() - last_schedule >= TICK_MS / 1000.0) {
+			d.wake = 0;
+			schedule();
+			forget_ended();
+			last_schedule = mono_s();
+		}
+		renew();
+		for (i = 0; i < MAX_CLIENTS; i++)
+			if (d.clients[i])
+				update_watch(d.clients[i]);
+
+		pf[n].fd = d.sig_pipe[0];
+		pf[n].events = POLLIN;
+		who[n++] = NULL;
+		pf[n].fd = d.done_pipe[0];
+		pf[n].events = POLLIN;
+		who[n++] = NULL;
+		pf[n].fd = d.listen_fd;
+		pf[n].events = POLLIN;
+		who[n++] = NULL;
+		for (i = 0; i < MAX_CLIENTS; i++) {
+			struct client *cl = d.clients[i];
+
+			if (!cl)
+				continue;
+			pf[n].fd = cl->fd;
+			pf[n].events = (short)(POLLIN |
+					       (cl->out.len ? POLLOUT : 0));
+			who[n++] = cl;
+			if (cl->closing && !cl->out.len)
+				pf[n - 1].events = POLLOUT;
+		}
+		if (poll(pf, n, TICK_MS) < 0 && errno != EINTR) {
+			logm(L_ERROR, "poll: %s", strerror(errno));
+			return 1;
+		}
+		if (pf[0].revents)
+			drain(d.sig_pipe[0]);
+		if (pf[1].revents)
+			drain(d.done_pipe[0]);
+		if (pf[2].revents & POLLIN)
+			accept_clients();
+		for (i = 3; i < n; i++) {
+			struct client *cl = who[i];
+			size_t k;
+			int gone = 0;
+
+			if (pf[i].revents & (POLLIN | POLLHUP | POLLERR))
+				gone = client_read(cl) < 0;
+			if (!gone && (cl->out.len || cl->closing))
+				gone = client_write(cl) < 0;
+			if (!gone)
+				continue;
+			for (k = 0; k < MAX_CLIENTS; k++)
+				if (d.clients[k] == cl)
+					d.clients[k] = NULL;
+			client_free(cl);
+		}
+	}
+}
+
+/* ---- start --------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+	fputs("usage: kbisectd [--socket PATH] [--db PATH] [--build-jobs N]\n"
+	      "                [--lease SECONDS] [--log FILE] [--verbose]\n\n"
+	      "The kbisect daemon: runs experiments submitted with `kbisect\n"
+	      "submit` from a crash-safe queue in the database.\n\n"
+	      "  --socket PATH     unix socket (default: $KBISECT_SOCKET, else\n"
+	      "                    $XDG_RUNTIME_DIR/kbisect/kbisectd.sock, or\n"
+	      "                    /run/kbisect/kbisectd.sock for root)\n"
+	      "  --db PATH         database (default: $KBISECT_DB, else\n"
+	      "                    $XDG_DATA_HOME/kbisect/kbisect.db)\n"
+	      "  --build-jobs N    kernel builds at once (default 1)\n"
+	      "  --lease SECONDS   lease of a step, renewed while it runs\n"
+	      "                    (default 60)\n"
+	      "  --log FILE        log there instead of stderr; SIGHUP\n"
+	      "                    reopens it\n"
+	      "  --verbose         log every step (level debug)\n\n"
+	      "SIGTERM lets running steps finish, then exits.  See\n"
+	      "docs/daemon.md.\n",
+	      f);
+}
+
+static int parse_uint(const char *s, unsigned min, unsigned max,
+		      unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "db", required_argument, NULL, 'd' },
+		{ "build-jobs", required_argument, NULL, 'j' },
+		{ "lease", required_argument, NULL, 'l' },
+		{ "log", required_argument, NULL, 'L' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kb_err err = KB_ERR_INIT;
+	char *def_db = NULL, *def_sock = NULL;
+	struct sigaction sa;
+	unsigned n, lease = 60;
+	int c, ret = 1;
+
+	memset(&d, 0, sizeof(d));
+	d.build_jobs = 1;
+	d.lock_fd = d.listen_fd = -1;
+	pthread_mutex_init(&d.lock, NULL);
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			d.socket_path = optarg;
+			break;
+		case 'd':
+			d.db_path = optarg;
+			break;
+		case 'j':
+			if (parse_uint(optarg, 1, 16, &n)) {
+				fprintf(stderr, "kbisectd: --build-jobs wants a number from 1 to 16\n");
+				return 2;
+			}
+			d.build_jobs = n;
+			break;
+		case 'l':
+			if (parse_uint(optarg, 3, 86400, &lease)) {
+				fprintf(stderr, "kbisectd: --lease wants seconds from 3 to 86400\n");
+				return 2;
+			}
+			break;
+		case 'L':
+			d.log_path = optarg;
+			break;
+		case 'v':
+			log_level = L_DEBUG;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("kbisectd %s (protocol %u)\n", KBISECTD_VERSION,
+			       KB_PROTOCOL_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	d.lease_s = lease;
+	if (d.log_path && open_log(d.log_path) < 0) {
+		fprintf(stderr, "kbisectd: cannot open log '%s': %s\n",
+			d.log_path, strerror(errno));
+		return 1;
+	}
+	if (!d.db_path)
+		d.db_path = def_db = kb_paths_default_db();
+	if (!d.socket_path)
+		d.socket_path = def_sock = kb_protocol_default_socket();
+	if (kb_model_time_scale_env(&d.time_scale, &err))
+		goto fail;
+	d.owner = kb_queue_instance_id();
+	if (pipe(d.sig_pipe) < 0 || pipe(d.done_pipe) < 0) {
+		kb_err_set(&err, KB_EFAIL, "cannot make a pipe: %s",
+			   strerror(errno));
+		goto fail;
+	}
+	fcntl(d.sig_pipe[0], F_SETFL, O_NONBLOCK);
+	fcntl(d.sig_pipe[1], F_SETFL, O_NONBLOCK);
+	fcntl(d.done_pipe[0], F_SETFL, O_NONBLOCK);
+	fcntl(d.done_pipe[1], F_SETFL, O_NONBLOCK);
+
+	/* one daemon per database, then one per socket */
+	if (kb_mkdir_parent(d.db_path, &err) || lock_database(&err) ||
+	    kb_store_open(d.db_path, NULL, &d.s, &err) || make_socket(&err))
+		goto fail;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+
+	if (kb_store_job_release_others(d.s, d.owner, &n, &err))
+		goto fail;
+	logm(L_INFO, "kbisectd %s listening on '%s', database '%s', instance %s",
+	     KBISECTD_VERSION, d.socket_path, d.db_path, d.owner);
+	if (n)
+		logm(L_INFO, "took back %u step%s a stopped daemon was running: they run again",
+		     n, n == 1 ? "" : "s");
+	/* Orphan guests: each experiment's hosts are swept when it is
+	 * loaded (load_exp -> kb_queue_destroy_orphans), before any step
+	 * of it starts; model experiments start no guests. */
+	ret = loop();
+	goto out;
+fail:
+	fprintf(stderr, "kbisectd: %s\n", err.msg[0] ? err.msg : "failed");
+	ret = kb_err_exit_status(err.code ? err.code : KB_EFAIL);
+out:
+	if (d.listen_fd >= 0) {
+		close(d.listen_fd);
+		unlink(d.socket_path);
+	}
+	for (n = 0; n < MAX_CLIENTS; n++)
+		client_free(d.clients[n]);
+	while (d.nexps) {
+		kb_queue_exp_free(d.exps[--d.nexps]->x);
+		free(d.exps[d.nexps]);
+	}
+	free(d.exps);
+	for (n = 0; n < d.nhosts; n++)
+		free(d.hosts[n].uri);
+	kb_store_close(d.s);
+	if (d.lock_fd >= 0)
+		close(d.lock_fd);
+	free(d.owner);
+	free(def_db);
+	free(def_sock);
+	return ret;
+}

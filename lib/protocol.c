@@ -1,0 +1,732 @@
+/*
+ * protocol: the kbisectd wire format (protocol.h, docs/protocol.md) and
+ * the client's side of a connection.
+ */
+#include "protocol.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "buf.h"
+#include "err.h"
+#include "json.h"
+#include "mem.h"
+#include "banned.h"
+
+/* Nesting json-c accepts: a PROGRESS line is 3 deep. */
+#define MAX_DEPTH 8
+
+static const struct {
+	enum kb_msg_type type;
+	const char *name;
+} types[] = {
+	{ KB_MSG_HELLO, "hello" },
+	{ KB_MSG_SUBMIT, "submit" },
+	{ KB_MSG_STATUS, "status" },
+	{ KB_MSG_CANCEL, "cancel" },
+	{ KB_MSG_WATCH, "watch" },
+	{ KB_MSG_SUBMITTED, "submitted" },
+	{ KB_MSG_PROGRESS, "progress" },
+	{ KB_MSG_CANCELLING, "cancelling" },
+	{ KB_MSG_ERROR, "error" },
+};
+#define NTYPES (sizeof(types) / sizeof(types[0]))
+
+static const struct {
+	int code;
+	const char *name;
+} codes[] = {
+	{ KB_EFAIL, "fail" },
+	{ KB_EINPUT, "input" },
+	{ KB_ENOTFOUND, "notfound" },
+	{ KB_EEXISTS, "exists" },
+};
+#define NCODES (sizeof(codes) / sizeof(codes[0]))
+
+const char *kb_msg_type_name(enum kb_msg_type type)
+{
+	size_t i;
+
+	for (i = 0; i < NTYPES; i++)
+		if (types[i].type == type)
+			return types[i].name;
+	return "unknown";
+}
+
+const char *kb_protocol_code_name(int code)
+{
+	size_t i;
+
+	for (i = 0; i < NCODES; i++)
+		if (codes[i].code == code)
+			return codes[i].name;
+	return "fail";
+}
+
+int kb_protocol_code(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < NCODES; i++)
+		if (!strcmp(codes[i].name, name))
+			return codes[i].code;
+	return KB_EFAIL;
+}
+
+void kb_msg_progress_release(struct kb_msg_progress *p)
+{
+	if (!p)
+		return;
+	free(p->name);
+	free(p->state);
+	free(p->executor);
+	free(p->error);
+	free(p->current);
+	memset(p, 0, sizeof(*p));
+}
+
+void kb_msg_release(struct kb_msg *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	free(m->daemon);
+	free(m->matrix);
+	free(m->matrix_path);
+	free(m->model);
+	free(m->state);
+	free(m->message);
+	for (i = 0; i < m->nprogress; i++)
+		kb_msg_progress_release(&m->progress[i]);
+	free(m->progress);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- parsing ------------------------------------------------------------ */
+
+static json_object *member(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return v;
+}
+
+/* Whether @s[0..len) is well-formed UTF-8 (Unicode 3.9, table 3-7). */
+static int utf8_valid(const unsigned char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned char c = s[i];
+		size_t n, k;
+		unsigned lo = 0x80, hi = 0xbf;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3;
+		else
+			return 0;
+		if (c == 0xe0)
+			lo = 0xa0;
+		else if (c == 0xed)
+			hi = 0x9f;
+		else if (c == 0xf0)
+			lo = 0x90;
+		else if (c == 0xf4)
+			hi = 0x8f;
+		if (len - i <= n)
+			return 0;
+		for (k = 1; k <= n; k++) {
+			unsigned char b = s[i + k];
+
+			if (b < (k == 1 ? lo : 0x80) ||
+			    b > (k == 1 ? hi : 0xbf))
+				return 0;
+		}
+		i += n + 1;
+	}
+	return 1;
+}
+
+/*
+ * Member @key of @o as a string: *@out stays NULL when it is absent or
+ * null; KB_EINPUT when it is another type, holds a NUL character or is
+ * not UTF-8 (texts cross the socket unchanged or not at all).
+ */
+static int get_string(json_object *o, const char *key, int required,
+		      char **out, struct kb_err *err)
+{
+	json_object *v = member(o, key);
+	const char *s;
+	int len;
+
+	*out = NULL;
+	if (!v || json_object_is_type(v, json_type_null)) {
+		if (required)
+			return kb_err_set(err, KB_EINPUT,
+					  "message lacks member '%s'", key);
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_string))
+		return kb_err_set(err, KB_EINPUT,
+				  "member '%s' is not a string", key);
+	s = json_object_get_string(v);
+	len = json_object_get_string_len(v);
+	if (len < 0 || memchr(s, '\0', (size_t)len))
+		return kb_err_set(err, KB_EINPUT,
+				  "member '%s' holds a NUL character", key);
+	if (!utf8_valid((const unsigned char *)s, (size_t)len))
+		return kb_err_set(err, KB_EINPUT,
+				  "member '%s' is not UTF-8", key);
+	*out = kb_strndup(s, (size_t)len);
+	return 0;
+}
+
+/* Member @key as an integer in [@min, @max]; absent leaves *@out alone. */
+static int get_int(json_object *o, const char *key, int required,
+		   int64_t min, int64_t max, int64_t *out, struct kb_err *err)
+{
+	json_object *v = member(o, key);
+	int64_t x;
+
+	if (!v || json_object_is_type(v, json_type_null)) {
+		if (required)
+			return kb_err_set(err, KB_EINPUT,
+					  "message lacks member '%s'", key);
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_int))
+		return kb_err_set(err, KB_EINPUT,
+				  "member '%s' is not an integer", key);
+	errno = 0;
+	x = json_object_get_int64(v);
+	if (errno || x < min || x > max)
+		return kb_err_set(err, KB_EINPUT,
+				  "member '%s' is out of range", key);
+	*out = x;
+	return 0;
+}
+
+static int get_unsigned(json_object *o, const char *key, unsigned *out,
+			struct kb_err *err)
+{
+	int64_t v = 0;
+	int ret = get_int(o, key, 0, 0, UINT32_MAX, &v, err);
+
+	*out = (unsigned)v;
+	return ret;
+}
+
+/* Member @key as a number; absent or null is NaN. */
+static int get_number(json_object *o, const char *key, double *out,
+		      struct kb_err *err)
+{
+	json_object *v = member(o, key);
+
+	*out = NAN;
+	if (!v || json_object_is_type(v, json_type_null))
+		return 0;
+	if (!json_object_is_type(v, json_type_int) &&
+	    !json_object_is_type(v, json_type_double))
+		return kb_err_set(err, KB_EINPUT,
+				  "member '%s' is not a number", key);
+	*out = json_object_get_double(v);
+	return 0;
+}
+
+static int get_bool(json_object *o, const char *key, int *out,
+		    struct kb_err *err)
+{
+	json_object *v = member(o, key);
+
+	*out = 0;
+	if (!v || json_object_is_type(v, json_type_null))
+		return 0;
+	if (!json_object_is_type(v, json_type_boolean))
+		return kb_err_set(err, KB_EINPUT,
+				  "member '%s' is not true or false", key);
+	*out = json_object_get_boolean(v) ? 1 : 0;
+	return 0;
+}
+
+static int parse_progress(json_object *o, struct kb_msg_progress *p,
+			  struct kb_err *err)
+{
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	if (!json_object_is_type(o, json_type_object))
+		return kb_err_set(err, KB_EINPUT,
+				  "an experiment's progress is not an object");
+	if ((ret = get_int(o, "id", 1, 1, INT64_MAX, &p->id, err)) ||
+	    (ret = get_string(o, "name", 0, &p->name, err)) ||
+	    (ret = get_string(o, "state", 0, &p->state, err)) ||
+	    (ret = get_string(o, "executor", 0, &p->executor, err)) ||
+	    (ret = get_string(o, "error", 0, &p->error, err)) ||
+	    (ret = get_string(o, "current", 0, &p->current, err)) ||
+	    (ret = get_bool(o, "cancel_requested", &p->cancel_requested,
+			    err)) ||
+	    (ret = get_unsigned(o, "variants_done", &p->variants_done, err)) ||
+	    (ret = get_unsigned(o, "variants_total", &p->variants_total,
+				err)) ||
+	    (ret = get_unsigned(o, "builds_done", &p->builds_done, err)) ||
+	    (ret = get_unsigned(o, "builds_total", &p->builds_total, err)) ||
+	    (ret = get_unsigned(o, "builds_running", &p->builds_running,
+				err)) ||
+	    (ret = get_unsigned(o, "boots_done", &p->boots_done, err)) ||
+	    (ret = get_unsigned(o, "boots_total", &p->boots_total, err)) ||
+	    (ret = get_unsigned(o, "boots_running", &p->boots_running,
+				err)) ||
+	    (ret = get_number(o, "build_mean_s", &p->build_mean_s, err)) ||
+	    (ret = get_number(o, "boot_mean_s", &p->boot_mean_s, err)) ||
+	    (ret = get_number(o, "elapsed_s", &p->elapsed_s, err)) ||
+	    (ret = get_number(o, "eta_s", &p->eta_s, err)))
+		kb_msg_progress_release(p);
+	return ret;
+}
+
+static int parse_message(json_object *o, struct kb_msg *m,
+			 struct kb_err *err)
+{
+	json_object *list;
+	int64_t v = 0;
+	size_t i, n;
+	char *code = NULL;
+	int ret;
+
+	if ((ret = get_int(o, "msg", 1, 0, INT32_MAX, &v, err)))
+		return ret;
+	m->type = (enum kb_msg_type)v;
+	switch (m->type) {
+	case KB_MSG_HELLO:
+		if ((ret = get_int(o, "version", 1, 1, UINT32_MAX, &v, err)))
+			return ret;
+		m->version = (unsigned)v;
+		return get_string(o, "daemon", 0, &m->daemon, err);
+	case KB_MSG_SUBMIT:
+		if ((ret = get_string(o, "matrix", 1, &m->matrix, err)) ||
+		    (ret = get_string(o, "matrix_path", 0, &m->matrix_path,
+				      err)))
+			return ret;
+		return get_string(o, "model", 0, &m->model, err);
+	case KB_MSG_STATUS:
+		return get_int(o, "id", 0, 0, INT64_MAX, &m->id, err);
+	case KB_MSG_CANCEL:
+	case KB_MSG_WATCH:
+	case KB_MSG_SUBMITTED:
+		return get_int(o, "id", 1, 1, INT64_MAX, &m->id, err);
+	case KB_MSG_CANCELLING:
+		if ((ret = get_int(o, "id", 1, 1, INT64_MAX, &m->id, err)))
+			return ret;
+		return get_string(o, "state", 1, &m->state, err);
+	case KB_MSG_ERROR:
+		if ((ret = get_string(o, "code", 1, &code, err)))
+			return ret;
+		m->code = kb_protocol_code(code);
+		free(code);
+		return get_string(o, "message", 1, &m->message, err);
+	case KB_MSG_PROGRESS:
+		list = member(o, "experiments");
+		if (!list || !json_object_is_type(list, json_type_array))
+			return kb_err_set(err, KB_EINPUT,
+					  "member 'experiments' is not an array");
+		n = json_object_array_length(list);
+		if (n > KB_PROTOCOL_MAX_PROGRESS)
+			return kb_err_set(err, KB_EINPUT,
+					  "more than %u experiments in one message",
+					  KB_PROTOCOL_MAX_PROGRESS);
+		m->progress = kb_calloc(n ? n : 1, sizeof(*m->progress));
+		for (i = 0; i < n; i++) {
+			ret = parse_progress(json_object_array_get_idx(list, i),
+					     &m->progress[i], err);
+			if (ret)
+				return ret;
+			m->nprogress++;
+		}
+		return 0;
+	}
+	return kb_err_set(err, KB_EINPUT, "unknown message type %lld",
+			  (long long)v);
+}
+
+int kb_protocol_parse_buffer(const char *data, size_t len,
+			     struct kb_msg *out, struct kb_err *err)
+{
+	struct json_tokener *tok = NULL;
+	json_object *o = NULL;
+	size_t used;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (len && data[len - 1] == '\n')
+		len--;
+	if (len > KB_PROTOCOL_MAX_LINE)
+		return kb_err_set(err, KB_EINPUT,
+				  "message of %zu bytes is longer than %u", len,
+				  KB_PROTOCOL_MAX_LINE);
+	if (memchr(data, '\n', len))
+		return kb_err_set(err, KB_EINPUT,
+				  "message spans more than one line");
+	tok = json_tokener_new_ex(MAX_DEPTH);
+	if (!tok)
+		return kb_err_set(err, KB_EFAIL, "out of memory");
+	/* json-c takes an int length; the limit above keeps it small */
+	o = json_tokener_parse_ex(tok, data, (int)len);
+	if (!o || json_tokener_get_error(tok) != json_tokener_success) {
+		enum json_tokener_error e = json_tokener_get_error(tok);
+
+		ret = kb_err_set(err, KB_EINPUT, "message is not JSON: %s",
+				 e == json_tokener_continue
+					 ? "it ends too early"
+					 : json_tokener_error_desc(e));
+		goto out;
+	}
+	used = (size_t)json_tokener_get_parse_end(tok);
+	while (used < len && strchr(" \t\r", data[used]))
+		used++;
+	if (used != len) {
+		ret = kb_err_set(err, KB_EINPUT,
+				 "message has data after its JSON object");
+		goto out;
+	}
+	if (!json_object_is_type(o, json_type_object)) {
+		ret = kb_err_set(err, KB_EINPUT,
+				 "message is not a JSON object");
+		goto out;
+	}
+	ret = parse_message(o, out, err);
+out:
+	if (ret)
+		kb_msg_release(out);
+	json_object_put(o);
+	json_tokener_free(tok);
+	return ret;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+static void kv_string_opt(struct kb_json *j, const char *key, const char *s)
+{
+	if (s)
+		kb_json_kv_string(j, key, s);
+}
+
+static void write_progress(struct kb_json *j, const struct kb_msg_progress *p)
+{
+	kb_json_object_begin(j);
+	kb_json_kv_int(j, "id", p->id);
+	kv_string_opt(j, "name", p->name);
+	kv_string_opt(j, "state", p->state);
+	kv_string_opt(j, "executor", p->executor);
+	kv_string_opt(j, "error", p->error);
+	kv_string_opt(j, "current", p->current);
+	kb_json_kv_bool(j, "cancel_requested", p->cancel_requested);
+	kb_json_kv_int(j, "variants_done", p->variants_done);
+	kb_json_kv_int(j, "variants_total", p->variants_total);
+	kb_json_kv_int(j, "builds_done", p->builds_done);
+	kb_json_kv_int(j, "builds_total", p->builds_total);
+	kb_json_kv_int(j, "builds_running", p->builds_running);
+	kb_json_kv_int(j, "boots_done", p->boots_done);
+	kb_json_kv_int(j, "boots_total", p->boots_total);
+	kb_json_kv_int(j, "boots_running", p->boots_running);
+	/* NaN writes null */
+	kb_json_kv_number(j, "build_mean_s", p->build_mean_s);
+	kb_json_kv_number(j, "boot_mean_s", p->boot_mean_s);
+	kb_json_kv_number(j, "elapsed_s", p->elapsed_s);
+	kb_json_kv_number(j, "eta_s", p->eta_s);
+	kb_json_object_end(j);
+}
+
+void kb_protocol_write(struct kb_buf *b, const struct kb_msg *m)
+{
+	struct kb_json *j = kb_json_new(b, 0);
+	size_t i;
+
+	kb_json_object_begin(j);
+	kb_json_kv_int(j, "msg", (long long)m->type);
+	switch (m->type) {
+	case KB_MSG_HELLO:
+		kb_json_kv_int(j, "version", m->version);
+		kv_string_opt(j, "daemon", m->daemon);
+		break;
+	case KB_MSG_SUBMIT:
+		kb_json_kv_string(j, "matrix", m->matrix ? m->matrix : "");
+		kv_string_opt(j, "matrix_path", m->matrix_path);
+		kv_string_opt(j, "model", m->model);
+		break;
+	case KB_MSG_STATUS:
+		if (m->id)
+			kb_json_kv_int(j, "id", m->id);
+		break;
+	case KB_MSG_CANCEL:
+	case KB_MSG_WATCH:
+	case KB_MSG_SUBMITTED:
+		kb_json_kv_int(j, "id", m->id);
+		break;
+	case KB_MSG_CANCELLING:
+		kb_json_kv_int(j, "id", m->id);
+		kb_json_kv_string(j, "state", m->state ? m->state : "");
+		break;
+	case KB_MSG_ERROR:
+		kb_json_kv_string(j, "code", kb_protocol_code_name(m->code));
+		kb_json_kv_string(j, "message",
+				  m->message ? m->message : "");
+		break;
+	case KB_MSG_PROGRESS:
+		kb_json_key(j, "experiments");
+		kb_json_array_begin(j);
+		for (i = 0; i < m->nprogress; i++)
+			write_progress(j, &m->progress[i]);
+		kb_json_array_end(j);
+		break;
+	}
+	kb_json_object_end(j);
+	kb_json_finish(j); /* adds the newline */
+	kb_json_free(j);
+}
+
+/* ---- connections -------------------------------------------------------- */
+
+char *kb_protocol_default_socket(void)
+{
+	const char *env = getenv("KBISECT_SOCKET");
+	const char *run = getenv("XDG_RUNTIME_DIR");
+
+	if (env && *env)
+		return kb_strdup(env);
+	if (geteuid() == 0)
+		return kb_strdup("/run/kbisect/kbisectd.sock");
+	if (run && *run == '/')
+		return kb_asprintf("%s/kbisect/kbisectd.sock", run);
+	return kb_asprintf("/tmp/kbisect-%lu/kbisectd.sock",
+			   (unsigned long)geteuid());
+}
+
+struct kb_protocol_reader {
+	int fd;
+	struct kb_buf in;   /* received, not yet handed out */
+	struct kb_buf line; /* the line handed out last */
+};
+
+struct kb_protocol_reader *kb_protocol_reader_new(int fd)
+{
+	struct kb_protocol_reader *r = kb_calloc(1, sizeof(*r));
+
+	r->fd = fd;
+	kb_buf_init(&r->in);
+	kb_buf_init(&r->line);
+	return r;
+}
+
+void kb_protocol_reader_free(struct kb_protocol_reader *r)
+{
+	if (!r)
+		return;
+	kb_buf_release(&r->in);
+	kb_buf_release(&r->line);
+	free(r);
+}
+
+int kb_protocol_take_line(struct kb_buf *in, struct kb_buf *line,
+			  struct kb_err *err)
+{
+	char *nl = memchr(in->buf, '\n', in->len);
+	size_t n;
+
+	if (!nl) {
+		if (in->len > KB_PROTOCOL_MAX_LINE)
+			return kb_err_set(err, KB_EINPUT,
+					  "line longer than %u bytes",
+					  KB_PROTOCOL_MAX_LINE);
+		return 0;
+	}
+	n = (size_t)(nl - in->buf);
+	if (n > KB_PROTOCOL_MAX_LINE)
+		return kb_err_set(err, KB_EINPUT, "line longer than %u bytes",
+				  KB_PROTOCOL_MAX_LINE);
+	kb_buf_reset(line);
+	kb_buf_add(line, in->buf, n);
+	memmove(in->buf, nl + 1, in->len - n - 1);
+	in->len -= n + 1;
+	in->buf[in->len] = '\0';
+	return 1;
+}
+
+int kb_protocol_read_line(struct kb_protocol_reader *r, int timeout_ms,
+			  const char **line, size_t *len, struct kb_err *err)
+{
+	char chunk[65536];
+	int ret;
+
+	*line = NULL;
+	*len = 0;
+	for (;;) {
+		struct pollfd p = { r->fd, POLLIN, 0 };
+		ssize_t got;
+
+		ret = kb_protocol_take_line(&r->in, &r->line, err);
+		if (ret < 0)
+			return ret;
+		if (ret == 1) {
+			*line = r->line.buf;
+			*len = r->line.len;
+			return 0;
+		}
+		ret = poll(&p, 1, timeout_ms);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret < 0)
+			return kb_err_set(err, KB_EFAIL,
+					  "cannot wait for the daemon: %s",
+					  strerror(errno));
+		if (ret == 0)
+			return kb_err_set(err, KB_EFAIL,
+					  "the daemon did not answer in time");
+		got = read(r->fd, chunk, sizeof(chunk));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return kb_err_set(err, KB_EFAIL,
+					  "cannot read from the daemon: %s",
+					  strerror(errno));
+		if (got == 0)
+			return kb_err_set(err, KB_ENOTFOUND,
+					  "the daemon closed the connection");
+		kb_buf_add(&r->in, chunk, (size_t)got);
+	}
+}
+
+int kb_protocol_send(int fd, const char *data, size_t len,
+		     struct kb_err *err)
+{
+	while (len) {
+		ssize_t n = send(fd, data, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return kb_err_set(err, KB_EFAIL,
+					  "cannot send to the daemon: %s",
+					  strerror(errno));
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Read one message. */
+static int receive(struct kb_protocol_reader *r, struct kb_msg *out,
+		   struct kb_err *err)
+{
+	const char *line;
+	size_t len;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if ((ret = kb_protocol_read_line(r, -1, &line, &len, err)))
+		return ret;
+	ret = kb_protocol_parse_buffer(line, len, out, err);
+	if (ret) {
+		/* a bad line from the daemon is not the user's input */
+		err->code = KB_EFAIL;
+		return KB_EFAIL;
+	}
+	return 0;
+}
+
+int kb_protocol_call(int fd, struct kb_protocol_reader *r,
+		     const struct kb_msg *req, struct kb_msg *reply,
+		     struct kb_err *err)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	int ret;
+
+	memset(reply, 0, sizeof(*reply));
+	kb_protocol_write(&b, req);
+	ret = kb_protocol_send(fd, b.buf, b.len, err);
+	kb_buf_release(&b);
+	if (ret || (ret = receive(r, reply, err)))
+		return ret;
+	if (reply->type == KB_MSG_ERROR) {
+		ret = kb_err_set(err, reply->code ? reply->code : KB_EFAIL,
+				 "%s", reply->message ? reply->message : "");
+		kb_msg_release(reply);
+	}
+	return ret;
+}
+
+int kb_protocol_connect(const char *path, int *fd,
+			struct kb_protocol_reader **r, struct kb_err *err)
+{
+	struct sockaddr_un sa;
+	struct kb_protocol_reader *rd = NULL;
+	struct kb_msg hello, reply;
+	int s = -1, ret;
+
+	*fd = -1;
+	*r = NULL;
+	memset(&sa, 0, sizeof(sa));
+	memset(&hello, 0, sizeof(hello));
+	sa.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return kb_err_set(err, KB_EINPUT,
+				  "socket path '%s' is too long", path);
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	s = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (s < 0)
+		return kb_err_set(err, KB_EFAIL, "cannot make a socket: %s",
+				  strerror(errno));
+	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		if (errno == ENOENT || errno == ECONNREFUSED)
+			ret = kb_err_set(err, KB_ENOTFOUND,
+					 "no kbisectd listens on '%s' (start one with: kbisectd --socket %s)",
+					 path, path);
+		else
+			ret = kb_err_set(err, KB_EFAIL,
+					 "cannot connect to '%s': %s", path,
+					 strerror(errno));
+		goto out;
+	}
+	rd = kb_protocol_reader_new(s);
+	hello.type = KB_MSG_HELLO;
+	hello.version = KB_PROTOCOL_VERSION;
+	if ((ret = kb_protocol_call(s, rd, &hello, &reply, err)))
+		goto out;
+	if (reply.type != KB_MSG_HELLO ||
+	    reply.version != KB_PROTOCOL_VERSION) {
+		ret = kb_err_set(err, KB_EFAIL,
+				 "kbisectd on '%s' speaks protocol version %u, this kbisect %u",
+				 path, reply.version, KB_PROTOCOL_VERSION);
+		kb_msg_release(&reply);
+		goto out;
+	}
+	kb_msg_release(&reply);
+	*fd = s;
+	*r = rd;
+	s = -1;
+	rd = NULL;
+out:
+	kb_protocol_reader_free(rd);
+	if (s >= 0)
+		close(s);
+	return ret;
+}

@@ -1,0 +1,451 @@
+/*
+ * queue: submitted experiments as jobs, and the steps that run them under
+ * a lease (queue.h, docs/daemon.md).
+ */
+#include "queue.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "build.h"
+#include "err.h"
+#include "guest.h"
+#include "mem.h"
+#include "model.h"
+#include "protocol.h"
+#include "realexec.h"
+#include "banned.h"
+
+struct kb_queue_exp {
+	int64_t id;
+	struct kb_matrix *m;
+	struct kb_plan *plan;
+	struct kb_model *model; /* NULL: real guests */
+	double time_scale;
+};
+
+/* Parse and plan a matrix text; @path names it (relative paths). */
+static int plan_text(const char *text, const char *path,
+		     struct kb_matrix **m, struct kb_plan **p,
+		     struct kb_err *err)
+{
+	int ret;
+
+	*m = NULL;
+	*p = NULL;
+	ret = kb_matrix_parse_buffer(text, strlen(text),
+				     path ? path : "matrix.yaml", m, err);
+	if (ret == 0 && (ret = kb_plan_new(*m, p, err))) {
+		kb_matrix_free(*m);
+		*m = NULL;
+	}
+	return ret;
+}
+
+static int check_model(const struct kb_matrix *m, const char *text,
+		       struct kb_model **out, struct kb_err *err)
+{
+	int ret;
+
+	*out = NULL;
+	if ((ret = kb_model_parse_buffer(text, strlen(text), "model.yaml",
+					 out, err)))
+		return ret;
+	if (strcmp(kb_model_metric(*out), kb_matrix_workload(m)->metric)) {
+		ret = kb_err_set(err, KB_EINPUT,
+				 "the model produces '%s' but the matrix's workload.metric is '%s'",
+				 kb_model_metric(*out),
+				 kb_matrix_workload(m)->metric);
+		kb_model_free(*out);
+		*out = NULL;
+	}
+	return ret;
+}
+
+int kb_queue_submit(struct kb_store *s, const struct kb_queue_submission *sub,
+		    int64_t *id, struct kb_err *err)
+{
+	struct kb_matrix *m = NULL;
+	struct kb_plan *p = NULL;
+	struct kb_model *model = NULL;
+	struct kb_store_experiment e;
+	struct kb_store_job_spec *jobs = NULL;
+	const struct kb_repeat *rep;
+	size_t *order = NULL, i, k, n, njobs = 0;
+	unsigned boot, seq;
+	int ret;
+
+	*id = 0;
+	if (!sub->matrix_text)
+		return kb_err_set(err, KB_EINPUT, "no matrix was submitted");
+	if ((ret = plan_text(sub->matrix_text, sub->matrix_path, &m, &p,
+			     err)))
+		goto out;
+	if (sub->model_text &&
+	    (ret = check_model(m, sub->model_text, &model, err)))
+		goto out;
+	rep = kb_matrix_repeat(m);
+	n = kb_plan_nvariants(p);
+	order = kb_calloc(n ? n : 1, sizeof(*order));
+	kb_build_plan_order(p, order);
+	jobs = kb_calloc(n + n * rep->boots + 1, sizeof(*jobs));
+	/* one build job per distinct build key, in build order */
+	for (i = 0, seq = 0; i < n; i++) {
+		const struct kb_variant *v = kb_plan_variant(p, order[i]);
+
+		for (k = 0; k < i; k++)
+			if (!strcmp(kb_plan_variant(p, order[k])->build_key,
+				    v->build_key))
+				break;
+		if (k < i)
+			continue;
+		jobs[njobs].kind = KB_STORE_JOB_BUILD;
+		jobs[njobs].variant_idx = v->idx;
+		jobs[njobs++].seq = seq++;
+	}
+	/* boots round by round, variants in build order within a round */
+	for (boot = 1, seq = 0; boot <= rep->boots; boot++) {
+		for (i = 0; i < n; i++) {
+			jobs[njobs].kind = KB_STORE_JOB_BOOT;
+			jobs[njobs].variant_idx =
+				kb_plan_variant(p, order[i])->idx;
+			jobs[njobs].boot_no = boot;
+			jobs[njobs++].seq = seq++;
+		}
+	}
+	memset(&e, 0, sizeof(e));
+	e.name = kb_matrix_name(m);
+	e.matrix_path = sub->matrix_path;
+	e.matrix_text = sub->matrix_text;
+	e.model_text = sub->model_text;
+	e.executor = model ? "model" : "libvirt";
+	e.design = kb_design_name(kb_matrix_design(m));
+	e.generators = kb_design_generators(kb_plan_design(p));
+	e.metric = kb_matrix_workload(m)->metric;
+	e.boots = rep->boots;
+	e.runs_per_boot = rep->runs_per_boot;
+	e.nvariants = n;
+	e.variants = kb_plan_variants(p);
+	ret = kb_store_experiment_submit(s, &e, jobs, njobs, id, err);
+out:
+	free(jobs);
+	free(order);
+	kb_model_free(model);
+	kb_plan_free(p);
+	kb_matrix_free(m);
+	return ret;
+}
+
+void kb_queue_exp_free(struct kb_queue_exp *x)
+{
+	if (!x)
+		return;
+	kb_plan_free(x->plan);
+	kb_matrix_free(x->m);
+	kb_model_free(x->model);
+	free(x);
+}
+
+int kb_queue_exp_load(struct kb_store *s, int64_t id, double time_scale,
+		      struct kb_queue_exp **out, struct kb_err *err)
+{
+	struct kb_queue_exp *x = kb_calloc(1, sizeof(*x));
+	struct kb_store_experiment_text t;
+	int ret;
+
+	*out = NULL;
+	memset(&t, 0, sizeof(t));
+	x->id = id;
+	x->time_scale = time_scale;
+	if ((ret = kb_store_experiment_text(s, id, &t, err)))
+		goto out;
+	if ((ret = plan_text(t.matrix_yaml, t.matrix_path, &x->m, &x->plan,
+			     err)) ||
+	    (t.model_yaml &&
+	     (ret = check_model(x->m, t.model_yaml, &x->model, err)))) {
+		struct kb_err inner = *err;
+
+		kb_err_clear(err);
+		ret = kb_err_set(err, KB_EFAIL,
+				 "experiment %lld no longer plans: %s",
+				 (long long)id, inner.msg);
+		goto out;
+	}
+	if (!x->model && kb_matrix_source(x->m)->tree) {
+		struct kb_plan_resolve_opts o = KB_PLAN_RESOLVE_OPTS_INIT;
+		struct kb_err ignored = KB_ERR_INIT;
+
+		/* unresolved keys still build right: builds resolve
+		 * themselves (lib/build.h) */
+		kb_plan_resolve(x->plan, &o, &ignored);
+	}
+	*out = x;
+	x = NULL;
+out:
+	kb_store_experiment_text_release(&t);
+	kb_queue_exp_free(x);
+	return ret;
+}
+
+int64_t kb_queue_exp_id(const struct kb_queue_exp *x)
+{
+	return x->id;
+}
+
+const struct kb_matrix *kb_queue_exp_matrix(const struct kb_queue_exp *x)
+{
+	return x->m;
+}
+
+const struct kb_plan *kb_queue_exp_plan(const struct kb_queue_exp *x)
+{
+	return x->plan;
+}
+
+int kb_queue_exp_is_model(const struct kb_queue_exp *x)
+{
+	return x->model != NULL;
+}
+
+int kb_queue_exp_executor(const struct kb_queue_exp *x, const char *host,
+			  struct kb_executor **ex, void **conn,
+			  struct kb_err *err)
+{
+	struct kb_realexec_opts ro = KB_REALEXEC_OPTS_INIT;
+	struct kb_guest_conn *c = NULL;
+	const char *mode = getenv("KBISECT_GUEST_CONSOLE");
+	int ret;
+
+	*ex = NULL;
+	*conn = NULL;
+	if (x->model) {
+		if ((ret = kb_model_executor_new(x->model, x->time_scale, ex)))
+			return kb_err_set(err, ret,
+					  "invalid model time scale %g",
+					  x->time_scale);
+		return 0;
+	}
+	if (!host)
+		host = kb_matrix_host(x->m, 0)->uri;
+	if ((ret = kb_guest_connect(host, &c, err)))
+		return ret;
+	ro.experiment = &x->id;
+	ro.console_stream = mode && !strcmp(mode, "stream");
+	if ((ret = kb_realexec_new(x->m, c, &ro, ex, err))) {
+		kb_guest_disconnect(c);
+		return ret;
+	}
+	*conn = c;
+	return 0;
+}
+
+void kb_queue_conn_free(void *conn)
+{
+	kb_guest_disconnect(conn);
+}
+
+int kb_queue_destroy_orphans(const char *uri, unsigned *n,
+			     struct kb_err *err)
+{
+	struct kb_guest_conn *c = NULL;
+	int ret;
+
+	*n = 0;
+	if ((ret = kb_guest_connect(uri, &c, err)))
+		return ret;
+	ret = kb_guest_destroy_orphans(c, NULL, NULL, n, err);
+	kb_guest_disconnect(c);
+	return ret;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static const struct kb_variant *job_variant(const struct kb_queue_exp *x,
+					    const struct kb_store_job *j,
+					    struct kb_err *err)
+{
+	const struct kb_variant *v = kb_plan_variant(x->plan, j->variant_idx);
+
+	if (!v || v->idx != j->variant_idx)
+		kb_err_set(err, KB_EFAIL,
+			   "job %lld names variant %u, which experiment %lld does not plan",
+			   (long long)j->id, j->variant_idx, (long long)x->id);
+	return v && v->idx == j->variant_idx ? v : NULL;
+}
+
+/* The build of @v: from the store, or built now and stored. */
+static int get_build(struct kb_store *s, struct kb_executor *ex,
+		     const struct kb_variant *v, struct kb_build_result *out,
+		     int64_t *id, struct kb_err *err)
+{
+	struct kb_err lookup = KB_ERR_INIT;
+	int ret;
+
+	ret = kb_store_build_get(s, v->build_key, out, id, &lookup);
+	if (ret != KB_ENOTFOUND)
+		return ret ? kb_err_set(err, ret, "%s", lookup.msg) : 0;
+	if ((ret = kb_executor_build(ex, v, out, err)))
+		return ret;
+	kb_err_clear(&lookup);
+	ret = kb_store_build_put(s, v->build_key, kb_executor_name(ex), out,
+				 id, &lookup);
+	if (ret == KB_EEXISTS) {
+		/* stored meanwhile by another step: that one stands */
+		kb_build_result_release(out);
+		kb_err_clear(&lookup);
+		ret = kb_store_build_get(s, v->build_key, out, id, &lookup);
+	}
+	if (ret) {
+		kb_build_result_release(out);
+		return kb_err_set(err, ret, "%s", lookup.msg);
+	}
+	return 0;
+}
+
+int kb_queue_run_build(struct kb_store *s, const struct kb_queue_exp *x,
+		       const struct kb_store_job *j, const char *owner,
+		       struct kb_executor *ex, struct kb_err *err)
+{
+	const struct kb_variant *v = job_variant(x, j, err);
+	struct kb_build_result b;
+	double t0 = now_s();
+	int64_t id = 0;
+	int ret;
+
+	memset(&b, 0, sizeof(b));
+	if (!v)
+		return KB_EFAIL;
+	if ((ret = get_build(s, ex, v, &b, &id, err)))
+		return ret;
+	kb_build_result_release(&b);
+	return kb_store_job_done(s, j->id, owner, now_s() - t0, err);
+}
+
+int kb_queue_run_boot(struct kb_store *s, const struct kb_queue_exp *x,
+		      const struct kb_store_job *j, const char *owner,
+		      struct kb_executor *ex, struct kb_err *err)
+{
+	const struct kb_variant *v = job_variant(x, j, err);
+	const struct kb_repeat *rep = kb_matrix_repeat(x->m);
+	struct kb_build_result b;
+	struct kb_boot_result res;
+	double t0 = now_s();
+	int64_t build_id = 0;
+	int ret;
+
+	memset(&b, 0, sizeof(b));
+	memset(&res, 0, sizeof(res));
+	if (!v)
+		return KB_EFAIL;
+	if ((ret = get_build(s, ex, v, &b, &build_id, err)))
+		return ret;
+	if (b.status != KB_BUILD_OK) {
+		res.status = KB_BOOT_BUILD_FAILED;
+		res.reason = kb_strdup(b.reason ? b.reason : "build failed");
+	} else if ((ret = kb_executor_boot(ex, v, &b, j->boot_no,
+					   rep->runs_per_boot, &res, err))) {
+		goto out;
+	}
+	ret = kb_store_job_boot_done(s, j, owner, build_id, &res,
+				     now_s() - t0, err);
+out:
+	kb_boot_result_release(&res);
+	kb_build_result_release(&b);
+	return ret;
+}
+
+double kb_queue_eta(const struct kb_store_progress *p, unsigned build_slots,
+		    unsigned boot_slots)
+{
+	unsigned builds_left, boots_left;
+	double t = 0;
+
+	if (!p->state ||
+	    (strcmp(p->state, "queued") && strcmp(p->state, "running")))
+		return 0;
+	if (p->cancel_requested)
+		return 0;
+	builds_left = p->builds_total - p->builds_done;
+	boots_left = p->boots_total - p->boots_done;
+	if (build_slots == 0)
+		build_slots = 1;
+	if (boot_slots == 0)
+		boot_slots = 1;
+	if (builds_left) {
+		if (isnan(p->build_mean_s))
+			return NAN;
+		t += builds_left * p->build_mean_s / build_slots;
+	}
+	if (boots_left) {
+		if (isnan(p->boot_mean_s))
+			return NAN;
+		t += boots_left * p->boot_mean_s / boot_slots;
+	}
+	return t;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? kb_strdup(s) : NULL;
+}
+
+void kb_queue_progress_msg(const struct kb_store_progress *p, double eta_s,
+			   struct kb_msg_progress *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->id = p->id;
+	out->name = dup_or_null(p->name);
+	out->state = dup_or_null(p->state);
+	out->executor = dup_or_null(p->executor);
+	out->error = dup_or_null(p->error);
+	out->current = dup_or_null(p->current);
+	out->cancel_requested = p->cancel_requested;
+	out->variants_done = p->variants_done;
+	out->variants_total = p->variants_total;
+	out->builds_done = p->builds_done;
+	out->builds_total = p->builds_total;
+	out->builds_running = p->builds_running;
+	out->boots_done = p->boots_done;
+	out->boots_total = p->boots_total;
+	out->boots_running = p->boots_running;
+	out->build_mean_s = p->build_mean_s;
+	out->boot_mean_s = p->boot_mean_s;
+	out->elapsed_s = p->elapsed_s;
+	out->eta_s = eta_s;
+}
+
+char *kb_queue_instance_id(void)
+{
+	unsigned char r[8] = { 0 };
+	char host[256] = "localhost";
+	unsigned long long v = 0;
+	size_t i;
+	int fd;
+
+	if (gethostname(host, sizeof(host) - 1) < 0)
+		snprintf(host, sizeof(host), "localhost");
+	host[sizeof(host) - 1] = '\0';
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (read(fd, r, sizeof(r)) != (ssize_t)sizeof(r))
+			memset(r, 0, sizeof(r));
+		close(fd);
+	}
+	for (i = 0; i < sizeof(r); i++)
+		v = v << 8 | r[i];
+	if (!v) /* no urandom: the clock will do */
+		v = (unsigned long long)time(NULL) ^
+		    ((unsigned long long)getpid() << 32);
+	return kb_asprintf("%s:%ld:%016llx", host, (long)getpid(), v);
+}

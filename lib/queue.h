@@ -1,0 +1,130 @@
+#ifndef KB_QUEUE_H
+#define KB_QUEUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "executor.h"
+#include "matrix.h"
+#include "plan.h"
+#include "store.h"
+
+struct kb_err;
+struct kb_msg_progress;
+
+/*
+ * The daemon's queue (docs/daemon.md): experiments submitted as texts
+ * become one build job per distinct build key and one boot job per
+ * variant and boot number in the store (kb_store_experiment_submit),
+ * and each job is run as one step under a lease held by the daemon
+ * instance (kb_store_job_claim).  A step stores its result and ends its
+ * job in one transaction, so that a daemon killed at any instant loses at
+ * most the steps running then, which are redone after a restart: a boot's
+ * samples are stored once or not at all.
+ *
+ * The steps use the executor interface and the store exactly as the
+ * pipeline does (lib/pipeline.c): a build key is built once, whatever
+ * experiment asks for it, and a failed build is a result its boots record
+ * as "build-failed".
+ */
+
+/* What a client submits: texts, since the daemon may not see its files. */
+struct kb_queue_submission {
+	const char *matrix_text;
+	const char *matrix_path; /* where it was read: relative paths in it
+				  * resolve against its folder; may be NULL */
+	const char *model_text;  /* performance model, or NULL for real runs */
+};
+
+/*
+ * Validate @sub (the matrix plans; the model parses and produces the
+ * matrix's metric) and store it as a queued experiment with its jobs in
+ * one transaction: builds in build order, boots round by round (boot 1
+ * of every variant, then boot 2...).  Sets *@id once the submission is
+ * committed.  KB_EINPUT for a bad matrix or model, with nothing written.
+ */
+int kb_queue_submit(struct kb_store *s, const struct kb_queue_submission *sub,
+		    int64_t *id, struct kb_err *err);
+
+/*
+ * A queued experiment made ready to run: its matrix, plan and model
+ * rebuilt from the stored texts.  Read-only once loaded: steps of it may
+ * run in several threads at once.
+ */
+struct kb_queue_exp;
+
+/*
+ * Load experiment @id from @s.  Real runs whose matrix names a
+ * source.tree have their plan resolved against it (kb_plan_resolve) so
+ * that build keys are those of `kbisect run`; when that fails the plan
+ * stays unresolved.  @time_scale: see kb_model_executor_new().  Caller
+ * frees *@out with kb_queue_exp_free().
+ */
+int kb_queue_exp_load(struct kb_store *s, int64_t id, double time_scale,
+		      struct kb_queue_exp **out, struct kb_err *err);
+void kb_queue_exp_free(struct kb_queue_exp *x);
+
+int64_t kb_queue_exp_id(const struct kb_queue_exp *x);
+const struct kb_matrix *kb_queue_exp_matrix(const struct kb_queue_exp *x);
+const struct kb_plan *kb_queue_exp_plan(const struct kb_queue_exp *x);
+/* Whether it runs on the performance model (else real guests). */
+int kb_queue_exp_is_model(const struct kb_queue_exp *x);
+
+/*
+ * Make an executor for one step of @x booting on @host (a URI of the
+ * matrix's hosts; builds: the first).  For real runs this connects to
+ * libvirt; *@conn is then the connection (caller frees it after the
+ * executor, with kb_queue_conn_free()).  Returns 0 with *@ex.
+ */
+int kb_queue_exp_executor(const struct kb_queue_exp *x, const char *host,
+			  struct kb_executor **ex, void **conn,
+			  struct kb_err *err);
+void kb_queue_conn_free(void *conn);
+
+/*
+ * Destroy every kbisect-* guest left on @uri (kb_guest_destroy_orphans);
+ * *@n: how many.  For a daemon starting: guests of its dead predecessor.
+ */
+int kb_queue_destroy_orphans(const char *uri, unsigned *n,
+			     struct kb_err *err);
+
+/*
+ * Run build job @j of @x with @ex: a build key already in the store is
+ * reused, else built and stored; then the job is done.  A build that
+ * fails is a result (stored, the job done).  Returns 0, KB_ENOTFOUND when
+ * the lease was lost (the result is not recorded), or the executor's or
+ * store's error (the caller fails the job).
+ */
+int kb_queue_run_build(struct kb_store *s, const struct kb_queue_exp *x,
+		       const struct kb_store_job *j, const char *owner,
+		       struct kb_executor *ex, struct kb_err *err);
+
+/*
+ * Run boot job @j of @x with @ex: the boot and all its samples are stored
+ * with the job done in one transaction (kb_store_job_boot_done).  Same
+ * returns as kb_queue_run_build().
+ */
+int kb_queue_run_boot(struct kb_store *s, const struct kb_queue_exp *x,
+		      const struct kb_store_job *j, const char *owner,
+		      struct kb_executor *ex, struct kb_err *err);
+
+/*
+ * The time left for @p, in seconds, from its measured mean step times:
+ * the builds left one after another over @build_slots, and the boots
+ * left over @boot_slots at once; NaN when a step kind with work left has
+ * no measured time yet, 0 when the experiment has ended.
+ */
+double kb_queue_eta(const struct kb_store_progress *p, unsigned build_slots,
+		    unsigned boot_slots);
+
+/* Fill protocol progress @out from @p and @eta_s (strings copied). */
+void kb_queue_progress_msg(const struct kb_store_progress *p, double eta_s,
+			   struct kb_msg_progress *out);
+
+/*
+ * A daemon instance id for leases, unique across restarts:
+ * "<hostname>:<pid>:<16 hex digits from /dev/urandom>".  Caller frees.
+ */
+char *kb_queue_instance_id(void);
+
+#endif
