@@ -5,17 +5,16 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
 #include "err.h"
+#include "program.h"
 #include "kconfig.h"
 #include "matrix.h"
 #include "mem.h"
@@ -24,7 +23,6 @@
 #include "source.h"
 #include "banned.h"
 
-extern char **environ;
 
 #define LOG_TAIL_LINES 50
 #define MAX_LOG (256u << 20)    /* build logs read back at most this big */
@@ -96,75 +94,21 @@ void kb_build_key(const char *tree_id, const char *config, size_t config_len,
 
 /* ---- running programs ------------------------------------------------- */
 
-/* The environment for make: without the calling make's flags. */
-static char **child_env(void)
-{
-	static const char *const drop[] = { "MAKEFLAGS=", "MAKELEVEL=",
-					    "MFLAGS=", "MAKEOVERRIDES=",
-					    "LC_ALL=" };
-	size_t n = 0, i, j, k = 0;
-	char **env;
-
-	while (environ[n])
-		n++;
-	env = kb_calloc(n + 2, sizeof(*env));
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < sizeof(drop) / sizeof(drop[0]); j++)
-			if (!strncmp(environ[i], drop[j], strlen(drop[j])))
-				break;
-		if (j == sizeof(drop) / sizeof(drop[0]))
-			env[k++] = environ[i];
-	}
-	env[k++] = "LC_ALL=C";
-	env[k] = NULL;
-	return env;
-}
-
 /*
- * Start @argv with stdin from /dev/null and stdout+stderr into a pipe
- * whose read end is returned in *@fd.
+ * Start @argv (make, or the compiler) in make's environment with stdin
+ * from /dev/null and stdout+stderr into a pipe whose read end is returned
+ * in *@fd.
  */
 static int spawn_piped(char *const argv[], pid_t *pid, int *fd,
 		       struct kb_err *err)
 {
-	posix_spawn_file_actions_t fa;
-	char **env = child_env();
-	int p[2], rc;
+	char **env = kb_program_make_env();
+	struct kb_program prog = { (const char *const *)argv, env,
+				   KB_PROGRAM_PIPE, KB_PROGRAM_PIPE, NULL };
+	int ret = kb_program_start(&prog, pid, fd, err);
 
-	if (pipe(p) < 0) {
-		free(env);
-		return kb_err_set(err, KB_EFAIL, "cannot create a pipe: %s",
-				  strerror(errno));
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, p[1], 2);
-	posix_spawn_file_actions_addclose(&fa, p[0]);
-	posix_spawn_file_actions_addclose(&fa, p[1]);
-	rc = posix_spawnp(pid, argv[0], &fa, NULL, argv, env);
-	posix_spawn_file_actions_destroy(&fa);
 	free(env);
-	close(p[1]);
-	if (rc) {
-		close(p[0]);
-		return kb_err_set(err, KB_EFAIL, "cannot run '%s': %s",
-				  argv[0], strerror(rc));
-	}
-	*fd = p[0];
-	return 0;
-}
-
-static int wait_child(pid_t pid)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	return ret;
 }
 
 /* Split @s on spaces into a NULL-terminated argv (owned strings). */
@@ -217,7 +161,7 @@ int kb_build_compiler_version(const char *const *make_args, size_t nargs,
 	while ((r = read(fd, chunk, sizeof(chunk))) > 0 || (r < 0 && errno == EINTR))
 		if (r > 0 && b.len < 65536)
 			kb_buf_add(&b, chunk, (size_t)r);
-	status = wait_child(pid);
+	status = kb_program_wait(pid);
 	nl = strchr(b.buf, '\n');
 	if (nl)
 		*nl = '\0';
@@ -915,7 +859,7 @@ static int run_make(const struct kb_build_opts *o, char *const argv[],
 	}
 	*units += is_unit_line(line, linelen);
 	close(fd);
-	*status = wait_child(pid);
+	*status = kb_program_wait(pid);
 	*seconds = now_s() - t0;
 	if (o->progress) {
 		ev.elapsed_s = *seconds;

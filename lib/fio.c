@@ -7,17 +7,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "buf.h"
 #include "err.h"
+#include "program.h"
 #include "matrix.h"
 #include "mem.h"
 #include "variant.h"
@@ -369,58 +368,6 @@ static char **check_env(void)
 	return env;
 }
 
-/*
- * Run @argv with stdout to /dev/null and stderr captured in @errout (up
- * to MAX_FIO_STDERR bytes).  Returns 0 with the wait status in *@status,
- * or KB_EFAIL when the program cannot be started.
- */
-static int run_capture_stderr(char *const argv[], char *const envp[],
-			      struct kb_buf *errout, int *status,
-			      struct kb_err *err)
-{
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int p[2] = { -1, -1 }, rc, ret = 0;
-	char chunk[4096];
-	ssize_t r;
-
-	if (pipe(p) < 0)
-		return kb_err_set(err, KB_EFAIL, "cannot create a pipe: %s",
-				  strerror(errno));
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, p[1], 2);
-	posix_spawn_file_actions_addclose(&fa, p[0]);
-	posix_spawn_file_actions_addclose(&fa, p[1]);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
-	close(p[1]);
-	if (rc != 0) {
-		close(p[0]);
-		return kb_err_set(err, KB_EFAIL, "cannot run '%s': %s",
-				  argv[0], strerror(rc));
-	}
-	for (;;) {
-		r = read(p[0], chunk, sizeof(chunk));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		if (errout->len < MAX_FIO_STDERR)
-			kb_buf_add(errout, chunk, (size_t)r);
-	}
-	close(p[0]);
-	while (waitpid(pid, status, 0) < 0) {
-		if (errno != EINTR) {
-			ret = kb_err_set(err, KB_EFAIL, "cannot wait for '%s': %s",
-					 argv[0], strerror(errno));
-			break;
-		}
-	}
-	return ret;
-}
-
 /* fio's first line that says what is wrong (not "job x dropped"). */
 static char *first_complaint(const char *text)
 {
@@ -522,11 +469,18 @@ int kb_fio_check(const struct kb_workload *w, const char *matrix_file,
 	argv[3] = path;
 	argv[4] = NULL;
 	env = check_env();
-	if ((ret = run_capture_stderr(argv, env, &errout, &status, err)))
+	{
+		struct kb_program prog = { (const char *const *)argv, env,
+					   KB_PROGRAM_NULL, KB_PROGRAM_PIPE,
+					   NULL };
+
+		if ((ret = kb_program_capture(&prog, &errout, MAX_FIO_STDERR,
+					      &status, err)))
+			goto out;
+	}
+	if (status == 0)
 		goto out;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		goto out;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+	if (status == 127) {
 		ret = kb_err_set(err, KB_EFAIL, "cannot run '%s'", argv[0]);
 		goto out;
 	}

@@ -9,16 +9,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "buf.h"
 #include "err.h"
+#include "program.h"
 #include "fio.h"
 #include "matrix.h"
 #include "mem.h"
@@ -26,7 +25,6 @@
 #include "sha256.h"
 #include "banned.h"
 
-extern char **environ;
 
 #define FORMAT_VERSION "kbisect-initramfs 1"
 #define MAX_SCRIPT (1u << 20)
@@ -91,52 +89,22 @@ void kb_initramfs_cpio_trailer(struct kb_buf *out)
  */
 static int run(char *const argv[], struct kb_buf *capture, struct kb_err *err)
 {
+	struct kb_program prog = { (const char *const *)argv, NULL,
+				   KB_PROGRAM_PIPE, KB_PROGRAM_PIPE, NULL };
 	struct kb_buf local = KB_BUF_INIT;
-	posix_spawn_file_actions_t fa;
 	struct kb_buf *cap = capture ? capture : &local;
-	pid_t pid;
-	int p[2], rc, status = 0, ret = 0;
-	char chunk[8192];
-	ssize_t r;
+	int status, ret;
 
-	if (pipe(p) < 0)
-		return kb_err_set(err, KB_EFAIL, "cannot create a pipe: %s",
-				  strerror(errno));
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, p[1], 2);
-	posix_spawn_file_actions_addclose(&fa, p[0]);
-	posix_spawn_file_actions_addclose(&fa, p[1]);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(p[1]);
-	if (rc != 0) {
-		close(p[0]);
-		return kb_err_set(err, KB_EFAIL, "cannot run '%s': %s",
-				  argv[0], strerror(rc));
-	}
-	for (;;) {
-		r = read(p[0], chunk, sizeof(chunk));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		if (cap->len < MAX_CAPTURE)
-			kb_buf_add(cap, chunk, (size_t)r);
-	}
-	close(p[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			break;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	if ((ret = kb_program_capture(&prog, cap, MAX_CAPTURE, &status, err)))
+		goto out;
+	if (status != 0) {
 		size_t n = strcspn(cap->buf, "\n");
 
 		ret = kb_err_set(err, KB_EFAIL, "'%s %s' failed (status %d): %.*s",
-				 argv[0], argv[1] ? argv[1] : "",
-				 WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+				 argv[0], argv[1] ? argv[1] : "", status,
 				 (int)(n > 200 ? 200 : n), cap->buf);
 	}
+out:
 	kb_buf_release(&local);
 	return ret;
 }

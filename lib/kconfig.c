@@ -3,18 +3,17 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
 #include "err.h"
+#include "program.h"
 #include "mem.h"
 #include "paths.h"
 #include "sha256.h"
@@ -22,7 +21,6 @@
 #include "variant.h"
 #include "banned.h"
 
-extern char **environ;
 
 /* ==== .config files ===================================================== */
 
@@ -1929,29 +1927,6 @@ static void file_tail(const char *path, unsigned n, struct kb_buf *out)
 	kb_buf_release(&b);
 }
 
-/*
- * The environment for make, without the flags of a make that runs us
- * (`make test` would pass its -j and -s on).  The strings are environ's.
- */
-static char **child_env(void)
-{
-	static const char *const drop[] = { "MAKEFLAGS=", "MAKELEVEL=",
-					    "MFLAGS=", "MAKEOVERRIDES=" };
-	size_t n = 0, i, j, k = 0;
-	char **env;
-
-	while (environ[n])
-		n++;
-	env = kb_calloc(n + 1, sizeof(*env));
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < sizeof(drop) / sizeof(drop[0]); j++)
-			if (!strncmp(environ[i], drop[j], strlen(drop[j])))
-				break;
-		if (j == sizeof(drop) / sizeof(drop[0]))
-			env[k++] = environ[i];
-	}
-	return env;
-}
 
 /*
  * Run @argv with stdin from /dev/null and stdout and stderr appended to
@@ -1961,75 +1936,27 @@ static char **child_env(void)
 static int run(const char *const *argv, const char *log, struct kb_buf *capture,
 	       const char *what, struct kb_err *err)
 {
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	char **env;
-	int status, rc, fds[2] = { -1, -1 }, ret = 0;
+	char **env = kb_program_make_env();
+	struct kb_program prog = { argv, env,
+				   capture ? KB_PROGRAM_PIPE : KB_PROGRAM_LOG,
+				   capture ? KB_PROGRAM_NULL : KB_PROGRAM_LOG,
+				   log };
+	int status, ret;
 
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (capture) {
-		if (pipe(fds) < 0) {
-			ret = kb_err_set(err, KB_EFAIL, "pipe: %s",
-					 strerror(errno));
-			goto out;
-		}
-		posix_spawn_file_actions_addclose(&fa, fds[0]);
-		posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY,
-						 0);
-		posix_spawn_file_actions_addclose(&fa, fds[1]);
-	} else {
-		posix_spawn_file_actions_addopen(&fa, 1, log,
-						 O_WRONLY | O_CREAT | O_APPEND,
-						 0644);
-		posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	}
-	env = child_env();
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, env);
+	ret = kb_program_capture(&prog, capture, 1u << 20, &status, err);
 	free(env);
-	if (rc) {
-		ret = kb_err_set(err, KB_EFAIL, "cannot run '%s': %s", argv[0],
-				 strerror(rc));
-		goto out;
-	}
-	if (capture) {
-		char chunk[4096];
-		ssize_t n;
-
-		close(fds[1]);
-		fds[1] = -1;
-		while ((n = read(fds[0], chunk, sizeof(chunk))) > 0 ||
-		       (n < 0 && errno == EINTR))
-			if (n > 0 && capture->len < (1u << 20))
-				kb_buf_add(capture, chunk, (size_t)n);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			ret = kb_err_set(err, KB_EFAIL, "waitpid: %s",
-					 strerror(errno));
-			goto out;
-		}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	if (ret == 0 && status != 0) {
 		struct kb_buf tail = KB_BUF_INIT;
 
 		if (log)
 			file_tail(log, LOG_TAIL_LINES, &tail);
 		ret = kb_err_set(err, KB_EFAIL, "%s failed (%s %d)%s%s%s%s",
-				 what,
-				 WIFEXITED(status) ? "exit status" : "signal",
-				 WIFEXITED(status) ? WEXITSTATUS(status)
-						   : WTERMSIG(status),
+				 what, status > 128 ? "signal" : "exit status",
+				 status > 128 ? status - 128 : status,
 				 log ? "; the end of " : "", log ? log : "",
 				 log ? ":\n" : "", tail.buf);
 		kb_buf_release(&tail);
 	}
-out:
-	if (fds[0] >= 0)
-		close(fds[0]);
-	if (fds[1] >= 0)
-		close(fds[1]);
-	posix_spawn_file_actions_destroy(&fa);
 	return ret;
 }
 
