@@ -52,14 +52,61 @@ static void report(struct run *r, enum kb_progress_kind kind,
 	r->opts->progress(&r->ev, r->opts->arg);
 }
 
-/* The build of @v: from this run, from the store, or built now. */
+int kb_pipeline_build(struct kb_store *s, struct kb_executor *ex,
+		      const struct kb_variant *v, struct kb_build_result *out,
+		      int64_t *build_id, int *reused, struct kb_err *err)
+{
+	struct kb_err lookup = KB_ERR_INIT;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (reused)
+		*reused = 1;
+	ret = kb_store_build_get(s, v->build_key, out, build_id, &lookup);
+	if (ret != KB_ENOTFOUND)
+		return ret ? kb_err_set(err, ret, "%s", lookup.msg) : 0;
+	if (reused)
+		*reused = 0;
+	if ((ret = kb_executor_build(ex, v, out, err)))
+		return ret;
+	kb_err_clear(&lookup);
+	ret = kb_store_build_put(s, v->build_key, kb_executor_name(ex), out,
+				 build_id, &lookup);
+	if (ret == KB_EEXISTS) {
+		/* stored meanwhile by another worker: that one stands */
+		kb_build_result_release(out);
+		kb_err_clear(&lookup);
+		ret = kb_store_build_get(s, v->build_key, out, build_id,
+					 &lookup);
+	}
+	if (ret) {
+		kb_build_result_release(out);
+		return kb_err_set(err, ret, "%s", lookup.msg);
+	}
+	return 0;
+}
+
+int kb_pipeline_boot(struct kb_executor *ex, const struct kb_variant *v,
+		     const struct kb_build_result *build, unsigned boot_no,
+		     unsigned runs, struct kb_boot_result *out,
+		     struct kb_err *err)
+{
+	if (build->status == KB_BUILD_OK)
+		return kb_executor_boot(ex, v, build, boot_no, runs, out, err);
+	memset(out, 0, sizeof(*out));
+	out->status = KB_BOOT_BUILD_FAILED;
+	out->reason = kb_strdup(build->reason ? build->reason
+					      : "build failed");
+	return 0;
+}
+
+/* The build of @v: from this run, or through kb_pipeline_build(). */
 static int get_build(struct run *r, const struct kb_variant *v,
 		     struct known_build **out, struct kb_err *err)
 {
 	struct known_build *b;
-	struct kb_err lookup = KB_ERR_INIT;
 	size_t i;
-	int ret;
+	int reused, ret;
 
 	for (i = 0; i < r->nbuilds; i++) {
 		if (!strcmp(r->builds[i].key, v->build_key)) {
@@ -73,32 +120,19 @@ static int get_build(struct run *r, const struct kb_variant *v,
 	memset(b, 0, sizeof(*b));
 	b->key = v->build_key;
 	ret = kb_store_build_get(r->s, v->build_key, &b->result, &b->id,
-				 &lookup);
-	if (ret == 0) {
-		r->nbuilds++;
-		r->ev.builds_done++;
-		report(r, KB_PROGRESS_BUILD_REUSED, v, 0,
-		       kb_build_status_name(b->result.status),
-		       b->result.reason);
-		*out = b;
-		return 0;
-	}
-	if (ret != KB_ENOTFOUND)
-		return kb_err_set(err, ret, "%s", lookup.msg);
-
-	report(r, KB_PROGRESS_BUILD_START, v, 0, NULL, NULL);
-	if ((ret = kb_executor_build(r->ex, v, &b->result, err)))
-		return ret;
-	ret = kb_store_build_put(r->s, v->build_key, kb_executor_name(r->ex),
-				 &b->result, &b->id, err);
-	if (ret) {
-		kb_build_result_release(&b->result);
-		return ret;
+				 NULL);
+	reused = ret == 0;
+	if (!reused) {
+		report(r, KB_PROGRESS_BUILD_START, v, 0, NULL, NULL);
+		if ((ret = kb_pipeline_build(r->s, r->ex, v, &b->result,
+					     &b->id, &reused, err)))
+			return ret;
 	}
 	r->nbuilds++;
 	r->ev.builds_done++;
-	report(r, KB_PROGRESS_BUILD_DONE, v, 0,
-	       kb_build_status_name(b->result.status), b->result.reason);
+	report(r, reused ? KB_PROGRESS_BUILD_REUSED : KB_PROGRESS_BUILD_DONE,
+	       v, 0, kb_build_status_name(b->result.status),
+	       b->result.reason);
 	*out = b;
 	return 0;
 }
@@ -111,15 +145,9 @@ static int do_boot(struct run *r, const struct kb_variant *v,
 	int ret;
 
 	report(r, KB_PROGRESS_BOOT_START, v, boot_no, NULL, NULL);
-	if (b->result.status != KB_BUILD_OK) {
-		memset(&res, 0, sizeof(res));
-		res.status = KB_BOOT_BUILD_FAILED;
-		res.reason = kb_strdup(b->result.reason ? b->result.reason
-							: "build failed");
-	} else if ((ret = kb_executor_boot(r->ex, v, &b->result, boot_no,
-					   runs, &res, err))) {
+	if ((ret = kb_pipeline_boot(r->ex, v, &b->result, boot_no, runs, &res,
+				    err)))
 		return ret;
-	}
 	ret = kb_store_boot_put(r->s, r->exp, v->idx, boot_no, b->id, &res,
 				err);
 	if (ret == 0) {

@@ -69,6 +69,28 @@ int kb_pipeline_resume(struct kb_store *s, int64_t exp,
 		       const struct kb_pipeline_opts *opts, struct kb_err *err);
 
 /*
+ * The two steps every executor path shares (the pipeline here, the
+ * daemon's workers in lib/queue.c):
+ *
+ * kb_pipeline_build: the build of @v — from the store when its key was
+ * built before (failures included), else built by @ex now and stored; a
+ * key another worker stored meanwhile stands.  Fills *@out (caller
+ * releases) and *@build_id; *@reused (may be NULL) says whether it came
+ * from the store.
+ *
+ * kb_pipeline_boot: boot @v once from @build and run the workload @runs
+ * times; a failed build gives a build-failed result without booting.
+ * Fills *@out (caller releases).
+ */
+int kb_pipeline_build(struct kb_store *s, struct kb_executor *ex,
+		      const struct kb_variant *v, struct kb_build_result *out,
+		      int64_t *build_id, int *reused, struct kb_err *err);
+int kb_pipeline_boot(struct kb_executor *ex, const struct kb_variant *v,
+		     const struct kb_build_result *build, unsigned boot_no,
+		     unsigned runs, struct kb_boot_result *out,
+		     struct kb_err *err);
+
+/*
  * Adaptive sampling: run @nboots more boots of variant @variant_idx of
  * experiment @exp (numbered after the last stored one), building it first
  * if its build is not in the store.  Each boot is stored as it ends.

@@ -16,6 +16,7 @@
 #include "err.h"
 #include "guest.h"
 #include "mem.h"
+#include "pipeline.h"
 #include "model.h"
 #include "protocol.h"
 #include "realexec.h"
@@ -284,35 +285,6 @@ static const struct kb_variant *job_variant(const struct kb_queue_exp *x,
 	return v && v->idx == j->variant_idx ? v : NULL;
 }
 
-/* The build of @v: from the store, or built now and stored. */
-static int get_build(struct kb_store *s, struct kb_executor *ex,
-		     const struct kb_variant *v, struct kb_build_result *out,
-		     int64_t *id, struct kb_err *err)
-{
-	struct kb_err lookup = KB_ERR_INIT;
-	int ret;
-
-	ret = kb_store_build_get(s, v->build_key, out, id, &lookup);
-	if (ret != KB_ENOTFOUND)
-		return ret ? kb_err_set(err, ret, "%s", lookup.msg) : 0;
-	if ((ret = kb_executor_build(ex, v, out, err)))
-		return ret;
-	kb_err_clear(&lookup);
-	ret = kb_store_build_put(s, v->build_key, kb_executor_name(ex), out,
-				 id, &lookup);
-	if (ret == KB_EEXISTS) {
-		/* stored meanwhile by another step: that one stands */
-		kb_build_result_release(out);
-		kb_err_clear(&lookup);
-		ret = kb_store_build_get(s, v->build_key, out, id, &lookup);
-	}
-	if (ret) {
-		kb_build_result_release(out);
-		return kb_err_set(err, ret, "%s", lookup.msg);
-	}
-	return 0;
-}
-
 int kb_queue_run_build(struct kb_store *s, const struct kb_queue_exp *x,
 		       const struct kb_store_job *j, const char *owner,
 		       struct kb_executor *ex, struct kb_err *err)
@@ -326,7 +298,7 @@ int kb_queue_run_build(struct kb_store *s, const struct kb_queue_exp *x,
 	memset(&b, 0, sizeof(b));
 	if (!v)
 		return KB_EFAIL;
-	if ((ret = get_build(s, ex, v, &b, &id, err)))
+	if ((ret = kb_pipeline_build(s, ex, v, &b, &id, NULL, err)))
 		return ret;
 	kb_build_result_release(&b);
 	return kb_store_job_done(s, j->id, owner, now_s() - t0, err);
@@ -348,15 +320,11 @@ int kb_queue_run_boot(struct kb_store *s, const struct kb_queue_exp *x,
 	memset(&res, 0, sizeof(res));
 	if (!v)
 		return KB_EFAIL;
-	if ((ret = get_build(s, ex, v, &b, &build_id, err)))
+	if ((ret = kb_pipeline_build(s, ex, v, &b, &build_id, NULL, err)))
 		return ret;
-	if (b.status != KB_BUILD_OK) {
-		res.status = KB_BOOT_BUILD_FAILED;
-		res.reason = kb_strdup(b.reason ? b.reason : "build failed");
-	} else if ((ret = kb_executor_boot(ex, v, &b, j->boot_no,
-					   rep->runs_per_boot, &res, err))) {
+	if ((ret = kb_pipeline_boot(ex, v, &b, j->boot_no, rep->runs_per_boot,
+				    &res, err)))
 		goto out;
-	}
 	ret = kb_store_job_boot_done(s, j, owner, build_id, &res,
 				     now_s() - t0, err);
 out:
