@@ -24,10 +24,11 @@ enum stage {
 	STAGE_BOOT,
 };
 
-/* One "NAME: level" of a when-clause. */
+/* One "NAME: level" (or "NAME: [level, ...]", any of) of a when-clause. */
 struct cond {
 	char *name;  /* "DEBUG_SPINLOCK" (no CONFIG_), "guest.vcpus" */
-	char *value; /* the level as text: "y", "4", "0,0,1,1" */
+	size_t nvalues; /* the levels, any of which holds (at least one) */
+	char **values;  /* each as text: "y", "4", "0,0,1,1" */
 	int kconfig; /* a Kconfig option: absent from the variant means n */
 };
 
@@ -81,12 +82,14 @@ static const char *const guest_modes[] = { "pv", "pvh", "hvm" };
 
 static void rules_free(struct rule *r, size_t n)
 {
-	size_t i, j;
+	size_t i, j, k;
 
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < r[i].ncond; j++) {
 			free(r[i].cond[j].name);
-			free(r[i].cond[j].value);
+			for (k = 0; k < r[i].cond[j].nvalues; k++)
+				free(r[i].cond[j].values[k]);
+			free(r[i].cond[j].values);
 		}
 		free(r[i].cond);
 		free(r[i].text);
@@ -421,6 +424,65 @@ static int cond_name(struct ctx *c, const struct kb_ynode *key, char **out,
 		    key->str);
 }
 
+/*
+ * The level of @cd, or for a kernel.* or guest.* factor a list of levels
+ * meaning "any of": a sequence, except for guest.pin, whose level is
+ * itself a list (a list of lists is "any of" there).  Kconfig levels stay
+ * scalars: write one rule per level.
+ */
+static int cond_levels(struct ctx *c, struct cond *cd,
+		       const struct kb_ynode *n)
+{
+	const struct kb_ynode *const *items = &n;
+	size_t count = 1, i;
+	int ret;
+
+	if (n->type == KB_Y_SEQ && !cd->kconfig &&
+	    (strcmp(cd->name, "guest.pin") ||
+	     (n->n && n->items[0]->type == KB_Y_SEQ))) {
+		if (n->n == 0)
+			return fail(c, n,
+				    "an empty list of levels for '%s': give at least one (a list means any of them)",
+				    cd->name);
+		if (n->n > KB_MODEL_MAX_ANY)
+			return fail(c, n,
+				    "more than %d levels for '%s' in one 'when'",
+				    KB_MODEL_MAX_ANY, cd->name);
+		items = (const struct kb_ynode *const *)n->items;
+		count = n->n;
+	}
+	cd->values = kb_calloc(count, sizeof(*cd->values));
+	for (i = 0; i < count; i++) {
+		if (cd->kconfig)
+			ret = kconfig_level(c, cd->name, items[i],
+					    &cd->values[i]);
+		else
+			ret = other_level(c, cd->name, items[i],
+					  &cd->values[i]);
+		if (ret)
+			return ret;
+		cd->nvalues++;
+	}
+	return 0;
+}
+
+/*
+ * Whether variant level @level matches a when-level @want: the same text;
+ * for kernel.rev also a full commit id that @want (7 to 40 hex digits)
+ * abbreviates.
+ */
+static int level_matches(const struct cond *cd, const char *level,
+			 const char *want)
+{
+	size_t n = strlen(want);
+
+	if (!strcmp(level, want))
+		return 1;
+	return !strcmp(cd->name, "kernel.rev") && n >= 7 && n <= 40 &&
+	       strspn(want, "0123456789abcdef") == n &&
+	       strlen(level) == 40 && !strncmp(level, want, n);
+}
+
 static int parse_when(struct ctx *c, const struct kb_ynode *n,
 		      enum stage stage, struct rule *r)
 {
@@ -457,16 +519,12 @@ static int parse_when(struct ctx *c, const struct kb_ynode *n,
 				   cd->name);
 			goto out;
 		}
-		if (cd->kconfig)
-			ret = kconfig_level(c, cd->name, n->items[i],
-					    &cd->value);
-		else
-			ret = other_level(c, cd->name, n->items[i],
-					  &cd->value);
-		if (ret)
+		if ((ret = cond_levels(c, cd, n->items[i])))
 			goto out;
-		kb_buf_addf(&text, "%s%s=%s", i ? " " : "", cd->name,
-			    cd->value);
+		kb_buf_addf(&text, "%s%s=", i ? " " : "", cd->name);
+		for (j = 0; j < cd->nvalues; j++)
+			kb_buf_addf(&text, "%s%s", j ? "|" : "",
+				    cd->values[j]);
 	}
 	r->text = kb_buf_detach(&text);
 	ret = 0;
@@ -925,7 +983,7 @@ static const char *option_level(const struct kb_model *m,
 static int holds(const struct kb_model *m, const struct rule *r,
 		 const struct kb_variant *v, unsigned char *memo)
 {
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < r->ncond; i++) {
 		const char *level;
@@ -934,7 +992,11 @@ static int holds(const struct kb_model *m, const struct rule *r,
 			level = option_level(m, v, r->cond[i].name, memo);
 		else if (!(level = kb_variant_get(v, r->cond[i].name)))
 			return 0;
-		if (strcmp(level, r->cond[i].value))
+		for (j = 0; j < r->cond[i].nvalues; j++)
+			if (level_matches(&r->cond[i], level,
+					  r->cond[i].values[j]))
+				break;
+		if (j == r->cond[i].nvalues)
 			return 0;
 	}
 	return 1;

@@ -20,7 +20,11 @@ struct kb_executor;
  * A condition ("when") holds for a variant when every level in it holds:
  * a Kconfig option's level is the variant's setting, or n when the variant
  * does not set it; a guest.* or kernel.* factor the variant does not set
- * never holds.  Levels compare as text.
+ * never holds.  Levels compare as text.  For a kernel.* or guest.* factor
+ * a list of levels means any of them ({ kernel.rev: [sha1, sha2] }; for
+ * guest.pin a list of lists), and
+ * a kernel.rev level of 7 to 40 hex digits also holds for the full commit
+ * id it abbreviates.
  *
  * An optional "depends" mapping says which options an option needs: an
  * option set to anything but n whose dependencies are not all y (each
@@ -34,6 +38,7 @@ struct kb_executor;
 /* Limits: larger values are refused. */
 #define KB_MODEL_MAX_RULES 1024         /* effects, and failures, each */
 #define KB_MODEL_MAX_WHEN 64            /* levels in one "when" */
+#define KB_MODEL_MAX_ANY 4096           /* levels in one "any of" list */
 #define KB_MODEL_MAX_CV 10.0            /* a coefficient of variation */
 #define KB_MODEL_MAX_TIME_S 604800.0    /* one simulated stage: a week */
 #define KB_MODEL_MAX_TIME_SCALE 1000.0  /* see kb_model_executor_new() */

@@ -380,3 +380,179 @@ const char *kb_source_commit(const struct kb_source_tree *t)
 {
 	return t->commit;
 }
+
+/* ---- commit ranges (commit bisection) ------------------------------------ */
+
+void kb_source_commits_free(struct kb_source_commit *c, size_t n)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < n; i++) {
+		free(c[i].sha);
+		free(c[i].summary);
+	}
+	free(c);
+}
+
+/* Open the git repository at @tree (not searching upwards). */
+static int open_repo(const char *tree, git_repository **repo,
+		     struct kb_err *err)
+{
+	int rc;
+
+	*repo = NULL;
+	if (!is_dir(tree))
+		return kb_err_set(err, KB_ENOTFOUND,
+				  "kernel tree '%s' does not exist", tree);
+	rc = git_repository_open_ext(repo, tree,
+				     GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
+	if (rc == GIT_ENOTFOUND)
+		return kb_err_set(err, KB_EINPUT,
+				  "'%s' is not a git repository: bisecting commits needs one",
+				  tree);
+	if (rc < 0)
+		return git_fail(err, KB_EFAIL, "cannot open the repository",
+				tree);
+	return 0;
+}
+
+/* Resolve @rev to the oid of a commit. */
+static int resolve_commit(git_repository *repo, const char *tree,
+			  const char *rev, git_oid *oid, struct kb_err *err)
+{
+	git_object *obj = NULL, *peeled = NULL;
+	int ret = 0;
+
+	if (git_revparse_single(&obj, repo, rev) < 0)
+		return kb_err_set(err, KB_ENOTFOUND,
+				  "unknown revision '%s' in '%s'", rev, tree);
+	if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0)
+		ret = kb_err_set(err, KB_EINPUT,
+				 "revision '%s' in '%s' is not a commit", rev,
+				 tree);
+	else
+		git_oid_cpy(oid, git_object_id(peeled));
+	git_object_free(peeled);
+	git_object_free(obj);
+	return ret;
+}
+
+/* Fill @c with commit @oid's sha and summary. */
+static int describe(git_repository *repo, const git_oid *oid,
+		    struct kb_source_commit *c, struct kb_err *err)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+	git_commit *commit = NULL;
+	const char *summary;
+
+	git_oid_tostr(hex, sizeof(hex), oid);
+	if (git_commit_lookup(&commit, repo, oid) < 0)
+		return git_fail(err, KB_EFAIL, "cannot read commit", hex);
+	summary = git_commit_summary(commit);
+	c->sha = kb_strdup(hex);
+	c->summary = kb_strdup(summary ? summary : "");
+	git_commit_free(commit);
+	return 0;
+}
+
+int kb_source_resolve(const char *tree, const char *rev,
+		      struct kb_source_commit **out, struct kb_err *err)
+{
+	struct kb_source_commit *c = kb_calloc(1, sizeof(*c));
+	git_repository *repo = NULL;
+	git_oid oid;
+	int ret;
+
+	*out = NULL;
+	git_libgit2_init();
+	if ((ret = open_repo(tree, &repo, err)) ||
+	    (ret = resolve_commit(repo, tree, rev, &oid, err)) ||
+	    (ret = describe(repo, &oid, c, err)))
+		goto out;
+	*out = c;
+	c = NULL;
+out:
+	kb_source_commits_free(c, 1);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return ret;
+}
+
+int kb_source_commits(const char *tree, const char *good, const char *bad,
+		      struct kb_source_commit **out, size_t *n,
+		      struct kb_err *err)
+{
+	struct kb_source_commit *list = NULL;
+	git_repository *repo = NULL;
+	git_revwalk *walk = NULL;
+	git_oid g, b, oid;
+	size_t count = 0;
+	int ret, rc;
+
+	*out = NULL;
+	*n = 0;
+	git_libgit2_init();
+	if ((ret = open_repo(tree, &repo, err)) ||
+	    (ret = resolve_commit(repo, tree, good, &g, err)) ||
+	    (ret = resolve_commit(repo, tree, bad, &b, err)))
+		goto out;
+	if (git_oid_equal(&g, &b)) {
+		ret = kb_err_set(err, KB_EINPUT,
+				 "the good revision '%s' and the bad revision '%s' are the same commit: nothing to bisect",
+				 good, bad);
+		goto out;
+	}
+	rc = git_graph_descendant_of(repo, &b, &g);
+	if (rc < 0) {
+		ret = git_fail(err, KB_EFAIL, "cannot walk the history of",
+			       tree);
+		goto out;
+	}
+	if (rc == 0) {
+		ret = kb_err_set(err, KB_EINPUT,
+				 "the bad revision '%s' does not descend from the good revision '%s' in '%s': give a good commit that is an ancestor of the bad one",
+				 bad, good, tree);
+		goto out;
+	}
+	if (git_revwalk_new(&walk, repo) < 0 ||
+	    git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL |
+					      GIT_SORT_REVERSE) < 0 ||
+	    git_revwalk_push(walk, &b) < 0 || git_revwalk_hide(walk, &g) < 0) {
+		ret = git_fail(err, KB_EFAIL, "cannot walk the history of",
+			       tree);
+		goto out;
+	}
+	list = kb_calloc(1, sizeof(*list));
+	if ((ret = describe(repo, &g, &list[0], err)))
+		goto out;
+	count = 1;
+	while ((rc = git_revwalk_next(&oid, walk)) == 0) {
+		if (count >= KB_SOURCE_MAX_COMMITS) {
+			ret = kb_err_set(err, KB_EINPUT,
+					 "'%s..%s' holds more than %d commits",
+					 good, bad, KB_SOURCE_MAX_COMMITS);
+			goto out;
+		}
+		list = kb_reallocarray(list, count + 1, sizeof(*list));
+		memset(&list[count], 0, sizeof(*list));
+		if ((ret = describe(repo, &oid, &list[count], err)))
+			goto out;
+		count++;
+	}
+	if (rc != GIT_ITEROVER) {
+		ret = git_fail(err, KB_EFAIL, "cannot walk the history of",
+			       tree);
+		goto out;
+	}
+	*out = list;
+	*n = count;
+	list = NULL;
+out:
+	kb_source_commits_free(list, count);
+	git_revwalk_free(walk);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return ret;
+}

@@ -1,6 +1,8 @@
 #ifndef KB_SOURCE_H
 #define KB_SOURCE_H
 
+#include <stddef.h>
+
 struct kb_err;
 
 /*
@@ -65,5 +67,41 @@ int kb_source_plain_tree_id(const char *dir, char **out, struct kb_err *err);
 
 /* The default checkout cache folder (see kb_source_open).  Caller frees. */
 char *kb_source_default_trees_dir(void);
+
+/* ---- commit ranges (commit bisection) ------------------------------------ */
+
+#define KB_SOURCE_MAX_COMMITS 1000000 /* commits a range may hold */
+
+/* One commit: its 40 hex digits and its summary (first line). */
+struct kb_source_commit {
+	char *sha;
+	char *summary;
+};
+
+/* Free @n commits at @c and the array (NULL is fine). */
+void kb_source_commits_free(struct kb_source_commit *c, size_t n);
+
+/*
+ * Resolve revision @rev of the git repository @tree to a commit: its sha
+ * and summary into *@out (caller releases with kb_source_commits_free(out,
+ * 1)).  KB_ENOTFOUND for a missing path or an unknown revision, KB_EINPUT
+ * for a plain folder or a revision that is not a commit.
+ */
+int kb_source_resolve(const char *tree, const char *rev,
+		      struct kb_source_commit **out, struct kb_err *err);
+
+/*
+ * The commits from @good to @bad in the git repository @tree, for
+ * bisecting: the good commit first, then every commit reachable from
+ * @bad and not from @good (git's good..bad) in topological order, oldest
+ * first, so the bad commit is last.  On success *@out holds *@n >= 2
+ * commits (caller frees with kb_source_commits_free()).  Errors:
+ * KB_ENOTFOUND for an unknown revision; KB_EINPUT when @bad is not a
+ * descendant of @good (or is the same commit), for a plain folder, or
+ * for more than KB_SOURCE_MAX_COMMITS commits.
+ */
+int kb_source_commits(const char *tree, const char *good, const char *bad,
+		      struct kb_source_commit **out, size_t *n,
+		      struct kb_err *err);
 
 #endif

@@ -12,7 +12,9 @@
 #include "json.h"
 #include "kconfig.h"
 #include "matrix.h"
+#include "mem.h"
 #include "model.h"
+#include "source.h"
 #include "store.h"
 #include "variant.h"
 #include "banned.h"
@@ -350,6 +352,277 @@ out:
 	return ret;
 }
 
+/* ---- bisect commits ---------------------------------------------------- */
+
+struct cshow {
+	int quiet;
+	const struct kb_bisect_commit *commits;
+};
+
+static void print_commit_step(const struct kb_bisect_probe *p,
+			      const struct kb_bisect_commit *commits,
+			      FILE *f)
+{
+	const struct kb_bisect_commit *c = &commits[p->commit];
+
+	if (p->cls == KB_BISECT_SKIP)
+		fprintf(f, "%5u  %-8s %8s  %-17s %5s  %.12s %s: %s\n", p->step,
+			kb_bisect_class_name(p->cls), "", "", "", c->sha,
+			c->summary, p->reason ? p->reason : "");
+	else
+		fprintf(f, "%5u  %-8s %+7.1f%%  [%+6.1f%%, %+6.1f%%] %5u  %.12s %s\n",
+			p->step, kb_bisect_class_name(p->cls), p->change_pct,
+			p->ci_low, p->ci_high, p->boots, c->sha, c->summary);
+}
+
+static void on_commit(const struct kb_bisect_probe *p, void *arg)
+{
+	struct cshow *s = arg;
+
+	if (!s->quiet)
+		print_commit_step(p, s->commits, stderr);
+}
+
+static void commits_text(const struct kb_bisect_commits_result *r,
+			 const struct kb_bisect_commit *commits,
+			 const char *metric, const char *good,
+			 const char *bad, double alpha)
+{
+	const struct kb_comparison *e = &r->ends;
+	size_t i;
+
+	printf("bisection %lld (experiment %lld): %s..%s, %zu commits, metric %s\n",
+	       (long long)r->bisection, (long long)r->experiment, good, bad,
+	       r->ncommits - 1, metric);
+	printf("the ends: %.6g -> %.6g, %+.1f%% [%+.1f%%, %+.1f%%] (%g%% CI),"
+	       " p = %.3g, %s; %zu and %zu boots\n",
+	       e->a.mean, e->b.mean, e->change_pct, e->ci_low, e->ci_high,
+	       100 * (1 - alpha), e->p, kb_verdict_name(e->verdict), e->a.n,
+	       e->b.n);
+	if (!r->reproduced) {
+		printf("\nthe regression does not reproduce: nothing to bisect\n");
+	} else if (r->first_bad >= 0) {
+		const struct kb_bisect_commit *c = &commits[r->first_bad];
+
+		printf("\nfirst bad commit%s: %s %s\n",
+		       r->complete ? "" : " (INCOMPLETE: the probe limit was reached)",
+		       c->sha, c->summary);
+	} else {
+		printf("\nthe first bad commit could be any of these %zu"
+		       " (the others between could not be classified)%s:\n",
+		       r->cand_last - r->cand_first + 1,
+		       r->complete ? "" : " (INCOMPLETE: the probe limit was reached)");
+		for (i = r->cand_first; i <= r->cand_last; i++)
+			printf("  %s %s\n", commits[i].sha,
+			       commits[i].summary);
+	}
+	if (r->reproduced) {
+		if (isnan(r->change_pct))
+			printf("effect against %.12s: not measured\n",
+			       commits[r->last_good].sha);
+		else
+			printf("effect against %.12s (the last good commit):"
+			       " %+.1f%% [%+.1f%%, %+.1f%%] (%g%% CI, %u boots)\n",
+			       commits[r->last_good].sha, r->change_pct,
+			       r->ci_low, r->ci_high, 100 * (1 - alpha),
+			       r->effect_boots);
+	}
+	printf("spent: %u builds, %u boots, %u runs; %zu probes\n", r->builds,
+	       r->boots, r->runs, r->nprobes);
+	printf("\n%5s  %-8s %8s  %-17s %5s  %s\n", "step", "class", "change",
+	       "CI", "boots", "commit");
+	print_commit_step(&r->end, commits, stdout);
+	for (i = 0; i < r->nprobes; i++)
+		print_commit_step(&r->probes[i], commits, stdout);
+}
+
+static void commit_json(struct kb_json *j, const char *key,
+			const struct kb_bisect_commit *c)
+{
+	if (key)
+		kb_json_key(j, key);
+	kb_json_object_begin(j);
+	kb_json_kv_string(j, "commit", c->sha);
+	kb_json_kv_string(j, "summary", c->summary);
+	kb_json_object_end(j);
+}
+
+static void commits_json(const struct kb_bisect_commits_result *r,
+			 const struct kb_bisect_commit *commits,
+			 const char *metric, const char *good, const char *bad)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_json *j = kb_json_new(&b, 1);
+	size_t i;
+
+	kb_json_object_begin(j);
+	kb_json_kv_int(j, "bisection", r->bisection);
+	kb_json_kv_int(j, "experiment", r->experiment);
+	kb_json_kv_string(j, "metric", metric);
+	kb_json_kv_string(j, "good", good);
+	kb_json_kv_string(j, "bad", bad);
+	kb_json_kv_bool(j, "reproduces", r->reproduced);
+	cmd_json_comparison(j, "ends", &r->ends);
+	kb_json_kv_int(j, "commits", (long long)r->ncommits - 1);
+	if (r->first_bad >= 0) {
+		commit_json(j, "first_bad", &commits[r->first_bad]);
+	} else {
+		kb_json_key(j, "first_bad");
+		kb_json_null(j);
+	}
+	kb_json_key(j, "candidates");
+	kb_json_array_begin(j);
+	for (i = r->cand_first; r->reproduced && i <= r->cand_last; i++)
+		commit_json(j, NULL, &commits[i]);
+	kb_json_array_end(j);
+	if (r->reproduced)
+		commit_json(j, "last_good", &commits[r->last_good]);
+	kb_json_kv_number(j, "change_pct", r->change_pct);
+	ci_array(j, r->ci_low, r->ci_high);
+	kb_json_kv_int(j, "effect_boots", r->effect_boots);
+	kb_json_kv_bool(j, "complete", r->complete);
+	kb_json_kv_int(j, "builds", r->builds);
+	kb_json_kv_int(j, "boots", r->boots);
+	kb_json_kv_int(j, "runs", r->runs);
+	kb_json_key(j, "probes");
+	kb_json_array_begin(j);
+	for (i = 0; i < r->nprobes; i++) {
+		const struct kb_bisect_probe *p = &r->probes[i];
+
+		kb_json_object_begin(j);
+		kb_json_kv_int(j, "step", p->step);
+		kb_json_kv_int(j, "variant", p->variant_idx);
+		kb_json_kv_string(j, "commit", commits[p->commit].sha);
+		kb_json_kv_string(j, "summary", commits[p->commit].summary);
+		kb_json_kv_string(j, "classification",
+				  kb_bisect_class_name(p->cls));
+		kb_json_kv_number(j, "change_pct", p->change_pct);
+		ci_array(j, p->ci_low, p->ci_high);
+		kb_json_kv_number(j, "bad_change_pct", p->bad_change_pct);
+		kb_json_kv_number(j, "evidence", p->evidence);
+		kb_json_kv_int(j, "boots", p->boots);
+		if (p->reason)
+			kb_json_kv_string(j, "reason", p->reason);
+		kb_json_object_end(j);
+	}
+	kb_json_array_end(j);
+	kb_json_object_end(j);
+	kb_json_finish(j);
+	kb_json_free(j);
+	cmd_put(&b);
+	kb_buf_release(&b);
+}
+
+static int bisect_commits(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "good", required_argument, NULL, 'g' },
+		{ "bad", required_argument, NULL, 'b' },
+		{ "matrix", required_argument, NULL, 'x' },
+		{ "model", required_argument, NULL, 'm' },
+		{ "db", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kb_bisect_opts bo = KB_BISECT_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	const char *good = NULL, *bad = NULL, *matrix_path = NULL;
+	const char *model_path = NULL, *db = NULL;
+	struct kb_matrix *m = NULL;
+	struct kb_source_commit *list = NULL;
+	struct kb_bisect_commit *commits = NULL;
+	struct cmd_commit_env env;
+	struct kb_store *s = NULL;
+	struct kb_bisect_commits_result *r = NULL;
+	struct cshow show = { 0, NULL };
+	size_t n = 0, i;
+	int json = 0, c, ret;
+
+	memset(&env, 0, sizeof(env));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
+		switch (c) {
+		case 'g':
+			good = optarg;
+			break;
+		case 'b':
+			bad = optarg;
+			break;
+		case 'x':
+			matrix_path = optarg;
+			break;
+		case 'm':
+			model_path = optarg;
+			break;
+		case 'd':
+			db = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'q':
+			show.quiet = 1;
+			break;
+		default:
+			return cmd_usage_error("bisect", "unknown option");
+		}
+	}
+	if (optind != argc)
+		return cmd_usage_error("bisect", "unexpected argument '%s'",
+				       argv[optind]);
+	if (!good || !bad || !matrix_path)
+		return cmd_usage_error("bisect",
+				       "bisect commits needs --good REV, --bad REV and --matrix M");
+
+	/* everything that can be refused before the database is touched */
+	if ((ret = kb_matrix_load(matrix_path, &m, &err)) ||
+	    (ret = cmd_commit_env_open(m, model_path, show.quiet, &env,
+				       &err)) ||
+	    (ret = kb_source_commits(kb_matrix_source(m)->tree, good, bad,
+				     &list, &n, &err))) {
+		if (ret == KB_ENOTFOUND) /* a revision the user gave */
+			err.code = KB_EINPUT;
+		goto fail;
+	}
+	commits = kb_calloc(n, sizeof(*commits));
+	for (i = 0; i < n; i++) {
+		commits[i].sha = list[i].sha;
+		commits[i].summary = list[i].summary;
+	}
+	if ((ret = cmd_open_store(db, &s, &err)))
+		goto fail;
+	cmd_commit_opts(m, &env, &bo);
+	bo.good_name = good;
+	bo.bad_name = bad;
+	bo.on_commit = on_commit;
+	show.commits = commits;
+	bo.progress_arg = &show;
+	if (!show.quiet)
+		fprintf(stderr, "%zu commits from %.12s to %.12s\n"
+			"%5s  %-8s %8s  %-17s %5s  %s\n", n - 1,
+			commits[0].sha, commits[n - 1].sha, "step", "class",
+			"change", "CI", "boots", "commit");
+	if ((ret = kb_bisect_commits(s, env.ex, commits, n, &bo, &r, &err)))
+		goto fail;
+	if (json)
+		commits_json(r, commits, env.metric, good, bad);
+	else
+		commits_text(r, commits, env.metric, good, bad, bo.alpha);
+	ret = 0;
+	goto out;
+fail:
+	ret = cmd_fail(&err);
+out:
+	kb_bisect_commits_result_free(r);
+	kb_store_close(s);
+	free(commits);
+	kb_source_commits_free(list, n);
+	cmd_commit_env_close(&env);
+	kb_matrix_free(m);
+	return ret;
+}
+
 int cmd_bisect(int argc, char **argv)
 {
 	if (argc < 2)
@@ -357,11 +630,8 @@ int cmd_bisect(int argc, char **argv)
 				       "expected 'options' or 'commits'");
 	if (!strcmp(argv[1], "options"))
 		return bisect_options(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "commits")) {
-		fprintf(stderr,
-			"kbisect bisect commits: not in this version yet: bisecting kernel revisions comes with the real executor; use 'bisect options' for option changes\n");
-		return 1;
-	}
+	if (!strcmp(argv[1], "commits"))
+		return bisect_commits(argc - 1, argv + 1);
 	return cmd_usage_error("bisect",
 			       "unknown bisection '%s': expected 'options' or 'commits'",
 			       argv[1]);

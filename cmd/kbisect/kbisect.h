@@ -114,4 +114,38 @@ struct kb_msg_progress;
 void cmd_print_progress(const struct kb_msg_progress *p, FILE *f);
 void cmd_json_progress(struct kb_json *j, const struct kb_msg_progress *p);
 
+/* ---- commits: `bisect commits` and `test` (test.c) ------------------ */
+
+int cmd_test(int argc, char **argv);
+
+/*
+ * What both commit verbs run on: matrix @m's plan (its variant 0 gives
+ * the settings and guest every commit is built and booted with), the
+ * model at @model_path and its executor, or without it the real
+ * executor on the matrix's first host (orphan kbisect-* guests there are
+ * destroyed first, said on stderr unless @quiet).  source.tree is
+ * required.  cmd_commit_env_close() releases it (also after a failure).
+ */
+struct kb_matrix;
+struct kb_model;
+struct kb_guest_conn;
+struct kb_executor;
+struct kb_bisect_opts;
+struct cmd_commit_env {
+	struct kb_plan *plan;
+	struct kb_model *model;     /* NULL: the real executor */
+	struct kb_guest_conn *conn; /* the real executor's connection */
+	struct kb_executor *ex;
+	const char *metric;         /* the matrix's workload.metric */
+	int64_t experiment;         /* guests are named by it (realexec) */
+};
+int cmd_commit_env_open(const struct kb_matrix *m, const char *model_path,
+			int quiet, struct cmd_commit_env *env,
+			struct kb_err *err);
+void cmd_commit_env_close(struct cmd_commit_env *env);
+/* Fill @bo's matrix settings (repeat, compare, metric, settings, guest,
+ * what is stored) for commit verbs. */
+void cmd_commit_opts(const struct kb_matrix *m, struct cmd_commit_env *env,
+		     struct kb_bisect_opts *bo);
+
 #endif

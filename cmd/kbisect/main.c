@@ -130,7 +130,8 @@ static const struct cmd commands[] = {
 	  "Example:\n"
 	  "  kbisect build kconfig-matrix/xen-pvops-spinlocks.yaml\n" },
 	{ "bisect", cmd_bisect,
-	  "bisect options --good G.config --bad B.config [--matrix M] [--model MODEL] [--db PATH] [--json] [--quiet]",
+	  "bisect options --good G.config --bad B.config [--matrix M] [--model MODEL] [--db PATH] [--json] [--quiet]\n"
+	  "       kbisect bisect commits --good REV --bad REV --matrix M [--model MODEL] [--db PATH] [--json] [--quiet]",
 	  "find the option changes that cause a regression",
 	  "The options whose levels differ between the good and the bad\n"
 	  ".config are the change set; an option moves together with the\n"
@@ -142,7 +143,7 @@ static const struct cmd commands[] = {
 	  "(delta debugging): single culprits in about log2(N) probes,\n"
 	  "interacting pairs and triples as sets.  Everything is stored as an\n"
 	  "experiment with a bisection and its steps (view v_bisection).  See\n"
-	  "docs/bisect.md.  'bisect commits' is not in this version yet.\n\n"
+	  "docs/bisect.md.\n\n"
 	  "  --good, --bad  the .config files of the two ends\n"
 	  "  --matrix M     repeat, compare and workload.metric settings\n"
 	  "                 (default: 3 boots, up to 10, threshold 5%,\n"
@@ -154,7 +155,34 @@ static const struct cmd commands[] = {
 	  "  --quiet        no progress on stderr\n\n"
 	  "Example:\n"
 	  "  kbisect bisect options --good good.config --bad bad.config \\\n"
-	  "      --model tests/data/bisect/spinlocks.model.yaml\n" },
+	  "      --model tests/data/bisect/spinlocks.model.yaml\n\n"
+	  "'bisect commits' lists the commits from --good to --bad in the\n"
+	  "git repository source.tree (libgit2, topological order), builds\n"
+	  "and boots the matrix's baseline variant at each probe (the commit\n"
+	  "as kernel.rev) and binary-searches for the first bad commit, as\n"
+	  "git bisect does: a probe that cannot be built or measured, or\n"
+	  "stays inconclusive, is set aside and the nearest untested commit\n"
+	  "tried instead.  The answer is the first bad commit with its\n"
+	  "effect against its parent, or the range of candidates.  Without\n"
+	  "--model, kernels are built from source and booted through libvirt.\n\n"
+	  "Example:\n"
+	  "  kbisect bisect commits --good v6.1 --bad v6.2 --matrix m.yaml\n" },
+	{ "test", cmd_test,
+	  "test --matrix M --baseline ID [--model MODEL] [--db PATH] [--json] [--quiet]",
+	  "judge the commit checked out in source.tree, for git bisect run",
+	  "Builds and boots the committed HEAD of the matrix's source.tree\n"
+	  "(the matrix's baseline variant with HEAD as kernel.rev; uncommitted\n"
+	  "changes are not built) and compares it with variant 0 of\n"
+	  "experiment ID, boot by boot, with the matrix's compare thresholds;\n"
+	  "while inconclusive it boots again, up to repeat.max_boots.  Stored\n"
+	  "as an experiment.  Exit status, as git bisect run reads it: 0 good\n"
+	  "(no regression), 1 bad (a regression), 125 cannot tell (the build\n"
+	  "or boots failed, or still inconclusive), 128 an error (git bisect\n"
+	  "stops).  See docs/bisect.md.\n\n"
+	  "Example:\n"
+	  "  kbisect run m.yaml            # on a good kernel: experiment 7\n"
+	  "  git bisect start BAD GOOD\n"
+	  "  git bisect run kbisect test --matrix m.yaml --baseline 7\n" },
 	{ "submit", cmd_submit,
 	  "submit MATRIX [--model MODEL] [--socket PATH] [--json] [--quiet] [--allow-dropped]",
 	  "queue an experiment on kbisectd and print its id",

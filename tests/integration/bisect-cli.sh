@@ -110,8 +110,8 @@ check "--bad missing is a usage error" $([ $rc -eq 2 ] &&
 	has "needs --good and --bad" "$T/err"; echo $?)
 
 run "$KB" bisect commits --good v6.0 --bad v6.1
-check "bisect commits says not yet" $([ $rc -eq 1 ] &&
-	has "not in this version yet" "$T/err"; echo $?)
+check "bisect commits needs a matrix (tests/integration/bisect-commits.sh)" $([ $rc -eq 2 ] &&
+	has "needs --good REV, --bad REV and --matrix M" "$T/err"; echo $?)
 
 run "$KB" bisect
 check "bisect without a kind is a usage error" $([ $rc -eq 2 ] &&

@@ -1,0 +1,300 @@
+/*
+ * `kbisect test`: is the commit checked out in the matrix's source.tree
+ * good or bad against a baseline experiment?  Made for `git bisect run`:
+ * exit 0 good, 1 bad, 125 cannot tell (skip), 128 an error (git bisect
+ * stops).  Also the executor set-up shared with `bisect commits`.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kbisect.h"
+#include "analysis.h"
+#include "bisect.h"
+#include "buf.h"
+#include "executor.h"
+#include "fio.h"
+#include "guest.h"
+#include "json.h"
+#include "matrix.h"
+#include "mem.h"
+#include "model.h"
+#include "plan.h"
+#include "realexec.h"
+#include "source.h"
+#include "store.h"
+#include "variant.h"
+#include "banned.h"
+
+/* Exit statuses git bisect run understands. */
+#define EXIT_GOOD 0
+#define EXIT_BAD 1
+#define EXIT_SKIP 125
+#define EXIT_ABORT 128
+
+int cmd_commit_env_open(const struct kb_matrix *m, const char *model_path,
+			int quiet, struct cmd_commit_env *env,
+			struct kb_err *err)
+{
+	const struct kb_source *src = kb_matrix_source(m);
+	double scale;
+	int ret;
+
+	memset(env, 0, sizeof(*env));
+	if (!src->tree)
+		return kb_err_set(err, KB_EINPUT,
+				  "%s: bisecting commits needs source.tree, the git repository to build from",
+				  kb_matrix_file(m));
+	if ((ret = kb_plan_new(m, &env->plan, err)))
+		return ret;
+	env->metric = kb_matrix_workload(m)->metric;
+	if (model_path) {
+		if ((ret = kb_model_load(model_path, &env->model, err)) ||
+		    (ret = kb_model_time_scale_env(&scale, err)))
+			return ret;
+		if (strcmp(kb_model_metric(env->model), env->metric))
+			return kb_err_set(err, KB_EINPUT,
+					  "%s: the model produces '%s' but the matrix's workload.metric is '%s'",
+					  model_path,
+					  kb_model_metric(env->model),
+					  env->metric);
+		if ((ret = kb_model_executor_new(env->model, scale,
+						 &env->ex)))
+			return kb_err_set(err, ret,
+					  "invalid model time scale %g",
+					  scale);
+		return 0;
+	} else {
+		const char *uri = kb_matrix_host(m, 0)->uri;
+		struct kb_realexec_opts ro = KB_REALEXEC_OPTS_INIT;
+		unsigned orphans = 0;
+
+		/* env is the caller's and stays put: kb_bisect_commits() and
+		 * kb_bisect_test() set the id through bo->experiment_id */
+		ro.experiment = &env->experiment;
+		if ((ret = kb_fio_check(kb_matrix_workload(m),
+					kb_matrix_file(m), NULL, err)) ||
+		    (ret = kb_guest_connect(uri, &env->conn, err)) ||
+		    (ret = kb_guest_destroy_orphans(env->conn, NULL, NULL,
+						    &orphans, err)))
+			return ret;
+		if (orphans && !quiet)
+			fprintf(stderr,
+				"kbisect: destroyed %u orphan guest%s on %s\n",
+				orphans, orphans == 1 ? "" : "s", uri);
+		return kb_realexec_new(m, env->conn, &ro, &env->ex, err);
+	}
+}
+
+void cmd_commit_env_close(struct cmd_commit_env *env)
+{
+	kb_executor_free(env->ex);
+	kb_guest_disconnect(env->conn);
+	kb_model_free(env->model);
+	kb_plan_free(env->plan);
+	memset(env, 0, sizeof(*env));
+}
+
+void cmd_commit_opts(const struct kb_matrix *m, struct cmd_commit_env *env,
+		     struct kb_bisect_opts *bo)
+{
+	const struct kb_repeat *rep = kb_matrix_repeat(m);
+	const struct kb_variant *v0 = kb_plan_variant(env->plan, 0);
+
+	bo->metric = env->metric;
+	bo->higher_is_better = kb_metric_higher_is_better(env->metric);
+	bo->boots = rep->boots;
+	bo->runs_per_boot = rep->runs_per_boot;
+	bo->max_boots = rep->max_boots;
+	bo->threshold_pct = kb_matrix_compare(m)->threshold_pct;
+	bo->alpha = kb_matrix_compare(m)->alpha;
+	bo->name = kb_matrix_name(m);
+	bo->matrix_path = kb_matrix_file(m);
+	bo->matrix_text = kb_matrix_text(m);
+	bo->model_text = env->model ? kb_model_text(env->model) : NULL;
+	/* builds are shared by key only between probes of the same model,
+	 * or of the same matrix on real kernels */
+	bo->build_salt = env->model ? kb_model_text(env->model)
+				    : kb_matrix_text(m);
+	bo->guest = &v0->guest;
+	bo->nsettings = v0->nsettings;
+	bo->settings = v0->settings;
+	bo->experiment_id = &env->experiment;
+}
+
+static const char *class_word(enum kb_bisect_class c)
+{
+	return c == KB_BISECT_UNKNOWN ? "inconclusive" : kb_bisect_class_name(c);
+}
+
+static int exit_of(enum kb_bisect_class c)
+{
+	switch (c) {
+	case KB_BISECT_GOOD:
+		return EXIT_GOOD;
+	case KB_BISECT_BAD:
+		return EXIT_BAD;
+	default:
+		return EXIT_SKIP;
+	}
+}
+
+static void print_json(const struct kb_source_commit *c, int64_t baseline,
+		       const struct kb_bisect_test_result *r)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_json *j = kb_json_new(&b, 1);
+
+	kb_json_object_begin(j);
+	kb_json_kv_string(j, "commit", c->sha);
+	kb_json_kv_string(j, "summary", c->summary);
+	kb_json_kv_int(j, "baseline", baseline);
+	kb_json_kv_int(j, "experiment", r->experiment);
+	kb_json_kv_string(j, "classification", class_word(r->cls));
+	kb_json_kv_int(j, "exit", exit_of(r->cls));
+	if (r->cls == KB_BISECT_SKIP)
+		kb_json_kv_string(j, "reason", r->reason);
+	else
+		cmd_json_comparison(j, "comparison", &r->cmp);
+	kb_json_kv_int(j, "builds", r->builds);
+	kb_json_kv_int(j, "boots", r->boots);
+	kb_json_object_end(j);
+	kb_json_finish(j);
+	kb_json_free(j);
+	cmd_put(&b);
+	kb_buf_release(&b);
+}
+
+static void print_text(const struct kb_source_commit *c, int64_t baseline,
+		       const struct kb_bisect_test_result *r, double alpha)
+{
+	const struct kb_comparison *e = &r->cmp;
+
+	printf("%.12s %s: %s", c->sha, c->summary, class_word(r->cls));
+	if (r->cls == KB_BISECT_SKIP) {
+		printf(" (%s)\n", r->reason ? r->reason : "not measured");
+	} else {
+		printf(" (%s against experiment %lld variant 0)\n",
+		       kb_verdict_name(e->verdict), (long long)baseline);
+		printf("  %.6g -> %.6g, %+.1f%% [%+.1f%%, %+.1f%%] (%g%% CI),"
+		       " p = %.3g; %zu and %zu boots\n",
+		       e->a.mean, e->b.mean, e->change_pct, e->ci_low,
+		       e->ci_high, 100 * (1 - alpha), e->p, e->a.n, e->b.n);
+	}
+	printf("  stored as experiment %lld; exit %d\n",
+	       (long long)r->experiment, exit_of(r->cls));
+}
+
+int cmd_test(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "matrix", required_argument, NULL, 'x' },
+		{ "baseline", required_argument, NULL, 'B' },
+		{ "model", required_argument, NULL, 'm' },
+		{ "db", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kb_bisect_opts bo = KB_BISECT_OPTS_INIT;
+	struct kb_bisect_test_result r;
+	struct kb_err err = KB_ERR_INIT;
+	const char *matrix_path = NULL, *model_path = NULL, *db = NULL;
+	const char *baseline_arg = NULL;
+	struct kb_matrix *m = NULL;
+	struct kb_source_commit *head = NULL;
+	struct kb_bisect_commit commit;
+	struct cmd_commit_env env;
+	struct kb_store *s = NULL;
+	struct kb_analysis *a = NULL;
+	const double *values;
+	char *baseline_name = NULL;
+	int64_t baseline = 0;
+	size_t nvalues = 0;
+	int json = 0, quiet = 0, c, ret;
+
+	memset(&env, 0, sizeof(env));
+	memset(&r, 0, sizeof(r));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
+		switch (c) {
+		case 'x':
+			matrix_path = optarg;
+			break;
+		case 'B':
+			baseline_arg = optarg;
+			break;
+		case 'm':
+			model_path = optarg;
+			break;
+		case 'd':
+			db = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		default:
+			cmd_usage_error("test", "unknown option");
+			return EXIT_ABORT;
+		}
+	}
+	if (optind != argc) {
+		cmd_usage_error("test", "unexpected argument '%s'",
+				argv[optind]);
+		return EXIT_ABORT;
+	}
+	if (!matrix_path || !baseline_arg) {
+		cmd_usage_error("test", "test needs --matrix and --baseline");
+		return EXIT_ABORT;
+	}
+	if (cmd_parse_id(baseline_arg, &baseline)) {
+		cmd_usage_error("test",
+				"--baseline '%s' is not an experiment id",
+				baseline_arg);
+		return EXIT_ABORT;
+	}
+	if ((ret = kb_matrix_load(matrix_path, &m, &err)) ||
+	    (ret = cmd_commit_env_open(m, model_path, quiet, &env, &err)) ||
+	    (ret = kb_source_resolve(kb_matrix_source(m)->tree, "HEAD", &head,
+				     &err)) ||
+	    (ret = cmd_open_store(db, &s, &err)) ||
+	    (ret = kb_analysis_open(s, baseline, env.metric, &a, &err)))
+		goto fail;
+	values = kb_analysis_values(a, 0, &nvalues);
+	cmd_commit_opts(m, &env, &bo);
+	baseline_name = kb_asprintf("experiment %lld variant 0",
+				    (long long)baseline);
+	bo.good_name = baseline_name;
+	bo.bad_name = head->sha;
+	commit.sha = head->sha;
+	commit.summary = head->summary;
+	if (!quiet)
+		fprintf(stderr, "kbisect test: %.12s %s against %s\n",
+			head->sha, head->summary, baseline_name);
+	if ((ret = kb_bisect_test(s, env.ex, values, nvalues, &commit, &bo,
+				  &r, &err)))
+		goto fail;
+	if (json)
+		print_json(head, baseline, &r);
+	else
+		print_text(head, baseline, &r, bo.alpha);
+	ret = exit_of(r.cls);
+	goto out;
+fail:
+	cmd_fail(&err);
+	ret = EXIT_ABORT;
+out:
+	kb_bisect_test_result_release(&r);
+	free(baseline_name);
+	kb_analysis_free(a);
+	kb_store_close(s);
+	kb_source_commits_free(head, head ? 1 : 0);
+	cmd_commit_env_close(&env);
+	kb_matrix_free(m);
+	return ret;
+}
