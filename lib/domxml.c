@@ -349,6 +349,16 @@ int kb_domxml_build(const struct kb_domxml *d, char **out,
 	start(&w, "domain");
 	attr(&w, "type", kb_domxml_type(g->hypervisor));
 	text_elem(&w, "name", d->name);
+	if (d->owner) {
+		start(&w, "metadata");
+		if (xmlTextWriterStartElementNS(w.x, BAD_CAST "kbisect",
+						BAD_CAST "owner",
+						BAD_CAST KB_DOMXML_OWNER_NS) < 0 ||
+		    xmlTextWriterWriteString(w.x, BAD_CAST d->owner) < 0 ||
+		    xmlTextWriterEndElement(w.x) < 0)
+			w.bad = 1;
+		end(&w);
+	}
 	start(&w, "memory");
 	attr(&w, "unit", "MiB");
 	if (xmlTextWriterWriteFormatString(w.x, "%u", g->memory_mib) < 0)

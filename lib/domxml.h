@@ -50,8 +50,17 @@ struct kb_domxml {
 	 * file, a channel without kernel messages; NULL: none. */
 	const char *results_log;
 	const char *comment;         /* an XML comment before <domain>, or NULL */
+	/*
+	 * Who started the guest (kb_guest_owner_self()), written as
+	 * <metadata><kbisect:owner xmlns:kbisect=KB_DOMXML_OWNER_NS>; orphan
+	 * clean-up spares the guests of a live owner.  NULL: no metadata.
+	 */
+	const char *owner;
 };
-#define KB_DOMXML_INIT { NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL }
+#define KB_DOMXML_INIT { NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL }
+
+/* The XML namespace of kbisect's domain metadata. */
+#define KB_DOMXML_OWNER_NS "https://kbisect.invalid/xmlns/owner/1"
 
 /*
  * Write the domain XML for @d into *@out (NUL-terminated, the caller

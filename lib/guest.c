@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,10 @@ static int event_impl_ok;
 static void setup_once(void)
 {
 	virSetErrorFunc(NULL, quiet);
+	/* libvirt writes to its sockets with write(): on a connection the
+	 * daemon has closed, SIGPIPE would kill the process instead of
+	 * failing the call (libvirt asks its users to ignore it). */
+	signal(SIGPIPE, SIG_IGN);
 	/* The console stream's callbacks need an event loop, and it must be
 	 * registered before any connection is opened. */
 	event_impl_ok = virEventRegisterDefaultImpl() == 0;
@@ -208,14 +213,38 @@ char *kb_guest_name(long long exp, unsigned variant, unsigned boot)
 	return kb_asprintf(KB_GUEST_PREFIX "%lld-%u-%u", exp, variant, boot);
 }
 
+/*
+ * Reopens @c when libvirtd has dropped it.  An idle client does not answer
+ * libvirtd's keepalive pings (no event loop runs between boots), so after
+ * ~30 s -- a kernel build -- the daemon closes the connection, and
+ * virConnectIsAlive does not notice: a cheap call does.
+ */
+static int revive(struct kb_guest_conn *c, struct kb_err *err)
+{
+	unsigned long v;
+	virConnectPtr conn;
+
+	if (virConnectGetLibVersion(c->conn, &v) == 0)
+		return 0;
+	conn = virConnectOpen(c->uri);
+	if (!conn)
+		return lverr(err, "cannot reconnect to libvirt at", c->uri);
+	virConnectClose(c->conn);
+	c->conn = conn;
+	return 0;
+}
+
 int kb_guest_start(struct kb_guest_conn *c, const char *xml, int paused,
 		   struct kb_guest_dom **out, struct kb_err *err)
 {
 	struct kb_guest_dom *d;
 	virDomainPtr dom;
 	const char *name;
+	int ret;
 
 	*out = NULL;
+	if ((ret = revive(c, err)))
+		return ret;
 	dom = virDomainCreateXML(c->conn, xml,
 				 paused ? VIR_DOMAIN_START_PAUSED : 0);
 	if (!dom)
@@ -277,6 +306,83 @@ int kb_guest_destroy(struct kb_guest_dom *d, struct kb_err *err)
 	return ret;
 }
 
+/* Field 22 of /proc/PID/stat: the process's start time in clock ticks. */
+static unsigned long long start_ticks(long pid)
+{
+	char path[64], line[1024], *p;
+	unsigned long long v = 0;
+	FILE *f;
+	int field;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	/* the command name (field 2) may hold spaces: count after ')' */
+	p = strrchr(line, ')');
+	for (field = 2; p && *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	if (p && field == 22)
+		v = strtoull(p, NULL, 10);
+	return v;
+}
+
+static void host_name(char *buf, size_t len)
+{
+	if (gethostname(buf, len) < 0)
+		snprintf(buf, len, "localhost");
+	buf[len - 1] = '\0';
+}
+
+char *kb_guest_owner_self(void)
+{
+	char host[256];
+
+	host_name(host, sizeof(host));
+	return kb_asprintf("host=%s pid=%ld start=%llu", host,
+			   (long)getpid(), start_ticks((long)getpid()));
+}
+
+int kb_guest_owner_alive(const char *text)
+{
+	char host[256], mine[256];
+	long pid;
+	unsigned long long start;
+	const char *h = strstr(text, "host="), *p = strstr(text, "pid="),
+		   *t = strstr(text, "start=");
+
+	if (!h || !p || !t)
+		return 0;
+	h += 5;
+	snprintf(host, sizeof(host), "%.*s", (int)strcspn(h, " <"), h);
+	pid = strtol(p + 4, NULL, 10);
+	start = strtoull(t + 6, NULL, 10);
+	host_name(mine, sizeof(mine));
+	if (strcmp(host, mine))
+		return 1;
+	return pid > 0 && start && start_ticks(pid) == start;
+}
+
+/* The owner recorded in @dom's metadata is alive. */
+static int owned_by_live(virDomainPtr dom)
+{
+	char *meta = virDomainGetMetadata(dom, VIR_DOMAIN_METADATA_ELEMENT,
+					  KB_DOMXML_OWNER_NS, 0);
+	int alive;
+
+	if (!meta) {
+		virResetLastError();
+		return 0;
+	}
+	alive = kb_guest_owner_alive(meta);
+	free(meta);
+	return alive;
+}
+
 int kb_guest_destroy_orphans(struct kb_guest_conn *c,
 			     int (*keep)(const char *name, void *arg),
 			     void *arg, unsigned *destroyed,
@@ -288,6 +394,8 @@ int kb_guest_destroy_orphans(struct kb_guest_conn *c,
 
 	if (destroyed)
 		*destroyed = 0;
+	if ((ret = revive(c, err)))
+		return ret;
 	count = virConnectListAllDomains(c->conn, &doms,
 					 VIR_CONNECT_LIST_DOMAINS_ACTIVE);
 	if (count < 0)
@@ -297,7 +405,7 @@ int kb_guest_destroy_orphans(struct kb_guest_conn *c,
 
 		if (!ret && name &&
 		    !strncmp(name, KB_GUEST_PREFIX, strlen(KB_GUEST_PREFIX)) &&
-		    !(keep && keep(name, arg))) {
+		    !(keep && keep(name, arg)) && !owned_by_live(doms[i])) {
 			if (virDomainDestroy(doms[i]) < 0 && !gone_error())
 				ret = lverr(err, "cannot destroy orphan guest",
 					    name);

@@ -73,9 +73,24 @@ int kb_guest_active(struct kb_guest_dom *d, struct kb_err *err);
 int kb_guest_destroy(struct kb_guest_dom *d, struct kb_err *err);
 
 /*
+ * Who this process is, as guests record it in their metadata (domxml's
+ * owner): "host=NAME pid=PID start=TICKS", the start time making a reused
+ * pid a different owner.  Caller frees.
+ */
+char *kb_guest_owner_self(void);
+
+/*
+ * Is the owner @text (kb_guest_owner_self()'s form) still running?  An
+ * owner on another machine cannot be checked and counts as alive; a text
+ * that does not parse counts as dead.
+ */
+int kb_guest_owner_alive(const char *text);
+
+/*
  * Destroy every running domain of @c whose name starts with
- * KB_GUEST_PREFIX unless @keep (may be NULL) returns nonzero for its name;
- * leaves every other domain alone.  Sets *@destroyed (may be NULL) to how
+ * KB_GUEST_PREFIX unless @keep (may be NULL) returns nonzero for its name
+ * or its metadata names an owner that is still alive (another kbisect
+ * run's guest is not an orphan); leaves every other domain alone.  Sets *@destroyed (may be NULL) to how
  * many went.  Returns 0 or KB_EFAIL.
  */
 int kb_guest_destroy_orphans(struct kb_guest_conn *c,

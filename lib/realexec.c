@@ -247,6 +247,66 @@ static void remove_workdir(char *dir, const char *const *files, size_t n)
 	free(dir);
 }
 
+/*
+ * Copies @src into the boot folder @dir as @name (*@out, 0644): kernels and
+ * initramfs images live in the invoking user's cache (~/.cache/kbisect),
+ * which the hypervisor's user (libvirt-qemu) may not be able to reach
+ * (/root is 0700), while the boot folder is made for it.
+ */
+static int copy_in(const char *src, const char *dir, const char *name,
+		   char **out, struct kb_err *err)
+{
+	char *dst = kb_asprintf("%s/%s", dir, name);
+	char buf[65536];
+	int in = -1, fd = -1, ret = 0;
+	ssize_t n = 0;
+
+	*out = NULL;
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		ret = kb_err_set(err, KB_EFAIL, "cannot open '%s': %s", src,
+				 strerror(errno));
+		goto out;
+	}
+	fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		goto fail;
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		char *p = buf;
+
+		while (n > 0) {
+			ssize_t w = write(fd, p, (size_t)n);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				goto fail;
+			p += w;
+			n -= w;
+		}
+	}
+	if (n < 0 || fchmod(fd, 0644) < 0)
+		goto fail;
+	n = close(fd);
+	fd = -1;
+	if (n < 0)
+		goto fail;
+	*out = dst;
+	dst = NULL;
+	goto out;
+fail:
+	ret = kb_err_set(err, KB_EFAIL, "cannot copy '%s' to '%s': %s", src,
+			 dst, strerror(errno));
+	unlink(dst);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (in >= 0)
+		close(in);
+	free(dst);
+	return ret;
+}
+
 static int make_scratch(const char *path, unsigned long long bytes,
 			struct kb_err *err)
 {
@@ -290,6 +350,7 @@ static int describe(const struct kb_matrix *m, const struct kb_variant *v,
 	const struct kb_workload *w = kb_matrix_workload(m);
 	struct kb_domxml d = KB_DOMXML_INIT;
 	struct kb_domxml_disk *disks;
+	char *owner;
 	struct stat st;
 	size_t i, n;
 	int ret;
@@ -318,7 +379,9 @@ static int describe(const struct kb_matrix *m, const struct kb_variant *v,
 	d.disks = disks;
 	d.console_log = *log;
 	d.comment = comment;
+	d.owner = owner = kb_guest_owner_self();
 	ret = kb_domxml_build(&d, xml, err);
+	free(owner);
 	free(disks);
 	if (ret) {
 		free(*scratch);
@@ -375,8 +438,8 @@ static int boot(void *self, const struct kb_variant *v,
 	enum kb_guest_end end = KB_GUEST_END_CONSOLE;
 	const char *kernel, *initrd = NULL;
 	char *dir = NULL, *scratch = NULL, *log = NULL, *xml = NULL;
-	char *name = NULL;
-	const char *files[2];
+	char *name = NULL, *kernel_copy = NULL, *initrd_copy = NULL;
+	const char *files[4];
 	double t0 = now(), dur = 0;
 	int ret;
 
@@ -396,8 +459,12 @@ static int boot(void *self, const struct kb_variant *v,
 		return 0;
 	}
 	if ((ret = get_initrd(x, kernel, runs, &initrd, err)) ||
-	    (ret = make_workdir(x, &dir, err)))
+	    (ret = make_workdir(x, &dir, err)) ||
+	    (ret = copy_in(kernel, dir, "kernel", &kernel_copy, err)) ||
+	    (ret = copy_in(initrd, dir, "initrd", &initrd_copy, err)))
 		goto out;
+	kernel = kernel_copy;
+	initrd = initrd_copy;
 
 	name = kb_guest_name(x->opts.experiment ? (long long)*x->opts.experiment
 						: 0,
@@ -450,12 +517,16 @@ out:
 	out->duration_s = now() - t0;
 	files[0] = scratch;
 	files[1] = log;
-	remove_workdir(dir, files, 2);
+	files[2] = kernel_copy;
+	files[3] = initrd_copy;
+	remove_workdir(dir, files, 4);
 	kb_console_free(console);
 	free(scratch);
 	free(log);
 	free(xml);
 	free(name);
+	free(kernel_copy);
+	free(initrd_copy);
 	if (ret)
 		kb_boot_result_release(out);
 	return ret;

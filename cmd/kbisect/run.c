@@ -115,8 +115,16 @@ int cmd_run(int argc, char **argv)
 	if ((ret = kb_matrix_load(argv[optind], &m, &err)) ||
 	    (ret = kb_plan_new(m, &p, &err)))
 		goto fail;
-	/* Real kernels: resolve the configs first and refuse, as `plan`
-	 * does, variants whose requested options did not hold (plan.c). */
+	/* Real kernels: the tree must be there (plan only notes a missing
+	 * one); resolve the configs first and refuse, as `plan` does,
+	 * variants whose requested options did not hold (plan.c). */
+	if (!model_path && kb_matrix_source(m)->tree &&
+	    access(kb_matrix_source(m)->tree, F_OK) < 0) {
+		kb_err_set(&err, KB_EINPUT,
+			   "%s: source.tree '%s' does not exist: a real run builds kernels from it",
+			   kb_matrix_file(m), kb_matrix_source(m)->tree);
+		goto fail;
+	}
 	if (!model_path && (ret = cmd_plan_resolve(p, prog.quiet, &err)))
 		goto fail;
 	if (kb_plan_ndropped(p) && !allow_dropped) {
@@ -135,8 +143,8 @@ int cmd_run(int argc, char **argv)
 					kb_matrix_file(m), NULL, &err)) ||
 		    (ret = kb_guest_connect(uri, &conn, &err)))
 			goto fail;
-		/* One `kbisect run` per host: every kbisect-* guest found
-		 * running now is left over from a run that died. */
+		/* kbisect-* guests whose owner (domain metadata) is gone
+		 * are left over from a run that died */
 		if ((ret = kb_guest_destroy_orphans(conn, NULL, NULL, &orphans,
 						    &err)))
 			goto fail;

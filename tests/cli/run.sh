@@ -71,6 +71,11 @@ printf 'metric: write_iops\nbase: 1\n' >"$T/other-model.yaml"
 run "$KB" run "$MATRIX" --model "$T/other-model.yaml" --db "$T/bad.db"
 check "model and matrix metrics must agree" $([ $rc -eq 2 ] && [ ! -e "$T/bad.db" ] && has "produces 'write_iops'" "$T/err"; echo $?)
 
+# a real run needs its tree
+printf 'source: { tree: /nonexistent/kbisect-tree }\nfactors: { kconfig: { A: [n, y] } }\nworkload: { fio: { rw: randread } }\n' >"$T/notree.yaml"
+run "$KB" run "$T/notree.yaml" --db "$T/notree.db"
+check "a real run with a missing source.tree: exit 2, no database" $([ $rc -eq 2 ] && [ ! -e "$T/notree.db" ] && has "does not exist" "$T/err"; echo $?)
+
 # a real run on the model
 run "$KB" run "$MATRIX" --model "$MODEL" --db "$T/k.db"
 check "run on the seed-000 model" $([ $rc -eq 0 ] && has "PARAVIRT_SPINLOCKS=n DEBUG_SPINLOCK=n DEBUG_KMEMLEAK=n" "$T/out"; echo $?)

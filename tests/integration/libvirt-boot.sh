@@ -15,27 +15,13 @@ URI=qemu:///system
 T=$(mktemp -d /var/tmp/kbisect-libvirt-boot.XXXXXX)
 chmod 755 "$T"
 started=$(date +%s)
-LOGD_PID= LIBVIRTD_PID= failed=0
+failed=0
+LIBVIRTD_PRIVATE=$(cd "$(dirname "$0")/../.." && pwd)/tools/libvirtd-private
 
+# (cleanup, on exit, stops a libvirtd we started and removes $T)
 skip() {
 	echo "SKIP: libvirt-boot: $*"
-	rm -rf "$T"
 	exit 0
-}
-
-# Stop a daemon we started, by pid, and wait until it is gone.
-stop_pid() {
-	[ -n "$1" ] || return 0
-	kill "$1" 2>/dev/null || return 0
-	n=0
-	# (a daemon whose parent does not reap it stays a zombie: gone too)
-	while kill -0 "$1" 2>/dev/null && [ $n -lt 100 ]; do
-		[ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" = Z ] &&
-			return 0
-		sleep 0.1; n=$((n + 1))
-	done
-	kill -0 "$1" 2>/dev/null && kill -9 "$1" 2>/dev/null
-	return 0
 }
 
 cleanup() {
@@ -46,8 +32,7 @@ cleanup() {
 			virsh -c "$URI" destroy "$d" >/dev/null 2>&1
 		done
 	fi
-	stop_pid "$LIBVIRTD_PID"
-	stop_pid "$LOGD_PID"
+	"$LIBVIRTD_PRIVATE" stop "$T"
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -71,29 +56,13 @@ KERNEL=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -1)
 [ -n "$KERNEL" ] || skip "no distro kernel in /boot (linux-image-amd64)"
 
 # ---- a private libvirtd (or the one already running) ----------------------
-if virsh -c "$URI" version >/dev/null 2>&1; then
-	echo "libvirt-boot: using the libvirtd already running"
-else
-	virtlogd -d --pid-file "$T/virtlogd.pid" ||
-		skip "virtlogd does not start"
-	i=0
-	while [ ! -s "$T/virtlogd.pid" ] && [ $i -lt 50 ]; do
-		sleep 0.1; i=$((i + 1))
-	done
-	LOGD_PID=$(cat "$T/virtlogd.pid" 2>/dev/null)
-	libvirtd -d --pid-file "$T/libvirtd.pid" ||
-		skip "libvirtd does not start"
-	i=0
-	until virsh -c "$URI" version >/dev/null 2>&1; do
-		[ -z "$LIBVIRTD_PID" ] &&
-			LIBVIRTD_PID=$(cat "$T/libvirtd.pid" 2>/dev/null)
-		i=$((i + 1))
-		[ $i -lt 300 ] || { fail "libvirtd did not answer in 30 s"; exit 1; }
-		sleep 0.1
-	done
-	LIBVIRTD_PID=$(cat "$T/libvirtd.pid")
-	echo "libvirt-boot: libvirtd $LIBVIRTD_PID answers after $((i / 10)).$((i % 10)) s"
-fi
+# (tools/libvirtd-private: exit 2 cannot start here, 1 did not answer)
+"$LIBVIRTD_PRIVATE" start "$T"
+case $? in
+0) ;;
+2) skip "libvirtd cannot be started here (see above)" ;;
+*) fail "libvirtd did not answer"; exit 1 ;;
+esac
 virsh -c "$URI" domcapabilities --virttype qemu >/dev/null 2>&1 ||
 	skip "libvirt has no qemu (TCG) domains here"
 

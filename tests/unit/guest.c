@@ -8,6 +8,7 @@
 #include "domxml.h"
 #include "err.h"
 #include "guest.h"
+#include "mem.h"
 #include "matrix.h"
 
 /*
@@ -31,6 +32,8 @@ static struct kb_guest_conn *conn(void)
 }
 
 /* Xen PV domain XML named @name, with two PCI hostdevs and pinning. */
+static const char *xml_owner; /* domxml's owner for the next xen_xml() */
+
 static char *xen_xml(const char *name, const char *console_log)
 {
 	struct kb_err err = KB_ERR_INIT;
@@ -53,6 +56,7 @@ static char *xen_xml(const char *name, const char *console_log)
 	d.initrd = "/boot/initrd-test";
 	d.cmdline = "console=hvc0";
 	d.console_log = console_log;
+	d.owner = xml_owner;
 	if (kb_domxml_build(&d, &xml, &err))
 		fail_msg("domxml: %s", err.msg);
 	return xml;
@@ -131,6 +135,45 @@ static void test_guest__orphans_are_destroyed_and_others_left(void **state)
 	assert_int_equal(kb_guest_destroy(o, &err), 0);
 	assert_int_equal(kb_guest_destroy(p, &err), 0);
 	assert_int_equal(kb_guest_destroy(NULL, &err), 0);
+	kb_guest_disconnect(c);
+}
+
+static void test_guest__live_owners_guests_are_not_orphans(void **state)
+{
+	struct kb_guest_conn *c = conn();
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_guest_dom *mine, *dead, *remote;
+	char *self = kb_guest_owner_self(), host[300], *other;
+	unsigned n = 0;
+
+	(void)state;
+	/* a pid that is running but started at another time is a dead owner */
+	assert_non_null(strstr(self, " pid="));
+	snprintf(host, sizeof(host), "%.*s", (int)(strstr(self, " pid=") - self),
+		 self);
+	other = kb_asprintf("%s pid=1 start=1", host);
+	assert_true(kb_guest_owner_alive(self));
+	assert_false(kb_guest_owner_alive(other));
+	assert_true(kb_guest_owner_alive("host=elsewhere.invalid pid=1 start=1"));
+	assert_false(kb_guest_owner_alive("garbage"));
+
+	xml_owner = self;
+	mine = start(c, "kbisect-1-0-1");
+	xml_owner = other;
+	dead = start(c, "kbisect-2-0-1");
+	xml_owner = "host=elsewhere.invalid pid=1 start=1";
+	remote = start(c, "kbisect-3-0-1");
+	xml_owner = NULL;
+	assert_int_equal(kb_guest_destroy_orphans(c, NULL, NULL, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(kb_guest_active(mine, &err), 1);
+	assert_int_equal(kb_guest_active(dead, &err), 0);
+	assert_int_equal(kb_guest_active(remote, &err), 1);
+	kb_guest_destroy(mine, &err);
+	kb_guest_destroy(dead, &err);
+	kb_guest_destroy(remote, &err);
+	free(other);
+	free(self);
 	kb_guest_disconnect(c);
 }
 
@@ -264,6 +307,7 @@ static void test_guest__refused_domain_is_an_error(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_guest__xen_domain_lifecycle_keeps_hostdevs),
 	cmocka_unit_test(test_guest__orphans_are_destroyed_and_others_left),
+	cmocka_unit_test(test_guest__live_owners_guests_are_not_orphans),
 	cmocka_unit_test(test_guest__environment_names_host_and_versions),
 	cmocka_unit_test(test_guest__name_has_experiment_variant_boot),
 	cmocka_unit_test(test_guest__connect_failure_names_uri),
