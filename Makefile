@@ -130,21 +130,15 @@ $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libkb.a
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libkb.a $(LDFLAGS) $(LIBS)
 
-# The main job, end to end.  Until the real executor lands (kernel builds,
-# libvirt guests) it runs seed 000's matrix on its performance model.
+# The main job, end to end, for real: kconfig-matrix/demo-tcg.yaml's four
+# tiny kernels built, booted under QEMU TCG on a private libvirtd and
+# measured (tools/demo, docs/demo.md; ~8 min the first time).
 DEMO_DB ?= build/demo/kbisect.db
 demo: deps
 	$(Q)$(MAKE) --no-print-directory demo-run
 
 demo-run: kbisect
-	@rm -f $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm
-	./kbisect plan kconfig-matrix/xen-pvops-spinlocks.yaml
-	@echo
-	./kbisect run kconfig-matrix/xen-pvops-spinlocks.yaml \
-		--model kconfig-matrix/xen-pvops-spinlocks.model.yaml --db $(DEMO_DB)
-	@echo
-	@echo "every boot and sample is in $(DEMO_DB):"
-	@echo "  sqlite3 -header -column $(DEMO_DB) 'select * from v_variant_summary'"
+	@tools/demo ./kbisect $(DEMO_DB)
 
 lint:
 	@tools/lint
@@ -154,5 +148,51 @@ format:
 
 clean:
 	rm -rf build kbisect
+
+# Install (docs/guide.md): `make install`, or for a package
+# `make install PREFIX=/usr DESTDIR=/tmp/pkg`.  The programs, their man
+# pages, the guest files the real executor reads at run time (found in
+# PREFIX/share/kbisect/guests, or KBISECT_GUESTS), the docs laid out
+# as in this tree so that their links hold, and the unit for kbisectd.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MAN1DIR ?= $(PREFIX)/share/man/man1
+DATADIR ?= $(PREFIX)/share/kbisect
+DOCDIR ?= $(PREFIX)/share/doc/kbisect
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+INSTALL ?= install
+INST_DOCS := $(sort $(wildcard docs/*.md))
+INST_EXAMPLES := $(sort $(wildcard kconfig-matrix/*.yaml kconfig-matrix/*.md))
+INST_CONFIGS := $(sort $(wildcard kconfig-matrix/configs/*))
+INST_DB := db/README.md $(MIGRATIONS)
+
+.PHONY: install uninstall
+install: kbisect kbisectd
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) \
+		$(DESTDIR)$(DATADIR)/guests $(DESTDIR)$(DOCDIR)/docs \
+		$(DESTDIR)$(DOCDIR)/kconfig-matrix/configs \
+		$(DESTDIR)$(DOCDIR)/db $(DESTDIR)$(UNITDIR)
+	$(INSTALL) -m 755 kbisect kbisectd $(DESTDIR)$(BINDIR)/
+	for m in kbisect.1 kbisectd.1; do \
+		sed -e 's|/usr/local|$(PREFIX)|g' -e 's|/usr/\\:local|$(PREFIX)|g' \
+			docs/$$m > $(DESTDIR)$(MAN1DIR)/$$m && \
+		chmod 644 $(DESTDIR)$(MAN1DIR)/$$m || exit 1; done
+	$(INSTALL) -m 644 guests/init guests/tiny-x86_64.fragment \
+		guests/README.md $(DESTDIR)$(DATADIR)/guests/
+	$(INSTALL) -m 644 README.md $(DESTDIR)$(DOCDIR)/
+	$(INSTALL) -m 644 $(INST_DOCS) $(DESTDIR)$(DOCDIR)/docs/
+	$(INSTALL) -m 644 $(INST_EXAMPLES) $(DESTDIR)$(DOCDIR)/kconfig-matrix/
+	$(INSTALL) -m 644 $(INST_CONFIGS) \
+		$(DESTDIR)$(DOCDIR)/kconfig-matrix/configs/
+	$(INSTALL) -m 644 $(INST_DB) $(DESTDIR)$(DOCDIR)/db/
+	sed 's|/usr/local|$(PREFIX)|g' dist/kbisectd.service \
+		> $(DESTDIR)$(UNITDIR)/kbisectd.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/kbisectd.service
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/kbisect $(DESTDIR)$(BINDIR)/kbisectd \
+		$(DESTDIR)$(MAN1DIR)/kbisect.1 $(DESTDIR)$(MAN1DIR)/kbisectd.1 \
+		$(DESTDIR)$(UNITDIR)/kbisectd.service
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

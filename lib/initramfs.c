@@ -288,7 +288,11 @@ static int exists(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* guests/init: $KBISECT_GUESTS, near the executable, or from here. */
+/*
+ * guests/init: $KBISECT_GUESTS, near the executable (a checkout: DIR/guests
+ * for the executable's folder and its parents; an install:
+ * PREFIX/share/kbisect/guests for PREFIX/bin/kbisect), or from here.
+ */
 static char *find_init(void)
 {
 	char exe[PATH_MAX], *path;
@@ -311,6 +315,10 @@ static char *find_init(void)
 			*slash = '\0';
 			path = kb_asprintf("%s/guests/init", exe);
 			if (exists(path))
+				return path;
+			free(path);
+			path = kb_asprintf("%s/share/kbisect/guests/init", exe);
+			if (up == 1 && exists(path))
 				return path;
 			free(path);
 		}
