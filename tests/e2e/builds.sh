@@ -32,21 +32,7 @@ export XDG_CACHE_HOME="$work/cache"
 db=$work/kbisect.db
 
 frag=$top/guests/tiny-x86_64.fragment
-if [ ! -f "$frag" ]; then
-	# Until the guest issue's fragment lands: the option list measured
-	# in /work/shared/MACHINE-NOTES.md (boots under TCG, runs fio).
-	frag=$work/tiny-x86_64.fragment
-	say "guests/tiny-x86_64.fragment is missing: using $frag"
-	for o in 64BIT PRINTK TTY SERIAL_8250 SERIAL_8250_CONSOLE \
-		BLK_DEV_INITRD RD_GZIP DEVTMPFS PROC_FS SYSFS BINFMT_ELF \
-		BINFMT_SCRIPT PCI VIRTIO_MENU VIRTIO_PCI BLK_DEV VIRTIO_BLK \
-		BLOCK AIO FUTEX EPOLL POSIX_TIMERS MULTIUSER SHMEM \
-		HYPERVISOR_GUEST PARAVIRT PARAVIRT_SPINLOCKS SMP ACPI XEN \
-		XEN_PVH SYSVIPC PROC_SYSCTL EVENTFD TIMERFD SIGNALFD \
-		FILE_LOCKING; do
-		echo "CONFIG_$o=y"
-	done >"$frag"
-fi
+[ -f "$frag" ] || fail "no $frag"
 
 matrix() { # name, extra factor lines, fragment line
 	cat <<EOF
