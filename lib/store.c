@@ -2378,3 +2378,31 @@ int kb_store_progress_recent(struct kb_store *s, size_t max, int64_t **ids,
 	sqlite3_finalize(st);
 	return ret;
 }
+
+int kb_store_environments(struct kb_store *s, int64_t exp, int a_idx,
+			  int b_idx, unsigned *n, struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	*n = 0;
+	ret = prepare(s,
+		      "SELECT count(DISTINCT b.environment) FROM boots b"
+		      " JOIN variants v ON v.id = b.variant_id"
+		      " WHERE v.experiment_id = ?1 AND b.status = 'ok'"
+		      " AND (?2 < 0 OR v.idx IN (?2, ?3))",
+		      &st, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, exp);
+	sqlite3_bind_int(st, 2, a_idx);
+	sqlite3_bind_int(st, 3, b_idx);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*n = column_unsigned(st, 0);
+	else
+		ret = dberr(s->db, s->path, err,
+			    "cannot count the environments of experiment %lld",
+			    (long long)exp);
+	sqlite3_finalize(st);
+	return ret;
+}

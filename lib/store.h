@@ -194,6 +194,15 @@ int kb_store_experiment_text(struct kb_store *s, int64_t exp,
 			     struct kb_store_experiment_text *out,
 			     struct kb_err *err);
 
+/*
+ * How many different environments (db/0004: host, hypervisor and libvirt
+ * versions, host kernel and CPU) the ok boots of experiment @exp ran in:
+ * of variants @a_idx and @b_idx, or of every variant when @a_idx < 0.
+ * Boots without a recorded environment (model runs) are not counted.
+ */
+int kb_store_environments(struct kb_store *s, int64_t exp, int a_idx,
+			  int b_idx, unsigned *n, struct kb_err *err);
+
 /* The highest boot number stored for variant @idx of @exp (0: none). */
 int kb_store_last_boot(struct kb_store *s, int64_t exp, unsigned idx,
 		       unsigned *out, struct kb_err *err);

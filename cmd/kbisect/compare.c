@@ -53,6 +53,18 @@ int cmd_parse_variant(const struct kb_analysis *a, const char *s, int *out)
 	return -1;
 }
 
+unsigned cmd_warn_environments(struct kb_store *s, int64_t exp, int a, int b)
+{
+	struct kb_err err = KB_ERR_INIT;
+	unsigned n = 0;
+
+	if (kb_store_environments(s, exp, a, b, &n, &err) == 0 && n > 1)
+		fprintf(stderr,
+			"kbisect: warning: these boots ran in %u different environments (host, hypervisor or libvirt version, host kernel or CPU): differences may come from them; see the view v_boot_environment\n",
+			n);
+	return n;
+}
+
 const char *cmd_stars(double p)
 {
 	return isnan(p) ? "" : p < 0.001 ? "***" : p < 0.01 ? "**"
@@ -99,6 +111,7 @@ int cmd_compare(int argc, char **argv)
 	const char *db = NULL;
 	char **metrics = NULL;
 	size_t nmetrics = 0, i;
+	unsigned nenv;
 	int json = 0, adaptive = 0, c, ret, ia, ib;
 
 	optind = 1;
@@ -133,6 +146,7 @@ int cmd_compare(int argc, char **argv)
 	rows = calloc(nmetrics ? nmetrics : 1, sizeof(*rows));
 	if (!rows)
 		abort();
+	nenv = cmd_warn_environments(s, kb_analysis_info(a)->id, ia, ib);
 	if (json) {
 		j = kb_json_new(&b, 1);
 		kb_json_object_begin(j);
@@ -143,6 +157,7 @@ int cmd_compare(int argc, char **argv)
 		kb_json_kv_int(j, "b", ib);
 		kb_json_kv_string(j, "b_label",
 				  kb_plan_variant(kb_analysis_plan(a), ib)->label);
+		kb_json_kv_int(j, "environments", nenv);
 		kb_json_key(j, "metrics");
 		kb_json_object_begin(j);
 	} else {

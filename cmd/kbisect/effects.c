@@ -121,6 +121,7 @@ int cmd_effects(int argc, char **argv)
 				     &err)) ||
 	    (ret = kb_effects_estimate(a, &e, &n, &cv, &df, &err)))
 		goto fail;
+	cmd_warn_environments(s, kb_analysis_info(a)->id, -1, -1);
 	rows = calloc(n ? n : 1, sizeof(*rows));
 	if (!rows)
 		abort();

@@ -76,6 +76,13 @@ int cmd_open_analysis(const char *db, const char *id, const char *metric,
 		      struct kb_err *err);
 /* A variant given as a number ("4", "#4") or an exact label. */
 int cmd_parse_variant(const struct kb_analysis *a, const char *s, int *out);
+/*
+ * Warn on stderr when the ok boots of experiment @exp (of variants @a and
+ * @b; all when @a < 0) ran in more than one environment: results from
+ * different hosts or versions are never compared silently.  Returns the
+ * number of environments (0 for model runs).
+ */
+unsigned cmd_warn_environments(struct kb_store *s, int64_t exp, int a, int b);
 /* Significance stars of a p-value: "***", "**", "*" or "". */
 const char *cmd_stars(double p);
 /* Write comparison @c as an object under @key. */

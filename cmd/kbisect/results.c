@@ -146,6 +146,7 @@ int cmd_print_results(struct kb_store *s, int64_t exp, int json,
 			rows[i].change = kb_stats_change_pct(rows[0].sum.mean,
 							     rows[i].sum.mean);
 	}
+	cmd_warn_environments(s, exp, -1, -1);
 	if (json)
 		results_json(&info, rows, n);
 	else

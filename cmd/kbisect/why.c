@@ -195,6 +195,7 @@ int cmd_why(int argc, char **argv)
 	}
 	if ((ret = kb_why_explain(a, good, bad, &w, &err)))
 		goto fail;
+	cmd_warn_environments(s, kb_analysis_info(a)->id, -1, -1);
 	{
 		struct kb_store_analysis row = {
 			"why", kb_analysis_metric(a), (int)w.good, (int)w.bad,

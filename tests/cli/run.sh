@@ -117,6 +117,15 @@ check "compare prints a verdict" $([ $rc -eq 0 ] && has "read_iops" "$T/out" && 
 n=$(sqlite3 "$T/k.db" "select count(*) from analyses where kind in ('why', 'compare', 'main-effect', 'interaction')")
 check "analyses are stored" $([ "$n" -ge 8 ]; echo $?)
 
+# results from different environments are never compared silently
+run "$KB" compare 1 0 4 --db "$T/k.db"
+check "one environment: no warning" $([ $rc -eq 0 ] && ! has "different environments" "$T/err"; echo $?)
+sqlite3 "$T/k.db" "update boots set environment = '{\"uri\":\"qemu:///a\"}' where boot_no % 2 = 0; update boots set environment = '{\"uri\":\"qemu:///b\"}' where boot_no % 2 = 1"
+run "$KB" compare 1 0 4 --db "$T/k.db" --json
+check "boots from two environments: compare warns" $([ $rc -eq 0 ] && has "ran in 2 different environments" "$T/err" && has '"environments": 2' "$T/out"; echo $?)
+run "$KB" results 1 --db "$T/k.db"
+check "... and so does results" $([ $rc -eq 0 ] && has "different environments" "$T/err"; echo $?)
+
 sqlite3 "$T/k.db" "pragma user_version = 99"
 run "$KB" history --db "$T/k.db"
 check "a database from a newer kbisect is refused" $([ $rc -eq 1 ] && has "newer than this kbisect" "$T/err"; echo $?)
