@@ -77,13 +77,8 @@ int kb_analysis_open(struct kb_store *s, int64_t exp, const char *metric,
 		goto out;
 	a->metric = kb_strdup(metric ? metric : a->info.metric);
 	/* the plan, rebuilt from the matrix as it was submitted */
-	ret = kb_matrix_parse_buffer(text.matrix_yaml,
-				     strlen(text.matrix_yaml),
-				     text.matrix_path ? text.matrix_path
-						      : "matrix.yaml",
-				     &a->m, err);
-	if (ret == 0)
-		ret = kb_plan_new(a->m, &a->plan, err);
+	ret = kb_plan_from_text(text.matrix_yaml, text.matrix_path, &a->m,
+				&a->plan, err);
 	if (ret) {
 		char why[KB_ERR_MSG_MAX];
 

@@ -909,6 +909,16 @@ const char *kb_model_metric(const struct kb_model *m)
 	return m->metric;
 }
 
+int kb_model_check_metric(const struct kb_model *m, const char *metric,
+			  struct kb_err *err)
+{
+	if (!strcmp(m->metric, metric))
+		return 0;
+	return kb_err_set(err, KB_EINPUT,
+			  "%s: the model produces '%s' but the matrix's workload.metric is '%s'",
+			  m->file, m->metric, metric);
+}
+
 const char *kb_model_text(const struct kb_model *m)
 {
 	return m->text;

@@ -74,6 +74,14 @@ void kb_model_free(struct kb_model *m);
 /* The metric the model produces ("read_iops"); owned by @m. */
 const char *kb_model_metric(const struct kb_model *m);
 
+/*
+ * Check that @m produces @metric (the matrix's workload.metric): returns
+ * 0, or KB_EINPUT with "MODEL-FILE: the model produces 'x' but the
+ * matrix's workload.metric is 'y'".
+ */
+int kb_model_check_metric(const struct kb_model *m, const char *metric,
+			  struct kb_err *err);
+
 /* The YAML text exactly as read, for storing with the experiment. */
 const char *kb_model_text(const struct kb_model *m);
 

@@ -226,6 +226,22 @@ out:
 	return ret;
 }
 
+int kb_plan_from_text(const char *text, const char *path,
+		      struct kb_matrix **m, struct kb_plan **p,
+		      struct kb_err *err)
+{
+	int ret;
+
+	*p = NULL;
+	ret = kb_matrix_parse_buffer(text, strlen(text),
+				     path ? path : "matrix.yaml", m, err);
+	if (ret == 0 && (ret = kb_plan_new(*m, p, err))) {
+		kb_matrix_free(*m);
+		*m = NULL;
+	}
+	return ret;
+}
+
 void kb_plan_free(struct kb_plan *p)
 {
 	size_t i;

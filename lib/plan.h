@@ -31,6 +31,16 @@ int kb_plan_new(const struct kb_matrix *m, struct kb_plan **out,
 		struct kb_err *err);
 void kb_plan_free(struct kb_plan *p);
 
+/*
+ * Parse the matrix text @text (as stored with an experiment; @path, which
+ * may be NULL, names it and anchors its relative paths) and plan it.  On
+ * success *@m and *@p are the caller's (free the plan first); on failure
+ * both are NULL.
+ */
+int kb_plan_from_text(const char *text, const char *path,
+		      struct kb_matrix **m, struct kb_plan **p,
+		      struct kb_err *err);
+
 const struct kb_matrix *kb_plan_matrix(const struct kb_plan *p);
 const struct kb_design *kb_plan_design(const struct kb_plan *p);
 size_t kb_plan_nvariants(const struct kb_plan *p);

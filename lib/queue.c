@@ -30,24 +30,6 @@ struct kb_queue_exp {
 	double time_scale;
 };
 
-/* Parse and plan a matrix text; @path names it (relative paths). */
-static int plan_text(const char *text, const char *path,
-		     struct kb_matrix **m, struct kb_plan **p,
-		     struct kb_err *err)
-{
-	int ret;
-
-	*m = NULL;
-	*p = NULL;
-	ret = kb_matrix_parse_buffer(text, strlen(text),
-				     path ? path : "matrix.yaml", m, err);
-	if (ret == 0 && (ret = kb_plan_new(*m, p, err))) {
-		kb_matrix_free(*m);
-		*m = NULL;
-	}
-	return ret;
-}
-
 static int check_model(const struct kb_matrix *m, const char *text,
 		       struct kb_model **out, struct kb_err *err)
 {
@@ -57,11 +39,8 @@ static int check_model(const struct kb_matrix *m, const char *text,
 	if ((ret = kb_model_parse_buffer(text, strlen(text), "model.yaml",
 					 out, err)))
 		return ret;
-	if (strcmp(kb_model_metric(*out), kb_matrix_workload(m)->metric)) {
-		ret = kb_err_set(err, KB_EINPUT,
-				 "the model produces '%s' but the matrix's workload.metric is '%s'",
-				 kb_model_metric(*out),
-				 kb_matrix_workload(m)->metric);
+	if ((ret = kb_model_check_metric(*out, kb_matrix_workload(m)->metric,
+					 err))) {
 		kb_model_free(*out);
 		*out = NULL;
 	}
@@ -84,7 +63,7 @@ int kb_queue_submit(struct kb_store *s, const struct kb_queue_submission *sub,
 	*id = 0;
 	if (!sub->matrix_text)
 		return kb_err_set(err, KB_EINPUT, "no matrix was submitted");
-	if ((ret = plan_text(sub->matrix_text, sub->matrix_path, &m, &p,
+	if ((ret = kb_plan_from_text(sub->matrix_text, sub->matrix_path, &m, &p,
 			     err)))
 		goto out;
 	if (sub->model_text &&
@@ -165,7 +144,7 @@ int kb_queue_exp_load(struct kb_store *s, int64_t id, double time_scale,
 	x->time_scale = time_scale;
 	if ((ret = kb_store_experiment_text(s, id, &t, err)))
 		goto out;
-	if ((ret = plan_text(t.matrix_yaml, t.matrix_path, &x->m, &x->plan,
+	if ((ret = kb_plan_from_text(t.matrix_yaml, t.matrix_path, &x->m, &x->plan,
 			     err)) ||
 	    (t.model_yaml &&
 	     (ret = check_model(x->m, t.model_yaml, &x->model, err)))) {

@@ -291,12 +291,9 @@ static int bisect_options(int argc, char **argv)
 	    (ret = kb_model_time_scale_env(&scale, &err)))
 		goto fail;
 	metric = kb_model_metric(model);
-	if (m && strcmp(metric, kb_matrix_workload(m)->metric)) {
-		kb_err_set(&err, KB_EINPUT,
-			   "%s: the model produces '%s' but the matrix's workload.metric is '%s'",
-			   model_path, metric, kb_matrix_workload(m)->metric);
+	if (m && (ret = kb_model_check_metric(
+			  model, kb_matrix_workload(m)->metric, &err)))
 		goto fail;
-	}
 	if ((ret = kb_model_executor_new(model, scale, &ex))) {
 		kb_err_set(&err, ret, "invalid model time scale %g", scale);
 		goto fail;

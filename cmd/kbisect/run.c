@@ -165,13 +165,9 @@ int cmd_run(int argc, char **argv)
 	if ((ret = kb_model_load(model_path, &model, &err)) ||
 	    (ret = kb_model_time_scale_env(&scale, &err)))
 		goto fail;
-	if (strcmp(kb_model_metric(model), kb_matrix_workload(m)->metric)) {
-		kb_err_set(&err, KB_EINPUT,
-			   "%s: the model produces '%s' but the matrix's workload.metric is '%s'",
-			   model_path, kb_model_metric(model),
-			   kb_matrix_workload(m)->metric);
+	if ((ret = kb_model_check_metric(model, kb_matrix_workload(m)->metric,
+					 &err)))
 		goto fail;
-	}
 	if ((ret = kb_model_executor_new(model, scale, &ex))) {
 		kb_err_set(&err, ret, "invalid model time scale %g", scale);
 		goto fail;

@@ -97,14 +97,9 @@ int cmd_submit(int argc, char **argv)
 	if (model_path) {
 		if ((ret = kb_model_load(model_path, &model, &err)))
 			goto fail;
-		if (strcmp(kb_model_metric(model),
-			   kb_matrix_workload(m)->metric)) {
-			ret = kb_err_set(&err, KB_EINPUT,
-					 "%s: the model produces '%s' but the matrix's workload.metric is '%s'",
-					 model_path, kb_model_metric(model),
-					 kb_matrix_workload(m)->metric);
+		if ((ret = kb_model_check_metric(
+			     model, kb_matrix_workload(m)->metric, &err)))
 			goto fail;
-		}
 	} else {
 		if ((ret = cmd_plan_resolve(p, quiet, &err)) ||
 		    (ret = kb_fio_check(kb_matrix_workload(m),

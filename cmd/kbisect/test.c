@@ -54,12 +54,9 @@ int cmd_commit_env_open(const struct kb_matrix *m, const char *model_path,
 		if ((ret = kb_model_load(model_path, &env->model, err)) ||
 		    (ret = kb_model_time_scale_env(&scale, err)))
 			return ret;
-		if (strcmp(kb_model_metric(env->model), env->metric))
-			return kb_err_set(err, KB_EINPUT,
-					  "%s: the model produces '%s' but the matrix's workload.metric is '%s'",
-					  model_path,
-					  kb_model_metric(env->model),
-					  env->metric);
+		if ((ret = kb_model_check_metric(env->model, env->metric,
+						 err)))
+			return ret;
 		if ((ret = kb_model_executor_new(env->model, scale,
 						 &env->ex)))
 			return kb_err_set(err, ret,
