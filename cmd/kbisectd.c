@@ -31,6 +31,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "fsutil.h"
 #include "guest.h"
 #include "mem.h"
 #include "model.h"
@@ -171,53 +172,40 @@ static void on_signal(int sig)
 	errno = saved;
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* ---- the database lock: one daemon per database -------------------------- */
 
 static int lock_database(struct kb_err *err)
 {
 	char *path = kb_asprintf("%s.kbisectd.lock", d.db_path);
-	struct flock fl;
+	struct kb_buf held = KB_BUF_INIT;
 	char pid[32];
-	int fd, ret = 0, n;
+	int fd = -1, ret, n;
 
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = kb_err_set(err, KB_EFAIL, "cannot open '%s': %s", path,
-				 strerror(errno));
-		goto out;
-	}
-	memset(&fl, 0, sizeof(fl));
-	fl.l_type = F_WRLCK;
-	fl.l_whence = SEEK_SET;
-	if (fcntl(fd, F_SETLK, &fl) < 0) {
-		memset(&fl, 0, sizeof(fl));
-		fl.l_type = F_WRLCK;
-		fl.l_whence = SEEK_SET;
-		if (fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK)
-			ret = kb_err_set(err, KB_EEXISTS,
-					 "another kbisectd (pid %ld) uses database '%s'",
-					 (long)fl.l_pid, d.db_path);
+	ret = kb_lock(path, KB_LOCK_TRY, &fd, err);
+	if (ret == KB_EEXISTS) {
+		/* the holder wrote its pid into the file */
+		long other = 0;
+
+		if (!kb_buf_read_file(&held, path, 64, NULL))
+			other = strtol(held.buf, NULL, 10);
+		if (other > 0)
+			kb_err_set(err, KB_EEXISTS,
+				   "another kbisectd (pid %ld) uses database '%s'",
+				   other, d.db_path);
 		else
-			ret = kb_err_set(err, KB_EEXISTS,
-					 "another kbisectd uses database '%s'",
-					 d.db_path);
-		close(fd);
-		goto out;
+			kb_err_set(err, KB_EEXISTS,
+				   "another kbisectd uses database '%s'",
+				   d.db_path);
 	}
+	if (ret)
+		goto out;
 	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
 	if (ftruncate(fd, 0) < 0 || write(fd, pid, (size_t)n) < 0) {
 		/* the pid in the file is for people; the lock is what counts */
 	}
 	d.lock_fd = fd;
 out:
+	kb_buf_release(&held);
 	free(path);
 	return ret;
 }
@@ -429,7 +417,7 @@ static int start_step(struct exp_slot *e, struct kb_store_job *job,
 	memset(job, 0, sizeof(*job));
 	w->exp = e;
 	w->host = uri ? kb_strdup(uri) : NULL;
-	w->started = mono_s();
+	w->started = kb_monotime();
 	kb_err_clear(&w->err);
 	e->running++;
 	if (w->job.kind == KB_STORE_JOB_BUILD)
@@ -501,7 +489,7 @@ static void reap(void)
 			logm(L_DEBUG, "experiment %lld: job %lld (%s of #%u) done in %.2f s",
 			     (long long)w->job.experiment,
 			     (long long)w->job.id, kind_name(&w->job),
-			     w->job.variant_idx, mono_s() - w->started);
+			     w->job.variant_idx, kb_monotime() - w->started);
 		if (w->job.kind == KB_STORE_JOB_BUILD)
 			d.builds_running--;
 		else if (w->host && host(w->host))
@@ -964,11 +952,11 @@ static int loop(void)
 			logm(L_INFO, "stopped");
 			return 0;
 		}
-		if (d.wake || mono_s() - last_schedule >= TICK_MS / 1000.0) {
+		if (d.wake || kb_monotime() - last_schedule >= TICK_MS / 1000.0) {
 			d.wake = 0;
 			schedule();
 			forget_ended();
-			last_schedule = mono_s();
+			last_schedule = kb_monotime();
 		}
 		renew();
 		for (i = 0; i < MAX_CLIENTS; i++)

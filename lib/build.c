@@ -14,6 +14,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "fsutil.h"
 #include "program.h"
 #include "kconfig.h"
 #include "matrix.h"
@@ -29,14 +30,6 @@
 #define MAX_CMD_FILE (8u << 20) /* one .cmd file */
 #define MAX_SCAN_DEPTH 32
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int is_file(const char *path)
 {
 	struct stat st;
@@ -44,37 +37,21 @@ static int is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static const char *cache_home(char **def)
-{
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-
-	if (xdg && *xdg == '/')
-		return *def = kb_asprintf("%s/kbisect", xdg);
-	return *def = kb_asprintf("%s/.cache/kbisect",
-				  home && *home ? home : "/tmp");
-}
-
 char *kb_build_default_cache_dir(void)
 {
-	char *base = NULL, *dir;
-
-	cache_home(&base);
-	dir = kb_asprintf("%s/builds", base);
-	free(base);
-	return dir;
+	return kb_cache_dir("builds");
 }
 
 char *kb_build_default_objdir(const char *tree_id)
 {
 	char hex[KB_SHA256_HEX_LEN + 1];
-	char *base = NULL, *dir;
+	char *sub, *dir;
 
 	kb_sha256_hex(tree_id, strlen(tree_id), hex);
-	cache_home(&base);
 	hex[16] = '\0';
-	dir = kb_asprintf("%s/objdirs/%s", base, hex);
-	free(base);
+	sub = kb_asprintf("objdirs/%s", hex);
+	dir = kb_cache_dir(sub);
+	free(sub);
 	return dir;
 }
 
@@ -598,65 +575,6 @@ unsigned kb_build_count_units(const char *text, size_t len)
 
 /* ---- artifacts ------------------------------------------------------------ */
 
-static int copy_file(const char *from, const char *to, struct kb_err *err)
-{
-	char buf[65536];
-	char *tmp = kb_asprintf("%s.tmp", to);
-	int in = -1, o = -1, ret = 0;
-	ssize_t r;
-
-	if ((in = open(from, O_RDONLY)) < 0) {
-		ret = kb_err_set(err, KB_EFAIL, "cannot open '%s': %s", from,
-				 strerror(errno));
-		goto out;
-	}
-	if ((o = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0) {
-		ret = kb_err_set(err, KB_EFAIL, "cannot create '%s': %s", tmp,
-				 strerror(errno));
-		goto out;
-	}
-	while ((r = read(in, buf, sizeof(buf))) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 || write(o, buf, (size_t)r) != r) {
-			ret = kb_err_set(err, KB_EFAIL,
-					 "cannot copy '%s' to '%s': %s", from,
-					 to, strerror(errno));
-			goto out;
-		}
-	}
-	if (close(o) < 0 || rename(tmp, to) < 0)
-		ret = kb_err_set(err, KB_EFAIL, "cannot write '%s': %s", to,
-				 strerror(errno));
-	o = -1;
-out:
-	if (in >= 0)
-		close(in);
-	if (o >= 0)
-		close(o);
-	if (ret)
-		unlink(tmp);
-	free(tmp);
-	return ret;
-}
-
-static int write_file(const char *path, const char *text, struct kb_err *err)
-{
-	char *tmp = kb_asprintf("%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	int ret = 0;
-
-	if (!f || fputs(text, f) < 0 || fclose(f) != 0 ||
-	    rename(tmp, path) < 0) {
-		ret = kb_err_set(err, KB_EFAIL, "cannot write '%s': %s", path,
-				 strerror(errno));
-		if (f)
-			unlink(tmp);
-	}
-	free(tmp);
-	return ret;
-}
-
 /* The value of "KEY value" line @key in the record text, or NULL. */
 static char *record_get(const char *text, const char *key)
 {
@@ -747,31 +665,6 @@ void kb_build_info_release(struct kb_build_info *i)
 	memset(i, 0, sizeof(*i));
 }
 
-/* Hold an exclusive lock on @objdir for the build (released on close). */
-static int lock_objdir(const char *objdir, int *fd, struct kb_err *err)
-{
-	char *path = kb_asprintf("%s/.kbisect-lock", objdir);
-	struct flock fl;
-
-	memset(&fl, 0, sizeof(fl));
-	fl.l_type = F_WRLCK;
-	fl.l_whence = SEEK_SET;
-	*fd = open(path, O_RDWR | O_CREAT, 0644);
-	if (*fd < 0 || fcntl(*fd, F_SETLKW, &fl) < 0) {
-		int e = errno;
-
-		if (*fd >= 0)
-			close(*fd);
-		*fd = -1;
-		kb_err_set(err, KB_EFAIL, "cannot lock '%s': %s", path,
-			   strerror(e));
-		free(path);
-		return KB_EFAIL;
-	}
-	free(path);
-	return 0;
-}
-
 /* Write @config as objdir/.config unless it already holds exactly that. */
 static int put_config(const char *objdir, const char *config,
 		      struct kb_err *err)
@@ -783,7 +676,7 @@ static int put_config(const char *objdir, const char *config,
 
 	if (kb_buf_read_file(&old, path, 64u << 20, &ignored) ||
 	    strcmp(old.buf, config))
-		ret = write_file(path, config, err);
+		ret = kb_write_atomic_text(path, config, err);
 	kb_buf_release(&old);
 	free(path);
 	return ret;
@@ -812,7 +705,7 @@ static int run_make(const struct kb_build_opts *o, char *const argv[],
 	struct kb_build_progress ev;
 	char chunk[8192], line[512];
 	size_t linelen = 0;
-	double t0 = now_s(), last = 0;
+	double t0 = kb_monotime(), last = 0;
 	pid_t pid;
 	int fd, ret;
 
@@ -850,8 +743,8 @@ static int run_make(const struct kb_build_opts *o, char *const argv[],
 				linelen = 0;
 			}
 		}
-		if (o->progress && now_s() - last >= 1.0) {
-			last = now_s();
+		if (o->progress && kb_monotime() - last >= 1.0) {
+			last = kb_monotime();
 			ev.elapsed_s = last - t0;
 			ev.units = *units;
 			o->progress(&ev, o->arg);
@@ -860,7 +753,7 @@ static int run_make(const struct kb_build_opts *o, char *const argv[],
 	*units += is_unit_line(line, linelen);
 	close(fd);
 	*status = kb_program_wait(pid);
-	*seconds = now_s() - t0;
+	*seconds = kb_monotime() - t0;
 	if (o->progress) {
 		ev.elapsed_s = *seconds;
 		ev.units = *units;
@@ -912,17 +805,17 @@ static int keep_artifacts(const struct kb_build_opts *o, const char *objdir,
 	char *rec = NULL, *recpath = NULL;
 	int ret;
 
-	if ((ret = copy_file(image, to, err)) ||
-	    (ret = copy_file(cfg, info->config_path, err)))
+	if ((ret = kb_copy_atomic(image, to, err)) ||
+	    (ret = kb_copy_atomic(cfg, info->config_path, err)))
 		goto out;
-	if (is_file(map) && (ret = copy_file(map, mapto, err)))
+	if (is_file(map) && (ret = kb_copy_atomic(map, mapto, err)))
 		goto out;
 	rec = kb_asprintf("status ok\nkey %s\ntree_id %s\nunits %u\n"
 			  "duration_s %.3f\nfull %d\nobjdir %s\n",
 			  key, o->tree_id, info->units_compiled, seconds,
 			  info->full, objdir);
 	recpath = kb_asprintf("%s/kbisect-build.txt", dir);
-	ret = write_file(recpath, rec, err);
+	ret = kb_write_atomic_text(recpath, rec, err);
 out:
 	free(rec);
 	free(recpath);
@@ -959,7 +852,7 @@ int kb_build_run(const struct kb_build_opts *o, const char *key,
 	objdir = o->objdir ? kb_strdup(o->objdir)
 			   : kb_build_default_objdir(o->tree_id);
 	if ((ret = kb_mkdir_p(dir, err)) || (ret = kb_mkdir_p(objdir, err)) ||
-	    (ret = lock_objdir(objdir, &lock, err)) ||
+	    (ret = kb_lock_dir(objdir, &lock, err)) ||
 	    (ret = put_config(objdir, config, err)))
 		goto out;
 	fill_paths(dir, info);
@@ -1003,7 +896,7 @@ int kb_build_run(const struct kb_build_opts *o, const char *key,
 
 		snprintf(n, sizeof(n), "%u\n", info->units_compiled);
 		full_path = kb_asprintf("%s/.kbisect-units-full", objdir);
-		if ((ret = write_file(full_path, n, err)))
+		if ((ret = kb_write_atomic_text(full_path, n, err)))
 			goto out;
 	}
 	if ((ret = keep_artifacts(o, objdir, dir, key, image, target, info,
@@ -1014,8 +907,7 @@ int kb_build_run(const struct kb_build_opts *o, const char *key,
 out:
 	if (log_fd >= 0)
 		close(log_fd);
-	if (lock >= 0)
-		close(lock);
+	kb_unlock(lock);
 	if (ret) {
 		kb_build_result_release(out);
 		kb_build_info_release(info);

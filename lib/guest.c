@@ -18,6 +18,7 @@
 #include "console.h"
 #include "domxml.h"
 #include "err.h"
+#include "fsutil.h"
 #include "json.h"
 #include "mem.h"
 #include "banned.h"
@@ -67,14 +68,6 @@ static int lverr(struct kb_err *err, const char *what, const char *subject)
 
 	return kb_err_set(err, KB_EFAIL, "%s '%s': %s", what, subject,
 			  msg && *msg ? msg : "unknown libvirt error");
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 int kb_guest_connect(const char *uri, struct kb_guest_conn **out,
@@ -509,7 +502,7 @@ int kb_guest_run(struct kb_guest_conn *c, const char *xml,
 	struct kb_guest_run_opts defaults = KB_GUEST_RUN_OPTS_INIT;
 	struct kb_guest_dom *d = NULL;
 	struct run r;
-	double t0 = now(), t_start = 0, last_check = 0;
+	double t0 = kb_monotime(), t_start = 0, last_check = 0;
 	int fd = -1, timer = -1, ret, active;
 	enum kb_guest_end e = KB_GUEST_END_CONSOLE;
 
@@ -583,7 +576,7 @@ int kb_guest_run(struct kb_guest_conn *c, const char *xml,
 			e = KB_GUEST_END_GONE;
 			break;
 		}
-		t = now();
+		t = kb_monotime();
 		if ((e = deadline(console, opts, t0, &t_start, t)) !=
 		    KB_GUEST_END_CONSOLE)
 			break;
@@ -622,6 +615,6 @@ out:
 		if (kb_guest_destroy(d, &derr) && !ret)
 			ret = kb_err_set(err, derr.code, "%s", derr.msg);
 	}
-	*duration_s = now() - t0;
+	*duration_s = kb_monotime() - t0;
 	return ret;
 }

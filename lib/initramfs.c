@@ -17,6 +17,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "fsutil.h"
 #include "program.h"
 #include "fio.h"
 #include "matrix.h"
@@ -29,6 +30,7 @@
 #define FORMAT_VERSION "kbisect-initramfs 1"
 #define MAX_SCRIPT (1u << 20)
 #define MAX_CAPTURE (1u << 20)
+#define MAX_IMAGE (1u << 30) /* an initramfs, compressed */
 #define MAX_FILES 512
 
 /* Modules /init loads for a distro kernel, with what they depend on. */
@@ -620,6 +622,27 @@ out:
 	return ret;
 }
 
+/* `gzip -n -c @path` into @out; an image of MAX_IMAGE or more is refused. */
+static int gzip_file(const char *path, struct kb_buf *out, struct kb_err *err)
+{
+	const char *argv[] = { "gzip", "-n", "-c", path, NULL };
+	struct kb_program prog = { argv, NULL, KB_PROGRAM_PIPE,
+				   KB_PROGRAM_NULL, NULL };
+	int status, ret;
+
+	if ((ret = kb_program_capture(&prog, out, MAX_IMAGE, &status, err)))
+		return ret;
+	if (status != 0)
+		return kb_err_set(err, KB_EFAIL,
+				  "'gzip -n -c %s' failed (status %d)", path,
+				  status);
+	if (out->len >= MAX_IMAGE)
+		return kb_err_set(err, KB_EFAIL,
+				  "the initramfs '%s' is %u MiB or more compressed",
+				  path, MAX_IMAGE >> 20);
+	return 0;
+}
+
 int kb_initramfs_build(const struct kb_workload *w, unsigned runs,
 		       const struct kb_initramfs_opts *opts,
 		       const char *cache_dir, char **path_out,
@@ -628,7 +651,8 @@ int kb_initramfs_build(const struct kb_workload *w, unsigned runs,
 	struct kb_initramfs_opts defaults = KB_INITRAMFS_OPTS_INIT;
 	struct plan *p = kb_calloc(1, sizeof(*p));
 	char hex[KB_SHA256_HEX_LEN + 1];
-	char *final = NULL, *tmp = NULL, *gz = NULL;
+	struct kb_buf gz = KB_BUF_INIT;
+	char *final = NULL, *tmp = NULL;
 	int fd = -1, ret;
 
 	*path_out = NULL;
@@ -656,12 +680,6 @@ int kb_initramfs_build(const struct kb_workload *w, unsigned runs,
 	}
 	if ((ret = write_cpio(p, fd, tmp, err)))
 		goto out;
-	/* hypervisors read it as another user (libvirt-qemu) */
-	if (fchmod(fd, 0644) < 0) {
-		ret = kb_err_set(err, KB_EFAIL, "cannot chmod '%s': %s", tmp,
-				 strerror(errno));
-		goto out;
-	}
 	if (close(fd) < 0) {
 		fd = -1;
 		ret = kb_err_set(err, KB_EFAIL, "cannot write '%s': %s", tmp,
@@ -669,24 +687,12 @@ int kb_initramfs_build(const struct kb_workload *w, unsigned runs,
 		goto out;
 	}
 	fd = -1;
-	{
-		char *argv[] = { (char *)"gzip", (char *)"-n", (char *)"-f",
-				 (char *)"-S", (char *)".gz", tmp, NULL };
-
-		gz = kb_asprintf("%s.gz", tmp);
-		if ((ret = run(argv, NULL, err)))
-			goto out;
-	}
-	/* gzip removed tmp */
-	free(tmp);
-	tmp = NULL;
-	if (rename(gz, final) < 0) {
-		ret = kb_err_set(err, KB_EFAIL, "cannot rename '%s' to '%s': %s",
-				 gz, final, strerror(errno));
+	/* compressed into memory, then written whole: a reader never sees
+	 * part of an image; 0644 since hypervisors read it as another user
+	 * (libvirt-qemu) */
+	if ((ret = gzip_file(tmp, &gz, err)) ||
+	    (ret = kb_write_atomic(final, gz.buf, gz.len, 0644, err)))
 		goto out;
-	}
-	free(gz);
-	gz = NULL;
 done:
 	*path_out = final;
 	final = NULL;
@@ -696,10 +702,8 @@ out:
 		close(fd);
 	if (tmp)
 		unlink(tmp);
-	if (gz)
-		unlink(gz);
 	free(tmp);
-	free(gz);
+	kb_buf_release(&gz);
 	free(final);
 	plan_release(p);
 	free(p);
@@ -731,10 +735,5 @@ char *kb_initramfs_modules_for(const char *kernel_image)
 
 char *kb_initramfs_default_cache(void)
 {
-	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-
-	if (x && *x == '/')
-		return kb_asprintf("%s/kbisect/initramfs", x);
-	return kb_asprintf("%s/.cache/kbisect/initramfs",
-			   home && *home ? home : "/tmp");
+	return kb_cache_dir("initramfs");
 }

@@ -13,6 +13,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "fsutil.h"
 #include "program.h"
 #include "mem.h"
 #include "paths.h"
@@ -1879,12 +1880,7 @@ size_t kb_kconfig_compare(const struct kb_setting *settings,
 
 char *kb_kconfig_default_cache_dir(void)
 {
-	const char *e = getenv("XDG_CACHE_HOME");
-
-	if (e && *e == '/')
-		return kb_asprintf("%s/kbisect/configs", e);
-	e = getenv("HOME");
-	return kb_asprintf("%s/.cache/kbisect/configs", e && *e ? e : ".");
+	return kb_cache_dir("configs");
 }
 
 void kb_kconfig_resolution_free(struct kb_kconfig_resolution *r)
@@ -1899,14 +1895,6 @@ void kb_kconfig_resolution_free(struct kb_kconfig_resolution *r)
 		kb_kconfig_outcome_release(&r->outcomes[i]);
 	free(r->outcomes);
 	free(r);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* The last @n lines of file @path, into @out. */
@@ -1973,66 +1961,6 @@ static int make(const struct kb_kconfig_resolve_opts *o, const char *odir,
 	free(arch);
 	free(oarg);
 	free(what);
-	return ret;
-}
-
-/* Write @len bytes to @path through a temporary file and a rename. */
-static int write_atomic(const char *path, const char *data, size_t len,
-			struct kb_err *err)
-{
-	char *tmp = kb_asprintf("%s.tmp.%ld", path, (long)getpid());
-	FILE *f = fopen(tmp, "wb");
-	int ret = 0;
-
-	if (!f) {
-		ret = kb_err_set(err, KB_EFAIL, "cannot write '%s': %s", tmp,
-				 strerror(errno));
-		goto out;
-	}
-	if (fwrite(data, 1, len, f) != len || fclose(f) != 0) {
-		if (ferror(f))
-			fclose(f);
-		ret = kb_err_set(err, KB_EFAIL, "cannot write '%s': %s", tmp,
-				 strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	if (rename(tmp, path) < 0) {
-		ret = kb_err_set(err, KB_EFAIL, "cannot rename '%s': %s", tmp,
-				 strerror(errno));
-		unlink(tmp);
-	}
-out:
-	free(tmp);
-	return ret;
-}
-
-/* An exclusive lock on @dir/.kbisect-lock, held until @fd is closed. */
-static int lock_dir(const char *dir, int *fd, struct kb_err *err)
-{
-	char *path = kb_asprintf("%s/.kbisect-lock", dir);
-	struct flock fl;
-	int ret = 0;
-
-	memset(&fl, 0, sizeof(fl));
-	fl.l_type = F_WRLCK;
-	fl.l_whence = SEEK_SET;
-	*fd = open(path, O_RDWR | O_CREAT, 0644);
-	if (*fd < 0) {
-		ret = kb_err_set(err, KB_EFAIL, "cannot open '%s': %s", path,
-				 strerror(errno));
-		goto out;
-	}
-	while (fcntl(*fd, F_SETLKW, &fl) < 0)
-		if (errno != EINTR) {
-			ret = kb_err_set(err, KB_EFAIL, "cannot lock '%s': %s",
-					 path, strerror(errno));
-			close(*fd);
-			*fd = -1;
-			goto out;
-		}
-out:
-	free(path);
 	return ret;
 }
 
@@ -2120,7 +2048,7 @@ int kb_kconfig_resolve(const struct kb_kconfig_resolve_opts *o,
 	char hex[KB_SHA256_HEX_LEN + 1], basehex[KB_SHA256_HEX_LEN + 1];
 	char *cache_dir = NULL, *cached = NULL, *base_cached = NULL;
 	char *cfgpath = NULL, *log = NULL;
-	double t0 = now_s();
+	double t0 = kb_monotime();
 	int ret, lockfd = -1;
 	size_t i;
 
@@ -2184,7 +2112,7 @@ int kb_kconfig_resolve(const struct kb_kconfig_resolve_opts *o,
 	}
 
 	if ((ret = kb_mkdir_p(o->odir, err)) ||
-	    (ret = lock_dir(o->odir, &lockfd, err)))
+	    (ret = kb_lock_dir(o->odir, &lockfd, err)))
 		goto out;
 	cfgpath = kb_asprintf("%s/.config", o->odir);
 	log = kb_asprintf("%s/kbisect-kconfig.log", o->odir);
@@ -2203,8 +2131,8 @@ int kb_kconfig_resolve(const struct kb_kconfig_resolve_opts *o,
 				goto out;
 			}
 			if (base_cached &&
-			    (ret = write_atomic(base_cached, b.buf, b.len,
-						err))) {
+			    (ret = kb_write_atomic(base_cached, b.buf, b.len,
+						    0644, err))) {
 				kb_buf_release(&b);
 				goto out;
 			}
@@ -2215,7 +2143,7 @@ int kb_kconfig_resolve(const struct kb_kconfig_resolve_opts *o,
 		kb_buf_release(&b);
 	}
 	kb_buf_add(&res, text.buf, text.len);
-	if ((ret = write_atomic(cfgpath, res.buf, res.len, err)) ||
+	if ((ret = kb_write_atomic(cfgpath, res.buf, res.len, 0644, err)) ||
 	    (ret = make(o, o->odir, log, "olddefconfig", err)))
 		goto out;
 	kb_buf_reset(&res);
@@ -2223,16 +2151,16 @@ int kb_kconfig_resolve(const struct kb_kconfig_resolve_opts *o,
 	    (ret = finish(r, res.buf, res.len, cfgpath, settings, nsettings,
 			  syms, err)))
 		goto out;
-	if (cached && (ret = write_atomic(cached, res.buf, res.len, err)))
+	if (cached &&
+	    (ret = kb_write_atomic(cached, res.buf, res.len, 0644, err)))
 		goto out;
-	r->seconds = now_s() - t0;
+	r->seconds = kb_monotime() - t0;
 done:
 	*out = r;
 	r = NULL;
 	ret = 0;
 out:
-	if (lockfd >= 0)
-		close(lockfd);
+	kb_unlock(lockfd);
 	kb_kconfig_resolution_free(r);
 	kb_buf_release(&key);
 	kb_buf_release(&basekey);

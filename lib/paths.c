@@ -7,21 +7,24 @@
 #include <sys/types.h>
 
 #include "err.h"
+#include "fsutil.h"
 #include "mem.h"
 #include "banned.h"
 
 char *kb_paths_default_db(void)
 {
 	const char *e = getenv("KBISECT_DB");
+	char *home, *path;
 
 	if (e && *e)
 		return kb_strdup(e);
 	e = getenv("XDG_DATA_HOME");
 	if (e && *e == '/')
 		return kb_asprintf("%s/kbisect/kbisect.db", e);
-	e = getenv("HOME");
-	return kb_asprintf("%s/.local/share/kbisect/kbisect.db",
-			   e && *e ? e : ".");
+	home = kb_home_dir();
+	path = kb_asprintf("%s/.local/share/kbisect/kbisect.db", home);
+	free(home);
+	return path;
 }
 
 int kb_mkdir_p(const char *path, struct kb_err *err)

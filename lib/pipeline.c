@@ -6,6 +6,7 @@
 
 #include "build.h"
 #include "err.h"
+#include "fsutil.h"
 #include "mem.h"
 #include "banned.h"
 
@@ -25,16 +26,8 @@ struct run {
 	struct known_build *builds;
 	size_t nbuilds;
 	struct kb_progress ev;
-	struct timespec t0;
+	double t0;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void report(struct run *r, enum kb_progress_kind kind,
 		   const struct kb_variant *v, unsigned boot_no,
@@ -47,8 +40,7 @@ static void report(struct run *r, enum kb_progress_kind kind,
 	r->ev.boot_no = boot_no;
 	r->ev.status = status;
 	r->ev.reason = reason;
-	r->ev.elapsed_s = now_s() - ((double)r->t0.tv_sec +
-				     (double)r->t0.tv_nsec / 1e9);
+	r->ev.elapsed_s = kb_monotime() - r->t0;
 	r->opts->progress(&r->ev, r->opts->arg);
 }
 
@@ -167,7 +159,7 @@ static int execute(struct run *r, struct kb_err *err)
 	unsigned boot_no;
 	int ret = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	r->t0 = kb_monotime();
 	r->ev.builds_total = kb_plan_nbuilds(r->plan);
 	r->ev.boots_total = kb_plan_nboots(r->plan);
 	/* builds from source: consecutive builds differ as little as
@@ -282,7 +274,7 @@ int kb_pipeline_add_boots(struct kb_store *s, int64_t exp,
 	r.exp = exp;
 	r.plan = plan;
 	r.ex = ex;
-	clock_gettime(CLOCK_MONOTONIC, &r.t0);
+	r.t0 = kb_monotime();
 	ret = get_build(&r, v, &b, err);
 	for (i = 1; ret == 0 && i <= nboots; i++)
 		ret = do_boot(&r, v, b, last + i, rep->runs_per_boot, err);

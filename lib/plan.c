@@ -9,6 +9,7 @@
 #include "buf.h"
 #include "build.h"
 #include "err.h"
+#include "fsutil.h"
 #include "kconfig.h"
 #include "mem.h"
 #include "sha256.h"
@@ -306,14 +307,6 @@ size_t kb_plan_nruns(const struct kb_plan *p)
 
 /* ---- resolution against the kernel tree ------------------------------ */
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int check_symbols(const struct kb_matrix *m,
 			 const struct kb_ksyms *syms, const char *tree,
 			 struct kb_err *err)
@@ -342,16 +335,15 @@ static int check_symbols(const struct kb_matrix *m,
 
 static char *default_work_dir(const char *tree_id)
 {
-	const char *e = getenv("XDG_CACHE_HOME");
 	char hex[KB_SHA256_HEX_LEN + 1];
+	char *sub, *dir;
 
 	kb_sha256_hex(tree_id, strlen(tree_id), hex);
 	hex[16] = '\0';
-	if (e && *e == '/')
-		return kb_asprintf("%s/kbisect/resolve/%s", e, hex);
-	e = getenv("HOME");
-	return kb_asprintf("%s/.cache/kbisect/resolve/%s", e && *e ? e : ".",
-			   hex);
+	sub = kb_asprintf("resolve/%s", hex);
+	dir = kb_cache_dir(sub);
+	free(sub);
+	return dir;
 }
 
 /* The part of a variant's settings that decides its config. */
@@ -376,7 +368,7 @@ int kb_plan_resolve(struct kb_plan *p, const struct kb_plan_resolve_opts *o,
 	struct kb_ksyms *syms = NULL;
 	char *work = NULL, *compiler = NULL, **req = NULL;
 	size_t i, j, ndistinct = 0, k = 0;
-	double t0 = mono_s();
+	double t0 = kb_monotime();
 	int ret;
 
 	if (p->res)
@@ -446,7 +438,7 @@ int kb_plan_resolve(struct kb_plan *p, const struct kb_plan_resolve_opts *o,
 		ev.variant = v;
 		ev.done = 0;
 		ev.cached = 0;
-		ev.elapsed_s = mono_s() - t0;
+		ev.elapsed_s = kb_monotime() - t0;
 		if (o->progress)
 			o->progress(&ev, o->arg);
 		if ((ret = kb_kconfig_resolve(&ro, v->settings, v->nsettings,
@@ -455,7 +447,7 @@ int kb_plan_resolve(struct kb_plan *p, const struct kb_plan_resolve_opts *o,
 		p->res_owner[i] = 1;
 		ev.done = 1;
 		ev.cached = p->res[i]->cached;
-		ev.elapsed_s = mono_s() - t0;
+		ev.elapsed_s = kb_monotime() - t0;
 		if (o->progress)
 			o->progress(&ev, o->arg);
 		kb_kconfig_normalised(p->res[i]->config, &norm);

@@ -14,6 +14,7 @@
 
 #include "build.h"
 #include "err.h"
+#include "fsutil.h"
 #include "guest.h"
 #include "mem.h"
 #include "pipeline.h"
@@ -243,14 +244,6 @@ int kb_queue_destroy_orphans(const char *uri, unsigned *n,
 	return ret;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static const struct kb_variant *job_variant(const struct kb_queue_exp *x,
 					    const struct kb_store_job *j,
 					    struct kb_err *err)
@@ -270,7 +263,7 @@ int kb_queue_run_build(struct kb_store *s, const struct kb_queue_exp *x,
 {
 	const struct kb_variant *v = job_variant(x, j, err);
 	struct kb_build_result b;
-	double t0 = now_s();
+	double t0 = kb_monotime();
 	int64_t id = 0;
 	int ret;
 
@@ -280,7 +273,7 @@ int kb_queue_run_build(struct kb_store *s, const struct kb_queue_exp *x,
 	if ((ret = kb_pipeline_build(s, ex, v, &b, &id, NULL, err)))
 		return ret;
 	kb_build_result_release(&b);
-	return kb_store_job_done(s, j->id, owner, now_s() - t0, err);
+	return kb_store_job_done(s, j->id, owner, kb_monotime() - t0, err);
 }
 
 int kb_queue_run_boot(struct kb_store *s, const struct kb_queue_exp *x,
@@ -291,7 +284,7 @@ int kb_queue_run_boot(struct kb_store *s, const struct kb_queue_exp *x,
 	const struct kb_repeat *rep = kb_matrix_repeat(x->m);
 	struct kb_build_result b;
 	struct kb_boot_result res;
-	double t0 = now_s();
+	double t0 = kb_monotime();
 	int64_t build_id = 0;
 	int ret;
 
@@ -305,7 +298,7 @@ int kb_queue_run_boot(struct kb_store *s, const struct kb_queue_exp *x,
 				    &res, err)))
 		goto out;
 	ret = kb_store_job_boot_done(s, j, owner, build_id, &res,
-				     now_s() - t0, err);
+				     kb_monotime() - t0, err);
 out:
 	kb_boot_result_release(&res);
 	kb_build_result_release(&b);

@@ -14,6 +14,7 @@
 #include "domxml.h"
 #include "err.h"
 #include "executor.h"
+#include "fsutil.h"
 #include "guest.h"
 #include "mem.h"
 #include "variant.h"
@@ -141,14 +142,6 @@ static const char *prebuilt(const struct realexec *x,
 	if (img)
 		return img;
 	return kb_matrix_source(x->m)->kernel;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static int build(void *self, const struct kb_variant *v,
@@ -440,7 +433,7 @@ static int boot(void *self, const struct kb_variant *v,
 	char *dir = NULL, *scratch = NULL, *log = NULL, *xml = NULL;
 	char *name = NULL, *kernel_copy = NULL, *initrd_copy = NULL;
 	const char *files[4];
-	double t0 = now(), dur = 0;
+	double t0 = kb_monotime(), dur = 0;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -514,7 +507,7 @@ static int boot(void *self, const struct kb_variant *v,
 	}
 	ret = 0;
 out:
-	out->duration_s = now() - t0;
+	out->duration_s = kb_monotime() - t0;
 	files[0] = scratch;
 	files[1] = log;
 	files[2] = kernel_copy;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "fsutil.h"
 #include "mem.h"
 #include "paths.h"
 #include "sha256.h"
@@ -55,13 +56,7 @@ static int check_kernel_tree(const char *dir, const char *what,
 
 char *kb_source_default_trees_dir(void)
 {
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-
-	if (xdg && *xdg == '/')
-		return kb_asprintf("%s/kbisect/trees", xdg);
-	return kb_asprintf("%s/.cache/kbisect/trees",
-			   home && *home ? home : "/tmp");
+	return kb_cache_dir("trees");
 }
 
 /* ---- plain trees --------------------------------------------------------- */

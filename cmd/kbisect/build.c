@@ -14,6 +14,7 @@
 #include "kbisect.h"
 #include "buf.h"
 #include "build.h"
+#include "fsutil.h"
 #include "json.h"
 #include "kconfig.h"
 #include "matrix.h"
@@ -342,7 +343,7 @@ int cmd_build(int argc, char **argv)
 	char *compiler = NULL, started[40];
 	size_t i, j, njobs = 0, n;
 	int json = 0, allow = 0, c, ret, anyfailed = 0;
-	struct timespec t0, t1;
+	double t0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -365,7 +366,7 @@ int cmd_build(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return cmd_usage_error("build", "expected one MATRIX file");
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = kb_monotime();
 	now_iso(started, sizeof(started));
 	pr.tty = isatty(STDERR_FILENO);
 	if ((ret = kb_matrix_load(argv[optind], &m, &err)) ||
@@ -465,15 +466,12 @@ int cmd_build(int argc, char **argv)
 	}
 	if (ret)
 		goto fail;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
 	for (j = 0; j < njobs; j++)
 		anyfailed |= !strcmp(jobs[j].outcome, "failed");
 	if (json)
 		print_json(p, jobs, njobs);
 	else
-		print_table(p, jobs, njobs,
-			    (double)(t1.tv_sec - t0.tv_sec) +
-				    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+		print_table(p, jobs, njobs, kb_monotime() - t0);
 	ret = anyfailed ? 1 : 0;
 	goto out;
 fail:

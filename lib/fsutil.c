@@ -1,0 +1,231 @@
+/* flock(2) and the passwd entry are outside POSIX's strict namespace */
+#define _DEFAULT_SOURCE
+#include "fsutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "mem.h"
+#include "banned.h"
+
+double kb_monotime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- locks ------------------------------------------------------------ */
+
+/*
+ * flock(2) locks belong to the open file description: each kb_lock opens
+ * the file anew, so a second open in the same process (another thread)
+ * conflicts with the first.  fcntl(F_SETLK) record locks belong to the
+ * process, and two threads would both "hold" them.
+ */
+int kb_lock(const char *path, unsigned flags, int *fd, struct kb_err *err)
+{
+	int op = LOCK_EX | (flags & KB_LOCK_TRY ? LOCK_NB : 0);
+	int f;
+
+	*fd = -1;
+	f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (f < 0)
+		return kb_err_set(err, KB_EFAIL, "cannot open '%s': %s", path,
+				  strerror(errno));
+	while (flock(f, op) < 0) {
+		int e = errno;
+
+		if (e == EINTR)
+			continue;
+		close(f);
+		if (e == EWOULDBLOCK)
+			return KB_EEXISTS;
+		return kb_err_set(err, KB_EFAIL, "cannot lock '%s': %s", path,
+				  strerror(e));
+	}
+	*fd = f;
+	return 0;
+}
+
+int kb_lock_dir(const char *dir, int *fd, struct kb_err *err)
+{
+	char *path = kb_asprintf("%s/.kbisect-lock", dir);
+	int ret = kb_lock(path, KB_LOCK_WAIT, fd, err);
+
+	free(path);
+	return ret;
+}
+
+void kb_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+/* ---- atomic writes ---------------------------------------------------- */
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		if (w == 0) {
+			errno = ENOSPC;
+			return -1;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * Open a fresh temporary file beside @path (unique per call, so threads
+ * and processes writing the same path never share one).
+ */
+static int open_temp(const char *path, unsigned mode, char **tmp,
+		     struct kb_err *err)
+{
+	int fd;
+
+	*tmp = kb_asprintf("%s.tmp-XXXXXX", path);
+	fd = mkstemp(*tmp);
+	if (fd < 0 || fchmod(fd, (mode_t)mode) < 0) {
+		int e = errno;
+
+		if (fd >= 0) {
+			close(fd);
+			unlink(*tmp);
+		}
+		kb_err_set(err, KB_EFAIL, "cannot write '%s': %s", path,
+			   strerror(e));
+		free(*tmp);
+		*tmp = NULL;
+		return -1;
+	}
+	return fd;
+}
+
+/* Sync, close and rename temporary @tmp (open as @fd) over @path. */
+static int commit_temp(int fd, const char *tmp, const char *path,
+		       struct kb_err *err)
+{
+	int ret = 0;
+
+	if (fsync(fd) < 0) {
+		ret = kb_err_set(err, KB_EFAIL, "cannot write '%s': %s", path,
+				 strerror(errno));
+		close(fd);
+	} else if (close(fd) < 0 || rename(tmp, path) < 0) {
+		ret = kb_err_set(err, KB_EFAIL, "cannot write '%s': %s", path,
+				 strerror(errno));
+	}
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+int kb_write_atomic(const char *path, const void *data, size_t len,
+		    unsigned mode, struct kb_err *err)
+{
+	char *tmp = NULL;
+	int fd, ret;
+
+	if ((fd = open_temp(path, mode, &tmp, err)) < 0)
+		return KB_EFAIL;
+	if (write_all(fd, data, len) < 0) {
+		ret = kb_err_set(err, KB_EFAIL, "cannot write '%s': %s", path,
+				 strerror(errno));
+		close(fd);
+		unlink(tmp);
+	} else {
+		ret = commit_temp(fd, tmp, path, err);
+	}
+	free(tmp);
+	return ret;
+}
+
+int kb_write_atomic_text(const char *path, const char *text,
+			 struct kb_err *err)
+{
+	return kb_write_atomic(path, text, strlen(text), 0644, err);
+}
+
+int kb_copy_atomic(const char *from, const char *to, struct kb_err *err)
+{
+	char buf[65536];
+	char *tmp = NULL;
+	int in, o = -1, ret = 0;
+	ssize_t r;
+
+	if ((in = open(from, O_RDONLY | O_CLOEXEC)) < 0)
+		return kb_err_set(err, KB_EFAIL, "cannot open '%s': %s", from,
+				  strerror(errno));
+	if ((o = open_temp(to, 0644, &tmp, err)) < 0) {
+		ret = KB_EFAIL;
+		goto out;
+	}
+	while ((r = read(in, buf, sizeof(buf))) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || write_all(o, buf, (size_t)r) < 0) {
+			ret = kb_err_set(err, KB_EFAIL,
+					 "cannot copy '%s' to '%s': %s", from,
+					 to, strerror(errno));
+			close(o);
+			unlink(tmp);
+			goto out;
+		}
+	}
+	ret = commit_temp(o, tmp, to, err);
+out:
+	close(in);
+	free(tmp);
+	return ret;
+}
+
+/* ---- where things live ------------------------------------------------ */
+
+char *kb_home_dir(void)
+{
+	const char *h = getenv("HOME");
+	struct passwd *pw;
+
+	if (h && *h == '/')
+		return kb_strdup(h);
+	pw = getpwuid(getuid());
+	if (pw && pw->pw_dir && *pw->pw_dir == '/')
+		return kb_strdup(pw->pw_dir);
+	return kb_strdup("/tmp");
+}
+
+char *kb_cache_dir(const char *sub)
+{
+	const char *x = getenv("XDG_CACHE_HOME");
+	const char *sep = sub && *sub ? "/" : "";
+	char *home, *dir;
+
+	if (!sub)
+		sub = "";
+	if (x && *x == '/')
+		return kb_asprintf("%s/kbisect%s%s", x, sep, sub);
+	home = kb_home_dir();
+	dir = kb_asprintf("%s/.cache/kbisect%s%s", home, sep, sub);
+	free(home);
+	return dir;
+}

@@ -1,0 +1,83 @@
+#ifndef KB_FSUTIL_H
+#define KB_FSUTIL_H
+
+#include <stddef.h>
+
+struct kb_err;
+
+/*
+ * Small file-system mechanisms every stage needs, each in one place: the
+ * monotonic clock, an exclusive lock on a file, a write that is all or
+ * nothing, and the per-user cache folder.  (OpenSSH's monotime(), git's
+ * lockfile.c.)
+ */
+
+/* Seconds on the monotonic clock: for durations, never for dates. */
+double kb_monotime(void);
+
+/* ---- locks ------------------------------------------------------------ */
+
+enum kb_lock_flags {
+	KB_LOCK_WAIT = 0,      /* block until the lock is free */
+	KB_LOCK_TRY = 1 << 0,  /* fail with KB_EEXISTS when it is held */
+};
+
+/*
+ * Take an exclusive lock on file @path (created 0644 if missing), held
+ * until *@fd is closed (kb_unlock).  The lock belongs to this open of
+ * the file, not to the process: two threads of one process, each with
+ * its own kb_lock, exclude each other as two processes do, and closing
+ * another descriptor of the file does not drop it.  The descriptor is
+ * close-on-exec.  With KB_LOCK_TRY a held lock is KB_EEXISTS, with no
+ * message set (the caller says who holds what); other failures are
+ * KB_EFAIL with a message naming @path.
+ */
+int kb_lock(const char *path, unsigned flags, int *fd, struct kb_err *err);
+
+/*
+ * The lock of folder @dir: kb_lock on @dir/.kbisect-lock, waiting.  Held
+ * by whoever writes in the folder (a build in an O= folder, a config
+ * resolution in its work folder).
+ */
+int kb_lock_dir(const char *dir, int *fd, struct kb_err *err);
+
+/* Release a lock taken by kb_lock (closes @fd; -1 is ignored). */
+void kb_unlock(int fd);
+
+/* ---- atomic writes ---------------------------------------------------- */
+
+/*
+ * Write @len bytes of @data to @path through a temporary file in the same
+ * folder, fsync'd and renamed over @path: readers see the old content or
+ * the new, never a part.  The file gets exactly @mode.  On any
+ * failure (a full disk included) @path is untouched, the temporary file
+ * is removed and KB_EFAIL names the file and the reason.
+ */
+int kb_write_atomic(const char *path, const void *data, size_t len,
+		    unsigned mode, struct kb_err *err);
+
+/* As kb_write_atomic, with a NUL-terminated @text and mode 0644. */
+int kb_write_atomic_text(const char *path, const char *text,
+			 struct kb_err *err);
+
+/* Copy file @from to @to as kb_write_atomic writes it, keeping the mode
+ * 0644.  KB_EFAIL names the file that could not be read or written. */
+int kb_copy_atomic(const char *from, const char *to, struct kb_err *err);
+
+/* ---- where things live ------------------------------------------------ */
+
+/*
+ * The user's home folder: $HOME when it is an absolute path, else the
+ * passwd entry's, else "/tmp".  Caller frees.
+ */
+char *kb_home_dir(void);
+
+/*
+ * The cache folder @sub of kbisect: $XDG_CACHE_HOME/kbisect/@sub when
+ * XDG_CACHE_HOME is an absolute path, else HOME/.cache/kbisect/@sub
+ * (kb_home_dir).  @sub may be NULL or "" for the top.  Not created.
+ * Caller frees.
+ */
+char *kb_cache_dir(const char *sub);
+
+#endif

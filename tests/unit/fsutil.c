@@ -1,0 +1,378 @@
+#define _DEFAULT_SOURCE /* usleep */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "buf.h"
+#include "err.h"
+#include "fsutil.h"
+#include "mem.h"
+
+static char *make_tmpdir(void)
+{
+	char *d = kb_strdup("/tmp/kb-fsutil-XXXXXX");
+
+	assert_non_null(mkdtemp(d));
+	return d;
+}
+
+static void rm_tree(const char *dir)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *e;
+
+	if (!dh)
+		return;
+	while ((e = readdir(dh))) {
+		char *p;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		p = kb_asprintf("%s/%s", dir, e->d_name);
+		unlink(p);
+		free(p);
+	}
+	closedir(dh);
+	rmdir(dir);
+}
+
+/* The entries of @dir other than . and .. */
+static unsigned count_entries(const char *dir)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	assert_non_null(dh);
+	while ((e = readdir(dh)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(dh);
+	return n;
+}
+
+static char *slurp(const char *path)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	char *s;
+
+	assert_int_equal(kb_buf_read_file(&b, path, 1u << 20, NULL), 0);
+	s = kb_strdup(b.buf);
+	kb_buf_release(&b);
+	return s;
+}
+
+/* ---- locks ------------------------------------------------------------ */
+
+struct contender {
+	const char *dir;
+	int *inside;      /* how many hold the lock now */
+	int *overlaps;    /* times someone found another inside */
+	pthread_mutex_t *mu;
+};
+
+static void *contend(void *arg)
+{
+	struct contender *c = arg;
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		struct kb_err err = KB_ERR_INIT;
+		int fd;
+
+		if (kb_lock_dir(c->dir, &fd, &err))
+			return (void *)1;
+		pthread_mutex_lock(c->mu);
+		if (++*c->inside > 1)
+			++*c->overlaps;
+		pthread_mutex_unlock(c->mu);
+		usleep(2000);
+		pthread_mutex_lock(c->mu);
+		--*c->inside;
+		pthread_mutex_unlock(c->mu);
+		kb_unlock(fd);
+	}
+	return NULL;
+}
+
+/* fcntl record locks belong to the process: two threads of kbisectd
+ * --build-jobs 2 both "held" one and ran make in one O= folder */
+static void test_fsutil__two_threads_never_hold_a_dir_lock_at_once(void **state)
+{
+	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	char *dir = make_tmpdir();
+	int inside = 0, overlaps = 0;
+	struct contender c = { dir, &inside, &overlaps, &mu };
+	pthread_t a, b;
+	void *ra, *rb;
+
+	(void)state;
+	assert_int_equal(pthread_create(&a, NULL, contend, &c), 0);
+	assert_int_equal(pthread_create(&b, NULL, contend, &c), 0);
+	pthread_join(a, &ra);
+	pthread_join(b, &rb);
+	assert_null(ra);
+	assert_null(rb);
+	assert_int_equal(overlaps, 0);
+	rm_tree(dir);
+	free(dir);
+}
+
+static void test_fsutil__a_held_lock_is_busy_for_another_open(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	char *dir = make_tmpdir();
+	char *path = kb_asprintf("%s/lock", dir);
+	int a, b, other;
+
+	(void)state;
+	assert_int_equal(kb_lock(path, KB_LOCK_TRY, &a, &err), 0);
+	assert_int_equal(kb_lock(path, KB_LOCK_TRY, &b, &err), KB_EEXISTS);
+	assert_int_equal(b, -1);
+	assert_string_equal(err.msg, "");
+	/* closing another descriptor of the file keeps the lock (it does
+	 * not with fcntl record locks) */
+	other = open(path, O_RDONLY);
+	assert_true(other >= 0);
+	close(other);
+	assert_int_equal(kb_lock(path, KB_LOCK_TRY, &b, &err), KB_EEXISTS);
+	kb_unlock(a);
+	assert_int_equal(kb_lock(path, KB_LOCK_TRY, &b, &err), 0);
+	kb_unlock(b);
+	kb_unlock(-1);
+	free(path);
+	rm_tree(dir);
+	free(dir);
+}
+
+static void test_fsutil__lock_in_a_missing_folder_names_it(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	int fd;
+
+	(void)state;
+	assert_int_equal(kb_lock_dir("/nonexistent/kb", &fd, &err), KB_EFAIL);
+	assert_int_equal(fd, -1);
+	assert_msg_contains(err.msg, "/nonexistent/kb/.kbisect-lock");
+}
+
+/* ---- atomic writes ---------------------------------------------------- */
+
+static void test_fsutil__write_atomic_replaces_the_whole_file(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	char *dir = make_tmpdir();
+	char *path = kb_asprintf("%s/f", dir);
+	struct stat st;
+	char *s;
+
+	(void)state;
+	assert_int_equal(kb_write_atomic_text(path, "old content\n", &err), 0);
+	assert_int_equal(kb_write_atomic(path, "new", 3, 0600, &err), 0);
+	s = slurp(path);
+	assert_string_equal(s, "new");
+	free(s);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(count_entries(dir), 1);
+	free(path);
+	rm_tree(dir);
+	free(dir);
+}
+
+/*
+ * A full disk (here: a file size limit, the same EFBIG/ENOSPC path): an
+ * error naming the file, the old content kept, no temporary file left.
+ * The copy this replaced called ferror() on a FILE that fclose() had
+ * freed: with @size small the data sat in stdio's buffer until fclose.
+ */
+static void write_past_limit(size_t size)
+{
+	struct kb_err err = KB_ERR_INIT;
+	char *dir = make_tmpdir();
+	char *path = kb_asprintf("%s/f", dir);
+	char *data = kb_malloc(size);
+	struct rlimit old, lim;
+	void (*old_handler)(int);
+	char *s;
+	int ret;
+
+	memset(data, 'x', size);
+	assert_int_equal(kb_write_atomic_text(path, "kept\n", &err), 0);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = size / 2;
+	old_handler = signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	ret = kb_write_atomic(path, data, size, 0644, &err);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, old_handler);
+	assert_int_equal(ret, KB_EFAIL);
+	assert_msg_contains(err.msg, path);
+	assert_msg_contains(err.msg, "cannot write");
+	s = slurp(path);
+	assert_string_equal(s, "kept\n");
+	free(s);
+	assert_int_equal(count_entries(dir), 1);
+	free(data);
+	free(path);
+	rm_tree(dir);
+	free(dir);
+}
+
+static void test_fsutil__full_disk_small_write_is_an_error(void **state)
+{
+	(void)state;
+	write_past_limit(100);
+}
+
+static void test_fsutil__full_disk_large_write_is_an_error(void **state)
+{
+	(void)state;
+	write_past_limit(1u << 20);
+}
+
+static void test_fsutil__write_into_a_missing_folder_fails(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+
+	(void)state;
+	assert_int_equal(kb_write_atomic_text("/nonexistent/kb/f", "x", &err),
+			 KB_EFAIL);
+	assert_msg_contains(err.msg, "'/nonexistent/kb/f'");
+}
+
+static void test_fsutil__copy_atomic_copies_and_names_a_missing_source(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	char *dir = make_tmpdir();
+	char *from = kb_asprintf("%s/a", dir);
+	char *to = kb_asprintf("%s/b", dir);
+	char *s;
+
+	(void)state;
+	assert_int_equal(kb_write_atomic_text(from, "payload\n", &err), 0);
+	assert_int_equal(kb_copy_atomic(from, to, &err), 0);
+	s = slurp(to);
+	assert_string_equal(s, "payload\n");
+	free(s);
+	unlink(from);
+	assert_int_equal(kb_copy_atomic(from, to, &err), KB_EFAIL);
+	assert_msg_contains(err.msg, from);
+	assert_int_equal(count_entries(dir), 1);
+	free(from);
+	free(to);
+	rm_tree(dir);
+	free(dir);
+}
+
+/* ---- where things live ------------------------------------------------ */
+
+struct saved_env {
+	char *home, *xdg;
+};
+
+static void env_save(struct saved_env *e)
+{
+	const char *h = getenv("HOME"), *x = getenv("XDG_CACHE_HOME");
+
+	e->home = h ? kb_strdup(h) : NULL;
+	e->xdg = x ? kb_strdup(x) : NULL;
+}
+
+static void env_restore(struct saved_env *e)
+{
+	if (e->home)
+		setenv("HOME", e->home, 1);
+	else
+		unsetenv("HOME");
+	if (e->xdg)
+		setenv("XDG_CACHE_HOME", e->xdg, 1);
+	else
+		unsetenv("XDG_CACHE_HOME");
+	free(e->home);
+	free(e->xdg);
+}
+
+static void test_fsutil__cache_dir_follows_xdg_then_home(void **state)
+{
+	struct saved_env e;
+	char *d;
+
+	(void)state;
+	env_save(&e);
+	setenv("XDG_CACHE_HOME", "/x/cache", 1);
+	setenv("HOME", "/h", 1);
+	d = kb_cache_dir("builds");
+	assert_string_equal(d, "/x/cache/kbisect/builds");
+	free(d);
+	/* a relative XDG_CACHE_HOME is ignored, as the spec says */
+	setenv("XDG_CACHE_HOME", "rel", 1);
+	d = kb_cache_dir("trees");
+	assert_string_equal(d, "/h/.cache/kbisect/trees");
+	free(d);
+	d = kb_cache_dir(NULL);
+	assert_string_equal(d, "/h/.cache/kbisect");
+	free(d);
+	env_restore(&e);
+}
+
+/* the copies fell back to "." or "/tmp" by chance of the copy; now every
+ * cache folder is under the same home, an absolute path */
+static void test_fsutil__cache_dir_without_home_is_absolute_and_shared(void **state)
+{
+	struct saved_env e;
+	char *a, *b, *home;
+
+	(void)state;
+	env_save(&e);
+	unsetenv("XDG_CACHE_HOME");
+	unsetenv("HOME");
+	home = kb_home_dir();
+	assert_true(home[0] == '/');
+	a = kb_cache_dir("configs");
+	b = kb_cache_dir("initramfs");
+	assert_true(a[0] == '/');
+	assert_int_equal(strncmp(a, home, strlen(home)), 0);
+	assert_int_equal(strncmp(b, home, strlen(home)), 0);
+	free(a);
+	free(b);
+	free(home);
+	env_restore(&e);
+}
+
+static void test_fsutil__monotime_does_not_go_back(void **state)
+{
+	double a = kb_monotime(), b;
+
+	(void)state;
+	usleep(1000);
+	b = kb_monotime();
+	assert_true(b > a);
+	assert_true(b - a < 10);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_fsutil__two_threads_never_hold_a_dir_lock_at_once),
+	cmocka_unit_test(test_fsutil__a_held_lock_is_busy_for_another_open),
+	cmocka_unit_test(test_fsutil__lock_in_a_missing_folder_names_it),
+	cmocka_unit_test(test_fsutil__write_atomic_replaces_the_whole_file),
+	cmocka_unit_test(test_fsutil__full_disk_small_write_is_an_error),
+	cmocka_unit_test(test_fsutil__full_disk_large_write_is_an_error),
+	cmocka_unit_test(test_fsutil__write_into_a_missing_folder_fails),
+	cmocka_unit_test(test_fsutil__copy_atomic_copies_and_names_a_missing_source),
+	cmocka_unit_test(test_fsutil__cache_dir_follows_xdg_then_home),
+	cmocka_unit_test(test_fsutil__cache_dir_without_home_is_absolute_and_shared),
+	cmocka_unit_test(test_fsutil__monotime_does_not_go_back),
+};
+
+KB_TEST_MAIN(tests)
