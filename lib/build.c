@@ -22,6 +22,7 @@
 #include "paths.h"
 #include "plan.h"
 #include "source.h"
+#include "toolchain.h"
 #include "banned.h"
 
 
@@ -57,18 +58,6 @@ char *kb_build_default_objdir(const char *tree_id)
 
 /* ---- keys ------------------------------------------------------------- */
 
-void kb_build_key(const char *tree_id, const char *config, size_t config_len,
-		  const char *compiler, char out[KB_SHA256_HEX_LEN + 1])
-{
-	struct kb_buf b = KB_BUF_INIT;
-
-	kb_buf_addf(&b, "kbisect-build-v1\ntree %s\ncompiler %s\nconfig %zu\n",
-		    tree_id, compiler, config_len);
-	kb_buf_add(&b, config, config_len);
-	kb_sha256_hex(b.buf, b.len, out);
-	kb_buf_release(&b);
-}
-
 /* ---- running programs ------------------------------------------------- */
 
 /*
@@ -85,78 +74,6 @@ static int spawn_piped(char *const argv[], pid_t *pid, int *fd,
 	int ret = kb_program_start(&prog, pid, fd, err);
 
 	free(env);
-	return ret;
-}
-
-/* Split @s on spaces into a NULL-terminated argv (owned strings). */
-static char **split_words(const char *s, size_t extra, size_t *n)
-{
-	char **v = kb_calloc(strlen(s) + extra + 2, sizeof(*v));
-	const char *p = s;
-
-	*n = 0;
-	while (*p) {
-		const char *start;
-
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (!*p)
-			break;
-		start = p;
-		while (*p && *p != ' ' && *p != '\t')
-			p++;
-		v[(*n)++] = kb_strndup(start, (size_t)(p - start));
-	}
-	return v;
-}
-
-int kb_build_compiler_version(const char *const *make_args, size_t nargs,
-			      char **out, struct kb_err *err)
-{
-	const char *cc = getenv("CC");
-	struct kb_buf b = KB_BUF_INIT;
-	char **argv = NULL, chunk[4096], *nl;
-	size_t n = 0, i;
-	ssize_t r;
-	pid_t pid;
-	int fd = -1, ret, status;
-
-	*out = NULL;
-	for (i = 0; i < nargs; i++)
-		if (!strncmp(make_args[i], "CC=", 3))
-			cc = make_args[i] + 3;
-	if (!cc || !*cc)
-		cc = "gcc";
-	argv = split_words(cc, 1, &n);
-	if (n == 0) {
-		ret = kb_err_set(err, KB_EINPUT, "empty compiler '%s'", cc);
-		goto out;
-	}
-	argv[n] = kb_strdup("--version");
-	if ((ret = spawn_piped(argv, &pid, &fd, err)))
-		goto out;
-	while ((r = read(fd, chunk, sizeof(chunk))) > 0 || (r < 0 && errno == EINTR))
-		if (r > 0 && b.len < 65536)
-			kb_buf_add(&b, chunk, (size_t)r);
-	status = kb_program_wait(pid);
-	nl = strchr(b.buf, '\n');
-	if (nl)
-		*nl = '\0';
-	if (status != 0 || !*b.buf) {
-		ret = kb_err_set(err, KB_EFAIL,
-				 "cannot read the compiler version: '%s --version' exited with status %d",
-				 cc, status);
-		goto out;
-	}
-	*out = kb_strdup(b.buf);
-	ret = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	for (i = 0; argv && argv[i]; i++)
-		free(argv[i]);
-	free(argv);
-	kb_buf_release(&b);
 	return ret;
 }
 
@@ -963,7 +880,7 @@ int kb_build_variant(const struct kb_matrix *m, const struct kb_variant *v,
 				  kb_matrix_file(m), v->idx, v->label);
 	if ((ret = kb_source_open(src->tree, rev ? rev : src->rev, NULL, &st,
 				  err)) ||
-	    (ret = kb_build_compiler_version(bc->make_args, bc->nmake_args,
+	    (ret = kb_toolchain_cc_version(bc->make_args, bc->nmake_args,
 					     &compiler, err)))
 		goto out;
 	objdir = kb_build_default_objdir(kb_source_tree_id(st));
@@ -979,7 +896,7 @@ int kb_build_variant(const struct kb_matrix *m, const struct kb_variant *v,
 				      &res, err)))
 		goto out;
 	kb_kconfig_normalised(res->config, &norm);
-	kb_build_key(kb_source_tree_id(st), norm.buf, norm.len, compiler, key);
+	kb_toolchain_build_key(kb_source_tree_id(st), norm.buf, norm.len, compiler, key);
 	kb_build_opts_from_matrix(m, kb_source_dir(st), kb_source_tree_id(st),
 				  &bo);
 	bo.objdir = objdir;

@@ -23,28 +23,8 @@ struct kb_err;
  * are ordered so that consecutive ones differ as little as possible
  * (kb_build_order).  make runs as an argv through posix_spawn; its output
  * goes to the log and is read for progress: the "  CC " lines are the
- * units compiled.
+ * units compiled.  The key itself is lib/toolchain.h's.
  */
-
-/* ---- keys ------------------------------------------------------------- */
-
-/*
- * The build key of (@tree_id, @config — the normalised resolved .config
- * text, @config_len bytes —, @compiler — the compiler's version line) as
- * 64 hex digits and a NUL in @out.  Stable: the same inputs always give
- * the same key; any change to one of them gives another.
- */
-void kb_build_key(const char *tree_id, const char *config, size_t config_len,
-		  const char *compiler, char out[KB_SHA256_HEX_LEN + 1]);
-
-/*
- * The compiler's version: the first line of `CC --version`, where CC is
- * the value of a "CC=..." item of @make_args (split on spaces, so
- * "CC=distcc gcc" runs `distcc gcc --version`), else $CC, else "gcc".
- * On success *@out is the caller's.  KB_EFAIL when it cannot be run.
- */
-int kb_build_compiler_version(const char *const *make_args, size_t nargs,
-			      char **out, struct kb_err *err);
 
 /* ---- ordering --------------------------------------------------------- */
 

@@ -14,6 +14,7 @@
 #include "mem.h"
 #include "sha256.h"
 #include "source.h"
+#include "toolchain.h"
 #include "banned.h"
 
 struct kb_plan {
@@ -394,7 +395,7 @@ int kb_plan_resolve(struct kb_plan *p, const struct kb_plan_resolve_opts *o,
 	if ((ret = check_symbols(p->m, syms, p->tree_dir, err)))
 		goto out;
 	/* the compiler the build will use: build.make_args may set CC */
-	if ((ret = kb_build_compiler_version(kb_matrix_build(p->m)->make_args,
+	if ((ret = kb_toolchain_cc_version(kb_matrix_build(p->m)->make_args,
 					     kb_matrix_build(p->m)->nmake_args,
 					     &compiler, err)))
 		goto out;
@@ -451,7 +452,7 @@ int kb_plan_resolve(struct kb_plan *p, const struct kb_plan_resolve_opts *o,
 		if (o->progress)
 			o->progress(&ev, o->arg);
 		kb_kconfig_normalised(p->res[i]->config, &norm);
-		kb_build_key(p->tree_id, norm.buf, norm.len, compiler, key);
+		kb_toolchain_build_key(p->tree_id, norm.buf, norm.len, compiler, key);
 		kb_buf_release(&norm);
 		v->build_key = keep(p, kb_strdup(key));
 	}

@@ -87,7 +87,7 @@ struct kb_plan_resolve_opts {
  * Resolve every variant's Kconfig settings against the kernel tree
  * (kb_kconfig_resolve(), once per distinct set of settings), then replace
  * each variant's build key with the key of its resolved configuration
- * (kb_build_key of tree id, normalised resolved .config, compiler) and
+ * (kb_toolchain_build_key of tree id, normalised resolved .config, compiler) and
  * recount the builds: variants that resolve identically share one.
  *
  * Checks first that every Kconfig factor is a symbol of the tree: an

@@ -21,6 +21,7 @@
 #include "mem.h"
 #include "plan.h"
 #include "store.h"
+#include "toolchain.h"
 #include "banned.h"
 
 /* One distinct build key of the plan. */
@@ -382,7 +383,7 @@ int cmd_build(int argc, char **argv)
 	ro.progress = on_resolve;
 	ro.arg = &pr;
 	if ((ret = kb_plan_resolve(p, &ro, &err)) ||
-	    (ret = kb_build_compiler_version(bc->make_args, bc->nmake_args,
+	    (ret = kb_toolchain_cc_version(bc->make_args, bc->nmake_args,
 					     &compiler, &err)))
 		goto fail;
 	if (report_dropped(p) && !allow) {

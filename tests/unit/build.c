@@ -74,40 +74,6 @@ static char *slurp(const char *path)
 	return kb_buf_detach(&b);
 }
 
-/* ---- keys ---------------------------------------------------------------- */
-
-static void test_build__key_is_stable(void **state)
-{
-	char a[65], b[65];
-	const char *cfg = "PARAVIRT=y\nSMP=y\n";
-
-	(void)state;
-	kb_build_key("git:abc", cfg, strlen(cfg), "gcc 12.2.0", a);
-	kb_build_key("git:abc", cfg, strlen(cfg), "gcc 12.2.0", b);
-	assert_string_equal(a, b);
-	assert_int_equal(strlen(a), 64);
-	/* the digest of the documented input (docs/builds.md), which must
-	 * not change between kbisect versions: sha256sum agrees */
-	assert_string_equal(
-		a, "95bbc7bba7de23abbd755cc817985139dc5e69e267d7d2b79e94cdea3fb7e719");
-}
-
-static void test_build__key_changes_with_each_input(void **state)
-{
-	char k[4][65];
-	const char *cfg = "PARAVIRT=y\nSMP=y\n", *cfg2 = "PARAVIRT=y\nSMP=n\n";
-
-	(void)state;
-	kb_build_key("git:abc", cfg, strlen(cfg), "gcc 12.2.0", k[0]);
-	kb_build_key("git:abd", cfg, strlen(cfg), "gcc 12.2.0", k[1]);
-	kb_build_key("git:abc", cfg2, strlen(cfg2), "gcc 12.2.0", k[2]);
-	kb_build_key("git:abc", cfg, strlen(cfg), "gcc 12.2.1", k[3]);
-	assert_string_not_equal(k[0], k[1]);
-	assert_string_not_equal(k[0], k[2]);
-	assert_string_not_equal(k[0], k[3]);
-	assert_string_not_equal(k[1], k[2]);
-}
-
 /* ---- logs ------------------------------------------------------------------ */
 
 static void test_build__units_are_cc_lines(void **state)
@@ -292,57 +258,6 @@ static void test_build__weights_of_a_missing_objdir_are_empty(void **state)
 			 0);
 	assert_int_equal(kb_build_weights_count(w), 0);
 	kb_build_weights_free(w);
-}
-
-/* ---- the compiler ---------------------------------------------------------- */
-
-static void test_build__compiler_version_is_the_first_line(void **state)
-{
-	char *cc = put(tmp, "fakecc",
-		       "#!/bin/sh\n[ \"$1\" = --version ] || exit 3\n"
-		       "echo 'fakecc (Test) 1.2.3'\necho 'Copyright'\n",
-		       0755);
-	char *arg = kb_asprintf("CC=%s", cc);
-	const char *args[] = { "V=0", arg };
-	struct kb_err err = KB_ERR_INIT;
-	char *v = NULL;
-
-	(void)state;
-	assert_int_equal(kb_build_compiler_version(args, 2, &v, &err), 0);
-	assert_string_equal(v, "fakecc (Test) 1.2.3");
-	free(v);
-	free(arg);
-	free(cc);
-}
-
-static void test_build__compiler_wrapper_runs_with_its_compiler(void **state)
-{
-	char *cc = put(tmp, "wrap",
-		       "#!/bin/sh\necho \"wrap runs $1 $2\"\n", 0755);
-	char *arg = kb_asprintf("CC=%s gcc", cc);
-	const char *args[] = { arg };
-	struct kb_err err = KB_ERR_INIT;
-	char *v = NULL;
-
-	(void)state;
-	assert_int_equal(kb_build_compiler_version(args, 1, &v, &err), 0);
-	assert_string_equal(v, "wrap runs gcc --version");
-	free(v);
-	free(arg);
-	free(cc);
-}
-
-static void test_build__missing_compiler_is_an_error(void **state)
-{
-	const char *args[] = { "CC=/nonexistent/cc" };
-	struct kb_err err = KB_ERR_INIT;
-	char *v = NULL;
-
-	(void)state;
-	assert_int_equal(kb_build_compiler_version(args, 1, &v, &err),
-			 KB_EFAIL);
-	assert_null(v);
-	assert_msg_contains(err.msg, "/nonexistent/cc");
 }
 
 /* ---- running a build (with a fake make) ------------------------------------ */
@@ -706,8 +621,6 @@ static void test_build__store_detail_of_a_missing_build(void **state)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
-	cmocka_unit_test(test_build__key_is_stable),
-	cmocka_unit_test(test_build__key_changes_with_each_input),
 	cmocka_unit_test(test_build__units_are_cc_lines),
 	cmocka_unit_test(test_build__tail_keeps_the_last_lines),
 	cmocka_unit_test(test_build__distance_counts_differing_options),
@@ -719,9 +632,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_build__order_is_a_permutation),
 	T(test_build__weights_come_from_fixdep_records),
 	cmocka_unit_test(test_build__weights_of_a_missing_objdir_are_empty),
-	T(test_build__compiler_version_is_the_first_line),
-	T(test_build__compiler_wrapper_runs_with_its_compiler),
-	cmocka_unit_test(test_build__missing_compiler_is_an_error),
 	T(test_build__run_keeps_artifacts_and_counts_units),
 	T(test_build__a_built_key_is_not_built_again),
 	T(test_build__failed_build_is_a_result_with_its_tail),

@@ -1,0 +1,167 @@
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "err.h"
+#include "mem.h"
+#include "toolchain.h"
+
+extern char **environ;
+
+static char *tmp;
+
+static int setup(void **state)
+{
+	char templ[] = "/tmp/kb-toolchain-XXXXXX";
+
+	(void)state;
+	assert_non_null(mkdtemp(templ));
+	tmp = kb_strdup(templ);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char *argv[] = { "rm", "-rf", tmp, NULL };
+	pid_t pid;
+	int status;
+
+	(void)state;
+	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) == 0)
+		waitpid(pid, &status, 0);
+	free(tmp);
+	tmp = NULL;
+	return 0;
+}
+
+static char *put(const char *dir, const char *name, const char *text,
+		 mode_t mode)
+{
+	char *p = kb_asprintf("%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	chmod(p, mode);
+	return p;
+}
+
+/* ---- keys ---------------------------------------------------------------- */
+
+static void test_toolchain__key_is_stable(void **state)
+{
+	char a[65], b[65];
+	const char *cfg = "PARAVIRT=y\nSMP=y\n";
+
+	(void)state;
+	kb_toolchain_build_key("git:abc", cfg, strlen(cfg), "gcc 12.2.0", a);
+	kb_toolchain_build_key("git:abc", cfg, strlen(cfg), "gcc 12.2.0", b);
+	assert_string_equal(a, b);
+	assert_int_equal(strlen(a), 64);
+	/* the digest of the documented input (docs/builds.md), which must
+	 * not change between kbisect versions: sha256sum agrees */
+	assert_string_equal(
+		a, "95bbc7bba7de23abbd755cc817985139dc5e69e267d7d2b79e94cdea3fb7e719");
+}
+
+static void test_toolchain__key_changes_with_each_input(void **state)
+{
+	char k[4][65];
+	const char *cfg = "PARAVIRT=y\nSMP=y\n", *cfg2 = "PARAVIRT=y\nSMP=n\n";
+
+	(void)state;
+	kb_toolchain_build_key("git:abc", cfg, strlen(cfg), "gcc 12.2.0", k[0]);
+	kb_toolchain_build_key("git:abd", cfg, strlen(cfg), "gcc 12.2.0", k[1]);
+	kb_toolchain_build_key("git:abc", cfg2, strlen(cfg2), "gcc 12.2.0", k[2]);
+	kb_toolchain_build_key("git:abc", cfg, strlen(cfg), "gcc 12.2.1", k[3]);
+	assert_string_not_equal(k[0], k[1]);
+	assert_string_not_equal(k[0], k[2]);
+	assert_string_not_equal(k[0], k[3]);
+	assert_string_not_equal(k[1], k[2]);
+}
+
+/* ---- the compiler ---------------------------------------------------------- */
+
+static void test_toolchain__compiler_version_is_the_first_line(void **state)
+{
+	char *cc = put(tmp, "fakecc",
+		       "#!/bin/sh\n[ \"$1\" = --version ] || exit 3\n"
+		       "echo 'fakecc (Test) 1.2.3'\necho 'Copyright'\n",
+		       0755);
+	char *arg = kb_asprintf("CC=%s", cc);
+	const char *args[] = { "V=0", arg };
+	struct kb_err err = KB_ERR_INIT;
+	char *v = NULL;
+
+	(void)state;
+	assert_int_equal(kb_toolchain_cc_version(args, 2, &v, &err), 0);
+	assert_string_equal(v, "fakecc (Test) 1.2.3");
+	free(v);
+	free(arg);
+	free(cc);
+}
+
+static void test_toolchain__compiler_wrapper_runs_with_its_compiler(void **state)
+{
+	char *cc = put(tmp, "wrap",
+		       "#!/bin/sh\necho \"wrap runs $1 $2\"\n", 0755);
+	char *arg = kb_asprintf("CC=%s gcc", cc);
+	const char *args[] = { arg };
+	struct kb_err err = KB_ERR_INIT;
+	char *v = NULL;
+
+	(void)state;
+	assert_int_equal(kb_toolchain_cc_version(args, 1, &v, &err), 0);
+	assert_string_equal(v, "wrap runs gcc --version");
+	free(v);
+	free(arg);
+	free(cc);
+}
+
+static void test_toolchain__missing_compiler_is_an_error(void **state)
+{
+	const char *args[] = { "CC=/nonexistent/cc" };
+	struct kb_err err = KB_ERR_INIT;
+	char *v = NULL;
+
+	(void)state;
+	assert_int_equal(kb_toolchain_cc_version(args, 1, &v, &err),
+			 KB_EFAIL);
+	assert_null(v);
+	assert_msg_contains(err.msg, "/nonexistent/cc");
+}
+
+static void test_toolchain__cc_comes_from_make_args_then_env(void **state)
+{
+	const char *args[] = { "V=1", "CC=clang", "CC=distcc gcc" };
+	char *old = getenv("CC") ? kb_strdup(getenv("CC")) : NULL;
+
+	(void)state;
+	assert_string_equal(kb_toolchain_cc(args, 3), "distcc gcc");
+	setenv("CC", "envcc", 1);
+	assert_string_equal(kb_toolchain_cc(args, 1), "envcc");
+	unsetenv("CC");
+	assert_string_equal(kb_toolchain_cc(NULL, 0), "gcc");
+	if (old)
+		setenv("CC", old, 1);
+	free(old);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_toolchain__key_is_stable),
+	cmocka_unit_test(test_toolchain__key_changes_with_each_input),
+	T(test_toolchain__compiler_version_is_the_first_line),
+	T(test_toolchain__compiler_wrapper_runs_with_its_compiler),
+	cmocka_unit_test(test_toolchain__missing_compiler_is_an_error),
+	cmocka_unit_test(test_toolchain__cc_comes_from_make_args_then_env),
+};
+
+KB_TEST_MAIN(tests)
