@@ -13,7 +13,6 @@
 #include "mem.h"
 #include "paths.h"
 #include "suggest.h"
-#include "variant.h"
 #include "ydoc.h"
 #include "banned.h"
 
