@@ -105,6 +105,10 @@ struct kb_option {
 	struct kb_loc loc;
 };
 
+/* A metric name's size with its NUL: names are shorter (workload.metric,
+ * struct kb_metric in lib/variant.h). */
+#define KB_METRIC_NAME_MAX 32
+
 struct kb_workload {
 	enum kb_workload_kind kind;
 	size_t nfio;                 /* FIO: the options, in matrix order */

@@ -31,7 +31,6 @@ struct kb_variant {
 /* The level of factor @name in @v, or NULL when @v does not set it. */
 const char *kb_variant_get(const struct kb_variant *v, const char *name);
 
-#define KB_METRIC_NAME_MAX 32
 #define KB_SAMPLE_MAX_METRICS 64
 
 struct kb_metric {
