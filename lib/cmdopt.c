@@ -32,7 +32,8 @@ static int check_table(const struct kb_opt *opts, size_t size,
 		need = o->kind == KB_OPT_FLAG ? sizeof(int)
 					      : sizeof(const char *);
 		if (!*o->name || o->offset > size || size - o->offset < need ||
-		    (o->kind != KB_OPT_FLAG && o->kind != KB_OPT_VALUE))
+		    (o->kind != KB_OPT_FLAG && o->kind != KB_OPT_VALUE) ||
+		    (o->kind == KB_OPT_VALUE && !o->arg))
 			return kb_err_set(err, KB_EFAIL,
 					  "option '--%s' does not fit its struct",
 					  o->name);
@@ -97,6 +98,9 @@ static int parse_long(const struct kb_opt *opts, int argc, char **argv,
 	size_t len = eq ? (size_t)(eq - name) : strlen(name);
 	const struct kb_opt *o, *other;
 
+	if (!len) /* "--=x" */
+		return kb_err_set(err, KB_EINPUT, "unknown option '%s'",
+				  argv[*i]);
 	o = find_long(opts, name, len, &other);
 	if (other)
 		return kb_err_set(err, KB_EINPUT,
@@ -137,6 +141,8 @@ static int parse_short(const struct kb_opt *opts, int argc, char **argv,
 					  "unknown option '-%c'", *s);
 		if (o->kind == KB_OPT_FLAG) {
 			set(o, target, NULL);
+			if (o == &help_opt) /* the rest does not matter */
+				return 0;
 			continue;
 		}
 		if (s[1]) {
@@ -291,6 +297,8 @@ void kb_cmdopt_usage(struct kb_buf *b, const char *args,
 	for (o = opts; o && o->name; o++) {
 		int opt = !(o->flags & KB_OPT_REQUIRED);
 
+		if (o->flags & KB_OPT_HIDDEN)
+			continue;
 		kb_buf_reset(&t);
 		kb_buf_addf(&t, "%s--%s%s%s%s", opt ? "[" : "", o->name,
 			    o->kind == KB_OPT_VALUE ? " " : "",
@@ -316,9 +324,13 @@ void kb_cmdopt_help(struct kb_buf *b, const struct kb_opt *opts,
 {
 	struct kb_buf t = KB_BUF_INIT;
 	const struct kb_opt *o;
-	size_t w = 0, indent, p, len;
+	size_t w = 0, indent, len;
+	const char *h;
+	int brk;
 
 	for (o = opts; o && o->name; o++) {
+		if (o->flags & KB_OPT_HIDDEN)
+			continue;
 		kb_buf_reset(&t);
 		label(&t, o);
 		if (t.len <= LABEL_MAX && t.len > w)
@@ -326,24 +338,28 @@ void kb_cmdopt_help(struct kb_buf *b, const struct kb_opt *opts,
 	}
 	indent = 2 + w + 2;
 	for (o = opts; o && o->name; o++) {
+		if (o->flags & KB_OPT_HIDDEN)
+			continue;
 		kb_buf_adds(b, "  ");
 		label(b, o);
-		if (column(b) < indent)
+		if (o->help && *o->help && column(b) < indent)
 			spaces(b, indent - 1 - column(b));
-		else
+		else if (o->help && *o->help)
 			kb_buf_addch(b, ' ');
-		/* words of the help; a '\n' breaks the line */
-		for (p = 0; o->help && o->help[p];) {
-			len = strcspn(o->help + p, " \n");
-			if (len)
-				add_word(b, o->help + p, len, indent, width);
-			p += len;
-			if (o->help[p] == '\n') {
+		/* the words of the help; a '\n' breaks the line */
+		for (h = o->help, brk = 0; h && *h; h += len) {
+			len = strcspn(h, " \n");
+			if (!len) {
+				brk |= *h == '\n';
+				len = 1;
+				continue;
+			}
+			if (brk) {
 				kb_buf_addch(b, '\n');
 				spaces(b, indent - 1);
+				brk = 0;
 			}
-			if (o->help[p])
-				p++;
+			add_word(b, h, len, indent, width);
 		}
 		kb_buf_addch(b, '\n');
 	}

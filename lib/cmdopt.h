@@ -27,7 +27,7 @@
  *		KB_OPT_END,
  *	};
  *
- * Parsing follows getopt_long's conventions, so that command lines keep
+ * Parsing follows GNU getopt's conventions, so that command lines keep
  * their meaning: options and arguments mix in any order, `--` ends the
  * options, `--name=value` and `--name value` are the same, an
  * unambiguous prefix of a long name stands for it, short flags cluster
@@ -48,6 +48,9 @@ enum kb_opt_flags {
 	/* Shown without brackets in the usage line.  The program checks
 	 * that it was given, with a message that says what goes together. */
 	KB_OPT_REQUIRED = 1 << 0,
+	/* Parsed but shown neither in the usage line nor in the options
+	 * paragraph, as -h: a form of its own, such as --version. */
+	KB_OPT_HIDDEN = 1 << 1,
 };
 
 struct kb_opt {
@@ -90,6 +93,12 @@ struct kb_args {
 	{ .name = (name_), .short_name = (s), .kind = KB_OPT_VALUE,    \
 	  .arg = (arg_), .help = (help_),                              \
 	  .offset = KB_OPT_OFFSET_(type, field, const char *) }
+
+/* A flag with @flags_ (enum kb_opt_flags): KB_OPT_HIDDEN. */
+#define KB_OPT_BOOL_FLAGS(type, field, s, name_, flags_, help_)        \
+	{ .name = (name_), .short_name = (s), .kind = KB_OPT_FLAG,     \
+	  .help = (help_), .flags = (flags_),                          \
+	  .offset = KB_OPT_OFFSET_(type, field, int) }
 
 /* The same, shown as required (the program checks it: KB_OPT_REQUIRED). */
 #define KB_OPT_STRING_REQUIRED(type, field, name_, arg_, help_)        \

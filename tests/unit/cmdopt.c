@@ -71,6 +71,8 @@ static void test_cmdopt__unknown_option_is_named(void **state)
 	assert_string_equal(err.msg, "unknown option '--foo'");
 	assert_int_equal(parse(&t, &err, "", ARGV("-qx")), KB_EINPUT);
 	assert_string_equal(err.msg, "unknown option '-x'");
+	assert_int_equal(parse(&t, &err, "", ARGV("--=x")), KB_EINPUT);
+	assert_string_equal(err.msg, "unknown option '--=x'");
 }
 
 static void test_cmdopt__missing_value(void **state)
@@ -213,6 +215,8 @@ static void test_cmdopt__help_wins_over_any_error(void **state)
 	/* in a cluster too */
 	assert_int_equal(parse(&t, &err, "MATRIX", ARGV("-qh")), 0);
 	assert_true(t.a.help);
+	assert_int_equal(parse(&t, &err, "MATRIX", ARGV("-hx")), 0);
+	assert_true(t.a.help);
 	assert_int_equal(parse(&t, &err, "A", ARGV("--", "--help")), 0);
 	assert_false(t.a.help);
 	assert_true(kb_cmdopt_help_asked(2, ARGV("x", "-h")));
@@ -287,6 +291,33 @@ static void test_cmdopt__options_paragraph_is_aligned_and_wrapped(
 	kb_buf_release(&b);
 }
 
+static void test_cmdopt__hidden_option_parses_but_is_not_shown(void **state)
+{
+	static const struct kb_opt with_hidden[] = {
+		KB_OPT_BOOL_FLAGS(struct t_args, verbose, 0, "version",
+				  KB_OPT_HIDDEN, "print the version"),
+		KB_OPT_JSON("print JSON"),
+		KB_OPT_END,
+	};
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf b = KB_BUF_INIT;
+	struct t_args t;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(kb_cmdopt_parse(with_hidden, "", 1, ARGV("--version"),
+					 &t, sizeof(t), &err),
+			 0);
+	assert_true(t.verbose);
+	kb_buf_adds(&b, "usage: t");
+	kb_cmdopt_usage(&b, "", with_hidden, 0);
+	kb_buf_addch(&b, '\n');
+	kb_cmdopt_help(&b, with_hidden, 0);
+	assert_string_equal(b.buf, "usage: t [--json]\n"
+				   "  --json  print JSON\n");
+	kb_buf_release(&b);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_cmdopt__value_after_equals_or_as_next_argument),
 	cmocka_unit_test(test_cmdopt__unknown_option_is_named),
@@ -303,6 +334,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_cmdopt__table_that_does_not_fit_is_a_bug),
 	cmocka_unit_test(test_cmdopt__usage_line_comes_from_the_table),
 	cmocka_unit_test(test_cmdopt__options_paragraph_is_aligned_and_wrapped),
+	cmocka_unit_test(test_cmdopt__hidden_option_parses_but_is_not_shown),
 };
 
 KB_TEST_MAIN(tests)
