@@ -14,7 +14,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
@@ -30,6 +29,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "cmdopt.h"
 #include "err.h"
 #include "fsutil.h"
 #include "guest.h"
@@ -1015,26 +1015,45 @@ static int loop(void)
 
 /* ---- start --------------------------------------------------------------- */
 
+/* What the command line parses into (lib/cmdopt.h). */
+struct daemon_args {
+	struct kb_args common; /* --socket, --db */
+	const char *build_jobs;
+	const char *lease;
+	const char *log;
+	int verbose;
+	int version;
+};
+
+static const struct kb_opt daemon_opts[] = {
+	KB_OPT_SOCKET,
+	KB_OPT_DB,
+	KB_OPT_STRING(struct daemon_args, build_jobs, 0, "build-jobs", "N",
+		      "kernel builds at once (default 1)"),
+	KB_OPT_STRING(struct daemon_args, lease, 0, "lease", "SECONDS",
+		      "lease of a step, renewed while it runs (default 60)"),
+	KB_OPT_STRING(struct daemon_args, log, 0, "log", "FILE",
+		      "log there instead of stderr; SIGHUP reopens it"),
+	KB_OPT_BOOL(struct daemon_args, verbose, 'v', "verbose",
+		    "log every step (level debug)"),
+	KB_OPT_BOOL_FLAGS(struct daemon_args, version, 0, "version",
+			  KB_OPT_HIDDEN, "print the version and exit"),
+	KB_OPT_END,
+};
+
 static void usage(FILE *f)
 {
-	fputs("usage: kbisectd [--socket PATH] [--db PATH] [--build-jobs N]\n"
-	      "                [--lease SECONDS] [--log FILE] [--verbose]\n\n"
-	      "The kbisect daemon: runs experiments submitted with `kbisect\n"
-	      "submit` from a crash-safe queue in the database.\n\n"
-	      "  --socket PATH     unix socket (default: $KBISECT_SOCKET, else\n"
-	      "                    $XDG_RUNTIME_DIR/kbisect/kbisectd.sock, or\n"
-	      "                    /run/kbisect/kbisectd.sock for root)\n"
-	      "  --db PATH         database (default: $KBISECT_DB, else\n"
-	      "                    $XDG_DATA_HOME/kbisect/kbisect.db)\n"
-	      "  --build-jobs N    kernel builds at once (default 1)\n"
-	      "  --lease SECONDS   lease of a step, renewed while it runs\n"
-	      "                    (default 60)\n"
-	      "  --log FILE        log there instead of stderr; SIGHUP\n"
-	      "                    reopens it\n"
-	      "  --verbose         log every step (level debug)\n\n"
-	      "SIGTERM lets running steps finish, then exits.  See\n"
-	      "docs/daemon.md.\n",
-	      f);
+	struct kb_buf b = KB_BUF_INIT;
+
+	kb_buf_adds(&b, "usage: kbisectd");
+	kb_cmdopt_usage(&b, "", daemon_opts, 72);
+	kb_buf_adds(&b, "\n\nThe kbisect daemon: runs experiments submitted with `kbisect\n"
+		    "submit` from a crash-safe queue in the database.\n\n");
+	kb_cmdopt_help(&b, daemon_opts, 72);
+	kb_buf_adds(&b, "\nSIGTERM lets running steps finish, then exits.  See\n"
+		    "docs/daemon.md.\n");
+	fputs(b.buf, f);
+	kb_buf_release(&b);
 }
 
 static int parse_uint(const char *s, unsigned min, unsigned max,
@@ -1055,68 +1074,47 @@ static int parse_uint(const char *s, unsigned min, unsigned max,
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "socket", required_argument, NULL, 's' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "build-jobs", required_argument, NULL, 'j' },
-		{ "lease", required_argument, NULL, 'l' },
-		{ "log", required_argument, NULL, 'L' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct daemon_args args;
 	struct kb_err err = KB_ERR_INIT;
 	char *def_db = NULL, *def_sock = NULL;
 	struct sigaction sa;
 	unsigned n, lease = 60;
-	int c, ret = 1;
+	int ret = 1;
 
 	memset(&d, 0, sizeof(d));
 	d.build_jobs = 1;
 	d.lock_fd = d.listen_fd = -1;
 	pthread_mutex_init(&d.lock, NULL);
-	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			d.socket_path = optarg;
-			break;
-		case 'd':
-			d.db_path = optarg;
-			break;
-		case 'j':
-			if (parse_uint(optarg, 1, 16, &n)) {
-				fprintf(stderr, "kbisectd: --build-jobs wants a number from 1 to 16\n");
-				return 2;
-			}
-			d.build_jobs = n;
-			break;
-		case 'l':
-			if (parse_uint(optarg, 3, 86400, &lease)) {
-				fprintf(stderr, "kbisectd: --lease wants seconds from 3 to 86400\n");
-				return 2;
-			}
-			break;
-		case 'L':
-			d.log_path = optarg;
-			break;
-		case 'v':
-			log_level = L_DEBUG;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			printf("kbisectd %s (protocol %u)\n", KBISECTD_VERSION,
-			       KB_PROTOCOL_VERSION);
-			return 0;
-		default:
-			usage(stderr);
+	memset(&args, 0, sizeof(args));
+	if (kb_cmdopt_parse(daemon_opts, "", argc - 1, argv + 1, &args,
+			    sizeof(args), &err)) {
+		fprintf(stderr, "kbisectd: %s\n", err.msg);
+		usage(stderr);
+		return 2;
+	}
+	if (args.common.help) {
+		usage(stdout);
+		return 0;
+	}
+	if (args.version) {
+		printf("kbisectd %s (protocol %u)\n", KBISECTD_VERSION,
+		       KB_PROTOCOL_VERSION);
+		return 0;
+	}
+	d.socket_path = args.common.socket;
+	d.db_path = args.common.db;
+	d.log_path = args.log;
+	if (args.verbose)
+		log_level = L_DEBUG;
+	if (args.build_jobs) {
+		if (parse_uint(args.build_jobs, 1, 16, &n)) {
+			fprintf(stderr, "kbisectd: --build-jobs wants a number from 1 to 16\n");
 			return 2;
 		}
+		d.build_jobs = n;
 	}
-	if (optind != argc) {
-		usage(stderr);
+	if (args.lease && parse_uint(args.lease, 3, 86400, &lease)) {
+		fprintf(stderr, "kbisectd: --lease wants seconds from 3 to 86400\n");
 		return 2;
 	}
 	d.lease_s = lease;

@@ -1,4 +1,3 @@
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,63 +214,69 @@ static void print_json(const struct kb_bisect_result *r, const char *metric,
 	kb_buf_release(&b);
 }
 
-static int bisect_options(int argc, char **argv)
+/* What both kinds of bisection parse into. */
+struct bisect_args {
+	struct kb_args common; /* first: CMD_ARGS */
+	const char *good;
+	const char *bad;
+	const char *matrix;
+};
+
+static const struct kb_opt bisect_options_opts[] = {
+	KB_OPT_STRING_REQUIRED(struct bisect_args, good, "good", "G.config",
+			       "the good end: a .config file or fragment"),
+	KB_OPT_STRING_REQUIRED(struct bisect_args, bad, "bad", "B.config",
+			       "the bad end: a .config file or fragment"),
+	KB_OPT_STRING(struct bisect_args, matrix, 0, "matrix", "M",
+		      "repeat, compare and workload.metric settings (default: 3 boots, up to 10, threshold 5%, alpha 0.05, the model's metric)"),
+	KB_OPT_MODEL("run on the performance-model executor (docs/model.md); required in this version"),
+	KB_OPT_DB,
+	KB_OPT_JSON("print the answer and the probes as JSON"),
+	KB_OPT_QUIET("no progress on stderr"),
+	KB_OPT_END,
+};
+
+static int bisect_options(const struct kb_args *args);
+
+static const struct cmd bisect_options_entry = {
+	.name = "options",
+	.opts = bisect_options_opts,
+	.size = sizeof(struct bisect_args),
+	.fn = bisect_options,
+	.help = "The options whose levels differ between the good and the bad\n"
+		".config are the change set; an option moves together with the\n"
+		"changed options it depends on.  Each probe is the good config with\n"
+		"some changes applied, built, booted and measured, and classified\n"
+		"against both ends (more boots while it is inconclusive, up to\n"
+		"repeat.max_boots).  First checks that the ends really differ, then\n"
+		"finds a 1-minimal set of changes that reproduces the regression\n"
+		"(delta debugging): single culprits in about log2(N) probes,\n"
+		"interacting pairs and triples as sets.  Everything is stored as an\n"
+		"experiment with a bisection and its steps (view v_bisection).  See\n"
+		"docs/bisect.md.\n",
+	.epilog = "Example:\n"
+		  "  kbisect bisect options --good good.config --bad bad.config \\\n"
+		  "      --model tests/data/bisect/spinlocks.model.yaml\n",
+};
+
+static int bisect_options(const struct kb_args *args)
 {
-	static const struct option opts[] = {
-		{ "good", required_argument, NULL, 'g' },
-		{ "bad", required_argument, NULL, 'b' },
-		{ "matrix", required_argument, NULL, 'x' },
-		{ "model", required_argument, NULL, 'm' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ NULL, 0, NULL, 0 },
-	};
+	const struct bisect_args *o = CMD_ARGS(struct bisect_args, args);
 	struct kb_bisect_opts bo = KB_BISECT_OPTS_INIT;
 	struct kb_err err = KB_ERR_INIT;
-	const char *good_path = NULL, *bad_path = NULL, *matrix_path = NULL;
-	const char *model_path = NULL, *db = NULL, *metric;
+	const char *good_path = o->good, *bad_path = o->bad;
+	const char *matrix_path = o->matrix, *model_path = args->model;
+	const char *db = args->db, *metric;
 	struct kb_kconfig *good = NULL, *bad = NULL;
 	struct kb_matrix *m = NULL;
 	struct kb_model *model = NULL;
 	struct kb_executor *ex = NULL;
 	struct kb_store *s = NULL;
 	struct kb_bisect_result *r = NULL;
-	struct show show = { 0, 0 };
+	struct show show = { args->quiet, 0 };
 	double scale;
-	int json = 0, c, ret;
+	int json = args->json, ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
-		switch (c) {
-		case 'g':
-			good_path = optarg;
-			break;
-		case 'b':
-			bad_path = optarg;
-			break;
-		case 'x':
-			matrix_path = optarg;
-			break;
-		case 'm':
-			model_path = optarg;
-			break;
-		case 'd':
-			db = optarg;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'q':
-			show.quiet = 1;
-			break;
-		default:
-			return cmd_usage_error("bisect", "unknown option");
-		}
-	}
-	if (optind != argc)
-		return cmd_usage_error("bisect", "unexpected argument '%s'",
-				       argv[optind]);
 	if (!good_path || !bad_path)
 		return cmd_usage_error("bisect",
 				       "bisect options needs --good and --bad .config files");
@@ -510,64 +515,58 @@ static void commits_json(const struct kb_bisect_commits_result *r,
 	kb_buf_release(&b);
 }
 
-static int bisect_commits(int argc, char **argv)
+static const struct kb_opt bisect_commits_opts[] = {
+	KB_OPT_STRING_REQUIRED(struct bisect_args, good, "good", "REV",
+			       "a good revision of source.tree"),
+	KB_OPT_STRING_REQUIRED(struct bisect_args, bad, "bad", "REV",
+			       "a bad revision, descending from the good one"),
+	KB_OPT_STRING_REQUIRED(struct bisect_args, matrix, "matrix", "M",
+			       "the matrix whose baseline variant each probe builds, boots and measures"),
+	KB_OPT_MODEL("run on the performance-model executor (docs/model.md) instead of kernels built from source and booted through libvirt"),
+	KB_OPT_DB,
+	KB_OPT_JSON("print the answer and the probes as JSON"),
+	KB_OPT_QUIET("no progress on stderr"),
+	KB_OPT_END,
+};
+
+static int bisect_commits(const struct kb_args *args);
+
+static const struct cmd bisect_commits_entry = {
+	.name = "commits",
+	.opts = bisect_commits_opts,
+	.size = sizeof(struct bisect_args),
+	.fn = bisect_commits,
+	.help = "'bisect commits' lists the commits from --good to --bad in the\n"
+		"git repository source.tree (libgit2, topological order), builds\n"
+		"and boots the matrix's baseline variant at each probe (the commit\n"
+		"as kernel.rev) and binary-searches for the first bad commit, as\n"
+		"git bisect does: a probe that cannot be built or measured, or\n"
+		"stays inconclusive, is set aside and the nearest untested commit\n"
+		"tried instead.  The answer is the first bad commit with its\n"
+		"effect against its parent, or the range of candidates.  Without\n"
+		"--model, kernels are built from source and booted through libvirt.\n",
+	.epilog = "Example:\n"
+		  "  kbisect bisect commits --good v6.1 --bad v6.2 --matrix m.yaml\n",
+};
+
+static int bisect_commits(const struct kb_args *args)
 {
-	static const struct option opts[] = {
-		{ "good", required_argument, NULL, 'g' },
-		{ "bad", required_argument, NULL, 'b' },
-		{ "matrix", required_argument, NULL, 'x' },
-		{ "model", required_argument, NULL, 'm' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ NULL, 0, NULL, 0 },
-	};
+	const struct bisect_args *o = CMD_ARGS(struct bisect_args, args);
 	struct kb_bisect_opts bo = KB_BISECT_OPTS_INIT;
 	struct kb_err err = KB_ERR_INIT;
-	const char *good = NULL, *bad = NULL, *matrix_path = NULL;
-	const char *model_path = NULL, *db = NULL;
+	const char *good = o->good, *bad = o->bad, *matrix_path = o->matrix;
+	const char *model_path = args->model, *db = args->db;
 	struct kb_matrix *m = NULL;
 	struct kb_source_commit *list = NULL;
 	struct kb_bisect_commit *commits = NULL;
 	struct cmd_commit_env env;
 	struct kb_store *s = NULL;
 	struct kb_bisect_commits_result *r = NULL;
-	struct cshow show = { 0, NULL };
+	struct cshow show = { args->quiet, NULL };
 	size_t n = 0, i;
-	int json = 0, c, ret;
+	int json = args->json, ret;
 
 	memset(&env, 0, sizeof(env));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
-		switch (c) {
-		case 'g':
-			good = optarg;
-			break;
-		case 'b':
-			bad = optarg;
-			break;
-		case 'x':
-			matrix_path = optarg;
-			break;
-		case 'm':
-			model_path = optarg;
-			break;
-		case 'd':
-			db = optarg;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'q':
-			show.quiet = 1;
-			break;
-		default:
-			return cmd_usage_error("bisect", "unknown option");
-		}
-	}
-	if (optind != argc)
-		return cmd_usage_error("bisect", "unexpected argument '%s'",
-				       argv[optind]);
 	if (!good || !bad || !matrix_path)
 		return cmd_usage_error("bisect",
 				       "bisect commits needs --good REV, --bad REV and --matrix M");
@@ -620,16 +619,14 @@ out:
 	return ret;
 }
 
-int cmd_bisect(int argc, char **argv)
-{
-	if (argc < 2)
-		return cmd_usage_error("bisect",
-				       "expected 'options' or 'commits'");
-	if (!strcmp(argv[1], "options"))
-		return bisect_options(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "commits"))
-		return bisect_commits(argc - 1, argv + 1);
-	return cmd_usage_error("bisect",
-			       "unknown bisection '%s': expected 'options' or 'commits'",
-			       argv[1]);
-}
+static const struct cmd *const bisect_subs[] = {
+	&bisect_options_entry,
+	&bisect_commits_entry,
+	NULL,
+};
+
+const struct cmd cmd_bisect_entry = {
+	.name = "bisect",
+	.summary = "find the option changes that cause a regression",
+	.subs = bisect_subs,
+};

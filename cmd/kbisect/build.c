@@ -2,7 +2,6 @@
  * kbisect build MATRIX: build every variant's kernel without booting
  * anything (docs/builds.md).
  */
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -323,15 +322,36 @@ static void print_table(const struct kb_plan *p, const struct job *jobs,
 			       jobs[i].result.image);
 }
 
-int cmd_build(int argc, char **argv)
+static const struct kb_opt build_opts[] = {
+	KB_OPT_DB,
+	KB_OPT_JSON("print the builds as JSON"),
+	KB_OPT_QUIET("no progress on stderr"),
+	KB_OPT_ALLOW_DROPPED("build even when variants collapse into one build"),
+	KB_OPT_END,
+};
+
+static int cmd_build(const struct kb_args *args);
+
+const struct cmd cmd_build_entry = {
+	.name = "build",
+	.args = "MATRIX",
+	.opts = build_opts,
+	.fn = cmd_build,
+	.summary = "build every variant's kernel without booting anything",
+	.help = "Resolves each variant's config against source.tree (at source.rev)\n"
+		"and builds every distinct one with `make O=DIR bzImage` in a\n"
+		"persistent O= folder per tree, nearest config first, so that Kbuild\n"
+		"recompiles only what changed.  A build key already in the database\n"
+		"or the build cache is not built again; a failed build is stored\n"
+		"with its log's end and the others go on.  Prints what was built,\n"
+		"reused or failed, with times and units compiled.  See docs/builds.md.\n",
+	.epilog = "Exit status 1 when a build failed.\n\n"
+		  "Example:\n"
+		  "  kbisect build kconfig-matrix/xen-pvops-spinlocks.yaml\n",
+};
+
+static int cmd_build(const struct kb_args *args)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "allow-dropped", no_argument, NULL, 'a' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kb_plan_resolve_opts ro = KB_PLAN_RESOLVE_OPTS_INIT;
 	struct kb_err err = KB_ERR_INIT;
 	struct progress pr = { 0, 0, 0, 0, 0 };
@@ -340,37 +360,17 @@ int cmd_build(int argc, char **argv)
 	struct kb_store *s = NULL;
 	struct job *jobs = NULL;
 	const struct kb_build_cfg *bc;
-	const char *db = NULL;
+	const char *db = args->db;
 	char *compiler = NULL, started[40];
 	size_t i, j, njobs = 0, n;
-	int json = 0, allow = 0, c, ret, anyfailed = 0;
+	int json = args->json, allow = args->allow_dropped, ret, anyfailed = 0;
 	double t0;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			db = optarg;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'q':
-			pr.quiet = 1;
-			break;
-		case 'a':
-			allow = 1;
-			break;
-		default:
-			return cmd_usage_error("build", "unknown option");
-		}
-	}
-	if (argc - optind != 1)
-		return cmd_usage_error("build", "expected one MATRIX file");
+	pr.quiet = args->quiet;
 	t0 = kb_monotime();
 	now_iso(started, sizeof(started));
 	pr.tty = isatty(STDERR_FILENO);
-	if ((ret = kb_matrix_load(argv[optind], &m, &err)) ||
+	if ((ret = kb_matrix_load(args->pos[0], &m, &err)) ||
 	    (ret = kb_plan_new(m, &p, &err)))
 		goto fail;
 	if (!kb_matrix_source(m)->tree) {

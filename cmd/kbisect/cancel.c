@@ -2,7 +2,6 @@
  * kbisect cancel: ask kbisectd to stop an experiment after the steps
  * running now; what was measured stays.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,33 +10,39 @@
 #include "protocol.h"
 #include "banned.h"
 
-int cmd_cancel(int argc, char **argv)
+static const struct kb_opt cancel_opts[] = {
+	KB_OPT_SOCKET,
+	KB_OPT_END,
+};
+
+static int cmd_cancel(const struct kb_args *args);
+
+const struct cmd cmd_cancel_entry = {
+	.name = "cancel",
+	.args = "ID",
+	.opts = cancel_opts,
+	.fn = cmd_cancel,
+	.summary = "stop a queued or running experiment after its running step",
+	.help = "No new step of the experiment starts; the steps running now end\n"
+		"and are stored, then the experiment is marked cancelled.  Every\n"
+		"sample measured stays in the database.\n",
+	.epilog = "Example:\n  kbisect cancel 3\n",
+};
+
+static int cmd_cancel(const struct kb_args *args)
 {
-	static const struct option opts[] = {
-		{ "socket", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_protocol_reader *r = NULL;
 	struct kb_msg req, reply;
-	const char *sock = NULL;
-	int fd = -1, c, ret;
+	const char *sock = args->socket;
+	int fd = -1, ret;
 
 	memset(&req, 0, sizeof(req));
 	memset(&reply, 0, sizeof(reply));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 's')
-			sock = optarg;
-		else
-			return cmd_usage_error("cancel", "unknown option");
-	}
-	if (argc - optind != 1)
-		return cmd_usage_error("cancel", "expected one experiment ID");
 	req.type = KB_MSG_CANCEL;
-	if (cmd_parse_id(argv[optind], &req.id))
+	if (cmd_parse_id(args->pos[0], &req.id))
 		return cmd_usage_error("cancel", "'%s' is not an experiment id",
-				       argv[optind]);
+				       args->pos[0]);
 	if ((ret = cmd_daemon_connect(sock, &fd, &r, &err)) ||
 	    (ret = kb_protocol_call(fd, r, &req, &reply, &err)))
 		goto fail;

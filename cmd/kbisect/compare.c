@@ -1,4 +1,3 @@
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,50 +93,62 @@ void cmd_json_comparison(struct kb_json *j, const char *key,
 	kb_json_object_end(j);
 }
 
-int cmd_compare(int argc, char **argv)
+struct compare_args {
+	struct kb_args common; /* first: CMD_ARGS */
+	int adaptive;
+};
+
+static const struct kb_opt compare_opts[] = {
+	KB_OPT_BOOL(struct compare_args, adaptive, 0, "adaptive",
+		    "boot inconclusive variants again, up to repeat.max_boots (model experiments)"),
+	KB_OPT_DB,
+	KB_OPT_JSON("print the comparison as JSON"),
+	KB_OPT_END,
+};
+
+static int cmd_compare(const struct kb_args *args);
+
+const struct cmd cmd_compare_entry = {
+	.name = "compare",
+	.args = "EXPERIMENT A B",
+	.opts = compare_opts,
+	.size = sizeof(struct compare_args),
+	.fn = cmd_compare,
+	.summary = "compare two variants of an experiment, metric by metric",
+	.help = "A and B are variant numbers (see kbisect results) or exact labels.\n"
+		"Per metric: each side's mean and relative standard deviation over\n"
+		"boots, the change of B against A with a bootstrap confidence\n"
+		"interval, a Mann-Whitney U test, and a verdict: regression or\n"
+		"improvement (significant and at least compare.threshold_pct),\n"
+		"no-change (the interval inside the threshold) or inconclusive.\n",
+	.epilog = "Example:\n  kbisect compare 1 0 4\n",
+};
+
+static int cmd_compare(const struct kb_args *args)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "adaptive", no_argument, NULL, 'a' },
-		{ NULL, 0, NULL, 0 },
-	};
+	const struct compare_args *o = CMD_ARGS(struct compare_args, args);
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_store *s = NULL;
 	struct kb_analysis *a = NULL, *am = NULL;
 	struct kb_store_analysis *rows = NULL;
 	struct kb_buf b = KB_BUF_INIT;
 	struct kb_json *j = NULL;
-	const char *db = NULL;
-	char **metrics = NULL;
+	const char *db = args->db;
+	char **metrics = NULL, **pos = args->pos;
 	size_t nmetrics = 0, i;
 	unsigned nenv;
-	int json = 0, adaptive = 0, c, ret, ia, ib;
+	int json = args->json, adaptive = o->adaptive, ret, ia, ib;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 'd')
-			db = optarg;
-		else if (c == 'j')
-			json = 1;
-		else if (c == 'a')
-			adaptive = 1;
-		else
-			return cmd_usage_error("compare", "unknown option");
-	}
-	if (argc - optind != 3)
-		return cmd_usage_error("compare",
-				       "expected an EXPERIMENT id and two variants");
-	if ((ret = cmd_open_analysis(db, argv[optind], NULL, &s, &a, &err)))
+	if ((ret = cmd_open_analysis(db, pos[0], NULL, &s, &a, &err)))
 		goto fail;
-	if (cmd_parse_variant(a, argv[optind + 1], &ia) < 0 ||
-	    cmd_parse_variant(a, argv[optind + 2], &ib) < 0) {
+	if (cmd_parse_variant(a, pos[1], &ia) < 0 ||
+	    cmd_parse_variant(a, pos[2], &ib) < 0) {
 		kb_err_set(&err, KB_EINPUT,
 			   "no variant '%s' in experiment %s: give a number from kbisect results or an exact label",
-			   cmd_parse_variant(a, argv[optind + 1], &ia) < 0
-				   ? argv[optind + 1]
-				   : argv[optind + 2],
-			   argv[optind]);
+			   cmd_parse_variant(a, pos[1], &ia) < 0
+				   ? pos[1]
+				   : pos[2],
+			   pos[0]);
 		goto fail;
 	}
 	if ((ret = kb_store_metrics(s, kb_analysis_info(a)->id, &metrics,

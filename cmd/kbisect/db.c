@@ -1,4 +1,3 @@
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -6,25 +5,27 @@
 #include "paths.h"
 #include "banned.h"
 
-int cmd_db(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *given = NULL;
-	char *path;
-	int c;
+static const struct kb_opt db_opts[] = {
+	KB_OPT_DB,
+	KB_OPT_END,
+};
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c != 'd')
-			return cmd_usage_error("db", "unknown option");
-		given = optarg;
-	}
-	if (optind != argc)
-		return cmd_usage_error("db", "unexpected argument '%s'",
-				       argv[optind]);
+static int cmd_db(const struct kb_args *args);
+
+const struct cmd cmd_db_entry = {
+	.name = "db",
+	.opts = db_opts,
+	.fn = cmd_db,
+	.summary = "print the path of the database kbisect uses",
+	.help = "Open it with the sqlite3 shell or DB Browser for SQLite; start\n"
+		"with the views v_history and v_variant_summary.\n",
+};
+
+static int cmd_db(const struct kb_args *args)
+{
+	const char *given = args->db;
+	char *path;
+
 	path = given ? NULL : kb_paths_default_db();
 	printf("%s\n", given ? given : path);
 	free(path);

@@ -1,5 +1,4 @@
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,32 +9,48 @@
 #include "realexec.h"
 #include "banned.h"
 
-int cmd_domxml(int argc, char **argv)
+struct domxml_args {
+	struct kb_args common; /* first: CMD_ARGS */
+	const char *variant;
+};
+
+static const struct kb_opt domxml_opts[] = {
+	KB_OPT_STRING(struct domxml_args, variant, 0, "variant", "N",
+		      "the variant to show, as `kbisect plan` numbers it (default 0)"),
+	KB_OPT_END,
+};
+
+static int cmd_domxml(const struct kb_args *args);
+
+const struct cmd cmd_domxml_entry = {
+	.name = "domxml",
+	.args = "MATRIX",
+	.opts = domxml_opts,
+	.size = sizeof(struct domxml_args),
+	.fn = cmd_domxml,
+	.summary = "print the libvirt domain XML a variant would boot with",
+	.help = "Plans MATRIX and prints the domain XML of variant N (default 0,\n"
+		"the baseline) as `kbisect run` would start it: hypervisor and\n"
+		"mode, vCPUs and pinning, memory, PCI passthrough, disks, console.\n"
+		"What is made at boot time (the initramfs, the boot folder with the\n"
+		"scratch disk and console log, a kernel not built yet) has a\n"
+		"placeholder path, said in a comment at the top.  See docs/guests.md.\n",
+	.epilog = "Example:\n"
+		  "  kbisect domxml kconfig-matrix/xen-pvops-spinlocks.yaml --variant 3\n",
+};
+
+static int cmd_domxml(const struct kb_args *args)
 {
-	static const struct option opts[] = {
-		{ "variant", required_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_matrix *m = NULL;
 	struct kb_plan *p = NULL;
-	const char *variant = "0";
+	const char *variant = CMD_ARGS(struct domxml_args, args)->variant;
 	unsigned long idx;
 	char *xml = NULL, *end;
-	int c, ret;
+	int ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'v':
-			variant = optarg;
-			break;
-		default:
-			return cmd_usage_error("domxml", "unknown option");
-		}
-	}
-	if (argc - optind != 1)
-		return cmd_usage_error("domxml", "expected one MATRIX file");
+	if (!variant)
+		variant = "0";
 	if (*variant == '#')
 		variant++;
 	errno = 0;
@@ -44,12 +59,12 @@ int cmd_domxml(int argc, char **argv)
 		return cmd_usage_error("domxml",
 				       "invalid variant '%s': expected its number, as `kbisect plan` lists it",
 				       variant);
-	if ((ret = kb_matrix_load(argv[optind], &m, &err)) ||
+	if ((ret = kb_matrix_load(args->pos[0], &m, &err)) ||
 	    (ret = kb_plan_new(m, &p, &err)))
 		goto fail;
 	if (idx >= kb_plan_nvariants(p)) {
 		kb_err_set(&err, KB_EINPUT,
-			   "'%s' has variants 0 to %zu, not %lu", argv[optind],
+			   "'%s' has variants 0 to %zu, not %lu", args->pos[0],
 			   kb_plan_nvariants(p) - 1, idx);
 		goto fail;
 	}

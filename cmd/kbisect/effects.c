@@ -1,4 +1,3 @@
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,38 +85,50 @@ static void effects_text(const struct kb_analysis *a,
 	       "between B's levels.  * p < 0.05, ** p < 0.01, *** p < 0.001.\n");
 }
 
-int cmd_effects(int argc, char **argv)
+struct effects_args {
+	struct kb_args common; /* first: CMD_ARGS */
+	const char *metric;
+};
+
+static const struct kb_opt effects_opts[] = {
+	KB_OPT_STRING(struct effects_args, metric, 0, "metric", "M",
+		      "the metric to analyse (default: the experiment's)"),
+	KB_OPT_DB,
+	KB_OPT_JSON("print the effects as JSON"),
+	KB_OPT_END,
+};
+
+static int cmd_effects(const struct kb_args *args);
+
+const struct cmd cmd_effects_entry = {
+	.name = "effects",
+	.args = "EXPERIMENT",
+	.opts = effects_opts,
+	.size = sizeof(struct effects_args),
+	.fn = cmd_effects,
+	.summary = "main effects and two-way interactions of a two-level design",
+	.help = "For full and fractional designs of two-level factors: every\n"
+		"factor's main effect and every pair's interaction, multiplicative\n"
+		"(estimated on the log scale), with confidence intervals and\n"
+		"p-values, ranked by size.  Aliased effects of a fractional design\n"
+		"are named.\n",
+	.epilog = "Example:\n  kbisect effects 1\n",
+};
+
+static int cmd_effects(const struct kb_args *args)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "metric", required_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_store *s = NULL;
 	struct kb_analysis *a = NULL;
 	struct kb_effect *e = NULL;
 	struct kb_store_analysis *rows = NULL;
-	const char *db = NULL, *metric = NULL;
+	const char *db = args->db;
+	const char *metric = CMD_ARGS(struct effects_args, args)->metric;
 	size_t n = 0, i;
 	double cv = NAN, df = 0;
-	int json = 0, c, ret;
+	int json = args->json, ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 'd')
-			db = optarg;
-		else if (c == 'j')
-			json = 1;
-		else if (c == 'm')
-			metric = optarg;
-		else
-			return cmd_usage_error("effects", "unknown option");
-	}
-	if (argc - optind != 1)
-		return cmd_usage_error("effects", "expected one EXPERIMENT id");
-	if ((ret = cmd_open_analysis(db, argv[optind], metric, &s, &a,
+	if ((ret = cmd_open_analysis(db, args->pos[0], metric, &s, &a,
 				     &err)) ||
 	    (ret = kb_effects_estimate(a, &e, &n, &cv, &df, &err)))
 		goto fail;

@@ -1,4 +1,3 @@
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -34,36 +33,43 @@ static void metrics_json(const char *file, const struct kb_sample *s)
 	kb_buf_release(&b);
 }
 
-int cmd_fio_metrics(int argc, char **argv)
+static const struct kb_opt fio_metrics_opts[] = {
+	KB_OPT_JSON("print an object {\"file\": ..., \"metrics\": {...}}"),
+	KB_OPT_END,
+};
+
+static int cmd_fio_metrics(const struct kb_args *args);
+
+const struct cmd cmd_fio_metrics_entry = {
+	.name = "fio-metrics",
+	.args = "FILE",
+	.opts = fio_metrics_opts,
+	.fn = cmd_fio_metrics,
+	.summary = "print the metrics kbisect takes from a fio JSON output file",
+	.help = "Reads FILE, the output of `fio --output-format=json` (notes fio\n"
+		"prints before the JSON are skipped), and prints per direction\n"
+		"(read, write; trim when fio trimmed) the IOPS and bandwidth (KiB/s)\n"
+		"summed over jobs, the completion latency mean (us, weighted by each\n"
+		"job's I/Os) and p50/p99/p99.9 (us, the largest over jobs), as a\n"
+		"workload run stores them.  A file that is not fio JSON output is\n"
+		"an error naming it (exit status 2).\n",
+	.epilog = "Example:\n  kbisect fio-metrics results/randread.json\n",
+};
+
+static int cmd_fio_metrics(const struct kb_args *args)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_sample s;
-	int json = 0, c;
 	size_t i;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 'j')
-			json = 1;
-		else
-			return cmd_usage_error("fio-metrics", "unknown option");
-	}
-	if (optind + 1 != argc)
-		return cmd_usage_error("fio-metrics",
-				       optind == argc ? "missing FILE"
-						      : "too many arguments");
-	if (kb_fio_parse_file(argv[optind], &s, &err)) {
+	if (kb_fio_parse_file(args->pos[0], &s, &err)) {
 		/* a file that is not there is bad input too */
 		if (err.code == KB_ENOTFOUND)
 			err.code = KB_EINPUT;
 		return cmd_fail(&err);
 	}
-	if (json) {
-		metrics_json(argv[optind], &s);
+	if (args->json) {
+		metrics_json(args->pos[0], &s);
 		return 0;
 	}
 	for (i = 0; i < s.n; i++)

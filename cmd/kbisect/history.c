@@ -1,4 +1,3 @@
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -41,32 +40,30 @@ static void history_json(const struct kb_store_info *e, size_t n)
 	kb_buf_release(&b);
 }
 
-int cmd_history(int argc, char **argv)
+static const struct kb_opt history_opts[] = {
+	KB_OPT_DB,
+	KB_OPT_JSON("print the experiments as JSON"),
+	KB_OPT_END,
+};
+
+static int cmd_history(const struct kb_args *args);
+
+const struct cmd cmd_history_entry = {
+	.name = "history",
+	.opts = history_opts,
+	.fn = cmd_history,
+	.summary = "list the experiments in the database, newest first",
+};
+
+static int cmd_history(const struct kb_args *args)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_store *s = NULL;
 	struct kb_store_info *e = NULL;
-	const char *db = NULL;
+	const char *db = args->db;
 	size_t n = 0, i;
-	int json = 0, c, ret;
+	int json = args->json, ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 'd')
-			db = optarg;
-		else if (c == 'j')
-			json = 1;
-		else
-			return cmd_usage_error("history", "unknown option");
-	}
-	if (optind != argc)
-		return cmd_usage_error("history", "unexpected argument '%s'",
-				       argv[optind]);
 	if ((ret = cmd_open_store(db, &s, &err)) ||
 	    (ret = kb_store_history(s, &e, &n, &err))) {
 		ret = cmd_fail(&err);

@@ -4,51 +4,78 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cmdopt.h"
 #include "err.h"
 
 struct kb_store;
 
 /*
- * The kbisect command line: one file per verb, listed in main.c's table.
- * To add a verb: write cmd_<verb>() in cmd/kbisect/<verb>.c, declare it
- * here, add it to the table with its usage and summary, document it in
- * README.md and docs/.
+ * The kbisect command line: one file per verb, each holding its entry,
+ * and main.c's table listing the entries.  An entry is data, as tmux's
+ * cmd_entry: the verb's name, its positional arguments and options
+ * (lib/cmdopt.h), its help, and the function to run.  main.c parses the
+ * options from the table before the function runs, and writes the usage
+ * line and the options paragraph of `kbisect VERB --help` from it.
+ *
+ * To add a verb: in cmd/kbisect/<verb>.c write the function and its
+ * entry,
+ *
+ *	static int cmd_frob(const struct kb_args *a)  (a->pos[0] is FILE)
+ *	...
+ *	const struct cmd cmd_frob_entry = {
+ *		.name = "frob",
+ *		.args = "FILE",
+ *		.opts = frob_opts,  (KB_OPT_DB, KB_OPT_JSON(...), KB_OPT_END)
+ *		.fn = cmd_frob,
+ *		.summary = "...",
+ *		.help = "...",
+ *	};
+ *
+ * then list &cmd_frob_entry in main.c's table, and document the verb in
+ * README.md and docs/.  Use the common options (KB_OPT_DB, KB_OPT_JSON,
+ * KB_OPT_QUIET ...) where they fit, so that they mean the same in every
+ * verb; options of the verb's own go in a struct that starts with the
+ * struct kb_args (CMD_ARGS below), whose size the entry gives.
  *
  * A verb returns the process exit status: 0 ok, 1 failure, 2 bad input or
  * usage.  Only cmd/ prints.
  */
 
 struct cmd {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *usage;   /* "plan MATRIX [--json]" */
-	const char *summary; /* one line */
-	const char *help;    /* paragraphs shown by `kbisect VERB --help` */
+	const char *name;          /* "run"; a sub-verb's word: "options" */
+	const char *args;          /* positional arguments: "MATRIX", "[ID]" */
+	const struct kb_opt *opts; /* the options, ended by KB_OPT_END */
+	size_t size;               /* of the struct they fill; 0: kb_args */
+	int (*fn)(const struct kb_args *a);
+	const char *summary;       /* one line, for `kbisect --help` */
+	const char *help;          /* paragraphs before the options paragraph */
+	const char *epilog;        /* paragraphs after it: notes, examples */
+	/* Sub-verbs ("bisect options"), NULL-ended: the first argument names
+	 * one, whose entry gives args, opts, size, fn and its own help. */
+	const struct cmd *const *subs;
+	int usage_status;          /* exit status of a usage error; 0: 2 */
 };
 
-int cmd_plan(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-int cmd_results(int argc, char **argv);
-int cmd_history(int argc, char **argv);
-int cmd_db(int argc, char **argv);
-int cmd_fio_metrics(int argc, char **argv);
-int cmd_domxml(int argc, char **argv);
-int cmd_compare(int argc, char **argv);
-int cmd_effects(int argc, char **argv);
-int cmd_why(int argc, char **argv);
-int cmd_build(int argc, char **argv);
-int cmd_bisect(int argc, char **argv);
+/*
+ * The options struct of a verb with options of its own, @type, from the
+ * struct kb_args @a its function receives: @type's first member, which
+ * must be called `common` (checked when compiled).
+ */
+#define CMD_ARGS(type, a)                                            \
+	((void)sizeof(char[offsetof(type, common) == 0 ? 1 : -1]),   \
+	 (const type *)(const void *)(a))
 
 /* The table entry for @name, or NULL. */
 const struct cmd *cmd_find(const char *name);
 
-/* Print "kbisect VERB: usage..." for @c to @f. */
+/* Print the usage lines, summary, help and options of @c to @f. */
 void cmd_usage(const struct cmd *c, FILE *f);
 
 /* Report @err on stderr ("kbisect: message") and return its exit status. */
 int cmd_fail(const struct kb_err *err);
 
-/* Report a usage error for verb @verb and return 2. */
+/* Report a usage error for verb @verb, with its usage lines, and
+ * return 2. */
 int cmd_usage_error(const char *verb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -101,11 +128,6 @@ void cmd_plan_report_dropped(const struct kb_plan *p, FILE *f);
 
 /* ---- the daemon verbs (submit.c, status.c, cancel.c, watch.c) -------- */
 
-int cmd_submit(int argc, char **argv);
-int cmd_status(int argc, char **argv);
-int cmd_cancel(int argc, char **argv);
-int cmd_watch(int argc, char **argv);
-
 /* Connect to kbisectd at @socket_path, else the default socket
  * (kb_protocol_default_socket), and exchange HELLO (submit.c). */
 struct kb_protocol_reader;
@@ -122,8 +144,6 @@ void cmd_print_progress(const struct kb_msg_progress *p, FILE *f);
 void cmd_json_progress(struct kb_json *j, const struct kb_msg_progress *p);
 
 /* ---- commits: `bisect commits` and `test` (test.c) ------------------ */
-
-int cmd_test(int argc, char **argv);
 
 /*
  * What both commit verbs run on: matrix @m's plan (its variant 0 gives

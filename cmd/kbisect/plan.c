@@ -1,4 +1,3 @@
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -324,33 +323,40 @@ void cmd_plan_report_dropped(const struct kb_plan *p, FILE *out)
 		kb_plan_nbuilds(p) == 1 ? "" : "s");
 }
 
-int cmd_plan(int argc, char **argv)
+static const struct kb_opt plan_opts[] = {
+	KB_OPT_JSON("print an object with variants, builds and boots"),
+	KB_OPT_ALLOW_DROPPED("accept requested options that do not hold"),
+	KB_OPT_QUIET("no progress on stderr"),
+	KB_OPT_END,
+};
+
+static int cmd_plan(const struct kb_args *args);
+
+const struct cmd cmd_plan_entry = {
+	.name = "plan",
+	.args = "MATRIX",
+	.opts = plan_opts,
+	.fn = cmd_plan,
+	.summary = "validate a matrix and show its variants, builds and boots",
+	.help = "Reads MATRIX (YAML, see docs/matrix.md), expands its design and\n"
+		"prints every variant with its factor levels, how many kernels must\n"
+		"be built and how many guests booted.  Writes nothing.\n",
+	.epilog = "With source.tree, every variant's config is resolved with the\n"
+		  "tree's Kconfig (make olddefconfig): options that did not hold are\n"
+		  "shown with why, and the plan exits 1 (docs/kconfig.md).\n\n"
+		  "Example:\n"
+		  "  kbisect plan kconfig-matrix/xen-pvops-spinlocks.yaml\n",
+};
+
+static int cmd_plan(const struct kb_args *args)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "allow-dropped", no_argument, NULL, 'a' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_matrix *m = NULL;
 	struct kb_plan *p = NULL;
-	int json = 0, allow_dropped = 0, quiet = 0, c, ret;
+	int json = args->json, allow_dropped = args->allow_dropped;
+	int quiet = args->quiet, ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
-		if (c == 'j')
-			json = 1;
-		else if (c == 'a')
-			allow_dropped = 1;
-		else if (c == 'q')
-			quiet = 1;
-		else
-			return cmd_usage_error("plan", "unknown option");
-	}
-	if (argc - optind != 1)
-		return cmd_usage_error("plan", "expected one MATRIX file");
-	if ((ret = kb_matrix_load(argv[optind], &m, &err)) ||
+	if ((ret = kb_matrix_load(args->pos[0], &m, &err)) ||
 	    (ret = kb_plan_new(m, &p, &err)) ||
 	    (ret = cmd_plan_resolve(p, quiet, &err))) {
 		ret = cmd_fail(&err);

@@ -1,4 +1,3 @@
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,31 +159,38 @@ out:
 	return ret;
 }
 
-int cmd_results(int argc, char **argv)
+static const struct kb_opt results_opts[] = {
+	KB_OPT_DB,
+	KB_OPT_JSON("print the results as JSON"),
+	KB_OPT_END,
+};
+
+static int cmd_results(const struct kb_args *args);
+
+const struct cmd cmd_results_entry = {
+	.name = "results",
+	.args = "EXPERIMENT",
+	.opts = results_opts,
+	.fn = cmd_results,
+	.summary = "print an experiment's results from the database",
+	.help = "Per variant: boots measured (n), mean of the per-boot means,\n"
+		"relative standard deviation, and the change against the baseline\n"
+		"variant (#0).  Failed builds and boots are listed with their\n"
+		"reason.\n",
+};
+
+static int cmd_results(const struct kb_args *args)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_store *s = NULL;
-	const char *db = NULL;
+	const char *db = args->db;
 	int64_t exp;
-	int json = 0, c, ret;
+	int json = args->json, ret;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 'd')
-			db = optarg;
-		else if (c == 'j')
-			json = 1;
-		else
-			return cmd_usage_error("results", "unknown option");
-	}
-	if (argc - optind != 1 || cmd_parse_id(argv[optind], &exp) < 0)
+	if (cmd_parse_id(args->pos[0], &exp) < 0)
 		return cmd_usage_error("results",
-				       "expected one EXPERIMENT id (a positive number; see kbisect history)");
+				       "'%s' is not an EXPERIMENT id (a positive number; see kbisect history)",
+				       args->pos[0]);
 	if ((ret = cmd_open_store(db, &s, &err)) ||
 	    (ret = cmd_print_results(s, exp, json, &err)))
 		ret = cmd_fail(&err);

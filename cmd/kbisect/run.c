@@ -1,4 +1,3 @@
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,20 +60,38 @@ static void on_progress(const struct kb_progress *ev, void *arg)
 			ev->boots_total, ev->elapsed_s);
 }
 
-int cmd_run(int argc, char **argv)
+static const struct kb_opt run_opts[] = {
+	KB_OPT_MODEL("use the performance-model executor (docs/model.md) instead of real kernels and guests; without it, guests boot through libvirt on the matrix's first host (docs/guests.md), after any kbisect-* guest left running there is destroyed"),
+	KB_OPT_DB,
+	KB_OPT_JSON("print the results as JSON"),
+	KB_OPT_QUIET("no progress on stderr"),
+	KB_OPT_ALLOW_DROPPED("run even when requested options do not hold"),
+	KB_OPT_END,
+};
+
+static int cmd_run(const struct kb_args *args);
+
+const struct cmd cmd_run_entry = {
+	.name = "run",
+	.args = "MATRIX",
+	.opts = run_opts,
+	.fn = cmd_run,
+	.summary = "run an experiment in this process and print its results",
+	.help = "Plans MATRIX, then builds, boots and measures every variant for\n"
+		"repeat.boots boots of repeat.runs_per_boot runs each, storing every\n"
+		"boot and its samples as it ends.  A failed build or boot is stored\n"
+		"with its reason and the run goes on.  Prints a results table.\n",
+	.epilog = "Example:\n"
+		  "  kbisect run kconfig-matrix/xen-pvops-spinlocks.yaml \\\n"
+		  "      --model kconfig-matrix/xen-pvops-spinlocks.model.yaml\n",
+};
+
+static int cmd_run(const struct kb_args *args)
 {
-	static const struct option opts[] = {
-		{ "model", required_argument, NULL, 'm' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "allow-dropped", no_argument, NULL, 'a' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kb_pipeline_opts popts = KB_PIPELINE_OPTS_INIT;
-	struct progress prog = { 0, 0 };
+	struct progress prog = { 0, args->quiet };
 	struct kb_err err = KB_ERR_INIT;
-	const char *model_path = NULL, *db = NULL;
+	const char *model_path = args->model, *db = args->db;
 	struct kb_matrix *m = NULL;
 	struct kb_plan *p = NULL;
 	struct kb_model *model = NULL;
@@ -83,36 +100,11 @@ int cmd_run(int argc, char **argv)
 	struct kb_guest_conn *conn = NULL;
 	int64_t exp = 0;
 	double scale;
-	int json = 0, allow_dropped = 0, c, ret;
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			model_path = optarg;
-			break;
-		case 'd':
-			db = optarg;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'q':
-			prog.quiet = 1;
-			break;
-		case 'a':
-			allow_dropped = 1;
-			break;
-		default:
-			return cmd_usage_error("run", "unknown option");
-		}
-	}
-	if (argc - optind != 1)
-		return cmd_usage_error("run", "expected one MATRIX file");
+	int json = args->json, allow_dropped = args->allow_dropped, ret;
 
 	/* Everything that can be refused is checked before the database is
 	 * touched: a bad input writes nothing. */
-	if ((ret = kb_matrix_load(argv[optind], &m, &err)) ||
+	if ((ret = kb_matrix_load(args->pos[0], &m, &err)) ||
 	    (ret = kb_plan_new(m, &p, &err)))
 		goto fail;
 	/* Real kernels: the tree must be there (plan only notes a missing

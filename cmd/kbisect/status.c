@@ -2,7 +2,6 @@
  * kbisect status: how far the daemon's experiments got, from kbisectd.
  * Also the progress formatting that watch shares.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,41 +88,42 @@ void cmd_json_progress(struct kb_json *j, const struct kb_msg_progress *p)
 	kb_json_object_end(j);
 }
 
-int cmd_status(int argc, char **argv)
+static const struct kb_opt status_opts[] = {
+	KB_OPT_SOCKET,
+	KB_OPT_JSON("print an object (with ID) or an array"),
+	KB_OPT_END,
+};
+
+static int cmd_status(const struct kb_args *args);
+
+const struct cmd cmd_status_entry = {
+	.name = "status",
+	.args = "[ID]",
+	.opts = status_opts,
+	.fn = cmd_status,
+	.summary = "show how far the daemon's experiments got",
+	.help = "For experiment ID, or the daemon's latest experiments: state,\n"
+		"variants, builds and boots done of all, the steps running now, the\n"
+		"measured mean build and boot times and the time left estimated\n"
+		"from them.\n",
+	.epilog = "Example:\n  kbisect status 3 --json\n",
+};
+
+static int cmd_status(const struct kb_args *args)
 {
-	static const struct option opts[] = {
-		{ "socket", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_protocol_reader *r = NULL;
 	struct kb_msg req, reply;
-	const char *sock = NULL;
-	int json = 0, fd = -1, c, ret;
+	const char *sock = args->socket;
+	int json = args->json, fd = -1, ret;
 	size_t i;
 
 	memset(&req, 0, sizeof(req));
 	memset(&reply, 0, sizeof(reply));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			sock = optarg;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		default:
-			return cmd_usage_error("status", "unknown option");
-		}
-	}
-	if (argc - optind > 1)
-		return cmd_usage_error("status", "expected at most one ID");
 	req.type = KB_MSG_STATUS;
-	if (argc - optind == 1 && cmd_parse_id(argv[optind], &req.id))
+	if (args->npos == 1 && cmd_parse_id(args->pos[0], &req.id))
 		return cmd_usage_error("status", "'%s' is not an experiment id",
-				       argv[optind]);
+				       args->pos[0]);
 	if ((ret = cmd_daemon_connect(sock, &fd, &r, &err)) ||
 	    (ret = kb_protocol_call(fd, r, &req, &reply, &err)))
 		goto fail;

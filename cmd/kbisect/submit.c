@@ -3,7 +3,6 @@
  * to kbisectd, which queues it durably and answers with its id.  Also
  * the connection helper the other daemon verbs share.
  */
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,56 +41,52 @@ static char *absolute(const char *path)
 	return kb_asprintf("%s/%s", cwd, path);
 }
 
-int cmd_submit(int argc, char **argv)
+static const struct kb_opt submit_opts[] = {
+	KB_OPT_MODEL("run it on the performance model (docs/model.md)"),
+	KB_OPT_SOCKET,
+	KB_OPT_JSON("print {\"id\": N}"),
+	KB_OPT_QUIET("no note on stderr"),
+	KB_OPT_ALLOW_DROPPED("submit even when requested options do not hold"),
+	KB_OPT_END,
+};
+
+static int cmd_submit(const struct kb_args *args);
+
+const struct cmd cmd_submit_entry = {
+	.name = "submit",
+	.args = "MATRIX",
+	.opts = submit_opts,
+	.fn = cmd_submit,
+	.summary = "queue an experiment on kbisectd and print its id",
+	.help = "Validates MATRIX (and MODEL) as `run` does, then sends their texts\n"
+		"to the daemon, which stores the experiment and one job per build\n"
+		"and boot before it answers: once the id is printed, the experiment\n"
+		"survives any crash of the daemon.  A bad matrix is refused here\n"
+		"(exit status 2) and never reaches the queue.  See docs/daemon.md.\n",
+	.epilog = "Example:\n"
+		  "  kbisect submit kconfig-matrix/xen-pvops-spinlocks.yaml \\\n"
+		  "      --model kconfig-matrix/xen-pvops-spinlocks.model.yaml\n",
+};
+
+static int cmd_submit(const struct kb_args *args)
 {
-	static const struct option opts[] = {
-		{ "model", required_argument, NULL, 'm' },
-		{ "socket", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "allow-dropped", no_argument, NULL, 'a' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kb_err err = KB_ERR_INIT;
-	const char *model_path = NULL, *sock = NULL;
+	const char *model_path = args->model, *sock = args->socket;
 	struct kb_matrix *m = NULL;
 	struct kb_plan *p = NULL;
 	struct kb_model *model = NULL;
 	struct kb_protocol_reader *r = NULL;
 	struct kb_msg req, reply;
 	char *abs = NULL;
-	int json = 0, quiet = 0, allow_dropped = 0, fd = -1, c, ret;
+	int json = args->json, quiet = args->quiet;
+	int allow_dropped = args->allow_dropped, fd = -1, ret;
 
 	memset(&req, 0, sizeof(req));
 	memset(&reply, 0, sizeof(reply));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			model_path = optarg;
-			break;
-		case 's':
-			sock = optarg;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'a':
-			allow_dropped = 1;
-			break;
-		default:
-			return cmd_usage_error("submit", "unknown option");
-		}
-	}
-	if (argc - optind != 1)
-		return cmd_usage_error("submit", "expected one MATRIX file");
 
 	/* Everything that can be refused is checked here, before the
 	 * daemon hears of it: a bad matrix never reaches the queue. */
-	if ((ret = kb_matrix_load(argv[optind], &m, &err)) ||
+	if ((ret = kb_matrix_load(args->pos[0], &m, &err)) ||
 	    (ret = kb_plan_new(m, &p, &err)))
 		goto fail;
 	if (model_path) {
@@ -114,7 +109,7 @@ int cmd_submit(int argc, char **argv)
 	}
 	/* the daemon resolves the matrix's relative paths from its path,
 	 * which must not depend on this process's folder */
-	abs = absolute(argv[optind]);
+	abs = absolute(args->pos[0]);
 
 	if ((ret = cmd_daemon_connect(sock, &fd, &r, &err)))
 		goto fail;

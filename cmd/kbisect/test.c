@@ -4,7 +4,6 @@
  * exit 0 good, 1 bad, 125 cannot tell (skip), 128 an error (git bisect
  * stops).  Also the executor set-up shared with `bisect commits`.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,22 +183,56 @@ static void print_text(const struct kb_source_commit *c, int64_t baseline,
 	       (long long)r->experiment, exit_of(r->cls));
 }
 
-int cmd_test(int argc, char **argv)
+struct test_args {
+	struct kb_args common; /* first: CMD_ARGS */
+	const char *matrix;
+	const char *baseline;
+};
+
+static const struct kb_opt test_opts[] = {
+	KB_OPT_STRING_REQUIRED(struct test_args, matrix, "matrix", "M",
+			       "the matrix whose baseline variant is built, booted and measured"),
+	KB_OPT_STRING_REQUIRED(struct test_args, baseline, "baseline", "ID",
+			       "the experiment whose variant 0 is the good kernel"),
+	KB_OPT_MODEL("use the performance-model executor (docs/model.md) instead of real kernels and guests"),
+	KB_OPT_DB,
+	KB_OPT_JSON("print the judgement as JSON"),
+	KB_OPT_QUIET("no progress on stderr"),
+	KB_OPT_END,
+};
+
+static int cmd_test(const struct kb_args *args);
+
+const struct cmd cmd_test_entry = {
+	.name = "test",
+	.opts = test_opts,
+	.size = sizeof(struct test_args),
+	.fn = cmd_test,
+	.summary = "judge the commit checked out in source.tree, for git bisect run",
+	.help = "Builds and boots the committed HEAD of the matrix's source.tree\n"
+		"(the matrix's baseline variant with HEAD as kernel.rev; uncommitted\n"
+		"changes are not built) and compares it with variant 0 of\n"
+		"experiment ID, boot by boot, with the matrix's compare thresholds;\n"
+		"while inconclusive it boots again, up to repeat.max_boots.  Stored\n"
+		"as an experiment.  Exit status, as git bisect run reads it: 0 good\n"
+		"(no regression), 1 bad (a regression), 125 cannot tell (the build\n"
+		"or boots failed, or still inconclusive), 128 an error (git bisect\n"
+		"stops).  See docs/bisect.md.\n",
+	.epilog = "Example:\n"
+		  "  kbisect run m.yaml            # on a good kernel: experiment 7\n"
+		  "  git bisect start BAD GOOD\n"
+		  "  git bisect run kbisect test --matrix m.yaml --baseline 7\n",
+	.usage_status = EXIT_ABORT,
+};
+
+static int cmd_test(const struct kb_args *args)
 {
-	static const struct option opts[] = {
-		{ "matrix", required_argument, NULL, 'x' },
-		{ "baseline", required_argument, NULL, 'B' },
-		{ "model", required_argument, NULL, 'm' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ NULL, 0, NULL, 0 },
-	};
+	const struct test_args *o = CMD_ARGS(struct test_args, args);
 	struct kb_bisect_opts bo = KB_BISECT_OPTS_INIT;
 	struct kb_bisect_test_result r;
 	struct kb_err err = KB_ERR_INIT;
-	const char *matrix_path = NULL, *model_path = NULL, *db = NULL;
-	const char *baseline_arg = NULL;
+	const char *matrix_path = o->matrix, *model_path = args->model;
+	const char *db = args->db, *baseline_arg = o->baseline;
 	struct kb_matrix *m = NULL;
 	struct kb_source_commit *head = NULL;
 	struct kb_bisect_commit commit;
@@ -210,41 +243,10 @@ int cmd_test(int argc, char **argv)
 	char *baseline_name = NULL;
 	int64_t baseline = 0;
 	size_t nvalues = 0;
-	int json = 0, quiet = 0, c, ret;
+	int json = args->json, quiet = args->quiet, ret;
 
 	memset(&env, 0, sizeof(env));
 	memset(&r, 0, sizeof(r));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
-		switch (c) {
-		case 'x':
-			matrix_path = optarg;
-			break;
-		case 'B':
-			baseline_arg = optarg;
-			break;
-		case 'm':
-			model_path = optarg;
-			break;
-		case 'd':
-			db = optarg;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		default:
-			cmd_usage_error("test", "unknown option");
-			return EXIT_ABORT;
-		}
-	}
-	if (optind != argc) {
-		cmd_usage_error("test", "unexpected argument '%s'",
-				argv[optind]);
-		return EXIT_ABORT;
-	}
 	if (!matrix_path || !baseline_arg) {
 		cmd_usage_error("test", "test needs --matrix and --baseline");
 		return EXIT_ABORT;

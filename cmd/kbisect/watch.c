@@ -3,7 +3,6 @@
  * phase (builds, boots) redrawn in place on a terminal, one line per
  * change otherwise, until the experiment ends.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,34 +86,41 @@ static void line(FILE *f, const struct kb_msg_progress *p)
 	free(eta);
 }
 
-int cmd_watch(int argc, char **argv)
+static const struct kb_opt watch_opts[] = {
+	KB_OPT_SOCKET,
+	KB_OPT_END,
+};
+
+static int cmd_watch(const struct kb_args *args);
+
+const struct cmd cmd_watch_entry = {
+	.name = "watch",
+	.args = "ID",
+	.opts = watch_opts,
+	.fn = cmd_watch,
+	.summary = "follow an experiment's progress until it ends",
+	.help = "A progress bar per phase (builds, boots) with counts, elapsed time\n"
+		"and the time left, redrawn in place on a terminal; otherwise one\n"
+		"line per change.  Exit status 0 when the experiment ends done, 1\n"
+		"when it failed or was cancelled.\n",
+	.epilog = "Example:\n  kbisect watch 3\n",
+};
+
+static int cmd_watch(const struct kb_args *args)
 {
-	static const struct option opts[] = {
-		{ "socket", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_protocol_reader *r = NULL;
 	struct kb_buf out = KB_BUF_INIT;
 	struct kb_msg req, msg;
-	const char *sock = NULL;
-	int fd = -1, c, ret, tty = isatty(STDOUT_FILENO), drawn = 0;
+	const char *sock = args->socket;
+	int fd = -1, ret, tty = isatty(STDOUT_FILENO), drawn = 0;
 
 	memset(&req, 0, sizeof(req));
 	memset(&msg, 0, sizeof(msg));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 's')
-			sock = optarg;
-		else
-			return cmd_usage_error("watch", "unknown option");
-	}
-	if (argc - optind != 1)
-		return cmd_usage_error("watch", "expected one experiment ID");
 	req.type = KB_MSG_WATCH;
-	if (cmd_parse_id(argv[optind], &req.id))
+	if (cmd_parse_id(args->pos[0], &req.id))
 		return cmd_usage_error("watch", "'%s' is not an experiment id",
-				       argv[optind]);
+				       args->pos[0]);
 	if ((ret = cmd_daemon_connect(sock, &fd, &r, &err)))
 		goto fail;
 	kb_protocol_write(&out, &req);

@@ -1,4 +1,3 @@
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,38 +149,51 @@ done:
 		       w->boots_added, w->boots_added == 1 ? "" : "s");
 }
 
-int cmd_why(int argc, char **argv)
+struct why_args {
+	struct kb_args common; /* first: CMD_ARGS */
+	const char *good;
+	const char *bad;
+};
+
+static const struct kb_opt why_opts[] = {
+	KB_OPT_STRING(struct why_args, good, 0, "good", "VARIANT",
+		      "the good variant, a number or an exact label (default: the baseline, #0)"),
+	KB_OPT_STRING(struct why_args, bad, 0, "bad", "VARIANT",
+		      "the bad variant (default: the worst)"),
+	KB_OPT_DB,
+	KB_OPT_JSON("print the explanation as JSON"),
+	KB_OPT_END,
+};
+
+static int cmd_why(const struct kb_args *args);
+
+const struct cmd cmd_why_entry = {
+	.name = "why",
+	.args = "EXPERIMENT",
+	.opts = why_opts,
+	.size = sizeof(struct why_args),
+	.fn = cmd_why,
+	.summary = "explain a regression: which factor changes cause it",
+	.help = "By default the baseline (#0) is good and the worst variant bad.\n"
+		"Finds the smallest set of the factors in which they differ whose\n"
+		"change alone reproduces the regression; for each, its effect with\n"
+		"a confidence interval and how other factors change it\n"
+		"(interactions).  Inconclusive comparisons get more boots, up to\n"
+		"repeat.max_boots, when the experiment can run again.\n",
+	.epilog = "Example:\n  kbisect why 1\n",
+};
+
+static int cmd_why(const struct kb_args *args)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "good", required_argument, NULL, 'g' },
-		{ "bad", required_argument, NULL, 'b' },
-		{ NULL, 0, NULL, 0 },
-	};
+	const struct why_args *o = CMD_ARGS(struct why_args, args);
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_store *s = NULL;
 	struct kb_analysis *a = NULL;
 	struct kb_why w;
-	const char *db = NULL, *good_s = NULL, *bad_s = NULL;
-	int json = 0, c, ret, good = -1, bad = -1;
+	const char *db = args->db, *good_s = o->good, *bad_s = o->bad;
+	int json = args->json, ret, good = -1, bad = -1;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 'd')
-			db = optarg;
-		else if (c == 'j')
-			json = 1;
-		else if (c == 'g')
-			good_s = optarg;
-		else if (c == 'b')
-			bad_s = optarg;
-		else
-			return cmd_usage_error("why", "unknown option");
-	}
-	if (argc - optind != 1)
-		return cmd_usage_error("why", "expected one EXPERIMENT id");
-	if ((ret = cmd_open_analysis(db, argv[optind], NULL, &s, &a, &err)))
+	if ((ret = cmd_open_analysis(db, args->pos[0], NULL, &s, &a, &err)))
 		goto fail;
 	if ((good_s && cmd_parse_variant(a, good_s, &good) < 0) ||
 	    (bad_s && cmd_parse_variant(a, bad_s, &bad) < 0)) {
@@ -190,7 +202,7 @@ int cmd_why(int argc, char **argv)
 			   good_s && cmd_parse_variant(a, good_s, &good) < 0
 				   ? good_s
 				   : bad_s,
-			   argv[optind]);
+			   args->pos[0]);
 		goto fail;
 	}
 	if ((ret = kb_why_explain(a, good, bad, &w, &err)))

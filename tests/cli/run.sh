@@ -42,6 +42,42 @@ check "plan without a matrix is a usage error" $([ $rc -eq 2 ] && has "usage: kb
 run "$KB" run --help
 check "run --help teaches with an example" $([ $rc -eq 0 ] && has "Example:" "$T/out"; echo $?)
 
+# options come from one table per verb (lib/cmdopt.h): -q wherever
+# --quiet is, one message per usage error, usage lines from the table
+run "$KB" build -q
+check "build -q is accepted (only the matrix is missing)" $([ $rc -eq 2 ] &&
+	[ "$(wc -l <"$T/err")" -eq 2 ] && has "^kbisect build: missing MATRIX$" "$T/err" &&
+	has "^usage: kbisect build " "$T/err"; echo $?)
+run "$KB" plan -q "$MATRIX"
+check "plan -q is --quiet" $([ $rc -eq 0 ] && has "variants, " "$T/out"; echo $?)
+run "$KB" results -q 1
+check "an unknown option: one error line, the usage, exit 2" $([ $rc -eq 2 ] &&
+	[ "$(wc -l <"$T/err")" -eq 2 ] &&
+	[ "$(head -1 "$T/err")" = "kbisect results: unknown option '-q'" ] &&
+	has "^usage: kbisect results EXPERIMENT " "$T/err"; echo $?)
+run "$KB" history --frob
+check "an unknown long option is named" $([ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 2 ] &&
+	has "^kbisect history: unknown option '--frob'$" "$T/err"; echo $?)
+run "$KB" results --db
+check "an option without its value" $([ $rc -eq 2 ] &&
+	has "^kbisect results: option '--db' needs a value$" "$T/err"; echo $?)
+run "$KB" test --frob
+check "test's usage errors exit 128 (git bisect run stops)" $([ $rc -eq 128 ] &&
+	[ "$(wc -l <"$T/err")" -eq 2 ] && has "^usage: kbisect test " "$T/err"; echo $?)
+run "$KB" run --help
+check "the usage line lists the table's options in order" $([ $rc -eq 0 ] &&
+	[ "$(head -1 "$T/out")" = "usage: kbisect run MATRIX [--model MODEL] [--db PATH] [--json] [--quiet] [--allow-dropped]" ] &&
+	has "^  -q, --quiet " "$T/out" && has "^  --db PATH " "$T/out"; echo $?)
+run "$KB" bisect --help
+check "a verb with sub-verbs has a usage line for each" $([ $rc -eq 0 ] &&
+	has "^usage: kbisect bisect options --good G.config --bad B.config \[--matrix M\]" "$T/out" &&
+	has "^       kbisect bisect commits --good REV --bad REV --matrix M " "$T/out"; echo $?)
+run "$KB" bisect frob
+check "an unknown sub-verb is a usage error" $([ $rc -eq 2 ] &&
+	has "expected 'options' or 'commits', not 'frob'" "$T/err"; echo $?)
+run "$KB" run "$MATRIX" --frob --help
+check "--help wins over a bad option" $([ $rc -eq 0 ] && has "^usage: kbisect run " "$T/out"; echo $?)
+
 for m in kconfig-matrix/xen-pvops-spinlocks.yaml kconfig-matrix/dom0-vs-native.yaml kconfig-matrix/vcpu-pinning.yaml; do
 	run "$KB" plan "$m"
 	check "example $m plans" $([ $rc -eq 0 ] && has "variants, " "$T/out"; echo $?)
