@@ -30,20 +30,42 @@ struct kb_store {
  * Record "<what>: <sqlite's message>" for the last failure on @db.  Every
  * message names the database so that a user with several knows which.
  */
+static int vdberr(sqlite3 *db, const char *path, struct kb_err *err,
+		  const char *fmt, va_list ap)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	int ret;
+
+	kb_buf_vaddf(&b, fmt, ap);
+	ret = kb_err_set(err, KB_EFAIL, "%s in '%s': %s", b.buf, path,
+			 db ? sqlite3_errmsg(db) : "out of memory");
+	kb_buf_release(&b);
+	return ret;
+}
+
 __attribute__((format(printf, 4, 5)))
 static int dberr(sqlite3 *db, const char *path, struct kb_err *err,
 		 const char *fmt, ...)
 {
-	struct kb_buf b = KB_BUF_INIT;
 	va_list ap;
 	int ret;
 
 	va_start(ap, fmt);
-	kb_buf_vaddf(&b, fmt, ap);
+	ret = vdberr(db, path, err, fmt, ap);
 	va_end(ap);
-	ret = kb_err_set(err, KB_EFAIL, "%s in '%s': %s", b.buf, path,
-			 db ? sqlite3_errmsg(db) : "out of memory");
-	kb_buf_release(&b);
+	return ret;
+}
+
+/* dberr() for the store's own connection. */
+__attribute__((format(printf, 3, 4)))
+static int fail(struct kb_store *s, struct kb_err *err, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vdberr(s->db, s->path, err, fmt, ap);
+	va_end(ap);
 	return ret;
 }
 
@@ -52,7 +74,7 @@ static int prepare(struct kb_store *s, const char *sql, sqlite3_stmt **st,
 {
 	*st = NULL;
 	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
-		return dberr(s->db, s->path, err, "cannot prepare query");
+		return fail(s, err, "cannot prepare query");
 	return 0;
 }
 
@@ -103,6 +125,150 @@ static unsigned column_unsigned(sqlite3_stmt *st, int i)
 	if (v < 0)
 		return 0;
 	return v > (sqlite3_int64)UINT_MAX ? UINT_MAX : (unsigned)v;
+}
+
+/* Bind a double, NaN as SQL NULL. */
+static void bind_real(sqlite3_stmt *st, int i, double v)
+{
+	if (isnan(v))
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_double(st, i, v);
+}
+
+/* A column as a double, SQL NULL as NaN. */
+static double column_real(sqlite3_stmt *st, int i)
+{
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		return NAN;
+	return sqlite3_column_double(st, i);
+}
+
+/* Step @st, retrying while it is busy, for up to the busy timeout. */
+static int step_retrying(sqlite3_stmt *st)
+{
+	int rc, tries;
+
+	for (tries = 0;; tries++) {
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_BUSY ||
+		    tries >= BUSY_TIMEOUT_MS / BUSY_RETRY_MS)
+			return rc;
+		sqlite3_reset(st);
+		sqlite3_sleep(BUSY_RETRY_MS);
+	}
+}
+
+/*
+ * Step @st once.  Outside a transaction a busy statement is retried (for
+ * the busy timeout); inside one it is not, as sqlite advises: the caller
+ * rolls the transaction back instead.
+ */
+static int step(struct kb_store *s, sqlite3_stmt *st)
+{
+	if (sqlite3_get_autocommit(s->db))
+		return step_retrying(st);
+	return sqlite3_step(st);
+}
+
+/* Step write statement @st to its end; on failure record @fmt's message. */
+__attribute__((format(printf, 4, 5)))
+static int step_done(struct kb_store *s, sqlite3_stmt *st,
+		     struct kb_err *err, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	if (step(s, st) == SQLITE_DONE)
+		return 0;
+	va_start(ap, fmt);
+	ret = vdberr(s->db, s->path, err, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/*
+ * Step @st for at most one row: *@found is 1 when it returned one (read
+ * it from @st), 0 when none.  On failure record @fmt's message.
+ */
+__attribute__((format(printf, 5, 6)))
+static int step_maybe(struct kb_store *s, sqlite3_stmt *st, int *found,
+		      struct kb_err *err, const char *fmt, ...)
+{
+	va_list ap;
+	int rc, ret;
+
+	rc = step(s, st);
+	*found = rc == SQLITE_ROW;
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return 0;
+	va_start(ap, fmt);
+	ret = vdberr(s->db, s->path, err, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/*
+ * Step @st for the one row it is about (read it from @st): KB_ENOTFOUND
+ * "no <what> in '<path>'" when there is none, and on failure "cannot read
+ * <what>", @fmt making the what.
+ */
+__attribute__((format(printf, 4, 5)))
+static int step_row(struct kb_store *s, sqlite3_stmt *st,
+		    struct kb_err *err, const char *fmt, ...)
+{
+	struct kb_buf what = KB_BUF_INIT;
+	va_list ap;
+	int rc, ret = 0;
+
+	rc = step(s, st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	va_start(ap, fmt);
+	kb_buf_vaddf(&what, fmt, ap);
+	va_end(ap);
+	if (rc == SQLITE_DONE)
+		ret = kb_err_set(err, KB_ENOTFOUND, "no %s in '%s'", what.buf,
+				 s->path);
+	else
+		ret = fail(s, err, "cannot read %s", what.buf);
+	kb_buf_release(&what);
+	return ret;
+}
+
+/*
+ * Step UPDATE @st of the one row @fmt names ("experiment %lld"): on
+ * failure record "cannot <verb> <what>"; KB_ENOTFOUND "no <what> in
+ * '<path>'" when it changed no row.
+ */
+__attribute__((format(printf, 5, 6)))
+static int step_update(struct kb_store *s, sqlite3_stmt *st,
+		       struct kb_err *err, const char *verb, const char *fmt,
+		       ...)
+{
+	struct kb_buf what = KB_BUF_INIT;
+	va_list ap;
+	int rc, ret = 0;
+
+	rc = step(s, st);
+	if (rc == SQLITE_DONE && sqlite3_changes(s->db) > 0)
+		return 0;
+	va_start(ap, fmt);
+	kb_buf_vaddf(&what, fmt, ap);
+	va_end(ap);
+	if (rc == SQLITE_DONE)
+		ret = kb_err_set(err, KB_ENOTFOUND, "no %s in '%s'", what.buf,
+				 s->path);
+	else
+		ret = fail(s, err, "cannot %s %s", verb, what.buf);
+	kb_buf_release(&what);
+	return ret;
+}
+
+/* Did the last statement fail on a UNIQUE constraint (a row stored twice)? */
+static int is_duplicate(struct kb_store *s)
+{
+	return sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE;
 }
 
 /* Read an integer PRAGMA such as user_version. */
@@ -257,21 +423,6 @@ out:
 	return ret;
 }
 
-/* Step @st, retrying while it is busy, for up to the busy timeout. */
-static int step_retrying(sqlite3_stmt *st)
-{
-	int rc, tries;
-
-	for (tries = 0;; tries++) {
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_BUSY ||
-		    tries >= BUSY_TIMEOUT_MS / BUSY_RETRY_MS)
-			return rc;
-		sqlite3_reset(st);
-		sqlite3_sleep(BUSY_RETRY_MS);
-	}
-}
-
 static int setup(sqlite3 *db, const char *path, struct kb_err *err)
 {
 	sqlite3_stmt *st = NULL;
@@ -389,15 +540,15 @@ static int insert_variant(struct kb_store *s, sqlite3_stmt *vst,
 {
 	sqlite3_int64 vid;
 	size_t j;
+	int ret;
 
 	sqlite3_reset(vst);
 	sqlite3_bind_int64(vst, 1, exp);
 	sqlite3_bind_int64(vst, 2, v->idx);
 	bind_text(vst, 3, v->label ? v->label : "");
 	bind_text(vst, 4, v->build_key);
-	if (sqlite3_step(vst) != SQLITE_DONE)
-		return dberr(s->db, s->path, err, "cannot store variant %u",
-			     v->idx);
+	if ((ret = step_done(s, vst, err, "cannot store variant %u", v->idx)))
+		return ret;
 	vid = sqlite3_last_insert_rowid(s->db);
 	for (j = 0; j < v->nsettings; j++) {
 		const struct kb_setting *o = &v->settings[j];
@@ -407,83 +558,101 @@ static int insert_variant(struct kb_store *s, sqlite3_stmt *vst,
 		bind_text(ost, 2, o->name);
 		bind_text(ost, 3, kind_name(o->kind));
 		bind_text(ost, 4, o->value);
-		if (sqlite3_step(ost) != SQLITE_DONE)
-			return dberr(s->db, s->path, err,
+		if ((ret = step_done(s, ost, err,
 				     "cannot store option '%s' of variant %u",
-				     o->name ? o->name : "", v->idx);
+				     o->name ? o->name : "", v->idx)))
+			return ret;
 	}
 	return 0;
+}
+
+/*
+ * Inside a transaction: store variants @v[0..n) of experiment row @exp,
+ * each with its options.
+ */
+static int insert_variants(struct kb_store *s, int64_t exp,
+			   const struct kb_variant *v, size_t n,
+			   struct kb_err *err)
+{
+	sqlite3_stmt *vst = NULL, *ost = NULL;
+	size_t i;
+	int ret;
+
+	if ((ret = prepare(s,
+			   "INSERT INTO variants (experiment_id, idx, label,"
+			   " build_key) VALUES (?, ?, ?, ?)",
+			   &vst, err)) ||
+	    (ret = prepare(s,
+			   "INSERT INTO variant_options (variant_id, factor,"
+			   " kind, level) VALUES (?, ?, ?, ?)",
+			   &ost, err)))
+		goto out;
+	for (i = 0; i < n && !ret; i++)
+		ret = insert_variant(s, vst, ost, exp, &v[i], err);
+out:
+	sqlite3_finalize(vst);
+	sqlite3_finalize(ost);
+	return ret;
+}
+
+/*
+ * Inside a transaction: store experiment @e in state @state with all its
+ * variants.  Sets *@id.
+ */
+static int insert_experiment(struct kb_store *s,
+			     const struct kb_store_experiment *e,
+			     const char *state, sqlite3_int64 *id,
+			     struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	if (!e->name || !e->matrix_text)
+		return kb_err_set(err, KB_EFAIL, "experiment '%s' has no %s",
+				  e->name ? e->name : "",
+				  e->name ? "matrix text" : "name");
+	if ((ret = prepare(s,
+			   "INSERT INTO experiments (name, matrix_path,"
+			   " matrix_yaml, model_yaml, executor, design,"
+			   " generators, metric, boots, runs_per_boot, state)"
+			   " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			   &st, err)))
+		return ret;
+	bind_text(st, 1, e->name);
+	bind_text(st, 2, e->matrix_path);
+	bind_text(st, 3, e->matrix_text);
+	bind_text(st, 4, e->model_text);
+	bind_text(st, 5, e->executor);
+	bind_text(st, 6, e->design);
+	bind_text(st, 7, e->generators);
+	bind_text(st, 8, e->metric);
+	sqlite3_bind_int64(st, 9, e->boots);
+	sqlite3_bind_int64(st, 10, e->runs_per_boot);
+	bind_text(st, 11, state);
+	ret = step_done(s, st, err, "cannot store experiment '%s'", e->name);
+	sqlite3_finalize(st);
+	if (ret)
+		return ret;
+	*id = sqlite3_last_insert_rowid(s->db);
+	return insert_variants(s, *id, e->variants, e->nvariants, err);
 }
 
 int kb_store_experiment_create(struct kb_store *s,
 			       const struct kb_store_experiment *e,
 			       int64_t *id, struct kb_err *err)
 {
-	sqlite3_stmt *est = NULL, *vst = NULL, *ost = NULL;
-	sqlite3_int64 eid;
-	size_t i;
+	sqlite3_int64 eid = 0;
 	int ret;
 
-	if (!e->name || !e->matrix_text)
-		return kb_err_set(err, KB_EFAIL,
-				  "experiment '%s' has no %s",
-				  e->name ? e->name : "",
-				  e->name ? "matrix text" : "name");
-	ret = begin(s, err);
-	if (ret)
+	if ((ret = begin(s, err)))
 		return ret;
-	ret = prepare(s,
-		      "INSERT INTO experiments (name, matrix_path, matrix_yaml,"
-		      " model_yaml, executor, design, generators, metric,"
-		      " boots, runs_per_boot, state)"
-		      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')",
-		      &est, err);
-	if (ret)
-		goto out;
-	bind_text(est, 1, e->name);
-	bind_text(est, 2, e->matrix_path);
-	bind_text(est, 3, e->matrix_text);
-	bind_text(est, 4, e->model_text);
-	bind_text(est, 5, e->executor);
-	bind_text(est, 6, e->design);
-	bind_text(est, 7, e->generators);
-	bind_text(est, 8, e->metric);
-	sqlite3_bind_int64(est, 9, e->boots);
-	sqlite3_bind_int64(est, 10, e->runs_per_boot);
-	if (sqlite3_step(est) != SQLITE_DONE) {
-		ret = dberr(s->db, s->path, err,
-			    "cannot store experiment '%s'", e->name);
-		goto out;
-	}
-	eid = sqlite3_last_insert_rowid(s->db);
-
-	ret = prepare(s,
-		      "INSERT INTO variants (experiment_id, idx, label,"
-		      " build_key) VALUES (?, ?, ?, ?)",
-		      &vst, err);
-	if (ret)
-		goto out;
-	ret = prepare(s,
-		      "INSERT INTO variant_options (variant_id, factor, kind,"
-		      " level) VALUES (?, ?, ?, ?)",
-		      &ost, err);
-	if (ret)
-		goto out;
-	for (i = 0; i < e->nvariants; i++) {
-		ret = insert_variant(s, vst, ost, eid, &e->variants[i], err);
-		if (ret)
-			goto out;
-	}
-	ret = commit(s, err);
-	if (!ret)
-		*id = eid;
-out:
-	sqlite3_finalize(est);
-	sqlite3_finalize(vst);
-	sqlite3_finalize(ost);
-	if (ret)
+	if ((ret = insert_experiment(s, e, "running", &eid, err)) ||
+	    (ret = commit(s, err))) {
 		rollback(s->db);
-	return ret;
+		return ret;
+	}
+	*id = eid;
+	return 0;
 }
 
 int kb_store_experiment_finish(struct kb_store *s, int64_t id,
@@ -511,21 +680,12 @@ int kb_store_experiment_finish(struct kb_store *s, int64_t id,
 		      " END WHERE id = ?3",
 		      &st, err);
 	if (ret)
-		goto out;
+		return ret;
 	bind_text(st, 1, state);
 	bind_text(st, 2, error);
 	sqlite3_bind_int64(st, 3, id);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		ret = dberr(s->db, s->path, err,
-			    "cannot set the state of experiment %lld",
-			    (long long)id);
-		goto out;
-	}
-	if (sqlite3_changes(s->db) == 0)
-		ret = kb_err_set(err, KB_ENOTFOUND,
-				 "no experiment %lld in '%s'", (long long)id,
-				 s->path);
-out:
+	ret = step_update(s, st, err, "set the state of", "experiment %lld",
+			  (long long)id);
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -536,7 +696,7 @@ int kb_store_build_get(struct kb_store *s, const char *key,
 {
 	sqlite3_stmt *st = NULL;
 	const char *status;
-	int rc, ret;
+	int ret;
 
 	ret = prepare(s,
 		      "SELECT id, status, reason, log_tail, image_path,"
@@ -545,16 +705,8 @@ int kb_store_build_get(struct kb_store *s, const char *key,
 	if (ret)
 		goto out;
 	bind_text(st, 1, key);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
-		ret = kb_err_set(err, KB_ENOTFOUND, "no build '%s' in '%s'",
-				 key, s->path);
+	if ((ret = step_row(s, st, err, "build '%s'", key)))
 		goto out;
-	}
-	if (rc != SQLITE_ROW) {
-		ret = dberr(s->db, s->path, err, "cannot read build '%s'", key);
-		goto out;
-	}
 	memset(out, 0, sizeof(*out));
 	status = (const char *)sqlite3_column_text(st, 1);
 	out->status = status && strcmp(status, "ok") == 0 ? KB_BUILD_OK
@@ -591,14 +743,13 @@ int kb_store_build_put(struct kb_store *s, const char *key,
 	bind_text(st, 5, r->log_tail);
 	bind_text(st, 6, r->image);
 	sqlite3_bind_double(st, 7, r->duration_s);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		if (sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE)
+	if (step(s, st) != SQLITE_DONE) {
+		if (is_duplicate(s))
 			ret = kb_err_set(err, KB_EEXISTS,
 					 "build '%s' is already stored in '%s'",
 					 key, s->path);
 		else
-			ret = dberr(s->db, s->path, err,
-				    "cannot store build '%s'", key);
+			ret = fail(s, err, "cannot store build '%s'", key);
 		goto out;
 	}
 	*build_id = sqlite3_last_insert_rowid(s->db);
@@ -612,28 +763,25 @@ static int variant_id(struct kb_store *s, int64_t exp, unsigned idx,
 		      sqlite3_int64 *out, struct kb_err *err)
 {
 	sqlite3_stmt *st = NULL;
-	int rc, ret;
+	int found, ret;
 
 	ret = prepare(s,
 		      "SELECT id FROM variants"
 		      " WHERE experiment_id = ? AND idx = ?",
 		      &st, err);
 	if (ret)
-		goto out;
+		return ret;
 	sqlite3_bind_int64(st, 1, exp);
 	sqlite3_bind_int64(st, 2, idx);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	ret = step_maybe(s, st, &found, err,
+			 "cannot look up variant %u of experiment %lld", idx,
+			 (long long)exp);
+	if (!ret && found)
 		*out = sqlite3_column_int64(st, 0);
-	else if (rc == SQLITE_DONE)
+	else if (!ret)
 		ret = kb_err_set(err, KB_ENOTFOUND,
 				 "experiment %lld has no variant %u in '%s'",
 				 (long long)exp, idx, s->path);
-	else
-		ret = dberr(s->db, s->path, err,
-			    "cannot look up variant %u of experiment %lld",
-			    idx, (long long)exp);
-out:
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -643,7 +791,7 @@ int kb_store_boot_exists(struct kb_store *s, int64_t exp,
 			 struct kb_err *err)
 {
 	sqlite3_stmt *st = NULL;
-	int rc, ret;
+	int ret;
 
 	ret = prepare(s,
 		      "SELECT 1 FROM boots b"
@@ -652,19 +800,13 @@ int kb_store_boot_exists(struct kb_store *s, int64_t exp,
 		      " AND b.boot_no = ?",
 		      &st, err);
 	if (ret)
-		goto out;
+		return ret;
 	sqlite3_bind_int64(st, 1, exp);
 	sqlite3_bind_int64(st, 2, variant_idx);
 	sqlite3_bind_int64(st, 3, boot_no);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		ret = dberr(s->db, s->path, err,
-			    "cannot look up boot %u of variant %u", boot_no,
-			    variant_idx);
-		goto out;
-	}
-	*exists = rc == SQLITE_ROW;
-out:
+	ret = step_maybe(s, st, exists, err,
+			 "cannot look up boot %u of variant %u", boot_no,
+			 variant_idx);
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -680,10 +822,8 @@ static int insert_samples(struct kb_store *s, sqlite3_int64 boot_id,
 		      "INSERT INTO samples (boot_id, run_no, metric, value)"
 		      " VALUES (?, ?, ?, ?)",
 		      &st, err);
-	if (ret)
-		goto out;
-	for (i = 0; i < r->nruns; i++) {
-		for (j = 0; j < r->runs[i].n; j++) {
+	for (i = 0; !ret && i < r->nruns; i++) {
+		for (j = 0; !ret && j < r->runs[i].n; j++) {
 			const struct kb_metric *m = &r->runs[i].m[j];
 
 			sqlite3_reset(st);
@@ -691,15 +831,11 @@ static int insert_samples(struct kb_store *s, sqlite3_int64 boot_id,
 			sqlite3_bind_int64(st, 2, (sqlite3_int64)i + 1);
 			bind_text(st, 3, m->name);
 			sqlite3_bind_double(st, 4, m->value);
-			if (sqlite3_step(st) != SQLITE_DONE) {
-				ret = dberr(s->db, s->path, err,
-					    "cannot store metric '%s' of run %zu",
-					    m->name, i + 1);
-				goto out;
-			}
+			ret = step_done(s, st, err,
+					"cannot store metric '%s' of run %zu",
+					m->name, i + 1);
 		}
 	}
-out:
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -723,30 +859,26 @@ static int check_values(const struct kb_boot_result *r, unsigned boot_no,
 static int boot_environment_put(struct kb_store *s, sqlite3_int64 boot_id,
 				const char *json, struct kb_err *err);
 
-int kb_store_boot_put(struct kb_store *s, int64_t exp, unsigned variant_idx,
-		      unsigned boot_no, int64_t build_id,
-		      const struct kb_boot_result *r, struct kb_err *err)
+/*
+ * Inside a transaction: store boot @boot_no of variant @idx of experiment
+ * @exp with its environment and every sample.  KB_EEXISTS when the
+ * variant has that boot already.
+ */
+static int insert_boot(struct kb_store *s, int64_t exp, unsigned idx,
+		       unsigned boot_no, int64_t build_id,
+		       const struct kb_boot_result *r, struct kb_err *err)
 {
 	sqlite3_stmt *st = NULL;
-	sqlite3_int64 vid = 0;
+	sqlite3_int64 vid = 0, boot_id;
 	int ret;
 
-	ret = check_values(r, boot_no, err);
-	if (ret)
+	if ((ret = variant_id(s, exp, idx, &vid, err)) ||
+	    (ret = prepare(s,
+			   "INSERT INTO boots (variant_id, boot_no, build_id,"
+			   " status, reason, console_tail, host, duration_s)"
+			   " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+			   &st, err)))
 		return ret;
-	ret = begin(s, err);
-	if (ret)
-		return ret;
-	ret = variant_id(s, exp, variant_idx, &vid, err);
-	if (ret)
-		goto out;
-	ret = prepare(s,
-		      "INSERT INTO boots (variant_id, boot_no, build_id,"
-		      " status, reason, console_tail, host, duration_s)"
-		      " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-		      &st, err);
-	if (ret)
-		goto out;
 	sqlite3_bind_int64(st, 1, vid);
 	sqlite3_bind_int64(st, 2, boot_no);
 	if (build_id)
@@ -758,30 +890,38 @@ int kb_store_boot_put(struct kb_store *s, int64_t exp, unsigned variant_idx,
 	bind_text(st, 6, r->console_tail);
 	bind_text(st, 7, r->host);
 	sqlite3_bind_double(st, 8, r->duration_s);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		if (sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE)
+	if (step(s, st) != SQLITE_DONE) {
+		if (is_duplicate(s))
 			ret = kb_err_set(err, KB_EEXISTS,
 					 "boot %u of variant %u of experiment %lld is already stored in '%s'",
-					 boot_no, variant_idx, (long long)exp,
-					 s->path);
+					 boot_no, idx, (long long)exp, s->path);
 		else
-			ret = dberr(s->db, s->path, err,
-				    "cannot store boot %u of variant %u",
-				    boot_no, variant_idx);
+			ret = fail(s, err, "cannot store boot %u of variant %u",
+				   boot_no, idx);
 		goto out;
 	}
+	boot_id = sqlite3_last_insert_rowid(s->db);
 	/* guests: the environment column (db/0004); NULL writes nothing */
 	if (r->environment &&
-	    (ret = boot_environment_put(s, sqlite3_last_insert_rowid(s->db),
-					r->environment, err)))
+	    (ret = boot_environment_put(s, boot_id, r->environment, err)))
 		goto out;
-	ret = insert_samples(s, sqlite3_last_insert_rowid(s->db), r, err);
-	if (ret)
-		goto out;
-	ret = commit(s, err);
+	ret = insert_samples(s, boot_id, r, err);
 out:
 	sqlite3_finalize(st);
-	if (ret)
+	return ret;
+}
+
+int kb_store_boot_put(struct kb_store *s, int64_t exp, unsigned variant_idx,
+		      unsigned boot_no, int64_t build_id,
+		      const struct kb_boot_result *r, struct kb_err *err)
+{
+	int ret;
+
+	if ((ret = check_values(r, boot_no, err)) || (ret = begin(s, err)))
+		return ret;
+	if ((ret = insert_boot(s, exp, variant_idx, boot_no, build_id, r,
+			       err)) ||
+	    (ret = commit(s, err)))
 		rollback(s->db);
 	return ret;
 }
@@ -831,27 +971,17 @@ int kb_store_experiment_get(struct kb_store *s, int64_t id,
 			    struct kb_store_info *out, struct kb_err *err)
 {
 	sqlite3_stmt *st = NULL;
-	int rc, ret;
+	int ret;
 
 	ret = prepare(s, INFO_SELECT " WHERE e.id = ?", &st, err);
 	if (ret)
-		goto out;
+		return ret;
 	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
-		ret = kb_err_set(err, KB_ENOTFOUND,
-				 "no experiment %lld in '%s'", (long long)id,
-				 s->path);
-		goto out;
+	ret = step_row(s, st, err, "experiment %lld", (long long)id);
+	if (!ret) {
+		memset(out, 0, sizeof(*out));
+		read_info(st, out);
 	}
-	if (rc != SQLITE_ROW) {
-		ret = dberr(s->db, s->path, err, "cannot read experiment %lld",
-			    (long long)id);
-		goto out;
-	}
-	memset(out, 0, sizeof(*out));
-	read_info(st, out);
-out:
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -875,7 +1005,7 @@ int kb_store_history(struct kb_store *s, struct kb_store_info **out,
 		read_info(st, &v[len++]);
 	}
 	if (rc != SQLITE_DONE) {
-		ret = dberr(s->db, s->path, err, "cannot read the history");
+		ret = fail(s, err, "cannot read the history");
 		goto out;
 	}
 	*out = v;
@@ -918,8 +1048,8 @@ static int read_variant_boots(struct kb_store *s, sqlite3_stmt *mst,
 		v->boot_means[v->nboots++] = sqlite3_column_double(mst, 0);
 	}
 	if (rc != SQLITE_DONE)
-		return dberr(s->db, s->path, err,
-			     "cannot read the boots of variant %u", v->idx);
+		return fail(s, err,
+			    "cannot read the boots of variant %u", v->idx);
 
 	sqlite3_reset(fst);
 	sqlite3_bind_int64(fst, 1, vid);
@@ -930,8 +1060,8 @@ static int read_variant_boots(struct kb_store *s, sqlite3_stmt *mst,
 		rc = sqlite3_step(fst);
 	}
 	if (rc != SQLITE_DONE)
-		return dberr(s->db, s->path, err,
-			     "cannot read the failures of variant %u", v->idx);
+		return fail(s, err,
+			    "cannot read the failures of variant %u", v->idx);
 	return 0;
 }
 
@@ -986,9 +1116,9 @@ int kb_store_variants(struct kb_store *s, int64_t exp, const char *metric,
 			goto out;
 	}
 	if (rc != SQLITE_DONE) {
-		ret = dberr(s->db, s->path, err,
-			    "cannot read the variants of experiment %lld",
-			    (long long)exp);
+		ret = fail(s, err,
+			   "cannot read the variants of experiment %lld",
+			   (long long)exp);
 		goto out;
 	}
 	ret = commit(s, err);
@@ -1011,14 +1141,6 @@ out:
 }
 
 /* ---- analysis: comparisons, effects, adaptive sampling ---------------- */
-
-static void bind_real(sqlite3_stmt *st, int i, double v)
-{
-	if (isnan(v))
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_double(st, i, v);
-}
 
 static int bind_variant(struct kb_store *s, sqlite3_stmt *st, int i,
 			int64_t exp, int idx, struct kb_err *err)
@@ -1067,11 +1189,8 @@ int kb_store_analyses_put(struct kb_store *s, int64_t exp,
 		sqlite3_reset(del);
 		sqlite3_bind_int64(del, 1, exp);
 		bind_text(del, 2, a[i].kind);
-		if (sqlite3_step(del) != SQLITE_DONE) {
-			ret = dberr(s->db, s->path, err,
-				    "cannot replace analyses");
+		if ((ret = step_done(s, del, err, "cannot replace analyses")))
 			goto out;
-		}
 	}
 	for (i = 0; i < n; i++) {
 		sqlite3_reset(ins);
@@ -1090,11 +1209,8 @@ int kb_store_analyses_put(struct kb_store *s, int64_t exp,
 		bind_text(ins, 11, a[i].test);
 		bind_text(ins, 12, a[i].verdict);
 		bind_text(ins, 13, a[i].detail);
-		if (sqlite3_step(ins) != SQLITE_DONE) {
-			ret = dberr(s->db, s->path, err,
-				    "cannot store an analysis");
+		if ((ret = step_done(s, ins, err, "cannot store an analysis")))
 			goto out;
-		}
 	}
 	ret = commit(s, err);
 out:
@@ -1129,7 +1245,7 @@ int kb_store_metrics(struct kb_store *s, int64_t exp, char ***out,
 		names[count++] = column_strdup(st, 0);
 	}
 	if (rc != SQLITE_DONE) {
-		ret = dberr(s->db, s->path, err, "cannot list metrics");
+		ret = fail(s, err, "cannot list metrics");
 		while (count)
 			free(names[--count]);
 		free(names);
@@ -1145,7 +1261,7 @@ int kb_store_last_boot(struct kb_store *s, int64_t exp, unsigned idx,
 		       unsigned *out, struct kb_err *err)
 {
 	sqlite3_stmt *st = NULL;
-	int ret;
+	int found, ret;
 
 	*out = 0;
 	ret = prepare(s,
@@ -1157,10 +1273,9 @@ int kb_store_last_boot(struct kb_store *s, int64_t exp, unsigned idx,
 		return ret;
 	sqlite3_bind_int64(st, 1, exp);
 	sqlite3_bind_int64(st, 2, idx);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	ret = step_maybe(s, st, &found, err, "cannot count boots");
+	if (!ret && found)
 		*out = column_unsigned(st, 0);
-	else
-		ret = dberr(s->db, s->path, err, "cannot count boots");
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -1183,10 +1298,8 @@ static int boot_environment_put(struct kb_store *s, sqlite3_int64 boot_id,
 		return ret;
 	bind_text(st, 1, json);
 	sqlite3_bind_int64(st, 2, boot_id);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		ret = dberr(s->db, s->path, err,
-			    "cannot store the environment of boot %lld",
-			    (long long)boot_id);
+	ret = step_done(s, st, err, "cannot store the environment of boot %lld",
+			(long long)boot_id);
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -1206,7 +1319,7 @@ int kb_store_experiment_text(struct kb_store *s, int64_t exp,
 			     struct kb_err *err)
 {
 	sqlite3_stmt *st = NULL;
-	int rc, ret;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
 	ret = prepare(s,
@@ -1216,18 +1329,11 @@ int kb_store_experiment_text(struct kb_store *s, int64_t exp,
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, exp);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	ret = step_row(s, st, err, "experiment %lld", (long long)exp);
+	if (!ret) {
 		out->matrix_path = column_strdup(st, 0);
 		out->matrix_yaml = column_strdup(st, 1);
 		out->model_yaml = column_strdup(st, 2);
-	} else if (rc == SQLITE_DONE) {
-		ret = kb_err_set(err, KB_ENOTFOUND,
-				 "no experiment %lld in '%s'", (long long)exp,
-				 s->path);
-	} else {
-		ret = dberr(s->db, s->path, err, "cannot read experiment %lld",
-			    (long long)exp);
 	}
 	sqlite3_finalize(st);
 	return ret;
@@ -1260,12 +1366,8 @@ int kb_store_build_detail_put(struct kb_store *s, int64_t build_id,
 		sqlite3_bind_int64(st, 7, d->units_compiled);
 	sqlite3_bind_int(st, 8, d->full_build);
 	sqlite3_bind_int64(st, 9, build_id);
-	if (step_retrying(st) != SQLITE_DONE)
-		ret = dberr(s->db, s->path, err, "cannot update build %lld",
-			    (long long)build_id);
-	else if (sqlite3_changes(s->db) == 0)
-		ret = kb_err_set(err, KB_ENOTFOUND, "no build %lld in '%s'",
-				 (long long)build_id, s->path);
+	ret = step_update(s, st, err, "update", "build %lld",
+			  (long long)build_id);
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -1296,10 +1398,8 @@ int kb_store_build_request_put(struct kb_store *s,
 	bind_text(st, 8, r->outcome);
 	if (r->build_order >= 0)
 		sqlite3_bind_int(st, 9, r->build_order);
-	if (step_retrying(st) != SQLITE_DONE)
-		ret = dberr(s->db, s->path, err,
-			    "cannot store the build of variant %u",
-			    r->variant_idx);
+	ret = step_done(s, st, err, "cannot store the build of variant %u",
+			r->variant_idx);
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -1371,8 +1471,8 @@ int kb_store_build_rows(struct kb_store *s, const char *matrix_name,
 		*nvariants = (unsigned)sqlite3_column_int(st, 11);
 	}
 	if (rc != SQLITE_DONE) {
-		ret = dberr(s->db, s->path, err, "cannot read the builds of '%s'",
-			    matrix_name);
+		ret = fail(s, err, "cannot read the builds of '%s'",
+			   matrix_name);
 		while (len)
 			kb_store_build_row_release(&rows[--len]);
 		free(rows);
@@ -1389,7 +1489,6 @@ int kb_store_build_rows(struct kb_store *s, const char *matrix_name,
 int kb_store_variant_add(struct kb_store *s, int64_t exp,
 			 const struct kb_variant *v, struct kb_err *err)
 {
-	sqlite3_stmt *vst = NULL, *ost = NULL;
 	struct kb_err lookup = KB_ERR_INIT;
 	sqlite3_int64 id;
 	int ret;
@@ -1403,21 +1502,8 @@ int kb_store_variant_add(struct kb_store *s, int64_t exp,
 		return kb_err_set(err, ret, "%s", lookup.msg);
 	if ((ret = begin(s, err)))
 		return ret;
-	if ((ret = prepare(s,
-			   "INSERT INTO variants (experiment_id, idx, label,"
-			   " build_key) VALUES (?, ?, ?, ?)",
-			   &vst, err)) ||
-	    (ret = prepare(s,
-			   "INSERT INTO variant_options (variant_id, factor,"
-			   " kind, level) VALUES (?, ?, ?, ?)",
-			   &ost, err)) ||
-	    (ret = insert_variant(s, vst, ost, exp, v, err)))
-		goto out;
-	ret = commit(s, err);
-out:
-	sqlite3_finalize(vst);
-	sqlite3_finalize(ost);
-	if (ret)
+	if ((ret = insert_variants(s, exp, v, 1, err)) ||
+	    (ret = commit(s, err)))
 		rollback(s->db);
 	return ret;
 }
@@ -1440,11 +1526,10 @@ int kb_store_bisection_create(struct kb_store *s, int64_t exp,
 	bind_text(st, 2, kind);
 	bind_text(st, 3, good ? good : "");
 	bind_text(st, 4, bad ? bad : "");
-	if (step_retrying(st) != SQLITE_DONE)
-		ret = dberr(s->db, s->path, err,
-			    "cannot store a bisection of experiment %lld",
-			    (long long)exp);
-	else
+	ret = step_done(s, st, err,
+			"cannot store a bisection of experiment %lld",
+			(long long)exp);
+	if (!ret)
 		*id = sqlite3_last_insert_rowid(s->db);
 	sqlite3_finalize(st);
 	return ret;
@@ -1455,7 +1540,7 @@ int kb_store_bisection_step_put(struct kb_store *s, int64_t id, int64_t exp,
 				struct kb_err *err)
 {
 	sqlite3_stmt *st = NULL;
-	int rc, ret;
+	int ret;
 
 	ret = prepare(s,
 		      "INSERT INTO bisection_steps (bisection_id, step_no,"
@@ -1473,16 +1558,15 @@ int kb_store_bisection_step_put(struct kb_store *s, int64_t id, int64_t exp,
 	bind_real(st, 6, b->change_pct);
 	bind_real(st, 7, b->ci_low_pct);
 	bind_real(st, 8, b->ci_high_pct);
-	rc = step_retrying(st);
-	if (rc == SQLITE_CONSTRAINT &&
-	    sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE)
+	if (step(s, st) == SQLITE_DONE)
+		goto out;
+	if (is_duplicate(s))
 		ret = kb_err_set(err, KB_EEXISTS,
 				 "bisection %lld already has a step %u in '%s'",
 				 (long long)id, b->step_no, s->path);
-	else if (rc != SQLITE_DONE)
-		ret = dberr(s->db, s->path, err,
-			    "cannot store step %u of bisection %lld",
-			    b->step_no, (long long)id);
+	else
+		ret = fail(s, err, "cannot store step %u of bisection %lld",
+			   b->step_no, (long long)id);
 out:
 	sqlite3_finalize(st);
 	return ret;
@@ -1503,13 +1587,8 @@ int kb_store_bisection_finish(struct kb_store *s, int64_t id,
 	bind_text(st, 1, state);
 	bind_text(st, 2, result);
 	sqlite3_bind_int64(st, 3, id);
-	if (step_retrying(st) != SQLITE_DONE)
-		ret = dberr(s->db, s->path, err,
-			    "cannot finish bisection %lld", (long long)id);
-	else if (sqlite3_changes(s->db) == 0)
-		ret = kb_err_set(err, KB_ENOTFOUND,
-				 "no bisection %lld in '%s'", (long long)id,
-				 s->path);
+	ret = step_update(s, st, err, "finish", "bisection %lld",
+			  (long long)id);
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -1533,13 +1612,6 @@ void kb_store_bisection_release(struct kb_store_bisection *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static double column_real(sqlite3_stmt *st, int i)
-{
-	if (sqlite3_column_type(st, i) == SQLITE_NULL)
-		return NAN;
-	return sqlite3_column_double(st, i);
-}
-
 int kb_store_bisection_get(struct kb_store *s, int64_t id,
 			   struct kb_store_bisection *out, struct kb_err *err)
 {
@@ -1556,17 +1628,8 @@ int kb_store_bisection_get(struct kb_store *s, int64_t id,
 	if (ret)
 		goto out;
 	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
-		ret = kb_err_set(err, KB_ENOTFOUND, "no bisection %lld in '%s'",
-				 (long long)id, s->path);
+	if ((ret = step_row(s, st, err, "bisection %lld", (long long)id)))
 		goto out;
-	}
-	if (rc != SQLITE_ROW) {
-		ret = dberr(s->db, s->path, err, "cannot read bisection %lld",
-			    (long long)id);
-		goto out;
-	}
 	b.id = sqlite3_column_int64(st, 0);
 	b.experiment_id = sqlite3_column_int64(st, 1);
 	b.kind = column_strdup(st, 2);
@@ -1600,9 +1663,8 @@ int kb_store_bisection_get(struct kb_store *s, int64_t id,
 		p->ci_high_pct = column_real(st, 6);
 	}
 	if (rc != SQLITE_DONE) {
-		ret = dberr(s->db, s->path, err,
-			    "cannot read the steps of bisection %lld",
-			    (long long)id);
+		ret = fail(s, err, "cannot read the steps of bisection %lld",
+			   (long long)id);
 		goto out;
 	}
 	*out = b;
@@ -1615,12 +1677,9 @@ out:
 
 /* ---- daemon queue: jobs, leases and progress (db/0005, lib/queue.c) --- */
 
-static int step_done(struct kb_store *s, sqlite3_stmt *st, const char *what,
-		     struct kb_err *err)
+static const char *job_kind_name(enum kb_store_job_kind k)
 {
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return dberr(s->db, s->path, err, "cannot %s", what);
-	return 0;
+	return k == KB_STORE_JOB_BUILD ? "build" : "boot";
 }
 
 int kb_store_experiment_submit(struct kb_store *s,
@@ -1628,71 +1687,35 @@ int kb_store_experiment_submit(struct kb_store *s,
 			       const struct kb_store_job_spec *jobs,
 			       size_t njobs, int64_t *id, struct kb_err *err)
 {
-	sqlite3_stmt *est = NULL, *vst = NULL, *ost = NULL, *jst = NULL;
-	sqlite3_int64 eid;
+	sqlite3_stmt *st = NULL;
+	sqlite3_int64 eid = 0;
 	size_t i;
 	int ret;
 
 	*id = 0;
-	if (!e->name || !e->matrix_text)
-		return kb_err_set(err, KB_EFAIL, "experiment '%s' has no %s",
-				  e->name ? e->name : "",
-				  e->name ? "matrix text" : "name");
 	if ((ret = begin(s, err)))
 		return ret;
-	if ((ret = prepare(s,
-			   "INSERT INTO experiments (name, matrix_path,"
-			   " matrix_yaml, model_yaml, executor, design,"
-			   " generators, metric, boots, runs_per_boot, state)"
-			   " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued')",
-			   &est, err)))
-		goto out;
-	bind_text(est, 1, e->name);
-	bind_text(est, 2, e->matrix_path);
-	bind_text(est, 3, e->matrix_text);
-	bind_text(est, 4, e->model_text);
-	bind_text(est, 5, e->executor);
-	bind_text(est, 6, e->design);
-	bind_text(est, 7, e->generators);
-	bind_text(est, 8, e->metric);
-	sqlite3_bind_int64(est, 9, e->boots);
-	sqlite3_bind_int64(est, 10, e->runs_per_boot);
-	if ((ret = step_done(s, est, "store the experiment", err)))
-		goto out;
-	eid = sqlite3_last_insert_rowid(s->db);
-	if ((ret = prepare(s,
-			   "INSERT INTO variants (experiment_id, idx, label,"
-			   " build_key) VALUES (?, ?, ?, ?)",
-			   &vst, err)) ||
-	    (ret = prepare(s,
-			   "INSERT INTO variant_options (variant_id, factor,"
-			   " kind, level) VALUES (?, ?, ?, ?)",
-			   &ost, err)) ||
+	if ((ret = insert_experiment(s, e, "queued", &eid, err)) ||
 	    (ret = prepare(s,
 			   "INSERT INTO jobs (experiment_id, kind, variant_id,"
 			   " boot_no, seq) SELECT ?1, ?2, id, ?4, ?5"
 			   " FROM variants WHERE experiment_id = ?1"
 			   " AND idx = ?3",
-			   &jst, err)))
+			   &st, err)))
 		goto out;
-	for (i = 0; i < e->nvariants; i++)
-		if ((ret = insert_variant(s, vst, ost, eid, &e->variants[i],
-					  err)))
-			goto out;
 	for (i = 0; i < njobs; i++) {
 		const struct kb_store_job_spec *j = &jobs[i];
 
-		sqlite3_reset(jst);
-		sqlite3_bind_int64(jst, 1, eid);
-		bind_text(jst, 2, j->kind == KB_STORE_JOB_BUILD ? "build"
-								: "boot");
-		sqlite3_bind_int64(jst, 3, j->variant_idx);
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, eid);
+		bind_text(st, 2, job_kind_name(j->kind));
+		sqlite3_bind_int64(st, 3, j->variant_idx);
 		if (j->kind == KB_STORE_JOB_BOOT)
-			sqlite3_bind_int64(jst, 4, j->boot_no);
+			sqlite3_bind_int64(st, 4, j->boot_no);
 		else
-			sqlite3_bind_null(jst, 4);
-		sqlite3_bind_int64(jst, 5, j->seq);
-		if ((ret = step_done(s, jst, "store a job", err)))
+			sqlite3_bind_null(st, 4);
+		sqlite3_bind_int64(st, 5, j->seq);
+		if ((ret = step_done(s, st, err, "cannot store a job")))
 			goto out;
 		if (sqlite3_changes(s->db) != 1) {
 			ret = kb_err_set(err, KB_EFAIL,
@@ -1704,10 +1727,7 @@ int kb_store_experiment_submit(struct kb_store *s,
 	if ((ret = commit(s, err)) == 0)
 		*id = eid;
 out:
-	sqlite3_finalize(est);
-	sqlite3_finalize(vst);
-	sqlite3_finalize(ost);
-	sqlite3_finalize(jst);
+	sqlite3_finalize(st);
 	if (ret)
 		rollback(s->db);
 	return ret;
@@ -1739,7 +1759,7 @@ int kb_store_job_claim(struct kb_store *s, const struct kb_store_claim *c,
 {
 	sqlite3_stmt *st = NULL, *up = NULL;
 	sqlite3_int64 jid;
-	int rc, ret;
+	int found, ret;
 
 	memset(out, 0, sizeof(*out));
 	if ((ret = begin(s, err)))
@@ -1754,18 +1774,14 @@ int kb_store_job_claim(struct kb_store *s, const struct kb_store_claim *c,
 			   " ORDER BY j.experiment_id, j.seq, j.id LIMIT 1",
 			   &st, err)))
 		goto out;
-	bind_text(st, 1, c->kind == KB_STORE_JOB_BUILD ? "build" : "boot");
+	bind_text(st, 1, job_kind_name(c->kind));
 	sqlite3_bind_int64(st, 2, c->now);
 	sqlite3_bind_int64(st, 3, c->experiment);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
-		ret = kb_err_set(err, KB_ENOTFOUND, "no %s job is ready",
-				 c->kind == KB_STORE_JOB_BUILD ? "build"
-							       : "boot");
+	if ((ret = step_maybe(s, st, &found, err, "cannot look for a job")))
 		goto out;
-	}
-	if (rc != SQLITE_ROW) {
-		ret = dberr(s->db, s->path, err, "cannot look for a job");
+	if (!found) {
+		ret = kb_err_set(err, KB_ENOTFOUND, "no %s job is ready",
+				 job_kind_name(c->kind));
 		goto out;
 	}
 	jid = sqlite3_column_int64(st, 0);
@@ -1792,7 +1808,7 @@ int kb_store_job_claim(struct kb_store *s, const struct kb_store_claim *c,
 	sqlite3_bind_int64(up, 3, c->now);
 	bind_text(up, 4, c->host);
 	sqlite3_bind_int64(up, 5, jid);
-	if ((ret = step_done(s, up, "lease a job", err)))
+	if ((ret = step_done(s, up, err, "cannot lease a job")))
 		goto out;
 	sqlite3_finalize(up);
 	up = NULL;
@@ -1802,7 +1818,7 @@ int kb_store_job_claim(struct kb_store *s, const struct kb_store_claim *c,
 			   &up, err)))
 		goto out;
 	sqlite3_bind_int64(up, 1, out->experiment);
-	if ((ret = step_done(s, up, "start an experiment", err)))
+	if ((ret = step_done(s, up, err, "cannot start an experiment")))
 		goto out;
 	ret = commit(s, err);
 out:
@@ -1829,7 +1845,7 @@ static int owner_update(struct kb_store *s, const char *sql,
 	bind_text(st, 1, owner);
 	bind_text(st, 2, a);
 	sqlite3_bind_int64(st, 3, b);
-	ret = step_done(s, st, "update the job queue", err);
+	ret = step_done(s, st, err, "cannot update the job queue");
 	if (ret == 0 && n)
 		*n = (unsigned)sqlite3_changes(s->db);
 	sqlite3_finalize(st);
@@ -1864,7 +1880,7 @@ static int lease_held(struct kb_store *s, int64_t id, const char *owner,
 		      struct kb_err *err)
 {
 	sqlite3_stmt *st = NULL;
-	int rc, ret;
+	int found, ret;
 
 	if ((ret = prepare(s,
 			   "SELECT 1 FROM jobs WHERE id = ? AND state ="
@@ -1873,14 +1889,12 @@ static int lease_held(struct kb_store *s, int64_t id, const char *owner,
 		return ret;
 	sqlite3_bind_int64(st, 1, id);
 	bind_text(st, 2, owner);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE)
+	ret = step_maybe(s, st, &found, err, "cannot read job %lld",
+			 (long long)id);
+	if (!ret && !found)
 		ret = kb_err_set(err, KB_ENOTFOUND,
 				 "job %lld is no longer leased by '%s'",
 				 (long long)id, owner);
-	else if (rc != SQLITE_ROW)
-		ret = dberr(s->db, s->path, err, "cannot read job %lld",
-			    (long long)id);
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -1901,44 +1915,42 @@ static int job_end(struct kb_store *s, int64_t id, const char *state,
 			   &st, err)))
 		return ret;
 	bind_text(st, 1, state);
-	if (isnan(duration_s))
-		sqlite3_bind_null(st, 2);
-	else
-		sqlite3_bind_double(st, 2, duration_s);
+	bind_real(st, 2, duration_s);
 	bind_text(st, 3, error);
 	sqlite3_bind_int64(st, 4, id);
-	ret = step_done(s, st, "end a job", err);
+	ret = step_done(s, st, err, "cannot end a job");
 	sqlite3_finalize(st);
+	return ret;
+}
+
+/* End job @id, which @owner must still hold, in @state, in one
+ * transaction. */
+static int job_end_leased(struct kb_store *s, int64_t id, const char *owner,
+			  const char *state, double duration_s,
+			  const char *error, struct kb_err *err)
+{
+	int ret;
+
+	if ((ret = begin(s, err)))
+		return ret;
+	if ((ret = lease_held(s, id, owner, err)) ||
+	    (ret = job_end(s, id, state, duration_s, error, err)) ||
+	    (ret = commit(s, err)))
+		rollback(s->db);
 	return ret;
 }
 
 int kb_store_job_done(struct kb_store *s, int64_t id, const char *owner,
 		      double duration_s, struct kb_err *err)
 {
-	int ret;
-
-	if ((ret = begin(s, err)))
-		return ret;
-	if ((ret = lease_held(s, id, owner, err)) ||
-	    (ret = job_end(s, id, "done", duration_s, NULL, err)) ||
-	    (ret = commit(s, err)))
-		rollback(s->db);
-	return ret;
+	return job_end_leased(s, id, owner, "done", duration_s, NULL, err);
 }
 
 int kb_store_job_fail(struct kb_store *s, int64_t id, const char *owner,
 		      const char *error, struct kb_err *err)
 {
-	int ret;
-
-	if ((ret = begin(s, err)))
-		return ret;
-	if ((ret = lease_held(s, id, owner, err)) ||
-	    (ret = job_end(s, id, "failed", NAN, error ? error : "failed",
-			   err)) ||
-	    (ret = commit(s, err)))
-		rollback(s->db);
-	return ret;
+	return job_end_leased(s, id, owner, "failed", NAN,
+			      error ? error : "failed", err);
 }
 
 int kb_store_job_boot_done(struct kb_store *s, const struct kb_store_job *j,
@@ -1946,71 +1958,42 @@ int kb_store_job_boot_done(struct kb_store *s, const struct kb_store_job *j,
 			   const struct kb_boot_result *r, double duration_s,
 			   struct kb_err *err)
 {
-	sqlite3_stmt *st = NULL;
-	sqlite3_int64 vid = 0, boot_id;
-	int rc, ret;
+	int exists = 0, ret;
 
-	if ((ret = check_values(r, j->boot_no, err)))
+	if ((ret = check_values(r, j->boot_no, err)) || (ret = begin(s, err)))
 		return ret;
-	if ((ret = begin(s, err)))
-		return ret;
-	if ((ret = lease_held(s, j->id, owner, err)) ||
-	    (ret = variant_id(s, j->experiment, j->variant_idx, &vid, err)))
-		goto out;
 	/* A boot stored by an earlier holder of this job (impossible when
 	 * every boot goes through here, but cheap to be sure of) stands:
 	 * never a second row, never a second set of samples. */
-	if ((ret = prepare(s,
-			   "SELECT 1 FROM boots WHERE variant_id = ?"
-			   " AND boot_no = ?",
-			   &st, err)))
-		goto out;
-	sqlite3_bind_int64(st, 1, vid);
-	sqlite3_bind_int64(st, 2, j->boot_no);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		ret = dberr(s->db, s->path, err, "cannot look up boot %u",
-			    j->boot_no);
-		goto out;
-	}
-	if (rc == SQLITE_DONE) {
-		if ((ret = prepare(s,
-				   "INSERT INTO boots (variant_id, boot_no,"
-				   " build_id, status, reason, console_tail,"
-				   " host, duration_s)"
-				   " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-				   &st, err)))
-			goto out;
-		sqlite3_bind_int64(st, 1, vid);
-		sqlite3_bind_int64(st, 2, j->boot_no);
-		if (build_id)
-			sqlite3_bind_int64(st, 3, build_id);
-		else
-			sqlite3_bind_null(st, 3);
-		bind_text(st, 4, kb_boot_status_name(r->status));
-		bind_text(st, 5, r->reason);
-		bind_text(st, 6, r->console_tail);
-		bind_text(st, 7, r->host);
-		sqlite3_bind_double(st, 8, r->duration_s);
-		if ((ret = step_done(s, st, "store a boot", err)))
-			goto out;
-		boot_id = sqlite3_last_insert_rowid(s->db);
-		if (r->environment &&
-		    (ret = boot_environment_put(s, boot_id, r->environment,
-						err)))
-			goto out;
-		if ((ret = insert_samples(s, boot_id, r, err)))
-			goto out;
-	}
-	if ((ret = job_end(s, j->id, "done", duration_s, NULL, err)))
-		goto out;
-	ret = commit(s, err);
-out:
-	sqlite3_finalize(st);
-	if (ret)
+	if ((ret = lease_held(s, j->id, owner, err)) ||
+	    (ret = kb_store_boot_exists(s, j->experiment, j->variant_idx,
+					j->boot_no, &exists, err)) ||
+	    (!exists &&
+	     (ret = insert_boot(s, j->experiment, j->variant_idx, j->boot_no,
+				build_id, r, err))) ||
+	    (ret = job_end(s, j->id, "done", duration_s, NULL, err)) ||
+	    (ret = commit(s, err)))
 		rollback(s->db);
+	return ret;
+}
+
+/* Inside a transaction: the queued jobs of @exp become cancelled. */
+static int cancel_queued(struct kb_store *s, int64_t exp, struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	if ((ret = prepare(s,
+			   "UPDATE jobs SET state = 'cancelled', updated_at ="
+			   " strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+			   " WHERE experiment_id = ? AND state = 'queued'",
+			   &st, err)))
+		return ret;
+	sqlite3_bind_int64(st, 1, exp);
+	ret = step_done(s, st, err,
+			"cannot cancel the jobs of experiment %lld",
+			(long long)exp);
+	sqlite3_finalize(st);
 	return ret;
 }
 
@@ -2019,7 +2002,7 @@ int kb_store_experiment_cancel(struct kb_store *s, int64_t exp,
 {
 	sqlite3_stmt *st = NULL;
 	char *state = NULL;
-	int rc, ret;
+	int found, ret;
 
 	if ((ret = begin(s, err)))
 		return ret;
@@ -2027,22 +2010,11 @@ int kb_store_experiment_cancel(struct kb_store *s, int64_t exp,
 			   &st, err)))
 		goto out;
 	sqlite3_bind_int64(st, 1, exp);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		state = column_strdup(st, 0);
+	if ((ret = step_row(s, st, err, "experiment %lld", (long long)exp)))
+		goto out;
+	state = column_strdup(st, 0);
 	sqlite3_finalize(st);
 	st = NULL;
-	if (rc == SQLITE_DONE) {
-		ret = kb_err_set(err, KB_ENOTFOUND,
-				 "no experiment %lld in '%s'", (long long)exp,
-				 s->path);
-		goto out;
-	}
-	if (rc != SQLITE_ROW) {
-		ret = dberr(s->db, s->path, err, "cannot read experiment %lld",
-			    (long long)exp);
-		goto out;
-	}
 	if (!state || (strcmp(state, "queued") && strcmp(state, "running"))) {
 		ret = kb_err_set(err, KB_EINPUT,
 				 "experiment %lld is already %s",
@@ -2053,37 +2025,25 @@ int kb_store_experiment_cancel(struct kb_store *s, int64_t exp,
 			   &st, err)))
 		goto out;
 	sqlite3_bind_int64(st, 1, exp);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc != SQLITE_ROW) {
-		ret = rc == SQLITE_DONE
-			      ? kb_err_set(err, KB_EINPUT,
-					   "experiment %lld runs in a 'kbisect run' process, not in kbisectd",
-					   (long long)exp)
-			      : dberr(s->db, s->path, err,
-				      "cannot read the jobs of experiment %lld",
-				      (long long)exp);
+	if ((ret = step_maybe(s, st, &found, err,
+			      "cannot read the jobs of experiment %lld",
+			      (long long)exp)))
+		goto out;
+	if (!found) {
+		ret = kb_err_set(err, KB_EINPUT,
+				 "experiment %lld runs in a 'kbisect run' process, not in kbisectd",
+				 (long long)exp);
 		goto out;
 	}
+	sqlite3_finalize(st);
 	if ((ret = prepare(s,
 			   "UPDATE experiments SET cancel_requested = 1"
 			   " WHERE id = ?",
 			   &st, err)))
 		goto out;
 	sqlite3_bind_int64(st, 1, exp);
-	if ((ret = step_done(s, st, "cancel an experiment", err)))
-		goto out;
-	sqlite3_finalize(st);
-	if ((ret = prepare(s,
-			   "UPDATE jobs SET state = 'cancelled', updated_at ="
-			   " strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
-			   " WHERE experiment_id = ? AND state = 'queued'",
-			   &st, err)))
-		goto out;
-	sqlite3_bind_int64(st, 1, exp);
-	if ((ret = step_done(s, st, "cancel the jobs of an experiment",
-			     err)))
+	if ((ret = step_done(s, st, err, "cannot cancel an experiment")) ||
+	    (ret = cancel_queued(s, exp, err)))
 		goto out;
 	ret = commit(s, err);
 out:
@@ -2098,10 +2058,10 @@ int kb_store_experiment_settle(struct kb_store *s, int64_t exp,
 			       char **state, struct kb_err *err)
 {
 	sqlite3_stmt *st = NULL;
-	sqlite3_int64 queued = 0, leased = 0, failed = 0, cancel = 0, jobs = 0;
+	sqlite3_int64 queued, leased, failed, cancel, jobs;
 	char *cur = NULL, *error = NULL;
 	const char *next = NULL;
-	int rc, ret;
+	int ret;
 
 	*state = NULL;
 	if ((ret = begin(s, err)))
@@ -2122,29 +2082,17 @@ int kb_store_experiment_settle(struct kb_store *s, int64_t exp,
 			   &st, err)))
 		goto out;
 	sqlite3_bind_int64(st, 1, exp);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		cur = column_strdup(st, 0);
-		cancel = sqlite3_column_int64(st, 1);
-		queued = sqlite3_column_int64(st, 2);
-		leased = sqlite3_column_int64(st, 3);
-		failed = sqlite3_column_int64(st, 4);
-		error = column_strdup(st, 5);
-		jobs = sqlite3_column_int64(st, 6);
-	}
+	if ((ret = step_row(s, st, err, "experiment %lld", (long long)exp)))
+		goto out;
+	cur = column_strdup(st, 0);
+	cancel = sqlite3_column_int64(st, 1);
+	queued = sqlite3_column_int64(st, 2);
+	leased = sqlite3_column_int64(st, 3);
+	failed = sqlite3_column_int64(st, 4);
+	error = column_strdup(st, 5);
+	jobs = sqlite3_column_int64(st, 6);
 	sqlite3_finalize(st);
 	st = NULL;
-	if (rc == SQLITE_DONE) {
-		ret = kb_err_set(err, KB_ENOTFOUND,
-				 "no experiment %lld in '%s'", (long long)exp,
-				 s->path);
-		goto out;
-	}
-	if (rc != SQLITE_ROW) {
-		ret = dberr(s->db, s->path, err, "cannot read experiment %lld",
-			    (long long)exp);
-		goto out;
-	}
 	/* without jobs it is a `kbisect run` experiment: not ours to end */
 	if (cur && (!strcmp(cur, "queued") || !strcmp(cur, "running")) &&
 	    leased == 0 && jobs > 0) {
@@ -2155,30 +2103,11 @@ int kb_store_experiment_settle(struct kb_store *s, int64_t exp,
 		else if (queued == 0)
 			next = "done";
 	}
-	if (next) {
-		if ((ret = prepare(s,
-				   "UPDATE jobs SET state = 'cancelled'"
-				   " WHERE experiment_id = ?"
-				   " AND state = 'queued'",
-				   &st, err)))
-			goto out;
-		sqlite3_bind_int64(st, 1, exp);
-		if ((ret = step_done(s, st, "cancel jobs", err)))
-			goto out;
-		sqlite3_finalize(st);
-		if ((ret = prepare(s,
-				   "UPDATE experiments SET state = ?1,"
-				   " error = ?2, finished_at ="
-				   " strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
-				   " WHERE id = ?3",
-				   &st, err)))
-			goto out;
-		bind_text(st, 1, next);
-		bind_text(st, 2, failed ? error : NULL);
-		sqlite3_bind_int64(st, 3, exp);
-		if ((ret = step_done(s, st, "finish an experiment", err)))
-			goto out;
-	}
+	if (next &&
+	    ((ret = cancel_queued(s, exp, err)) ||
+	     (ret = kb_store_experiment_finish(s, exp, next,
+					       failed ? error : NULL, err))))
+		goto out;
 	if ((ret = commit(s, err)))
 		goto out;
 	*state = kb_strdup(next ? next : cur ? cur : "?");
@@ -2191,13 +2120,33 @@ out:
 	return ret;
 }
 
+/* Read the one column of ids @st returns into *@ids, *@n; on failure
+ * record "cannot <what>". */
+static int read_ids(struct kb_store *s, sqlite3_stmt *st, const char *what,
+		    int64_t **ids, size_t *n, struct kb_err *err)
+{
+	int64_t *v = NULL;
+	size_t len = 0;
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		v = kb_reallocarray(v, len + 1, sizeof(*v));
+		v[len++] = sqlite3_column_int64(st, 0);
+	}
+	if (rc != SQLITE_DONE) {
+		free(v);
+		return fail(s, err, "cannot %s", what);
+	}
+	*ids = v;
+	*n = len;
+	return 0;
+}
+
 int kb_store_queue_experiments(struct kb_store *s, int64_t **ids,
 			       size_t *n, struct kb_err *err)
 {
 	sqlite3_stmt *st = NULL;
-	int64_t *v = NULL;
-	size_t len = 0;
-	int rc, ret;
+	int ret;
 
 	*ids = NULL;
 	*n = 0;
@@ -2208,18 +2157,7 @@ int kb_store_queue_experiments(struct kb_store *s, int64_t **ids,
 			   " ORDER BY e.id",
 			   &st, err)))
 		return ret;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = kb_reallocarray(v, len + 1, sizeof(*v));
-		v[len++] = sqlite3_column_int64(st, 0);
-	}
-	if (rc != SQLITE_DONE) {
-		ret = dberr(s->db, s->path, err,
-			    "cannot list the queued experiments");
-		free(v);
-	} else {
-		*ids = v;
-		*n = len;
-	}
+	ret = read_ids(s, st, "list the queued experiments", ids, n, err);
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -2273,18 +2211,8 @@ int kb_store_progress_get(struct kb_store *s, int64_t exp,
 			   &st, err)))
 		goto out;
 	sqlite3_bind_int64(st, 1, exp);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
-		ret = kb_err_set(err, KB_ENOTFOUND,
-				 "no experiment %lld in '%s'", (long long)exp,
-				 s->path);
+	if ((ret = step_row(s, st, err, "experiment %lld", (long long)exp)))
 		goto out;
-	}
-	if (rc != SQLITE_ROW) {
-		ret = dberr(s->db, s->path, err, "cannot read experiment %lld",
-			    (long long)exp);
-		goto out;
-	}
 	out->id = exp;
 	out->name = column_strdup(st, 0);
 	out->state = column_strdup(st, 1);
@@ -2332,9 +2260,9 @@ int kb_store_progress_get(struct kb_store *s, int64_t exp,
 				    host ? " on " : "", host ? host : "");
 	}
 	if (rc != SQLITE_DONE) {
-		ret = dberr(s->db, s->path, err,
-			    "cannot read the running jobs of experiment %lld",
-			    (long long)exp);
+		ret = fail(s, err,
+			   "cannot read the running jobs of experiment %lld",
+			   (long long)exp);
 		goto out;
 	}
 	out->current = cur.len ? kb_buf_detach(&cur) : NULL;
@@ -2350,9 +2278,7 @@ int kb_store_progress_recent(struct kb_store *s, size_t max, int64_t **ids,
 			     size_t *n, struct kb_err *err)
 {
 	sqlite3_stmt *st = NULL;
-	int64_t *v = NULL;
-	size_t len = 0;
-	int rc, ret;
+	int ret;
 
 	*ids = NULL;
 	*n = 0;
@@ -2364,17 +2290,7 @@ int kb_store_progress_recent(struct kb_store *s, size_t max, int64_t **ids,
 			   &st, err)))
 		return ret;
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = kb_reallocarray(v, len + 1, sizeof(*v));
-		v[len++] = sqlite3_column_int64(st, 0);
-	}
-	if (rc != SQLITE_DONE) {
-		ret = dberr(s->db, s->path, err, "cannot list experiments");
-		free(v);
-	} else {
-		*ids = v;
-		*n = len;
-	}
+	ret = read_ids(s, st, "list experiments", ids, n, err);
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -2383,7 +2299,7 @@ int kb_store_environments(struct kb_store *s, int64_t exp, int a_idx,
 			  int b_idx, unsigned *n, struct kb_err *err)
 {
 	sqlite3_stmt *st = NULL;
-	int ret;
+	int found, ret;
 
 	*n = 0;
 	ret = prepare(s,
@@ -2397,12 +2313,11 @@ int kb_store_environments(struct kb_store *s, int64_t exp, int a_idx,
 	sqlite3_bind_int64(st, 1, exp);
 	sqlite3_bind_int(st, 2, a_idx);
 	sqlite3_bind_int(st, 3, b_idx);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	ret = step_maybe(s, st, &found, err,
+			 "cannot count the environments of experiment %lld",
+			 (long long)exp);
+	if (!ret && found)
 		*n = column_unsigned(st, 0);
-	else
-		ret = dberr(s->db, s->path, err,
-			    "cannot count the environments of experiment %lld",
-			    (long long)exp);
 	sqlite3_finalize(st);
 	return ret;
 }
