@@ -19,6 +19,11 @@ struct kb_err;
  * This is the only module that includes <sqlite3.h>.  A struct kb_store
  * is one connection, for one thread at a time; processes and threads that
  * share the file open their own (writers wait up to 5 s for each other).
+ *
+ * lib/store.c opens and migrates the database; each section of this
+ * header is implemented in one lib/store_<concern>.c (experiments,
+ * variants and boots in store_exp.c, the build cache with the builds
+ * from source in store_build.c).
  */
 
 struct kb_store;

@@ -1,0 +1,200 @@
+/*
+ * The store's analyses (comparisons, effects, "why" answers; db/0002) and
+ * what analysis and adaptive sampling read back of an experiment: its
+ * metrics, the texts it was submitted with, the environments its boots
+ * ran in (db/0004) and how many boots a variant has.
+ */
+#include "store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "mem.h"
+#include "store_int.h"
+#include "banned.h"
+
+int kb_store_analyses_put(struct kb_store *s, int64_t exp,
+			  const struct kb_store_analysis *a, size_t n,
+			  struct kb_err *err)
+{
+	sqlite3_stmt *del = NULL, *ins = NULL;
+	size_t i;
+	int ret;
+
+	if ((ret = store_begin(s, err)))
+		return ret;
+	if ((ret = store_prepare(s,
+				 "DELETE FROM analyses WHERE experiment_id = ?"
+				 " AND kind = ?",
+				 &del, err)) ||
+	    (ret = store_prepare(s,
+				 "INSERT INTO analyses (experiment_id, kind,"
+				 " metric, a_variant_id, b_variant_id, factor,"
+				 " change_pct, ci_low_pct, ci_high_pct,"
+				 " p_value, test, verdict, detail)"
+				 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+				 &ins, err)))
+		goto out;
+	for (i = 0; i < n; i++) {
+		size_t j;
+
+		for (j = 0; j < i && strcmp(a[j].kind, a[i].kind); j++)
+			;
+		if (j < i)
+			continue; /* kind already cleared */
+		sqlite3_reset(del);
+		sqlite3_bind_int64(del, 1, exp);
+		store_bind_text(del, 2, a[i].kind);
+		if ((ret = store_step_done(s, del, err,
+					   "cannot replace analyses")))
+			goto out;
+	}
+	for (i = 0; i < n; i++) {
+		sqlite3_reset(ins);
+		sqlite3_clear_bindings(ins);
+		sqlite3_bind_int64(ins, 1, exp);
+		store_bind_text(ins, 2, a[i].kind);
+		store_bind_text(ins, 3, a[i].metric);
+		if ((ret = store_bind_variant(s, ins, 4, exp, a[i].a_idx,
+					      err)) ||
+		    (ret = store_bind_variant(s, ins, 5, exp, a[i].b_idx,
+					      err)))
+			goto out;
+		store_bind_text(ins, 6, a[i].factor);
+		store_bind_real(ins, 7, a[i].change_pct);
+		store_bind_real(ins, 8, a[i].ci_low_pct);
+		store_bind_real(ins, 9, a[i].ci_high_pct);
+		store_bind_real(ins, 10, a[i].p_value);
+		store_bind_text(ins, 11, a[i].test);
+		store_bind_text(ins, 12, a[i].verdict);
+		store_bind_text(ins, 13, a[i].detail);
+		if ((ret = store_step_done(s, ins, err,
+					   "cannot store an analysis")))
+			goto out;
+	}
+	ret = store_commit(s, err);
+out:
+	if (ret)
+		store_rollback(s);
+	sqlite3_finalize(del);
+	sqlite3_finalize(ins);
+	return ret;
+}
+
+int kb_store_metrics(struct kb_store *s, int64_t exp, char ***out,
+		     size_t *n, struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	char **names = NULL;
+	size_t count = 0;
+	int rc, ret;
+
+	*out = NULL;
+	*n = 0;
+	ret = store_prepare(s,
+			    "SELECT DISTINCT s.metric FROM samples s"
+			    " JOIN boots b ON b.id = s.boot_id"
+			    " JOIN variants v ON v.id = b.variant_id"
+			    " WHERE v.experiment_id = ? ORDER BY s.metric",
+			    &st, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, exp);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		names = kb_reallocarray(names, count + 1, sizeof(*names));
+		names[count++] = store_column_strdup(st, 0);
+	}
+	if (rc != SQLITE_DONE) {
+		ret = store_fail(s, err, "cannot list metrics");
+		while (count)
+			free(names[--count]);
+		free(names);
+		names = NULL;
+	}
+	sqlite3_finalize(st);
+	*out = names;
+	*n = count;
+	return ret;
+}
+
+void kb_store_experiment_text_release(struct kb_store_experiment_text *t)
+{
+	if (!t)
+		return;
+	free(t->matrix_path);
+	free(t->matrix_yaml);
+	free(t->model_yaml);
+	memset(t, 0, sizeof(*t));
+}
+
+int kb_store_experiment_text(struct kb_store *s, int64_t exp,
+			     struct kb_store_experiment_text *out,
+			     struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = store_row_by_id(s,
+			      "SELECT matrix_path, matrix_yaml, model_yaml"
+			      " FROM experiments WHERE id = ?",
+			      "experiment", exp, &st, err);
+	if (ret)
+		return ret;
+	out->matrix_path = store_column_strdup(st, 0);
+	out->matrix_yaml = store_column_strdup(st, 1);
+	out->model_yaml = store_column_strdup(st, 2);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int kb_store_environments(struct kb_store *s, int64_t exp, int a_idx,
+			  int b_idx, unsigned *n, struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int found, ret;
+
+	*n = 0;
+	ret = store_prepare(s,
+			    "SELECT count(DISTINCT b.environment) FROM boots b"
+			    " JOIN variants v ON v.id = b.variant_id"
+			    " WHERE v.experiment_id = ?1 AND b.status = 'ok'"
+			    " AND (?2 < 0 OR v.idx IN (?2, ?3))",
+			    &st, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, exp);
+	sqlite3_bind_int(st, 2, a_idx);
+	sqlite3_bind_int(st, 3, b_idx);
+	ret = store_step_maybe(s, st, &found, err,
+			       "cannot count the environments of experiment %lld",
+			       (long long)exp);
+	if (!ret && found)
+		*n = store_column_unsigned(st, 0);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int kb_store_last_boot(struct kb_store *s, int64_t exp, unsigned idx,
+		       unsigned *out, struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int found, ret;
+
+	*out = 0;
+	ret = store_prepare(s,
+			    "SELECT coalesce(max(b.boot_no), 0) FROM boots b"
+			    " JOIN variants v ON v.id = b.variant_id"
+			    " WHERE v.experiment_id = ? AND v.idx = ?",
+			    &st, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, exp);
+	sqlite3_bind_int64(st, 2, idx);
+	ret = store_step_maybe(s, st, &found, err, "cannot count boots");
+	if (!ret && found)
+		*out = store_column_unsigned(st, 0);
+	sqlite3_finalize(st);
+	return ret;
+}

@@ -1,0 +1,601 @@
+/*
+ * The store's experiments, their variants (with the options of each),
+ * boots and samples: what `kbisect run` and the daemon write, and history,
+ * results and compare read (db/0001, db/0004 for a boot's environment).
+ */
+#include "store.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "mem.h"
+#include "store_int.h"
+#include "banned.h"
+
+/* ---- experiments ----------------------------------------------------- */
+
+int store_insert_experiment(struct kb_store *s,
+			    const struct kb_store_experiment *e,
+			    const char *state, sqlite3_int64 *id,
+			    struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	if (!e->name || !e->matrix_text)
+		return kb_err_set(err, KB_EFAIL, "experiment '%s' has no %s",
+				  e->name ? e->name : "",
+				  e->name ? "matrix text" : "name");
+	if ((ret = store_prepare(s,
+				 "INSERT INTO experiments (name, matrix_path,"
+				 " matrix_yaml, model_yaml, executor, design,"
+				 " generators, metric, boots, runs_per_boot,"
+				 " state)"
+				 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+				 &st, err)))
+		return ret;
+	store_bind_text(st, 1, e->name);
+	store_bind_text(st, 2, e->matrix_path);
+	store_bind_text(st, 3, e->matrix_text);
+	store_bind_text(st, 4, e->model_text);
+	store_bind_text(st, 5, e->executor);
+	store_bind_text(st, 6, e->design);
+	store_bind_text(st, 7, e->generators);
+	store_bind_text(st, 8, e->metric);
+	sqlite3_bind_int64(st, 9, e->boots);
+	sqlite3_bind_int64(st, 10, e->runs_per_boot);
+	store_bind_text(st, 11, state);
+	ret = store_step_done(s, st, err, "cannot store experiment '%s'",
+			      e->name);
+	sqlite3_finalize(st);
+	if (ret)
+		return ret;
+	*id = sqlite3_last_insert_rowid(s->db);
+	return store_insert_variants(s, *id, e->variants, e->nvariants, err);
+}
+
+int kb_store_experiment_create(struct kb_store *s,
+			       const struct kb_store_experiment *e,
+			       int64_t *id, struct kb_err *err)
+{
+	sqlite3_int64 eid = 0;
+	int ret;
+
+	if ((ret = store_begin(s, err)))
+		return ret;
+	if ((ret = store_insert_experiment(s, e, "running", &eid, err)) ||
+	    (ret = store_commit(s, err))) {
+		store_rollback(s);
+		return ret;
+	}
+	*id = eid;
+	return 0;
+}
+
+int kb_store_experiment_finish(struct kb_store *s, int64_t id,
+			       const char *state, const char *error,
+			       struct kb_err *err)
+{
+	static const char *const states[] = {
+		"queued", "running", "done", "failed", "cancelled",
+	};
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+		if (state && strcmp(state, states[i]) == 0)
+			break;
+	if (i == sizeof(states) / sizeof(states[0]))
+		return kb_err_set(err, KB_EFAIL,
+				  "unknown experiment state '%s'",
+				  state ? state : "");
+	ret = store_prepare(s,
+			    "UPDATE experiments SET state = ?1, error = ?2,"
+			    " finished_at = CASE"
+			    " WHEN ?1 IN ('queued', 'running') THEN NULL"
+			    " ELSE strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+			    " END WHERE id = ?3",
+			    &st, err);
+	if (ret)
+		return ret;
+	store_bind_text(st, 1, state);
+	store_bind_text(st, 2, error);
+	sqlite3_bind_int64(st, 3, id);
+	ret = store_step_update(s, st, err, "set the state of",
+				"experiment %lld", (long long)id);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+void kb_store_info_release(struct kb_store_info *i)
+{
+	if (!i)
+		return;
+	free(i->name);
+	free(i->state);
+	free(i->created_at);
+	free(i->finished_at);
+	free(i->executor);
+	free(i->design);
+	free(i->generators);
+	free(i->metric);
+	free(i->error);
+	memset(i, 0, sizeof(*i));
+}
+
+#define INFO_SELECT                                                        \
+	"SELECT e.id, e.name, e.state, e.created_at, e.finished_at,"      \
+	" e.executor, e.design, e.generators, e.metric, e.error, e.boots," \
+	" e.runs_per_boot, h.variants, h.boots_done, h.samples"           \
+	" FROM experiments e JOIN v_history h ON h.experiment_id = e.id"
+
+static void read_info(sqlite3_stmt *st, struct kb_store_info *i)
+{
+	i->id = sqlite3_column_int64(st, 0);
+	i->name = store_column_strdup(st, 1);
+	i->state = store_column_strdup(st, 2);
+	i->created_at = store_column_strdup(st, 3);
+	i->finished_at = store_column_strdup(st, 4);
+	i->executor = store_column_strdup(st, 5);
+	i->design = store_column_strdup(st, 6);
+	i->generators = store_column_strdup(st, 7);
+	i->metric = store_column_strdup(st, 8);
+	i->error = store_column_strdup(st, 9);
+	i->boots = store_column_unsigned(st, 10);
+	i->runs_per_boot = store_column_unsigned(st, 11);
+	i->nvariants = store_column_unsigned(st, 12);
+	i->nboots_done = store_column_unsigned(st, 13);
+	i->nsamples = store_column_unsigned(st, 14);
+}
+
+int kb_store_experiment_get(struct kb_store *s, int64_t id,
+			    struct kb_store_info *out, struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	ret = store_row_by_id(s, INFO_SELECT " WHERE e.id = ?", "experiment",
+			      id, &st, err);
+	if (ret)
+		return ret;
+	memset(out, 0, sizeof(*out));
+	read_info(st, out);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int kb_store_history(struct kb_store *s, struct kb_store_info **out,
+		     size_t *n, struct kb_err *err)
+{
+	struct kb_store_info *v = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t len = 0, i;
+	int rc, ret;
+
+	*out = NULL;
+	*n = 0;
+	ret = store_prepare(s, INFO_SELECT " ORDER BY e.id DESC", &st, err);
+	if (ret)
+		goto out;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		v = kb_reallocarray(v, len + 1, sizeof(*v));
+		memset(&v[len], 0, sizeof(*v));
+		read_info(st, &v[len++]);
+	}
+	if (rc != SQLITE_DONE) {
+		ret = store_fail(s, err, "cannot read the history");
+		goto out;
+	}
+	*out = v;
+	*n = len;
+	v = NULL;
+	len = 0;
+out:
+	for (i = 0; i < len; i++)
+		kb_store_info_release(&v[i]);
+	free(v);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* ---- variants and their options -------------------------------------- */
+
+static const char *kind_name(enum kb_factor_kind k)
+{
+	switch (k) {
+	case KB_FACTOR_KCONFIG:
+		return "kconfig";
+	case KB_FACTOR_KERNEL:
+		return "kernel";
+	case KB_FACTOR_GUEST:
+		return "guest";
+	}
+	return "?";
+}
+
+static int insert_variant(struct kb_store *s, sqlite3_stmt *vst,
+			  sqlite3_stmt *ost, int64_t exp,
+			  const struct kb_variant *v, struct kb_err *err)
+{
+	sqlite3_int64 vid;
+	size_t j;
+	int ret;
+
+	sqlite3_reset(vst);
+	sqlite3_bind_int64(vst, 1, exp);
+	sqlite3_bind_int64(vst, 2, v->idx);
+	store_bind_text(vst, 3, v->label ? v->label : "");
+	store_bind_text(vst, 4, v->build_key);
+	if ((ret = store_step_done(s, vst, err, "cannot store variant %u",
+				   v->idx)))
+		return ret;
+	vid = sqlite3_last_insert_rowid(s->db);
+	for (j = 0; j < v->nsettings; j++) {
+		const struct kb_setting *o = &v->settings[j];
+
+		sqlite3_reset(ost);
+		sqlite3_bind_int64(ost, 1, vid);
+		store_bind_text(ost, 2, o->name);
+		store_bind_text(ost, 3, kind_name(o->kind));
+		store_bind_text(ost, 4, o->value);
+		if ((ret = store_step_done(s, ost, err,
+					   "cannot store option '%s' of variant %u",
+					   o->name ? o->name : "", v->idx)))
+			return ret;
+	}
+	return 0;
+}
+
+int store_insert_variants(struct kb_store *s, int64_t exp,
+			  const struct kb_variant *v, size_t n,
+			  struct kb_err *err)
+{
+	sqlite3_stmt *vst = NULL, *ost = NULL;
+	size_t i;
+	int ret;
+
+	if ((ret = store_prepare(s,
+				 "INSERT INTO variants (experiment_id, idx,"
+				 " label, build_key) VALUES (?, ?, ?, ?)",
+				 &vst, err)) ||
+	    (ret = store_prepare(s,
+				 "INSERT INTO variant_options (variant_id,"
+				 " factor, kind, level) VALUES (?, ?, ?, ?)",
+				 &ost, err)))
+		goto out;
+	for (i = 0; i < n && !ret; i++)
+		ret = insert_variant(s, vst, ost, exp, &v[i], err);
+out:
+	sqlite3_finalize(vst);
+	sqlite3_finalize(ost);
+	return ret;
+}
+
+int store_variant_id(struct kb_store *s, int64_t exp, unsigned idx,
+		     sqlite3_int64 *out, struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int found, ret;
+
+	ret = store_prepare(s,
+			    "SELECT id FROM variants"
+			    " WHERE experiment_id = ? AND idx = ?",
+			    &st, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, exp);
+	sqlite3_bind_int64(st, 2, idx);
+	ret = store_step_maybe(s, st, &found, err,
+			       "cannot look up variant %u of experiment %lld",
+			       idx, (long long)exp);
+	if (!ret && found)
+		*out = sqlite3_column_int64(st, 0);
+	else if (!ret)
+		ret = kb_err_set(err, KB_ENOTFOUND,
+				 "experiment %lld has no variant %u in '%s'",
+				 (long long)exp, idx, s->path);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int store_bind_variant(struct kb_store *s, sqlite3_stmt *st, int i,
+		       int64_t exp, int idx, struct kb_err *err)
+{
+	sqlite3_int64 id;
+	int ret;
+
+	if (idx < 0) {
+		sqlite3_bind_null(st, i);
+		return 0;
+	}
+	if ((ret = store_variant_id(s, exp, (unsigned)idx, &id, err)))
+		return ret;
+	sqlite3_bind_int64(st, i, id);
+	return 0;
+}
+
+void kb_store_variant_release(struct kb_store_variant *v)
+{
+	if (!v)
+		return;
+	free(v->label);
+	free(v->build_key);
+	free(v->boot_means);
+	free(v->last_failure);
+	memset(v, 0, sizeof(*v));
+}
+
+/* Fill the boot means of @metric and the failures of variant row @vid. */
+static int read_variant_boots(struct kb_store *s, sqlite3_stmt *mst,
+			      sqlite3_stmt *fst, sqlite3_int64 vid,
+			      const char *metric, struct kb_store_variant *v,
+			      struct kb_err *err)
+{
+	int rc;
+
+	sqlite3_reset(mst);
+	sqlite3_bind_int64(mst, 1, vid);
+	store_bind_text(mst, 2, metric);
+	while ((rc = sqlite3_step(mst)) == SQLITE_ROW) {
+		v->boot_means = kb_reallocarray(v->boot_means, v->nboots + 1,
+						sizeof(double));
+		v->boot_means[v->nboots++] = sqlite3_column_double(mst, 0);
+	}
+	if (rc != SQLITE_DONE)
+		return store_fail(s, err, "cannot read the boots of variant %u",
+				  v->idx);
+
+	sqlite3_reset(fst);
+	sqlite3_bind_int64(fst, 1, vid);
+	rc = sqlite3_step(fst);
+	if (rc == SQLITE_ROW) {
+		v->nfailed = store_column_unsigned(fst, 0);
+		v->last_failure = store_column_strdup(fst, 1);
+		rc = sqlite3_step(fst);
+	}
+	if (rc != SQLITE_DONE)
+		return store_fail(s, err,
+				  "cannot read the failures of variant %u",
+				  v->idx);
+	return 0;
+}
+
+int kb_store_variants(struct kb_store *s, int64_t exp, const char *metric,
+		      struct kb_store_variant **out, size_t *n,
+		      struct kb_err *err)
+{
+	struct kb_store_variant *v = NULL;
+	sqlite3_stmt *vst = NULL, *mst = NULL, *fst = NULL;
+	size_t len = 0, i;
+	int rc, ret;
+
+	*out = NULL;
+	*n = 0;
+	/* one read transaction, so that the three queries agree */
+	ret = store_begin_read(s, err);
+	if (ret)
+		return ret;
+	ret = store_prepare(s,
+			    "SELECT id, idx, label, build_key FROM variants"
+			    " WHERE experiment_id = ? ORDER BY idx",
+			    &vst, err);
+	if (ret)
+		goto out;
+	ret = store_prepare(s,
+			    "SELECT value FROM v_boot_means"
+			    " WHERE variant_id = ? AND metric = ?"
+			    " ORDER BY boot_no",
+			    &mst, err);
+	if (ret)
+		goto out;
+	/* the count, and the latest failure (the bare columns of max(id)) */
+	ret = store_prepare(s,
+			    "SELECT count(*),"
+			    " status || coalesce(': ' || reason, ''), max(id)"
+			    " FROM boots"
+			    " WHERE variant_id = ? AND status <> 'ok'"
+			    " HAVING count(*) > 0",
+			    &fst, err);
+	if (ret)
+		goto out;
+	sqlite3_bind_int64(vst, 1, exp);
+	while ((rc = sqlite3_step(vst)) == SQLITE_ROW) {
+		v = kb_reallocarray(v, len + 1, sizeof(*v));
+		memset(&v[len], 0, sizeof(*v));
+		v[len].idx = store_column_unsigned(vst, 1);
+		v[len].label = store_column_strdup(vst, 2);
+		v[len].build_key = store_column_strdup(vst, 3);
+		len++;
+		ret = read_variant_boots(s, mst, fst,
+					 sqlite3_column_int64(vst, 0), metric,
+					 &v[len - 1], err);
+		if (ret)
+			goto out;
+	}
+	if (rc != SQLITE_DONE) {
+		ret = store_fail(s, err,
+				 "cannot read the variants of experiment %lld",
+				 (long long)exp);
+		goto out;
+	}
+	ret = store_commit(s, err);
+	if (ret)
+		goto out;
+	*out = v;
+	*n = len;
+	v = NULL;
+	len = 0;
+out:
+	sqlite3_finalize(vst);
+	sqlite3_finalize(mst);
+	sqlite3_finalize(fst);
+	if (ret)
+		store_rollback(s);
+	for (i = 0; i < len; i++)
+		kb_store_variant_release(&v[i]);
+	free(v);
+	return ret;
+}
+
+/* ---- boots and their samples ------------------------------------------ */
+
+int store_check_values(const struct kb_boot_result *r, unsigned boot_no,
+		       struct kb_err *err)
+{
+	size_t i, j;
+
+	for (i = 0; i < r->nruns; i++)
+		for (j = 0; j < r->runs[i].n; j++)
+			if (isnan(r->runs[i].m[j].value))
+				return kb_err_set(err, KB_EFAIL,
+						  "metric '%s' of run %zu of boot %u is not a number",
+						  r->runs[i].m[j].name, i + 1,
+						  boot_no);
+	return 0;
+}
+
+static int insert_samples(struct kb_store *s, sqlite3_int64 boot_id,
+			  const struct kb_boot_result *r, struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i, j;
+	int ret;
+
+	ret = store_prepare(s,
+			    "INSERT INTO samples (boot_id, run_no, metric,"
+			    " value) VALUES (?, ?, ?, ?)",
+			    &st, err);
+	for (i = 0; !ret && i < r->nruns; i++) {
+		for (j = 0; !ret && j < r->runs[i].n; j++) {
+			const struct kb_metric *m = &r->runs[i].m[j];
+
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, boot_id);
+			sqlite3_bind_int64(st, 2, (sqlite3_int64)i + 1);
+			store_bind_text(st, 3, m->name);
+			sqlite3_bind_double(st, 4, m->value);
+			ret = store_step_done(s, st, err,
+					      "cannot store metric '%s' of run %zu",
+					      m->name, i + 1);
+		}
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* guests: the environment a boot ran in (db/0004) */
+/*
+ * Store @json as the environment of boot row @boot_id, inside the caller's
+ * transaction.  Needs schema version 4.
+ */
+static int boot_environment_put(struct kb_store *s, sqlite3_int64 boot_id,
+				const char *json, struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	ret = store_prepare(s, "UPDATE boots SET environment = ? WHERE id = ?",
+			    &st, err);
+	if (ret)
+		return ret;
+	store_bind_text(st, 1, json);
+	sqlite3_bind_int64(st, 2, boot_id);
+	ret = store_step_done(s, st, err,
+			      "cannot store the environment of boot %lld",
+			      (long long)boot_id);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int store_insert_boot(struct kb_store *s, int64_t exp, unsigned idx,
+		      unsigned boot_no, int64_t build_id,
+		      const struct kb_boot_result *r, struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	sqlite3_int64 vid = 0, boot_id;
+	int ret;
+
+	if ((ret = store_variant_id(s, exp, idx, &vid, err)) ||
+	    (ret = store_prepare(s,
+				 "INSERT INTO boots (variant_id, boot_no,"
+				 " build_id, status, reason, console_tail,"
+				 " host, duration_s)"
+				 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+				 &st, err)))
+		return ret;
+	sqlite3_bind_int64(st, 1, vid);
+	sqlite3_bind_int64(st, 2, boot_no);
+	if (build_id)
+		sqlite3_bind_int64(st, 3, build_id);
+	else
+		sqlite3_bind_null(st, 3);
+	store_bind_text(st, 4, kb_boot_status_name(r->status));
+	store_bind_text(st, 5, r->reason);
+	store_bind_text(st, 6, r->console_tail);
+	store_bind_text(st, 7, r->host);
+	sqlite3_bind_double(st, 8, r->duration_s);
+	if (store_step(s, st) != SQLITE_DONE) {
+		if (store_is_duplicate(s))
+			ret = kb_err_set(err, KB_EEXISTS,
+					 "boot %u of variant %u of experiment %lld is already stored in '%s'",
+					 boot_no, idx, (long long)exp, s->path);
+		else
+			ret = store_fail(s, err,
+					 "cannot store boot %u of variant %u",
+					 boot_no, idx);
+		goto out;
+	}
+	boot_id = sqlite3_last_insert_rowid(s->db);
+	/* guests: the environment column (db/0004); NULL writes nothing */
+	if (r->environment &&
+	    (ret = boot_environment_put(s, boot_id, r->environment, err)))
+		goto out;
+	ret = insert_samples(s, boot_id, r, err);
+out:
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int kb_store_boot_put(struct kb_store *s, int64_t exp, unsigned variant_idx,
+		      unsigned boot_no, int64_t build_id,
+		      const struct kb_boot_result *r, struct kb_err *err)
+{
+	int ret;
+
+	if ((ret = store_check_values(r, boot_no, err)) ||
+	    (ret = store_begin(s, err)))
+		return ret;
+	if ((ret = store_insert_boot(s, exp, variant_idx, boot_no, build_id, r,
+				     err)) ||
+	    (ret = store_commit(s, err)))
+		store_rollback(s);
+	return ret;
+}
+
+int kb_store_boot_exists(struct kb_store *s, int64_t exp,
+			 unsigned variant_idx, unsigned boot_no, int *exists,
+			 struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	ret = store_prepare(s,
+			    "SELECT 1 FROM boots b"
+			    " JOIN variants v ON v.id = b.variant_id"
+			    " WHERE v.experiment_id = ? AND v.idx = ?"
+			    " AND b.boot_no = ?",
+			    &st, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, exp);
+	sqlite3_bind_int64(st, 2, variant_idx);
+	sqlite3_bind_int64(st, 3, boot_no);
+	ret = store_step_maybe(s, st, exists, err,
+			       "cannot look up boot %u of variant %u", boot_no,
+			       variant_idx);
+	sqlite3_finalize(st);
+	return ret;
+}

@@ -1,0 +1,162 @@
+#ifndef KB_STORE_INT_H
+#define KB_STORE_INT_H
+
+/*
+ * Inside the store: what lib/store.c (the core: opening, migrations,
+ * transactions, statements) shares with the files that keep one concern
+ * each, lib/store_<concern>.c.  Only those files include this header, and
+ * with it <sqlite3.h>; everyone else uses lib/store.h.
+ *
+ * A helper that returns an error code has recorded the failure in @err,
+ * for sqlite's failures as "<message> in '<database>': <sqlite's
+ * message>".
+ */
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "store.h"
+
+struct kb_err;
+
+struct kb_store {
+	sqlite3 *db;
+	char *path;
+	unsigned version; /* user_version after migration */
+};
+
+/* ---- errors and transactions (lib/store.c) ---------------------------- */
+
+/* Record "<@fmt's message> in '<database>': <sqlite's message>" for the
+ * last failure on @s's connection; returns KB_EFAIL. */
+__attribute__((format(printf, 3, 4)))
+int store_fail(struct kb_store *s, struct kb_err *err, const char *fmt, ...);
+
+/* Start a write transaction (BEGIN IMMEDIATE: writers queue here, for up
+ * to the busy timeout, not halfway through). */
+int store_begin(struct kb_store *s, struct kb_err *err);
+
+/* Start a read transaction, so that several queries see one state. */
+int store_begin_read(struct kb_store *s, struct kb_err *err);
+
+/* Commit the open transaction. */
+int store_commit(struct kb_store *s, struct kb_err *err);
+
+/* Undo the open transaction, if any, after a failure; the error that
+ * caused it stands. */
+void store_rollback(struct kb_store *s);
+
+/* ---- statements (lib/store.c) ----------------------------------------- */
+
+/* Compile @sql into *@st (NULL on failure); the caller finalizes it. */
+int store_prepare(struct kb_store *s, const char *sql, sqlite3_stmt **st,
+		  struct kb_err *err);
+
+/* Bind a C string, NULL as SQL NULL (sqlite copies the text). */
+int store_bind_text(sqlite3_stmt *st, int i, const char *v);
+
+/* Bind a double, NaN as SQL NULL. */
+void store_bind_real(sqlite3_stmt *st, int i, double v);
+
+/* Column @i as a string the caller frees, SQL NULL as NULL. */
+char *store_column_strdup(sqlite3_stmt *st, int i);
+
+/* Column @i as an unsigned, clamped to 0..UINT_MAX. */
+unsigned store_column_unsigned(sqlite3_stmt *st, int i);
+
+/* Column @i as a double, SQL NULL as NaN. */
+double store_column_real(sqlite3_stmt *st, int i);
+
+/*
+ * Step @st once and return sqlite's code.  Outside a transaction a busy
+ * statement is retried for up to the busy timeout; inside one it is not,
+ * as sqlite advises (the caller rolls the transaction back instead).
+ */
+int store_step(struct kb_store *s, sqlite3_stmt *st);
+
+/* Step a statement that returns no rows to its end; on failure record
+ * @fmt's message ("cannot store ..."). */
+__attribute__((format(printf, 4, 5)))
+int store_step_done(struct kb_store *s, sqlite3_stmt *st, struct kb_err *err,
+		    const char *fmt, ...);
+
+/* Step @st for at most one row: *@found is 1 when there is one (read it
+ * from @st), 0 when not.  On failure record @fmt's message. */
+__attribute__((format(printf, 5, 6)))
+int store_step_maybe(struct kb_store *s, sqlite3_stmt *st, int *found,
+		     struct kb_err *err, const char *fmt, ...);
+
+/*
+ * Step @st for the one row it looks up (read it from @st); @fmt names it,
+ * as in "experiment %lld".  KB_ENOTFOUND "no <what> in '<database>'" when
+ * there is none; on failure "cannot read <what>".
+ */
+__attribute__((format(printf, 4, 5)))
+int store_step_row(struct kb_store *s, sqlite3_stmt *st, struct kb_err *err,
+		   const char *fmt, ...);
+
+/*
+ * Look up one row: prepare @sql, bind its ?1 to @id and step as
+ * store_step_row() does, the row being "<@noun> <@id>" ("experiment 7").
+ * On success read the row from *@st and finalize it; on failure *@st is
+ * NULL.
+ */
+int store_row_by_id(struct kb_store *s, const char *sql, const char *noun,
+		    int64_t id, sqlite3_stmt **st, struct kb_err *err);
+
+/*
+ * Step UPDATE @st of the one row @fmt names: KB_ENOTFOUND "no <what> in
+ * '<database>'" when it changed no row; on failure "cannot <verb> <what>".
+ */
+__attribute__((format(printf, 5, 6)))
+int store_step_update(struct kb_store *s, sqlite3_stmt *st,
+		      struct kb_err *err, const char *verb, const char *fmt,
+		      ...);
+
+/* Did the last statement on @s fail on a UNIQUE constraint (a row stored
+ * twice)? */
+int store_is_duplicate(struct kb_store *s);
+
+/* ---- experiments, variants, boots (lib/store_exp.c) ------------------- */
+
+/*
+ * Inside a transaction: store experiment @e in state @state ("running",
+ * "queued") with all its variants and their options.  Sets *@id.
+ */
+int store_insert_experiment(struct kb_store *s,
+			    const struct kb_store_experiment *e,
+			    const char *state, sqlite3_int64 *id,
+			    struct kb_err *err);
+
+/* Inside a transaction: store variants @v[0..n) of experiment @exp, each
+ * with its options. */
+int store_insert_variants(struct kb_store *s, int64_t exp,
+			  const struct kb_variant *v, size_t n,
+			  struct kb_err *err);
+
+/* The row id of variant @idx of experiment @exp; KB_ENOTFOUND when it
+ * has none. */
+int store_variant_id(struct kb_store *s, int64_t exp, unsigned idx,
+		     sqlite3_int64 *out, struct kb_err *err);
+
+/* Bind parameter @i of @st to the row id of variant @idx of @exp, or to
+ * NULL when @idx < 0. */
+int store_bind_variant(struct kb_store *s, sqlite3_stmt *st, int i,
+		       int64_t exp, int idx, struct kb_err *err);
+
+/* Refuse a boot result with a NaN value (sqlite would store NULL), before
+ * anything is written. */
+int store_check_values(const struct kb_boot_result *r, unsigned boot_no,
+		       struct kb_err *err);
+
+/*
+ * Inside a transaction: store boot @boot_no of variant @idx of @exp (the
+ * build row @build_id, 0: none) with its environment and every sample.
+ * KB_EEXISTS when the variant has that boot already.  Call
+ * store_check_values() first.
+ */
+int store_insert_boot(struct kb_store *s, int64_t exp, unsigned idx,
+		      unsigned boot_no, int64_t build_id,
+		      const struct kb_boot_result *r, struct kb_err *err);
+
+#endif

@@ -1,0 +1,641 @@
+/*
+ * The store's daemon queue (db/0005; lib/queue.c, cmd/kbisectd.c): an
+ * experiment submitted with its build and boot jobs, jobs leased to a
+ * daemon and renewed, ended or handed back, cancelling and settling an
+ * experiment, and its progress read from its jobs.
+ */
+#include "store.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "err.h"
+#include "mem.h"
+#include "store_int.h"
+#include "banned.h"
+
+static const char *job_kind_name(enum kb_store_job_kind k)
+{
+	return k == KB_STORE_JOB_BUILD ? "build" : "boot";
+}
+
+int kb_store_experiment_submit(struct kb_store *s,
+			       const struct kb_store_experiment *e,
+			       const struct kb_store_job_spec *jobs,
+			       size_t njobs, int64_t *id, struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	sqlite3_int64 eid = 0;
+	size_t i;
+	int ret;
+
+	*id = 0;
+	if ((ret = store_begin(s, err)))
+		return ret;
+	if ((ret = store_insert_experiment(s, e, "queued", &eid, err)) ||
+	    (ret = store_prepare(s,
+				 "INSERT INTO jobs (experiment_id, kind,"
+				 " variant_id, boot_no, seq)"
+				 " SELECT ?1, ?2, id, ?4, ?5 FROM variants"
+				 " WHERE experiment_id = ?1 AND idx = ?3",
+				 &st, err)))
+		goto out;
+	for (i = 0; i < njobs; i++) {
+		const struct kb_store_job_spec *j = &jobs[i];
+
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, eid);
+		store_bind_text(st, 2, job_kind_name(j->kind));
+		sqlite3_bind_int64(st, 3, j->variant_idx);
+		if (j->kind == KB_STORE_JOB_BOOT)
+			sqlite3_bind_int64(st, 4, j->boot_no);
+		else
+			sqlite3_bind_null(st, 4);
+		sqlite3_bind_int64(st, 5, j->seq);
+		if ((ret = store_step_done(s, st, err, "cannot store a job")))
+			goto out;
+		if (sqlite3_changes(s->db) != 1) {
+			ret = kb_err_set(err, KB_EFAIL,
+					 "job %zu names variant %u, which experiment '%s' does not have",
+					 i, j->variant_idx, e->name);
+			goto out;
+		}
+	}
+	if ((ret = store_commit(s, err)) == 0)
+		*id = eid;
+out:
+	sqlite3_finalize(st);
+	if (ret)
+		store_rollback(s);
+	return ret;
+}
+
+void kb_store_job_release(struct kb_store_job *j)
+{
+	if (!j)
+		return;
+	free(j->host);
+	free(j->build_key);
+	memset(j, 0, sizeof(*j));
+}
+
+/* A job is ready when it is queued or its lease lapsed, its experiment is
+ * live and not being cancelled, and (boots) its build job is done. */
+#define JOB_READY                                                           \
+	" (j.state = 'queued' OR (j.state = 'leased' AND"                   \
+	"  j.lease_expires_at < strftime('%Y-%m-%dT%H:%M:%SZ', ?2,"         \
+	"  'unixepoch')))"                                                  \
+	" AND e.state IN ('queued', 'running') AND e.cancel_requested = 0"  \
+	" AND (j.kind = 'build' OR EXISTS (SELECT 1 FROM jobs bj"           \
+	"  JOIN variants bv ON bv.id = bj.variant_id"                       \
+	"  WHERE bj.experiment_id = j.experiment_id AND bj.kind = 'build'"  \
+	"  AND bj.state = 'done' AND bv.build_key IS v.build_key))"
+
+int kb_store_job_claim(struct kb_store *s, const struct kb_store_claim *c,
+		       struct kb_store_job *out, struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL, *up = NULL;
+	sqlite3_int64 jid;
+	int found, ret;
+
+	memset(out, 0, sizeof(*out));
+	if ((ret = store_begin(s, err)))
+		return ret;
+	if ((ret = store_prepare(s,
+				 "SELECT j.id, j.experiment_id, v.idx,"
+				 " j.boot_no, j.attempts, v.build_key"
+				 " FROM jobs j"
+				 " JOIN experiments e ON e.id = j.experiment_id"
+				 " JOIN variants v ON v.id = j.variant_id"
+				 " WHERE j.kind = ?1 AND (?3 = 0 OR"
+				 " j.experiment_id = ?3) AND" JOB_READY
+				 " ORDER BY j.experiment_id, j.seq, j.id"
+				 " LIMIT 1",
+				 &st, err)))
+		goto out;
+	store_bind_text(st, 1, job_kind_name(c->kind));
+	sqlite3_bind_int64(st, 2, c->now);
+	sqlite3_bind_int64(st, 3, c->experiment);
+	if ((ret = store_step_maybe(s, st, &found, err,
+				    "cannot look for a job")))
+		goto out;
+	if (!found) {
+		ret = kb_err_set(err, KB_ENOTFOUND, "no %s job is ready",
+				 job_kind_name(c->kind));
+		goto out;
+	}
+	jid = sqlite3_column_int64(st, 0);
+	out->id = jid;
+	out->kind = c->kind;
+	out->experiment = sqlite3_column_int64(st, 1);
+	out->variant_idx = store_column_unsigned(st, 2);
+	out->boot_no = store_column_unsigned(st, 3);
+	out->attempts = store_column_unsigned(st, 4) + 1;
+	out->build_key = store_column_strdup(st, 5);
+	out->host = c->host ? kb_strdup(c->host) : NULL;
+	if ((ret = store_prepare(s,
+				 "UPDATE jobs SET state = 'leased',"
+				 " lease_owner = ?1, lease_expires_at ="
+				 " strftime('%Y-%m-%dT%H:%M:%SZ', ?2,"
+				 " 'unixepoch'), attempts = attempts + 1,"
+				 " started_at = strftime('%Y-%m-%dT%H:%M:%SZ',"
+				 " ?3, 'unixepoch'), updated_at = strftime("
+				 "'%Y-%m-%dT%H:%M:%SZ', 'now'), host = ?4,"
+				 " error = NULL WHERE id = ?5",
+				 &up, err)))
+		goto out;
+	store_bind_text(up, 1, c->owner);
+	sqlite3_bind_int64(up, 2, c->now + c->lease_s);
+	sqlite3_bind_int64(up, 3, c->now);
+	store_bind_text(up, 4, c->host);
+	sqlite3_bind_int64(up, 5, jid);
+	if ((ret = store_step_done(s, up, err, "cannot lease a job")))
+		goto out;
+	sqlite3_finalize(up);
+	up = NULL;
+	if ((ret = store_prepare(s,
+				 "UPDATE experiments SET state = 'running'"
+				 " WHERE id = ? AND state = 'queued'",
+				 &up, err)))
+		goto out;
+	sqlite3_bind_int64(up, 1, out->experiment);
+	if ((ret = store_step_done(s, up, err,
+				   "cannot start an experiment")))
+		goto out;
+	ret = store_commit(s, err);
+out:
+	sqlite3_finalize(st);
+	sqlite3_finalize(up);
+	if (ret) {
+		store_rollback(s);
+		kb_store_job_release(out);
+	}
+	return ret;
+}
+
+/* Run @sql binding ?1 = @owner, ?2 = @a (text) and ?3 = @b; sets *@n to
+ * the rows it changed when @n is not NULL. */
+static int owner_update(struct kb_store *s, const char *sql,
+			const char *owner, const char *a, sqlite3_int64 b,
+			unsigned *n, struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	if ((ret = store_prepare(s, sql, &st, err)))
+		return ret;
+	store_bind_text(st, 1, owner);
+	store_bind_text(st, 2, a);
+	sqlite3_bind_int64(st, 3, b);
+	ret = store_step_done(s, st, err, "cannot update the job queue");
+	if (ret == 0 && n)
+		*n = (unsigned)sqlite3_changes(s->db);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int kb_store_job_renew(struct kb_store *s, const char *owner, int64_t now,
+		       int64_t lease_s, unsigned *n, struct kb_err *err)
+{
+	return owner_update(s,
+			    "UPDATE jobs SET lease_expires_at = strftime("
+			    "'%Y-%m-%dT%H:%M:%SZ', ?3, 'unixepoch')"
+			    " WHERE state = 'leased' AND lease_owner = ?1"
+			    " AND ?2 IS NULL",
+			    owner, NULL, now + lease_s, n, err);
+}
+
+int kb_store_job_release_others(struct kb_store *s, const char *owner,
+				unsigned *n, struct kb_err *err)
+{
+	return owner_update(s,
+			    "UPDATE jobs SET state = 'queued', lease_owner ="
+			    " NULL, lease_expires_at = NULL, host = NULL,"
+			    " updated_at = strftime('%Y-%m-%dT%H:%M:%SZ',"
+			    " 'now') WHERE state = 'leased' AND"
+			    " lease_owner IS NOT ?1 AND ?2 IS ?2 AND ?3 = ?3",
+			    owner, NULL, 0, n, err);
+}
+
+/* Inside a transaction: is job @id still leased by @owner? */
+static int lease_held(struct kb_store *s, int64_t id, const char *owner,
+		      struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int found, ret;
+
+	if ((ret = store_prepare(s,
+				 "SELECT 1 FROM jobs WHERE id = ? AND state ="
+				 " 'leased' AND lease_owner = ?",
+				 &st, err)))
+		return ret;
+	sqlite3_bind_int64(st, 1, id);
+	store_bind_text(st, 2, owner);
+	ret = store_step_maybe(s, st, &found, err, "cannot read job %lld",
+			       (long long)id);
+	if (!ret && !found)
+		ret = kb_err_set(err, KB_ENOTFOUND,
+				 "job %lld is no longer leased by '%s'",
+				 (long long)id, owner);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* Inside a transaction: end job @id in @state. */
+static int job_end(struct kb_store *s, int64_t id, const char *state,
+		   double duration_s, const char *error, struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	if ((ret = store_prepare(s,
+				 "UPDATE jobs SET state = ?1, duration_s = ?2,"
+				 " error = ?3, lease_owner = NULL,"
+				 " lease_expires_at = NULL, updated_at ="
+				 " strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+				 " WHERE id = ?4",
+				 &st, err)))
+		return ret;
+	store_bind_text(st, 1, state);
+	store_bind_real(st, 2, duration_s);
+	store_bind_text(st, 3, error);
+	sqlite3_bind_int64(st, 4, id);
+	ret = store_step_done(s, st, err, "cannot end a job");
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* End job @id, which @owner must still hold, in @state, in one
+ * transaction. */
+static int job_end_leased(struct kb_store *s, int64_t id, const char *owner,
+			  const char *state, double duration_s,
+			  const char *error, struct kb_err *err)
+{
+	int ret;
+
+	if ((ret = store_begin(s, err)))
+		return ret;
+	if ((ret = lease_held(s, id, owner, err)) ||
+	    (ret = job_end(s, id, state, duration_s, error, err)) ||
+	    (ret = store_commit(s, err)))
+		store_rollback(s);
+	return ret;
+}
+
+int kb_store_job_done(struct kb_store *s, int64_t id, const char *owner,
+		      double duration_s, struct kb_err *err)
+{
+	return job_end_leased(s, id, owner, "done", duration_s, NULL, err);
+}
+
+int kb_store_job_fail(struct kb_store *s, int64_t id, const char *owner,
+		      const char *error, struct kb_err *err)
+{
+	return job_end_leased(s, id, owner, "failed", NAN,
+			      error ? error : "failed", err);
+}
+
+int kb_store_job_boot_done(struct kb_store *s, const struct kb_store_job *j,
+			   const char *owner, int64_t build_id,
+			   const struct kb_boot_result *r, double duration_s,
+			   struct kb_err *err)
+{
+	int exists = 0, ret;
+
+	if ((ret = store_check_values(r, j->boot_no, err)) ||
+	    (ret = store_begin(s, err)))
+		return ret;
+	/* A boot stored by an earlier holder of this job (impossible when
+	 * every boot goes through here, but cheap to be sure of) stands:
+	 * never a second row, never a second set of samples. */
+	if ((ret = lease_held(s, j->id, owner, err)) ||
+	    (ret = kb_store_boot_exists(s, j->experiment, j->variant_idx,
+					j->boot_no, &exists, err)) ||
+	    (!exists &&
+	     (ret = store_insert_boot(s, j->experiment, j->variant_idx,
+				      j->boot_no, build_id, r, err))) ||
+	    (ret = job_end(s, j->id, "done", duration_s, NULL, err)) ||
+	    (ret = store_commit(s, err)))
+		store_rollback(s);
+	return ret;
+}
+
+/* Inside a transaction: the queued jobs of @exp become cancelled. */
+static int cancel_queued(struct kb_store *s, int64_t exp, struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	if ((ret = store_prepare(s,
+				 "UPDATE jobs SET state = 'cancelled',"
+				 " updated_at = strftime('%Y-%m-%dT%H:%M:%SZ',"
+				 " 'now') WHERE experiment_id = ?"
+				 " AND state = 'queued'",
+				 &st, err)))
+		return ret;
+	sqlite3_bind_int64(st, 1, exp);
+	ret = store_step_done(s, st, err,
+			      "cannot cancel the jobs of experiment %lld",
+			      (long long)exp);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int kb_store_experiment_cancel(struct kb_store *s, int64_t exp,
+			       struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	char *state = NULL;
+	int found, ret;
+
+	if ((ret = store_begin(s, err)))
+		return ret;
+	ret = store_row_by_id(s,
+			      "SELECT state FROM experiments WHERE id = ?",
+			      "experiment", exp, &st, err);
+	if (ret)
+		goto out;
+	state = store_column_strdup(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!state || (strcmp(state, "queued") && strcmp(state, "running"))) {
+		ret = kb_err_set(err, KB_EINPUT,
+				 "experiment %lld is already %s",
+				 (long long)exp, state ? state : "finished");
+		goto out;
+	}
+	if ((ret = store_prepare(s,
+				 "SELECT 1 FROM jobs WHERE experiment_id = ?",
+				 &st, err)))
+		goto out;
+	sqlite3_bind_int64(st, 1, exp);
+	if ((ret = store_step_maybe(s, st, &found, err,
+				    "cannot read the jobs of experiment %lld",
+				    (long long)exp)))
+		goto out;
+	if (!found) {
+		ret = kb_err_set(err, KB_EINPUT,
+				 "experiment %lld runs in a 'kbisect run' process, not in kbisectd",
+				 (long long)exp);
+		goto out;
+	}
+	sqlite3_finalize(st);
+	if ((ret = store_prepare(s,
+				 "UPDATE experiments SET cancel_requested = 1"
+				 " WHERE id = ?",
+				 &st, err)))
+		goto out;
+	sqlite3_bind_int64(st, 1, exp);
+	if ((ret = store_step_done(s, st, err,
+				   "cannot cancel an experiment")) ||
+	    (ret = cancel_queued(s, exp, err)))
+		goto out;
+	ret = store_commit(s, err);
+out:
+	free(state);
+	sqlite3_finalize(st);
+	if (ret)
+		store_rollback(s);
+	return ret;
+}
+
+int kb_store_experiment_settle(struct kb_store *s, int64_t exp,
+			       char **state, struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	sqlite3_int64 queued, leased, failed, cancel, jobs;
+	char *cur = NULL, *error = NULL;
+	const char *next = NULL;
+	int ret;
+
+	*state = NULL;
+	if ((ret = store_begin(s, err)))
+		return ret;
+	ret = store_row_by_id(s,
+			      "SELECT e.state, e.cancel_requested,"
+			      " (SELECT count(*) FROM jobs WHERE"
+			      "  experiment_id = e.id AND state = 'queued'),"
+			      " (SELECT count(*) FROM jobs WHERE"
+			      "  experiment_id = e.id AND state = 'leased'),"
+			      " (SELECT count(*) FROM jobs WHERE"
+			      "  experiment_id = e.id AND state = 'failed'),"
+			      " (SELECT error FROM jobs WHERE"
+			      "  experiment_id = e.id AND state = 'failed'"
+			      "  ORDER BY id LIMIT 1),"
+			      " (SELECT count(*) FROM jobs WHERE"
+			      "  experiment_id = e.id)"
+			      " FROM experiments e WHERE e.id = ?",
+			      "experiment", exp, &st, err);
+	if (ret)
+		goto out;
+	cur = store_column_strdup(st, 0);
+	cancel = sqlite3_column_int64(st, 1);
+	queued = sqlite3_column_int64(st, 2);
+	leased = sqlite3_column_int64(st, 3);
+	failed = sqlite3_column_int64(st, 4);
+	error = store_column_strdup(st, 5);
+	jobs = sqlite3_column_int64(st, 6);
+	sqlite3_finalize(st);
+	st = NULL;
+	/* without jobs it is a `kbisect run` experiment: not ours to end */
+	if (cur && (!strcmp(cur, "queued") || !strcmp(cur, "running")) &&
+	    leased == 0 && jobs > 0) {
+		if (failed)
+			next = "failed";
+		else if (cancel)
+			next = "cancelled";
+		else if (queued == 0)
+			next = "done";
+	}
+	if (next &&
+	    ((ret = cancel_queued(s, exp, err)) ||
+	     (ret = kb_store_experiment_finish(s, exp, next,
+					       failed ? error : NULL, err))))
+		goto out;
+	if ((ret = store_commit(s, err)))
+		goto out;
+	*state = kb_strdup(next ? next : cur ? cur : "?");
+out:
+	free(cur);
+	free(error);
+	sqlite3_finalize(st);
+	if (ret)
+		store_rollback(s);
+	return ret;
+}
+
+/*
+ * Run @sql, a query of one column of ids whose ?1 is the most rows to
+ * return (-1: all), into *@ids (caller frees) and *@n; on failure record
+ * "cannot <what>".
+ */
+static int query_ids(struct kb_store *s, const char *sql, sqlite3_int64 max,
+		     const char *what, int64_t **ids, size_t *n,
+		     struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t *v = NULL;
+	size_t len = 0;
+	int rc, ret;
+
+	*ids = NULL;
+	*n = 0;
+	if ((ret = store_prepare(s, sql, &st, err)))
+		return ret;
+	sqlite3_bind_int64(st, 1, max);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		v = kb_reallocarray(v, len + 1, sizeof(*v));
+		v[len++] = sqlite3_column_int64(st, 0);
+	}
+	if (rc != SQLITE_DONE) {
+		ret = store_fail(s, err, "cannot %s", what);
+		free(v);
+	} else {
+		*ids = v;
+		*n = len;
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int kb_store_queue_experiments(struct kb_store *s, int64_t **ids,
+			       size_t *n, struct kb_err *err)
+{
+	return query_ids(s,
+			 "SELECT e.id FROM experiments e"
+			 " WHERE e.state IN ('queued', 'running')"
+			 " AND EXISTS (SELECT 1 FROM jobs j"
+			 "  WHERE j.experiment_id = e.id)"
+			 " ORDER BY e.id LIMIT ?1",
+			 -1, "list the queued experiments", ids, n, err);
+}
+
+void kb_store_progress_release(struct kb_store_progress *p)
+{
+	if (!p)
+		return;
+	free(p->name);
+	free(p->state);
+	free(p->executor);
+	free(p->error);
+	free(p->current);
+	memset(p, 0, sizeof(*p));
+}
+
+int kb_store_progress_get(struct kb_store *s, int64_t exp,
+			  struct kb_store_progress *out, struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	struct kb_buf cur = KB_BUF_INIT;
+	int rc, ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = store_row_by_id(s,
+			      "SELECT e.name, e.state, e.executor, e.error,"
+			      " e.cancel_requested,"
+			      " (SELECT count(*) FROM variants WHERE"
+			      "  experiment_id = e.id),"
+			      " (SELECT count(*) FROM variants v WHERE"
+			      "  v.experiment_id = e.id AND NOT EXISTS"
+			      "  (SELECT 1 FROM jobs j WHERE j.variant_id ="
+			      "  v.id AND j.kind = 'boot' AND"
+			      "  j.state <> 'done')),"
+			      " sum(j.kind = 'build'),"
+			      " sum(j.kind = 'build' AND j.state = 'done'),"
+			      " sum(j.kind = 'boot'),"
+			      " sum(j.kind = 'boot' AND j.state = 'done'),"
+			      " sum(j.kind = 'build' AND"
+			      "  j.state = 'leased'),"
+			      " sum(j.kind = 'boot' AND j.state = 'leased'),"
+			      " avg(CASE WHEN j.kind = 'build' THEN"
+			      "  j.duration_s END),"
+			      " avg(CASE WHEN j.kind = 'boot' THEN"
+			      "  j.duration_s END),"
+			      " CAST(strftime('%s', coalesce(e.finished_at,"
+			      "  'now')) AS INTEGER) - CAST(strftime('%s',"
+			      "  e.created_at) AS INTEGER),"
+			      " count(j.id)"
+			      " FROM experiments e"
+			      " LEFT JOIN jobs j ON j.experiment_id = e.id"
+			      " WHERE e.id = ? GROUP BY e.id",
+			      "experiment", exp, &st, err);
+	if (ret)
+		goto out;
+	out->id = exp;
+	out->name = store_column_strdup(st, 0);
+	out->state = store_column_strdup(st, 1);
+	out->executor = store_column_strdup(st, 2);
+	out->error = store_column_strdup(st, 3);
+	out->cancel_requested = sqlite3_column_int64(st, 4) != 0;
+	out->variants_total = store_column_unsigned(st, 5);
+	out->variants_done = store_column_unsigned(st, 6);
+	out->builds_total = store_column_unsigned(st, 7);
+	out->builds_done = store_column_unsigned(st, 8);
+	out->boots_total = store_column_unsigned(st, 9);
+	out->boots_done = store_column_unsigned(st, 10);
+	out->builds_running = store_column_unsigned(st, 11);
+	out->boots_running = store_column_unsigned(st, 12);
+	out->build_mean_s = store_column_real(st, 13);
+	out->boot_mean_s = store_column_real(st, 14);
+	out->elapsed_s = (double)sqlite3_column_int64(st, 15);
+	out->has_jobs = sqlite3_column_int64(st, 16) != 0;
+	sqlite3_finalize(st);
+	st = NULL;
+
+	/* what runs now, in words */
+	if ((ret = store_prepare(s,
+				 "SELECT j.kind, v.idx, v.label, j.boot_no,"
+				 " j.host FROM jobs j"
+				 " JOIN variants v ON v.id = j.variant_id"
+				 " WHERE j.experiment_id = ?"
+				 " AND j.state = 'leased'"
+				 " ORDER BY j.kind DESC, j.seq",
+				 &st, err)))
+		goto out;
+	sqlite3_bind_int64(st, 1, exp);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *kind = (const char *)sqlite3_column_text(st, 0);
+		const char *label = (const char *)sqlite3_column_text(st, 2);
+		const char *host = (const char *)sqlite3_column_text(st, 4);
+
+		if (cur.len)
+			kb_buf_adds(&cur, "; ");
+		if (kind && !strcmp(kind, "build"))
+			kb_buf_addf(&cur, "build #%u %s",
+				    store_column_unsigned(st, 1),
+				    label ? label : "");
+		else
+			kb_buf_addf(&cur, "boot %u of #%u %s%s%s",
+				    store_column_unsigned(st, 3),
+				    store_column_unsigned(st, 1),
+				    label ? label : "", host ? " on " : "",
+				    host ? host : "");
+	}
+	if (rc != SQLITE_DONE) {
+		ret = store_fail(s, err,
+				 "cannot read the running jobs of experiment %lld",
+				 (long long)exp);
+		goto out;
+	}
+	out->current = cur.len ? kb_buf_detach(&cur) : NULL;
+out:
+	kb_buf_release(&cur);
+	sqlite3_finalize(st);
+	if (ret)
+		kb_store_progress_release(out);
+	return ret;
+}
+
+int kb_store_progress_recent(struct kb_store *s, size_t max, int64_t **ids,
+			     size_t *n, struct kb_err *err)
+{
+	return query_ids(s,
+			 "SELECT e.id FROM experiments e"
+			 " WHERE EXISTS (SELECT 1 FROM jobs j"
+			 "  WHERE j.experiment_id = e.id)"
+			 " ORDER BY e.state IN ('queued', 'running')"
+			 " DESC, e.id DESC LIMIT ?1",
+			 (sqlite3_int64)max, "list experiments", ids, n, err);
+}
