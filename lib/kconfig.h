@@ -29,6 +29,8 @@ struct kb_setting;
 
 /* ---- .config files --------------------------------------------------- */
 
+/* Implemented in lib/kconfig.c. */
+
 #define KB_KCONFIG_MAX_FILE (64u << 20) /* biggest .config we read */
 #define KB_KCONFIG_MAX_LINE 65536       /* longest line we accept */
 
@@ -103,6 +105,8 @@ int kb_kconfig_value_matches(const char *requested, const char *resolved);
 
 /* ---- Kconfig expressions --------------------------------------------- */
 
+/* Implemented in lib/kconfig_expr.c. */
+
 /*
  * Evaluate the Kconfig expression @expr (symbols, y/m/n, numbers, quoted
  * strings, ! && || ( ) = != < <= > >=) against @cfg, with tristate logic
@@ -118,6 +122,8 @@ int kb_kconfig_eval(const char *expr, const struct kb_kconfig *cfg,
 		    struct kb_err *err);
 
 /* ---- the symbols of a tree ------------------------------------------- */
+
+/* Implemented in lib/kconfig_syms.c, with why an option did not hold. */
 
 struct kb_ksyms;
 
@@ -195,6 +201,8 @@ void kb_kconfig_suggest_fix(const struct kb_ksyms *syms,
 			    struct kb_buf *out);
 
 /* ---- resolution ------------------------------------------------------ */
+
+/* Implemented in lib/kconfig_resolve.c. */
 
 /*
  * How to resolve: the tree, its stable id, the base and fragments, and
