@@ -56,6 +56,16 @@ int kconfig_is_name_char(int c)
 	return isalnum(c) || c == '_';
 }
 
+/* The length of the symbol name at @s, which ends at @end at the latest. */
+static size_t name_len_at(const char *s, const char *end)
+{
+	const char *p = s;
+
+	while (p < end && kconfig_is_name_char((unsigned char)*p))
+		p++;
+	return (size_t)(p - s);
+}
+
 static void push_entry(struct kb_kconfig *cfg, char *name, char *value,
 		       size_t at)
 {
@@ -70,14 +80,15 @@ static void push_entry(struct kb_kconfig *cfg, char *name, char *value,
 	cfg->n++;
 }
 
-/* Binary search: the index of @name, or -1 with *@at the insert point. */
-static long find(const struct kb_kconfig *cfg, const char *name, size_t *at)
+long kconfig_find_name(const void *records, size_t n, size_t size,
+		       const char *name, size_t *at)
 {
-	size_t lo = 0, hi = cfg ? cfg->n : 0;
+	const char *base = records;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(cfg->e[mid].name, name);
+		int c = strcmp(*(char *const *)(base + mid * size), name);
 
 		if (c == 0)
 			return (long)mid;
@@ -91,14 +102,30 @@ static long find(const struct kb_kconfig *cfg, const char *name, size_t *at)
 	return -1;
 }
 
-static int cmp_entry(const void *a, const void *b)
+int kconfig_cmp_name_order(const char *a, size_t a_order, const char *b,
+			   size_t b_order)
 {
-	const struct entry *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
+	int c = strcmp(a, b);
 
 	if (c)
 		return c;
-	return x->order < y->order ? -1 : x->order > y->order;
+	return a_order < b_order ? -1 : a_order > b_order;
+}
+
+/* Binary search: the index of @name, or -1 with *@at the insert point. */
+static long find(const struct kb_kconfig *cfg, const char *name, size_t *at)
+{
+	_Static_assert(offsetof(struct entry, name) == 0,
+		       "kconfig_find_name needs the name first");
+	return kconfig_find_name(cfg ? cfg->e : NULL, cfg ? cfg->n : 0,
+				 sizeof(struct entry), name, at);
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	return kconfig_cmp_name_order(x->name, x->order, y->name, y->order);
 }
 
 /* Sort appended entries and keep the last of each name. */
@@ -209,11 +236,7 @@ static int parse_line(struct kb_kconfig *cfg, const char *s, size_t len,
 		    strncmp(p, "# CONFIG_", 9) != 0)
 			return 0;
 		name = p + 9;
-		for (name_len = 0;
-		     name + name_len < end &&
-		     kconfig_is_name_char((unsigned char)name[name_len]);
-		     name_len++)
-			;
+		name_len = name_len_at(name, end);
 		if (name_len == 0 ||
 		    (size_t)(end - name - name_len) != sizeof(not_set) - 1 ||
 		    memcmp(name + name_len, not_set, sizeof(not_set) - 1))
@@ -226,11 +249,7 @@ static int parse_line(struct kb_kconfig *cfg, const char *s, size_t len,
 		return kb_err_at(err, file, line, (unsigned)(p - s) + 1,
 				 "expected 'CONFIG_NAME=value', '# CONFIG_NAME is not set' or a comment");
 	name = p + 7;
-	for (name_len = 0;
-	     name + name_len < end &&
-	     kconfig_is_name_char((unsigned char)name[name_len]);
-	     name_len++)
-		;
+	name_len = name_len_at(name, end);
 	if (name_len == 0)
 		return kb_err_at(err, file, line, (unsigned)(name - s) + 1,
 				 "expected a symbol name after 'CONFIG_'");
@@ -323,14 +342,12 @@ int kb_kconfig_level(const struct kb_kconfig *cfg, const char *sym)
 int kb_kconfig_set(struct kb_kconfig *cfg, const char *sym,
 		   const char *value, struct kb_err *err)
 {
-	const char *why = NULL, *s;
-	size_t off, at = 0;
+	const char *why = NULL;
+	size_t off, at = 0, len = strlen(sym);
 	char *v;
 	long i;
 
-	for (s = sym; *s && kconfig_is_name_char((unsigned char)*s); s++)
-		;
-	if (s == sym || *s)
+	if (len == 0 || name_len_at(sym, sym + len) != len)
 		return kb_err_set(err, KB_EINPUT,
 				  "'%s' is not a Kconfig symbol name", sym);
 	v = parse_value(value, value + strlen(value), &why, &off);

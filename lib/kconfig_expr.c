@@ -317,99 +317,60 @@ static void cmp_text(const struct expr *e, const struct node *n, int negate,
 		    negate ? neg[n->op] : ops[n->op], e->n[n->b].text);
 }
 
-static void unmet_low(const struct expr *e, int i, int max,
-		      struct kconfig_strlist *out);
-
-/* What keeps node @i below @need. */
-static void unmet_high(const struct expr *e, int i, int need,
-		       struct kconfig_strlist *out)
+/*
+ * What keeps node @i from @bound: below it (@low 0: the node must reach
+ * @bound) or above it (@low 1: the node must come down to @bound).
+ * Symbols that must be set are named, "!X" for one that must be off, a
+ * comparison by the text that would hold.
+ */
+static void unmet(const struct expr *e, int i, int bound, int low,
+		  struct kconfig_strlist *out)
 {
 	const struct node *n = &e->n[i];
+	struct kconfig_strlist x = KCONFIG_STRLIST_INIT;
+	struct kconfig_strlist y = KCONFIG_STRLIST_INIT;
 	struct kb_buf b = KB_BUF_INIT;
+	int v = eval_node(e, i);
 
-	if (eval_node(e, i) >= need)
+	if (low ? v <= bound : v >= bound)
 		return;
 	switch (n->kind) {
 	case N_SYM:
-		kconfig_strlist_add(out, n->text);
+		kconfig_strlist_add_owned(out, kb_asprintf("%s%s",
+							   low ? "!" : "",
+							   n->text));
 		break;
 	case N_CONST:
 		break;
 	case N_NOT:
-		unmet_low(e, n->a, 2 - need, out);
+		unmet(e, n->a, 2 - bound, !low, out);
 		break;
 	case N_AND:
-		unmet_high(e, n->a, need, out);
-		unmet_high(e, n->b, need, out);
-		break;
-	case N_OR: {
-		struct kconfig_strlist x = KCONFIG_STRLIST_INIT;
-		struct kconfig_strlist y = KCONFIG_STRLIST_INIT;
-
-		/* the alternative that needs fewer changes */
-		unmet_high(e, n->a, need, &x);
-		unmet_high(e, n->b, need, &y);
-		/* ties go to the side that is closer (higher now) */
-		if (y.n && (y.n < x.n || !x.n ||
-			    (y.n == x.n &&
-			     eval_node(e, n->b) > eval_node(e, n->a)))) {
-			kconfig_strlist_move(out, &y);
-			kconfig_strlist_release(&x);
-		} else {
-			kconfig_strlist_move(out, &x);
-			kconfig_strlist_release(&y);
-		}
-		break;
-	}
-	case N_CMP:
-		cmp_text(e, n, 0, &b);
-		kconfig_strlist_add_owned(out, kb_buf_detach(&b));
-		break;
-	}
-}
-
-/* What keeps node @i above @max. */
-static void unmet_low(const struct expr *e, int i, int max,
-		      struct kconfig_strlist *out)
-{
-	const struct node *n = &e->n[i];
-	struct kb_buf b = KB_BUF_INIT;
-
-	if (eval_node(e, i) <= max)
-		return;
-	switch (n->kind) {
-	case N_SYM:
-		kconfig_strlist_add_owned(out, kb_asprintf("!%s", n->text));
-		break;
-	case N_CONST:
-		break;
-	case N_NOT:
-		unmet_high(e, n->a, 2 - max, out);
-		break;
 	case N_OR:
-		unmet_low(e, n->a, max, out);
-		unmet_low(e, n->b, max, out);
-		break;
-	case N_AND: {
-		struct kconfig_strlist x = KCONFIG_STRLIST_INIT;
-		struct kconfig_strlist y = KCONFIG_STRLIST_INIT;
-
-		unmet_low(e, n->a, max, &x);
-		unmet_low(e, n->b, max, &y);
-		if (y.n && (y.n < x.n || !x.n)) {
-			kconfig_strlist_move(out, &y);
-			kconfig_strlist_release(&x);
-		} else {
-			kconfig_strlist_move(out, &x);
-			kconfig_strlist_release(&y);
+		if ((n->kind == N_AND) != low) {
+			/* raising an && (or lowering an ||) takes both sides */
+			unmet(e, n->a, bound, low, out);
+			unmet(e, n->b, bound, low, out);
+			break;
 		}
+		/* else either side will do: the one needing fewer changes;
+		 * when raising, ties go to the side that is closer (higher) */
+		unmet(e, n->a, bound, low, &x);
+		unmet(e, n->b, bound, low, &y);
+		if (y.n && (y.n < x.n || !x.n ||
+			    (!low && y.n == x.n &&
+			     eval_node(e, n->b) > eval_node(e, n->a))))
+			kconfig_strlist_move(out, &y);
+		else
+			kconfig_strlist_move(out, &x);
 		break;
-	}
 	case N_CMP:
-		cmp_text(e, n, 1, &b);
+		cmp_text(e, n, low, &b);
 		kconfig_strlist_add_owned(out, kb_buf_detach(&b));
 		break;
 	}
+	kconfig_strlist_release(&x);
+	kconfig_strlist_release(&y);
 }
 
 static void expr_release(struct expr *e)
@@ -455,7 +416,7 @@ int kconfig_expr_unmet(const char *src, const struct kb_kconfig *cfg,
 		return root;
 	*level = eval_node(&e, root);
 	if (out && *level < need)
-		unmet_high(&e, root, need, out);
+		unmet(&e, root, need, 0, out);
 	expr_release(&e);
 	return 0;
 }

@@ -26,6 +26,18 @@ int kconfig_tristate(const char *v);
  */
 int kconfig_parse_number(const char *s, long long *v);
 
+/*
+ * Binary search of @n records of @size bytes at @records, sorted by
+ * strcmp() of their first member, a char * name: the index of @name, or
+ * -1 with *@at (when not NULL) the index it would go to.
+ */
+long kconfig_find_name(const void *records, size_t n, size_t size,
+		       const char *name, size_t *at);
+
+/* Order by name (strcmp), then by position in the input. */
+int kconfig_cmp_name_order(const char *a, size_t a_order, const char *b,
+			   size_t b_order);
+
 /* A list of distinct strings in the order first added; it owns them. */
 struct kconfig_strlist {
 	char **v;

@@ -190,11 +190,9 @@ static char *expand_path(const struct scan *sc, const char *cur,
 	} else {
 		kb_buf_addf(&b, "%s/", sc->tree);
 	}
+	/* $(ARCH) and $(SRCARCH) are expanded already (expand_vars) */
 	for (s = p; *s; s++) {
-		if (!strncmp(s, "$(SRCARCH)", 10)) {
-			kb_buf_adds(&b, sc->srcarch);
-			s += 9;
-		} else if (!strncmp(s, "$(srctree)/", 11)) {
+		if (!strncmp(s, "$(srctree)/", 11)) {
 			s += 10;
 		} else if (s[0] == '$' && s[1] == '(') {
 			kb_buf_release(&b);
@@ -257,6 +255,19 @@ static void add_dep(char **slot, const char *expr)
 
 	free(*slot);
 	*slot = t;
+}
+
+/* Open an if ('i'), menu ('m') or choice ('c') block, of condition @cond. */
+static int open_block(struct scan *sc, const char *path, unsigned lineno,
+		      char kind, const char *cond)
+{
+	if (sc->nctx == SCAN_MAX_CONTEXT)
+		return kb_err_set(sc->err, KB_EFAIL,
+				  "%s:%u: if/menu nested too deeply", path,
+				  lineno);
+	sc->ctx_kind[sc->nctx] = kind;
+	sc->ctx[sc->nctx++] = cond ? kb_strdup(cond) : NULL;
+	return 0;
 }
 
 static int scan_line(struct scan *sc, const char *path, const char *rel,
@@ -322,26 +333,14 @@ static int scan_line(struct scan *sc, const char *path, const char *rel,
 	}
 	if ((a = keyword(line, "if"))) {
 		finish_entry(sc, st);
-		if (sc->nctx == SCAN_MAX_CONTEXT)
-			return kb_err_set(sc->err, KB_EFAIL,
-					  "%s:%u: if/menu nested too deeply",
-					  path, lineno);
-		sc->ctx_kind[sc->nctx] = 'i';
-		sc->ctx[sc->nctx++] = *a ? kb_strdup(a) : NULL;
-		return 0;
+		return open_block(sc, path, lineno, 'i', *a ? a : NULL);
 	}
 	if (keyword(line, "menu") || keyword(line, "choice")) {
 		const char *w = line + strspn(line, " \t");
 
 		finish_entry(sc, st);
-		if (sc->nctx == SCAN_MAX_CONTEXT)
-			return kb_err_set(sc->err, KB_EFAIL,
-					  "%s:%u: if/menu nested too deeply",
-					  path, lineno);
-		sc->ctx_kind[sc->nctx] = w[0] == 'm' ? 'm' : 'c';
-		sc->ctx[sc->nctx++] = NULL;
 		st->in_block = w[0] == 'm' ? 'm' : 'c';
-		return 0;
+		return open_block(sc, path, lineno, (char)st->in_block, NULL);
 	}
 	if (keyword(line, "endif") || keyword(line, "endmenu") ||
 	    keyword(line, "endchoice")) {
@@ -512,20 +511,32 @@ out:
 	return ret;
 }
 
+static void defs_free(struct def *defs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(defs[i].name);
+		free(defs[i].where);
+		free(defs[i].type);
+		free(defs[i].dep);
+	}
+	free(defs);
+}
+
 static int cmp_def(const void *a, const void *b)
 {
 	const struct def *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
 
-	return c ? c : x->order < y->order ? -1 : x->order > y->order;
+	return kconfig_cmp_name_order(x->name, x->order, y->name, y->order);
 }
 
 static int cmp_sel(const void *a, const void *b)
 {
 	const struct sel *x = a, *y = b;
-	int c = strcmp(x->target, y->target);
 
-	return c ? c : x->order < y->order ? -1 : x->order > y->order;
+	return kconfig_cmp_name_order(x->target, x->order, y->target,
+				      y->order);
 }
 
 static const char *srcarch_of(const char *arch)
@@ -543,20 +554,13 @@ static const char *srcarch_of(const char *arch)
 
 static struct sym *lookup(const struct kb_ksyms *ks, const char *name)
 {
-	size_t lo = 0, hi = ks ? ks->n : 0;
+	long i;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(ks->s[mid].name, name);
-
-		if (c == 0)
-			return &ks->s[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	_Static_assert(offsetof(struct sym, name) == 0,
+		       "kconfig_find_name needs the name first");
+	i = kconfig_find_name(ks ? ks->s : NULL, ks ? ks->n : 0,
+			      sizeof(struct sym), name, NULL);
+	return i < 0 ? NULL : &ks->s[i];
 }
 
 /* Fold the per-definition records into one record per symbol. */
@@ -651,13 +655,7 @@ int kb_kconfig_tree_scan(const char *tree, const char *arch,
 		goto out;
 	*out = fold(&sc);
 out:
-	for (i = 0; i < sc.ndefs; i++) {
-		free(sc.defs[i].name);
-		free(sc.defs[i].where);
-		free(sc.defs[i].type);
-		free(sc.defs[i].dep);
-	}
-	free(sc.defs);
+	defs_free(sc.defs, sc.ndefs);
 	for (i = 0; i < sc.nsels; i++) {
 		free(sc.sels[i].target);
 		free(sc.sels[i].by);
@@ -679,13 +677,7 @@ void kb_ksyms_free(struct kb_ksyms *ks)
 		free(ks->s[i].depends);
 		free(ks->s[i].selected_by);
 	}
-	for (i = 0; i < ks->ndefs; i++) {
-		free(ks->defs[i].name);
-		free(ks->defs[i].where);
-		free(ks->defs[i].type);
-		free(ks->defs[i].dep);
-	}
-	free(ks->defs);
+	defs_free(ks->defs, ks->ndefs);
 	free(ks->s);
 	free(ks->names);
 	free(ks);
