@@ -12,6 +12,7 @@
 #include "program.h"
 #include "paths.h"
 #include "sha256.h"
+#include "toolchain.h"
 #include "variant.h"
 #include "banned.h"
 
@@ -108,68 +109,104 @@ static void file_tail(const char *path, unsigned n, struct kb_buf *out)
 	kb_buf_release(&b);
 }
 
-
 /*
- * Run @argv with stdin from /dev/null and stdout and stderr appended to
- * @log (or, with @capture, into @capture through a pipe).  Returns 0 when
- * it exits 0, else KB_EFAIL with a message naming @what.
+ * The make variables Kconfig reads, itself or through the tools they
+ * name: the compiler and linker it probes for features (CC, LD;
+ * CROSS_COMPILE and LLVM, which name them; LLVM_IAS, which sets their
+ * flags), the binutils, Rust and pahole versions it checks, the user
+ * flags of its CC_CAN_LINK test and the host compilers its programs are
+ * built with.  A "NAME=value" item of
+ * build.make_args naming one goes on make's command line here as it does
+ * for the build, and into the cache key.
  */
-static int run(const char *const *argv, const char *log, struct kb_buf *capture,
-	       const char *what, struct kb_err *err)
+static const char *const kconfig_make_vars[] = {
+	"CC", "LD", "CROSS_COMPILE", "LLVM", "LLVM_IAS", "AR", "NM",
+	"OBJCOPY", "RUSTC", "BINDGEN", "PAHOLE", "USERCFLAGS", "USERLDFLAGS",
+	"HOSTCC", "HOSTCXX",
+};
+
+static int affects_kconfig(const char *arg)
 {
-	char **env = kb_program_make_env();
-	struct kb_program prog = { argv, env,
-				   capture ? KB_PROGRAM_PIPE : KB_PROGRAM_LOG,
-				   capture ? KB_PROGRAM_NULL : KB_PROGRAM_LOG,
-				   log };
-	int status, ret;
+	size_t i, n;
 
-	ret = kb_program_capture(&prog, capture, 1u << 20, &status, err);
-	free(env);
-	if (ret == 0 && status != 0) {
-		struct kb_buf tail = KB_BUF_INIT;
-
-		if (log)
-			file_tail(log, LOG_TAIL_LINES, &tail);
-		ret = kb_err_set(err, KB_EFAIL, "%s failed (%s %d)%s%s%s%s",
-				 what, status > 128 ? "signal" : "exit status",
-				 status > 128 ? status - 128 : status,
-				 log ? "; the end of " : "", log ? log : "",
-				 log ? ":\n" : "", tail.buf);
-		kb_buf_release(&tail);
+	for (i = 0; i < sizeof(kconfig_make_vars) /
+			    sizeof(kconfig_make_vars[0]); i++) {
+		n = strlen(kconfig_make_vars[i]);
+		if (!strncmp(arg, kconfig_make_vars[i], n) && arg[n] == '=')
+			return 1;
 	}
-	return ret;
+	return 0;
 }
 
+/*
+ * Run `make -C tree O=@odir ARCH=arch [Kconfig's make_args] @target` with
+ * stdin from /dev/null and its output appended to @log.  Returns 0 when
+ * it exits 0, else KB_EFAIL with the log's last lines.
+ */
 static int make(const struct kb_kconfig_resolve_opts *o, const char *odir,
 		const char *log, const char *target, struct kb_err *err)
 {
 	char *arch = kb_asprintf("ARCH=%s", o->arch ? o->arch : "x86_64");
 	char *oarg = kb_asprintf("O=%s", odir);
-	char *what = kb_asprintf("make %s", target);
-	const char *argv[] = { o->make ? o->make : "make", "-C", o->tree,
-			       oarg, arch, target, NULL };
-	int ret = run(argv, log, NULL, what, err);
+	const char **argv = kb_calloc(o->nmake_args + 7, sizeof(*argv));
+	char **env = kb_program_make_env();
+	struct kb_program prog = { NULL, env, KB_PROGRAM_LOG, KB_PROGRAM_LOG,
+				   log };
+	size_t i, n = 0;
+	int status, ret;
 
+	argv[n++] = o->make ? o->make : "make";
+	argv[n++] = "-C";
+	argv[n++] = o->tree;
+	argv[n++] = oarg;
+	argv[n++] = arch;
+	for (i = 0; i < o->nmake_args; i++)
+		if (affects_kconfig(o->make_args[i]))
+			argv[n++] = o->make_args[i];
+	argv[n++] = target;
+	argv[n] = NULL;
+	prog.argv = argv;
+	ret = kb_program_capture(&prog, NULL, 1u << 20, &status, err);
+	if (ret == 0 && status != 0) {
+		struct kb_buf tail = KB_BUF_INIT;
+
+		file_tail(log, LOG_TAIL_LINES, &tail);
+		ret = kb_err_set(err, KB_EFAIL,
+				 "make %s failed (%s %d); the end of %s:\n%s",
+				 target,
+				 status > 128 ? "signal" : "exit status",
+				 status > 128 ? status - 128 : status, log,
+				 tail.buf);
+		kb_buf_release(&tail);
+	}
+	free(env);
+	free(argv);
 	free(arch);
 	free(oarg);
-	free(what);
 	return ret;
 }
 
-/* The compiler's first --version line (Kconfig reads CC's features). */
-static void cc_version(struct kb_buf *out)
+/*
+ * Add what Kconfig sees of the toolchain to @key: the version line of the
+ * compiler build.make_args names (lib/toolchain.h), and the make
+ * variables passed to make.  Returns 0, or the probe's error.
+ */
+static int toolchain_identity(const struct kb_kconfig_resolve_opts *o,
+			      struct kb_buf *key, struct kb_err *err)
 {
-	const char *cc = getenv("CC");
-	const char *argv[] = { cc && *cc ? cc : "gcc", "--version", NULL };
-	struct kb_buf b = KB_BUF_INIT;
-	char *nl;
+	char *version = NULL;
+	size_t i;
+	int ret;
 
-	if (!run(argv, NULL, &b, "cc --version", NULL)) {
-		nl = strchr(b.buf, '\n');
-		kb_buf_add(out, b.buf, nl ? (size_t)(nl - b.buf) : b.len);
-	}
-	kb_buf_release(&b);
+	if ((ret = kb_toolchain_cc_version(o->make_args, o->nmake_args,
+					   &version, err)))
+		return ret;
+	kb_buf_addf(key, "cc=%s\n", version);
+	for (i = 0; i < o->nmake_args; i++)
+		if (affects_kconfig(o->make_args[i]))
+			kb_buf_addf(key, "make-arg=%s\n", o->make_args[i]);
+	free(version);
+	return 0;
 }
 
 /* Add the tree's identity to @b: its id, or its path and Makefile mtime. */
@@ -254,9 +291,9 @@ int kb_kconfig_resolve(const struct kb_kconfig_resolve_opts *o,
 	/* what decides the result: the cache key */
 	kb_buf_adds(&key, "kbisect-kconfig-resolve-v1\n");
 	tree_identity(o, &key);
-	kb_buf_addf(&key, "arch=%s\ncc=", o->arch ? o->arch : "x86_64");
-	cc_version(&key);
-	kb_buf_addch(&key, '\n');
+	kb_buf_addf(&key, "arch=%s\n", o->arch ? o->arch : "x86_64");
+	if ((ret = toolchain_identity(o, &key, err)))
+		goto out;
 	kb_buf_add(&basekey, key.buf, key.len);
 	if (o->base && o->base_is_target) {
 		kb_buf_addf(&key, "base-target=%s\n", o->base);
