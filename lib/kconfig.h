@@ -29,6 +29,8 @@ struct kb_setting;
 
 /* ---- .config files --------------------------------------------------- */
 
+/* Implemented in lib/kconfig.c. */
+
 #define KB_KCONFIG_MAX_FILE (64u << 20) /* biggest .config we read */
 #define KB_KCONFIG_MAX_LINE 65536       /* longest line we accept */
 
@@ -103,6 +105,8 @@ int kb_kconfig_value_matches(const char *requested, const char *resolved);
 
 /* ---- Kconfig expressions --------------------------------------------- */
 
+/* Implemented in lib/kconfig_expr.c. */
+
 /*
  * Evaluate the Kconfig expression @expr (symbols, y/m/n, numbers, quoted
  * strings, ! && || ( ) = != < <= > >=) against @cfg, with tristate logic
@@ -118,6 +122,8 @@ int kb_kconfig_eval(const char *expr, const struct kb_kconfig *cfg,
 		    struct kb_err *err);
 
 /* ---- the symbols of a tree ------------------------------------------- */
+
+/* Implemented in lib/kconfig_syms.c, with why an option did not hold. */
 
 struct kb_ksyms;
 
@@ -196,6 +202,8 @@ void kb_kconfig_suggest_fix(const struct kb_ksyms *syms,
 
 /* ---- resolution ------------------------------------------------------ */
 
+/* Implemented in lib/kconfig_resolve.c. */
+
 /*
  * How to resolve: the tree, its stable id, the base and fragments, and
  * where make runs.  Paths should be absolute (make runs with -C @tree).
@@ -216,9 +224,17 @@ struct kb_kconfig_resolve_opts {
 				* ${XDG_CACHE_HOME:-$HOME/.cache}/kbisect/
 				* configs; "" disables the cache */
 	const char *make;      /* the make program; NULL: "make" */
+	size_t nmake_args;     /* build.make_args, as the build gets them */
+	const char *const *make_args; /* its "NAME=value" items for the make
+				       * variables Kconfig reads (CC, LD,
+				       * CROSS_COMPILE, LLVM, LLVM_IAS, AR,
+				       * NM, OBJCOPY, RUSTC, BINDGEN, PAHOLE,
+				       * USERCFLAGS, USERLDFLAGS, HOSTCC,
+				       * HOSTCXX) go on make's command line;
+				       * the others are left out */
 };
 #define KB_KCONFIG_RESOLVE_OPTS_INIT \
-	{ NULL, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL }
+	{ .tree = NULL, .nmake_args = 0, .make_args = NULL }
 
 /* One requested option and what became of it. */
 struct kb_kconfig_outcome {
@@ -243,17 +259,22 @@ struct kb_kconfig_resolution {
 
 /*
  * Resolve one variant: write base (copied, or `make -C tree O=odir
- * ARCH=arch TARGET`), the fragments and the Kconfig @settings (entries
- * whose kind is not KB_FACTOR_KCONFIG are skipped) into odir/.config, run
- * `make -C tree O=odir ARCH=arch olddefconfig`, read odir/.config back
- * and compare every requested setting with it; @syms (may be NULL) gives
- * the reasons.  make's output goes to odir/kbisect-kconfig.log.  Results
- * are cached by a digest of (tree id, arch, base, base/fragment contents,
- * settings).
+ * ARCH=arch [VARS] TARGET`), the fragments and the Kconfig @settings
+ * (entries whose kind is not KB_FACTOR_KCONFIG are skipped) into
+ * odir/.config, run `make -C tree O=odir ARCH=arch [VARS] olddefconfig`,
+ * read odir/.config back and compare every requested setting with it;
+ * @syms (may be NULL) gives the reasons.  VARS are the make_args items
+ * that Kconfig reads (see struct kb_kconfig_resolve_opts), so Kconfig
+ * probes the compiler the build will use.  make's output goes to
+ * odir/kbisect-kconfig.log.  Results are cached by a digest of (tree id,
+ * arch, the version of kb_toolchain_cc(make_args), VARS, base,
+ * base/fragment contents, settings): a config resolved for one compiler
+ * is never reused for another.
  *
  * Returns 0 with *@out (free with kb_kconfig_resolution_free()), KB_EINPUT
  * for a malformed base or fragment, or KB_EFAIL (make failed: the message
- * holds the log's last lines).
+ * holds the log's last lines; or the compiler's version could not be
+ * read).
  */
 int kb_kconfig_resolve(const struct kb_kconfig_resolve_opts *opts,
 		       const struct kb_setting *settings, size_t nsettings,

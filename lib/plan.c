@@ -411,6 +411,8 @@ int kb_plan_resolve(struct kb_plan *p, const struct kb_plan_resolve_opts *o,
 	ro.nfragments = src->nfragments;
 	ro.fragments = src->fragments;
 	ro.cache_dir = o->cache_dir;
+	ro.nmake_args = kb_matrix_build(p->m)->nmake_args;
+	ro.make_args = kb_matrix_build(p->m)->make_args;
 
 	p->res = kb_calloc(p->nvariants, sizeof(*p->res));
 	p->res_owner = kb_calloc(p->nvariants, sizeof(*p->res_owner));

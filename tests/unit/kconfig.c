@@ -1,13 +1,71 @@
+#include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "test.h"
 #include "buf.h"
 #include "err.h"
 #include "kconfig.h"
+#include "mem.h"
 #include "variant.h"
 
 #define TREE KB_TEST_DATA "/kconfig/tree"
+
+extern char **environ;
+
+static char *tmp; /* a scratch folder, for the tests that resolve */
+
+static int setup(void **state)
+{
+	char templ[] = "/tmp/kb-kconfig-XXXXXX";
+
+	(void)state;
+	assert_non_null(mkdtemp(templ));
+	tmp = kb_strdup(templ);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char *argv[] = { "rm", "-rf", tmp, NULL };
+	pid_t pid;
+	int status;
+
+	(void)state;
+	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) == 0)
+		waitpid(pid, &status, 0);
+	free(tmp);
+	tmp = NULL;
+	return 0;
+}
+
+/* Write @text to tmp/@name with @mode; returns its path (caller frees). */
+static char *put(const char *name, const char *text, mode_t mode)
+{
+	char *p = kb_asprintf("%s/%s", tmp, name);
+	FILE *f = fopen(p, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	chmod(p, mode);
+	return p;
+}
+
+/* The text of tmp/@name, or "" when there is none (caller frees). */
+static char *slurp(const char *name)
+{
+	char *p = kb_asprintf("%s/%s", tmp, name);
+	struct kb_buf b = KB_BUF_INIT;
+
+	if (kb_buf_read_file(&b, p, 1u << 20, NULL))
+		kb_buf_reset(&b);
+	free(p);
+	return kb_buf_detach(&b);
+}
 
 static struct kb_kconfig *parse_ok(const char *text)
 {
@@ -484,6 +542,154 @@ static void test_kconfig__resolve_refuses_a_malformed_fragment(void **state)
 	assert_msg_contains(err.msg, "tree/Kconfig:4:1: expected");
 }
 
+/*
+ * The fake make of the resolution tests: appends its arguments to
+ * tmp/calls; `make tinyconfig` writes CONFIG_SMP=y into O/.config,
+ * olddefconfig leaves O/.config as it is.
+ */
+static const char fake_make[] =
+	"#!/bin/sh\n"
+	"for a; do case $a in O=*) o=${a#O=};; esac; done\n"
+	"echo \"$*\" >> \"$(dirname \"$0\")/calls\"\n"
+	"case \" $* \" in *\" tinyconfig \"*)\n"
+	"  echo CONFIG_SMP=y > \"$o/.config\";;\n"
+	"esac\n";
+
+/* A fake compiler tmp/@name whose --version says @version. */
+static char *fake_cc(const char *name, const char *version)
+{
+	char *text = kb_asprintf("#!/bin/sh\necho '%s'\n", version);
+	char *p = put(name, text, 0755);
+
+	free(text);
+	return p;
+}
+
+/*
+ * Resolve SMP=y from base `tinyconfig` in tmp with the fake make and
+ * build.make_args @args, the cache in tmp/cache.  Returns whether it came
+ * from the cache.
+ */
+static int resolve_with(const char *const *args, size_t nargs)
+{
+	struct kb_kconfig_resolve_opts o = KB_KCONFIG_RESOLVE_OPTS_INIT;
+	struct kb_kconfig_resolution *r = NULL;
+	struct kb_err err = KB_ERR_INIT;
+	const struct kb_setting set[] = { { "SMP", "y", KB_FACTOR_KCONFIG } };
+	char *make = put("make", fake_make, 0755);
+	char *odir = kb_asprintf("%s/obj", tmp);
+	char *cache = kb_asprintf("%s/cache", tmp);
+	int cached;
+
+	o.tree = tmp;
+	o.tree_id = "plain:test";
+	o.odir = odir;
+	o.base = "tinyconfig";
+	o.base_is_target = 1;
+	o.cache_dir = cache;
+	o.make = make;
+	o.make_args = args;
+	o.nmake_args = nargs;
+	if (kb_kconfig_resolve(&o, set, 1, NULL, &r, &err))
+		fail_msg("resolve: %s", err.msg);
+	assert_int_equal(r->noutcomes, 1);
+	assert_true(r->outcomes[0].held);
+	cached = r->cached;
+	kb_kconfig_resolution_free(r);
+	free(make);
+	free(odir);
+	free(cache);
+	return cached;
+}
+
+static void test_kconfig__resolve_runs_make_with_the_build_compiler(void **state)
+{
+	char *cc = fake_cc("cc-a", "cc-a (Test) 1.0");
+	char *ccarg = kb_asprintf("CC=%s", cc);
+	const char *args[] = { "-k", "V=1", ccarg, "LLVM=1",
+			       "CROSS_COMPILE=x86_64-linux-gnu-",
+			       "HOSTCC=gcc", "KCFLAGS=-O3" };
+	const char *vars = "LLVM=1 CROSS_COMPILE=x86_64-linux-gnu- HOSTCC=gcc";
+	char *calls, *line2, *want;
+
+	(void)state;
+	assert_false(resolve_with(args, 7));
+	calls = slurp("calls");
+	/* `make tinyconfig` then `make olddefconfig`, both with the
+	 * variables Kconfig reads and without the others */
+	want = kb_asprintf(" ARCH=x86_64 %s %s tinyconfig\n", ccarg, vars);
+	assert_msg_contains(calls, want);
+	free(want);
+	line2 = strchr(calls, '\n') + 1;
+	want = kb_asprintf(" ARCH=x86_64 %s %s olddefconfig\n", ccarg, vars);
+	assert_msg_contains(line2, want);
+	free(want);
+	assert_null(strstr(calls, "V=1"));
+	assert_null(strstr(calls, "KCFLAGS"));
+	assert_null(strstr(calls, "-k "));
+	free(calls);
+	free(ccarg);
+	free(cc);
+}
+
+static void test_kconfig__resolve_cache_is_per_compiler(void **state)
+{
+	char *a = fake_cc("cc-a", "cc-a (Test) 1.0");
+	char *b = fake_cc("cc-b", "cc-b (Test) 2.0");
+	char *aarg = kb_asprintf("CC=%s", a), *barg = kb_asprintf("CC=%s", b);
+	const char *with_a[] = { aarg }, *with_b[] = { barg };
+	char *calls, *want;
+
+	(void)state;
+	assert_false(resolve_with(with_a, 1));
+	assert_true(resolve_with(with_a, 1));
+	/* another compiler: resolved again, not served from a's entry, and
+	 * its base made again too */
+	assert_false(resolve_with(with_b, 1));
+	calls = slurp("calls");
+	want = kb_asprintf("%s tinyconfig\n", barg);
+	assert_msg_contains(calls, want);
+	free(want);
+	want = kb_asprintf("%s olddefconfig\n", barg);
+	assert_msg_contains(calls, want);
+	free(want);
+	free(calls);
+	assert_true(resolve_with(with_b, 1));
+	/* the same command, another version: resolved again */
+	free(fake_cc("cc-a", "cc-a (Test) 1.1"));
+	assert_false(resolve_with(with_a, 1));
+	free(aarg);
+	free(barg);
+	free(a);
+	free(b);
+}
+
+static void test_kconfig__resolve_needs_a_compiler_it_can_run(void **state)
+{
+	struct kb_kconfig_resolve_opts o = KB_KCONFIG_RESOLVE_OPTS_INIT;
+	struct kb_kconfig_resolution *r = NULL;
+	struct kb_err err = KB_ERR_INIT;
+	const char *args[] = { "CC=/nonexistent/cc" };
+	char *calls;
+
+	(void)state;
+	o.tree = tmp;
+	o.odir = tmp;
+	o.cache_dir = "";
+	o.make = "/nonexistent/make";
+	o.make_args = args;
+	o.nmake_args = 1;
+	assert_int_equal(kb_kconfig_resolve(&o, NULL, 0, NULL, &r, &err),
+			 KB_EFAIL);
+	assert_null(r);
+	assert_msg_contains(err.msg, "/nonexistent/cc");
+	calls = slurp("calls");
+	assert_string_equal(calls, "");
+	free(calls);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_kconfig__values_of_every_kind),
 	cmocka_unit_test(test_kconfig__duplicates_last_one_wins),
@@ -508,6 +714,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_kconfig__fix_follows_dependencies),
 	cmocka_unit_test(test_kconfig__compare_reports_held_and_not),
 	cmocka_unit_test(test_kconfig__resolve_refuses_a_malformed_fragment),
+	T(test_kconfig__resolve_runs_make_with_the_build_compiler),
+	T(test_kconfig__resolve_cache_is_per_compiler),
+	T(test_kconfig__resolve_needs_a_compiler_it_can_run),
 };
 
 KB_TEST_MAIN(tests)
