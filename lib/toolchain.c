@@ -11,15 +11,44 @@
 
 #define MAX_VERSION_OUTPUT (64u << 10)
 
-const char *kb_toolchain_cc(const char *const *make_args, size_t nargs)
+/* The value of make variable @name: its last NAME= item of @make_args,
+ * else the environment's (make sees it too), else NULL. */
+static const char *make_var(const char *const *make_args, size_t nargs,
+			    const char *name)
 {
-	const char *cc = getenv("CC");
+	size_t i, len = strlen(name);
+	const char *v = NULL;
+
+	for (i = 0; i < nargs; i++)
+		if (!strncmp(make_args[i], name, len) &&
+		    make_args[i][len] == '=')
+			v = make_args[i] + len + 1;
+	return v ? v : getenv(name);
+}
+
+char *kb_toolchain_cc(const char *const *make_args, size_t nargs)
+{
+	const char *cc = NULL, *llvm, *cross;
 	size_t i;
 
+	/* only the command line overrides the Makefile's CC; $CC does not */
 	for (i = 0; i < nargs; i++)
 		if (!strncmp(make_args[i], "CC=", 3))
 			cc = make_args[i] + 3;
-	return cc && *cc ? cc : "gcc";
+	if (cc && *cc)
+		return kb_strdup(cc);
+	llvm = make_var(make_args, nargs, "LLVM");
+	if (llvm && *llvm && strcmp(llvm, "0")) {
+		size_t n = strlen(llvm);
+
+		if (llvm[n - 1] == '/')
+			return kb_asprintf("%sclang", llvm);
+		if (llvm[0] == '-')
+			return kb_asprintf("clang%s", llvm);
+		return kb_strdup("clang");
+	}
+	cross = make_var(make_args, nargs, "CROSS_COMPILE");
+	return kb_asprintf("%sgcc", cross ? cross : "");
 }
 
 /* Split @s on spaces and tabs into a NULL-terminated argv of owned strings,
@@ -57,7 +86,7 @@ static void words_free(char **v)
 int kb_toolchain_cc_version(const char *const *make_args, size_t nargs,
 			    char **out, struct kb_err *err)
 {
-	const char *cc = kb_toolchain_cc(make_args, nargs);
+	char *cc = kb_toolchain_cc(make_args, nargs);
 	char **env = kb_program_make_env();
 	struct kb_buf b = KB_BUF_INIT;
 	struct kb_program prog = { NULL, env, KB_PROGRAM_PIPE,
@@ -91,6 +120,7 @@ out:
 	words_free(argv);
 	kb_buf_release(&b);
 	free(env);
+	free(cc);
 	return ret;
 }
 

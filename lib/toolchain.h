@@ -12,16 +12,20 @@ struct kb_err;
  * names a build.  Below both the plan and the build stages: it includes
  * neither (docs/internals.md).
  *
- * The compiler is named once, by build.make_args: a "CC=..." item there
- * is what `make olddefconfig` (Kconfig reads the compiler's features),
- * the build and the key all use; else $CC, else "gcc".
+ * The compiler is named once, by build.make_args, as the kernel's
+ * Makefile names it: what `make olddefconfig` (Kconfig reads the
+ * compiler's features), the build and the key all use.
  */
 
 /*
- * The compiler command of @make_args: the value of its last "CC=..." item,
- * else $CC, else "gcc".  Points into @make_args or the environment.
+ * The compiler command make will use with @make_args: the value of their
+ * last "CC=..." item; else, with LLVM=1 (or LLVM=PREFIX/, LLVM=-SUFFIX)
+ * among them or in the environment, clang (PREFIX/clang, clang-SUFFIX);
+ * else CROSS_COMPILE (make_args, else the environment) followed by "gcc".
+ * $CC is not read: the kernel's Makefile sets CC over the environment's.
+ * Caller frees.
  */
-const char *kb_toolchain_cc(const char *const *make_args, size_t nargs);
+char *kb_toolchain_cc(const char *const *make_args, size_t nargs);
 
 /*
  * The compiler's version: the first line of `CC --version`, CC being

@@ -137,20 +137,59 @@ static void test_toolchain__missing_compiler_is_an_error(void **state)
 	assert_msg_contains(err.msg, "/nonexistent/cc");
 }
 
-static void test_toolchain__cc_comes_from_make_args_then_env(void **state)
+static void expect_cc(const char *const *args, size_t n, const char *want)
+{
+	char *cc = kb_toolchain_cc(args, n);
+
+	assert_string_equal(cc, want);
+	free(cc);
+}
+
+/* as the kernel's Makefile picks CC: the command line's, else from LLVM
+ * or CROSS_COMPILE; an environment CC is overridden by the Makefile */
+static void test_toolchain__cc_is_the_one_kbuild_uses(void **state)
 {
 	const char *args[] = { "V=1", "CC=clang", "CC=distcc gcc" };
-	char *old = getenv("CC") ? kb_strdup(getenv("CC")) : NULL;
+	const char *llvm[] = { "LLVM=1" };
+	const char *llvm_dir[] = { "LLVM=/opt/llvm/bin/" };
+	const char *llvm_ver[] = { "LLVM=-15", "CROSS_COMPILE=x-" };
+	const char *cross[] = { "CROSS_COMPILE=aarch64-linux-gnu-" };
+	char *old_cc = getenv("CC") ? kb_strdup(getenv("CC")) : NULL;
+	char *old_llvm = getenv("LLVM") ? kb_strdup(getenv("LLVM")) : NULL;
+	char *old_cross = getenv("CROSS_COMPILE") ?
+				  kb_strdup(getenv("CROSS_COMPILE")) : NULL;
 
 	(void)state;
-	assert_string_equal(kb_toolchain_cc(args, 3), "distcc gcc");
+	unsetenv("LLVM");
+	unsetenv("CROSS_COMPILE");
 	setenv("CC", "envcc", 1);
-	assert_string_equal(kb_toolchain_cc(args, 1), "envcc");
-	unsetenv("CC");
-	assert_string_equal(kb_toolchain_cc(NULL, 0), "gcc");
-	if (old)
-		setenv("CC", old, 1);
-	free(old);
+	expect_cc(args, 3, "distcc gcc");
+	expect_cc(args, 1, "gcc");
+	expect_cc(NULL, 0, "gcc");
+	expect_cc(llvm, 1, "clang");
+	expect_cc(llvm_dir, 1, "/opt/llvm/bin/clang");
+	expect_cc(llvm_ver, 2, "clang-15");
+	expect_cc(cross, 1, "aarch64-linux-gnu-gcc");
+	setenv("CROSS_COMPILE", "riscv64-linux-gnu-", 1);
+	expect_cc(NULL, 0, "riscv64-linux-gnu-gcc");
+	setenv("LLVM", "1", 1);
+	expect_cc(NULL, 0, "clang");
+	expect_cc(args, 2, "clang");
+	if (old_cc)
+		setenv("CC", old_cc, 1);
+	else
+		unsetenv("CC");
+	if (old_llvm)
+		setenv("LLVM", old_llvm, 1);
+	else
+		unsetenv("LLVM");
+	if (old_cross)
+		setenv("CROSS_COMPILE", old_cross, 1);
+	else
+		unsetenv("CROSS_COMPILE");
+	free(old_cc);
+	free(old_llvm);
+	free(old_cross);
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -161,7 +200,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_toolchain__compiler_version_is_the_first_line),
 	T(test_toolchain__compiler_wrapper_runs_with_its_compiler),
 	cmocka_unit_test(test_toolchain__missing_compiler_is_an_error),
-	cmocka_unit_test(test_toolchain__cc_comes_from_make_args_then_env),
+	cmocka_unit_test(test_toolchain__cc_is_the_one_kbuild_uses),
 };
 
 KB_TEST_MAIN(tests)
