@@ -88,15 +88,8 @@ static void comment(struct w *w, const char *text)
 
 const char *kb_domxml_type(enum kb_hypervisor hv)
 {
-	switch (hv) {
-	case KB_HV_XEN:
-		return "xen";
-	case KB_HV_KVM:
-		return "kvm";
-	case KB_HV_QEMU:
-		return "qemu";
-	}
-	return "qemu";
+	/* libvirt's domain types are the matrix's hypervisor names */
+	return kb_hypervisor_name(hv);
 }
 
 /* "DDDD:BB:SS.F" -> four numbers; -1 when malformed. */
