@@ -51,6 +51,15 @@ void kb_bisect__probe_release(struct kb_bisect_probe *p)
 	free(p->reason);
 }
 
+void kb_bisect__probes_free(struct kb_bisect_probe *probes, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		kb_bisect__probe_release(&probes[i]);
+	free(probes);
+}
+
 void kb_bisect_result_free(struct kb_bisect_result *r)
 {
 	size_t i;
@@ -63,9 +72,7 @@ void kb_bisect_result_free(struct kb_bisect_result *r)
 	for (i = 0; i < r->nculprits; i++)
 		change_release(&r->culprits[i]);
 	free(r->culprits);
-	for (i = 0; i < r->nprobes; i++)
-		kb_bisect__probe_release(&r->probes[i]);
-	free(r->probes);
+	kb_bisect__probes_free(r->probes, r->nprobes);
 	kb_bisect__probe_release(&r->end);
 	free(r);
 }
@@ -96,6 +103,24 @@ void kb_bisect__release(struct bisect *b)
 	free(b->badv);
 	free(b->change_of);
 	free(b->change_name);
+}
+
+void kb_bisect__init(struct bisect *b, struct kb_store *s,
+		     struct kb_executor *ex, const struct kb_bisect_opts *o)
+{
+	memset(b, 0, sizeof(*b));
+	b->s = s;
+	b->ex = ex;
+	b->o = o;
+	b->copts.threshold_pct = o->threshold_pct;
+	b->copts.alpha = o->alpha;
+	b->copts.higher_is_better = o->higher_is_better;
+	b->copts.seed = o->seed;
+	b->copts.reps = o->reps;
+	b->max_probes = o->max_probes ? o->max_probes
+				      : KB_BISECT_DEFAULT_MAX_PROBES;
+	b->r = kb_calloc(1, sizeof(*b->r));
+	b->r->change_pct = b->r->ci_low = b->r->ci_high = NAN;
 }
 
 /* ---- the change set and its groups ------------------------------------ */
@@ -262,6 +287,31 @@ static int make_changes(struct bisect *b, struct kb_err *err)
 
 /* ---- points: the ends and the probes ---------------------------------- */
 
+struct point *kb_bisect__point_add(struct bisect *b)
+{
+	struct point *p;
+
+	b->points = kb_reallocarray(b->points, b->npoints + 1,
+				    sizeof(*b->points));
+	p = &b->points[b->npoints];
+	memset(p, 0, sizeof(*p));
+	p->idx = (unsigned)b->npoints++;
+	return p;
+}
+
+void kb_bisect__point_variants(const struct bisect *b, struct point *p,
+			       size_t nsettings)
+{
+	p->exec.idx = p->idx;
+	p->exec.label = p->label;
+	p->exec.nsettings = nsettings;
+	p->exec.settings = p->full;
+	p->exec.build_key = p->key;
+	if (b->o->guest)
+		p->exec.guest = *b->o->guest;
+	p->stored = p->exec;
+}
+
 static int applied(const struct bisect *b, const unsigned char *set,
 		   size_t change)
 {
@@ -278,14 +328,9 @@ static size_t point_new(struct bisect *b, const unsigned char *set,
 	const struct kb_bisect_result *r = b->r;
 	struct kb_buf text = KB_BUF_INIT, lab = KB_BUF_INIT;
 	char hex[KB_SHA256_HEX_LEN + 1];
-	struct point *p;
+	struct point *p = kb_bisect__point_add(b);
 	size_t i, k;
 
-	b->points = kb_reallocarray(b->points, b->npoints + 1,
-				    sizeof(*b->points));
-	p = &b->points[b->npoints];
-	memset(p, 0, sizeof(*p));
-	p->idx = (unsigned)b->npoints;
 	p->set = kb_malloc(b->ngroups);
 	memcpy(p->set, set, b->ngroups);
 	p->full = kb_calloc(b->nnames + 1, sizeof(*p->full));
@@ -318,20 +363,12 @@ static size_t point_new(struct bisect *b, const unsigned char *set,
 	kb_sha256_hex(text.buf, text.len, hex);
 	p->key = kb_strdup(hex);
 	p->label = label ? kb_strdup(label) : kb_buf_detach(&lab);
-
-	p->exec.idx = p->idx;
-	p->exec.label = p->label;
-	p->exec.nsettings = b->nnames;
-	p->exec.settings = p->full;
-	p->exec.build_key = p->key;
-	if (b->o->guest)
-		p->exec.guest = *b->o->guest;
-	p->stored = p->exec;
+	kb_bisect__point_variants(b, p, b->nnames);
 	p->stored.nsettings = r->nchanges;
 	p->stored.settings = p->moved;
 	kb_buf_release(&text);
 	kb_buf_release(&lab);
-	return b->npoints++;
+	return p->idx;
 }
 
 static int ensure_build(struct bisect *b, struct point *p,
@@ -883,51 +920,102 @@ static int confirm(struct bisect *b, struct kb_err *err)
 
 /* ---- the whole ------------------------------------------------------- */
 
+int kb_bisect__experiment_create(struct bisect *b, const char *design,
+				 const char *desc,
+				 const struct kb_variant *variants, size_t n,
+				 struct kb_err *err)
+{
+	const struct kb_bisect_opts *o = b->o;
+	struct kb_store_experiment e;
+
+	memset(&e, 0, sizeof(e));
+	e.name = o->name ? o->name : design;
+	e.matrix_path = o->matrix_path;
+	e.matrix_text = desc ? desc : o->matrix_text;
+	e.model_text = o->model_text;
+	e.executor = kb_executor_name(b->ex);
+	e.design = design;
+	e.metric = o->metric;
+	e.boots = o->boots;
+	e.runs_per_boot = o->runs_per_boot;
+	e.nvariants = n;
+	e.variants = variants;
+	return kb_store_experiment_create(b->s, &e, &b->r->experiment, err);
+}
+
+int kb_bisect__store_ends(struct bisect *b, const char *kind,
+			  struct kb_err *err)
+{
+	const struct kb_bisect_opts *o = b->o;
+	struct kb_variant ends[2];
+	char *design = kb_asprintf("bisect-%s", kind), *desc = NULL;
+	int ret;
+
+	ends[0] = b->points[0].stored;
+	ends[1] = b->points[1].stored;
+	if (!o->matrix_text)
+		desc = kb_asprintf("# kbisect bisect %s: no matrix given\n"
+				   "# good: %s\n# bad: %s\n"
+				   "# metric: %s, boots: %u, max_boots: %u,"
+				   " runs_per_boot: %u\n"
+				   "# threshold_pct: %g, alpha: %g\n",
+				   kind, o->good_name, o->bad_name, o->metric,
+				   o->boots, o->max_boots, o->runs_per_boot,
+				   o->threshold_pct, o->alpha);
+	ret = kb_bisect__experiment_create(b, design, desc, ends, 2, err);
+	free(desc);
+	free(design);
+	if (ret)
+		return ret;
+	b->points[0].in_store = b->points[1].in_store = 1;
+	return kb_store_bisection_create(b->s, b->r->experiment, kind,
+					 o->good_name, o->bad_name,
+					 &b->r->bisection, err);
+}
+
+char *kb_bisect__unreproduced(const struct bisect *b)
+{
+	return kb_asprintf("does not reproduce: %s, %+.1f%%",
+			   kb_verdict_name(b->r->ends.verdict),
+			   b->r->ends.change_pct);
+}
+
+int kb_bisect__finish(struct bisect *b, const char *result,
+		      struct kb_err *err)
+{
+	int ret;
+
+	if (b->r->bisection &&
+	    (ret = kb_store_bisection_finish(b->s, b->r->bisection, "done",
+					     result, err)))
+		return ret;
+	return kb_store_experiment_finish(b->s, b->r->experiment, "done", NULL,
+					  err);
+}
+
+void kb_bisect__fail(struct bisect *b, const struct kb_err *err)
+{
+	struct kb_err ignored = KB_ERR_INIT;
+	const char *why = err ? err->msg : NULL;
+
+	if (!b->r || !b->r->experiment)
+		return;
+	if (b->r->bisection)
+		kb_store_bisection_finish(b->s, b->r->bisection, "failed", why,
+					  &ignored);
+	kb_store_experiment_finish(b->s, b->r->experiment, "failed", why,
+				   &ignored);
+}
+
 static int start(struct bisect *b, struct kb_err *err)
 {
-	struct kb_bisect_result *r = b->r;
-	struct kb_store_experiment e;
-	struct kb_variant ends[2];
 	unsigned char *set = kb_calloc(b->ngroups + 1, 1);
-	char *desc = NULL;
-	int ret;
 
 	point_new(b, set, "good");
 	memset(set, 1, b->ngroups);
 	point_new(b, set, "bad");
 	free(set);
-	ends[0] = b->points[0].stored;
-	ends[1] = b->points[1].stored;
-	if (!b->o->matrix_text)
-		desc = kb_asprintf("# kbisect bisect options: no matrix given\n"
-				   "# good: %s\n# bad: %s\n"
-				   "# metric: %s, boots: %u, max_boots: %u,"
-				   " runs_per_boot: %u\n"
-				   "# threshold_pct: %g, alpha: %g\n",
-				   b->o->good_name, b->o->bad_name,
-				   b->o->metric, b->o->boots,
-				   b->o->max_boots, b->o->runs_per_boot,
-				   b->o->threshold_pct, b->o->alpha);
-	memset(&e, 0, sizeof(e));
-	e.name = b->o->name ? b->o->name : "bisect-options";
-	e.matrix_path = b->o->matrix_path;
-	e.matrix_text = desc ? desc : b->o->matrix_text;
-	e.model_text = b->o->model_text;
-	e.executor = kb_executor_name(b->ex);
-	e.design = "bisect-options";
-	e.metric = b->o->metric;
-	e.boots = b->o->boots;
-	e.runs_per_boot = b->o->runs_per_boot;
-	e.nvariants = 2;
-	e.variants = ends;
-	ret = kb_store_experiment_create(b->s, &e, &r->experiment, err);
-	free(desc);
-	if (ret)
-		return ret;
-	b->points[0].in_store = b->points[1].in_store = 1;
-	return kb_store_bisection_create(b->s, r->experiment, "options",
-					 b->o->good_name, b->o->bad_name,
-					 &r->bisection, err);
+	return kb_bisect__store_ends(b, "options", err);
 }
 
 /*
@@ -1023,7 +1111,6 @@ int kb_bisect_options(struct kb_store *s, struct kb_executor *ex,
 		      struct kb_bisect_result **out, struct kb_err *err)
 {
 	struct bisect b;
-	struct kb_err ignored = KB_ERR_INIT;
 	size_t *cur = NULL, ncur, i;
 	char *result = NULL;
 	int ret;
@@ -1031,19 +1118,7 @@ int kb_bisect_options(struct kb_store *s, struct kb_executor *ex,
 	*out = NULL;
 	if ((ret = kb_bisect__check_opts(o, err)))
 		return ret;
-	memset(&b, 0, sizeof(b));
-	b.s = s;
-	b.ex = ex;
-	b.o = o;
-	b.copts.threshold_pct = o->threshold_pct;
-	b.copts.alpha = o->alpha;
-	b.copts.higher_is_better = o->higher_is_better;
-	b.copts.seed = o->seed;
-	b.copts.reps = o->reps;
-	b.max_probes = o->max_probes ? o->max_probes
-				     : KB_BISECT_DEFAULT_MAX_PROBES;
-	b.r = kb_calloc(1, sizeof(*b.r));
-	b.r->change_pct = b.r->ci_low = b.r->ci_high = NAN;
+	kb_bisect__init(&b, s, ex, o);
 	collect_names(&b, good, bad);
 	if ((ret = make_changes(&b, err)) || (ret = start(&b, err)) ||
 	    (ret = confirm(&b, err)))
@@ -1063,27 +1138,15 @@ int kb_bisect_options(struct kb_store *s, struct kb_executor *ex,
 		if ((ret = conclude(&b, cur, ncur, &result, err)))
 			goto out;
 	} else {
-		result = kb_asprintf("does not reproduce: %s, %+.1f%%",
-				     kb_verdict_name(b.r->ends.verdict),
-				     b.r->ends.change_pct);
+		result = kb_bisect__unreproduced(&b);
 	}
-	if ((ret = kb_store_bisection_finish(s, b.r->bisection, "done",
-					     result, err)) ||
-	    (ret = kb_store_experiment_finish(s, b.r->experiment, "done",
-					      NULL, err)))
+	if ((ret = kb_bisect__finish(&b, result, err)))
 		goto out;
 	*out = b.r;
 	b.r = NULL;
 out:
-	if (ret && b.r && b.r->experiment) {
-		const char *why = err ? err->msg : NULL;
-
-		if (b.r->bisection)
-			kb_store_bisection_finish(s, b.r->bisection, "failed",
-						  why, &ignored);
-		kb_store_experiment_finish(s, b.r->experiment, "failed", why,
-					   &ignored);
-	}
+	if (ret)
+		kb_bisect__fail(&b, err);
 	free(result);
 	free(cur);
 	kb_bisect_result_free(b.r);

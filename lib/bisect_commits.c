@@ -12,11 +12,9 @@
 #include "bisect_int.h"
 #include "buf.h"
 #include "err.h"
-#include "executor.h"
 #include "matrix.h"
 #include "mem.h"
 #include "sha256.h"
-#include "store.h"
 #include "variant.h"
 #include "banned.h"
 
@@ -32,13 +30,9 @@ struct csearch {
 
 void kb_bisect_commits_result_free(struct kb_bisect_commits_result *r)
 {
-	size_t i;
-
 	if (!r)
 		return;
-	for (i = 0; i < r->nprobes; i++)
-		kb_bisect__probe_release(&r->probes[i]);
-	free(r->probes);
+	kb_bisect__probes_free(r->probes, r->nprobes);
 	kb_bisect__probe_release(&r->end);
 	free(r);
 }
@@ -68,14 +62,9 @@ static size_t commit_point_new(struct bisect *b,
 	const struct kb_bisect_opts *o = b->o;
 	struct kb_buf text = KB_BUF_INIT;
 	char hex[KB_SHA256_HEX_LEN + 1];
-	struct point *p;
+	struct point *p = kb_bisect__point_add(b);
 	size_t i, k = 0;
 
-	b->points = kb_reallocarray(b->points, b->npoints + 1,
-				    sizeof(*b->points));
-	p = &b->points[b->npoints];
-	memset(p, 0, sizeof(*p));
-	p->idx = (unsigned)b->npoints;
 	p->full = kb_calloc(o->nsettings + 1, sizeof(*p->full));
 	kb_buf_addf(&text, "kbisect-bisect-commit-v1\nsalt=%s\n",
 		    o->build_salt ? o->build_salt : "");
@@ -98,16 +87,9 @@ static size_t commit_point_new(struct bisect *b,
 	else
 		p->label = kb_asprintf("%.12s %.*s", c->sha, SUMMARY_IN_LABEL,
 				       c->summary ? c->summary : "");
-	p->exec.idx = p->idx;
-	p->exec.label = p->label;
-	p->exec.nsettings = k;
-	p->exec.settings = p->full;
-	p->exec.build_key = p->key;
-	if (o->guest)
-		p->exec.guest = *o->guest;
-	p->stored = p->exec;
+	kb_bisect__point_variants(b, p, k);
 	kb_buf_release(&text);
-	return b->npoints++;
+	return p->idx;
 }
 
 /* A fresh struct bisect for commits (its result holds the counters). */
@@ -115,69 +97,23 @@ static void commit_bisect_init(struct bisect *b, struct kb_store *s,
 			       struct kb_executor *ex,
 			       const struct kb_bisect_opts *o)
 {
-	memset(b, 0, sizeof(*b));
-	b->s = s;
-	b->ex = ex;
-	b->o = o;
-	b->copts.threshold_pct = o->threshold_pct;
-	b->copts.alpha = o->alpha;
-	b->copts.higher_is_better = o->higher_is_better;
-	b->copts.seed = o->seed;
-	b->copts.reps = o->reps;
+	kb_bisect__init(b, s, ex, o);
 	b->copts_good = b->copts_bad = b->copts;
-	b->max_probes = o->max_probes ? o->max_probes
-				      : KB_BISECT_DEFAULT_MAX_PROBES;
-	b->r = kb_calloc(1, sizeof(*b->r));
-	b->r->change_pct = b->r->ci_low = b->r->ci_high = NAN;
 }
 
 static int commits_start(struct bisect *b, const struct csearch *cs,
 			 struct kb_err *err)
 {
-	const struct kb_bisect_opts *o = b->o;
-	struct kb_bisect_result *r = b->r;
-	struct kb_store_experiment e;
-	struct kb_variant ends[2];
-	char *desc = NULL;
 	int ret;
 
 	commit_point_new(b, &cs->commits[0], "good");
 	commit_point_new(b, &cs->commits[cs->n - 1], "bad");
 	cs->point_of[0] = 0;
 	cs->point_of[cs->n - 1] = 1;
-	ends[0] = b->points[0].stored;
-	ends[1] = b->points[1].stored;
-	if (!o->matrix_text)
-		desc = kb_asprintf("# kbisect bisect commits: no matrix given\n"
-				   "# good: %s\n# bad: %s\n"
-				   "# metric: %s, boots: %u, max_boots: %u,"
-				   " runs_per_boot: %u\n"
-				   "# threshold_pct: %g, alpha: %g\n",
-				   o->good_name, o->bad_name, o->metric,
-				   o->boots, o->max_boots, o->runs_per_boot,
-				   o->threshold_pct, o->alpha);
-	memset(&e, 0, sizeof(e));
-	e.name = o->name ? o->name : "bisect-commits";
-	e.matrix_path = o->matrix_path;
-	e.matrix_text = desc ? desc : o->matrix_text;
-	e.model_text = o->model_text;
-	e.executor = kb_executor_name(b->ex);
-	e.design = "bisect-commits";
-	e.metric = o->metric;
-	e.boots = o->boots;
-	e.runs_per_boot = o->runs_per_boot;
-	e.nvariants = 2;
-	e.variants = ends;
-	ret = kb_store_experiment_create(b->s, &e, &r->experiment, err);
-	free(desc);
-	if (ret)
-		return ret;
-	if (o->experiment_id)
-		*o->experiment_id = r->experiment;
-	b->points[0].in_store = b->points[1].in_store = 1;
-	return kb_store_bisection_create(b->s, r->experiment, "commits",
-					 o->good_name, o->bad_name,
-					 &r->bisection, err);
+	ret = kb_bisect__store_ends(b, "commits", err);
+	if (b->r->experiment && b->o->experiment_id)
+		*b->o->experiment_id = b->r->experiment;
+	return ret;
 }
 
 /* Compare the ends and store them as step 1. */
@@ -350,7 +286,6 @@ int kb_bisect_commits(struct kb_store *s, struct kb_executor *ex,
 {
 	struct bisect b;
 	struct csearch cs;
-	struct kb_err ignored = KB_ERR_INIT;
 	struct kb_bisect_commits_result *cr = NULL;
 	char *result = NULL;
 	size_t i, lo = 0, hi = 0;
@@ -385,14 +320,9 @@ int kb_bisect_commits(struct kb_store *s, struct kb_executor *ex,
 		if ((ret = commits_conclude(&b, &cs, lo, hi, &result, err)))
 			goto out;
 	} else {
-		result = kb_asprintf("does not reproduce: %s, %+.1f%%",
-				     kb_verdict_name(b.r->ends.verdict),
-				     b.r->ends.change_pct);
+		result = kb_bisect__unreproduced(&b);
 	}
-	if ((ret = kb_store_bisection_finish(s, b.r->bisection, "done",
-					     result, err)) ||
-	    (ret = kb_store_experiment_finish(s, b.r->experiment, "done",
-					      NULL, err)))
+	if ((ret = kb_bisect__finish(&b, result, err)))
 		goto out;
 	cr->reproduced = b.r->reproduced;
 	cr->ends = b.r->ends;
@@ -406,15 +336,8 @@ int kb_bisect_commits(struct kb_store *s, struct kb_executor *ex,
 	*out = cr;
 	cr = NULL;
 out:
-	if (ret && b.r->experiment) {
-		const char *why = err ? err->msg : NULL;
-
-		if (b.r->bisection)
-			kb_store_bisection_finish(s, b.r->bisection, "failed",
-						  why, &ignored);
-		kb_store_experiment_finish(s, b.r->experiment, "failed", why,
-					   &ignored);
-	}
+	if (ret)
+		kb_bisect__fail(&b, err);
 	free(result);
 	free(cs.point_of);
 	kb_bisect_commits_result_free(cr);
@@ -457,8 +380,6 @@ int kb_bisect_test(struct kb_store *s, struct kb_executor *ex,
 		   struct kb_bisect_test_result *out, struct kb_err *err)
 {
 	struct bisect b;
-	struct kb_store_experiment e;
-	struct kb_err ignored = KB_ERR_INIT;
 	struct point *p;
 	char *desc = NULL;
 	int ret;
@@ -477,19 +398,8 @@ int kb_bisect_test(struct kb_store *s, struct kb_executor *ex,
 		desc = kb_asprintf("# kbisect test: no matrix given\n"
 				   "# commit: %s\n# baseline: %s\n",
 				   commit->sha, o->good_name);
-	memset(&e, 0, sizeof(e));
-	e.name = o->name ? o->name : "bisect-test";
-	e.matrix_path = o->matrix_path;
-	e.matrix_text = desc ? desc : o->matrix_text;
-	e.model_text = o->model_text;
-	e.executor = kb_executor_name(ex);
-	e.design = "bisect-test";
-	e.metric = o->metric;
-	e.boots = o->boots;
-	e.runs_per_boot = o->runs_per_boot;
-	e.nvariants = 1;
-	e.variants = &p->stored;
-	ret = kb_store_experiment_create(s, &e, &b.r->experiment, err);
+	ret = kb_bisect__experiment_create(&b, "bisect-test", desc, &p->stored,
+					   1, err);
 	free(desc);
 	if (ret)
 		goto out;
@@ -518,8 +428,7 @@ int kb_bisect_test(struct kb_store *s, struct kb_executor *ex,
 		if ((ret = kb_bisect__measure(&b, p, p->nvalues + 1, err)))
 			goto out;
 	}
-	if ((ret = kb_store_experiment_finish(s, b.r->experiment, "done",
-					      NULL, err)))
+	if ((ret = kb_bisect__finish(&b, NULL, err)))
 		goto out;
 	out->builds = b.r->builds;
 	out->boots = b.r->boots;
@@ -527,11 +436,7 @@ int kb_bisect_test(struct kb_store *s, struct kb_executor *ex,
 	out->experiment = b.r->experiment;
 out:
 	if (ret) {
-		if (b.r->experiment)
-			kb_store_experiment_finish(s, b.r->experiment,
-						   "failed",
-						   err ? err->msg : NULL,
-						   &ignored);
+		kb_bisect__fail(&b, err);
 		kb_bisect_test_result_release(out);
 	}
 	kb_bisect_result_free(b.r);

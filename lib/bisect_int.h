@@ -69,15 +69,28 @@ struct bisect {
 	int stopped;              /* max_probes reached */
 };
 
-/* Free what @b owns, all but b->r. */
+/* Fill @b for a bisection with @o on @ex into @s, with an empty result
+ * (NaN effect); kb_bisect__release() frees all but b->r. */
+void kb_bisect__init(struct bisect *b, struct kb_store *s,
+		     struct kb_executor *ex, const struct kb_bisect_opts *o);
 void kb_bisect__release(struct bisect *b);
 
 /* Check the options both bisections need: names for the ends, a metric,
  * boots, runs, alpha and threshold in range.  KB_EINPUT when not. */
 int kb_bisect__check_opts(const struct kb_bisect_opts *o, struct kb_err *err);
 
-/* Free what probe @p owns. */
+/* Free what probe @p owns; free @n probes and the array at @probes. */
 void kb_bisect__probe_release(struct kb_bisect_probe *p);
+void kb_bisect__probes_free(struct kb_bisect_probe *probes, size_t n);
+
+/* Append a zeroed point to b->points, its idx the next variant index.
+ * The pointer is valid until the next point is added. */
+struct point *kb_bisect__point_add(struct bisect *b);
+
+/* Make @p's variants from its label, key and @nsettings settings at
+ * p->full (with the guest of the options): exec, and stored the same. */
+void kb_bisect__point_variants(const struct bisect *b, struct point *p,
+			       size_t nsettings);
 
 /* Boot @p until it has @want values (or cannot have them): its variant
  * stored, its build from the store or built, each boot stored. */
@@ -110,5 +123,32 @@ int kb_bisect__store_step(struct bisect *b, const struct kb_bisect_probe *pr,
  * (all but what it applied).  KB_EFAIL when an end cannot be measured.
  */
 int kb_bisect__confirm_ends(struct bisect *b, struct kb_err *err);
+
+/* Store the experiment of @b (design @design, also its name unless the
+ * options give one; matrix text @desc unless NULL) with @variants[0..n):
+ * sets b->r->experiment. */
+int kb_bisect__experiment_create(struct bisect *b, const char *design,
+				 const char *desc,
+				 const struct kb_variant *variants, size_t n,
+				 struct kb_err *err);
+
+/* Store the experiment of a bisection of @kind ("options", "commits";
+ * design "bisect-KIND") with the ends, points 0 and 1, as its variants,
+ * and its bisections row: sets b->r->experiment and b->r->bisection. */
+int kb_bisect__store_ends(struct bisect *b, const char *kind,
+			  struct kb_err *err);
+
+/* The result stored when the regression does not reproduce: the ends'
+ * verdict and change.  Caller frees. */
+char *kb_bisect__unreproduced(const struct bisect *b);
+
+/* Mark the bisection (when there is one) done with @result, and its
+ * experiment done. */
+int kb_bisect__finish(struct bisect *b, const char *result,
+		      struct kb_err *err);
+
+/* Mark the bisection and the experiment, those stored, failed with
+ * @err's message. */
+void kb_bisect__fail(struct bisect *b, const struct kb_err *err);
 
 #endif
