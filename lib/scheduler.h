@@ -20,18 +20,21 @@ struct kb_err;
  * two daemons, and a lease that expired is taken back by whoever claims
  * next.
  *
- * It does no I/O but the store's, and prints nothing: what happens to
- * experiments as it goes is told to a note callback.  It does not run
- * steps: the caller does, in threads of its own, and reports each end
- * with kb_sched_finished().  Not thread-safe: one thread calls it.
+ * It talks to no socket and prints nothing: what happens to experiments
+ * as it goes is told to a note callback.  Besides the store, it only
+ * loads experiments (kb_queue_exp_load(), which may resolve a real
+ * experiment's configs in its source tree).  It does not run steps: the
+ * caller does, in threads of its own, and reports each end with
+ * kb_sched_finished().  Not thread-safe: one thread calls it.
  *
  * A pass, every tick and whenever a step ended or a job came:
  *
- *     kb_sched_refresh(sc, &err);
- *     while ((ret = kb_sched_next(sc, time(NULL), &step, &err)) !=
- *            KB_ENOTFOUND)
- *             if (ret == 0)
- *                     start(&step);   (ret < 0: one claim failed; go on)
+ *     if (kb_sched_refresh(sc, &err) == 0)
+ *             while ((ret = kb_sched_next(sc, time(NULL), &step,
+ *                                         &err)) != KB_ENOTFOUND)
+ *                     if (ret == 0)
+ *                             start(&step);
+ *                     (else one claim failed: the pass goes on)
  */
 
 /* What the scheduler tells its caller. */
