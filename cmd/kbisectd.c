@@ -5,10 +5,11 @@
  * under a lease: at most --build-jobs builds at once, and per libvirt host
  * as many boots as its capacity in the matrix's hosts: list.
  *
- * One thread (this file's main loop) owns the socket, the clients, the
- * schedule and the leases; each step runs in a thread of its own with its
- * own database connection and executor, and stores its result with its
- * job's end in one transaction.  A daemon killed at any instant leaves
+ * One thread (this file's main loop) owns the socket, the clients and the
+ * scheduler (lib/scheduler.h: which jobs to lease and start, within the
+ * build slots and host capacities); each step runs in a thread of its own
+ * with its own database connection and executor, and stores its result
+ * with its job's end in one transaction.  A daemon killed at any instant leaves
  * leases that the next one takes back at start: those steps run again,
  * finished ones never do.
  */
@@ -38,13 +39,13 @@
 #include "paths.h"
 #include "protocol.h"
 #include "queue.h"
+#include "scheduler.h"
 #include "store.h"
 #include "banned.h"
 
 #define KBISECTD_VERSION "0.1.0"
 #define MAX_CLIENTS 64
 #define MAX_WORKERS 64
-#define MAX_HOSTS 64
 #define TICK_MS 200
 #define STATUS_RECENT 20
 
@@ -96,27 +97,14 @@ static int open_log(const char *path)
 
 /* ---- state --------------------------------------------------------------- */
 
-struct exp_slot {
-	struct kb_queue_exp *x;
-	unsigned running; /* steps of it running now */
-	int seen;         /* still in the queue at the last pass */
-};
-
 struct worker {
 	pthread_t thread;
 	int used;
 	int finished;             /* set by the thread under d.lock */
-	struct kb_store_job job;
-	struct exp_slot *exp;
-	char *host;               /* boots: the host it holds a slot of */
+	struct kb_sched_step step; /* its job, experiment and host */
 	int ret;
 	struct kb_err err;
 	double started;
-};
-
-struct host_slot {
-	char *uri;
-	unsigned running;
 };
 
 struct client {
@@ -143,16 +131,11 @@ static struct {
 	int done_pipe[2];
 	pthread_mutex_t lock;
 	struct worker workers[MAX_WORKERS];
-	struct exp_slot **exps; /* each allocated: workers point at them */
-	size_t nexps;
+	struct kb_sched *sched; /* the experiments, their steps and leases */
 	int swept;              /* orphan guests looked for */
-	struct host_slot hosts[MAX_HOSTS];
-	size_t nhosts;
-	unsigned builds_running;
 	struct client *clients[MAX_CLIENTS];
 	int stopping;
 	int wake;               /* schedule at once: a step ended, a job came */
-	time_t last_renew;
 } d;
 
 static volatile sig_atomic_t got_term, got_hup;
@@ -264,77 +247,23 @@ static int make_socket(struct kb_err *err)
 	return 0;
 }
 
-/* ---- experiments and hosts ----------------------------------------------- */
+/* ---- experiments: what the scheduler tells ------------------------------- */
 
-static struct exp_slot *find_exp(int64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < d.nexps; i++)
-		if (kb_queue_exp_id(d.exps[i]->x) == id)
-			return d.exps[i];
-	return NULL;
-}
-
-static struct host_slot *host(const char *uri)
-{
-	size_t i;
-
-	for (i = 0; i < d.nhosts; i++)
-		if (!strcmp(d.hosts[i].uri, uri))
-			return &d.hosts[i];
-	if (d.nhosts == MAX_HOSTS)
-		return NULL;
-	d.hosts[d.nhosts].uri = kb_strdup(uri);
-	d.hosts[d.nhosts].running = 0;
-	return &d.hosts[d.nhosts++];
-}
-
-/* Boots of @x that may run at once: the capacities of its hosts. */
-static unsigned boot_slots(const struct kb_queue_exp *x)
+/* At start, guests a dead daemon left on the hosts of the experiments it
+ * was running.  Model experiments start none. */
+static void sweep_orphans(const struct kb_queue_exp *x)
 {
 	const struct kb_matrix *m = kb_queue_exp_matrix(x);
-	unsigned n = 0;
+	struct kb_err err = KB_ERR_INIT;
 	size_t i;
 
-	for (i = 0; i < kb_matrix_nhosts(m); i++)
-		n += kb_matrix_host(m, i)->capacity;
-	return n ? n : 1;
-}
-
-/* Load (or find) experiment @id; a stored experiment that no longer
- * plans is failed. */
-static struct exp_slot *load_exp(int64_t id)
-{
-	struct kb_err err = KB_ERR_INIT, ignored = KB_ERR_INIT;
-	struct kb_queue_exp *x = NULL;
-	struct exp_slot *e = find_exp(id);
-	const struct kb_matrix *m;
-	size_t i;
-
-	if (e)
-		return e;
-	if (kb_queue_exp_load(d.s, id, d.time_scale, &x, &err)) {
-		logm(L_ERROR, "experiment %lld: %s", (long long)id, err.msg);
-		kb_store_experiment_finish(d.s, id, "failed", err.msg,
-					   &ignored);
-		return NULL;
-	}
-	m = kb_queue_exp_matrix(x);
-	logm(L_INFO, "experiment %lld '%s' loaded: %zu variants, %s executor",
-	     (long long)id, kb_matrix_name(m),
-	     kb_plan_nvariants(kb_queue_exp_plan(x)),
-	     kb_queue_exp_is_model(x) ? "model" : "libvirt");
-	/* At start, guests a dead daemon left on the hosts of the
-	 * experiments it was running.  Model experiments start none. */
-	for (i = 0; !d.swept && !kb_queue_exp_is_model(x) &&
-		    i < kb_matrix_nhosts(m);
+	for (i = 0; !kb_queue_exp_is_model(x) && i < kb_matrix_nhosts(m);
 	     i++) {
 		const char *uri = kb_matrix_host(m, i)->uri;
 		unsigned n = 0;
 
 		kb_err_clear(&err);
-		if (host(uri) && host(uri)->running)
+		if (kb_sched_host_running(d.sched, uri))
 			continue; /* our own guests run there */
 		if (kb_queue_destroy_orphans(uri, &n, &err))
 			logm(L_WARN, "cannot look for orphan guests on %s: %s",
@@ -343,20 +272,35 @@ static struct exp_slot *load_exp(int64_t id)
 			logm(L_INFO, "destroyed %u orphan guest%s on %s", n,
 			     n == 1 ? "" : "s", uri);
 	}
-	d.exps = kb_reallocarray(d.exps, d.nexps + 1, sizeof(*d.exps));
-	e = kb_calloc(1, sizeof(*e));
-	e->x = x;
-	d.exps[d.nexps++] = e;
-	return e;
+}
+
+static void on_note(const struct kb_sched_note *n, void *arg)
+{
+	(void)arg;
+	switch (n->kind) {
+	case KB_SCHED_NOTE_LOADED:
+		logm(L_INFO, "experiment %lld '%s' loaded: %zu variants, %s executor",
+		     (long long)n->id, kb_matrix_name(kb_queue_exp_matrix(n->exp)),
+		     kb_plan_nvariants(kb_queue_exp_plan(n->exp)),
+		     kb_queue_exp_is_model(n->exp) ? "model" : "libvirt");
+		if (!d.swept)
+			sweep_orphans(n->exp);
+		break;
+	case KB_SCHED_NOTE_ENDED:
+		logm(L_INFO, "experiment %lld %s", (long long)n->id, n->state);
+		break;
+	case KB_SCHED_NOTE_ERROR:
+		logm(L_ERROR, "experiment %lld: %s", (long long)n->id, n->msg);
+		break;
+	}
 }
 
 /* ---- steps --------------------------------------------------------------- */
 
-static size_t running_steps(void);
-
 static void *run_step(void *arg)
 {
 	struct worker *w = arg;
+	const struct kb_store_job *j = &w->step.job;
 	struct kb_store *s = NULL;
 	struct kb_executor *ex = NULL;
 	void *conn = NULL;
@@ -365,22 +309,22 @@ static void *run_step(void *arg)
 	int ret;
 
 	if ((ret = kb_store_open(d.db_path, NULL, &s, &w->err)) ||
-	    (ret = kb_queue_exp_executor(w->exp->x, w->host, &ex, &conn,
-					 &w->err)))
+	    (ret = kb_queue_exp_executor(w->step.exp, w->step.host, &ex,
+					 &conn, &w->err)))
 		goto out;
-	if (w->job.kind == KB_STORE_JOB_BUILD)
-		ret = kb_queue_run_build(s, w->exp->x, &w->job, d.owner, ex,
+	if (j->kind == KB_STORE_JOB_BUILD)
+		ret = kb_queue_run_build(s, w->step.exp, j, d.owner, ex,
 					 &w->err);
 	else
-		ret = kb_queue_run_boot(s, w->exp->x, &w->job, d.owner, ex,
+		ret = kb_queue_run_boot(s, w->step.exp, j, d.owner, ex,
 					&w->err);
 out:
 	/* an executor or store error stops the experiment, as in the
 	 * pipeline; a lost lease (KB_ENOTFOUND) records nothing */
 	if (ret && ret != KB_ENOTFOUND && s &&
-	    kb_store_job_fail(s, w->job.id, d.owner, w->err.msg, &ferr))
+	    kb_store_job_fail(s, j->id, d.owner, w->err.msg, &ferr))
 		logm(L_ERROR, "cannot record the failure of job %lld: %s",
-		     (long long)w->job.id, ferr.msg);
+		     (long long)j->id, ferr.msg);
 	kb_executor_free(ex);
 	kb_queue_conn_free(conn);
 	kb_store_close(s);
@@ -399,9 +343,10 @@ static const char *kind_name(const struct kb_store_job *j)
 	return j->kind == KB_STORE_JOB_BUILD ? "build" : "boot";
 }
 
-static int start_step(struct exp_slot *e, struct kb_store_job *job,
-		      const char *uri)
+/* Run step @st (taken from the caller) in a worker thread. */
+static void start_step(struct kb_sched_step *st)
 {
+	const struct kb_store_job *j;
 	struct worker *w = NULL;
 	size_t i;
 	int rc;
@@ -409,32 +354,26 @@ static int start_step(struct exp_slot *e, struct kb_store_job *job,
 	for (i = 0; i < MAX_WORKERS && !w; i++)
 		if (!d.workers[i].used)
 			w = &d.workers[i];
-	if (!w) /* schedule() checks for a free one before claiming */
+	if (!w) /* the scheduler hands out at most MAX_WORKERS steps */
 		abort();
 	memset(w, 0, sizeof(*w));
 	w->used = 1;
-	w->job = *job;
-	memset(job, 0, sizeof(*job));
-	w->exp = e;
-	w->host = uri ? kb_strdup(uri) : NULL;
+	w->step = *st;
+	memset(st, 0, sizeof(*st));
 	w->started = kb_monotime();
 	kb_err_clear(&w->err);
-	e->running++;
-	if (w->job.kind == KB_STORE_JOB_BUILD)
-		d.builds_running++;
-	else
-		host(uri)->running++;
-	if (w->job.attempts > 1)
+	j = &w->step.job;
+	if (j->attempts > 1)
 		logm(L_INFO, "job %lld (%s of #%u, boot %u) runs again: attempt %u",
-		     (long long)w->job.id, kind_name(&w->job),
-		     w->job.variant_idx, w->job.boot_no, w->job.attempts);
-	if (w->job.kind == KB_STORE_JOB_BOOT)
+		     (long long)j->id, kind_name(j), j->variant_idx,
+		     j->boot_no, j->attempts);
+	if (j->kind == KB_STORE_JOB_BOOT)
 		logm(L_DEBUG, "experiment %lld: boot %u of #%u starts on %s",
-		     (long long)w->job.experiment, w->job.boot_no,
-		     w->job.variant_idx, uri);
+		     (long long)j->experiment, j->boot_no, j->variant_idx,
+		     w->step.host);
 	else
 		logm(L_DEBUG, "experiment %lld: build of #%u starts",
-		     (long long)w->job.experiment, w->job.variant_idx);
+		     (long long)j->experiment, j->variant_idx);
 	rc = pthread_create(&w->thread, NULL, run_step, w);
 	if (rc) {
 		/* no thread: run it here rather than hold a lease idle */
@@ -443,21 +382,6 @@ static int start_step(struct exp_slot *e, struct kb_store_job *job,
 		w->thread = pthread_self();
 		run_step(w);
 	}
-	return 0;
-}
-
-static void settle(int64_t id)
-{
-	struct kb_err err = KB_ERR_INIT;
-	char *state = NULL;
-
-	if (kb_store_experiment_settle(d.s, id, &state, &err)) {
-		logm(L_ERROR, "experiment %lld: %s", (long long)id, err.msg);
-		return;
-	}
-	if (strcmp(state, "queued") && strcmp(state, "running"))
-		logm(L_INFO, "experiment %lld %s", (long long)id, state);
-	free(state);
 }
 
 /* Join the steps that ended. */
@@ -467,6 +391,7 @@ static void reap(void)
 
 	for (i = 0; i < MAX_WORKERS; i++) {
 		struct worker *w = &d.workers[i];
+		const struct kb_store_job *j = &w->step.job;
 		int finished;
 
 		if (!w->used)
@@ -480,128 +405,45 @@ static void reap(void)
 			pthread_join(w->thread, NULL);
 		if (w->ret == KB_ENOTFOUND)
 			logm(L_WARN, "job %lld: lease lost, result dropped: %s",
-			     (long long)w->job.id, w->err.msg);
+			     (long long)j->id, w->err.msg);
 		else if (w->ret)
 			logm(L_ERROR, "experiment %lld: %s #%u failed: %s",
-			     (long long)w->job.experiment, kind_name(&w->job),
-			     w->job.variant_idx, w->err.msg);
+			     (long long)j->experiment, kind_name(j),
+			     j->variant_idx, w->err.msg);
 		else
 			logm(L_DEBUG, "experiment %lld: job %lld (%s of #%u) done in %.2f s",
-			     (long long)w->job.experiment,
-			     (long long)w->job.id, kind_name(&w->job),
-			     w->job.variant_idx, kb_monotime() - w->started);
-		if (w->job.kind == KB_STORE_JOB_BUILD)
-			d.builds_running--;
-		else if (w->host && host(w->host))
-			host(w->host)->running--;
-		w->exp->running--;
+			     (long long)j->experiment, (long long)j->id,
+			     kind_name(j), j->variant_idx,
+			     kb_monotime() - w->started);
 		d.wake = 1;
-		settle(w->job.experiment);
-		kb_store_job_release(&w->job);
-		free(w->host);
+		/* frees its slots, settles its experiment, releases it */
+		kb_sched_finished(d.sched, &w->step);
 		memset(w, 0, sizeof(*w));
 	}
 }
 
-/* Forget experiments that left the queue and run nothing any more. */
-static void forget_ended(void)
-{
-	size_t i = 0;
-
-	while (i < d.nexps) {
-		if (d.exps[i]->seen || d.exps[i]->running) {
-			i++;
-			continue;
-		}
-		kb_queue_exp_free(d.exps[i]->x);
-		free(d.exps[i]);
-		memmove(&d.exps[i], &d.exps[i + 1],
-			(d.nexps - i - 1) * sizeof(*d.exps));
-		d.nexps--;
-	}
-}
-
-/* Claim and start every step there is room for. */
+/* Claim and start every step there is room for (lib/scheduler.h). */
 static void schedule(void)
 {
 	struct kb_err err = KB_ERR_INIT;
-	struct kb_store_claim c;
-	struct kb_store_job job;
-	int64_t *ids = NULL;
-	size_t n = 0, i, k;
+	struct kb_sched_step st;
+	int ret;
 
-	if (kb_store_queue_experiments(d.s, &ids, &n, &err)) {
+	if (kb_sched_refresh(d.sched, &err)) {
 		logm(L_ERROR, "%s", err.msg);
 		return;
 	}
-	for (i = 0; i < d.nexps; i++)
-		d.exps[i]->seen = 0;
-	for (i = 0; i < n; i++) {
-		struct exp_slot *e = find_exp(ids[i]);
-
-		if (!e && !(e = load_exp(ids[i])))
-			continue;
-		e->seen = 1;
-	}
 	d.swept = 1;
-	memset(&c, 0, sizeof(c));
-	c.owner = d.owner;
-	c.lease_s = d.lease_s;
-	/* builds: oldest experiment first */
-	for (i = 0; !d.stopping && i < d.nexps; i++) {
-		struct exp_slot *e = d.exps[i];
-
-		while (e->seen && d.builds_running < d.build_jobs &&
-		       running_steps() < MAX_WORKERS) {
-			c.now = time(NULL);
-			c.kind = KB_STORE_JOB_BUILD;
-			c.experiment = kb_queue_exp_id(e->x);
-			c.host = NULL;
-			kb_err_clear(&err);
-			if (kb_store_job_claim(d.s, &c, &job, &err)) {
-				if (err.code != KB_ENOTFOUND)
-					logm(L_ERROR, "%s", err.msg);
-				break;
-			}
-			if (start_step(e, &job, NULL))
-				break;
-		}
+	while (!d.stopping) {
+		kb_err_clear(&err);
+		ret = kb_sched_next(d.sched, time(NULL), &st, &err);
+		if (ret == KB_ENOTFOUND)
+			break;
+		if (ret)
+			logm(L_ERROR, "%s", err.msg);
+		else
+			start_step(&st);
 	}
-	/* boots: per host, up to its capacity */
-	for (i = 0; !d.stopping && i < d.nexps; i++) {
-		struct exp_slot *e = d.exps[i];
-		const struct kb_matrix *m = kb_queue_exp_matrix(e->x);
-		int more = 1;
-
-		if (!e->seen)
-			continue;
-		for (k = 0; more && k < kb_matrix_nhosts(m); k++) {
-			const struct kb_host *h = kb_matrix_host(m, k);
-			struct host_slot *hs = host(h->uri);
-
-			while (hs && hs->running < h->capacity &&
-			       running_steps() < MAX_WORKERS) {
-				c.now = time(NULL);
-				c.kind = KB_STORE_JOB_BOOT;
-				c.experiment = kb_queue_exp_id(e->x);
-				c.host = h->uri;
-				kb_err_clear(&err);
-				if (kb_store_job_claim(d.s, &c, &job, &err)) {
-					if (err.code != KB_ENOTFOUND)
-						logm(L_ERROR, "%s", err.msg);
-					more = 0;
-					break;
-				}
-				if (start_step(e, &job, h->uri)) {
-					more = 0;
-					break;
-				}
-			}
-		}
-		if (!e->running)
-			settle(kb_queue_exp_id(e->x));
-	}
-	free(ids);
 }
 
 /* ---- clients ------------------------------------------------------------- */
@@ -634,14 +476,12 @@ static int progress_msg(const int64_t *ids, size_t n, struct kb_msg *m,
 	m->progress = kb_calloc(n ? n : 1, sizeof(*m->progress));
 	for (i = 0; i < n; i++) {
 		struct kb_store_progress p;
-		struct exp_slot *e;
 		double eta;
 
 		if ((ret = kb_store_progress_get(d.s, ids[i], &p, err)))
 			break;
-		e = find_exp(ids[i]);
 		eta = kb_queue_eta(&p, d.build_jobs,
-				   e ? boot_slots(e->x) : 1);
+				   kb_sched_boot_slots(d.sched, ids[i]));
 		kb_queue_progress_msg(&p, eta, &m->progress[m->nprogress++]);
 		kb_store_progress_release(&p);
 	}
@@ -890,24 +730,11 @@ static int client_write(struct client *cl)
 
 /* ---- main loop ----------------------------------------------------------- */
 
-static size_t running_steps(void)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < MAX_WORKERS; i++)
-		n += d.workers[i].used;
-	return n;
-}
-
 static void renew(void)
 {
 	struct kb_err err = KB_ERR_INIT;
-	time_t now = time(NULL);
 
-	if (now - d.last_renew < d.lease_s / 3 || !running_steps())
-		return;
-	d.last_renew = now;
-	if (kb_store_job_renew(d.s, d.owner, now, d.lease_s, NULL, &err))
+	if (kb_sched_renew(d.sched, time(NULL), &err))
 		logm(L_ERROR, "cannot renew leases: %s", err.msg);
 }
 
@@ -944,18 +771,18 @@ static int loop(void)
 		if (got_term && !announced) {
 			d.stopping = 1;
 			announced = 1;
-			logm(L_INFO, "stopping: %zu running step%s finish first",
-			     running_steps(), running_steps() == 1 ? "" : "s");
+			logm(L_INFO, "stopping: %u running step%s finish first",
+			     kb_sched_running(d.sched),
+			     kb_sched_running(d.sched) == 1 ? "" : "s");
 		}
 		reap();
-		if (d.stopping && !running_steps()) {
+		if (d.stopping && !kb_sched_running(d.sched)) {
 			logm(L_INFO, "stopped");
 			return 0;
 		}
 		if (d.wake || kb_monotime() - last_schedule >= TICK_MS / 1000.0) {
 			d.wake = 0;
 			schedule();
-			forget_ended();
 			last_schedule = kb_monotime();
 		}
 		renew();
@@ -1040,6 +867,20 @@ static const struct kb_opt daemon_opts[] = {
 			  KB_OPT_HIDDEN, "print the version and exit"),
 	KB_OPT_END,
 };
+
+static int start_scheduler(struct kb_err *err)
+{
+	struct kb_sched_opts o = KB_SCHED_OPTS_INIT;
+
+	o.store = d.s;
+	o.owner = d.owner;
+	o.build_jobs = d.build_jobs;
+	o.max_steps = MAX_WORKERS;
+	o.lease_s = d.lease_s;
+	o.time_scale = d.time_scale;
+	o.note = on_note;
+	return kb_sched_new(&o, &d.sched, err);
+}
 
 static void usage(FILE *f)
 {
@@ -1154,6 +995,8 @@ int main(int argc, char **argv)
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
 
+	if (start_scheduler(&err))
+		goto fail;
 	if (kb_store_job_release_others(d.s, d.owner, &n, &err))
 		goto fail;
 	logm(L_INFO, "kbisectd %s listening on '%s', database '%s', instance %s",
@@ -1162,7 +1005,7 @@ int main(int argc, char **argv)
 		logm(L_INFO, "took back %u step%s a stopped daemon was running: they run again",
 		     n, n == 1 ? "" : "s");
 	/* Orphan guests: each experiment's hosts are swept when it is
-	 * loaded (load_exp -> kb_queue_destroy_orphans), before any step
+	 * loaded (on_note -> kb_queue_destroy_orphans), before any step
 	 * of it starts; model experiments start no guests. */
 	ret = loop();
 	goto out;
@@ -1176,13 +1019,7 @@ out:
 	}
 	for (n = 0; n < MAX_CLIENTS; n++)
 		client_free(d.clients[n]);
-	while (d.nexps) {
-		kb_queue_exp_free(d.exps[--d.nexps]->x);
-		free(d.exps[d.nexps]);
-	}
-	free(d.exps);
-	for (n = 0; n < d.nhosts; n++)
-		free(d.hosts[n].uri);
+	kb_sched_free(d.sched);
 	kb_store_close(d.s);
 	if (d.lock_fd >= 0)
 		close(d.lock_fd);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bisect_int.h"
 #include "buf.h"
 #include "err.h"
 #include "executor.h"
@@ -21,54 +22,6 @@
  * alpha = beta = 0.005, about one wrong call in 200 probes.
  */
 #define SPRT_BOUND 5.3
-
-/* One measured configuration: an end or a probe. */
-struct point {
-	unsigned idx;             /* its variant in the experiment */
-	unsigned char *set;       /* per group: 1 when moved to bad */
-	struct kb_setting *full;  /* every option: what the executor gets */
-	struct kb_setting *moved; /* the changed options: what is stored */
-	char *label;
-	char *key;                /* build key */
-	struct kb_variant exec;   /* settings = full */
-	struct kb_variant stored; /* settings = moved */
-	int in_store;             /* the variant row exists */
-	int have_build;
-	struct kb_build_result build;
-	int64_t build_id;
-	unsigned last_boot;       /* boot numbers used so far */
-	size_t nvalues;
-	double *values;           /* per ok boot: the mean over its runs */
-	unsigned nfailed;         /* boots that gave no value */
-	char *reason;             /* the latest failure */
-	int classified;
-	enum kb_bisect_class cls;
-	size_t probe;             /* its index in result->probes */
-};
-
-struct bisect {
-	struct kb_store *s;
-	struct kb_executor *ex;
-	const struct kb_bisect_opts *o;
-	struct kb_compare_opts copts;      /* the ends against each other */
-	struct kb_compare_opts copts_good; /* a probe against the good end */
-	struct kb_compare_opts copts_bad;  /* a probe against the bad end */
-	unsigned max_probes;
-	struct kb_bisect_result *r;
-
-	size_t nnames;            /* every option of either config, sorted */
-	char **names;
-	const char **goodv;       /* its level in each ("n" when absent) */
-	const char **badv;
-	long *change_of;          /* name -> change index, or -1 */
-	size_t *change_name;      /* change -> name index */
-
-	size_t ngroups;           /* change groups, numbered from 0 */
-
-	size_t npoints;
-	struct point *points;     /* [0] good end, [1] bad end, probes */
-	int stopped;              /* max_probes reached */
-};
 
 const char *kb_bisect_class_name(enum kb_bisect_class c)
 {
@@ -92,10 +45,19 @@ static void change_release(struct kb_bisect_change *c)
 	free(c->bad);
 }
 
-static void probe_release(struct kb_bisect_probe *p)
+void kb_bisect__probe_release(struct kb_bisect_probe *p)
 {
 	free(p->applied);
 	free(p->reason);
+}
+
+void kb_bisect__probes_free(struct kb_bisect_probe *probes, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		kb_bisect__probe_release(&probes[i]);
+	free(probes);
 }
 
 void kb_bisect_result_free(struct kb_bisect_result *r)
@@ -110,10 +72,8 @@ void kb_bisect_result_free(struct kb_bisect_result *r)
 	for (i = 0; i < r->nculprits; i++)
 		change_release(&r->culprits[i]);
 	free(r->culprits);
-	for (i = 0; i < r->nprobes; i++)
-		probe_release(&r->probes[i]);
-	free(r->probes);
-	probe_release(&r->end);
+	kb_bisect__probes_free(r->probes, r->nprobes);
+	kb_bisect__probe_release(&r->end);
 	free(r);
 }
 
@@ -129,7 +89,7 @@ static void point_release(struct point *p)
 	free(p->reason);
 }
 
-static void bisect_release(struct bisect *b)
+void kb_bisect__release(struct bisect *b)
 {
 	size_t i;
 
@@ -143,6 +103,24 @@ static void bisect_release(struct bisect *b)
 	free(b->badv);
 	free(b->change_of);
 	free(b->change_name);
+}
+
+void kb_bisect__init(struct bisect *b, struct kb_store *s,
+		     struct kb_executor *ex, const struct kb_bisect_opts *o)
+{
+	memset(b, 0, sizeof(*b));
+	b->s = s;
+	b->ex = ex;
+	b->o = o;
+	b->copts.threshold_pct = o->threshold_pct;
+	b->copts.alpha = o->alpha;
+	b->copts.higher_is_better = o->higher_is_better;
+	b->copts.seed = o->seed;
+	b->copts.reps = o->reps;
+	b->max_probes = o->max_probes ? o->max_probes
+				      : KB_BISECT_DEFAULT_MAX_PROBES;
+	b->r = kb_calloc(1, sizeof(*b->r));
+	b->r->change_pct = b->r->ci_low = b->r->ci_high = NAN;
 }
 
 /* ---- the change set and its groups ------------------------------------ */
@@ -309,6 +287,31 @@ static int make_changes(struct bisect *b, struct kb_err *err)
 
 /* ---- points: the ends and the probes ---------------------------------- */
 
+struct point *kb_bisect__point_add(struct bisect *b)
+{
+	struct point *p;
+
+	b->points = kb_reallocarray(b->points, b->npoints + 1,
+				    sizeof(*b->points));
+	p = &b->points[b->npoints];
+	memset(p, 0, sizeof(*p));
+	p->idx = (unsigned)b->npoints++;
+	return p;
+}
+
+void kb_bisect__point_variants(const struct bisect *b, struct point *p,
+			       size_t nsettings)
+{
+	p->exec.idx = p->idx;
+	p->exec.label = p->label;
+	p->exec.nsettings = nsettings;
+	p->exec.settings = p->full;
+	p->exec.build_key = p->key;
+	if (b->o->guest)
+		p->exec.guest = *b->o->guest;
+	p->stored = p->exec;
+}
+
 static int applied(const struct bisect *b, const unsigned char *set,
 		   size_t change)
 {
@@ -325,14 +328,9 @@ static size_t point_new(struct bisect *b, const unsigned char *set,
 	const struct kb_bisect_result *r = b->r;
 	struct kb_buf text = KB_BUF_INIT, lab = KB_BUF_INIT;
 	char hex[KB_SHA256_HEX_LEN + 1];
-	struct point *p;
+	struct point *p = kb_bisect__point_add(b);
 	size_t i, k;
 
-	b->points = kb_reallocarray(b->points, b->npoints + 1,
-				    sizeof(*b->points));
-	p = &b->points[b->npoints];
-	memset(p, 0, sizeof(*p));
-	p->idx = (unsigned)b->npoints;
 	p->set = kb_malloc(b->ngroups);
 	memcpy(p->set, set, b->ngroups);
 	p->full = kb_calloc(b->nnames + 1, sizeof(*p->full));
@@ -365,20 +363,12 @@ static size_t point_new(struct bisect *b, const unsigned char *set,
 	kb_sha256_hex(text.buf, text.len, hex);
 	p->key = kb_strdup(hex);
 	p->label = label ? kb_strdup(label) : kb_buf_detach(&lab);
-
-	p->exec.idx = p->idx;
-	p->exec.label = p->label;
-	p->exec.nsettings = b->nnames;
-	p->exec.settings = p->full;
-	p->exec.build_key = p->key;
-	if (b->o->guest)
-		p->exec.guest = *b->o->guest;
-	p->stored = p->exec;
+	kb_bisect__point_variants(b, p, b->nnames);
 	p->stored.nsettings = r->nchanges;
 	p->stored.settings = p->moved;
 	kb_buf_release(&text);
 	kb_buf_release(&lab);
-	return b->npoints++;
+	return p->idx;
 }
 
 static int ensure_build(struct bisect *b, struct point *p,
@@ -481,16 +471,15 @@ out:
 }
 
 /* No more boots make sense: the build failed, or too many boots did. */
-static int exhausted(const struct bisect *b, const struct point *p)
+int kb_bisect__exhausted(const struct bisect *b, const struct point *p)
 {
 	if (p->have_build && p->build.status != KB_BUILD_OK)
 		return p->nfailed > 0;
 	return p->nfailed >= (b->o->boots > 1 ? b->o->boots : 1);
 }
 
-/* Boot @p until it has @want values (or cannot have them). */
-static int measure(struct bisect *b, struct point *p, size_t want,
-		   struct kb_err *err)
+int kb_bisect__measure(struct bisect *b, struct point *p, size_t want,
+		       struct kb_err *err)
 {
 	int ret;
 
@@ -503,14 +492,15 @@ static int measure(struct bisect *b, struct point *p, size_t want,
 	}
 	if ((ret = ensure_build(b, p, err)))
 		return ret;
-	while (p->nvalues < want && !exhausted(b, p))
+	while (p->nvalues < want && !kb_bisect__exhausted(b, p))
 		if ((ret = boot_once(b, p, err)))
 			return ret;
 	return 0;
 }
 
-static void compare(const struct point *a, const struct point *p,
-		    const struct kb_compare_opts *o, struct kb_comparison *out)
+void kb_bisect__compare(const struct point *a, const struct point *p,
+			const struct kb_compare_opts *o,
+			struct kb_comparison *out)
 {
 	kb_compare_samples(a->values, a->nvalues, p->values, p->nvalues, o,
 			   out);
@@ -620,35 +610,36 @@ static int decide(const struct kb_comparison *g,
 	return 0;
 }
 
-static int classify(struct bisect *b, struct point *p,
-		    struct kb_bisect_probe *out, struct kb_err *err)
+int kb_bisect__classify(struct bisect *b, struct point *p,
+			struct kb_bisect_probe *out, struct kb_err *err)
 {
 	const struct point *good = &b->points[0], *bad = &b->points[1];
 	struct kb_comparison g, d;
 	int ret;
 
-	if ((ret = measure(b, p, b->o->boots, err)))
+	if ((ret = kb_bisect__measure(b, p, b->o->boots, err)))
 		return ret;
 	out->change_pct = out->ci_low = out->ci_high = NAN;
 	out->bad_change_pct = NAN;
 	for (;;) {
-		if (p->nvalues < 2 && exhausted(b, p)) {
+		if (p->nvalues < 2 && kb_bisect__exhausted(b, p)) {
 			out->cls = KB_BISECT_SKIP;
 			out->reason = kb_strdup(p->reason ? p->reason
 							  : "not measured");
 			break;
 		}
-		compare(good, p, &b->copts_good, &g);
-		compare(bad, p, &b->copts_bad, &d);
+		kb_bisect__compare(good, p, &b->copts_good, &g);
+		kb_bisect__compare(bad, p, &b->copts_bad, &d);
 		out->change_pct = g.change_pct;
 		out->ci_low = g.ci_low;
 		out->ci_high = g.ci_high;
 		out->bad_change_pct = d.change_pct;
 		out->evidence = evidence(good, bad, p);
-		if (decide(&g, &d, out->evidence, &out->cls) || exhausted(b, p) ||
+		if (decide(&g, &d, out->evidence, &out->cls) ||
+		    kb_bisect__exhausted(b, p) ||
 		    p->nvalues >= b->o->max_boots)
 			break;
-		if ((ret = measure(b, p, p->nvalues + 1, err)))
+		if ((ret = kb_bisect__measure(b, p, p->nvalues + 1, err)))
 			return ret;
 	}
 	out->boots = (unsigned)p->nvalues;
@@ -657,8 +648,8 @@ static int classify(struct bisect *b, struct point *p,
 	return 0;
 }
 
-static int store_step(struct bisect *b, const struct kb_bisect_probe *pr,
-		      const char *text, struct kb_err *err)
+int kb_bisect__store_step(struct bisect *b, const struct kb_bisect_probe *pr,
+			  const char *text, struct kb_err *err)
 {
 	struct kb_store_bisection_step st;
 
@@ -727,9 +718,9 @@ static int test(struct bisect *b, const unsigned char *set,
 	memset(&pr, 0, sizeof(pr));
 	pr.step = (unsigned)r->nprobes + 2;
 	pr.variant_idx = (int)b->points[k].idx;
-	if ((ret = classify(b, &b->points[k], &pr, err)) ||
-	    (ret = store_step(b, &pr, b->points[k].label, err))) {
-		probe_release(&pr);
+	if ((ret = kb_bisect__classify(b, &b->points[k], &pr, err)) ||
+	    (ret = kb_bisect__store_step(b, &pr, b->points[k].label, err))) {
+		kb_bisect__probe_release(&pr);
 		return ret;
 	}
 	fill_applied(b, set, &pr);
@@ -846,21 +837,14 @@ static int end_unmeasurable(struct bisect *b, const struct point *p,
 			    const char *which, const char *name,
 			    struct kb_err *err)
 {
-	if (p->nvalues >= 2 || !exhausted(b, p))
+	if (p->nvalues >= 2 || !kb_bisect__exhausted(b, p))
 		return 0;
 	return kb_err_set(err, KB_EFAIL,
 			  "the %s end '%s' cannot be measured: %s", which,
 			  name, p->reason ? p->reason : "no value");
 }
 
-/*
- * Does the regression reproduce?  Compare the ends, adding a boot to the
- * side with fewer (both when equal) while the verdict is inconclusive and
- * a side is below max_boots; when it reproduces, bring both to max_boots.
- * Fills r->ends, r->reproduced, the probe thresholds and r->end as step 1
- * (all but what it applied).  Shared by option and commit bisection.
- */
-static int confirm_ends(struct bisect *b, struct kb_err *err)
+int kb_bisect__confirm_ends(struct bisect *b, struct kb_err *err)
 {
 	struct kb_bisect_result *r = b->r;
 	struct point *good = &b->points[0], *bad = &b->points[1];
@@ -868,33 +852,34 @@ static int confirm_ends(struct bisect *b, struct kb_err *err)
 	struct kb_bisect_probe *pr = &r->end;
 	int ret;
 
-	if ((ret = measure(b, good, b->o->boots, err)) ||
+	if ((ret = kb_bisect__measure(b, good, b->o->boots, err)) ||
 	    (ret = end_unmeasurable(b, good, "good", b->o->good_name, err)) ||
-	    (ret = measure(b, bad, b->o->boots, err)) ||
+	    (ret = kb_bisect__measure(b, bad, b->o->boots, err)) ||
 	    (ret = end_unmeasurable(b, bad, "bad", b->o->bad_name, err)))
 		return ret;
 	for (;;) {
 		size_t ng = good->nvalues, nb = bad->nvalues;
 
-		compare(good, bad, &b->copts, &r->ends);
+		kb_bisect__compare(good, bad, &b->copts, &r->ends);
 		if (r->ends.verdict != KB_VERDICT_INCONCLUSIVE ||
 		    (ng >= max && nb >= max) ||
-		    (exhausted(b, good) && exhausted(b, bad)))
+		    (kb_bisect__exhausted(b, good) &&
+		     kb_bisect__exhausted(b, bad)))
 			break;
 		if (ng <= nb && ng < max &&
-		    (ret = measure(b, good, ng + 1, err)))
+		    (ret = kb_bisect__measure(b, good, ng + 1, err)))
 			return ret;
 		if (nb <= ng && nb < max &&
-		    (ret = measure(b, bad, nb + 1, err)))
+		    (ret = kb_bisect__measure(b, bad, nb + 1, err)))
 			return ret;
 		if (good->nvalues == ng && bad->nvalues == nb)
 			break; /* neither side can have more */
 	}
 	if (r->ends.verdict == KB_VERDICT_REGRESSION) {
-		if ((ret = measure(b, good, max, err)) ||
-		    (ret = measure(b, bad, max, err)))
+		if ((ret = kb_bisect__measure(b, good, max, err)) ||
+		    (ret = kb_bisect__measure(b, bad, max, err)))
 			return ret;
-		compare(good, bad, &b->copts, &r->ends);
+		kb_bisect__compare(good, bad, &b->copts, &r->ends);
 	}
 	r->reproduced = r->ends.verdict == KB_VERDICT_REGRESSION;
 	probe_thresholds(b);
@@ -920,13 +905,13 @@ static int confirm(struct bisect *b, struct kb_err *err)
 	struct kb_buf text = KB_BUF_INIT;
 	int ret;
 
-	if ((ret = confirm_ends(b, err)))
+	if ((ret = kb_bisect__confirm_ends(b, err)))
 		return ret;
 	fill_applied(b, b->points[1].set, pr);
 	kb_buf_addf(&text,
 		    "the bad end: all %zu changes (%u boots against %zu of the good end)",
 		    r->nchanges, pr->boots, b->points[0].nvalues);
-	ret = store_step(b, pr, text.buf, err);
+	ret = kb_bisect__store_step(b, pr, text.buf, err);
 	kb_buf_release(&text);
 	if (ret == 0 && b->o->progress)
 		b->o->progress(pr, r->changes, b->o->progress_arg);
@@ -935,51 +920,102 @@ static int confirm(struct bisect *b, struct kb_err *err)
 
 /* ---- the whole ------------------------------------------------------- */
 
+int kb_bisect__experiment_create(struct bisect *b, const char *design,
+				 const char *desc,
+				 const struct kb_variant *variants, size_t n,
+				 struct kb_err *err)
+{
+	const struct kb_bisect_opts *o = b->o;
+	struct kb_store_experiment e;
+
+	memset(&e, 0, sizeof(e));
+	e.name = o->name ? o->name : design;
+	e.matrix_path = o->matrix_path;
+	e.matrix_text = desc ? desc : o->matrix_text;
+	e.model_text = o->model_text;
+	e.executor = kb_executor_name(b->ex);
+	e.design = design;
+	e.metric = o->metric;
+	e.boots = o->boots;
+	e.runs_per_boot = o->runs_per_boot;
+	e.nvariants = n;
+	e.variants = variants;
+	return kb_store_experiment_create(b->s, &e, &b->r->experiment, err);
+}
+
+int kb_bisect__store_ends(struct bisect *b, const char *kind,
+			  struct kb_err *err)
+{
+	const struct kb_bisect_opts *o = b->o;
+	struct kb_variant ends[2];
+	char *design = kb_asprintf("bisect-%s", kind), *desc = NULL;
+	int ret;
+
+	ends[0] = b->points[0].stored;
+	ends[1] = b->points[1].stored;
+	if (!o->matrix_text)
+		desc = kb_asprintf("# kbisect bisect %s: no matrix given\n"
+				   "# good: %s\n# bad: %s\n"
+				   "# metric: %s, boots: %u, max_boots: %u,"
+				   " runs_per_boot: %u\n"
+				   "# threshold_pct: %g, alpha: %g\n",
+				   kind, o->good_name, o->bad_name, o->metric,
+				   o->boots, o->max_boots, o->runs_per_boot,
+				   o->threshold_pct, o->alpha);
+	ret = kb_bisect__experiment_create(b, design, desc, ends, 2, err);
+	free(desc);
+	free(design);
+	if (ret)
+		return ret;
+	b->points[0].in_store = b->points[1].in_store = 1;
+	return kb_store_bisection_create(b->s, b->r->experiment, kind,
+					 o->good_name, o->bad_name,
+					 &b->r->bisection, err);
+}
+
+char *kb_bisect__unreproduced(const struct bisect *b)
+{
+	return kb_asprintf("does not reproduce: %s, %+.1f%%",
+			   kb_verdict_name(b->r->ends.verdict),
+			   b->r->ends.change_pct);
+}
+
+int kb_bisect__finish(struct bisect *b, const char *result,
+		      struct kb_err *err)
+{
+	int ret;
+
+	if (b->r->bisection &&
+	    (ret = kb_store_bisection_finish(b->s, b->r->bisection, "done",
+					     result, err)))
+		return ret;
+	return kb_store_experiment_finish(b->s, b->r->experiment, "done", NULL,
+					  err);
+}
+
+void kb_bisect__fail(struct bisect *b, const struct kb_err *err)
+{
+	struct kb_err ignored = KB_ERR_INIT;
+	const char *why = err ? err->msg : NULL;
+
+	if (!b->r || !b->r->experiment)
+		return;
+	if (b->r->bisection)
+		kb_store_bisection_finish(b->s, b->r->bisection, "failed", why,
+					  &ignored);
+	kb_store_experiment_finish(b->s, b->r->experiment, "failed", why,
+				   &ignored);
+}
+
 static int start(struct bisect *b, struct kb_err *err)
 {
-	struct kb_bisect_result *r = b->r;
-	struct kb_store_experiment e;
-	struct kb_variant ends[2];
 	unsigned char *set = kb_calloc(b->ngroups + 1, 1);
-	char *desc = NULL;
-	int ret;
 
 	point_new(b, set, "good");
 	memset(set, 1, b->ngroups);
 	point_new(b, set, "bad");
 	free(set);
-	ends[0] = b->points[0].stored;
-	ends[1] = b->points[1].stored;
-	if (!b->o->matrix_text)
-		desc = kb_asprintf("# kbisect bisect options: no matrix given\n"
-				   "# good: %s\n# bad: %s\n"
-				   "# metric: %s, boots: %u, max_boots: %u,"
-				   " runs_per_boot: %u\n"
-				   "# threshold_pct: %g, alpha: %g\n",
-				   b->o->good_name, b->o->bad_name,
-				   b->o->metric, b->o->boots,
-				   b->o->max_boots, b->o->runs_per_boot,
-				   b->o->threshold_pct, b->o->alpha);
-	memset(&e, 0, sizeof(e));
-	e.name = b->o->name ? b->o->name : "bisect-options";
-	e.matrix_path = b->o->matrix_path;
-	e.matrix_text = desc ? desc : b->o->matrix_text;
-	e.model_text = b->o->model_text;
-	e.executor = kb_executor_name(b->ex);
-	e.design = "bisect-options";
-	e.metric = b->o->metric;
-	e.boots = b->o->boots;
-	e.runs_per_boot = b->o->runs_per_boot;
-	e.nvariants = 2;
-	e.variants = ends;
-	ret = kb_store_experiment_create(b->s, &e, &r->experiment, err);
-	free(desc);
-	if (ret)
-		return ret;
-	b->points[0].in_store = b->points[1].in_store = 1;
-	return kb_store_bisection_create(b->s, r->experiment, "options",
-					 b->o->good_name, b->o->bad_name,
-					 &r->bisection, err);
+	return kb_bisect__store_ends(b, "options", err);
 }
 
 /*
@@ -1025,11 +1061,11 @@ static int conclude(struct bisect *b, const size_t *cur, size_t ncur,
 
 		if (!p->classified || memcmp(p->set, set, b->ngroups))
 			continue;
-		if ((ret = measure(b, p, b->o->max_boots, err)))
+		if ((ret = kb_bisect__measure(b, p, b->o->max_boots, err)))
 			goto out;
 		if (p->nvalues < 1)
 			break;
-		compare(&b->points[0], p, &b->copts, &alone);
+		kb_bisect__compare(&b->points[0], p, &b->copts, &alone);
 		r->change_pct = alone.change_pct;
 		r->ci_low = alone.ci_low;
 		r->ci_high = alone.ci_high;
@@ -1045,7 +1081,7 @@ out:
 	return ret;
 }
 
-static int check_opts(const struct kb_bisect_opts *o, struct kb_err *err)
+int kb_bisect__check_opts(const struct kb_bisect_opts *o, struct kb_err *err)
 {
 	if (!o->good_name || !o->bad_name)
 		return kb_err_set(err, KB_EINPUT,
@@ -1075,27 +1111,14 @@ int kb_bisect_options(struct kb_store *s, struct kb_executor *ex,
 		      struct kb_bisect_result **out, struct kb_err *err)
 {
 	struct bisect b;
-	struct kb_err ignored = KB_ERR_INIT;
 	size_t *cur = NULL, ncur, i;
 	char *result = NULL;
 	int ret;
 
 	*out = NULL;
-	if ((ret = check_opts(o, err)))
+	if ((ret = kb_bisect__check_opts(o, err)))
 		return ret;
-	memset(&b, 0, sizeof(b));
-	b.s = s;
-	b.ex = ex;
-	b.o = o;
-	b.copts.threshold_pct = o->threshold_pct;
-	b.copts.alpha = o->alpha;
-	b.copts.higher_is_better = o->higher_is_better;
-	b.copts.seed = o->seed;
-	b.copts.reps = o->reps;
-	b.max_probes = o->max_probes ? o->max_probes
-				     : KB_BISECT_DEFAULT_MAX_PROBES;
-	b.r = kb_calloc(1, sizeof(*b.r));
-	b.r->change_pct = b.r->ci_low = b.r->ci_high = NAN;
+	kb_bisect__init(&b, s, ex, o);
 	collect_names(&b, good, bad);
 	if ((ret = make_changes(&b, err)) || (ret = start(&b, err)) ||
 	    (ret = confirm(&b, err)))
@@ -1115,551 +1138,18 @@ int kb_bisect_options(struct kb_store *s, struct kb_executor *ex,
 		if ((ret = conclude(&b, cur, ncur, &result, err)))
 			goto out;
 	} else {
-		result = kb_asprintf("does not reproduce: %s, %+.1f%%",
-				     kb_verdict_name(b.r->ends.verdict),
-				     b.r->ends.change_pct);
+		result = kb_bisect__unreproduced(&b);
 	}
-	if ((ret = kb_store_bisection_finish(s, b.r->bisection, "done",
-					     result, err)) ||
-	    (ret = kb_store_experiment_finish(s, b.r->experiment, "done",
-					      NULL, err)))
+	if ((ret = kb_bisect__finish(&b, result, err)))
 		goto out;
 	*out = b.r;
 	b.r = NULL;
 out:
-	if (ret && b.r && b.r->experiment) {
-		const char *why = err ? err->msg : NULL;
-
-		if (b.r->bisection)
-			kb_store_bisection_finish(s, b.r->bisection, "failed",
-						  why, &ignored);
-		kb_store_experiment_finish(s, b.r->experiment, "failed", why,
-					   &ignored);
-	}
+	if (ret)
+		kb_bisect__fail(&b, err);
 	free(result);
 	free(cur);
 	kb_bisect_result_free(b.r);
-	bisect_release(&b);
-	return ret;
-}
-
-/* ---- commit bisection ------------------------------------------------- */
-
-#define SUMMARY_IN_LABEL 60 /* characters of a commit's summary in labels */
-
-/* The search state of a commit bisection. */
-struct csearch {
-	const struct kb_bisect_commit *commits;
-	size_t n;
-	long *point_of;            /* commit -> its point, or -1 */
-	struct kb_bisect_commits_result *cr;
-};
-
-void kb_bisect_commits_result_free(struct kb_bisect_commits_result *r)
-{
-	size_t i;
-
-	if (!r)
-		return;
-	for (i = 0; i < r->nprobes; i++)
-		probe_release(&r->probes[i]);
-	free(r->probes);
-	probe_release(&r->end);
-	free(r);
-}
-
-void kb_bisect_test_result_release(struct kb_bisect_test_result *r)
-{
-	if (!r)
-		return;
-	free(r->reason);
-	memset(r, 0, sizeof(*r));
-}
-
-static int is_kernel_source(const char *name)
-{
-	return !strcmp(name, "kernel.rev") || !strcmp(name, "kernel.image");
-}
-
-/*
- * Add a point for commit @c: the settings of the options with kernel.rev
- * the commit.  @end names an end ("good", "bad") in its label; NULL: the
- * label is the short sha and the summary.  Returns its index in b->points.
- */
-static size_t commit_point_new(struct bisect *b,
-			       const struct kb_bisect_commit *c,
-			       const char *end)
-{
-	const struct kb_bisect_opts *o = b->o;
-	struct kb_buf text = KB_BUF_INIT;
-	char hex[KB_SHA256_HEX_LEN + 1];
-	struct point *p;
-	size_t i, k = 0;
-
-	b->points = kb_reallocarray(b->points, b->npoints + 1,
-				    sizeof(*b->points));
-	p = &b->points[b->npoints];
-	memset(p, 0, sizeof(*p));
-	p->idx = (unsigned)b->npoints;
-	p->full = kb_calloc(o->nsettings + 1, sizeof(*p->full));
-	kb_buf_addf(&text, "kbisect-bisect-commit-v1\nsalt=%s\n",
-		    o->build_salt ? o->build_salt : "");
-	for (i = 0; i < o->nsettings; i++) {
-		if (is_kernel_source(o->settings[i].name))
-			continue;
-		p->full[k++] = o->settings[i];
-		kb_buf_addf(&text, "%s=%s\n", o->settings[i].name,
-			    o->settings[i].value);
-	}
-	p->full[k].name = "kernel.rev";
-	p->full[k].value = c->sha;
-	p->full[k].kind = KB_FACTOR_KERNEL;
-	k++;
-	kb_buf_addf(&text, "kernel.rev=%s\n", c->sha);
-	kb_sha256_hex(text.buf, text.len, hex);
-	p->key = kb_strdup(hex);
-	if (end)
-		p->label = kb_asprintf("%s %.12s", end, c->sha);
-	else
-		p->label = kb_asprintf("%.12s %.*s", c->sha, SUMMARY_IN_LABEL,
-				       c->summary ? c->summary : "");
-	p->exec.idx = p->idx;
-	p->exec.label = p->label;
-	p->exec.nsettings = k;
-	p->exec.settings = p->full;
-	p->exec.build_key = p->key;
-	if (o->guest)
-		p->exec.guest = *o->guest;
-	p->stored = p->exec;
-	kb_buf_release(&text);
-	return b->npoints++;
-}
-
-/* A fresh struct bisect for commits (its result holds the counters). */
-static void commit_bisect_init(struct bisect *b, struct kb_store *s,
-			       struct kb_executor *ex,
-			       const struct kb_bisect_opts *o)
-{
-	memset(b, 0, sizeof(*b));
-	b->s = s;
-	b->ex = ex;
-	b->o = o;
-	b->copts.threshold_pct = o->threshold_pct;
-	b->copts.alpha = o->alpha;
-	b->copts.higher_is_better = o->higher_is_better;
-	b->copts.seed = o->seed;
-	b->copts.reps = o->reps;
-	b->copts_good = b->copts_bad = b->copts;
-	b->max_probes = o->max_probes ? o->max_probes
-				      : KB_BISECT_DEFAULT_MAX_PROBES;
-	b->r = kb_calloc(1, sizeof(*b->r));
-	b->r->change_pct = b->r->ci_low = b->r->ci_high = NAN;
-}
-
-static int commits_start(struct bisect *b, const struct csearch *cs,
-			 struct kb_err *err)
-{
-	const struct kb_bisect_opts *o = b->o;
-	struct kb_bisect_result *r = b->r;
-	struct kb_store_experiment e;
-	struct kb_variant ends[2];
-	char *desc = NULL;
-	int ret;
-
-	commit_point_new(b, &cs->commits[0], "good");
-	commit_point_new(b, &cs->commits[cs->n - 1], "bad");
-	cs->point_of[0] = 0;
-	cs->point_of[cs->n - 1] = 1;
-	ends[0] = b->points[0].stored;
-	ends[1] = b->points[1].stored;
-	if (!o->matrix_text)
-		desc = kb_asprintf("# kbisect bisect commits: no matrix given\n"
-				   "# good: %s\n# bad: %s\n"
-				   "# metric: %s, boots: %u, max_boots: %u,"
-				   " runs_per_boot: %u\n"
-				   "# threshold_pct: %g, alpha: %g\n",
-				   o->good_name, o->bad_name, o->metric,
-				   o->boots, o->max_boots, o->runs_per_boot,
-				   o->threshold_pct, o->alpha);
-	memset(&e, 0, sizeof(e));
-	e.name = o->name ? o->name : "bisect-commits";
-	e.matrix_path = o->matrix_path;
-	e.matrix_text = desc ? desc : o->matrix_text;
-	e.model_text = o->model_text;
-	e.executor = kb_executor_name(b->ex);
-	e.design = "bisect-commits";
-	e.metric = o->metric;
-	e.boots = o->boots;
-	e.runs_per_boot = o->runs_per_boot;
-	e.nvariants = 2;
-	e.variants = ends;
-	ret = kb_store_experiment_create(b->s, &e, &r->experiment, err);
-	free(desc);
-	if (ret)
-		return ret;
-	if (o->experiment_id)
-		*o->experiment_id = r->experiment;
-	b->points[0].in_store = b->points[1].in_store = 1;
-	return kb_store_bisection_create(b->s, r->experiment, "commits",
-					 o->good_name, o->bad_name,
-					 &r->bisection, err);
-}
-
-/* Compare the ends and store them as step 1. */
-static int commits_confirm(struct bisect *b, const struct csearch *cs,
-			   struct kb_err *err)
-{
-	struct kb_bisect_probe *pr = &b->r->end;
-	const struct kb_bisect_commit *bad = &cs->commits[cs->n - 1];
-	char *text;
-	int ret;
-
-	if ((ret = confirm_ends(b, err)))
-		return ret;
-	pr->commit = cs->n - 1;
-	text = kb_asprintf("the bad end: %s %s (%u boots against %zu of the good end)",
-			   bad->sha, bad->summary ? bad->summary : "",
-			   pr->boots, b->points[0].nvalues);
-	ret = store_step(b, pr, text, err);
-	free(text);
-	if (ret == 0 && b->o->on_commit)
-		b->o->on_commit(pr, b->o->progress_arg);
-	return ret;
-}
-
-/* Build, boot and classify commit @i as the next probe. */
-static int probe_commit(struct bisect *b, struct csearch *cs, size_t i,
-			enum kb_bisect_class *cls, struct kb_err *err)
-{
-	struct kb_bisect_commits_result *cr = cs->cr;
-	const struct kb_bisect_commit *c = &cs->commits[i];
-	struct kb_bisect_probe pr;
-	char *text;
-	size_t k;
-	int ret;
-
-	k = commit_point_new(b, c, NULL);
-	cs->point_of[i] = (long)k;
-	memset(&pr, 0, sizeof(pr));
-	pr.step = (unsigned)cr->nprobes + 2;
-	pr.variant_idx = (int)b->points[k].idx;
-	pr.commit = i;
-	text = kb_asprintf("%s %s", c->sha, c->summary ? c->summary : "");
-	if ((ret = classify(b, &b->points[k], &pr, err)) ||
-	    (ret = store_step(b, &pr, text, err))) {
-		free(text);
-		probe_release(&pr);
-		return ret;
-	}
-	free(text);
-	b->points[k].probe = cr->nprobes;
-	cr->probes = kb_reallocarray(cr->probes, cr->nprobes + 1,
-				     sizeof(*cr->probes));
-	cr->probes[cr->nprobes++] = pr;
-	if (b->o->on_commit)
-		b->o->on_commit(&cr->probes[cr->nprobes - 1],
-				b->o->progress_arg);
-	*cls = pr.cls;
-	return 0;
-}
-
-/*
- * The untested commit strictly between @lo and @hi nearest their
- * midpoint, alternating sides (mid, mid + 1, mid - 1, ...); -1 when every
- * one of them was probed.
- */
-static long next_commit(const struct csearch *cs, size_t lo, size_t hi)
-{
-	size_t mid = lo + (hi - lo) / 2, d;
-	int inside = 1;
-
-	for (d = 0; inside; d++) {
-		inside = 0;
-		if (mid + d < hi) {
-			inside = 1;
-			if (cs->point_of[mid + d] < 0)
-				return (long)(mid + d);
-		}
-		if (d && mid >= d && mid - d > lo) {
-			inside = 1;
-			if (cs->point_of[mid - d] < 0)
-				return (long)(mid - d);
-		}
-	}
-	return -1;
-}
-
-/*
- * git bisect over the commits: narrow [lo, hi] (last good, first bad
- * known) on good and bad probes only, until they are neighbours or no
- * untested commit is left between them.
- */
-static int commits_search(struct bisect *b, struct csearch *cs,
-			  size_t *lo, size_t *hi, struct kb_err *err)
-{
-	enum kb_bisect_class cls;
-	long i;
-	int ret;
-
-	*lo = 0;
-	*hi = cs->n - 1;
-	while (*hi - *lo > 1) {
-		if ((i = next_commit(cs, *lo, *hi)) < 0)
-			break;
-		if (cs->cr->nprobes >= b->max_probes) {
-			b->stopped = 1;
-			break;
-		}
-		if ((ret = probe_commit(b, cs, (size_t)i, &cls, err)))
-			return ret;
-		if (cls == KB_BISECT_GOOD)
-			*lo = (size_t)i;
-		else if (cls == KB_BISECT_BAD)
-			*hi = (size_t)i;
-	}
-	return 0;
-}
-
-/*
- * The answer: the first bad commit (or the candidates) and its effect
- * against the last good commit, both brought to max_boots.  Sets
- * *@result to the text stored with the bisection.
- */
-static int commits_conclude(struct bisect *b, struct csearch *cs,
-			    size_t lo, size_t hi, char **result,
-			    struct kb_err *err)
-{
-	struct kb_bisect_commits_result *cr = cs->cr;
-	struct point *good = &b->points[cs->point_of[lo]];
-	struct point *bad = &b->points[cs->point_of[hi]];
-	const struct kb_bisect_commit *c = &cs->commits[hi];
-	struct kb_buf text = KB_BUF_INIT;
-	struct kb_comparison eff;
-	size_t i;
-	int ret;
-
-	cr->last_good = lo;
-	cr->cand_first = lo + 1;
-	cr->cand_last = hi;
-	cr->first_bad = hi == lo + 1 ? (long)hi : -1;
-	if ((ret = measure(b, good, b->o->max_boots, err)) ||
-	    (ret = measure(b, bad, b->o->max_boots, err)))
-		return ret;
-	if (good->nvalues >= 1 && bad->nvalues >= 1) {
-		compare(good, bad, &b->copts, &eff);
-		cr->change_pct = eff.change_pct;
-		cr->ci_low = eff.ci_low;
-		cr->ci_high = eff.ci_high;
-		cr->effect_boots = (unsigned)bad->nvalues;
-	}
-	if (cr->first_bad >= 0) {
-		kb_buf_addf(&text, "first bad commit %s %s", c->sha,
-			    c->summary ? c->summary : "");
-	} else {
-		kb_buf_addf(&text, "the first bad commit is one of %zu:",
-			    hi - lo);
-		for (i = lo + 1; i <= hi; i++)
-			kb_buf_addf(&text, " %.12s", cs->commits[i].sha);
-	}
-	if (!cr->complete)
-		kb_buf_adds(&text, " (incomplete: max_probes reached)");
-	*result = kb_buf_detach(&text);
-	return 0;
-}
-
-int kb_bisect_commits(struct kb_store *s, struct kb_executor *ex,
-		      const struct kb_bisect_commit *commits, size_t n,
-		      const struct kb_bisect_opts *o,
-		      struct kb_bisect_commits_result **out,
-		      struct kb_err *err)
-{
-	struct bisect b;
-	struct csearch cs;
-	struct kb_err ignored = KB_ERR_INIT;
-	struct kb_bisect_commits_result *cr = NULL;
-	char *result = NULL;
-	size_t i, lo = 0, hi = 0;
-	int ret;
-
-	*out = NULL;
-	if ((ret = check_opts(o, err)))
-		return ret;
-	if (n < 2)
-		return kb_err_set(err, KB_EINPUT,
-				  "bisecting commits needs a good and a bad commit, found %zu commits",
-				  n);
-	commit_bisect_init(&b, s, ex, o);
-	memset(&cs, 0, sizeof(cs));
-	cs.commits = commits;
-	cs.n = n;
-	cs.point_of = kb_calloc(n, sizeof(*cs.point_of));
-	for (i = 0; i < n; i++)
-		cs.point_of[i] = -1;
-	cs.cr = cr = kb_calloc(1, sizeof(*cr));
-	cr->ncommits = n;
-	cr->first_bad = -1;
-	cr->change_pct = cr->ci_low = cr->ci_high = NAN;
-	cr->complete = 1;
-	if ((ret = commits_start(&b, &cs, err)) ||
-	    (ret = commits_confirm(&b, &cs, err)))
-		goto out;
-	if (b.r->reproduced) {
-		if ((ret = commits_search(&b, &cs, &lo, &hi, err)))
-			goto out;
-		cr->complete = !b.stopped;
-		if ((ret = commits_conclude(&b, &cs, lo, hi, &result, err)))
-			goto out;
-	} else {
-		result = kb_asprintf("does not reproduce: %s, %+.1f%%",
-				     kb_verdict_name(b.r->ends.verdict),
-				     b.r->ends.change_pct);
-	}
-	if ((ret = kb_store_bisection_finish(s, b.r->bisection, "done",
-					     result, err)) ||
-	    (ret = kb_store_experiment_finish(s, b.r->experiment, "done",
-					      NULL, err)))
-		goto out;
-	cr->reproduced = b.r->reproduced;
-	cr->ends = b.r->ends;
-	cr->end = b.r->end;
-	memset(&b.r->end, 0, sizeof(b.r->end));
-	cr->builds = b.r->builds;
-	cr->boots = b.r->boots;
-	cr->runs = b.r->runs;
-	cr->experiment = b.r->experiment;
-	cr->bisection = b.r->bisection;
-	*out = cr;
-	cr = NULL;
-out:
-	if (ret && b.r->experiment) {
-		const char *why = err ? err->msg : NULL;
-
-		if (b.r->bisection)
-			kb_store_bisection_finish(s, b.r->bisection, "failed",
-						  why, &ignored);
-		kb_store_experiment_finish(s, b.r->experiment, "failed", why,
-					   &ignored);
-	}
-	free(result);
-	free(cs.point_of);
-	kb_bisect_commits_result_free(cr);
-	kb_bisect_result_free(b.r);
-	bisect_release(&b);
-	return ret;
-}
-
-/* ---- git bisect run: one commit against a baseline -------------------- */
-
-/*
- * The call of kb_bisect_test() on comparison @c: bad on a regression;
- * good on no change, an improvement, or an interval that rules out a
- * regression of the threshold (its harmful end inside it); 0 when more
- * boots may tell.
- */
-static int test_decide(const struct kb_comparison *c,
-		       const struct kb_compare_opts *o,
-		       enum kb_bisect_class *cls)
-{
-	double harm = o->higher_is_better ? -c->ci_low : c->ci_high;
-
-	if (c->verdict == KB_VERDICT_REGRESSION) {
-		*cls = KB_BISECT_BAD;
-		return 1;
-	}
-	if (c->verdict != KB_VERDICT_INCONCLUSIVE ||
-	    (isfinite(harm) && harm < o->threshold_pct)) {
-		*cls = KB_BISECT_GOOD;
-		return 1;
-	}
-	*cls = KB_BISECT_UNKNOWN;
-	return 0;
-}
-
-int kb_bisect_test(struct kb_store *s, struct kb_executor *ex,
-		   const double *baseline, size_t nbaseline,
-		   const struct kb_bisect_commit *commit,
-		   const struct kb_bisect_opts *o,
-		   struct kb_bisect_test_result *out, struct kb_err *err)
-{
-	struct bisect b;
-	struct kb_store_experiment e;
-	struct kb_err ignored = KB_ERR_INIT;
-	struct point *p;
-	char *desc = NULL;
-	int ret;
-
-	memset(out, 0, sizeof(*out));
-	if ((ret = check_opts(o, err)))
-		return ret;
-	if (nbaseline < 2)
-		return kb_err_set(err, KB_EINPUT,
-				  "the baseline has %zu boots with a value: a comparison needs at least 2",
-				  nbaseline);
-	commit_bisect_init(&b, s, ex, o);
-	commit_point_new(&b, commit, NULL);
-	p = &b.points[0];
-	if (!o->matrix_text)
-		desc = kb_asprintf("# kbisect test: no matrix given\n"
-				   "# commit: %s\n# baseline: %s\n",
-				   commit->sha, o->good_name);
-	memset(&e, 0, sizeof(e));
-	e.name = o->name ? o->name : "bisect-test";
-	e.matrix_path = o->matrix_path;
-	e.matrix_text = desc ? desc : o->matrix_text;
-	e.model_text = o->model_text;
-	e.executor = kb_executor_name(ex);
-	e.design = "bisect-test";
-	e.metric = o->metric;
-	e.boots = o->boots;
-	e.runs_per_boot = o->runs_per_boot;
-	e.nvariants = 1;
-	e.variants = &p->stored;
-	ret = kb_store_experiment_create(s, &e, &b.r->experiment, err);
-	free(desc);
-	if (ret)
-		goto out;
-	if (o->experiment_id)
-		*o->experiment_id = b.r->experiment;
-	p->in_store = 1;
-	if ((ret = measure(&b, p, o->boots, err)))
-		goto out;
-	for (;;) {
-		if (p->nvalues < 2 && exhausted(&b, p)) {
-			out->cls = KB_BISECT_SKIP;
-			out->reason = kb_strdup(p->reason ? p->reason
-							  : "not measured");
-			break;
-		}
-		if (p->nvalues >= 1)
-			kb_compare_samples(baseline, nbaseline, p->values,
-					   p->nvalues, &b.copts, &out->cmp);
-		if (p->nvalues >= 1 && test_decide(&out->cmp, &b.copts,
-						   &out->cls))
-			break;
-		if (exhausted(&b, p) || p->nvalues >= o->max_boots) {
-			out->cls = KB_BISECT_UNKNOWN;
-			break;
-		}
-		if ((ret = measure(&b, p, p->nvalues + 1, err)))
-			goto out;
-	}
-	if ((ret = kb_store_experiment_finish(s, b.r->experiment, "done",
-					      NULL, err)))
-		goto out;
-	out->builds = b.r->builds;
-	out->boots = b.r->boots;
-	out->runs = b.r->runs;
-	out->experiment = b.r->experiment;
-out:
-	if (ret) {
-		if (b.r->experiment)
-			kb_store_experiment_finish(s, b.r->experiment,
-						   "failed",
-						   err ? err->msg : NULL,
-						   &ignored);
-		kb_bisect_test_result_release(out);
-	}
-	kb_bisect_result_free(b.r);
-	bisect_release(&b);
+	kb_bisect__release(&b);
 	return ret;
 }

@@ -6,6 +6,7 @@
 
 #include "kbisect.h"
 #include "bisect.h"
+#include "bisect_commits.h"
 #include "buf.h"
 #include "executor.h"
 #include "json.h"

@@ -12,6 +12,7 @@
 #include "kbisect.h"
 #include "analysis.h"
 #include "bisect.h"
+#include "bisect_commits.h"
 #include "buf.h"
 #include "executor.h"
 #include "fio.h"

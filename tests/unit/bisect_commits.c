@@ -1,5 +1,5 @@
 /*
- * Commit bisection (lib/bisect.h kb_bisect_commits, kb_bisect_test) and
+ * Commit bisection (lib/bisect_commits.h) and
  * the commit ranges of lib/source.h, on a small git repository made with
  * the git CLI in a temporary folder, against performance models whose
  * regression starts at a known commit: 5% boot noise, fixed seeds.
@@ -16,6 +16,7 @@
 
 #include "test.h"
 #include "bisect.h"
+#include "bisect_commits.h"
 #include "buf.h"
 #include "err.h"
 #include "executor.h"

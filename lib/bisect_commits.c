@@ -1,0 +1,445 @@
+/*
+ * Commit bisection and `git bisect run`'s test (bisect_commits.h): the
+ * commits are points of the same machinery as option bisection
+ * (bisect_int.h), with kernel.rev the commit.
+ */
+#include "bisect_commits.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bisect_int.h"
+#include "buf.h"
+#include "err.h"
+#include "matrix.h"
+#include "mem.h"
+#include "sha256.h"
+#include "variant.h"
+#include "banned.h"
+
+#define SUMMARY_IN_LABEL 60 /* characters of a commit's summary in labels */
+
+/* The search state of a commit bisection. */
+struct csearch {
+	const struct kb_bisect_commit *commits;
+	size_t n;
+	long *point_of;            /* commit -> its point, or -1 */
+	struct kb_bisect_commits_result *cr;
+};
+
+void kb_bisect_commits_result_free(struct kb_bisect_commits_result *r)
+{
+	if (!r)
+		return;
+	kb_bisect__probes_free(r->probes, r->nprobes);
+	kb_bisect__probe_release(&r->end);
+	free(r);
+}
+
+void kb_bisect_test_result_release(struct kb_bisect_test_result *r)
+{
+	if (!r)
+		return;
+	free(r->reason);
+	memset(r, 0, sizeof(*r));
+}
+
+static int is_kernel_source(const char *name)
+{
+	return !strcmp(name, "kernel.rev") || !strcmp(name, "kernel.image");
+}
+
+/*
+ * Add a point for commit @c: the settings of the options with kernel.rev
+ * the commit.  @end names an end ("good", "bad") in its label; NULL: the
+ * label is the short sha and the summary.  Returns its index in b->points.
+ */
+static size_t commit_point_new(struct bisect *b,
+			       const struct kb_bisect_commit *c,
+			       const char *end)
+{
+	const struct kb_bisect_opts *o = b->o;
+	struct kb_buf text = KB_BUF_INIT;
+	char hex[KB_SHA256_HEX_LEN + 1];
+	struct point *p = kb_bisect__point_add(b);
+	size_t i, k = 0;
+
+	p->full = kb_calloc(o->nsettings + 1, sizeof(*p->full));
+	kb_buf_addf(&text, "kbisect-bisect-commit-v1\nsalt=%s\n",
+		    o->build_salt ? o->build_salt : "");
+	for (i = 0; i < o->nsettings; i++) {
+		if (is_kernel_source(o->settings[i].name))
+			continue;
+		p->full[k++] = o->settings[i];
+		kb_buf_addf(&text, "%s=%s\n", o->settings[i].name,
+			    o->settings[i].value);
+	}
+	p->full[k].name = "kernel.rev";
+	p->full[k].value = c->sha;
+	p->full[k].kind = KB_FACTOR_KERNEL;
+	k++;
+	kb_buf_addf(&text, "kernel.rev=%s\n", c->sha);
+	kb_sha256_hex(text.buf, text.len, hex);
+	p->key = kb_strdup(hex);
+	if (end)
+		p->label = kb_asprintf("%s %.12s", end, c->sha);
+	else
+		p->label = kb_asprintf("%.12s %.*s", c->sha, SUMMARY_IN_LABEL,
+				       c->summary ? c->summary : "");
+	kb_bisect__point_variants(b, p, k);
+	kb_buf_release(&text);
+	return p->idx;
+}
+
+/* A fresh struct bisect for commits (its result holds the counters). */
+static void commit_bisect_init(struct bisect *b, struct kb_store *s,
+			       struct kb_executor *ex,
+			       const struct kb_bisect_opts *o)
+{
+	kb_bisect__init(b, s, ex, o);
+	b->copts_good = b->copts_bad = b->copts;
+}
+
+static int commits_start(struct bisect *b, const struct csearch *cs,
+			 struct kb_err *err)
+{
+	int ret;
+
+	commit_point_new(b, &cs->commits[0], "good");
+	commit_point_new(b, &cs->commits[cs->n - 1], "bad");
+	cs->point_of[0] = 0;
+	cs->point_of[cs->n - 1] = 1;
+	ret = kb_bisect__store_ends(b, "commits", err);
+	if (b->r->experiment && b->o->experiment_id)
+		*b->o->experiment_id = b->r->experiment;
+	return ret;
+}
+
+/* Compare the ends and store them as step 1. */
+static int commits_confirm(struct bisect *b, const struct csearch *cs,
+			   struct kb_err *err)
+{
+	struct kb_bisect_probe *pr = &b->r->end;
+	const struct kb_bisect_commit *bad = &cs->commits[cs->n - 1];
+	char *text;
+	int ret;
+
+	if ((ret = kb_bisect__confirm_ends(b, err)))
+		return ret;
+	pr->commit = cs->n - 1;
+	text = kb_asprintf("the bad end: %s %s (%u boots against %zu of the good end)",
+			   bad->sha, bad->summary ? bad->summary : "",
+			   pr->boots, b->points[0].nvalues);
+	ret = kb_bisect__store_step(b, pr, text, err);
+	free(text);
+	if (ret == 0 && b->o->on_commit)
+		b->o->on_commit(pr, b->o->progress_arg);
+	return ret;
+}
+
+/* Build, boot and classify commit @i as the next probe. */
+static int probe_commit(struct bisect *b, struct csearch *cs, size_t i,
+			enum kb_bisect_class *cls, struct kb_err *err)
+{
+	struct kb_bisect_commits_result *cr = cs->cr;
+	const struct kb_bisect_commit *c = &cs->commits[i];
+	struct kb_bisect_probe pr;
+	char *text;
+	size_t k;
+	int ret;
+
+	k = commit_point_new(b, c, NULL);
+	cs->point_of[i] = (long)k;
+	memset(&pr, 0, sizeof(pr));
+	pr.step = (unsigned)cr->nprobes + 2;
+	pr.variant_idx = (int)b->points[k].idx;
+	pr.commit = i;
+	text = kb_asprintf("%s %s", c->sha, c->summary ? c->summary : "");
+	if ((ret = kb_bisect__classify(b, &b->points[k], &pr, err)) ||
+	    (ret = kb_bisect__store_step(b, &pr, text, err))) {
+		free(text);
+		kb_bisect__probe_release(&pr);
+		return ret;
+	}
+	free(text);
+	b->points[k].probe = cr->nprobes;
+	cr->probes = kb_reallocarray(cr->probes, cr->nprobes + 1,
+				     sizeof(*cr->probes));
+	cr->probes[cr->nprobes++] = pr;
+	if (b->o->on_commit)
+		b->o->on_commit(&cr->probes[cr->nprobes - 1],
+				b->o->progress_arg);
+	*cls = pr.cls;
+	return 0;
+}
+
+/*
+ * The untested commit strictly between @lo and @hi nearest their
+ * midpoint, alternating sides (mid, mid + 1, mid - 1, ...); -1 when every
+ * one of them was probed.
+ */
+static long next_commit(const struct csearch *cs, size_t lo, size_t hi)
+{
+	size_t mid = lo + (hi - lo) / 2, d;
+	int inside = 1;
+
+	for (d = 0; inside; d++) {
+		inside = 0;
+		if (mid + d < hi) {
+			inside = 1;
+			if (cs->point_of[mid + d] < 0)
+				return (long)(mid + d);
+		}
+		if (d && mid >= d && mid - d > lo) {
+			inside = 1;
+			if (cs->point_of[mid - d] < 0)
+				return (long)(mid - d);
+		}
+	}
+	return -1;
+}
+
+/*
+ * git bisect over the commits: narrow [lo, hi] (last good, first bad
+ * known) on good and bad probes only, until they are neighbours or no
+ * untested commit is left between them.
+ */
+static int commits_search(struct bisect *b, struct csearch *cs,
+			  size_t *lo, size_t *hi, struct kb_err *err)
+{
+	enum kb_bisect_class cls;
+	long i;
+	int ret;
+
+	*lo = 0;
+	*hi = cs->n - 1;
+	while (*hi - *lo > 1) {
+		if ((i = next_commit(cs, *lo, *hi)) < 0)
+			break;
+		if (cs->cr->nprobes >= b->max_probes) {
+			b->stopped = 1;
+			break;
+		}
+		if ((ret = probe_commit(b, cs, (size_t)i, &cls, err)))
+			return ret;
+		if (cls == KB_BISECT_GOOD)
+			*lo = (size_t)i;
+		else if (cls == KB_BISECT_BAD)
+			*hi = (size_t)i;
+	}
+	return 0;
+}
+
+/*
+ * The answer: the first bad commit (or the candidates) and its effect
+ * against the last good commit, both brought to max_boots.  Sets
+ * *@result to the text stored with the bisection.
+ */
+static int commits_conclude(struct bisect *b, struct csearch *cs,
+			    size_t lo, size_t hi, char **result,
+			    struct kb_err *err)
+{
+	struct kb_bisect_commits_result *cr = cs->cr;
+	struct point *good = &b->points[cs->point_of[lo]];
+	struct point *bad = &b->points[cs->point_of[hi]];
+	const struct kb_bisect_commit *c = &cs->commits[hi];
+	struct kb_buf text = KB_BUF_INIT;
+	struct kb_comparison eff;
+	size_t i;
+	int ret;
+
+	cr->last_good = lo;
+	cr->cand_first = lo + 1;
+	cr->cand_last = hi;
+	cr->first_bad = hi == lo + 1 ? (long)hi : -1;
+	if ((ret = kb_bisect__measure(b, good, b->o->max_boots, err)) ||
+	    (ret = kb_bisect__measure(b, bad, b->o->max_boots, err)))
+		return ret;
+	if (good->nvalues >= 1 && bad->nvalues >= 1) {
+		kb_bisect__compare(good, bad, &b->copts, &eff);
+		cr->change_pct = eff.change_pct;
+		cr->ci_low = eff.ci_low;
+		cr->ci_high = eff.ci_high;
+		cr->effect_boots = (unsigned)bad->nvalues;
+	}
+	if (cr->first_bad >= 0) {
+		kb_buf_addf(&text, "first bad commit %s %s", c->sha,
+			    c->summary ? c->summary : "");
+	} else {
+		kb_buf_addf(&text, "the first bad commit is one of %zu:",
+			    hi - lo);
+		for (i = lo + 1; i <= hi; i++)
+			kb_buf_addf(&text, " %.12s", cs->commits[i].sha);
+	}
+	if (!cr->complete)
+		kb_buf_adds(&text, " (incomplete: max_probes reached)");
+	*result = kb_buf_detach(&text);
+	return 0;
+}
+
+int kb_bisect_commits(struct kb_store *s, struct kb_executor *ex,
+		      const struct kb_bisect_commit *commits, size_t n,
+		      const struct kb_bisect_opts *o,
+		      struct kb_bisect_commits_result **out,
+		      struct kb_err *err)
+{
+	struct bisect b;
+	struct csearch cs;
+	struct kb_bisect_commits_result *cr = NULL;
+	char *result = NULL;
+	size_t i, lo = 0, hi = 0;
+	int ret;
+
+	*out = NULL;
+	if ((ret = kb_bisect__check_opts(o, err)))
+		return ret;
+	if (n < 2)
+		return kb_err_set(err, KB_EINPUT,
+				  "bisecting commits needs a good and a bad commit, found %zu commits",
+				  n);
+	commit_bisect_init(&b, s, ex, o);
+	memset(&cs, 0, sizeof(cs));
+	cs.commits = commits;
+	cs.n = n;
+	cs.point_of = kb_calloc(n, sizeof(*cs.point_of));
+	for (i = 0; i < n; i++)
+		cs.point_of[i] = -1;
+	cs.cr = cr = kb_calloc(1, sizeof(*cr));
+	cr->ncommits = n;
+	cr->first_bad = -1;
+	cr->change_pct = cr->ci_low = cr->ci_high = NAN;
+	cr->complete = 1;
+	if ((ret = commits_start(&b, &cs, err)) ||
+	    (ret = commits_confirm(&b, &cs, err)))
+		goto out;
+	if (b.r->reproduced) {
+		if ((ret = commits_search(&b, &cs, &lo, &hi, err)))
+			goto out;
+		cr->complete = !b.stopped;
+		if ((ret = commits_conclude(&b, &cs, lo, hi, &result, err)))
+			goto out;
+	} else {
+		result = kb_bisect__unreproduced(&b);
+	}
+	if ((ret = kb_bisect__finish(&b, result, err)))
+		goto out;
+	cr->reproduced = b.r->reproduced;
+	cr->ends = b.r->ends;
+	cr->end = b.r->end;
+	memset(&b.r->end, 0, sizeof(b.r->end));
+	cr->builds = b.r->builds;
+	cr->boots = b.r->boots;
+	cr->runs = b.r->runs;
+	cr->experiment = b.r->experiment;
+	cr->bisection = b.r->bisection;
+	*out = cr;
+	cr = NULL;
+out:
+	if (ret)
+		kb_bisect__fail(&b, err);
+	free(result);
+	free(cs.point_of);
+	kb_bisect_commits_result_free(cr);
+	kb_bisect_result_free(b.r);
+	kb_bisect__release(&b);
+	return ret;
+}
+
+/* ---- git bisect run: one commit against a baseline -------------------- */
+
+/*
+ * The call of kb_bisect_test() on comparison @c: bad on a regression;
+ * good on no change, an improvement, or an interval that rules out a
+ * regression of the threshold (its harmful end inside it); 0 when more
+ * boots may tell.
+ */
+static int test_decide(const struct kb_comparison *c,
+		       const struct kb_compare_opts *o,
+		       enum kb_bisect_class *cls)
+{
+	double harm = o->higher_is_better ? -c->ci_low : c->ci_high;
+
+	if (c->verdict == KB_VERDICT_REGRESSION) {
+		*cls = KB_BISECT_BAD;
+		return 1;
+	}
+	if (c->verdict != KB_VERDICT_INCONCLUSIVE ||
+	    (isfinite(harm) && harm < o->threshold_pct)) {
+		*cls = KB_BISECT_GOOD;
+		return 1;
+	}
+	*cls = KB_BISECT_UNKNOWN;
+	return 0;
+}
+
+int kb_bisect_test(struct kb_store *s, struct kb_executor *ex,
+		   const double *baseline, size_t nbaseline,
+		   const struct kb_bisect_commit *commit,
+		   const struct kb_bisect_opts *o,
+		   struct kb_bisect_test_result *out, struct kb_err *err)
+{
+	struct bisect b;
+	struct point *p;
+	char *desc = NULL;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if ((ret = kb_bisect__check_opts(o, err)))
+		return ret;
+	if (nbaseline < 2)
+		return kb_err_set(err, KB_EINPUT,
+				  "the baseline has %zu boots with a value: a comparison needs at least 2",
+				  nbaseline);
+	commit_bisect_init(&b, s, ex, o);
+	commit_point_new(&b, commit, NULL);
+	p = &b.points[0];
+	if (!o->matrix_text)
+		desc = kb_asprintf("# kbisect test: no matrix given\n"
+				   "# commit: %s\n# baseline: %s\n",
+				   commit->sha, o->good_name);
+	ret = kb_bisect__experiment_create(&b, "bisect-test", desc, &p->stored,
+					   1, err);
+	free(desc);
+	if (ret)
+		goto out;
+	if (o->experiment_id)
+		*o->experiment_id = b.r->experiment;
+	p->in_store = 1;
+	if ((ret = kb_bisect__measure(&b, p, o->boots, err)))
+		goto out;
+	for (;;) {
+		if (p->nvalues < 2 && kb_bisect__exhausted(&b, p)) {
+			out->cls = KB_BISECT_SKIP;
+			out->reason = kb_strdup(p->reason ? p->reason
+							  : "not measured");
+			break;
+		}
+		if (p->nvalues >= 1)
+			kb_compare_samples(baseline, nbaseline, p->values,
+					   p->nvalues, &b.copts, &out->cmp);
+		if (p->nvalues >= 1 && test_decide(&out->cmp, &b.copts,
+						   &out->cls))
+			break;
+		if (kb_bisect__exhausted(&b, p) || p->nvalues >= o->max_boots) {
+			out->cls = KB_BISECT_UNKNOWN;
+			break;
+		}
+		if ((ret = kb_bisect__measure(&b, p, p->nvalues + 1, err)))
+			goto out;
+	}
+	if ((ret = kb_bisect__finish(&b, NULL, err)))
+		goto out;
+	out->builds = b.r->builds;
+	out->boots = b.r->boots;
+	out->runs = b.r->runs;
+	out->experiment = b.r->experiment;
+out:
+	if (ret) {
+		kb_bisect__fail(&b, err);
+		kb_bisect_test_result_release(out);
+	}
+	kb_bisect_result_free(b.r);
+	kb_bisect__release(&b);
+	return ret;
+}

@@ -1,0 +1,154 @@
+#ifndef KB_BISECT_INT_H
+#define KB_BISECT_INT_H
+
+/*
+ * Private to the bisect module: what option bisection (bisect.c) and
+ * commit bisection (bisect_commits.c) share.  A point is one measured
+ * configuration; struct bisect is the state of one bisection; the
+ * functions measure and classify points, compare the ends, and store the
+ * experiment and its steps, the same way for both.  Not part of the
+ * library's API: only those two files include this header, and its
+ * functions are named kb_bisect__* (two underscores) to say so.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bisect.h"
+#include "compare.h"
+#include "variant.h"
+
+struct kb_err;
+struct kb_executor;
+struct kb_store;
+
+/* One measured configuration: an end or a probe. */
+struct point {
+	unsigned idx;             /* its variant in the experiment */
+	unsigned char *set;       /* per group: 1 when moved to bad */
+	struct kb_setting *full;  /* every option: what the executor gets */
+	struct kb_setting *moved; /* the changed options: what is stored */
+	char *label;
+	char *key;                /* build key */
+	struct kb_variant exec;   /* settings = full */
+	struct kb_variant stored; /* settings = moved */
+	int in_store;             /* the variant row exists */
+	int have_build;
+	struct kb_build_result build;
+	int64_t build_id;
+	unsigned last_boot;       /* boot numbers used so far */
+	size_t nvalues;
+	double *values;           /* per ok boot: the mean over its runs */
+	unsigned nfailed;         /* boots that gave no value */
+	char *reason;             /* the latest failure */
+	int classified;
+	enum kb_bisect_class cls;
+	size_t probe;             /* its index in result->probes */
+};
+
+struct bisect {
+	struct kb_store *s;
+	struct kb_executor *ex;
+	const struct kb_bisect_opts *o;
+	struct kb_compare_opts copts;      /* the ends against each other */
+	struct kb_compare_opts copts_good; /* a probe against the good end */
+	struct kb_compare_opts copts_bad;  /* a probe against the bad end */
+	unsigned max_probes;
+	struct kb_bisect_result *r; /* commits: the ends and the counters */
+
+	size_t nnames;            /* every option of either config, sorted */
+	char **names;
+	const char **goodv;       /* its level in each ("n" when absent) */
+	const char **badv;
+	long *change_of;          /* name -> change index, or -1 */
+	size_t *change_name;      /* change -> name index */
+
+	size_t ngroups;           /* change groups, numbered from 0 */
+
+	size_t npoints;
+	struct point *points;     /* [0] good end, [1] bad end, probes */
+	int stopped;              /* max_probes reached */
+};
+
+/* Fill @b for a bisection with @o on @ex into @s, with an empty result
+ * (NaN effect); kb_bisect__release() frees all but b->r. */
+void kb_bisect__init(struct bisect *b, struct kb_store *s,
+		     struct kb_executor *ex, const struct kb_bisect_opts *o);
+void kb_bisect__release(struct bisect *b);
+
+/* Check the options both bisections need: names for the ends, a metric,
+ * boots, runs, alpha and threshold in range.  KB_EINPUT when not. */
+int kb_bisect__check_opts(const struct kb_bisect_opts *o, struct kb_err *err);
+
+/* Free what probe @p owns; free @n probes and the array at @probes. */
+void kb_bisect__probe_release(struct kb_bisect_probe *p);
+void kb_bisect__probes_free(struct kb_bisect_probe *probes, size_t n);
+
+/* Append a zeroed point to b->points, its idx the next variant index.
+ * The pointer is valid until the next point is added. */
+struct point *kb_bisect__point_add(struct bisect *b);
+
+/* Make @p's variants from its label, key and @nsettings settings at
+ * p->full (with the guest of the options): exec, and stored the same. */
+void kb_bisect__point_variants(const struct bisect *b, struct point *p,
+			       size_t nsettings);
+
+/* Boot @p until it has @want values (or cannot have them): its variant
+ * stored, its build from the store or built, each boot stored. */
+int kb_bisect__measure(struct bisect *b, struct point *p, size_t want,
+		       struct kb_err *err);
+
+/* No more boots of @p make sense: the build failed, or too many boots
+ * did. */
+int kb_bisect__exhausted(const struct bisect *b, const struct point *p);
+
+/* Compare the values of @a (A) and @p (B) with @o into *@out. */
+void kb_bisect__compare(const struct point *a, const struct point *p,
+			const struct kb_compare_opts *o,
+			struct kb_comparison *out);
+
+/* Measure and classify probe @p against the ends (points 0 and 1), one
+ * boot more at a time while undecided (bisect.h); fills *@out. */
+int kb_bisect__classify(struct bisect *b, struct point *p,
+			struct kb_bisect_probe *out, struct kb_err *err);
+
+/* Store probe @pr as a bisection step described by @text. */
+int kb_bisect__store_step(struct bisect *b, const struct kb_bisect_probe *pr,
+			  const char *text, struct kb_err *err);
+
+/*
+ * Does the regression reproduce?  Compare the ends, adding a boot to the
+ * side with fewer (both when equal) while the verdict is inconclusive and
+ * a side is below max_boots; when it reproduces, bring both to max_boots.
+ * Fills r->ends, r->reproduced, the probe thresholds and r->end as step 1
+ * (all but what it applied).  KB_EFAIL when an end cannot be measured.
+ */
+int kb_bisect__confirm_ends(struct bisect *b, struct kb_err *err);
+
+/* Store the experiment of @b (design @design, also its name unless the
+ * options give one; matrix text @desc unless NULL) with @variants[0..n):
+ * sets b->r->experiment. */
+int kb_bisect__experiment_create(struct bisect *b, const char *design,
+				 const char *desc,
+				 const struct kb_variant *variants, size_t n,
+				 struct kb_err *err);
+
+/* Store the experiment of a bisection of @kind ("options", "commits";
+ * design "bisect-KIND") with the ends, points 0 and 1, as its variants,
+ * and its bisections row: sets b->r->experiment and b->r->bisection. */
+int kb_bisect__store_ends(struct bisect *b, const char *kind,
+			  struct kb_err *err);
+
+/* The result stored when the regression does not reproduce: the ends'
+ * verdict and change.  Caller frees. */
+char *kb_bisect__unreproduced(const struct bisect *b);
+
+/* Mark the bisection (when there is one) done with @result, and its
+ * experiment done. */
+int kb_bisect__finish(struct bisect *b, const char *result,
+		      struct kb_err *err);
+
+/* Mark the bisection and the experiment, those stored, failed with
+ * @err's message. */
+void kb_bisect__fail(struct bisect *b, const struct kb_err *err);
+
+#endif

@@ -1,0 +1,408 @@
+/*
+ * scheduler: which queued jobs the daemon starts now, given its build
+ * slots, its hosts' capacities and the leases in the store (scheduler.h,
+ * docs/daemon.md).
+ */
+#include "scheduler.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "matrix.h"
+#include "mem.h"
+#include "banned.h"
+
+/* Hosts the scheduler counts boots on: more get no boots. */
+#define MAX_HOSTS 64
+
+struct sched_exp {
+	struct kb_queue_exp *x;
+	unsigned running; /* steps of it handed out and not finished */
+	int seen;         /* in the queue at the last refresh */
+};
+
+struct sched_host {
+	char *uri;
+	unsigned running; /* boots on it */
+};
+
+/* Where a pass is: kb_sched_next() goes on from there. */
+enum phase { PHASE_BUILDS, PHASE_BOOTS, PHASE_DONE };
+
+struct kb_sched {
+	struct kb_store *s;
+	char *owner;
+	unsigned build_jobs, max_steps;
+	int64_t lease_s;
+	double time_scale;
+	void (*note)(const struct kb_sched_note *n, void *arg);
+	void *arg;
+
+	struct sched_exp **exps; /* oldest first; each allocated */
+	size_t nexps;
+	struct sched_host hosts[MAX_HOSTS];
+	size_t nhosts;
+	unsigned running, builds_running;
+	int64_t last_renew;
+
+	enum phase phase;
+	size_t exp_i;   /* the experiment looked at */
+	size_t host_i;  /* boots: the host of its matrix looked at */
+	int exp_over;   /* boots: nothing more of this experiment */
+};
+
+int kb_sched_new(const struct kb_sched_opts *o, struct kb_sched **out,
+		 struct kb_err *err)
+{
+	struct kb_sched *sc;
+
+	*out = NULL;
+	if (!o->store || !o->owner)
+		return kb_err_set(err, KB_EINPUT,
+				  "a scheduler needs a store and an owner");
+	if (!o->build_jobs || !o->max_steps || o->lease_s < 1)
+		return kb_err_set(err, KB_EINPUT,
+				  "a scheduler needs build slots, steps and a lease of at least 1");
+	sc = kb_calloc(1, sizeof(*sc));
+	sc->s = o->store;
+	sc->owner = kb_strdup(o->owner);
+	sc->build_jobs = o->build_jobs;
+	sc->max_steps = o->max_steps;
+	sc->lease_s = o->lease_s;
+	sc->time_scale = o->time_scale;
+	sc->note = o->note;
+	sc->arg = o->arg;
+	sc->phase = PHASE_DONE;
+	*out = sc;
+	return 0;
+}
+
+static void exp_free(struct sched_exp *e)
+{
+	if (!e)
+		return;
+	kb_queue_exp_free(e->x);
+	free(e);
+}
+
+void kb_sched_free(struct kb_sched *sc)
+{
+	size_t i;
+
+	if (!sc)
+		return;
+	for (i = 0; i < sc->nexps; i++)
+		exp_free(sc->exps[i]);
+	free(sc->exps);
+	for (i = 0; i < sc->nhosts; i++)
+		free(sc->hosts[i].uri);
+	free(sc->owner);
+	free(sc);
+}
+
+static void tell(struct kb_sched *sc, enum kb_sched_note_kind kind,
+		 int64_t id, const struct kb_queue_exp *x, const char *state,
+		 const char *msg)
+{
+	struct kb_sched_note n = { .kind = kind, .id = id, .exp = x,
+				   .state = state, .msg = msg };
+
+	if (sc->note)
+		sc->note(&n, sc->arg);
+}
+
+static struct sched_exp *find_exp(const struct kb_sched *sc, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < sc->nexps; i++)
+		if (kb_queue_exp_id(sc->exps[i]->x) == id)
+			return sc->exps[i];
+	return NULL;
+}
+
+/* The index of @uri's slot, or nhosts when it has none. */
+static size_t find_host(const struct kb_sched *sc, const char *uri)
+{
+	size_t i;
+
+	for (i = 0; i < sc->nhosts; i++)
+		if (!strcmp(sc->hosts[i].uri, uri))
+			break;
+	return i;
+}
+
+/* The slot of @uri, made on first use; NULL when the table is full. */
+static struct sched_host *host(struct kb_sched *sc, const char *uri)
+{
+	size_t i = find_host(sc, uri);
+
+	if (i < sc->nhosts)
+		return &sc->hosts[i];
+	if (sc->nhosts == MAX_HOSTS)
+		return NULL;
+	sc->hosts[i].uri = kb_strdup(uri);
+	sc->hosts[i].running = 0;
+	sc->nhosts++;
+	return &sc->hosts[i];
+}
+
+/* Load experiment @id; one stored that no longer plans is failed. */
+static void load_exp(struct kb_sched *sc, int64_t id)
+{
+	struct kb_err err = KB_ERR_INIT, ignored = KB_ERR_INIT;
+	struct kb_queue_exp *x = NULL;
+	struct sched_exp *e;
+
+	if (kb_queue_exp_load(sc->s, id, sc->time_scale, &x, &err)) {
+		tell(sc, KB_SCHED_NOTE_ERROR, id, NULL, NULL, err.msg);
+		kb_store_experiment_finish(sc->s, id, "failed", err.msg,
+					   &ignored);
+		return;
+	}
+	e = kb_calloc(1, sizeof(*e));
+	e->x = x;
+	e->seen = 1;
+	sc->exps = kb_reallocarray(sc->exps, sc->nexps + 1, sizeof(*sc->exps));
+	sc->exps[sc->nexps++] = e;
+	tell(sc, KB_SCHED_NOTE_LOADED, id, x, NULL, NULL);
+}
+
+/* Forget experiments that left the queue and run nothing any more. */
+static void forget_ended(struct kb_sched *sc)
+{
+	size_t i = 0;
+
+	while (i < sc->nexps) {
+		if (sc->exps[i]->seen || sc->exps[i]->running) {
+			i++;
+			continue;
+		}
+		exp_free(sc->exps[i]);
+		memmove(&sc->exps[i], &sc->exps[i + 1],
+			(sc->nexps - i - 1) * sizeof(*sc->exps));
+		sc->nexps--;
+	}
+}
+
+int kb_sched_refresh(struct kb_sched *sc, struct kb_err *err)
+{
+	int64_t *ids = NULL;
+	size_t n = 0, i;
+	int ret;
+
+	sc->phase = PHASE_DONE;
+	if ((ret = kb_store_queue_experiments(sc->s, &ids, &n, err))) {
+		forget_ended(sc);
+		return ret;
+	}
+	for (i = 0; i < sc->nexps; i++)
+		sc->exps[i]->seen = 0;
+	for (i = 0; i < n; i++) {
+		struct sched_exp *e = find_exp(sc, ids[i]);
+
+		if (e)
+			e->seen = 1;
+		else
+			load_exp(sc, ids[i]);
+	}
+	free(ids);
+	forget_ended(sc);
+	sc->phase = PHASE_BUILDS;
+	sc->exp_i = 0;
+	sc->host_i = 0;
+	sc->exp_over = 0;
+	return 0;
+}
+
+static void settle(struct kb_sched *sc, int64_t id)
+{
+	struct kb_err err = KB_ERR_INIT;
+	char *state = NULL;
+
+	if (kb_store_experiment_settle(sc->s, id, &state, &err)) {
+		tell(sc, KB_SCHED_NOTE_ERROR, id, NULL, NULL, err.msg);
+		return;
+	}
+	if (strcmp(state, "queued") && strcmp(state, "running"))
+		tell(sc, KB_SCHED_NOTE_ENDED, id, NULL, state, NULL);
+	free(state);
+}
+
+/* Lease the next job of @kind of @e (boots: on host @h); count it. */
+static int claim(struct kb_sched *sc, struct sched_exp *e,
+		 enum kb_store_job_kind kind, struct sched_host *h,
+		 int64_t now, struct kb_sched_step *out, struct kb_err *err)
+{
+	struct kb_store_claim c;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	c.owner = sc->owner;
+	c.now = now;
+	c.lease_s = sc->lease_s;
+	c.kind = kind;
+	c.experiment = kb_queue_exp_id(e->x);
+	c.host = h ? h->uri : NULL;
+	if ((ret = kb_store_job_claim(sc->s, &c, &out->job, err)))
+		return ret;
+	out->exp = e->x;
+	out->host = h ? h->uri : NULL;
+	e->running++;
+	sc->running++;
+	if (h)
+		h->running++;
+	else
+		sc->builds_running++;
+	return 0;
+}
+
+/* Builds: oldest experiment first, while a build slot is free. */
+static int next_build(struct kb_sched *sc, int64_t now,
+		      struct kb_sched_step *out, struct kb_err *err)
+{
+	while (sc->exp_i < sc->nexps) {
+		struct sched_exp *e = sc->exps[sc->exp_i];
+		int ret;
+
+		if (!e->seen || sc->builds_running >= sc->build_jobs ||
+		    sc->running >= sc->max_steps) {
+			sc->exp_i++;
+			continue;
+		}
+		ret = claim(sc, e, KB_STORE_JOB_BUILD, NULL, now, out, err);
+		if (ret == 0)
+			return 0;
+		/* nothing more of it now: the next experiment */
+		sc->exp_i++;
+		if (ret != KB_ENOTFOUND)
+			return ret;
+	}
+	return KB_ENOTFOUND;
+}
+
+/* Boots: oldest experiment first, per host of its matrix up to the
+ * capacity it gives there; then the experiment is settled if idle. */
+static int next_boot(struct kb_sched *sc, int64_t now,
+		     struct kb_sched_step *out, struct kb_err *err)
+{
+	while (sc->exp_i < sc->nexps) {
+		struct sched_exp *e = sc->exps[sc->exp_i];
+		const struct kb_matrix *m = kb_queue_exp_matrix(e->x);
+
+		if (!e->seen) {
+			sc->exp_i++;
+			continue;
+		}
+		while (!sc->exp_over && sc->host_i < kb_matrix_nhosts(m)) {
+			const struct kb_host *h = kb_matrix_host(m, sc->host_i);
+			struct sched_host *hs = host(sc, h->uri);
+			int ret;
+
+			if (!hs || hs->running >= h->capacity ||
+			    sc->running >= sc->max_steps) {
+				sc->host_i++;
+				continue;
+			}
+			ret = claim(sc, e, KB_STORE_JOB_BOOT, hs, now, out,
+				    err);
+			if (ret == 0)
+				return 0;
+			sc->exp_over = 1;
+			if (ret != KB_ENOTFOUND)
+				return ret; /* settled at the next call */
+		}
+		if (!e->running)
+			settle(sc, kb_queue_exp_id(e->x));
+		sc->exp_i++;
+		sc->host_i = 0;
+		sc->exp_over = 0;
+	}
+	return KB_ENOTFOUND;
+}
+
+int kb_sched_next(struct kb_sched *sc, int64_t now, struct kb_sched_step *out,
+		  struct kb_err *err)
+{
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (sc->phase == PHASE_BUILDS) {
+		if ((ret = next_build(sc, now, out, err)) != KB_ENOTFOUND)
+			return ret;
+		sc->phase = PHASE_BOOTS;
+		sc->exp_i = 0;
+		sc->host_i = 0;
+		sc->exp_over = 0;
+	}
+	if (sc->phase == PHASE_BOOTS) {
+		if ((ret = next_boot(sc, now, out, err)) != KB_ENOTFOUND)
+			return ret;
+		sc->phase = PHASE_DONE;
+	}
+	return KB_ENOTFOUND;
+}
+
+void kb_sched_finished(struct kb_sched *sc, struct kb_sched_step *st)
+{
+	struct sched_exp *e = find_exp(sc, st->job.experiment);
+
+	if (sc->running)
+		sc->running--;
+	if (st->job.kind == KB_STORE_JOB_BUILD) {
+		if (sc->builds_running)
+			sc->builds_running--;
+	} else if (st->host) {
+		struct sched_host *h = host(sc, st->host);
+
+		if (h && h->running)
+			h->running--;
+	}
+	if (e && e->running)
+		e->running--;
+	settle(sc, st->job.experiment);
+	kb_store_job_release(&st->job);
+	memset(st, 0, sizeof(*st));
+}
+
+int kb_sched_renew(struct kb_sched *sc, int64_t now, struct kb_err *err)
+{
+	if (now - sc->last_renew < sc->lease_s / 3 || !sc->running)
+		return 0;
+	sc->last_renew = now;
+	return kb_store_job_renew(sc->s, sc->owner, now, sc->lease_s, NULL,
+				  err);
+}
+
+unsigned kb_sched_running(const struct kb_sched *sc)
+{
+	return sc->running;
+}
+
+unsigned kb_sched_builds_running(const struct kb_sched *sc)
+{
+	return sc->builds_running;
+}
+
+unsigned kb_sched_host_running(const struct kb_sched *sc, const char *uri)
+{
+	size_t i = find_host(sc, uri);
+
+	return i < sc->nhosts ? sc->hosts[i].running : 0;
+}
+
+unsigned kb_sched_boot_slots(const struct kb_sched *sc, int64_t id)
+{
+	const struct sched_exp *e = find_exp(sc, id);
+	const struct kb_matrix *m;
+	unsigned n = 0;
+	size_t i;
+
+	if (!e)
+		return 1;
+	m = kb_queue_exp_matrix(e->x);
+	for (i = 0; i < kb_matrix_nhosts(m); i++)
+		n += kb_matrix_host(m, i)->capacity;
+	return n ? n : 1;
+}

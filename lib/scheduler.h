@@ -1,0 +1,153 @@
+#ifndef KB_SCHEDULER_H
+#define KB_SCHEDULER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "queue.h"
+#include "store.h"
+
+struct kb_err;
+
+/*
+ * The daemon's scheduler (docs/daemon.md): which queued jobs to start
+ * now.  It holds the experiments of the queue (loaded once, forgotten
+ * once they have ended and run nothing), and counts the steps it handed
+ * out: builds against the build slots (--build-jobs), boots against each
+ * libvirt host's capacity in the experiment's matrix (hosts:), all steps
+ * against a cap.  A step is a job leased in the store under the
+ * scheduler's owner (kb_store_job_claim), so that a job is never run by
+ * two daemons, and a lease that expired is taken back by whoever claims
+ * next.
+ *
+ * It talks to no socket and prints nothing: what happens to experiments
+ * as it goes is told to a note callback.  Besides the store, it only
+ * loads experiments (kb_queue_exp_load(), which may resolve a real
+ * experiment's configs in its source tree).  It does not run steps: the
+ * caller does, in threads of its own, and reports each end with
+ * kb_sched_finished().  Not thread-safe: one thread calls it.
+ *
+ * A pass, every tick and whenever a step ended or a job came:
+ *
+ *     if (kb_sched_refresh(sc, &err) == 0)
+ *             while ((ret = kb_sched_next(sc, time(NULL), &step,
+ *                                         &err)) != KB_ENOTFOUND)
+ *                     if (ret == 0)
+ *                             start(&step);
+ *                     (else one claim failed: the pass goes on)
+ */
+
+/* What the scheduler tells its caller. */
+enum kb_sched_note_kind {
+	KB_SCHED_NOTE_LOADED, /* experiment @exp was loaded from the queue */
+	KB_SCHED_NOTE_ENDED,  /* experiment @id ended: @state */
+	KB_SCHED_NOTE_ERROR,  /* experiment @id: a store error @msg; when it
+			       * could not be loaded it is failed */
+};
+
+struct kb_sched_note {
+	enum kb_sched_note_kind kind;
+	int64_t id;                     /* the experiment */
+	const struct kb_queue_exp *exp; /* LOADED, else NULL */
+	const char *state; /* ENDED: "done", "failed" or "cancelled" */
+	const char *msg;   /* ERROR */
+};
+
+struct kb_sched_opts {
+	struct kb_store *store; /* the queue; borrowed, outlives the
+				 * scheduler (required) */
+	const char *owner;      /* lease owner: the daemon instance id,
+				 * kb_queue_instance_id() (required; copied) */
+	unsigned build_jobs;    /* builds at once, at least 1 */
+	unsigned max_steps;     /* steps of any kind at once, at least 1 */
+	int64_t lease_s;        /* lease length in seconds, at least 1 */
+	double time_scale;      /* for kb_queue_exp_load() */
+	/* told what happens to experiments; may be NULL */
+	void (*note)(const struct kb_sched_note *n, void *arg);
+	void *arg;
+};
+#define KB_SCHED_OPTS_INIT                                                 \
+	{ .store = NULL, .owner = NULL, .build_jobs = 1, .max_steps = 64,  \
+	  .lease_s = 60, .time_scale = 1, .note = NULL, .arg = NULL }
+
+/* A job to run now, as kb_sched_next() hands it out. */
+struct kb_sched_step {
+	struct kb_store_job job;        /* the leased job (owned by the step) */
+	const struct kb_queue_exp *exp; /* its experiment: valid until the
+					 * step is finished */
+	const char *host;               /* boots: the host URI whose slot it
+					 * holds; builds: NULL.  Valid until
+					 * kb_sched_free() */
+};
+
+struct kb_sched;
+
+/*
+ * Make a scheduler from @o.  Returns 0 with *@out (caller frees with
+ * kb_sched_free()), KB_EINPUT when a required option is missing or a
+ * count is 0.
+ */
+int kb_sched_new(const struct kb_sched_opts *o, struct kb_sched **out,
+		 struct kb_err *err);
+
+/*
+ * Free @sc and every experiment it holds (NULL is fine).  Steps still
+ * running lose their experiment: free only when none runs, or when the
+ * process exits.
+ */
+void kb_sched_free(struct kb_sched *sc);
+
+/*
+ * Start a pass: read the queued and running experiments from the store
+ * (kb_store_queue_experiments), load those new to the scheduler (note
+ * LOADED; one that no longer loads is failed in the store, note ERROR),
+ * and forget those that left the queue and run no step.  Returns 0, or
+ * the store's error (the experiments held stay as they were, and the
+ * pass hands out nothing).
+ */
+int kb_sched_refresh(struct kb_sched *sc, struct kb_err *err);
+
+/*
+ * The next step of the pass kb_sched_refresh() started, leased until
+ * @now + lease: first builds, oldest experiment first, while a build
+ * slot is free; then boots, oldest experiment first and per host of its
+ * matrix while the host runs fewer boots than its capacity there.  The
+ * store hands out only ready jobs: a boot once its build is done, nothing
+ * of an experiment being cancelled or ended, a leased job once its lease
+ * expired.  An experiment whose boots were looked at and that runs
+ * nothing is settled (kb_store_experiment_settle; note ENDED when it
+ * ended).  Returns 0 with *@out filled (the step counts as running until
+ * kb_sched_finished()), KB_ENOTFOUND when the pass has nothing more to
+ * start, or a store error for one claim: the pass goes on with the next
+ * experiment when called again.
+ */
+int kb_sched_next(struct kb_sched *sc, int64_t now, struct kb_sched_step *out,
+		  struct kb_err *err);
+
+/*
+ * Step @st has ended (its result stored, or not): its slots are free
+ * again, and its experiment is settled when it runs nothing more (notes
+ * ENDED or ERROR).  Releases @st's job and clears @st.
+ */
+void kb_sched_finished(struct kb_sched *sc, struct kb_sched_step *st);
+
+/*
+ * Extend every lease the scheduler's owner holds to @now + lease, when
+ * steps run and a third of the lease has passed since the last renewal;
+ * else do nothing.  Returns 0 or the store's error.
+ */
+int kb_sched_renew(struct kb_sched *sc, int64_t now, struct kb_err *err);
+
+/* Steps handed out and not finished: in all, builds, boots on @uri. */
+unsigned kb_sched_running(const struct kb_sched *sc);
+unsigned kb_sched_builds_running(const struct kb_sched *sc);
+unsigned kb_sched_host_running(const struct kb_sched *sc, const char *uri);
+
+/*
+ * Boots of experiment @id that may run at once: the sum of its matrix
+ * hosts' capacities (at least 1); 1 for an experiment the scheduler does
+ * not hold.  For the ETA (kb_queue_eta).
+ */
+unsigned kb_sched_boot_slots(const struct kb_sched *sc, int64_t id);
+
+#endif

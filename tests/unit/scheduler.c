@@ -1,0 +1,651 @@
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "err.h"
+#include "executor.h"
+#include "mem.h"
+#include "queue.h"
+#include "scheduler.h"
+#include "store.h"
+
+/*
+ * The daemon's scheduler: what it starts given its build slots, host
+ * capacities, max steps and the leases in the store.  Each test has its
+ * own database in a folder under /tmp and submits model experiments, so
+ * that steps run here, at once (time scale 0), as the daemon's worker
+ * threads run them; times are given, not read, so that lease expiry is
+ * exact.
+ */
+
+/* 4 variants, each its own build key; 2 boots each: 4 builds, 8 boots */
+#define MATRIX                                                   \
+	"name: s\n"                                              \
+	"factors:\n"                                             \
+	"  kconfig:\n"                                           \
+	"    PARAVIRT_SPINLOCKS: [y, n]\n"                       \
+	"    HZ_1000: [y, n]\n"                                  \
+	"workload:\n"                                            \
+	"  fio: { rw: randread }\n"                              \
+	"  metric: read_iops\n"                                  \
+	"repeat: { boots: 2, runs_per_boot: 1 }\n"               \
+	"hosts:\n"                                               \
+	"  - uri: test:///a\n"                                   \
+	"    capacity: 2\n"                                      \
+	"  - uri: test:///b\n"
+/* one variant, one build, 3 boots on one host of capacity 1 */
+#define AA                                                       \
+	"name: aa\n"                                             \
+	"workload:\n"                                            \
+	"  fio: { rw: randread }\n"                              \
+	"  metric: read_iops\n"                                  \
+	"repeat: { boots: 3, runs_per_boot: 1 }\n"               \
+	"hosts: [test:///a]\n"
+#define MODEL "metric: read_iops\nbase: 1000\nseed: 3\n"
+
+#define A "host-a:1:0000000000000001"
+#define B "host-b:2:0000000000000002"
+#define HOST_A "test:///a"
+#define HOST_B "test:///b"
+#define MAX 16
+
+/* What the scheduler told, for the tests to look at. */
+struct notes {
+	unsigned loaded, ended, errors;
+	int64_t loaded_ids[4];
+	int64_t ended_id;
+	char state[16];
+};
+
+struct fixture {
+	char dir[64];
+	char *path;
+	struct kb_store *s;
+	struct notes notes;
+};
+
+static void on_note(const struct kb_sched_note *n, void *arg)
+{
+	struct notes *o = arg;
+
+	switch (n->kind) {
+	case KB_SCHED_NOTE_LOADED:
+		assert_non_null(n->exp);
+		assert_int_equal(kb_queue_exp_id(n->exp), n->id);
+		if (o->loaded < 4)
+			o->loaded_ids[o->loaded] = n->id;
+		o->loaded++;
+		break;
+	case KB_SCHED_NOTE_ENDED:
+		o->ended++;
+		o->ended_id = n->id;
+		snprintf(o->state, sizeof(o->state), "%s", n->state);
+		break;
+	case KB_SCHED_NOTE_ERROR:
+		o->errors++;
+		break;
+	}
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = kb_calloc(1, sizeof(*f));
+	struct kb_err err = KB_ERR_INIT;
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/kb-sched-XXXXXX");
+	if (!mkdtemp(f->dir)) {
+		free(f);
+		return -1;
+	}
+	f->path = kb_asprintf("%s/kbisect.db", f->dir);
+	if (kb_store_open(f->path, NULL, &f->s, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		return -1;
+	}
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	DIR *d = opendir(f->dir);
+	struct dirent *e;
+
+	kb_store_close(f->s);
+	while (d && (e = readdir(d))) {
+		char *p;
+
+		if (e->d_name[0] == '.')
+			continue;
+		p = kb_asprintf("%s/%s", f->dir, e->d_name);
+		unlink(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(f->dir);
+	free(f->path);
+	free(f);
+	return 0;
+}
+
+static int64_t submit(struct fixture *f, const char *matrix)
+{
+	struct kb_queue_submission sub = { matrix, "/tmp/s.yaml", MODEL };
+	struct kb_err err = KB_ERR_INIT;
+	int64_t id = 0;
+
+	if (kb_queue_submit(f->s, &sub, &id, &err))
+		fail_msg("submit: %s", err.msg);
+	assert_true(id > 0);
+	return id;
+}
+
+/* A scheduler for @owner with @build_jobs slots, @max steps, lease 10 s. */
+static struct kb_sched *sched(struct fixture *f, const char *owner,
+			      unsigned build_jobs, unsigned max)
+{
+	struct kb_sched_opts o = KB_SCHED_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_sched *sc = NULL;
+
+	o.store = f->s;
+	o.owner = owner;
+	o.build_jobs = build_jobs;
+	o.max_steps = max;
+	o.lease_s = 10;
+	o.time_scale = 0;
+	o.note = on_note;
+	o.arg = &f->notes;
+	if (kb_sched_new(&o, &sc, &err))
+		fail_msg("new: %s", err.msg);
+	return sc;
+}
+
+/* One pass at @now: every step there is room for, appended to st[*n]. */
+static unsigned pass(struct kb_sched *sc, int64_t now,
+		     struct kb_sched_step *st, size_t *n)
+{
+	struct kb_err err = KB_ERR_INIT;
+	unsigned got = 0;
+	int ret;
+
+	if (kb_sched_refresh(sc, &err))
+		fail_msg("refresh: %s", err.msg);
+	for (;;) {
+		assert_true(*n < MAX);
+		ret = kb_sched_next(sc, now, &st[*n], &err);
+		if (ret == KB_ENOTFOUND)
+			return got;
+		if (ret)
+			fail_msg("next: %s", err.msg);
+		(*n)++;
+		got++;
+	}
+}
+
+/* Run step @st as the daemon's worker thread does; returns its return. */
+static int run(struct fixture *f, const struct kb_sched_step *st,
+	       const char *owner)
+{
+	struct kb_executor *ex = NULL;
+	struct kb_err err = KB_ERR_INIT;
+	void *conn = NULL;
+	int ret;
+
+	if (kb_queue_exp_executor(st->exp, st->host, &ex, &conn, &err))
+		fail_msg("executor: %s", err.msg);
+	assert_null(conn);
+	if (st->job.kind == KB_STORE_JOB_BUILD)
+		ret = kb_queue_run_build(f->s, st->exp, &st->job, owner, ex,
+					 &err);
+	else
+		ret = kb_queue_run_boot(f->s, st->exp, &st->job, owner, ex,
+					&err);
+	kb_executor_free(ex);
+	return ret;
+}
+
+/* Run step st[i] to its end and give it back; st[0..n) stays packed. */
+static void finish(struct fixture *f, struct kb_sched *sc,
+		   struct kb_sched_step *st, size_t *n, size_t i)
+{
+	assert_true(i < *n);
+	assert_int_equal(run(f, &st[i], A), 0);
+	kb_sched_finished(sc, &st[i]);
+	st[i] = st[--*n];
+	memset(&st[*n], 0, sizeof(st[*n]));
+}
+
+static void release_all(struct kb_sched_step *st, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		kb_store_job_release(&st[i].job);
+}
+
+static struct kb_store_progress progress(struct fixture *f, int64_t id)
+{
+	struct kb_store_progress p;
+	struct kb_err err = KB_ERR_INIT;
+
+	if (kb_store_progress_get(f->s, id, &p, &err))
+		fail_msg("progress: %s", err.msg);
+	return p;
+}
+
+static unsigned count_kind(const struct kb_sched_step *st, size_t n,
+			   enum kb_store_job_kind kind)
+{
+	unsigned k = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		k += st[i].job.kind == kind;
+	return k;
+}
+
+static void test_sched__host_never_gets_more_boots_than_its_capacity(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_sched *sc = sched(f, A, 4, MAX);
+	struct kb_sched_step st[MAX];
+	size_t n = 0, i;
+	unsigned on_a = 0, on_b = 0;
+
+	memset(st, 0, sizeof(st));
+	submit(f, MATRIX);
+	/* four build slots: every build at once, no boot before them */
+	assert_int_equal(pass(sc, 100, st, &n), 4);
+	assert_int_equal(count_kind(st, n, KB_STORE_JOB_BUILD), 4);
+	while (n)
+		finish(f, sc, st, &n, 0);
+	/* 8 boots ready: 2 on a (capacity 2), 1 on b (capacity 1) */
+	assert_int_equal(pass(sc, 101, st, &n), 3);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(st[i].job.kind, KB_STORE_JOB_BOOT);
+		assert_non_null(st[i].host);
+		assert_string_equal(st[i].job.host, st[i].host);
+		on_a += !strcmp(st[i].host, HOST_A);
+		on_b += !strcmp(st[i].host, HOST_B);
+	}
+	assert_int_equal(on_a, 2);
+	assert_int_equal(on_b, 1);
+	assert_int_equal(kb_sched_host_running(sc, HOST_A), 2);
+	assert_int_equal(kb_sched_host_running(sc, HOST_B), 1);
+	/* full: a pass starts nothing more */
+	assert_int_equal(pass(sc, 102, st, &n), 0);
+	/* a boot on a ends: exactly one more starts, on a */
+	for (i = 0; strcmp(st[i].host, HOST_A); i++)
+		;
+	finish(f, sc, st, &n, i);
+	assert_int_equal(kb_sched_host_running(sc, HOST_A), 1);
+	assert_int_equal(pass(sc, 103, st, &n), 1);
+	assert_string_equal(st[n - 1].host, HOST_A);
+	assert_int_equal(kb_sched_host_running(sc, HOST_A), 2);
+	/* to the end, never over capacity */
+	while (n) {
+		while (n)
+			finish(f, sc, st, &n, 0);
+		pass(sc, 104, st, &n);
+		assert_true(kb_sched_host_running(sc, HOST_A) <= 2);
+		assert_true(kb_sched_host_running(sc, HOST_B) <= 1);
+	}
+	assert_int_equal(kb_sched_running(sc), 0);
+	assert_int_equal(f->notes.ended, 1);
+	assert_string_equal(f->notes.state, "done");
+	kb_sched_free(sc);
+}
+
+static void test_sched__one_build_slot_runs_one_build_at_a_time(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_sched *sc = sched(f, A, 1, MAX);
+	struct kb_sched_step st[MAX];
+	size_t n = 0;
+	unsigned builds = 0;
+	int64_t last = 0;
+
+	memset(st, 0, sizeof(st));
+	submit(f, MATRIX);
+	assert_int_equal(pass(sc, 100, st, &n), 1);
+	assert_int_equal(st[0].job.kind, KB_STORE_JOB_BUILD);
+	assert_null(st[0].host);
+	assert_int_equal(kb_sched_builds_running(sc), 1);
+	/* the slot is taken: nothing more, though three builds wait */
+	assert_int_equal(pass(sc, 101, st, &n), 0);
+	/* one build at a time until all four are built; boots meanwhile */
+	while (builds < 4) {
+		size_t i;
+
+		for (i = 0; st[i].job.kind != KB_STORE_JOB_BUILD; i++)
+			;
+		assert_true(st[i].job.id != last);
+		last = st[i].job.id;
+		finish(f, sc, st, &n, i);
+		builds++;
+		assert_int_equal(kb_sched_builds_running(sc), 0);
+		pass(sc, 102, st, &n);
+		assert_int_equal(count_kind(st, n, KB_STORE_JOB_BUILD),
+				 builds < 4 ? 1 : 0);
+		assert_int_equal(kb_sched_builds_running(sc),
+				 count_kind(st, n, KB_STORE_JOB_BUILD));
+	}
+	release_all(st, n);
+	kb_sched_free(sc);
+}
+
+static void test_sched__two_build_slots_run_two_builds(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_sched *sc = sched(f, A, 2, MAX);
+	struct kb_sched_step st[MAX];
+	size_t n = 0;
+
+	memset(st, 0, sizeof(st));
+	submit(f, MATRIX);
+	assert_int_equal(pass(sc, 100, st, &n), 2);
+	assert_int_equal(count_kind(st, n, KB_STORE_JOB_BUILD), 2);
+	assert_true(st[0].job.id != st[1].job.id);
+	assert_int_equal(kb_sched_builds_running(sc), 2);
+	release_all(st, n);
+	kb_sched_free(sc);
+}
+
+static void test_sched__max_steps_caps_every_kind(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_sched *sc = sched(f, A, 4, 1);
+	struct kb_sched_step st[MAX];
+	size_t n = 0;
+
+	memset(st, 0, sizeof(st));
+	submit(f, MATRIX);
+	assert_int_equal(pass(sc, 100, st, &n), 1);
+	assert_int_equal(pass(sc, 101, st, &n), 0);
+	assert_int_equal(kb_sched_running(sc), 1);
+	finish(f, sc, st, &n, 0);
+	assert_int_equal(pass(sc, 102, st, &n), 1);
+	release_all(st, n);
+	kb_sched_free(sc);
+}
+
+static void test_sched__boot_waits_for_its_build(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_sched *sc = sched(f, A, 1, MAX);
+	struct kb_sched_step st[MAX];
+	size_t n = 0, i;
+	unsigned built;
+
+	memset(st, 0, sizeof(st));
+	submit(f, MATRIX);
+	/* the first build runs: no boot is ready */
+	assert_int_equal(pass(sc, 100, st, &n), 1);
+	assert_int_equal(st[0].job.kind, KB_STORE_JOB_BUILD);
+	built = st[0].job.variant_idx;
+	assert_int_equal(pass(sc, 101, st, &n), 0);
+	/* it is done: the next build, and boots of its variant only */
+	finish(f, sc, st, &n, 0);
+	assert_int_equal(pass(sc, 102, st, &n), 3);
+	assert_int_equal(count_kind(st, n, KB_STORE_JOB_BUILD), 1);
+	for (i = 0; i < n; i++)
+		if (st[i].job.kind == KB_STORE_JOB_BOOT)
+			assert_int_equal(st[i].job.variant_idx, built);
+	/* both its boots on a; none left for b */
+	assert_int_equal(kb_sched_host_running(sc, HOST_A), 2);
+	assert_int_equal(kb_sched_host_running(sc, HOST_B), 0);
+	release_all(st, n);
+	kb_sched_free(sc);
+}
+
+static void test_sched__expired_lease_is_taken_back_and_runs_once(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_sched *a = sched(f, A, 1, MAX), *b = sched(f, B, 1, MAX);
+	struct kb_sched_step sa[MAX], sb[MAX];
+	struct kb_store_progress p;
+	size_t na = 0, nb = 0;
+	int64_t id = submit(f, AA);
+
+	memset(sa, 0, sizeof(sa));
+	memset(sb, 0, sizeof(sb));
+	/* A leases the only build until 1010, then stops answering */
+	assert_int_equal(pass(a, 1000, sa, &na), 1);
+	assert_int_equal(sa[0].job.attempts, 1);
+	/* B: nothing while the lease holds */
+	assert_int_equal(pass(b, 1005, sb, &nb), 0);
+	/* lapsed: B takes it back, a second attempt of the same job */
+	assert_int_equal(pass(b, 1011, sb, &nb), 1);
+	assert_int_equal(sb[0].job.id, sa[0].job.id);
+	assert_int_equal(sb[0].job.attempts, 2);
+	assert_int_equal(run(f, &sb[0], B), 0);
+	kb_sched_finished(b, &sb[0]);
+	nb = 0;
+	/* A ending late records nothing */
+	assert_int_equal(run(f, &sa[0], A), KB_ENOTFOUND);
+	/* the build never runs a third time: both go on with boots */
+	assert_int_equal(pass(b, 1030, sb, &nb), 1);
+	assert_int_equal(sb[0].job.kind, KB_STORE_JOB_BOOT);
+	assert_int_equal(pass(a, 1030, sa, &na), 1);
+	assert_int_equal(sa[1].job.kind, KB_STORE_JOB_BOOT);
+	assert_true(sa[1].job.id != sb[0].job.id);
+	p = progress(f, id);
+	assert_int_equal(p.builds_done, 1);
+	assert_int_equal(p.builds_running, 0);
+	kb_store_progress_release(&p);
+	release_all(sa, na);
+	release_all(sb, nb);
+	kb_sched_free(a);
+	kb_sched_free(b);
+}
+
+static void test_sched__renewed_lease_is_kept(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_sched *a = sched(f, A, 1, MAX), *b = sched(f, B, 1, MAX);
+	struct kb_sched_step sa[MAX], sb[MAX];
+	struct kb_err err = KB_ERR_INIT;
+	size_t na = 0, nb = 0;
+
+	memset(sa, 0, sizeof(sa));
+	memset(sb, 0, sizeof(sb));
+	submit(f, AA);
+	assert_int_equal(pass(a, 1000, sa, &na), 1);
+	/* renewed at 1008 until 1018 */
+	assert_int_equal(kb_sched_renew(a, 1008, &err), 0);
+	/* less than a third of the lease later: not renewed again */
+	assert_int_equal(kb_sched_renew(a, 1010, &err), 0);
+	assert_int_equal(pass(b, 1015, sb, &nb), 0);
+	assert_int_equal(pass(b, 1019, sb, &nb), 1);
+	assert_int_equal(sb[0].job.id, sa[0].job.id);
+	release_all(sa, na);
+	release_all(sb, nb);
+	kb_sched_free(a);
+	kb_sched_free(b);
+}
+
+static void test_sched__cancelled_experiment_starts_no_new_step(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_sched *sc = sched(f, A, 1, MAX);
+	struct kb_sched_step st[MAX];
+	struct kb_store_progress p;
+	struct kb_err err = KB_ERR_INIT;
+	size_t n = 0;
+	int64_t id;
+
+	memset(st, 0, sizeof(st));
+	id = submit(f, MATRIX);
+	assert_int_equal(pass(sc, 100, st, &n), 1);
+	assert_int_equal(kb_sched_boot_slots(sc, id), 3);
+	assert_int_equal(kb_store_experiment_cancel(f->s, id, &err), 0);
+	/* nothing new starts; the running build goes on */
+	assert_int_equal(pass(sc, 101, st, &n), 0);
+	assert_int_equal(f->notes.ended, 0);
+	/* it ends, is kept, and the experiment ends cancelled */
+	finish(f, sc, st, &n, 0);
+	assert_int_equal(f->notes.ended, 1);
+	assert_int_equal(f->notes.ended_id, id);
+	assert_string_equal(f->notes.state, "cancelled");
+	assert_int_equal(pass(sc, 102, st, &n), 0);
+	p = progress(f, id);
+	assert_int_equal(p.builds_done, 1);
+	assert_int_equal(p.boots_done, 0);
+	kb_store_progress_release(&p);
+	/* it left the queue: forgotten */
+	assert_int_equal(kb_sched_boot_slots(sc, id), 1);
+	assert_int_equal(f->notes.ended, 1);
+	kb_sched_free(sc);
+}
+
+static void test_sched__failed_step_fails_the_experiment(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_sched *sc = sched(f, A, 1, MAX);
+	struct kb_sched_step st[MAX];
+	struct kb_err err = KB_ERR_INIT;
+	size_t n = 0;
+	int64_t id = submit(f, MATRIX);
+
+	memset(st, 0, sizeof(st));
+	assert_int_equal(pass(sc, 100, st, &n), 1);
+	assert_int_equal(kb_store_job_fail(f->s, st[0].job.id, A,
+					   "disk full", &err),
+			 0);
+	kb_sched_finished(sc, &st[0]);
+	assert_int_equal(f->notes.ended, 1);
+	assert_int_equal(f->notes.ended_id, id);
+	assert_string_equal(f->notes.state, "failed");
+	n = 0;
+	assert_int_equal(pass(sc, 101, st, &n), 0);
+	kb_sched_free(sc);
+}
+
+static void test_sched__experiment_runs_each_job_once_to_done(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_sched *sc = sched(f, A, 2, MAX);
+	struct kb_sched_step st[MAX];
+	struct kb_store_progress p;
+	size_t n = 0;
+	unsigned steps = 0;
+	int64_t id = submit(f, MATRIX);
+	int64_t now = 100;
+
+	memset(st, 0, sizeof(st));
+	do {
+		while (n) {
+			assert_int_equal(st[0].job.attempts, 1);
+			finish(f, sc, st, &n, 0);
+			steps++;
+		}
+		pass(sc, now++, st, &n);
+	} while (n);
+	assert_int_equal(steps, 4 + 8);
+	assert_int_equal(f->notes.loaded, 1);
+	assert_int_equal(f->notes.loaded_ids[0], id);
+	assert_int_equal(f->notes.ended, 1);
+	assert_string_equal(f->notes.state, "done");
+	assert_int_equal(f->notes.errors, 0);
+	p = progress(f, id);
+	assert_string_equal(p.state, "done");
+	assert_int_equal(p.builds_done, 4);
+	assert_int_equal(p.boots_done, 8);
+	kb_store_progress_release(&p);
+	assert_int_equal(kb_sched_boot_slots(sc, id), 1);
+	kb_sched_free(sc);
+}
+
+static void test_sched__older_experiment_goes_first(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_sched *sc = sched(f, A, 1, MAX);
+	struct kb_sched_step st[MAX];
+	size_t n = 0;
+	int64_t first = submit(f, MATRIX), second = submit(f, AA);
+
+	memset(st, 0, sizeof(st));
+	assert_int_equal(pass(sc, 100, st, &n), 1);
+	assert_int_equal(st[0].job.experiment, first);
+	assert_int_equal(f->notes.loaded, 2);
+	assert_int_equal(f->notes.loaded_ids[0], first);
+	assert_int_equal(f->notes.loaded_ids[1], second);
+	/* boot slots: from each one's own hosts */
+	assert_int_equal(kb_sched_boot_slots(sc, first), 3);
+	assert_int_equal(kb_sched_boot_slots(sc, second), 1);
+	/* loaded once, whatever the passes */
+	assert_int_equal(pass(sc, 101, st, &n), 0);
+	assert_int_equal(f->notes.loaded, 2);
+	release_all(st, n);
+	kb_sched_free(sc);
+}
+
+static void test_sched__next_before_refresh_starts_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_sched *sc = sched(f, A, 1, MAX);
+	struct kb_sched_step st;
+	struct kb_err err = KB_ERR_INIT;
+
+	submit(f, AA);
+	assert_int_equal(kb_sched_next(sc, 100, &st, &err), KB_ENOTFOUND);
+	assert_int_equal(kb_sched_running(sc), 0);
+	/* nothing runs: renew has nothing to do */
+	assert_int_equal(kb_sched_renew(sc, 100, &err), 0);
+	kb_sched_free(sc);
+}
+
+static void test_sched__new_needs_a_store_an_owner_and_slots(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_sched_opts o = KB_SCHED_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_sched *sc = (struct kb_sched *)1;
+
+	o.owner = A;
+	assert_int_equal(kb_sched_new(&o, &sc, &err), KB_EINPUT);
+	assert_null(sc);
+	kb_err_clear(&err);
+	o.store = f->s;
+	o.build_jobs = 0;
+	assert_int_equal(kb_sched_new(&o, &sc, &err), KB_EINPUT);
+	kb_err_clear(&err);
+	o.build_jobs = 1;
+	assert_int_equal(kb_sched_new(&o, &sc, &err), 0);
+	kb_sched_free(sc);
+	kb_sched_free(NULL);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+		T(test_sched__host_never_gets_more_boots_than_its_capacity),
+		T(test_sched__one_build_slot_runs_one_build_at_a_time),
+		T(test_sched__two_build_slots_run_two_builds),
+		T(test_sched__max_steps_caps_every_kind),
+		T(test_sched__boot_waits_for_its_build),
+		T(test_sched__expired_lease_is_taken_back_and_runs_once),
+		T(test_sched__renewed_lease_is_kept),
+		T(test_sched__cancelled_experiment_starts_no_new_step),
+		T(test_sched__failed_step_fails_the_experiment),
+		T(test_sched__experiment_runs_each_job_once_to_done),
+		T(test_sched__older_experiment_goes_first),
+		T(test_sched__next_before_refresh_starts_nothing),
+		T(test_sched__new_needs_a_store_an_owner_and_slots),
+#undef T
+	};
+
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]);
+	return cmocka_run_group_tests_name(__FILE__, tests, NULL, NULL);
+}
