@@ -209,10 +209,7 @@ static void print_json(const struct kb_bisect_result *r, const char *metric,
 		probe_json(j, &r->probes[i], r->changes);
 	kb_json_array_end(j);
 	kb_json_object_end(j);
-	kb_json_finish(j);
-	kb_json_free(j);
-	cmd_put(&b);
-	kb_buf_release(&b);
+	cmd_json_put(j, &b);
 }
 
 /* What both kinds of bisection parse into. */
@@ -510,10 +507,7 @@ static void commits_json(const struct kb_bisect_commits_result *r,
 	}
 	kb_json_array_end(j);
 	kb_json_object_end(j);
-	kb_json_finish(j);
-	kb_json_free(j);
-	cmd_put(&b);
-	kb_buf_release(&b);
+	cmd_json_put(j, &b);
 }
 
 static const struct kb_opt bisect_commits_opts[] = {

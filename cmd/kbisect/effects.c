@@ -46,10 +46,7 @@ static void effects_json(const struct kb_analysis *a,
 	}
 	kb_json_array_end(j);
 	kb_json_object_end(j);
-	kb_json_finish(j);
-	kb_json_free(j);
-	cmd_put(&b);
-	kb_buf_release(&b);
+	cmd_json_put(j, &b);
 }
 
 static void effects_text(const struct kb_analysis *a,

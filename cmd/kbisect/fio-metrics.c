@@ -27,10 +27,7 @@ static void metrics_json(const char *file, const struct kb_sample *s)
 		kb_json_kv_number(j, s->m[i].name, s->m[i].value);
 	kb_json_object_end(j);
 	kb_json_object_end(j);
-	kb_json_finish(j);
-	kb_json_free(j);
-	cmd_put(&b);
-	kb_buf_release(&b);
+	cmd_json_put(j, &b);
 }
 
 static const struct kb_opt fio_metrics_opts[] = {

@@ -34,10 +34,7 @@ static void history_json(const struct kb_store_info *e, size_t n)
 	}
 	kb_json_array_end(j);
 	kb_json_object_end(j);
-	kb_json_finish(j);
-	kb_json_free(j);
-	cmd_put(&b);
-	kb_buf_release(&b);
+	cmd_json_put(j, &b);
 }
 
 static const struct kb_opt history_opts[] = {

@@ -93,6 +93,10 @@ int cmd_parse_id(const char *s, int64_t *out);
 /* Write a kb_buf of JSON to stdout. */
 struct kb_buf;
 void cmd_put(const struct kb_buf *b);
+/* Finish the JSON document @j writes into @b, write it to stdout, and
+ * free @j and @b's contents. */
+struct kb_json;
+void cmd_json_put(struct kb_json *j, struct kb_buf *b);
 
 /* Analysis verbs (compare.c): open experiment @id for analysis. */
 struct kb_analysis;

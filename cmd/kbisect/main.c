@@ -10,6 +10,7 @@
 #include "kbisect.h"
 #include "buf.h"
 #include "cmdopt.h"
+#include "json.h"
 #include "mem.h"
 #include "paths.h"
 #include "store.h"
@@ -190,6 +191,14 @@ int cmd_parse_id(const char *s, int64_t *out)
 void cmd_put(const struct kb_buf *b)
 {
 	fwrite(b->buf, 1, b->len, stdout);
+}
+
+void cmd_json_put(struct kb_json *j, struct kb_buf *b)
+{
+	kb_json_finish(j);
+	kb_json_free(j);
+	cmd_put(b);
+	kb_buf_release(b);
 }
 
 /* The sub-verb of @c named @name, or NULL. */

@@ -108,10 +108,7 @@ static void plan_json(const struct kb_plan *p)
 	kb_json_kv_int(j, "boots", (long long)kb_plan_nboots(p));
 	kb_json_kv_int(j, "runs", (long long)kb_plan_nruns(p));
 	kb_json_object_end(j);
-	kb_json_finish(j);
-	kb_json_free(j);
-	cmd_put(&b);
-	kb_buf_release(&b);
+	cmd_json_put(j, &b);
 }
 
 /* The options of variant @i that held, and those that did not, with why. */

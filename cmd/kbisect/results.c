@@ -72,10 +72,7 @@ static void results_json(const struct kb_store_info *info, struct row *rows,
 	}
 	kb_json_array_end(j);
 	kb_json_object_end(j);
-	kb_json_finish(j);
-	kb_json_free(j);
-	cmd_put(&b);
-	kb_buf_release(&b);
+	cmd_json_put(j, &b);
 }
 
 static void results_text(const struct kb_store_info *info, struct row *rows,

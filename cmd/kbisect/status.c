@@ -145,10 +145,7 @@ static int cmd_status(const struct kb_args *args)
 				cmd_json_progress(j, &reply.progress[i]);
 			kb_json_array_end(j);
 		}
-		kb_json_finish(j);
-		kb_json_free(j);
-		cmd_put(&b);
-		kb_buf_release(&b);
+		cmd_json_put(j, &b);
 	} else if (!reply.nprogress) {
 		printf("no experiment was submitted to this kbisectd\n");
 	} else {

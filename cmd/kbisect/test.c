@@ -158,10 +158,7 @@ static void print_json(const struct kb_source_commit *c, int64_t baseline,
 	kb_json_kv_int(j, "builds", r->builds);
 	kb_json_kv_int(j, "boots", r->boots);
 	kb_json_object_end(j);
-	kb_json_finish(j);
-	kb_json_free(j);
-	cmd_put(&b);
-	kb_buf_release(&b);
+	cmd_json_put(j, &b);
 }
 
 static void print_text(const struct kb_source_commit *c, int64_t baseline,

@@ -68,10 +68,7 @@ static void why_json(const struct kb_analysis *a, const struct kb_why *w)
 	kb_json_array_end(j);
 	kb_json_kv_int(j, "boots_added", w->boots_added);
 	kb_json_object_end(j);
-	kb_json_finish(j);
-	kb_json_free(j);
-	cmd_put(&b);
-	kb_buf_release(&b);
+	cmd_json_put(j, &b);
 }
 
 static void print_change(const struct kb_comparison *c)
