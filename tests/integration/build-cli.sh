@@ -118,6 +118,24 @@ check "builds a git revision from its checkout" $([ $rc -eq 0 ] &&
 	has '^4 variants, 4 builds: 4 built, 0 reused, 0 failed' &&
 	[ -f "$XDG_CACHE_HOME/kbisect/trees/$(git -C "$tree" rev-parse 'v1^{tree}')/Makefile" ] &&
 	echo 0 || echo 1)
+# a kernel.rev factor: each revision from its own tree, with its own keys
+git -C "$tree" tag -d v1 >/dev/null
+git -C "$tree" tag v1
+echo two >"$tree/VERSION"
+git -C "$tree" add VERSION &&
+	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm two &&
+	git -C "$tree" tag v2
+matrix "$T/revs.yaml" cli-revs "  kernel:
+    rev: [v1, v2]"
+run "$kb" build "$T/revs.yaml" --db "$T/db"
+check "each kernel.rev is built from its own tree" $([ $rc -eq 0 ] &&
+	has '^8 variants, 8 builds: 4 built, 4 reused, 0 failed' &&
+	[ -f "$XDG_CACHE_HOME/kbisect/trees/$(git -C "$tree" rev-parse 'v2^{tree}')/VERSION" ] &&
+	echo 0 || echo 1)
+run "$kb" build "$T/revs.yaml" --db "$T/db" --json
+check "... and names two trees" $([ $rc -eq 0 ] &&
+	[ "$(python3 -c 'import json,sys; print(len({b["tree_id"] for b in json.load(open(sys.argv[1]))["builds"]}))' "$T/out")" = 2 ] &&
+	echo 0 || echo 1)
 echo dirt >>"$tree/Kconfig"
 matrix "$T/dirty.yaml" cli-dirty ""
 run "$kb" build "$T/dirty.yaml" --db "$T/db"
