@@ -75,7 +75,10 @@ static void on_build(const struct kb_pipeline_build_event *ev, void *arg)
 	}
 }
 
-/* Report what did not hold; returns whether variants collapsed. */
+/*
+ * Report what did not hold, on stderr (the answer on stdout is the build
+ * table or the JSON); returns whether variants collapsed.
+ */
 static int report_dropped(const struct kb_plan *p)
 {
 	size_t i, j, k, n = kb_plan_nvariants(p);
@@ -89,9 +92,10 @@ static int report_dropped(const struct kb_plan *p)
 
 			if (o->held)
 				continue;
-			printf("#%zu: %s=%s did not hold (resolved %s): %s\n", i,
-			       o->name, o->requested, o->resolved,
-			       o->reason ? o->reason : "no reason known");
+			fprintf(stderr,
+				"#%zu: %s=%s did not hold (resolved %s): %s\n",
+				i, o->name, o->requested, o->resolved,
+				o->reason ? o->reason : "no reason known");
 		}
 	}
 	/* groups of variants that ask for different options and get one
@@ -121,8 +125,9 @@ static int report_dropped(const struct kb_plan *p)
 					differ = 1;
 		}
 		if (differ) {
-			printf("variants %s ask for different options but resolve to the same .config: one build\n",
-			       same.buf);
+			fprintf(stderr,
+				"variants %s ask for different options but resolve to the same .config: one build\n",
+				same.buf);
 			collapsed = 1;
 		}
 		kb_buf_release(&same);

@@ -103,6 +103,30 @@ else
 	echo "[  SKIPPED ] build-cli: log tail check needs the sqlite3 shell"
 fi
 
+# an option olddefconfig drops: the report goes to stderr, the answer
+# (the table, or the JSON) alone to stdout
+drop=$T/dropping
+mkdir -p "$drop"
+cp "$tree/Kconfig" "$drop/Kconfig"
+{
+	printf 'olddefconfig:\n\t@sed -i "s/^CONFIG_LOOP=y/# CONFIG_LOOP is not set/" $(O)/.config\n'
+	sed '1,3d' "$tree/Makefile"
+} >"$drop/Makefile"
+matrix "$T/drop.yaml" cli-drop "" "  tree: $drop"
+run "$kb" build "$T/drop.yaml" --db "$T/db"
+check "a collapse from a dropped option is refused" $([ $rc -eq 2 ] &&
+	grep -q '^#1: LOOP=y did not hold' "$T/err" &&
+	grep -q 'pass --allow-dropped' "$T/err" && [ ! -s "$T/out" ] && echo 0 || echo 1)
+run "$kb" build "$T/drop.yaml" --db "$T/db" --allow-dropped --json
+check "build --json with a dropped option prints only JSON" $([ $rc -eq 0 ] &&
+	python3 -m json.tool "$T/out" >/dev/null &&
+	grep -q '^#1: LOOP=y did not hold' "$T/err" &&
+	grep -q 'resolve to the same .config: one build' "$T/err" && echo 0 || echo 1)
+run "$kb" build "$T/drop.yaml" --db "$T/db" --allow-dropped
+check "... and the table alone" $([ $rc -eq 0 ] &&
+	has '^4 variants, 2 builds: 0 built, 2 reused, 0 failed' &&
+	! grep -q 'did not hold' "$T/out" && echo 0 || echo 1)
+
 run "$kb" build "$T/nowhere.yaml" --db "$T/db"
 check "a missing matrix is refused" $([ $rc -eq 1 ] &&
 	grep -q "cannot open '.*nowhere.yaml'" "$T/err" && echo 0 || echo 1)
