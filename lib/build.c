@@ -21,8 +21,6 @@
 #include "mem.h"
 #include "paths.h"
 #include "plan.h"
-#include "source.h"
-#include "toolchain.h"
 #include "banned.h"
 
 
@@ -854,96 +852,93 @@ void kb_build_opts_from_matrix(const struct kb_matrix *m, const char *tree,
 	o->make_args = b->make_args;
 }
 
-int kb_build_variant(const struct kb_matrix *m, const struct kb_variant *v,
-		     void (*progress)(const struct kb_build_progress *p,
-				      void *arg),
-		     void *arg, struct kb_build_result *out,
-		     struct kb_build_info *info, struct kb_err *err)
+int kb_build_plan_variant(const struct kb_plan *p, size_t i, const char *label,
+			  void (*progress)(const struct kb_build_progress *bp,
+					   void *arg),
+			  void *arg, struct kb_build_result *out,
+			  struct kb_build_info *info, struct kb_err *err)
 {
-	const struct kb_source *src = kb_matrix_source(m);
-	const struct kb_build_cfg *bc = kb_matrix_build(m);
-	const char *rev = kb_variant_get(v, "kernel.rev");
-	struct kb_kconfig_resolve_opts ro = KB_KCONFIG_RESOLVE_OPTS_INIT;
+	const struct kb_variant *v = kb_plan_variant(p, i);
+	const struct kb_plan_tree *t = kb_plan_variant_tree(p, i);
+	const struct kb_kconfig_resolution *res = kb_plan_resolution(p, i);
 	struct kb_build_opts bo = KB_BUILD_OPTS_INIT;
-	struct kb_source_tree *st = NULL;
-	struct kb_kconfig_resolution *res = NULL;
 	struct kb_build_info own;
-	struct kb_buf norm = KB_BUF_INIT;
-	char key[KB_SHA256_HEX_LEN + 1];
-	char *compiler = NULL, *odir = NULL, *objdir = NULL;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	if (!src->tree)
+	if (!v || !t || !res)
 		return kb_err_set(err, KB_EINPUT,
-				  "%s: variant %u (%s) needs a kernel built from source, and the matrix has no source.tree",
-				  kb_matrix_file(m), v->idx, v->label);
-	if ((ret = kb_source_open(src->tree, rev ? rev : src->rev, NULL, &st,
-				  err)) ||
-	    (ret = kb_toolchain_cc_version(bc->make_args, bc->nmake_args,
-					     &compiler, err)))
-		goto out;
-	objdir = kb_build_default_objdir(kb_source_tree_id(st));
-	odir = kb_asprintf("%s-resolve", objdir);
-	ro.tree = kb_source_dir(st);
-	ro.tree_id = kb_source_tree_id(st);
-	ro.odir = odir;
-	ro.base = src->base;
-	ro.base_is_target = src->base_is_target;
-	ro.nfragments = src->nfragments;
-	ro.fragments = src->fragments;
-	if ((ret = kb_kconfig_resolve(&ro, v->settings, v->nsettings, NULL,
-				      &res, err)))
-		goto out;
-	kb_kconfig_normalised(res->config, &norm);
-	kb_toolchain_build_key(kb_source_tree_id(st), norm.buf, norm.len, compiler, key);
-	kb_build_opts_from_matrix(m, kb_source_dir(st), kb_source_tree_id(st),
-				  &bo);
-	bo.objdir = objdir;
+				  "%s: variant %zu is not resolved against a kernel tree: nothing to build it from",
+				  kb_matrix_file(kb_plan_matrix(p)), i);
+	kb_build_opts_from_matrix(kb_plan_matrix(p), t->dir, t->id, &bo);
 	bo.progress = progress;
 	bo.arg = arg;
-	ret = kb_build_run(&bo, key, res->config_text, v->label, out,
-			   info ? info : &own, err);
+	ret = kb_build_run(&bo, v->build_key, res->config_text,
+			   label ? label : v->label, out, info ? info : &own,
+			   err);
 	if (!info && ret == 0)
 		kb_build_info_release(&own);
-out:
-	kb_buf_release(&norm);
-	kb_kconfig_resolution_free(res);
-	kb_source_tree_free(st);
-	free(compiler);
-	free(odir);
-	free(objdir);
 	return ret;
 }
 
-void kb_build_plan_order(const struct kb_plan *p, size_t *order)
+/* Order the @n variants @idx of one tree; appends to @order at *@k. */
+static void order_tree(const struct kb_plan *p, const char *tree_id,
+		       const size_t *idx, size_t n, size_t *order, size_t *k)
 {
-	size_t i, n = kb_plan_nvariants(p);
-	const char **configs;
+	const char **configs = kb_calloc(n + 1, sizeof(*configs));
+	size_t *sub = kb_calloc(n + 1, sizeof(*sub));
 	struct kb_build_weights *w = NULL;
 	struct kb_buf start = KB_BUF_INIT;
 	struct kb_err ignored = KB_ERR_INIT;
-	char *objdir, *path;
+	char *objdir = kb_build_default_objdir(tree_id);
+	char *path = kb_asprintf("%s/.config", objdir);
 	int have_start;
+	size_t i;
 
-	if (!kb_plan_is_resolved(p) || !kb_plan_tree_id(p)) {
-		for (i = 0; i < n; i++)
-			order[i] = i;
-		return;
-	}
-	configs = kb_calloc(n + 1, sizeof(*configs));
 	for (i = 0; i < n; i++)
-		configs[i] = kb_plan_resolution(p, i)->config_text;
-	objdir = kb_build_default_objdir(kb_plan_tree_id(p));
-	path = kb_asprintf("%s/.config", objdir);
+		configs[i] = kb_plan_resolution(p, idx[i])->config_text;
 	have_start = kb_buf_read_file(&start, path, 64u << 20, &ignored) == 0;
 	kb_err_clear(&ignored);
 	if (kb_build_weights_scan(objdir, &w, &ignored))
 		w = NULL;
-	kb_build_order(configs, n, have_start ? start.buf : NULL, w, order);
+	kb_build_order(configs, n, have_start ? start.buf : NULL, w, sub);
+	for (i = 0; i < n; i++)
+		order[(*k)++] = idx[sub[i]];
 	kb_build_weights_free(w);
 	kb_buf_release(&start);
 	free(path);
 	free(objdir);
+	free(sub);
 	free(configs);
+}
+
+void kb_build_plan_order(const struct kb_plan *p, size_t *order)
+{
+	size_t i, j, n = kb_plan_nvariants(p), k = 0;
+	size_t *idx;
+	unsigned char *placed;
+
+	if (!kb_plan_is_resolved(p)) {
+		for (i = 0; i < n; i++)
+			order[i] = i;
+		return;
+	}
+	idx = kb_calloc(n + 1, sizeof(*idx));
+	placed = kb_calloc(n + 1, 1);
+	for (i = 0; i < n; i++) {
+		const struct kb_plan_tree *t = kb_plan_variant_tree(p, i);
+		size_t m = 0;
+
+		if (placed[i])
+			continue;
+		for (j = i; j < n; j++) {
+			if (placed[j] || kb_plan_variant_tree(p, j) != t)
+				continue;
+			idx[m++] = j;
+			placed[j] = 1;
+		}
+		order_tree(p, t->id, idx, m, order, &k);
+	}
+	free(placed);
+	free(idx);
 }

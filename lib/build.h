@@ -155,24 +155,28 @@ void kb_build_opts_from_matrix(const struct kb_matrix *m, const char *tree,
 			       const char *tree_id, struct kb_build_opts *o);
 
 /*
- * Build variant @v of matrix @m from source, the hook of the real
- * executor: open source.tree at source.rev (or the variant's kernel.rev),
- * resolve its config (lib/kconfig, cached), compute its key and
- * kb_build_run() it (a key in the cache is not built again).  @progress
- * and @arg may be NULL; @info may be NULL.  Returns as kb_build_run().
+ * Build variant @i of resolved plan @p from source, as the plan resolved
+ * it (kb_plan_resolve): its resolved .config and build key, from its
+ * revision's tree (kb_plan_variant_tree) in that tree's O= folder
+ * (kb_build_default_objdir of its tree id), with the matrix's build
+ * options; nothing is resolved or keyed again.  @label names the build in
+ * progress reports (NULL: the variant's label); @progress, @arg and @info
+ * may be NULL.  KB_EINPUT when @p is not resolved.  Otherwise returns as
+ * kb_build_run() (a key in the cache is not built again).
  */
-int kb_build_variant(const struct kb_matrix *m, const struct kb_variant *v,
-		     void (*progress)(const struct kb_build_progress *p,
-				      void *arg),
-		     void *arg, struct kb_build_result *out,
-		     struct kb_build_info *info, struct kb_err *err);
+int kb_build_plan_variant(const struct kb_plan *p, size_t i, const char *label,
+			  void (*progress)(const struct kb_build_progress *bp,
+					   void *arg),
+			  void *arg, struct kb_build_result *out,
+			  struct kb_build_info *info, struct kb_err *err);
 
 /*
  * The order in which to visit the variants of resolved plan @p so that
- * builds follow kb_build_order() (variants sharing a build stay
- * together), starting from what the tree's O= folder holds and weighted
- * by its fixdep records.  Plan order for a plan that is not resolved.
- * Writes a permutation of 0..nvariants-1 to @order.
+ * builds follow kb_build_order() tree by tree (the trees in plan order;
+ * variants sharing a build stay together), each tree's starting from
+ * what its O= folder holds and weighted by its fixdep records.  Plan
+ * order for a plan that is not resolved.  Writes a permutation of
+ * 0..nvariants-1 to @order.
  */
 void kb_build_plan_order(const struct kb_plan *p, size_t *order);
 

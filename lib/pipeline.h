@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "build.h"
 #include "executor.h"
 #include "plan.h"
 #include "store.h"
@@ -70,7 +71,8 @@ int kb_pipeline_resume(struct kb_store *s, int64_t exp,
 
 /*
  * The two steps every executor path shares (the pipeline here, the
- * daemon's workers in lib/queue.c):
+ * daemon's workers in lib/queue.c, and builds alone,
+ * kb_pipeline_build_plan()):
  *
  * kb_pipeline_build: the build of @v — from the store when its key was
  * built before (failures included), else built by @ex now and stored; a
@@ -89,6 +91,68 @@ int kb_pipeline_boot(struct kb_executor *ex, const struct kb_variant *v,
 		     const struct kb_build_result *build, unsigned boot_no,
 		     unsigned runs, struct kb_boot_result *out,
 		     struct kb_err *err);
+
+/* ---- builds alone (`kbisect build`) ------------------------------------ */
+
+/* One distinct build of a plan, as kb_pipeline_build_plan() left it. */
+struct kb_pipeline_job {
+	const char *key;      /* the build key, the plan's */
+	const char *config;   /* the resolved .config text */
+	const char *tree_id;  /* the tree it is built from */
+	size_t first;         /* the first variant needing it */
+	char *variants;       /* the variants needing it: "#0,#2" */
+	char *label;          /* "#0 " and the first variant's label */
+	const char *outcome;  /* "built", "reused" (from the store or the
+			       * artifact cache), "failed" */
+	int order;            /* position in this run's build order, from
+			       * 1; -1: not built now */
+	int64_t build_id;     /* its row in the store */
+	struct kb_build_result result;
+	struct kb_build_info info; /* of a build run now; zero otherwise */
+};
+
+enum kb_pipeline_build_kind {
+	KB_PIPELINE_BUILD_START, /* @job is about to be built */
+	KB_PIPELINE_BUILD_MAKE,  /* make's progress, about once a second */
+	KB_PIPELINE_BUILD_END,   /* @job has its outcome */
+};
+
+struct kb_pipeline_build_event {
+	enum kb_pipeline_build_kind kind;
+	size_t i, n;       /* @job is the i-th (from 1) of the n builds that
+			    * the store did not have */
+	const struct kb_pipeline_job *job;
+	const struct kb_build_progress *make; /* MAKE: make's progress */
+};
+
+struct kb_pipeline_build_opts {
+	/* called on every step; may be NULL */
+	void (*progress)(const struct kb_pipeline_build_event *ev, void *arg);
+	void *arg;
+};
+#define KB_PIPELINE_BUILD_OPTS_INIT { NULL, NULL }
+
+/*
+ * Build every distinct build key of resolved plan @p, without booting:
+ * one job per key, in plan order of its first variant.  A key the store
+ * holds is reused, failures included.  The others are built nearest
+ * first (kb_build_order), tree by tree, re-planned after each build from
+ * the tree's O= folder and its fixdep weights; each goes through
+ * kb_pipeline_build() with an executor that builds from source as the
+ * plan resolved it (kb_build_plan_variant, executor name "build"), and is
+ * stored with its details (kb_store_build_detail_put) as it ends.  Then
+ * what happened to each variant is stored (kb_store_build_request_put),
+ * also after an error.  A failed build is an outcome, not an error.
+ *
+ * On success *@jobs holds *@njobs jobs (free with
+ * kb_pipeline_jobs_free()); on failure both are NULL / 0.  KB_EINPUT when
+ * @p is not resolved.
+ */
+int kb_pipeline_build_plan(struct kb_store *s, const struct kb_plan *p,
+			   const struct kb_pipeline_build_opts *o,
+			   struct kb_pipeline_job **jobs, size_t *njobs,
+			   struct kb_err *err);
+void kb_pipeline_jobs_free(struct kb_pipeline_job *jobs, size_t n);
 
 /*
  * Adaptive sampling: run @nboots more boots of variant @variant_idx of

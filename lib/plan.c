@@ -7,7 +7,6 @@
 #include <time.h>
 
 #include "buf.h"
-#include "build.h"
 #include "err.h"
 #include "fsutil.h"
 #include "kconfig.h"
@@ -30,8 +29,10 @@ struct kb_plan {
 	struct kb_kconfig_resolution **res; /* per variant; shared entries
 					     * are owned by the first */
 	int *res_owner;                      /* variant owns its res[] */
-	char *tree_id;
-	char *tree_dir;
+	struct kb_plan_tree *trees;          /* strings kept in strings */
+	size_t ntrees;
+	size_t *tree_of;                     /* per variant: index in trees */
+	char *compiler;
 	size_t ndropped;
 };
 
@@ -244,6 +245,27 @@ int kb_plan_from_text(const char *text, const char *path,
 	return ret;
 }
 
+int kb_plan_new_variant(const struct kb_matrix *m, const struct kb_variant *v,
+			struct kb_plan **out, struct kb_err *err)
+{
+	struct kb_plan *p = kb_calloc(1, sizeof(*p));
+	int ret;
+
+	*out = NULL;
+	p->m = m;
+	if ((ret = kb_design_new(KB_DESIGN_FULL, 0, NULL, &p->design, err))) {
+		kb_plan_free(p);
+		return ret;
+	}
+	p->nvariants = 1;
+	p->variants = kb_calloc(1, sizeof(*p->variants));
+	p->variants[0] = *v;
+	p->variants[0].idx = 0;
+	p->nbuilds = 1;
+	*out = p;
+	return 0;
+}
+
 void kb_plan_free(struct kb_plan *p)
 {
 	size_t i;
@@ -255,8 +277,9 @@ void kb_plan_free(struct kb_plan *p)
 			kb_kconfig_resolution_free(p->res[i]);
 	free(p->res);
 	free(p->res_owner);
-	free(p->tree_id);
-	free(p->tree_dir);
+	free(p->trees);
+	free(p->tree_of);
+	free(p->compiler);
 	for (i = 0; i < p->nstrings; i++)
 		free(p->strings[i]);
 	free(p->strings);
@@ -334,25 +357,29 @@ static int check_symbols(const struct kb_matrix *m,
 	return 0;
 }
 
-static char *default_work_dir(const char *tree_id)
+/* A tree's O= folder for olddefconfig: under @parent, else the cache. */
+static char *work_dir_of(const char *parent, const char *tree_id)
 {
 	char hex[KB_SHA256_HEX_LEN + 1];
 	char *sub, *dir;
 
 	kb_sha256_hex(tree_id, strlen(tree_id), hex);
 	hex[16] = '\0';
+	if (parent)
+		return kb_asprintf("%s/%s", parent, hex);
 	sub = kb_asprintf("resolve/%s", hex);
 	dir = kb_cache_dir(sub);
 	free(sub);
 	return dir;
 }
 
-/* The part of a variant's settings that decides its config. */
-static char *config_request(const struct kb_variant *v)
+/* The part of variant @v's settings that decides its config in tree @t. */
+static char *config_request(const struct kb_variant *v, size_t t)
 {
 	struct kb_buf b = KB_BUF_INIT;
 	size_t i;
 
+	kb_buf_addf(&b, "tree=%zu\n", t);
 	for (i = 0; i < v->nsettings; i++)
 		if (v->settings[i].kind != KB_FACTOR_GUEST)
 			kb_buf_addf(&b, "%s=%s\n", v->settings[i].name,
@@ -360,52 +387,146 @@ static char *config_request(const struct kb_variant *v)
 	return kb_buf_detach(&b);
 }
 
+/* What kb_plan_resolve() holds per tree while it works. */
+struct tree_work {
+	char *name;            /* for messages: the folder, or REPO at REV */
+	char *work;            /* its O= folder for olddefconfig */
+	struct kb_ksyms *syms; /* its Kconfig symbols */
+};
+
+static int same_rev(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/*
+ * Open the tree of every variant: one per distinct revision (kernel.rev,
+ * else source.rev), revisions with the same tree id sharing one.  Fills
+ * p->trees, p->ntrees, p->tree_of and the names in @tw (nvariants long).
+ */
+static int open_trees(struct kb_plan *p, const struct kb_plan_resolve_opts *o,
+		      struct tree_work *tw, struct kb_err *err)
+{
+	const struct kb_source *src = kb_matrix_source(p->m);
+	const char **revs = kb_calloc(p->nvariants, sizeof(*revs));
+	size_t *rev_tree = kb_calloc(p->nvariants, sizeof(*rev_tree));
+	size_t nrevs = 0, i, r, t;
+	int ret = 0;
+
+	p->trees = kb_calloc(p->nvariants, sizeof(*p->trees));
+	p->tree_of = kb_calloc(p->nvariants, sizeof(*p->tree_of));
+	for (i = 0; i < p->nvariants; i++) {
+		const struct kb_variant *v = &p->variants[i];
+		const char *level = kb_variant_get(v, "kernel.rev");
+		const char *rev = level ? level : src->rev;
+		struct kb_source_tree *st = NULL;
+		const char *id, *dir;
+
+		for (r = 0; r < nrevs && !same_rev(revs[r], rev); r++)
+			;
+		if (r < nrevs) {
+			p->tree_of[i] = rev_tree[r];
+			continue;
+		}
+		if (o->tree && level) {
+			ret = kb_err_set(err, KB_EINPUT,
+					 "%s: variant %u (%s) is built from kernel.rev '%s', and the configs are to be resolved in the one tree '%s'",
+					 kb_matrix_file(p->m), v->idx, v->label,
+					 level, o->tree);
+			goto out;
+		}
+		if (o->tree) {
+			rev = NULL;
+			id = o->tree_id ? o->tree_id : o->tree;
+			dir = o->tree;
+		} else {
+			if ((ret = kb_source_open(src->tree, rev, NULL, &st,
+						  err)))
+				goto out;
+			id = kb_source_tree_id(st);
+			dir = kb_source_dir(st);
+		}
+		for (t = 0; t < p->ntrees && strcmp(p->trees[t].id, id); t++)
+			;
+		if (t == p->ntrees) {
+			p->trees[t].rev = rev ? keep(p, kb_strdup(rev)) : NULL;
+			p->trees[t].id = keep(p, kb_strdup(id));
+			p->trees[t].dir = keep(p, kb_strdup(dir));
+			tw[t].name = level ? kb_asprintf("%s at %s", src->tree,
+							 level)
+					   : kb_strdup(dir);
+			p->ntrees++;
+		}
+		kb_source_tree_free(st);
+		revs[nrevs] = rev;
+		rev_tree[nrevs++] = t;
+		p->tree_of[i] = t;
+	}
+out:
+	free(revs);
+	free(rev_tree);
+	return ret;
+}
+
+/* Forget a resolution that failed half way. */
+static void unresolve(struct kb_plan *p)
+{
+	size_t i;
+
+	for (i = 0; p->res && i < p->nvariants; i++)
+		if (p->res_owner[i])
+			kb_kconfig_resolution_free(p->res[i]);
+	free(p->res);
+	free(p->res_owner);
+	free(p->trees);
+	free(p->tree_of);
+	free(p->compiler);
+	p->res = NULL;
+	p->res_owner = NULL;
+	p->trees = NULL;
+	p->tree_of = NULL;
+	p->compiler = NULL;
+	p->ntrees = 0;
+}
+
 int kb_plan_resolve(struct kb_plan *p, const struct kb_plan_resolve_opts *o,
 		    struct kb_err *err)
 {
 	const struct kb_source *src = kb_matrix_source(p->m);
 	struct kb_kconfig_resolve_opts ro = KB_KCONFIG_RESOLVE_OPTS_INIT;
-	struct kb_source_tree *st = NULL;
-	struct kb_ksyms *syms = NULL;
-	char *work = NULL, *compiler = NULL, **req = NULL;
-	size_t i, j, ndistinct = 0, k = 0;
+	struct tree_work *tw = NULL;
+	char **req = NULL;
+	size_t i, j, t, ndistinct = 0, k = 0;
 	double t0 = kb_monotime();
 	int ret;
 
-	if (p->res)
+	if (p->res || p->trees)
 		return kb_err_set(err, KB_EFAIL, "the plan is resolved already");
-	if (o->tree) {
-		p->tree_dir = kb_strdup(o->tree);
-		p->tree_id = kb_strdup(o->tree_id ? o->tree_id : o->tree);
-	} else if (!src->tree) {
+	if (!o->tree && !src->tree)
 		return kb_err_set(err, KB_EINPUT,
 				  "%s: the matrix has no source.tree to resolve configs against",
 				  kb_matrix_file(p->m));
-	} else {
-		if ((ret = kb_source_open(src->tree, src->rev, NULL, &st, err)))
+	tw = kb_calloc(p->nvariants, sizeof(*tw));
+	if ((ret = open_trees(p, o, tw, err)))
+		goto out;
+	for (t = 0; t < p->ntrees; t++) {
+		if ((ret = kb_kconfig_tree_scan(p->trees[t].dir, o->arch,
+						&tw[t].syms, err))) {
+			if (ret == KB_ENOTFOUND)
+				ret = KB_EINPUT;
 			goto out;
-		p->tree_dir = kb_strdup(kb_source_dir(st));
-		p->tree_id = kb_strdup(kb_source_tree_id(st));
+		}
+		if ((ret = check_symbols(p->m, tw[t].syms, tw[t].name, err)))
+			goto out;
+		tw[t].work = work_dir_of(o->work_dir, p->trees[t].id);
 	}
-	if ((ret = kb_kconfig_tree_scan(p->tree_dir, o->arch, &syms, err))) {
-		if (ret == KB_ENOTFOUND)
-			ret = KB_EINPUT;
-		goto out;
-	}
-	if ((ret = check_symbols(p->m, syms, p->tree_dir, err)))
-		goto out;
 	/* the compiler the build will use: build.make_args may set CC */
 	if ((ret = kb_toolchain_cc_version(kb_matrix_build(p->m)->make_args,
 					     kb_matrix_build(p->m)->nmake_args,
-					     &compiler, err)))
+					     &p->compiler, err)))
 		goto out;
-	work = o->work_dir ? kb_strdup(o->work_dir)
-			   : default_work_dir(p->tree_id);
 
-	ro.tree = p->tree_dir;
-	ro.tree_id = p->tree_id;
 	ro.arch = o->arch;
-	ro.odir = work;
 	ro.base = src->base;
 	ro.base_is_target = src->base_is_target;
 	ro.nfragments = src->nfragments;
@@ -418,13 +539,14 @@ int kb_plan_resolve(struct kb_plan *p, const struct kb_plan_resolve_opts *o,
 	p->res_owner = kb_calloc(p->nvariants, sizeof(*p->res_owner));
 	req = kb_calloc(p->nvariants, sizeof(*req));
 	for (i = 0; i < p->nvariants; i++) {
-		req[i] = config_request(&p->variants[i]);
+		req[i] = config_request(&p->variants[i], p->tree_of[i]);
 		for (j = 0; j < i && strcmp(req[j], req[i]); j++)
 			;
 		ndistinct += j == i;
 	}
 	for (i = 0; i < p->nvariants; i++) {
 		struct kb_variant *v = &p->variants[i];
+		const struct kb_plan_tree *tree = &p->trees[p->tree_of[i]];
 		struct kb_plan_resolve_event ev;
 		struct kb_buf norm = KB_BUF_INIT;
 		char key[KB_SHA256_HEX_LEN + 1];
@@ -444,8 +566,12 @@ int kb_plan_resolve(struct kb_plan *p, const struct kb_plan_resolve_opts *o,
 		ev.elapsed_s = kb_monotime() - t0;
 		if (o->progress)
 			o->progress(&ev, o->arg);
+		ro.tree = tree->dir;
+		ro.tree_id = tree->id;
+		ro.odir = tw[p->tree_of[i]].work;
 		if ((ret = kb_kconfig_resolve(&ro, v->settings, v->nsettings,
-					      syms, &p->res[i], err)))
+					      tw[p->tree_of[i]].syms,
+					      &p->res[i], err)))
 			goto out;
 		p->res_owner[i] = 1;
 		ev.done = 1;
@@ -454,7 +580,8 @@ int kb_plan_resolve(struct kb_plan *p, const struct kb_plan_resolve_opts *o,
 		if (o->progress)
 			o->progress(&ev, o->arg);
 		kb_kconfig_normalised(p->res[i]->config, &norm);
-		kb_toolchain_build_key(p->tree_id, norm.buf, norm.len, compiler, key);
+		kb_toolchain_build_key(tree->id, norm.buf, norm.len,
+				       p->compiler, key);
 		kb_buf_release(&norm);
 		v->build_key = keep(p, kb_strdup(key));
 	}
@@ -471,22 +598,17 @@ int kb_plan_resolve(struct kb_plan *p, const struct kb_plan_resolve_opts *o,
 	}
 	ret = 0;
 out:
-	if (ret && p->res) {
-		for (i = 0; i < p->nvariants; i++)
-			if (p->res_owner[i])
-				kb_kconfig_resolution_free(p->res[i]);
-		free(p->res);
-		free(p->res_owner);
-		p->res = NULL;
-		p->res_owner = NULL;
-	}
+	if (ret)
+		unresolve(p);
 	for (i = 0; req && i < p->nvariants; i++)
 		free(req[i]);
 	free(req);
-	free(work);
-	free(compiler);
-	kb_ksyms_free(syms);
-	kb_source_tree_free(st);
+	for (i = 0; tw && i < p->nvariants; i++) {
+		free(tw[i].name);
+		free(tw[i].work);
+		kb_ksyms_free(tw[i].syms);
+	}
+	free(tw);
 	return ret;
 }
 
@@ -495,14 +617,25 @@ int kb_plan_is_resolved(const struct kb_plan *p)
 	return p->res != NULL;
 }
 
-const char *kb_plan_tree_id(const struct kb_plan *p)
+size_t kb_plan_ntrees(const struct kb_plan *p)
 {
-	return p->res ? p->tree_id : NULL;
+	return p->res ? p->ntrees : 0;
 }
 
-const char *kb_plan_tree_dir(const struct kb_plan *p)
+const struct kb_plan_tree *kb_plan_tree(const struct kb_plan *p, size_t t)
 {
-	return p->res ? p->tree_dir : NULL;
+	return p->res && t < p->ntrees ? &p->trees[t] : NULL;
+}
+
+const struct kb_plan_tree *kb_plan_variant_tree(const struct kb_plan *p,
+						size_t i)
+{
+	return p->res && i < p->nvariants ? &p->trees[p->tree_of[i]] : NULL;
+}
+
+const char *kb_plan_compiler(const struct kb_plan *p)
+{
+	return p->res ? p->compiler : NULL;
 }
 
 const struct kb_kconfig_resolution *kb_plan_resolution(const struct kb_plan *p,

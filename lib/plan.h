@@ -16,7 +16,8 @@ struct kb_err;
  *
  * Without a kernel tree the build key is a digest of what the matrix asks
  * for (source and the Kconfig/kernel levels); config resolution against a
- * tree refines it later.
+ * tree refines it later.  Resolution is the one place a build key is
+ * computed: the build stage (lib/build.h) builds what the plan resolved.
  */
 
 struct kb_plan;
@@ -40,6 +41,16 @@ void kb_plan_free(struct kb_plan *p);
 int kb_plan_from_text(const char *text, const char *path,
 		      struct kb_matrix **m, struct kb_plan **p,
 		      struct kb_err *err);
+
+/*
+ * A plan of the one variant @v of matrix @m, made outside a design (a
+ * bisection probe: its own Kconfig settings and kernel.rev), so that it
+ * is resolved and built through kb_plan_resolve() like any other.  The
+ * plan's variant is a copy of @v with idx 0; it borrows @v's label and
+ * settings, which must outlive the plan, as must @m.
+ */
+int kb_plan_new_variant(const struct kb_matrix *m, const struct kb_variant *v,
+			struct kb_plan **out, struct kb_err *err);
 
 const struct kb_matrix *kb_plan_matrix(const struct kb_plan *p);
 const struct kb_design *kb_plan_design(const struct kb_plan *p);
@@ -69,13 +80,14 @@ struct kb_plan_resolve_event {
 
 struct kb_plan_resolve_opts {
 	const char *tree;      /* kernel tree folder to use; NULL: open the
-				* matrix's source.tree (and source.rev) with
-				* lib/source */
+				* matrix's source.tree at each variant's
+				* revision with lib/source */
 	const char *tree_id;   /* with @tree: its id; NULL: the path */
 	const char *arch;      /* ARCH=; NULL: "x86_64" */
-	const char *work_dir;  /* O= folder for olddefconfig; NULL:
-				* ${XDG_CACHE_HOME:-~/.cache}/kbisect/
-				* resolve/<hash of the tree id> */
+	const char *work_dir;  /* where each tree gets its O= folder for
+				* olddefconfig, <work_dir>/<hash of the tree
+				* id>; NULL: ${XDG_CACHE_HOME:-~/.cache}/
+				* kbisect/resolve */
 	const char *cache_dir; /* resolution cache (kb_kconfig_resolve_opts) */
 	void (*progress)(const struct kb_plan_resolve_event *ev, void *arg);
 	void *arg;
@@ -84,16 +96,25 @@ struct kb_plan_resolve_opts {
 	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 
 /*
- * Resolve every variant's Kconfig settings against the kernel tree
- * (kb_kconfig_resolve(), once per distinct set of settings), then replace
- * each variant's build key with the key of its resolved configuration
- * (kb_toolchain_build_key of tree id, normalised resolved .config, compiler) and
- * recount the builds: variants that resolve identically share one.
+ * Resolve every variant's Kconfig settings against its kernel tree
+ * (kb_kconfig_resolve(), once per distinct tree and set of settings),
+ * then replace each variant's build key with the key of its resolved
+ * configuration (kb_toolchain_build_key of its tree id, normalised
+ * resolved .config, compiler) and recount the builds: variants that
+ * resolve identically in one tree share one.
  *
- * Checks first that every Kconfig factor is a symbol of the tree: an
+ * A variant's tree is source.tree at its kernel.rev level, else at
+ * source.rev: each distinct revision is opened once (lib/source.h),
+ * revisions with the same tree id share one tree, and each tree has its
+ * Kconfig symbols scanned and its own O= folder.  @o->tree instead uses
+ * that folder for every variant, and refuses variants with a kernel.rev.
+ * The compiler is probed once (kb_toolchain_cc_version).
+ *
+ * Checks first that every Kconfig factor is a symbol of every tree: an
  * unknown one is KB_EINPUT at the factor's file:line:col, with a "did you
  * mean".  A source.tree that is not a kernel tree is KB_EINPUT; a missing
- * one KB_ENOTFOUND.  make failing is KB_EFAIL with its log's end.
+ * one, or an unknown revision, KB_ENOTFOUND.  make failing is KB_EFAIL
+ * with its log's end.  On failure the plan stays unresolved.
  */
 int kb_plan_resolve(struct kb_plan *p, const struct kb_plan_resolve_opts *o,
 		    struct kb_err *err);
@@ -101,9 +122,28 @@ int kb_plan_resolve(struct kb_plan *p, const struct kb_plan_resolve_opts *o,
 /* Whether kb_plan_resolve() succeeded on @p. */
 int kb_plan_is_resolved(const struct kb_plan *p);
 
-/* The tree id and folder the plan was resolved against, or NULL. */
-const char *kb_plan_tree_id(const struct kb_plan *p);
-const char *kb_plan_tree_dir(const struct kb_plan *p);
+/* A kernel tree the plan was resolved against (strings owned by the plan). */
+struct kb_plan_tree {
+	const char *rev; /* the revision that named it first: a kernel.rev
+			  * level, else source.rev; NULL for HEAD, a plain
+			  * tree or kb_plan_resolve_opts.tree */
+	const char *id;  /* tree id (lib/source.h), part of its build keys */
+	const char *dir; /* the folder to build from (make -C) */
+};
+
+/* Distinct trees of the resolved plan, in plan order; 0 before. */
+size_t kb_plan_ntrees(const struct kb_plan *p);
+/* Tree @t (< kb_plan_ntrees()), or NULL. */
+const struct kb_plan_tree *kb_plan_tree(const struct kb_plan *p, size_t t);
+/* Variant @i's tree, or NULL before kb_plan_resolve(). */
+const struct kb_plan_tree *kb_plan_variant_tree(const struct kb_plan *p,
+						size_t i);
+
+/*
+ * The compiler's version line the build keys were computed with
+ * (kb_toolchain_cc_version), or NULL before kb_plan_resolve().
+ */
+const char *kb_plan_compiler(const struct kb_plan *p);
 
 /*
  * Variant @i's resolution (its resolved config and, per Kconfig factor,

@@ -161,8 +161,8 @@ int kb_queue_exp_load(struct kb_store *s, int64_t id, double time_scale,
 		struct kb_plan_resolve_opts o = KB_PLAN_RESOLVE_OPTS_INIT;
 		struct kb_err ignored = KB_ERR_INIT;
 
-		/* unresolved keys still build right: builds resolve
-		 * themselves (lib/build.h) */
+		/* when this fails the keys stay the matrix's and each build
+		 * resolves its variant alone (lib/realexec.h) */
 		kb_plan_resolve(x->plan, &o, &ignored);
 	}
 	*out = x;
@@ -217,6 +217,7 @@ int kb_queue_exp_executor(const struct kb_queue_exp *x, const char *host,
 		return ret;
 	ro.experiment = &x->id;
 	ro.console_stream = mode && !strcmp(mode, "stream");
+	ro.plan = x->plan;
 	if ((ret = kb_realexec_new(x->m, c, &ro, ex, err))) {
 		kb_guest_disconnect(c);
 		return ret;

@@ -17,6 +17,7 @@
 #include "fsutil.h"
 #include "guest.h"
 #include "mem.h"
+#include "plan.h"
 #include "variant.h"
 #include "banned.h"
 
@@ -144,6 +145,34 @@ static const char *prebuilt(const struct realexec *x,
 	return kb_matrix_source(x->m)->kernel;
 }
 
+/*
+ * Build @v from source.tree as its plan resolved it: the given plan when
+ * @v is one of its resolved variants, else a plan of @v alone.
+ */
+static int from_source(const struct realexec *x, const struct kb_variant *v,
+		       struct kb_build_result *out, struct kb_err *err)
+{
+	struct kb_plan_resolve_opts ro = KB_PLAN_RESOLVE_OPTS_INIT;
+	const struct kb_plan *p = x->opts.plan;
+	struct kb_plan *alone = NULL;
+	size_t i = v->idx;
+	int ret;
+
+	if (p && kb_plan_is_resolved(p) && kb_plan_variant(p, i) == v)
+		return kb_build_plan_variant(p, i, NULL, NULL, NULL, out, NULL,
+					     err);
+	if (!kb_matrix_source(x->m)->tree)
+		return kb_err_set(err, KB_EINPUT,
+				  "%s: variant %u (%s) needs a kernel built from source, and the matrix has no source.tree",
+				  kb_matrix_file(x->m), v->idx, v->label);
+	if ((ret = kb_plan_new_variant(x->m, v, &alone, err)) == 0 &&
+	    (ret = kb_plan_resolve(alone, &ro, err)) == 0)
+		ret = kb_build_plan_variant(alone, 0, NULL, NULL, NULL, out,
+					    NULL, err);
+	kb_plan_free(alone);
+	return ret;
+}
+
 static int build(void *self, const struct kb_variant *v,
 		 struct kb_build_result *out, struct kb_err *err)
 {
@@ -153,7 +182,7 @@ static int build(void *self, const struct kb_variant *v,
 
 	memset(out, 0, sizeof(*out));
 	if (!img) /* builds from source.tree: lib/build.h */
-		return kb_build_variant(x->m, v, NULL, NULL, out, NULL, err);
+		return from_source(x, v, out, err);
 	if (stat(img, &st) < 0 || !S_ISREG(st.st_mode)) {
 		out->status = KB_BUILD_FAILED;
 		out->reason = kb_asprintf("kernel image '%s' is not a file",

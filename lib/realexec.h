@@ -10,6 +10,7 @@
 struct kb_err;
 struct kb_executor;
 struct kb_guest_conn;
+struct kb_plan;
 
 /*
  * The real executor: kernels and libvirt guests behind the executor
@@ -17,7 +18,11 @@ struct kb_guest_conn;
  *
  * Build: a prebuilt kernel (the variant's kernel.image level, else the
  * matrix's source.kernel) when the variant sets no Kconfig option and no
- * kernel.rev; otherwise a kernel built from source.tree (lib/build.h).
+ * kernel.rev; otherwise a kernel built from source.tree as the plan
+ * resolved it (kb_build_plan_variant).  A variant that is not one of the
+ * resolved plan's (a bisection probe, or any variant when no resolved
+ * plan was given) is resolved alone, through kb_plan_new_variant() and
+ * kb_plan_resolve(), then built the same way.
  *
  * Boot: the workload's initramfs (initramfs.h, cached), the domain XML
  * (domxml.h) for the variant's guest shape, one transient guest
@@ -46,8 +51,11 @@ struct kb_realexec_opts {
 	struct kb_initramfs_opts initramfs;
 	/* read libvirt's console stream even where a file would do (qemu) */
 	int console_stream;
+	/* the plan whose variants are built, resolved (kb_plan_resolve);
+	 * borrowed, may be NULL */
+	const struct kb_plan *plan;
 };
-#define KB_REALEXEC_OPTS_INIT { NULL, NULL, NULL, KB_INITRAMFS_OPTS_INIT, 0 }
+#define KB_REALEXEC_OPTS_INIT { NULL, NULL, NULL, KB_INITRAMFS_OPTS_INIT, 0, NULL }
 
 /*
  * Make the real executor for matrix @m booting on @conn; both are

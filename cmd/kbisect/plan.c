@@ -94,14 +94,18 @@ static void plan_json(const struct kb_plan *p)
 					  v->settings[k].value);
 		kb_json_object_end(j);
 		kb_json_kv_string(j, "build_key", v->build_key);
-		if (kb_plan_is_resolved(p))
+		if (kb_plan_is_resolved(p)) {
+			kb_json_kv_string(j, "tree_id",
+					  kb_plan_variant_tree(p, i)->id);
 			resolution_json(j, kb_plan_resolution(p, i));
+		}
 		kb_json_object_end(j);
 	}
 	kb_json_array_end(j);
 	if (kb_plan_is_resolved(p)) {
-		kb_json_kv_string(j, "tree", kb_plan_tree_dir(p));
-		kb_json_kv_string(j, "tree_id", kb_plan_tree_id(p));
+		/* the baseline's tree; each variant names its own */
+		kb_json_kv_string(j, "tree", kb_plan_variant_tree(p, 0)->dir);
+		kb_json_kv_string(j, "tree_id", kb_plan_variant_tree(p, 0)->id);
 		kb_json_kv_int(j, "dropped", (long long)kb_plan_ndropped(p));
 	}
 	kb_json_kv_int(j, "builds", (long long)kb_plan_nbuilds(p));

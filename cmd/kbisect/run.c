@@ -145,6 +145,7 @@ static int cmd_run(const struct kb_args *args)
 				"kbisect: destroyed %u orphan guest%s on %s\n",
 				orphans, orphans == 1 ? "" : "s", uri);
 		ro.experiment = &exp;
+		ro.plan = p; /* builds take its resolution */
 		/* qemu guests log their console to a file; this reads
 		 * libvirt's console stream instead (docs/guests.md) */
 		ro.console_stream = getenv("KBISECT_GUEST_CONSOLE") &&

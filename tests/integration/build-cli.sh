@@ -103,6 +103,30 @@ else
 	echo "[  SKIPPED ] build-cli: log tail check needs the sqlite3 shell"
 fi
 
+# an option olddefconfig drops: the report goes to stderr, the answer
+# (the table, or the JSON) alone to stdout
+drop=$T/dropping
+mkdir -p "$drop"
+cp "$tree/Kconfig" "$drop/Kconfig"
+{
+	printf 'olddefconfig:\n\t@sed -i "s/^CONFIG_LOOP=y/# CONFIG_LOOP is not set/" $(O)/.config\n'
+	sed '1,3d' "$tree/Makefile"
+} >"$drop/Makefile"
+matrix "$T/drop.yaml" cli-drop "" "  tree: $drop"
+run "$kb" build "$T/drop.yaml" --db "$T/db"
+check "a collapse from a dropped option is refused" $([ $rc -eq 2 ] &&
+	grep -q '^#1: LOOP=y did not hold' "$T/err" &&
+	grep -q 'pass --allow-dropped' "$T/err" && [ ! -s "$T/out" ] && echo 0 || echo 1)
+run "$kb" build "$T/drop.yaml" --db "$T/db" --allow-dropped --json
+check "build --json with a dropped option prints only JSON" $([ $rc -eq 0 ] &&
+	python3 -m json.tool "$T/out" >/dev/null &&
+	grep -q '^#1: LOOP=y did not hold' "$T/err" &&
+	grep -q 'resolve to the same .config: one build' "$T/err" && echo 0 || echo 1)
+run "$kb" build "$T/drop.yaml" --db "$T/db" --allow-dropped
+check "... and the table alone" $([ $rc -eq 0 ] &&
+	has '^4 variants, 2 builds: 0 built, 2 reused, 0 failed' &&
+	! grep -q 'did not hold' "$T/out" && echo 0 || echo 1)
+
 run "$kb" build "$T/nowhere.yaml" --db "$T/db"
 check "a missing matrix is refused" $([ $rc -eq 1 ] &&
 	grep -q "cannot open '.*nowhere.yaml'" "$T/err" && echo 0 || echo 1)
@@ -117,6 +141,24 @@ run "$kb" build "$T/git.yaml" --db "$T/db"
 check "builds a git revision from its checkout" $([ $rc -eq 0 ] &&
 	has '^4 variants, 4 builds: 4 built, 0 reused, 0 failed' &&
 	[ -f "$XDG_CACHE_HOME/kbisect/trees/$(git -C "$tree" rev-parse 'v1^{tree}')/Makefile" ] &&
+	echo 0 || echo 1)
+# a kernel.rev factor: each revision from its own tree, with its own keys
+git -C "$tree" tag -d v1 >/dev/null
+git -C "$tree" tag v1
+echo two >"$tree/VERSION"
+git -C "$tree" add VERSION &&
+	git -C "$tree" -c user.name=t -c user.email=t@t commit -qm two &&
+	git -C "$tree" tag v2
+matrix "$T/revs.yaml" cli-revs "  kernel:
+    rev: [v1, v2]"
+run "$kb" build "$T/revs.yaml" --db "$T/db"
+check "each kernel.rev is built from its own tree" $([ $rc -eq 0 ] &&
+	has '^8 variants, 8 builds: 4 built, 4 reused, 0 failed' &&
+	[ -f "$XDG_CACHE_HOME/kbisect/trees/$(git -C "$tree" rev-parse 'v2^{tree}')/VERSION" ] &&
+	echo 0 || echo 1)
+run "$kb" build "$T/revs.yaml" --db "$T/db" --json
+check "... and names two trees" $([ $rc -eq 0 ] &&
+	[ "$(python3 -c 'import json,sys; print(len({b["tree_id"] for b in json.load(open(sys.argv[1]))["builds"]}))' "$T/out")" = 2 ] &&
 	echo 0 || echo 1)
 echo dirt >>"$tree/Kconfig"
 matrix "$T/dirty.yaml" cli-dirty ""

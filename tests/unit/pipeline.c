@@ -1,14 +1,19 @@
 #include <math.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test.h"
 #include "buf.h"
+#include "build.h"
 #include "err.h"
 #include "executor.h"
 #include "matrix.h"
+#include "mem.h"
 #include "model.h"
 #include "pipeline.h"
 #include "plan.h"
@@ -292,6 +297,233 @@ static void test_pipeline__progress_counts_every_boot(void **state)
 	assert_int_equal(s.total, 24);
 }
 
+/* ---- builds alone, from a git repository of fake kernel trees ----------- */
+
+extern char **environ;
+
+struct trees {
+	char *tmp, *repo, *old_cache;
+	struct kb_matrix *m;
+	struct kb_plan *p;
+	struct kb_store *s;
+};
+
+static int spawn_wait(char *const argv[])
+{
+	pid_t pid;
+	int status;
+
+	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ))
+		return -1;
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void git(const char *repo, const char *a, const char *b,
+		const char *c, const char *d)
+{
+	char *argv[] = { "git", "-C", (char *)repo, "-c", "user.name=t",
+			 "-c", "user.email=t@t", "-c",
+			 "init.defaultBranch=main", (char *)a, (char *)b,
+			 (char *)c, (char *)d, NULL };
+
+	assert_int_equal(spawn_wait(argv), 0);
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char *p = kb_asprintf("%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(p);
+}
+
+/* A stand-in for Kbuild: the image is the tree's "version" file. */
+#define FAKE_KBUILD                                                        \
+	"bzImage:\n"                                                       \
+	"\t@grep '^CONFIG_.*=y' $(O)/.config | sed 's/^/  CC      /'\n"  \
+	"\t@mkdir -p $(O)/arch/x86/boot\n"                                 \
+	"\t@cp version $(O)/arch/x86/boot/bzImage\n"
+
+/*
+ * tmp/repo with two commits, tags A and B, each a tiny kernel tree whose
+ * "version" says which; B's olddefconfig also turns on LOOP.  The matrix
+ * builds SPIN=y at kernel.rev A and B; the plan is resolved.
+ */
+static int setup_trees(void **state)
+{
+	struct trees *t = calloc(1, sizeof(*t));
+	struct kb_plan_resolve_opts o = KB_PLAN_RESOLVE_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	char templ[] = "/tmp/kb-pipeline-trees-XXXXXX";
+	char *cache, *text, *db;
+
+	assert_non_null(mkdtemp(templ));
+	t->tmp = kb_strdup(templ);
+	t->old_cache = getenv("XDG_CACHE_HOME")
+			       ? kb_strdup(getenv("XDG_CACHE_HOME"))
+			       : NULL;
+	cache = kb_asprintf("%s/cache", t->tmp);
+	setenv("XDG_CACHE_HOME", cache, 1);
+	free(cache);
+	t->repo = kb_asprintf("%s/repo", t->tmp);
+	assert_int_equal(mkdir(t->repo, 0755), 0);
+	git(t->repo, "init", "-q", NULL, NULL);
+	put(t->repo, "Kconfig", "config SPIN\n\tbool \"spin\"\n");
+	put(t->repo, "Makefile", "olddefconfig:\n\t@true\n" FAKE_KBUILD);
+	put(t->repo, "version", "A\n");
+	git(t->repo, "add", "-A", NULL, NULL);
+	git(t->repo, "commit", "-q", "-m", "A");
+	git(t->repo, "tag", "A", NULL, NULL);
+	put(t->repo, "Kconfig",
+	    "config SPIN\n\tbool \"spin\"\n\nconfig LOOP\n\tbool \"loop\"\n");
+	put(t->repo, "Makefile",
+	    "olddefconfig:\n\t@echo CONFIG_LOOP=y >> $(O)/.config\n"
+	    FAKE_KBUILD);
+	put(t->repo, "version", "B\n");
+	git(t->repo, "commit", "-q", "-am", "B");
+	git(t->repo, "tag", "B", NULL, NULL);
+
+	text = kb_asprintf("source: { tree: %s }\n"
+			   "factors:\n  kconfig: { SPIN: [y] }\n"
+			   "  kernel: { rev: [A, B] }\n"
+			   "build: { jobs: 1 }\n"
+			   "workload: { fio: { rw: randread } }\n",
+			   t->repo);
+	db = kb_asprintf("%s/t.db", t->tmp);
+	if (kb_matrix_parse_buffer(text, strlen(text), "t.yaml", &t->m,
+				   &err) ||
+	    kb_plan_new(t->m, &t->p, &err) ||
+	    kb_plan_resolve(t->p, &o, &err) ||
+	    kb_store_open(db, NULL, &t->s, &err))
+		fail_msg("%s", err.msg);
+	free(db);
+	free(text);
+	*state = t;
+	return 0;
+}
+
+static int teardown_trees(void **state)
+{
+	struct trees *t = *state;
+	char *argv[] = { "rm", "-rf", t->tmp, NULL };
+
+	kb_store_close(t->s);
+	kb_plan_free(t->p);
+	kb_matrix_free(t->m);
+	spawn_wait(argv);
+	if (t->old_cache)
+		setenv("XDG_CACHE_HOME", t->old_cache, 1);
+	else
+		unsetenv("XDG_CACHE_HOME");
+	free(t->old_cache);
+	free(t->repo);
+	free(t->tmp);
+	free(t);
+	return 0;
+}
+
+struct build_seen {
+	unsigned starts, makes, ends;
+	size_t last_i, n;
+};
+
+static void on_build(const struct kb_pipeline_build_event *ev, void *arg)
+{
+	struct build_seen *s = arg;
+
+	s->starts += ev->kind == KB_PIPELINE_BUILD_START;
+	s->makes += ev->kind == KB_PIPELINE_BUILD_MAKE;
+	s->ends += ev->kind == KB_PIPELINE_BUILD_END;
+	s->last_i = ev->i;
+	s->n = ev->n;
+}
+
+static char *slurp(const char *path)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_err err = KB_ERR_INIT;
+
+	if (kb_buf_read_file(&b, path, 1 << 20, &err))
+		fail_msg("%s", err.msg);
+	return kb_buf_detach(&b);
+}
+
+static void test_pipeline__build_plan_builds_each_revision_in_its_tree(void **state)
+{
+	struct trees *t = *state;
+	struct kb_pipeline_build_opts o = KB_PIPELINE_BUILD_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_pipeline_job *jobs = NULL;
+	struct build_seen seen = { 0, 0, 0, 0, 0 };
+	const char *want[] = { "A\n", "B\n" };
+	size_t n = 0, i;
+
+	o.progress = on_build;
+	o.arg = &seen;
+	if (kb_pipeline_build_plan(t->s, t->p, &o, &jobs, &n, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(n, 2);
+	assert_int_equal(seen.starts, 2);
+	assert_int_equal(seen.ends, 2);
+	assert_true(seen.makes >= 2);
+	assert_int_equal(seen.n, 2);
+	assert_string_not_equal(jobs[0].tree_id, jobs[1].tree_id);
+	assert_string_not_equal(jobs[0].key, jobs[1].key);
+	for (i = 0; i < n; i++) {
+		char *objdir = kb_build_default_objdir(jobs[i].tree_id);
+		char *image;
+
+		assert_string_equal(jobs[i].outcome, "built");
+		assert_int_equal(jobs[i].result.status, KB_BUILD_OK);
+		assert_string_equal(jobs[i].key,
+				    kb_plan_variant(t->p, i)->build_key);
+		/* built from its own revision, in that tree's O= folder */
+		assert_string_equal(jobs[i].tree_id,
+				    kb_plan_variant_tree(t->p, i)->id);
+		assert_string_equal(jobs[i].info.objdir, objdir);
+		image = slurp(jobs[i].result.image);
+		assert_string_equal(image, want[i]);
+		assert_true(jobs[i].build_id > 0);
+		free(image);
+		free(objdir);
+	}
+	/* one tree after the other, so both are first in their tree */
+	assert_int_equal(jobs[0].order + jobs[1].order, 3);
+	kb_pipeline_jobs_free(jobs, n);
+
+	/* a second run finds both in the store and builds nothing */
+	memset(&seen, 0, sizeof(seen));
+	if (kb_pipeline_build_plan(t->s, t->p, &o, &jobs, &n, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(n, 2);
+	assert_int_equal(seen.starts, 0);
+	for (i = 0; i < n; i++) {
+		assert_string_equal(jobs[i].outcome, "reused");
+		assert_int_equal(jobs[i].order, -1);
+	}
+	kb_pipeline_jobs_free(jobs, n);
+}
+
+static void test_pipeline__build_plan_needs_a_resolved_plan(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_pipeline_job *jobs = NULL;
+	size_t n = 7;
+
+	assert_int_equal(kb_pipeline_build_plan(f->s, f->p, NULL, &jobs, &n,
+						&err),
+			 KB_EINPUT);
+	assert_null(jobs);
+	assert_int_equal(n, 0);
+	assert_msg_contains(err.msg, "not resolved");
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup_teardown(test_pipeline__stores_one_sample_per_run,
 					setup, teardown),
@@ -306,6 +538,12 @@ static const struct CMUnitTest tests[] = {
 		teardown),
 	cmocka_unit_test_setup_teardown(
 		test_pipeline__progress_counts_every_boot, setup, teardown),
+	cmocka_unit_test_setup_teardown(
+		test_pipeline__build_plan_builds_each_revision_in_its_tree,
+		setup_trees, teardown_trees),
+	cmocka_unit_test_setup_teardown(
+		test_pipeline__build_plan_needs_a_resolved_plan, setup,
+		teardown),
 };
 
 KB_TEST_MAIN(tests)

@@ -1,10 +1,17 @@
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "test.h"
+#include "build.h"
 #include "err.h"
+#include "kconfig.h"
 #include "matrix.h"
+#include "mem.h"
 #include "plan.h"
 
 #define FILE_NAME KB_TEST_DATA "/matrix/t.yaml"
@@ -176,6 +183,278 @@ static void test_plan__oversize_design_is_refused(void **state)
 	    FILE_NAME ":4:5: ", "more than 4096 variants");
 }
 
+/* ---- resolution per revision (a git repository of fake kernel trees) ---- */
+
+extern char **environ;
+
+static char *tmp, *old_cache;
+
+static int run(char *const argv[])
+{
+	pid_t pid;
+	int status;
+
+	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ))
+		return -1;
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void git(const char *repo, const char *a, const char *b,
+		const char *c, const char *d)
+{
+	char *argv[] = { "git", "-C", (char *)repo, "-c", "user.name=t",
+			 "-c", "user.email=t@t", "-c",
+			 "init.defaultBranch=main", (char *)a, (char *)b,
+			 (char *)c, (char *)d, NULL };
+
+	assert_int_equal(run(argv), 0);
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char *p = kb_asprintf("%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(p);
+}
+
+/* `git rev-parse REV` of @repo, newly allocated. */
+static char *rev_parse(const char *repo, const char *rev)
+{
+	char *out = kb_asprintf("%s/rev-parse.out", tmp);
+	char *argv[] = { "sh", "-c", "git -C \"$1\" rev-parse \"$2\" > \"$3\"",
+			 "sh", (char *)repo, (char *)rev, out, NULL };
+	char buf[128] = "";
+	FILE *f;
+
+	assert_int_equal(run(argv), 0);
+	f = fopen(out, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	free(out);
+	buf[strcspn(buf, "\n")] = '\0';
+	return kb_strdup(buf);
+}
+
+static int setup_tmp(void **state)
+{
+	char templ[] = "/tmp/kb-plan-XXXXXX";
+	char *cache;
+
+	(void)state;
+	assert_non_null(mkdtemp(templ));
+	tmp = kb_strdup(templ);
+	old_cache = getenv("XDG_CACHE_HOME") ? kb_strdup(getenv("XDG_CACHE_HOME"))
+					     : NULL;
+	/* checkouts, resolution work folders and the config cache */
+	cache = kb_asprintf("%s/cache", tmp);
+	setenv("XDG_CACHE_HOME", cache, 1);
+	free(cache);
+	return 0;
+}
+
+static int teardown_tmp(void **state)
+{
+	char *argv[] = { "rm", "-rf", tmp, NULL };
+
+	(void)state;
+	run(argv);
+	if (old_cache)
+		setenv("XDG_CACHE_HOME", old_cache, 1);
+	else
+		unsetenv("XDG_CACHE_HOME");
+	free(old_cache);
+	free(tmp);
+	tmp = NULL;
+	old_cache = NULL;
+	return 0;
+}
+
+/*
+ * A git repository at tmp/repo whose two commits, tags A and B (HEAD),
+ * are tiny kernel trees: make olddefconfig keeps the .config at A, and at
+ * B also turns on LOOP, a symbol only B has.
+ */
+static char *make_repo(void)
+{
+	char *dir = kb_asprintf("%s/repo", tmp);
+
+	assert_int_equal(mkdir(dir, 0755), 0);
+	git(dir, "init", "-q", NULL, NULL);
+	put(dir, "Kconfig", "config SPIN\n\tbool \"spin\"\n");
+	put(dir, "Makefile", "olddefconfig:\n\t@true\n");
+	git(dir, "add", "-A", NULL, NULL);
+	git(dir, "commit", "-q", "-m", "A");
+	git(dir, "tag", "A", NULL, NULL);
+	put(dir, "Kconfig",
+	    "config SPIN\n\tbool \"spin\"\n\nconfig LOOP\n\tbool \"loop\"\n");
+	put(dir, "Makefile",
+	    "olddefconfig:\n\t@echo CONFIG_LOOP=y >> $(O)/.config\n");
+	git(dir, "commit", "-q", "-am", "B");
+	git(dir, "tag", "B", NULL, NULL);
+	return dir;
+}
+
+/* Plan (into @f) and resolve the matrix of @repo with @rest after it. */
+static void make_resolved(struct fixture *f, const char *source,
+			  const char *rest)
+{
+	struct kb_plan_resolve_opts o = KB_PLAN_RESOLVE_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	char *text = kb_asprintf(W "source: { %s }\n%s", source, rest);
+
+	make(f, text);
+	if (kb_plan_resolve(f->p, &o, &err))
+		fail_msg("resolve: %s", err.msg);
+	free(text);
+}
+
+static void test_plan__each_revision_resolves_against_its_own_tree(void **state)
+{
+	char *repo = make_repo(), *source = kb_asprintf("tree: %s", repo);
+	char *a = rev_parse(repo, "A^{tree}"), *b = rev_parse(repo, "B^{tree}");
+	const struct kb_plan_tree *ta, *tb;
+	const struct kb_variant *va, *vb;
+	struct fixture f;
+
+	(void)state;
+	make_resolved(&f, source,
+		      "factors:\n  kconfig: { SPIN: [y] }\n"
+		      "  kernel: { rev: [A, B] }\n");
+	assert_int_equal(kb_plan_nvariants(f.p), 2);
+	assert_int_equal(kb_plan_nbuilds(f.p), 2);
+	assert_int_equal(kb_plan_ntrees(f.p), 2);
+	va = kb_plan_variant(f.p, 0);
+	vb = kb_plan_variant(f.p, 1);
+	assert_string_not_equal(va->build_key, vb->build_key);
+	ta = kb_plan_variant_tree(f.p, 0);
+	tb = kb_plan_variant_tree(f.p, 1);
+	assert_ptr_equal(ta, kb_plan_tree(f.p, 0));
+	assert_ptr_equal(tb, kb_plan_tree(f.p, 1));
+	assert_string_equal(ta->rev, "A");
+	assert_string_equal(tb->rev, "B");
+	assert_string_equal(ta->id + 4, a);
+	assert_string_equal(tb->id + 4, b);
+	assert_string_not_equal(ta->dir, tb->dir);
+	/* each config came from its own tree's olddefconfig */
+	assert_null(strstr(kb_plan_resolution(f.p, 0)->config_text,
+			   "CONFIG_LOOP=y"));
+	assert_non_null(strstr(kb_plan_resolution(f.p, 1)->config_text,
+			       "CONFIG_LOOP=y"));
+	assert_non_null(kb_plan_compiler(f.p));
+	release(&f);
+	free(a);
+	free(b);
+	free(source);
+	free(repo);
+}
+
+static void test_plan__without_kernel_rev_variants_use_source_rev(void **state)
+{
+	char *repo = make_repo(), *source = kb_asprintf("tree: %s, rev: A", repo);
+	char *a = rev_parse(repo, "A^{tree}");
+	struct fixture f;
+
+	(void)state;
+	make_resolved(&f, source, "factors:\n  kconfig: { SPIN: [y, n] }\n");
+	assert_int_equal(kb_plan_ntrees(f.p), 1);
+	assert_int_equal(kb_plan_nbuilds(f.p), 2);
+	assert_ptr_equal(kb_plan_variant_tree(f.p, 0),
+			 kb_plan_variant_tree(f.p, 1));
+	assert_string_equal(kb_plan_variant_tree(f.p, 1)->id + 4, a);
+	assert_null(strstr(kb_plan_resolution(f.p, 1)->config_text,
+			   "CONFIG_LOOP"));
+	release(&f);
+	free(a);
+	free(source);
+	free(repo);
+}
+
+static void test_plan__a_variant_alone_resolves_as_in_its_plan(void **state)
+{
+	char *repo = make_repo(), *source = kb_asprintf("tree: %s", repo);
+	struct kb_plan_resolve_opts o = KB_PLAN_RESOLVE_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_plan *alone = NULL;
+	struct kb_variant v;
+	struct fixture f;
+
+	(void)state;
+	make_resolved(&f, source,
+		      "factors:\n  kconfig: { SPIN: [y, n] }\n"
+		      "  kernel: { rev: [A, B] }\n");
+	assert_int_equal(kb_plan_nbuilds(f.p), 4);
+	/* a probe such as bisection makes: the settings of variant 3 */
+	v = *kb_plan_variant(f.p, 3);
+	v.idx = 7;
+	v.build_key = "not resolved";
+	assert_int_equal(kb_plan_new_variant(f.m, &v, &alone, &err), 0);
+	assert_int_equal(kb_plan_nvariants(alone), 1);
+	assert_false(kb_plan_is_resolved(alone));
+	if (kb_plan_resolve(alone, &o, &err))
+		fail_msg("resolve: %s", err.msg);
+	assert_int_equal(kb_plan_variant(alone, 0)->idx, 0);
+	assert_string_equal(kb_plan_variant(alone, 0)->build_key,
+			    kb_plan_variant(f.p, 3)->build_key);
+	assert_string_equal(kb_plan_variant_tree(alone, 0)->id,
+			    kb_plan_variant_tree(f.p, 3)->id);
+	kb_plan_free(alone);
+	release(&f);
+	free(source);
+	free(repo);
+}
+
+static void test_plan__builds_are_ordered_tree_by_tree(void **state)
+{
+	char *repo = make_repo(), *source = kb_asprintf("tree: %s", repo);
+	size_t order[4];
+	struct fixture f;
+
+	(void)state;
+	/* plan order: SPIN=y at A, y at B, n at A, n at B */
+	make_resolved(&f, source,
+		      "factors:\n  kconfig: { SPIN: [y, n] }\n"
+		      "  kernel: { rev: [A, B] }\n");
+	kb_build_plan_order(f.p, order);
+	assert_int_equal(order[0], 0);
+	assert_int_equal(order[1], 2);
+	assert_int_equal(order[2], 1);
+	assert_int_equal(order[3], 3);
+	release(&f);
+	free(source);
+	free(repo);
+}
+
+static void test_plan__a_given_tree_refuses_kernel_rev(void **state)
+{
+	char *repo = make_repo(), *source = kb_asprintf("tree: %s", repo);
+	char *text = kb_asprintf(W "source: { %s }\nfactors:\n"
+				   "  kernel: { rev: [A, B] }\n",
+				 source);
+	struct kb_plan_resolve_opts o = KB_PLAN_RESOLVE_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct fixture f;
+
+	(void)state;
+	make(&f, text);
+	o.tree = repo;
+	assert_int_equal(kb_plan_resolve(f.p, &o, &err), KB_EINPUT);
+	assert_msg_contains(err.msg, "kernel.rev 'A'");
+	assert_false(kb_plan_is_resolved(f.p));
+	assert_int_equal(kb_plan_ntrees(f.p), 0);
+	assert_null(kb_plan_variant_tree(f.p, 0));
+	release(&f);
+	free(text);
+	free(source);
+	free(repo);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_plan__labels_and_baseline),
 	cmocka_unit_test(test_plan__no_factors_is_an_aa_run),
@@ -185,6 +464,21 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_plan__fractional_errors_name_the_factor),
 	cmocka_unit_test(test_plan__fractional_has_sixteen_runs),
 	cmocka_unit_test(test_plan__oversize_design_is_refused),
+	cmocka_unit_test_setup_teardown(
+		test_plan__each_revision_resolves_against_its_own_tree,
+		setup_tmp, teardown_tmp),
+	cmocka_unit_test_setup_teardown(
+		test_plan__without_kernel_rev_variants_use_source_rev,
+		setup_tmp, teardown_tmp),
+	cmocka_unit_test_setup_teardown(
+		test_plan__a_variant_alone_resolves_as_in_its_plan,
+		setup_tmp, teardown_tmp),
+	cmocka_unit_test_setup_teardown(
+		test_plan__builds_are_ordered_tree_by_tree, setup_tmp,
+		teardown_tmp),
+	cmocka_unit_test_setup_teardown(
+		test_plan__a_given_tree_refuses_kernel_rev, setup_tmp,
+		teardown_tmp),
 };
 
 KB_TEST_MAIN(tests)

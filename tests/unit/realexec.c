@@ -1,9 +1,14 @@
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "test.h"
 #include "err.h"
+#include "mem.h"
 #include "executor.h"
 #include "guest.h"
 #include "matrix.h"
@@ -237,6 +242,109 @@ static void test_realexec__build_takes_prebuilt_kernels_unless_kconfig(void **st
 	kb_guest_disconnect(c);
 }
 
+extern char **environ;
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char *p = kb_asprintf("%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(p);
+}
+
+static void remove_tree(const char *dir)
+{
+	char *argv[] = { "rm", "-rf", (char *)dir, NULL };
+	pid_t pid;
+	int status;
+
+	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) == 0)
+		waitpid(pid, &status, 0);
+}
+
+static void test_realexec__builds_what_the_plan_resolved(void **state)
+{
+	struct kb_plan_resolve_opts ro = KB_PLAN_RESOLVE_OPTS_INIT;
+	struct kb_realexec_opts xo = KB_REALEXEC_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_guest_conn *c = NULL;
+	struct kb_executor *ex = NULL;
+	struct kb_build_result b;
+	struct kb_variant probe;
+	struct fixture f;
+	char templ[] = "/tmp/kb-realexec-XXXXXX";
+	char *old_cache = getenv("XDG_CACHE_HOME")
+				  ? kb_strdup(getenv("XDG_CACHE_HOME"))
+				  : NULL;
+	char *tree, *cache, *text, *want;
+
+	(void)state;
+	assert_non_null(mkdtemp(templ));
+	cache = kb_asprintf("%s/cache", templ);
+	setenv("XDG_CACHE_HOME", cache, 1);
+	tree = kb_asprintf("%s/linux", templ);
+	assert_int_equal(mkdir(tree, 0755), 0);
+	put(tree, "Kconfig", "config SPIN\n\tbool \"spin\"\n");
+	put(tree, "Makefile",
+	    "olddefconfig:\n\t@true\n"
+	    "bzImage:\n\t@mkdir -p $(O)/arch/x86/boot\n"
+	    "\t@cp $(O)/.config $(O)/arch/x86/boot/bzImage\n");
+	text = kb_asprintf("source: { tree: %s }\n"
+			   "factors: { kconfig: { SPIN: [n, y] } }\n"
+			   "build: { jobs: 1 }\n"
+			   "workload: { fio: { rw: read } }\n",
+			   tree);
+	make(&f, text);
+	if (kb_plan_resolve(f.p, &ro, &err))
+		fail_msg("resolve: %s", err.msg);
+	assert_int_equal(kb_guest_connect("test:///default", &c, &err), 0);
+	xo.plan = f.p;
+	assert_int_equal(kb_realexec_new(f.m, c, &xo, &ex, &err), 0);
+
+	/* a new olddefconfig now would give another config, tree id and
+	 * key: the plan's variants are built as the plan resolved them */
+	put(tree, "Makefile",
+	    "olddefconfig:\n\t@echo CONFIG_LOOP=y >> $(O)/.config\n"
+	    "bzImage:\n\t@mkdir -p $(O)/arch/x86/boot\n"
+	    "\t@cp $(O)/.config $(O)/arch/x86/boot/bzImage\n");
+	if (kb_executor_build(ex, kb_plan_variant(f.p, 1), &b, &err))
+		fail_msg("build: %s", err.msg);
+	assert_int_equal(b.status, KB_BUILD_OK);
+	want = kb_asprintf("%s/kbisect/builds/%s/bzImage", cache,
+			   kb_plan_variant(f.p, 1)->build_key);
+	assert_string_equal(b.image, want);
+	free(want);
+	kb_build_result_release(&b);
+
+	/* a variant of no plan (a bisection probe) is resolved alone */
+	probe = *kb_plan_variant(f.p, 1);
+	probe.idx = 9;
+	if (kb_executor_build(ex, &probe, &b, &err))
+		fail_msg("build: %s", err.msg);
+	assert_int_equal(b.status, KB_BUILD_OK);
+	assert_null(strstr(b.image, kb_plan_variant(f.p, 1)->build_key));
+	want = kb_asprintf("%s/kbisect/builds/", cache);
+	assert_int_equal(strncmp(b.image, want, strlen(want)), 0);
+	free(want);
+	kb_build_result_release(&b);
+
+	kb_executor_free(ex);
+	kb_guest_disconnect(c);
+	release(&f);
+	if (old_cache)
+		setenv("XDG_CACHE_HOME", old_cache, 1);
+	else
+		unsetenv("XDG_CACHE_HOME");
+	remove_tree(templ);
+	free(old_cache);
+	free(text);
+	free(tree);
+	free(cache);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_realexec__matrix_guest_keys),
 	cmocka_unit_test(test_realexec__matrix_guest_keys_are_checked),
@@ -245,6 +353,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_realexec__cmdline_names_the_console),
 	cmocka_unit_test(test_realexec__domxml_shows_placeholders),
 	cmocka_unit_test(test_realexec__build_takes_prebuilt_kernels_unless_kconfig),
+	cmocka_unit_test(test_realexec__builds_what_the_plan_resolved),
 };
 
 KB_TEST_MAIN(tests)
