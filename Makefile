@@ -68,6 +68,15 @@ $(BUILD)/%.o: %.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# The verbs' table: every `const struct cmd cmd_VERB_entry` of
+# cmd/kbisect/*.c, so that adding a verb touches its file alone.
+$(BUILD)/gen/verbs.h: $(CMD_SRC)
+	@mkdir -p $(@D)
+	$(Q)sed -n 's/^const struct cmd \(cmd_[a-z0-9_]*_entry\) = {.*/KB_VERB(\1)/p' \
+		$(CMD_SRC) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/cmd/kbisect/main.o: $(BUILD)/gen/verbs.h
+
 # Migrations are compiled in: db/*.sql become one C array.
 $(BUILD)/tools/embed: tools/embed.c
 	@mkdir -p $(@D)

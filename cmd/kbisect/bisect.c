@@ -622,6 +622,7 @@ static const struct cmd *const bisect_subs[] = {
 
 const struct cmd cmd_bisect_entry = {
 	.name = "bisect",
+	.rank = 120,
 	.summary = "find the option changes that cause a regression",
 	.subs = bisect_subs,
 };

@@ -234,6 +234,7 @@ static int cmd_build(const struct kb_args *args);
 
 const struct cmd cmd_build_entry = {
 	.name = "build",
+	.rank = 110,
 	.args = "MATRIX",
 	.opts = build_opts,
 	.fn = cmd_build,

@@ -19,6 +19,7 @@ static int cmd_cancel(const struct kb_args *args);
 
 const struct cmd cmd_cancel_entry = {
 	.name = "cancel",
+	.rank = 160,
 	.args = "ID",
 	.opts = cancel_opts,
 	.fn = cmd_cancel,

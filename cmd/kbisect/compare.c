@@ -110,6 +110,7 @@ static int cmd_compare(const struct kb_args *args);
 
 const struct cmd cmd_compare_entry = {
 	.name = "compare",
+	.rank = 40,
 	.args = "EXPERIMENT A B",
 	.opts = compare_opts,
 	.size = sizeof(struct compare_args),

@@ -14,6 +14,7 @@ static int cmd_db(const struct kb_args *args);
 
 const struct cmd cmd_db_entry = {
 	.name = "db",
+	.rank = 80,
 	.opts = db_opts,
 	.fn = cmd_db,
 	.summary = "print the path of the database kbisect uses",

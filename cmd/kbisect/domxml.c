@@ -24,6 +24,7 @@ static int cmd_domxml(const struct kb_args *args);
 
 const struct cmd cmd_domxml_entry = {
 	.name = "domxml",
+	.rank = 100,
 	.args = "MATRIX",
 	.opts = domxml_opts,
 	.size = sizeof(struct domxml_args),

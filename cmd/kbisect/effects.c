@@ -99,6 +99,7 @@ static int cmd_effects(const struct kb_args *args);
 
 const struct cmd cmd_effects_entry = {
 	.name = "effects",
+	.rank = 50,
 	.args = "EXPERIMENT",
 	.opts = effects_opts,
 	.size = sizeof(struct effects_args),

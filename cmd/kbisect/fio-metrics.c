@@ -39,6 +39,7 @@ static int cmd_fio_metrics(const struct kb_args *args);
 
 const struct cmd cmd_fio_metrics_entry = {
 	.name = "fio-metrics",
+	.rank = 90,
 	.args = "FILE",
 	.opts = fio_metrics_opts,
 	.fn = cmd_fio_metrics,

@@ -47,6 +47,7 @@ static int cmd_history(const struct kb_args *args);
 
 const struct cmd cmd_history_entry = {
 	.name = "history",
+	.rank = 70,
 	.opts = history_opts,
 	.fn = cmd_history,
 	.summary = "list the experiments in the database, newest first",

@@ -24,6 +24,7 @@ struct kb_store;
  *	...
  *	const struct cmd cmd_frob_entry = {
  *		.name = "frob",
+ *		.rank = 175,        (where `kbisect --help` lists it)
  *		.args = "FILE",
  *		.opts = frob_opts,  (KB_OPT_DB, KB_OPT_JSON(...), KB_OPT_END)
  *		.fn = cmd_frob,
@@ -31,8 +32,9 @@ struct kb_store;
  *		.help = "...",
  *	};
  *
- * then list &cmd_frob_entry in main.c's table, and document the verb in
- * README.md and docs/.  Use the common options (KB_OPT_DB, KB_OPT_JSON,
+ * That is all the code: the Makefile finds the entry and lists it in
+ * main.c's table (the generated verbs.h).  Document the verb in
+ * README.md, docs/kbisect.1 and docs/.  Use the common options (KB_OPT_DB, KB_OPT_JSON,
  * KB_OPT_QUIET ...) where they fit, so that they mean the same in every
  * verb; options of the verb's own go in a struct that starts with the
  * struct kb_args (CMD_ARGS below), whose size the entry gives.
@@ -43,6 +45,7 @@ struct kb_store;
 
 struct cmd {
 	const char *name;          /* "run"; a sub-verb's word: "options" */
+	int rank;                  /* `kbisect --help` lists verbs by rank */
 	const char *args;          /* positional arguments: "MATRIX", "[ID]" */
 	const struct kb_opt *opts; /* the options, ended by KB_OPT_END */
 	size_t size;               /* of the struct they fill; 0: kb_args */

@@ -18,45 +18,18 @@
 
 #define KBISECT_VERSION "0.1.0"
 
-/* Each verb's entry lives in its file; this table lists them in the
- * order `kbisect --help` shows them. */
-extern const struct cmd cmd_plan_entry;
-extern const struct cmd cmd_run_entry;
-extern const struct cmd cmd_results_entry;
-extern const struct cmd cmd_compare_entry;
-extern const struct cmd cmd_effects_entry;
-extern const struct cmd cmd_why_entry;
-extern const struct cmd cmd_history_entry;
-extern const struct cmd cmd_db_entry;
-extern const struct cmd cmd_fio_metrics_entry;
-extern const struct cmd cmd_domxml_entry;
-extern const struct cmd cmd_build_entry;
-extern const struct cmd cmd_bisect_entry;
-extern const struct cmd cmd_test_entry;
-extern const struct cmd cmd_submit_entry;
-extern const struct cmd cmd_status_entry;
-extern const struct cmd cmd_cancel_entry;
-extern const struct cmd cmd_watch_entry;
+/* Each verb's entry lives in its file; the Makefile lists every
+ * `const struct cmd cmd_VERB_entry` of cmd/kbisect/ in verbs.h as
+ * KB_VERB(cmd_VERB_entry), so that adding a verb touches one file. */
+#define KB_VERB(entry) extern const struct cmd entry;
+#include "verbs.h"
+#undef KB_VERB
 
+#define KB_VERB(entry) &entry,
 static const struct cmd *const commands[] = {
-	&cmd_plan_entry,
-	&cmd_run_entry,
-	&cmd_results_entry,
-	&cmd_compare_entry,
-	&cmd_effects_entry,
-	&cmd_why_entry,
-	&cmd_history_entry,
-	&cmd_db_entry,
-	&cmd_fio_metrics_entry,
-	&cmd_domxml_entry,
-	&cmd_build_entry,
-	&cmd_bisect_entry,
-	&cmd_test_entry,
-	&cmd_submit_entry,
-	&cmd_status_entry,
-	&cmd_cancel_entry,
-	&cmd_watch_entry,
+#include "verbs.h"
 };
+#undef KB_VERB
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -121,9 +94,22 @@ void cmd_usage(const struct cmd *c, FILE *f)
 	kb_buf_release(&b);
 }
 
+static int by_rank(const void *a, const void *b)
+{
+	const struct cmd *x = *(const struct cmd *const *)a;
+	const struct cmd *y = *(const struct cmd *const *)b;
+
+	return x->rank != y->rank ? (x->rank > y->rank) - (x->rank < y->rank)
+				  : strcmp(x->name, y->name);
+}
+
 static void usage(FILE *f)
 {
+	const struct cmd *sorted[NCOMMANDS];
 	size_t i;
+
+	memcpy(sorted, commands, sizeof(sorted));
+	qsort(sorted, NCOMMANDS, sizeof(sorted[0]), by_rank);
 
 	fputs("usage: kbisect VERB [OPTIONS] [ARGS]\n\n"
 	      "Find which kernel config option costs performance: describe a\n"
@@ -132,8 +118,7 @@ static void usage(FILE *f)
 	      "verbs:\n",
 	      f);
 	for (i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "  %-9s %s\n", commands[i]->name,
-			commands[i]->summary);
+		fprintf(f, "  %-9s %s\n", sorted[i]->name, sorted[i]->summary);
 	fputs("\n'kbisect VERB --help' shows a verb's options and examples.\n"
 	      "Exit status: 0 ok, 1 failure, 2 bad input or usage.\n",
 	      f);

@@ -335,6 +335,7 @@ static int cmd_plan(const struct kb_args *args);
 
 const struct cmd cmd_plan_entry = {
 	.name = "plan",
+	.rank = 10,
 	.args = "MATRIX",
 	.opts = plan_opts,
 	.fn = cmd_plan,

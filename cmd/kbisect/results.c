@@ -166,6 +166,7 @@ static int cmd_results(const struct kb_args *args);
 
 const struct cmd cmd_results_entry = {
 	.name = "results",
+	.rank = 30,
 	.args = "EXPERIMENT",
 	.opts = results_opts,
 	.fn = cmd_results,

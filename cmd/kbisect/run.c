@@ -73,6 +73,7 @@ static int cmd_run(const struct kb_args *args);
 
 const struct cmd cmd_run_entry = {
 	.name = "run",
+	.rank = 20,
 	.args = "MATRIX",
 	.opts = run_opts,
 	.fn = cmd_run,

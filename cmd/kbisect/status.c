@@ -98,6 +98,7 @@ static int cmd_status(const struct kb_args *args);
 
 const struct cmd cmd_status_entry = {
 	.name = "status",
+	.rank = 150,
 	.args = "[ID]",
 	.opts = status_opts,
 	.fn = cmd_status,

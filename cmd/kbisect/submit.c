@@ -54,6 +54,7 @@ static int cmd_submit(const struct kb_args *args);
 
 const struct cmd cmd_submit_entry = {
 	.name = "submit",
+	.rank = 140,
 	.args = "MATRIX",
 	.opts = submit_opts,
 	.fn = cmd_submit,

@@ -203,6 +203,7 @@ static int cmd_test(const struct kb_args *args);
 
 const struct cmd cmd_test_entry = {
 	.name = "test",
+	.rank = 130,
 	.opts = test_opts,
 	.size = sizeof(struct test_args),
 	.fn = cmd_test,

@@ -95,6 +95,7 @@ static int cmd_watch(const struct kb_args *args);
 
 const struct cmd cmd_watch_entry = {
 	.name = "watch",
+	.rank = 170,
 	.args = "ID",
 	.opts = watch_opts,
 	.fn = cmd_watch,

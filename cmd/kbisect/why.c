@@ -166,6 +166,7 @@ static int cmd_why(const struct kb_args *args);
 
 const struct cmd cmd_why_entry = {
 	.name = "why",
+	.rank = 60,
 	.args = "EXPERIMENT",
 	.opts = why_opts,
 	.size = sizeof(struct why_args),
