@@ -127,7 +127,7 @@ FUZZ_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Ilib \
 	-fsanitize=fuzzer,address,undefined $(shell $(PKG_CONFIG) --cflags $(PKGS))
 fuzz: $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(BUILD)/gen/migrations.c
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(LIB_SRC) $(BUILD)/gen/migrations.c
 	@mkdir -p $(@D)
 	@echo "  FUZZ    $@"
 	$(Q)clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(BUILD)/gen/migrations.c $(LIBS)

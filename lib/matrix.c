@@ -1,9 +1,7 @@
 #include "matrix.h"
 
-#include <errno.h>
-#include <math.h>
 #include <regex.h>
-#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +10,7 @@
 #include "err.h"
 #include "mem.h"
 #include "paths.h"
-#include "suggest.h"
+#include "ycheck.h"
 #include "ydoc.h"
 #include "banned.h"
 
@@ -39,8 +37,11 @@ struct kb_matrix {
 /* Validation context: the matrix being filled and where errors go. */
 struct ctx {
 	struct kb_matrix *m;
-	struct kb_err *err;
+	struct kb_ycheck y;
 };
+
+/* The input error "file:line:col: message" at node @n (lib/ycheck.h). */
+#define fail(c, ...) kb_ycheck_fail(&(c)->y, __VA_ARGS__)
 
 static void *keep(struct kb_matrix *m, void *p)
 {
@@ -49,42 +50,7 @@ static void *keep(struct kb_matrix *m, void *p)
 	return p;
 }
 
-static int fail(struct ctx *c, const struct kb_ynode *n, const char *fmt,
-		...) __attribute__((format(printf, 3, 4)));
-
-static int fail(struct ctx *c, const struct kb_ynode *n, const char *fmt, ...)
-{
-	char msg[768];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return kb_err_at(c->err, c->m->file, n ? n->line : 0, n ? n->col : 0,
-			 "%s", msg);
-}
-
 /* ---- Kconfig names ---------------------------------------------------- */
-
-const char *kb_kconfig_name(const char *name)
-{
-	if (strncmp(name, "CONFIG_", 7) == 0 && name[7])
-		return name + 7;
-	return name;
-}
-
-int kb_kconfig_name_valid(const char *name)
-{
-	const char *p;
-
-	if (!*name || strlen(name) > 128 || !strcmp(name, "CONFIG_"))
-		return 0;
-	for (p = name; *p; p++)
-		if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		      *p == '_'))
-			return 0;
-	return 1;
-}
 
 const char *kb_design_name(enum kb_design_kind kind)
 {
@@ -114,143 +80,31 @@ const char *kb_hypervisor_name(enum kb_hypervisor hv)
 
 /* ---- typed accessors ---------------------------------------------------- */
 
-/* Refuse keys of @map not in @allowed, suggesting the nearest one. */
-static int check_keys(struct ctx *c, const struct kb_ynode *map,
-		      const char *where, const char *const *allowed, size_t n)
-{
-	size_t i, j;
-
-	for (i = 0; i < map->n; i++) {
-		const char *key = map->keys[i]->str;
-		const char *hint;
-		char list[512] = "";
-		size_t len = 0;
-
-		for (j = 0; j < n; j++)
-			if (strcmp(key, allowed[j]) == 0)
-				break;
-		if (j < n)
-			continue;
-		hint = kb_suggest(key, allowed, n);
-		if (hint)
-			return fail(c, map->keys[i],
-				    "unknown key '%s' in %s (did you mean '%s'?)",
-				    key, where, hint);
-		for (j = 0; j < n && len < sizeof(list); j++)
-			len += (size_t)snprintf(list + len, sizeof(list) - len,
-						"%s%s", j ? ", " : "",
-						allowed[j]);
-		return fail(c, map->keys[i],
-			    "unknown key '%s' in %s: expected one of %s", key,
-			    where, list);
-	}
-	return 0;
-}
-
-static int expect_type(struct ctx *c, const struct kb_ynode *n,
-		       enum kb_ynode_type type, const char *what)
-{
-	static const char *const names[] = { "a scalar", "a list",
-					     "a mapping" };
-
-	if (n->type == type)
-		return 0;
-	return fail(c, n, "%s must be %s, found %s", what, names[type],
-		    kb_ynode_kind(n));
-}
-
-static int get_string(struct ctx *c, const struct kb_ynode *n,
-		      const char *what, const char **out)
-{
-	int ret = expect_type(c, n, KB_Y_SCALAR, what);
-
-	if (ret)
-		return ret;
-	if (n->len == 0)
-		return fail(c, n, "%s must not be empty", what);
-	if (strlen(n->str) != n->len)
-		return fail(c, n, "%s contains a NUL byte", what);
-	*out = n->str;
-	return 0;
-}
-
-static int parse_uint(const char *s, unsigned long long max,
-		      unsigned long long *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* A positive integer in [min, max]. */
+/* An integer in [min, max], as kb_ycheck_uint() takes it. */
 static int get_uint(struct ctx *c, const struct kb_ynode *n, const char *what,
 		    unsigned min, unsigned max, unsigned *out)
 {
-	unsigned long long v;
-	int ret = expect_type(c, n, KB_Y_SCALAR, what);
+	uint64_t v;
+	int ret = kb_ycheck_uint(&c->y, n, what, min, max, &v);
 
-	if (ret)
-		return ret;
-	if (parse_uint(n->str, max, &v) < 0 || v < min)
-		return fail(c, n,
-			    "%s must be an integer from %u to %u, found '%s'",
-			    what, min, max, n->str);
-	*out = (unsigned)v;
-	return 0;
+	if (!ret)
+		*out = (unsigned)v;
+	return ret;
 }
 
-/* A number in the open interval (lo, hi). */
+/* A number (kb_ycheck_number()) in the open interval (lo, hi). */
 static int get_double(struct ctx *c, const struct kb_ynode *n,
 		      const char *what, double lo, double hi, double *out)
 {
-	char *end;
-	double v;
-	int ret = expect_type(c, n, KB_Y_SCALAR, what);
+	int ret = kb_ycheck_number(&c->y, n, what, out);
 
 	if (ret)
 		return ret;
-	errno = 0;
-	v = strtod(n->str, &end);
-	if (!n->len || errno || *end || !isfinite(v) || v <= lo || v >= hi)
+	if (*out <= lo || *out >= hi)
 		return fail(c, n,
 			    "%s must be a number greater than %g and less than %g, found '%s'",
 			    what, lo, hi, n->str);
-	*out = v;
 	return 0;
-}
-
-static int pick(struct ctx *c, const struct kb_ynode *n, const char *what,
-		const char *const *choices, size_t nchoices, size_t *out)
-{
-	const char *s, *hint;
-	size_t i;
-	int ret = get_string(c, n, what, &s);
-
-	if (ret)
-		return ret;
-	for (i = 0; i < nchoices; i++) {
-		if (strcmp(s, choices[i]) == 0) {
-			*out = i;
-			return 0;
-		}
-	}
-	hint = kb_suggest(s, choices, nchoices);
-	if (hint)
-		return fail(c, n, "invalid %s '%s' (did you mean '%s'?)", what,
-			    s, hint);
-	if (nchoices == 2)
-		return fail(c, n, "invalid %s '%s': expected %s or %s", what,
-			    s, choices[0], choices[1]);
-	return fail(c, n, "invalid %s '%s': expected %s, %s or %s", what, s,
-		    choices[0], choices[1], choices[2]);
 }
 
 /* A file the matrix refers to: resolved against the matrix's folder. */
@@ -260,7 +114,7 @@ static int get_file(struct ctx *c, const struct kb_ynode *n, const char *what,
 	struct stat st;
 	const char *s;
 	char *path;
-	int ret = get_string(c, n, what, &s);
+	int ret = kb_ycheck_string(&c->y, n, what, &s);
 
 	if (ret)
 		return ret;
@@ -276,112 +130,6 @@ static int get_file(struct ctx *c, const struct kb_ynode *n, const char *what,
 }
 
 /* ---- levels ------------------------------------------------------------ */
-
-static int is_number(const char *s)
-{
-	const char *p = s;
-
-	if (strncmp(p, "0x", 2) == 0 || strncmp(p, "0X", 2) == 0) {
-		p += 2;
-		if (!*p)
-			return 0;
-		for (; *p; p++)
-			if (!strchr("0123456789abcdefABCDEF", *p))
-				return 0;
-		return 1;
-	}
-	if (*p == '-')
-		p++;
-	if (!*p)
-		return 0;
-	for (; *p; p++)
-		if (*p < '0' || *p > '9')
-			return 0;
-	return 1;
-}
-
-static int kconfig_level(struct ctx *c, const struct kb_factor *f,
-			 const struct kb_ynode *n, struct kb_level *out)
-{
-	const char *s;
-	int ret = expect_type(c, n, KB_Y_SCALAR, "a Kconfig level");
-
-	if (ret)
-		return ret;
-	s = n->str;
-	if (n->quoted) {
-		if (strlen(s) != n->len || strpbrk(s, "\n\r\"\\"))
-			return fail(c, n,
-				    "invalid string level for %s: it must not contain quotes, backslashes, newlines or NUL bytes",
-				    f->name);
-		out->value = s;
-		out->quoted = 1;
-		return 0;
-	}
-	if ((strlen(s) == 1 && strchr("ynm", s[0])) || is_number(s)) {
-		out->value = s;
-		return 0;
-	}
-	if (!strcmp(s, "yes") || !strcmp(s, "true") || !strcmp(s, "on") ||
-	    !strcmp(s, "Y"))
-		return fail(c, n,
-			    "invalid level '%s' for %s: Kconfig levels are y, n, m, a number or a quoted string (write y)",
-			    s, f->name);
-	if (!strcmp(s, "no") || !strcmp(s, "false") || !strcmp(s, "off") ||
-	    !strcmp(s, "N"))
-		return fail(c, n,
-			    "invalid level '%s' for %s: Kconfig levels are y, n, m, a number or a quoted string (write n)",
-			    s, f->name);
-	return fail(c, n,
-		    "invalid level '%s' for %s: expected y, n, m, a number, or a quoted string such as \"%s\"",
-		    s, f->name, s);
-}
-
-/* A pin list: vCPU i -> pCPU; "none" (or null) for unpinned. */
-static int pin_list(struct ctx *c, const struct kb_ynode *n, const char *what,
-		    unsigned **pins, size_t *npins)
-{
-	unsigned *p;
-	size_t i;
-	int ret;
-
-	*pins = NULL;
-	*npins = 0;
-	if (n->type == KB_Y_SCALAR && !n->quoted &&
-	    (!strcmp(n->str, "none") || !strcmp(n->str, "~") || !n->len ||
-	     !strcmp(n->str, "null") || !strcmp(n->str, "Null") ||
-	     !strcmp(n->str, "NULL")))
-		return 0;
-	if (n->type != KB_Y_SEQ)
-		return fail(c, n,
-			    "%s must be a list of physical CPU numbers such as [0, 0, 1, 1], or none, found %s",
-			    what, kb_ynode_kind(n));
-	if (n->n == 0 || n->n > KB_MATRIX_MAX_VCPUS)
-		return fail(c, n, "%s must list from 1 to %d CPUs", what,
-			    KB_MATRIX_MAX_VCPUS);
-	p = keep(c->m, kb_calloc(n->n, sizeof(*p)));
-	for (i = 0; i < n->n; i++)
-		if ((ret = get_uint(c, n->items[i], "a physical CPU number", 0,
-				    65535, &p[i])))
-			return ret;
-	*pins = p;
-	*npins = n->n;
-	return 0;
-}
-
-static char *pin_text(const unsigned *pins, size_t n)
-{
-	char *s = kb_strdup(n ? "" : "none");
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		char *t = kb_asprintf("%s%s%u", s, i ? "," : "", pins[i]);
-
-		free(s);
-		s = t;
-	}
-	return s;
-}
 
 static int pci_address_valid(const char *s)
 {
@@ -404,48 +152,22 @@ static int pci_address_valid(const char *s)
 	return strchr("01", s[8]) != NULL;
 }
 
-static const char *const guest_modes[] = { "pv", "pvh", "hvm" };
-
 /* Validate one level of guest/kernel factor @f. */
 static int other_level(struct ctx *c, struct kb_factor *f,
 		       const struct kb_ynode *n, struct kb_level *out)
 {
-	unsigned u;
-	size_t i;
+	char *text;
 	int ret;
 
-	if (!strcmp(f->name, "guest.pin")) {
-		unsigned *pins;
-		size_t npins;
-
-		if ((ret = pin_list(c, n, "a guest.pin level", &pins, &npins)))
+	if (f->kind == KB_FACTOR_GUEST) {
+		if ((ret = kb_ycheck_guest_level(&c->y, n, f->name, &text)))
 			return ret;
-		out->value = keep(c->m, pin_text(pins, npins));
-		return 0;
-	}
-	if (!strcmp(f->name, "guest.mode")) {
-		if ((ret = pick(c, n, "guest mode", guest_modes, 3, &i)))
-			return ret;
-		out->value = guest_modes[i];
-		return 0;
-	}
-	if (!strcmp(f->name, "guest.vcpus")) {
-		if ((ret = get_uint(c, n, "a guest.vcpus level", 1,
-				    KB_MATRIX_MAX_VCPUS, &u)))
-			return ret;
-		out->value = keep(c->m, kb_asprintf("%u", u));
-		return 0;
-	}
-	if (!strcmp(f->name, "guest.memory_mib")) {
-		if ((ret = get_uint(c, n, "a guest.memory_mib level", 16,
-				    16u << 20, &u)))
-			return ret;
-		out->value = keep(c->m, kb_asprintf("%u", u));
+		out->value = keep(c->m, text);
 		return 0;
 	}
 	if (!strcmp(f->name, "kernel.image"))
 		return get_file(c, n, "kernel image", &out->value);
-	return get_string(c, n, "a kernel.rev level", &out->value);
+	return kb_ycheck_string(&c->y, n, "a kernel.rev level", &out->value);
 }
 
 /* Parse the levels list of factor @f at node @n. */
@@ -469,10 +191,13 @@ static int levels(struct ctx *c, struct kb_factor *f, const struct kb_ynode *n)
 	for (i = 0; i < n->n; i++) {
 		lv[i].loc.line = n->items[i]->line;
 		lv[i].loc.col = n->items[i]->col;
-		if (f->kind == KB_FACTOR_KCONFIG)
-			ret = kconfig_level(c, f, n->items[i], &lv[i]);
-		else
+		if (f->kind != KB_FACTOR_KCONFIG) {
 			ret = other_level(c, f, n->items[i], &lv[i]);
+		} else if (!(ret = kb_ycheck_kconfig_level(&c->y, n->items[i],
+							   f->name))) {
+			lv[i].value = n->items[i]->str;
+			lv[i].quoted = n->items[i]->quoted;
+		}
 		if (ret)
 			return ret;
 		for (j = 0; j < i; j++)
@@ -521,8 +246,8 @@ static int factors(struct ctx *c, const struct kb_ynode *n)
 	size_t g, i;
 	int ret;
 
-	if ((ret = expect_type(c, n, KB_Y_MAP, "'factors'")) ||
-	    (ret = check_keys(c, n, "'factors'", groups, 3)))
+	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'factors'")) ||
+	    (ret = kb_ycheck_keys(&c->y, n, "'factors'", groups, 3)))
 		return ret;
 	for (g = 0; g < n->n; g++) {
 		const struct kb_ynode *grp = n->items[g];
@@ -530,39 +255,22 @@ static int factors(struct ctx *c, const struct kb_ynode *n)
 		char what[64];
 
 		snprintf(what, sizeof(what), "'factors.%s'", gname);
-		if ((ret = expect_type(c, grp, KB_Y_MAP, what)))
+		if ((ret = kb_ycheck_type(&c->y, grp, KB_Y_MAP, what)))
 			return ret;
 		if (!strcmp(gname, "guest") &&
-		    (ret = check_keys(c, grp, what, guest_keys, 4)))
+		    (ret = kb_ycheck_keys(&c->y, grp, what, guest_keys, 4)))
 			return ret;
 		if (!strcmp(gname, "kernel") &&
-		    (ret = check_keys(c, grp, what, kernel_keys, 2)))
+		    (ret = kb_ycheck_keys(&c->y, grp, what, kernel_keys, 2)))
 			return ret;
 		for (i = 0; i < grp->n; i++) {
 			const struct kb_ynode *key = grp->keys[i];
 			const char *name;
 
 			if (!strcmp(gname, "kconfig")) {
-				name = kb_kconfig_name(key->str);
-				if (!kb_kconfig_name_valid(name)) {
-					char *up = keep(c->m,
-							kb_strdup(name));
-					char *p;
-
-					for (p = up; *p; p++)
-						if (*p >= 'a' && *p <= 'z')
-							*p = (char)(*p - 32);
-						else if (*p == '-')
-							*p = '_';
-					if (kb_kconfig_name_valid(up))
-						return fail(c, key,
-							    "invalid option name '%s': Kconfig symbols are upper case letters, digits and _ (did you mean '%s'?)",
-							    key->str,
-							    kb_kconfig_name(up));
-					return fail(c, key,
-						    "invalid option name '%s': Kconfig symbols are upper case letters, digits and _, such as DEBUG_SPINLOCK",
-						    key->str);
-				}
+				if ((ret = kb_ycheck_kconfig_name(&c->y, key,
+								  &name)))
+					return ret;
 				ret = add_factor(c, KB_FACTOR_KCONFIG, name,
 						 key, grp->items[i]);
 			} else {
@@ -607,23 +315,23 @@ static int source(struct ctx *c, const struct kb_ynode *n)
 	size_t i;
 	int ret;
 
-	if ((ret = expect_type(c, n, KB_Y_MAP, "'source'")) ||
-	    (ret = check_keys(c, n, "'source'", keys, 5)))
+	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'source'")) ||
+	    (ret = kb_ycheck_keys(&c->y, n, "'source'", keys, 5)))
 		return ret;
 	if ((v = kb_ynode_get(n, "tree"))) {
-		if ((ret = get_string(c, v, "source.tree", &s->tree)))
+		if ((ret = kb_ycheck_string(&c->y, v, "source.tree", &s->tree)))
 			return ret;
 		s->tree = keep(c->m, kb_path_relative_to(c->m->file, s->tree));
 	}
 	if ((v = kb_ynode_get(n, "rev")) &&
-	    (ret = get_string(c, v, "source.rev", &s->rev)))
+	    (ret = kb_ycheck_string(&c->y, v, "source.rev", &s->rev)))
 		return ret;
 	if ((v = kb_ynode_get(n, "base"))) {
 		struct stat st;
 		const char *b;
 		char *path;
 
-		if ((ret = get_string(c, v, "source.base", &b)))
+		if ((ret = kb_ycheck_string(&c->y, v, "source.base", &b)))
 			return ret;
 		path = keep(c->m, kb_path_relative_to(c->m->file, b));
 		if (stat(path, &st) < 0 && is_make_target(b)) {
@@ -634,7 +342,8 @@ static int source(struct ctx *c, const struct kb_ynode *n)
 		}
 	}
 	if ((v = kb_ynode_get(n, "fragments"))) {
-		if ((ret = expect_type(c, v, KB_Y_SEQ, "source.fragments")))
+		if ((ret = kb_ycheck_type(&c->y, v, KB_Y_SEQ,
+					  "source.fragments")))
 			return ret;
 		frags = keep(c->m, kb_calloc(v->n, sizeof(*frags)));
 		for (i = 0; i < v->n; i++)
@@ -657,7 +366,7 @@ static int guest_disk(struct ctx *c, const struct kb_ynode *n,
 	struct stat st;
 	const char *s;
 	char *path;
-	int ret = get_string(c, n, "a guest disk", &s);
+	int ret = kb_ycheck_string(&c->y, n, "a guest disk", &s);
 
 	if (ret)
 		return ret;
@@ -684,24 +393,27 @@ static int guest(struct ctx *c, const struct kb_ynode *n)
 	const struct kb_ynode *v, *pin = NULL;
 	unsigned *pins = NULL;
 	const char **pci;
+	char *mode;
 	size_t i;
 	int ret;
 
 	if (n) {
-		if ((ret = expect_type(c, n, KB_Y_MAP, "'guest'")) ||
-		    (ret = check_keys(c, n, "'guest'", keys, 8)))
+		if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'guest'")) ||
+		    (ret = kb_ycheck_keys(&c->y, n, "'guest'", keys, 8)))
 			return ret;
 		if ((v = kb_ynode_get(n, "hypervisor"))) {
-			if ((ret = pick(c, v, "hypervisor", hvs, 3, &i)))
+			if ((ret = kb_ycheck_choice(&c->y, v, "hypervisor", hvs,
+						    3, &i)))
 				return ret;
 			g->hypervisor = (enum kb_hypervisor)i;
 		}
 		if ((v = kb_ynode_get(n, "mode"))) {
-			if ((ret = pick(c, v, "guest mode", guest_modes, 3,
-					&i)))
+			if ((ret = kb_ycheck_guest_level(&c->y, v, "guest.mode",
+							 &mode)))
 				return ret;
-			g->mode = guest_modes[i];
-			if (g->hypervisor != KB_HV_XEN && i != 2)
+			g->mode = keep(c->m, mode);
+			if (g->hypervisor != KB_HV_XEN &&
+			    strcmp(g->mode, "hvm"))
 				return fail(c, v,
 					    "guest mode '%s' needs hypervisor xen; %s guests are hvm",
 					    g->mode,
@@ -716,22 +428,23 @@ static int guest(struct ctx *c, const struct kb_ynode *n)
 				    &g->memory_mib)))
 			return ret;
 		if ((pin = kb_ynode_get(n, "pin")) &&
-		    (ret = pin_list(c, pin, "guest.pin", &pins, &g->npin)))
+		    (ret = kb_ycheck_pins(&c->y, pin, "guest.pin", &pins,
+					  &g->npin)))
 			return ret;
-		g->pin = pins;
+		g->pin = pins ? keep(c->m, pins) : NULL;
 		if (pin) {
 			g->pin_loc.line = pin->line;
 			g->pin_loc.col = pin->col;
 		}
 		if ((v = kb_ynode_get(n, "passthrough"))) {
-			if ((ret = expect_type(c, v, KB_Y_SEQ,
-					       "guest.passthrough")))
+			if ((ret = kb_ycheck_type(&c->y, v, KB_Y_SEQ,
+						  "guest.passthrough")))
 				return ret;
 			pci = keep(c->m, kb_calloc(v->n, sizeof(*pci)));
 			for (i = 0; i < v->n; i++) {
-				if ((ret = get_string(c, v->items[i],
-						      "a PCI address",
-						      &pci[i])))
+				if ((ret = kb_ycheck_string(&c->y, v->items[i],
+							    "a PCI address",
+							    &pci[i])))
 					return ret;
 				if (!pci_address_valid(pci[i]))
 					return fail(c, v->items[i],
@@ -744,7 +457,8 @@ static int guest(struct ctx *c, const struct kb_ynode *n)
 		if ((v = kb_ynode_get(n, "disks"))) {
 			const char **disks;
 
-			if ((ret = expect_type(c, v, KB_Y_SEQ, "guest.disks")))
+			if ((ret = kb_ycheck_type(&c->y, v, KB_Y_SEQ,
+						  "guest.disks")))
 				return ret;
 			disks = keep(c->m, kb_calloc(v->n + 1, sizeof(*disks)));
 			for (i = 0; i < v->n; i++)
@@ -884,8 +598,8 @@ static int workload(struct ctx *c, const struct kb_ynode *n)
 	if (!n)
 		return fail(c, kb_ydoc_root(c->m->doc),
 			    "missing required key 'workload': say what to measure (fio, fio_job or command)");
-	if ((ret = expect_type(c, n, KB_Y_MAP, "'workload'")) ||
-	    (ret = check_keys(c, n, "'workload'", keys, 5)))
+	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'workload'")) ||
+	    (ret = kb_ycheck_keys(&c->y, n, "'workload'", keys, 5)))
 		return ret;
 	if ((v = kb_ynode_get(n, "timeout_s")) &&
 	    (ret = get_uint(c, v, "workload.timeout_s", 1, 7 * 86400,
@@ -911,16 +625,17 @@ static int workload(struct ctx *c, const struct kb_ynode *n)
 			    "workload needs one of 'fio', 'fio_job' or 'command'");
 	switch (w->kind) {
 	case KB_WORKLOAD_FIO:
-		if ((ret = expect_type(c, kind, KB_Y_MAP, "workload.fio")))
+		if ((ret = kb_ycheck_type(&c->y, kind, KB_Y_MAP,
+					  "workload.fio")))
 			return ret;
 		if (kind->n == 0)
 			return fail(c, kind,
 				    "workload.fio is empty: give fio options such as { rw: randread, bs: 4k }");
 		opts = keep(c->m, kb_calloc(kind->n, sizeof(*opts)));
 		for (i = 0; i < kind->n; i++) {
-			if ((ret = get_string(c, kind->items[i],
-					      "a fio option value",
-					      &opts[i].value)))
+			if ((ret = kb_ycheck_string(&c->y, kind->items[i],
+						    "a fio option value",
+						    &opts[i].value)))
 				return ret;
 			opts[i].key = kind->keys[i]->str;
 			opts[i].loc.line = kind->keys[i]->line;
@@ -938,22 +653,24 @@ static int workload(struct ctx *c, const struct kb_ynode *n)
 			return ret;
 		break;
 	case KB_WORKLOAD_COMMAND:
-		if ((ret = expect_type(c, kind, KB_Y_MAP, "workload.command")) ||
-		    (ret = check_keys(c, kind, "'workload.command'", cmd_keys,
-				      2)))
+		if ((ret = kb_ycheck_type(&c->y, kind, KB_Y_MAP,
+					  "workload.command")) ||
+		    (ret = kb_ycheck_keys(&c->y, kind, "'workload.command'",
+					  cmd_keys, 2)))
 			return ret;
 		if (!(v = kb_ynode_get(kind, "run")))
 			return fail(c, kind,
 				    "workload.command needs 'run': the command line to time");
-		if ((ret = get_string(c, v, "workload.command.run",
-				      &w->command)))
+		if ((ret = kb_ycheck_string(&c->y, v, "workload.command.run",
+					    &w->command)))
 			return ret;
 		if ((v = kb_ynode_get(kind, "regex"))) {
 			regex_t re;
 			int rc;
 
-			if ((ret = get_string(c, v, "workload.command.regex",
-					      &w->regex)))
+			if ((ret = kb_ycheck_string(&c->y, v,
+						    "workload.command.regex",
+						    &w->regex)))
 				return ret;
 			if ((ret = regex_bounded(c, v)))
 				return ret;
@@ -975,7 +692,8 @@ static int workload(struct ctx *c, const struct kb_ynode *n)
 		break;
 	}
 	if ((v = kb_ynode_get(n, "metric"))) {
-		if ((ret = get_string(c, v, "workload.metric", &w->metric)))
+		if ((ret = kb_ycheck_string(&c->y, v, "workload.metric",
+					    &w->metric)))
 			return ret;
 		if (!metric_name_valid(w->metric))
 			return fail(c, v,
@@ -1006,8 +724,8 @@ static int repeat(struct ctx *c, const struct kb_ynode *n)
 	r->boots = 3;
 	r->runs_per_boot = 1;
 	if (n) {
-		if ((ret = expect_type(c, n, KB_Y_MAP, "'repeat'")) ||
-		    (ret = check_keys(c, n, "'repeat'", keys, 3)))
+		if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'repeat'")) ||
+		    (ret = kb_ycheck_keys(&c->y, n, "'repeat'", keys, 3)))
 			return ret;
 		if ((v = kb_ynode_get(n, "boots")) &&
 		    (ret = get_uint(c, v, "repeat.boots", 1,
@@ -1042,8 +760,8 @@ static int compare(struct ctx *c, const struct kb_ynode *n)
 	cmp->alpha = 0.05;
 	if (!n)
 		return 0;
-	if ((ret = expect_type(c, n, KB_Y_MAP, "'compare'")) ||
-	    (ret = check_keys(c, n, "'compare'", keys, 2)))
+	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'compare'")) ||
+	    (ret = kb_ycheck_keys(&c->y, n, "'compare'", keys, 2)))
 		return ret;
 	if ((v = kb_ynode_get(n, "threshold_pct")) &&
 	    (ret = get_double(c, v, "compare.threshold_pct", 0, 1000,
@@ -1066,21 +784,23 @@ static int build(struct ctx *c, const struct kb_ynode *n)
 
 	if (!n)
 		return 0;
-	if ((ret = expect_type(c, n, KB_Y_MAP, "'build'")) ||
-	    (ret = check_keys(c, n, "'build'", keys, 2)))
+	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'build'")) ||
+	    (ret = kb_ycheck_keys(&c->y, n, "'build'", keys, 2)))
 		return ret;
 	if ((v = kb_ynode_get(n, "jobs")) &&
 	    (ret = get_uint(c, v, "build.jobs", 1, 1024, &b->jobs)))
 		return ret;
 	if ((v = kb_ynode_get(n, "make_args"))) {
-		if ((ret = expect_type(c, v, KB_Y_SEQ, "build.make_args")))
+		if ((ret = kb_ycheck_type(&c->y, v, KB_Y_SEQ,
+					  "build.make_args")))
 			return ret;
 		if (v->n > 64)
 			return fail(c, v, "build.make_args has more than 64 items");
 		args = keep(c->m, kb_calloc(v->n + 1, sizeof(*args)));
 		for (i = 0; i < v->n; i++)
-			if ((ret = get_string(c, v->items[i], "a make argument",
-					      &args[i])))
+			if ((ret = kb_ycheck_string(&c->y, v->items[i],
+						    "a make argument",
+						    &args[i])))
 				return ret;
 		b->make_args = args;
 		b->nmake_args = v->n;
@@ -1104,7 +824,7 @@ static int hosts(struct ctx *c, const struct kb_ynode *n)
 		m->nhosts = 1;
 		return 0;
 	}
-	if ((ret = expect_type(c, n, KB_Y_SEQ, "'hosts'")))
+	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_SEQ, "'hosts'")))
 		return ret;
 	if (n->n == 0)
 		return fail(c, n, "'hosts' is empty: list at least one libvirt URI");
@@ -1115,15 +835,18 @@ static int hosts(struct ctx *c, const struct kb_ynode *n)
 
 		host->capacity = 1;
 		if (h->type == KB_Y_SCALAR) {
-			ret = get_string(c, h, "a host URI", &host->uri);
+			ret = kb_ycheck_string(&c->y, h, "a host URI",
+					       &host->uri);
 		} else {
-			if ((ret = expect_type(c, h, KB_Y_MAP, "a host")) ||
-			    (ret = check_keys(c, h, "a host", keys, 2)))
+			if ((ret = kb_ycheck_type(&c->y, h, KB_Y_MAP,
+						  "a host")) ||
+			    (ret = kb_ycheck_keys(&c->y, h, "a host", keys, 2)))
 				return ret;
 			if (!(v = kb_ynode_get(h, "uri")))
 				return fail(c, h,
 					    "a host needs 'uri', such as qemu:///system");
-			if ((ret = get_string(c, v, "a host URI", &host->uri)))
+			if ((ret = kb_ycheck_string(&c->y, v, "a host URI",
+						    &host->uri)))
 				return ret;
 			if ((v = kb_ynode_get(h, "capacity")))
 				ret = get_uint(c, v, "host capacity", 1, 256,
@@ -1158,11 +881,7 @@ static const struct kb_ynode *section(const struct kb_ynode *root,
 {
 	const struct kb_ynode *v = kb_ynode_get(root, key);
 
-	if (v && v->type == KB_Y_SCALAR && !v->quoted &&
-	    (!v->len || !strcmp(v->str, "~") || !strcmp(v->str, "null") ||
-	     !strcmp(v->str, "Null") || !strcmp(v->str, "NULL")))
-		return NULL;
-	return v;
+	return v && kb_ynode_is_null(v) ? NULL : v;
 }
 
 static int top(struct ctx *c, const struct kb_ynode *root)
@@ -1184,11 +903,11 @@ static int top(struct ctx *c, const struct kb_ynode *root)
 	if (!root)
 		return fail(c, NULL,
 			    "the matrix is empty: expected a mapping with at least 'workload'");
-	if ((ret = expect_type(c, root, KB_Y_MAP, "the matrix")) ||
-	    (ret = check_keys(c, root, "the matrix", keys, 11)))
+	if ((ret = kb_ycheck_type(&c->y, root, KB_Y_MAP, "the matrix")) ||
+	    (ret = kb_ycheck_keys(&c->y, root, "the matrix", keys, 11)))
 		return ret;
 	if ((v = kb_ynode_get(root, "name"))) {
-		if ((ret = get_string(c, v, "name", &m->name)))
+		if ((ret = kb_ycheck_string(&c->y, v, "name", &m->name)))
 			return ret;
 		if (v->len > 128)
 			return fail(c, v, "name is longer than 128 bytes");
@@ -1200,14 +919,15 @@ static int top(struct ctx *c, const struct kb_ynode *root)
 		m->name = keep(m, name_from_file(m->file));
 	}
 	if ((v = kb_ynode_get(root, "description")) &&
-	    (ret = expect_type(c, v, KB_Y_SCALAR, "description")))
+	    (ret = kb_ycheck_type(&c->y, v, KB_Y_SCALAR, "description")))
 		return ret;
 	if ((v = section(root, "source")) && (ret = source(c, v)))
 		return ret;
 	if ((v = section(root, "factors")) && (ret = factors(c, v)))
 		return ret;
 	if ((v = kb_ynode_get(root, "design"))) {
-		if ((ret = pick(c, v, "design", designs, 3, &i)))
+		if ((ret = kb_ycheck_choice(&c->y, v, "design", designs, 3,
+					    &i)))
 			return ret;
 		m->design = (enum kb_design_kind)i;
 	}
@@ -1229,7 +949,8 @@ static int top(struct ctx *c, const struct kb_ynode *root)
 		for (l = 0; l < f->nlevels; l++)
 			if (strcmp(f->levels[l].value, "hvm"))
 				return kb_err_at(
-					c->err, m->file, f->levels[l].loc.line,
+					c->y.err, m->file,
+					f->levels[l].loc.line,
 					f->levels[l].loc.col,
 					"guest mode '%s' needs hypervisor xen; %s guests are hvm",
 					f->levels[l].value,
@@ -1242,11 +963,12 @@ int kb_matrix_parse_buffer(const char *data, size_t len, const char *file,
 			   struct kb_matrix **out, struct kb_err *err)
 {
 	struct kb_matrix *m = kb_calloc(1, sizeof(*m));
-	struct ctx c = { m, err };
+	struct ctx c = { .m = m, .y = { .err = err } };
 	int ret;
 
 	*out = NULL;
 	m->file = keep(m, kb_strdup(file));
+	c.y.file = m->file;
 	if ((ret = kb_ydoc_parse_buffer(data, len, file, &m->doc, err)))
 		goto out;
 	if ((ret = top(&c, kb_ydoc_root(m->doc))))

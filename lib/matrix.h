@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "ycheck.h"
+
 struct kb_err;
 
 /*
@@ -24,7 +26,7 @@ struct kb_err;
 #define KB_MATRIX_MAX_VARIANTS 4096
 #define KB_MATRIX_MAX_BOOTS 1000
 #define KB_MATRIX_MAX_RUNS 1000
-#define KB_MATRIX_MAX_VCPUS 512
+#define KB_MATRIX_MAX_VCPUS KB_YCHECK_MAX_VCPUS
 
 enum kb_factor_kind {
 	KB_FACTOR_KCONFIG, /* a Kconfig option; name without CONFIG_ */
@@ -187,12 +189,5 @@ const struct kb_host *kb_matrix_host(const struct kb_matrix *m, size_t i);
 
 const char *kb_design_name(enum kb_design_kind kind);
 const char *kb_hypervisor_name(enum kb_hypervisor hv);
-
-/*
- * Normalise a Kconfig option name: strip an optional "CONFIG_" prefix.
- * Returns a pointer into @name.  Valid names match [A-Z0-9_]+.
- */
-const char *kb_kconfig_name(const char *name);
-int kb_kconfig_name_valid(const char *name);
 
 #endif

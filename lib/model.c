@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "mem.h"
 #include "rng.h"
 #include "suggest.h"
+#include "ycheck.h"
 #include "ydoc.h"
 #include "banned.h"
 
@@ -73,10 +73,10 @@ static const char *const noise_keys[] = { "boot_cv", "run_cv" };
 static const char *const effect_keys[] = { "when", "factor" };
 static const char *const failure_keys[] = { "when", "stage" };
 static const char *const time_keys[] = { "build_s", "boot_s", "run_s" };
+static const char *const stages[] = { "build", "boot" };
 static const char *const other_factors[] = { "guest.mode",   "guest.vcpus",
 					     "guest.pin",    "guest.memory_mib",
 					     "kernel.rev",   "kernel.image" };
-static const char *const guest_modes[] = { "pv", "pvh", "hvm" };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -127,249 +127,29 @@ void kb_model_free(struct kb_model *m)
 /* ---- validation helpers ------------------------------------------------- */
 
 struct ctx {
-	const char *file;
-	struct kb_err *err;
+	struct kb_ycheck y;
 	struct kb_model *m;
 };
 
-static int fail(struct ctx *c, const struct kb_ynode *n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct ctx *c, const struct kb_ynode *n, const char *fmt, ...)
-{
-	char msg[KB_ERR_MSG_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return kb_err_at(c->err, c->file, n ? n->line : 0, n ? n->col : 0,
-			 "%s", msg);
-}
-
-/* An unquoted empty scalar, ~ or null: the key is there without a value. */
-static int is_null(const struct kb_ynode *n)
-{
-	return n->type == KB_Y_SCALAR && !n->quoted &&
-	       (!n->len || !strcmp(n->str, "~") || !strcmp(n->str, "null"));
-}
-
-static int expect_type(struct ctx *c, const struct kb_ynode *n,
-		       enum kb_ynode_type type, const char *what)
-{
-	static const char *const kinds[] = { "a scalar", "a list",
-					     "a mapping" };
-
-	if (n->type == type)
-		return 0;
-	return fail(c, n, "%s must be %s, found %s", what, kinds[type],
-		    kb_ynode_kind(n));
-}
-
-static void join(struct kb_buf *b, const char *const *words, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		kb_buf_addf(b, "%s%s", i ? ", " : "", words[i]);
-}
-
-/* Refuse keys of mapping @n that are not in @keys, suggesting the closest. */
-static int check_keys(struct ctx *c, const struct kb_ynode *n,
-		      const char *what, const char *const *keys, size_t nkeys)
-{
-	size_t i, k;
-
-	for (i = 0; i < n->n; i++) {
-		const char *key = n->keys[i]->str;
-		const char *hint;
-		struct kb_buf b = KB_BUF_INIT;
-		int ret;
-
-		for (k = 0; k < nkeys; k++)
-			if (!strcmp(key, keys[k]))
-				break;
-		if (k < nkeys)
-			continue;
-		hint = kb_suggest(key, keys, nkeys);
-		if (hint)
-			return fail(c, n->keys[i],
-				    "unknown key '%s' in %s (did you mean '%s'?)",
-				    key, what, hint);
-		join(&b, keys, nkeys);
-		ret = fail(c, n->keys[i],
-			   "unknown key '%s' in %s: expected one of %s", key,
-			   what, b.buf);
-		kb_buf_release(&b);
-		return ret;
-	}
-	return 0;
-}
-
-/* A plain decimal number: digits, sign, point, exponent; finite. */
-static int get_number(struct ctx *c, const struct kb_ynode *n,
-		      const char *what, double *out)
-{
-	char *end;
-	double d;
-	int ret = expect_type(c, n, KB_Y_SCALAR, what);
-
-	if (ret)
-		return ret;
-	if (n->quoted)
-		return fail(c, n, "%s must be a number, found the string \"%s\"",
-			    what, n->str);
-	if (!n->len || strspn(n->str, "0123456789+-.eE") != n->len)
-		return fail(c, n, "%s must be a number, found '%s'", what,
-			    n->str);
-	errno = 0;
-	d = strtod(n->str, &end);
-	if (end == n->str || *end || errno == ERANGE || !isfinite(d))
-		return fail(c, n, "%s must be a number, found '%s'", what,
-			    n->str);
-	*out = d;
-	return 0;
-}
-
-/* A plain unsigned integer of at most @max. */
-static int get_uint64(struct ctx *c, const struct kb_ynode *n,
-		      const char *what, uint64_t max, uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-	int ret = expect_type(c, n, KB_Y_SCALAR, what);
-
-	if (ret)
-		return ret;
-	if (n->quoted || !n->len || strspn(n->str, "0123456789") != n->len)
-		return fail(c, n,
-			    "%s must be a non-negative integer, found '%s'",
-			    what, n->str);
-	errno = 0;
-	v = strtoull(n->str, &end, 10);
-	if (*end || errno == ERANGE || v > max)
-		return fail(c, n, "%s must be at most %llu, found '%s'", what,
-			    (unsigned long long)max, n->str);
-	*out = (uint64_t)v;
-	return 0;
-}
+/* The input error "file:line:col: message" at node @n (lib/ycheck.h). */
+#define fail(c, ...) kb_ycheck_fail(&(c)->y, __VA_ARGS__)
 
 /* ---- when-clauses ------------------------------------------------------- */
-
-static int is_kconfig_number(const char *s)
-{
-	size_t len = strlen(s);
-
-	if (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2))
-		return len > 2 &&
-		       strspn(s + 2, "0123456789abcdefABCDEF") == len - 2;
-	if (*s == '-')
-		s++, len--;
-	return len > 0 && strspn(s, "0123456789") == len;
-}
-
-/* A Kconfig level: y, n, m, a number, or a quoted string. */
-static int kconfig_level(struct ctx *c, const char *name,
-			 const struct kb_ynode *n, char **out)
-{
-	const char *s;
-	int ret = expect_type(c, n, KB_Y_SCALAR, "a Kconfig level");
-
-	if (ret)
-		return ret;
-	s = n->str;
-	if (n->quoted) {
-		if (strlen(s) != n->len || strpbrk(s, "\n\r\"\\"))
-			return fail(c, n,
-				    "invalid string level for %s: it must not contain quotes, backslashes, newlines or NUL bytes",
-				    name);
-	} else if (!((n->len == 1 && strchr("ynm", s[0])) ||
-		     is_kconfig_number(s))) {
-		const char *write = NULL;
-
-		if (!strcmp(s, "yes") || !strcmp(s, "true") ||
-		    !strcmp(s, "on") || !strcmp(s, "Y"))
-			write = "y";
-		if (!strcmp(s, "no") || !strcmp(s, "false") ||
-		    !strcmp(s, "off") || !strcmp(s, "N"))
-			write = "n";
-		if (write)
-			return fail(c, n,
-				    "invalid level '%s' for %s: Kconfig levels are y, n, m, a number or a quoted string (write %s)",
-				    s, name, write);
-		return fail(c, n,
-			    "invalid level '%s' for %s: expected y, n, m, a number, or a quoted string such as \"%s\"",
-			    s, name, s);
-	}
-	*out = kb_strdup(s);
-	return 0;
-}
 
 /* A guest.* or kernel.* level, in the text the matrix gives variants. */
 static int other_level(struct ctx *c, const char *name,
 		       const struct kb_ynode *n, char **out)
 {
-	struct kb_buf b = KB_BUF_INIT;
-	uint64_t u;
-	size_t i;
+	const char *s;
+	char what[32];
 	int ret;
 
-	if (!strcmp(name, "guest.pin")) {
-		if (n->type == KB_Y_SCALAR && !n->quoted &&
-		    !strcmp(n->str, "none")) {
-			*out = kb_strdup("none");
-			return 0;
-		}
-		if (n->type != KB_Y_SEQ || n->n == 0)
-			return fail(c, n,
-				    "a guest.pin level must be a list of physical CPU numbers such as [0, 0, 1, 1], or none, found %s",
-				    n->type == KB_Y_SEQ ? "an empty list"
-							: kb_ynode_kind(n));
-		if (n->n > KB_MATRIX_MAX_VCPUS)
-			return fail(c, n,
-				    "a guest.pin level lists more than %d CPUs",
-				    KB_MATRIX_MAX_VCPUS);
-		for (i = 0; i < n->n; i++) {
-			ret = get_uint64(c, n->items[i], "a physical CPU number",
-					 65535, &u);
-			if (ret) {
-				kb_buf_release(&b);
-				return ret;
-			}
-			kb_buf_addf(&b, "%s%llu", i ? "," : "",
-				    (unsigned long long)u);
-		}
-		*out = kb_buf_detach(&b);
-		return 0;
-	}
-	if (!strcmp(name, "guest.vcpus") || !strcmp(name, "guest.memory_mib")) {
-		if ((ret = get_uint64(c, n, name, UINT32_MAX, &u)))
-			return ret;
-		*out = kb_asprintf("%llu", (unsigned long long)u);
-		return 0;
-	}
-	if ((ret = expect_type(c, n, KB_Y_SCALAR, name)))
+	if (!strncmp(name, "guest.", 6))
+		return kb_ycheck_guest_level(&c->y, n, name, out);
+	snprintf(what, sizeof(what), "a %s level", name);
+	if ((ret = kb_ycheck_string(&c->y, n, what, &s)))
 		return ret;
-	if (!n->len || strlen(n->str) != n->len)
-		return fail(c, n, "%s must be a non-empty string", name);
-	if (!strcmp(name, "guest.mode")) {
-		const char *hint;
-
-		for (i = 0; i < N(guest_modes); i++)
-			if (!strcmp(n->str, guest_modes[i]))
-				break;
-		if (i == N(guest_modes)) {
-			hint = kb_suggest(n->str, guest_modes, N(guest_modes));
-			if (hint)
-				return fail(c, n,
-					    "unknown guest mode '%s' (did you mean '%s'?)",
-					    n->str, hint);
-			return fail(c, n,
-				    "unknown guest mode '%s': expected pv, pvh or hvm",
-				    n->str);
-		}
-	}
-	*out = kb_strdup(n->str);
+	*out = kb_strdup(s);
 	return 0;
 }
 
@@ -378,8 +158,8 @@ static int cond_name(struct ctx *c, const struct kb_ynode *key, char **out,
 		     int *kconfig)
 {
 	const char *name = key->str, *hint;
-	char *up, *p;
 	size_t i;
+	int ret;
 
 	if (strchr(name, '.')) {
 		for (i = 0; i < N(other_factors); i++) {
@@ -398,30 +178,11 @@ static int cond_name(struct ctx *c, const struct kb_ynode *key, char **out,
 			    "unknown factor '%s': expected a Kconfig option or one of guest.mode, guest.vcpus, guest.pin, guest.memory_mib, kernel.rev, kernel.image",
 			    name);
 	}
-	name = kb_kconfig_name(name);
-	if (kb_kconfig_name_valid(name)) {
-		*out = kb_strdup(name);
-		*kconfig = 1;
-		return 0;
-	}
-	up = kb_strdup(name);
-	for (p = up; *p; p++)
-		if (*p >= 'a' && *p <= 'z')
-			*p = (char)(*p - 'a' + 'A');
-		else if (*p == '-')
-			*p = '_';
-	if (kb_kconfig_name_valid(up)) {
-		int ret = fail(c, key,
-			       "invalid option name '%s': Kconfig symbols are upper case letters, digits and _ (did you mean '%s'?)",
-			       key->str, kb_kconfig_name(up));
-
-		free(up);
+	if ((ret = kb_ycheck_kconfig_name(&c->y, key, &name)))
 		return ret;
-	}
-	free(up);
-	return fail(c, key,
-		    "invalid option name '%s': Kconfig symbols are upper case letters, digits and _, such as DEBUG_SPINLOCK",
-		    key->str);
+	*out = kb_strdup(name);
+	*kconfig = 1;
+	return 0;
 }
 
 /*
@@ -453,12 +214,12 @@ static int cond_levels(struct ctx *c, struct cond *cd,
 	}
 	cd->values = kb_calloc(count, sizeof(*cd->values));
 	for (i = 0; i < count; i++) {
-		if (cd->kconfig)
-			ret = kconfig_level(c, cd->name, items[i],
-					    &cd->values[i]);
-		else
+		if (!cd->kconfig)
 			ret = other_level(c, cd->name, items[i],
 					  &cd->values[i]);
+		else if (!(ret = kb_ycheck_kconfig_level(&c->y, items[i],
+							 cd->name)))
+			cd->values[i] = kb_strdup(items[i]->str);
 		if (ret)
 			return ret;
 		cd->nvalues++;
@@ -490,7 +251,7 @@ static int parse_when(struct ctx *c, const struct kb_ynode *n,
 	size_t i, j;
 	int ret;
 
-	if ((ret = expect_type(c, n, KB_Y_MAP, "'when'")))
+	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'when'")))
 		return ret;
 	if (n->n == 0)
 		return fail(c, n,
@@ -540,7 +301,7 @@ static int parse_metric(struct ctx *c, const struct kb_ynode *n)
 	const char *s;
 	int ret;
 
-	if ((ret = expect_type(c, n, KB_Y_SCALAR, "'metric'")))
+	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_SCALAR, "'metric'")))
 		return ret;
 	s = n->str;
 	if (!n->len || n->len >= KB_METRIC_NAME_MAX ||
@@ -558,7 +319,7 @@ static int parse_metric(struct ctx *c, const struct kb_ynode *n)
 static int get_cv(struct ctx *c, const struct kb_ynode *n, const char *what,
 		  double *cv, double *sigma)
 {
-	int ret = get_number(c, n, what, cv);
+	int ret = kb_ycheck_number(&c->y, n, what, cv);
 
 	if (ret)
 		return ret;
@@ -575,10 +336,11 @@ static int parse_noise(struct ctx *c, const struct kb_ynode *n)
 	const struct kb_ynode *v;
 	int ret;
 
-	if (is_null(n))
+	if (kb_ynode_is_null(n))
 		return 0;
-	if ((ret = expect_type(c, n, KB_Y_MAP, "'noise'")) ||
-	    (ret = check_keys(c, n, "'noise'", noise_keys, N(noise_keys))))
+	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'noise'")) ||
+	    (ret = kb_ycheck_keys(&c->y, n, "'noise'", noise_keys,
+				  N(noise_keys))))
 		return ret;
 	if ((v = kb_ynode_get(n, "boot_cv")) &&
 	    (ret = get_cv(c, v, "'boot_cv'", &c->m->boot_cv,
@@ -597,10 +359,10 @@ static int parse_time(struct ctx *c, const struct kb_ynode *n)
 	size_t i;
 	int ret;
 
-	if (is_null(n))
+	if (kb_ynode_is_null(n))
 		return 0;
-	if ((ret = expect_type(c, n, KB_Y_MAP, "'time'")) ||
-	    (ret = check_keys(c, n, "'time'", time_keys, N(time_keys))))
+	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'time'")) ||
+	    (ret = kb_ycheck_keys(&c->y, n, "'time'", time_keys, N(time_keys))))
 		return ret;
 	for (i = 0; i < N(time_keys); i++) {
 		const struct kb_ynode *v = kb_ynode_get(n, time_keys[i]);
@@ -609,7 +371,7 @@ static int parse_time(struct ctx *c, const struct kb_ynode *n)
 		if (!v)
 			continue;
 		snprintf(what, sizeof(what), "'%s'", time_keys[i]);
-		if ((ret = get_number(c, v, what, dst[i])))
+		if ((ret = kb_ycheck_number(&c->y, v, what, dst[i])))
 			return ret;
 		if (*dst[i] < 0 || *dst[i] > KB_MODEL_MAX_TIME_S)
 			return fail(c, v,
@@ -625,12 +387,12 @@ static int parse_rules(struct ctx *c, const struct kb_ynode *n, int effects)
 	const char *what = effects ? "'effects'" : "'failures'";
 	struct rule **rules = effects ? &c->m->effects : &c->m->failures;
 	size_t *nrules = effects ? &c->m->neffects : &c->m->nfailures;
-	size_t i;
+	size_t i, k;
 	int ret;
 
-	if (is_null(n))
+	if (kb_ynode_is_null(n))
 		return 0;
-	if ((ret = expect_type(c, n, KB_Y_SEQ, what)))
+	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_SEQ, what)))
 		return ret;
 	if (n->n > KB_MODEL_MAX_RULES)
 		return fail(c, n, "%s lists more than %d entries", what,
@@ -642,15 +404,15 @@ static int parse_rules(struct ctx *c, const struct kb_ynode *n, int effects)
 		char where[48];
 
 		snprintf(where, sizeof(where), "an entry of %s", what);
-		if ((ret = expect_type(c, item, KB_Y_MAP, where)))
+		if ((ret = kb_ycheck_type(&c->y, item, KB_Y_MAP, where)))
 			return ret;
 		*nrules = i + 1;
 		if (effects)
-			ret = check_keys(c, item, "an effect", effect_keys,
-					 N(effect_keys));
+			ret = kb_ycheck_keys(&c->y, item, "an effect",
+					     effect_keys, N(effect_keys));
 		else
-			ret = check_keys(c, item, "a failure", failure_keys,
-					 N(failure_keys));
+			ret = kb_ycheck_keys(&c->y, item, "a failure",
+					     failure_keys, N(failure_keys));
 		if (ret)
 			return ret;
 		if (!(when = kb_ynode_get(item, "when")))
@@ -661,7 +423,8 @@ static int parse_rules(struct ctx *c, const struct kb_ynode *n, int effects)
 			if (!(v = kb_ynode_get(item, "factor")))
 				return fail(c, item,
 					    "missing 'factor' in this effect: the multiplier that applies, such as 0.5");
-			if ((ret = get_number(c, v, "'factor'", &r->factor)))
+			if ((ret = kb_ycheck_number(&c->y, v, "'factor'",
+						    &r->factor)))
 				return ret;
 			if (r->factor <= 0)
 				return fail(c, v,
@@ -672,16 +435,10 @@ static int parse_rules(struct ctx *c, const struct kb_ynode *n, int effects)
 			if (!(v = kb_ynode_get(item, "stage")))
 				return fail(c, item,
 					    "missing 'stage' in this failure: build or boot");
-			if ((ret = expect_type(c, v, KB_Y_SCALAR, "'stage'")))
+			if ((ret = kb_ycheck_choice(&c->y, v, "stage", stages,
+						    N(stages), &k)))
 				return ret;
-			if (!strcmp(v->str, "build"))
-				r->stage = STAGE_BUILD;
-			else if (!strcmp(v->str, "boot"))
-				r->stage = STAGE_BOOT;
-			else
-				return fail(c, v,
-					    "'stage' must be build or boot, found '%s'",
-					    v->str);
+			r->stage = k ? STAGE_BOOT : STAGE_BUILD;
 		}
 		if ((ret = parse_when(c, when, r->stage, r)))
 			return ret;
@@ -694,7 +451,8 @@ static int dep_name(struct ctx *c, const struct kb_ynode *n, char **out)
 {
 	int kconfig = 0, ret;
 
-	if ((ret = expect_type(c, n, KB_Y_SCALAR, "an option in 'depends'")))
+	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_SCALAR,
+				  "an option in 'depends'")))
 		return ret;
 	if ((ret = cond_name(c, n, out, &kconfig)))
 		return ret;
@@ -752,9 +510,9 @@ static int parse_depends(struct ctx *c, const struct kb_ynode *n)
 	size_t i, j;
 	int ret;
 
-	if (is_null(n))
+	if (kb_ynode_is_null(n))
 		return 0;
-	if ((ret = expect_type(c, n, KB_Y_MAP, "'depends'")))
+	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'depends'")))
 		return ret;
 	if (n->n > KB_MODEL_MAX_RULES)
 		return fail(c, n, "'depends' lists more than %d options",
@@ -818,8 +576,9 @@ static int parse_root(struct ctx *c, const struct kb_ynode *root)
 	if (!root)
 		return fail(c, NULL,
 			    "the model is empty: expected a mapping with 'metric' and 'base'");
-	if ((ret = expect_type(c, root, KB_Y_MAP, "a model")) ||
-	    (ret = check_keys(c, root, "the model", top_keys, N(top_keys))))
+	if ((ret = kb_ycheck_type(&c->y, root, KB_Y_MAP, "a model")) ||
+	    (ret = kb_ycheck_keys(&c->y, root, "the model", top_keys,
+				  N(top_keys))))
 		return ret;
 	if (!(v = kb_ynode_get(root, "metric")))
 		return fail(c, root,
@@ -829,7 +588,7 @@ static int parse_root(struct ctx *c, const struct kb_ynode *root)
 	if (!(v = kb_ynode_get(root, "base")))
 		return fail(c, root,
 			    "missing 'base': the value when no effect applies");
-	if ((ret = get_number(c, v, "'base'", &c->m->base)))
+	if ((ret = kb_ycheck_number(&c->y, v, "'base'", &c->m->base)))
 		return ret;
 	if (c->m->base <= 0)
 		return fail(c, v, "'base' must be greater than 0, found '%s'",
@@ -846,7 +605,8 @@ static int parse_root(struct ctx *c, const struct kb_ynode *root)
 	if ((v = kb_ynode_get(root, "depends")) && (ret = parse_depends(c, v)))
 		return ret;
 	if ((v = kb_ynode_get(root, "seed")) &&
-	    (ret = get_uint64(c, v, "'seed'", UINT64_MAX, &c->m->seed)))
+	    (ret = kb_ycheck_uint(&c->y, v, "'seed'", 0, UINT64_MAX,
+				  &c->m->seed)))
 		return ret;
 	return 0;
 }
@@ -860,8 +620,8 @@ static int from_doc(struct kb_ydoc *doc, struct kb_model **out,
 
 	m->file = kb_strdup(kb_ydoc_file(doc));
 	m->text = kb_strdup(kb_ydoc_text(doc));
-	c.file = m->file;
-	c.err = err;
+	c.y.file = m->file;
+	c.y.err = err;
 	c.m = m;
 	if ((ret = parse_root(&c, kb_ydoc_root(doc))))
 		goto out;

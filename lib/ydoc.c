@@ -86,6 +86,15 @@ const char *kb_ynode_kind(const struct kb_ynode *node)
 	return "?";
 }
 
+int kb_ynode_is_null(const struct kb_ynode *node)
+{
+	const char *s = node->str;
+
+	return node->type == KB_Y_SCALAR && !node->quoted &&
+	       (!node->len || !strcmp(s, "~") || !strcmp(s, "null") ||
+		!strcmp(s, "Null") || !strcmp(s, "NULL"));
+}
+
 struct parse {
 	yaml_parser_t parser;
 	yaml_event_t ev;

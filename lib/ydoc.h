@@ -72,4 +72,10 @@ const struct kb_ynode *kb_ynode_get(const struct kb_ynode *map,
 /* "a mapping", "a list" or "a scalar", for messages. */
 const char *kb_ynode_kind(const struct kb_ynode *node);
 
+/*
+ * Whether @node is YAML's null: an unquoted empty scalar (a key written
+ * without a value), ~, null, Null or NULL.  A quoted "null" is a string.
+ */
+int kb_ynode_is_null(const struct kb_ynode *node);
+
 #endif

@@ -15,18 +15,11 @@
 
 #include "console.h"
 #include "err.h"
+#include "fuzz.h"
 #include "matrix.h"
 #include "variant.h"
 
 #define FILE_NAME "fuzz.console"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define check(cond)                      \
-	do {                             \
-		if (!(cond))             \
-			__builtin_trap(); \
-	} while (0)
 
 static void judge(const struct kb_console *c, enum kb_workload_kind kind)
 {
@@ -71,9 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off += step;
 	}
 	if (ret < 0) {
-		check(ret == KB_EINPUT && err.code == ret && whole == NULL);
-		check(strncmp(err.msg, FILE_NAME ": ",
-			      strlen(FILE_NAME) + 2) == 0);
+		check(ret == KB_EINPUT && whole == NULL);
+		check_refused(ret, &err, FILE_NAME ": ");
 		check(kb_console_state(split) == KB_CONSOLE_BAD);
 		check(kb_console_reason(split) != NULL);
 		kb_console_free(split);

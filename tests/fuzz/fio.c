@@ -13,17 +13,10 @@
 
 #include "err.h"
 #include "fio.h"
+#include "fuzz.h"
 #include "variant.h"
 
 #define FILE_NAME "fuzz.json"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define check(cond)                      \
-	do {                             \
-		if (!(cond))             \
-			__builtin_trap(); \
-	} while (0)
 
 static int known_metric(const char *name)
 {
@@ -56,9 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				  &err);
 	if (ret < 0) {
 		check(ret == KB_EINPUT || ret == KB_EFAIL);
-		check(err.code == ret);
-		check(strncmp(err.msg, FILE_NAME ": ",
-			      strlen(FILE_NAME) + 2) == 0);
+		check_refused(ret, &err, FILE_NAME ": ");
 		check(s.n == 0);
 		return 0;
 	}

@@ -15,17 +15,10 @@
 
 #include "buf.h"
 #include "err.h"
+#include "fuzz.h"
 #include "kconfig.h"
 
 #define FILE_NAME "fuzz.config"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define check(cond)                      \
-	do {                             \
-		if (!(cond))             \
-			__builtin_trap(); \
-	} while (0)
 
 static void check_config(const struct kb_kconfig *cfg)
 {
@@ -88,14 +81,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	ret = kb_kconfig_parse_buffer((const char *)data, size, FILE_NAME,
 				      &cfg, &err);
-	if (ret < 0) {
-		check(cfg == NULL);
-		check(err.code == ret);
-		check(strncmp(err.msg, FILE_NAME, strlen(FILE_NAME)) == 0);
+	if (!check_parsed(ret, &err, cfg, FILE_NAME)) {
 		check_expr(data, size, NULL);
 		return 0;
 	}
-	check(ret == 0 && cfg != NULL);
 	check_config(cfg);
 	check_expr(data, size, cfg);
 	kb_kconfig_free(cfg);

@@ -14,17 +14,10 @@
 #include <string.h>
 
 #include "err.h"
+#include "fuzz.h"
 #include "matrix.h"
 
 #define FILE_NAME "fuzz.yaml"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define check(cond)                      \
-	do {                             \
-		if (!(cond))             \
-			__builtin_trap(); \
-	} while (0)
 
 /* Touch every byte of @s, so that ASan sees a dangling or short string. */
 static size_t touch(const char *s)
@@ -135,14 +128,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	ret = kb_matrix_parse_buffer((const char *)data, size, FILE_NAME, &m,
 				     &err);
-	if (ret < 0) {
-		check(m == NULL);
-		check(err.code == ret);
-		check(err.msg[0] != '\0');
-		check(strncmp(err.msg, FILE_NAME, strlen(FILE_NAME)) == 0);
+	if (!check_parsed(ret, &err, m, FILE_NAME))
 		return 0;
-	}
-	check(ret == 0 && m != NULL && err.code == 0);
 	check_factors(m);
 	check_sections(m, size);
 	kb_matrix_free(m);

@@ -14,6 +14,7 @@
 
 #include "err.h"
 #include "executor.h"
+#include "fuzz.h"
 #include "matrix.h"
 #include "model.h"
 #include "variant.h"
@@ -21,14 +22,6 @@
 
 #define FILE_NAME "fuzz.yaml"
 #define MAX_SETTINGS 64
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define check(cond)                      \
-	do {                             \
-		if (!(cond))             \
-			__builtin_trap(); \
-	} while (0)
 
 /* A variant that sets the levels of one "when" mapping of the input. */
 static void variant_from_when(const struct kb_ynode *when,
@@ -136,14 +129,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	ret = kb_model_parse_buffer((const char *)data, size, FILE_NAME, &m,
 				    &err);
-	if (ret < 0) {
-		check(m == NULL);
-		check(err.code == ret);
-		check(err.msg[0] != '\0');
-		check(strncmp(err.msg, FILE_NAME, strlen(FILE_NAME)) == 0);
+	if (!check_parsed(ret, &err, m, FILE_NAME))
 		return 0;
-	}
-	check(ret == 0 && m != NULL && err.code == 0);
 	check_model(m, data, size);
 	kb_model_free(m);
 	return 0;

@@ -13,15 +13,8 @@
 
 #include "buf.h"
 #include "err.h"
+#include "fuzz.h"
 #include "protocol.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define check(cond)                      \
-	do {                             \
-		if (!(cond))             \
-			__builtin_trap(); \
-	} while (0)
 
 static int same(const char *a, const char *b)
 {

@@ -162,6 +162,10 @@ static void test_matrix__wrong_type(void **state)
 	    "factor DEBUG_SPINLOCK must be a list of levels");
 	bad(W "guest: { vcpus: four }\n", 2, 17,
 	    "guest.vcpus must be an integer from 1 to 512, found 'four'");
+	bad(W "guest: { vcpus: '4' }\n", 2, 17,
+	    "guest.vcpus must be an integer from 1 to 512, found the string \"4\"");
+	bad(W "compare: { alpha: \"0.01\" }\n", 2, 19,
+	    "compare.alpha must be a number, found the string \"0.01\"");
 }
 
 static void test_matrix__empty_factor_list(void **state)

@@ -249,7 +249,7 @@ static void test_model__stage_must_be_build_or_boot(void **state)
 {
 	(void)state;
 	parse_err(HEAD "failures:\n  - when: { A: y }\n    stage: run\n",
-		  "t.yaml:5:12: 'stage' must be build or boot, found 'run'");
+		  "t.yaml:5:12: invalid stage 'run': expected build or boot");
 	parse_err(HEAD "failures:\n  - when: { A: y }\n",
 		  "t.yaml:4:5: missing 'stage' in this failure");
 }
@@ -290,12 +290,37 @@ static void test_model__invalid_levels_are_refused(void **state)
 		  "t.yaml:4:16: a Kconfig level must be a scalar, found a list");
 	parse_err(HEAD "effects:\n  - when: { guest.mode: pvhh }\n"
 		       "    factor: 2\n",
-		  "t.yaml:4:25: unknown guest mode 'pvhh' (did you mean 'pvh'?)");
+		  "t.yaml:4:25: invalid guest mode 'pvhh' (did you mean 'pvh'?)");
 	parse_err(HEAD "effects:\n  - when: { guest.vcpus: four }\n"
 		       "    factor: 2\n",
-		  "t.yaml:4:26: guest.vcpus must be a non-negative integer, found 'four'");
+		  "t.yaml:4:26: a guest.vcpus level must be an integer from 1 to 512, found 'four'");
 	parse_err(HEAD "effects:\n  - when: { guest.pin: 3 }\n    factor: 2\n",
 		  "t.yaml:4:24: a guest.pin level must be a list of physical CPU numbers");
+}
+
+/* A guest level means what it means in the matrix (lib/ycheck.h). */
+static void test_model__guest_levels_are_the_matrix_levels(void **state)
+{
+	struct kb_model *m = parse_ok(HEAD "effects:\n"
+					   "  - when: { guest.pin: ~ }\n"
+					   "    factor: 2\n"
+					   "  - when: { guest.memory_mib: [512, 1024] }\n"
+					   "    factor: 3\n");
+
+	(void)state;
+	assert_true(expected(m, "guest.pin=none") == 2000);
+	assert_true(expected(m, "guest.pin=0,0") == 1000);
+	assert_true(expected(m, "guest.memory_mib=1024") == 3000);
+	kb_model_free(m);
+	parse_err(HEAD "effects:\n  - when: { guest.vcpus: 0 }\n"
+		       "    factor: 2\n",
+		  "t.yaml:4:26: a guest.vcpus level must be an integer from 1 to 512, found '0'");
+	parse_err(HEAD "effects:\n  - when: { guest.pin: [] }\n"
+		       "    factor: 2\n",
+		  "t.yaml:4:24: a guest.pin level must list from 1 to 512 CPUs");
+	m = parse_ok(HEAD "noise: NULL\neffects: Null\n");
+	assert_true(expected(m, "A=y") == 1000);
+	kb_model_free(m);
 }
 
 static void test_model__build_failure_cannot_depend_on_guest(void **state)
@@ -323,13 +348,13 @@ static void test_model__seed_must_be_a_non_negative_integer(void **state)
 
 	(void)state;
 	parse_err(HEAD "seed: -1\n",
-		  "t.yaml:3:7: 'seed' must be a non-negative integer, found '-1'");
+		  "t.yaml:3:7: 'seed' must be an integer from 0 to 18446744073709551615, found '-1'");
 	parse_err(HEAD "seed: 1.5\n",
-		  "t.yaml:3:7: 'seed' must be a non-negative integer, found '1.5'");
+		  "t.yaml:3:7: 'seed' must be an integer from 0 to 18446744073709551615, found '1.5'");
 	parse_err(HEAD "seed: '7'\n",
-		  "t.yaml:3:7: 'seed' must be a non-negative integer");
+		  "t.yaml:3:7: 'seed' must be an integer from 0 to 18446744073709551615, found the string \"7\"");
 	parse_err(HEAD "seed: 18446744073709551616\n",
-		  "t.yaml:3:7: 'seed' must be at most 18446744073709551615");
+		  "t.yaml:3:7: 'seed' must be an integer from 0 to 18446744073709551615, found '18446744073709551616'");
 	m = parse_ok(HEAD "seed: 18446744073709551615\n");
 	assert_true(kb_model_seed(m) == UINT64_MAX);
 	kb_model_free(m);
@@ -705,6 +730,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_model__empty_when_is_refused),
 	cmocka_unit_test(test_model__invalid_option_names_are_refused),
 	cmocka_unit_test(test_model__invalid_levels_are_refused),
+	cmocka_unit_test(test_model__guest_levels_are_the_matrix_levels),
 	cmocka_unit_test(test_model__build_failure_cannot_depend_on_guest),
 	cmocka_unit_test(test_model__negative_times_are_refused),
 	cmocka_unit_test(test_model__seed_must_be_a_non_negative_integer),

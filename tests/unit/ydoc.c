@@ -119,6 +119,27 @@ static void test_ydoc__missing_file_is_not_found(void **state)
 	assert_msg_contains(err.msg, "'tests/data/nonexistent.yaml'");
 }
 
+static void test_ydoc__null_is_an_unquoted_null_scalar(void **state)
+{
+	struct kb_ydoc *doc = parse_ok("a:\nb: ~\nc: null\nd: Null\ne: NULL\n"
+				       "f: 'null'\ng: \"\"\nh: nil\ni: []\n");
+	const struct kb_ynode *root = kb_ydoc_root(doc);
+	const char *yes = "abcde", *no = "fghi", *p;
+	char key[2] = "";
+
+	(void)state;
+	for (p = yes; *p; p++) {
+		key[0] = *p;
+		assert_true(kb_ynode_is_null(kb_ynode_get(root, key)));
+	}
+	for (p = no; *p; p++) {
+		key[0] = *p;
+		assert_false(kb_ynode_is_null(kb_ynode_get(root, key)));
+	}
+	assert_false(kb_ynode_is_null(root));
+	kb_ydoc_free(doc);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_ydoc__positions_are_one_based),
 	cmocka_unit_test(test_ydoc__syntax_error_has_position),
@@ -129,6 +150,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_ydoc__two_documents_are_refused),
 	cmocka_unit_test(test_ydoc__nul_byte_is_refused),
 	cmocka_unit_test(test_ydoc__missing_file_is_not_found),
+	cmocka_unit_test(test_ydoc__null_is_an_unquoted_null_scalar),
 };
 
 KB_TEST_MAIN(tests)
