@@ -33,10 +33,8 @@ const struct cmd cmd_cancel_entry = {
 static int cmd_cancel(const struct kb_args *args)
 {
 	struct kb_err err = KB_ERR_INIT;
-	struct kb_protocol_reader *r = NULL;
 	struct kb_msg req, reply;
-	const char *sock = args->socket;
-	int fd = -1, ret;
+	int ret;
 
 	memset(&req, 0, sizeof(req));
 	memset(&reply, 0, sizeof(reply));
@@ -44,15 +42,9 @@ static int cmd_cancel(const struct kb_args *args)
 	if (cmd_parse_id(args->pos[0], &req.id))
 		return cmd_usage_error("cancel", "'%s' is not an experiment id",
 				       args->pos[0]);
-	if ((ret = cmd_daemon_connect(sock, &fd, &r, &err)) ||
-	    (ret = kb_protocol_call(fd, r, &req, &reply, &err)))
+	if ((ret = cmd_daemon_ask(args->socket, &req, KB_MSG_CANCELLING,
+				  "a cancel request", &reply, &err)))
 		goto fail;
-	if (reply.type != KB_MSG_CANCELLING) {
-		ret = kb_err_set(&err, KB_EFAIL,
-				 "kbisectd answered '%s' to a cancel request",
-				 kb_msg_type_name(reply.type));
-		goto fail;
-	}
 	if (reply.state && !strcmp(reply.state, "cancelled"))
 		printf("experiment %lld cancelled; its samples are kept\n",
 		       (long long)reply.id);
@@ -65,8 +57,5 @@ fail:
 	ret = cmd_fail(&err);
 out:
 	kb_msg_release(&reply);
-	kb_protocol_reader_free(r);
-	if (fd >= 0)
-		close(fd);
 	return ret;
 }

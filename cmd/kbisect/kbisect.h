@@ -140,6 +140,15 @@ void cmd_plan_report_dropped(const struct kb_plan *p, FILE *f);
 struct kb_protocol_reader;
 int cmd_daemon_connect(const char *socket_path, int *fd,
 		       struct kb_protocol_reader **r, struct kb_err *err);
+/* One request @req and its answer: connect (as cmd_daemon_connect), send,
+ * read the reply into @reply (the caller releases it with kb_msg_release,
+ * also after a failure) and check that it is of type @expect, else
+ * KB_EFAIL "kbisectd answered 'TYPE' to @what". */
+struct kb_msg;
+enum kb_msg_type;
+int cmd_daemon_ask(const char *socket_path, const struct kb_msg *req,
+		   enum kb_msg_type expect, const char *what,
+		   struct kb_msg *reply, struct kb_err *err);
 
 /* A duration as "0.4s", "42s", "3m05s", "2h10m", or "?" for NaN (caller frees;
  * status.c). */

@@ -113,10 +113,8 @@ const struct cmd cmd_status_entry = {
 static int cmd_status(const struct kb_args *args)
 {
 	struct kb_err err = KB_ERR_INIT;
-	struct kb_protocol_reader *r = NULL;
 	struct kb_msg req, reply;
-	const char *sock = args->socket;
-	int json = args->json, fd = -1, ret;
+	int json = args->json, ret;
 	size_t i;
 
 	memset(&req, 0, sizeof(req));
@@ -125,15 +123,9 @@ static int cmd_status(const struct kb_args *args)
 	if (args->npos == 1 && cmd_parse_id(args->pos[0], &req.id))
 		return cmd_usage_error("status", "'%s' is not an experiment id",
 				       args->pos[0]);
-	if ((ret = cmd_daemon_connect(sock, &fd, &r, &err)) ||
-	    (ret = kb_protocol_call(fd, r, &req, &reply, &err)))
+	if ((ret = cmd_daemon_ask(args->socket, &req, KB_MSG_PROGRESS,
+				  "a status request", &reply, &err)))
 		goto fail;
-	if (reply.type != KB_MSG_PROGRESS) {
-		ret = kb_err_set(&err, KB_EFAIL,
-				 "kbisectd answered '%s' to a status request",
-				 kb_msg_type_name(reply.type));
-		goto fail;
-	}
 	if (json) {
 		struct kb_buf b = KB_BUF_INIT;
 		struct kb_json *j = kb_json_new(&b, 1);
@@ -159,8 +151,5 @@ fail:
 	ret = cmd_fail(&err);
 out:
 	kb_msg_release(&reply);
-	kb_protocol_reader_free(r);
-	if (fd >= 0)
-		close(fd);
 	return ret;
 }

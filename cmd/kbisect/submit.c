@@ -31,6 +31,26 @@ int cmd_daemon_connect(const char *socket_path, int *fd,
 	return ret;
 }
 
+int cmd_daemon_ask(const char *socket_path, const struct kb_msg *req,
+		   enum kb_msg_type expect, const char *what,
+		   struct kb_msg *reply, struct kb_err *err)
+{
+	struct kb_protocol_reader *r = NULL;
+	int fd = -1, ret;
+
+	if ((ret = cmd_daemon_connect(socket_path, &fd, &r, err)) ||
+	    (ret = kb_protocol_call(fd, r, req, reply, err)))
+		goto out;
+	if (reply->type != expect)
+		ret = kb_err_set(err, KB_EFAIL, "kbisectd answered '%s' to %s",
+				 kb_msg_type_name(reply->type), what);
+out:
+	kb_protocol_reader_free(r);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 /* @path made absolute against the current folder (caller frees). */
 static char *absolute(const char *path)
 {
@@ -76,11 +96,10 @@ static int cmd_submit(const struct kb_args *args)
 	struct kb_matrix *m = NULL;
 	struct kb_plan *p = NULL;
 	struct kb_model *model = NULL;
-	struct kb_protocol_reader *r = NULL;
 	struct kb_msg req, reply;
 	char *abs = NULL;
 	int json = args->json, quiet = args->quiet;
-	int allow_dropped = args->allow_dropped, fd = -1, ret;
+	int allow_dropped = args->allow_dropped, ret;
 
 	memset(&req, 0, sizeof(req));
 	memset(&reply, 0, sizeof(reply));
@@ -112,20 +131,13 @@ static int cmd_submit(const struct kb_args *args)
 	 * which must not depend on this process's folder */
 	abs = absolute(args->pos[0]);
 
-	if ((ret = cmd_daemon_connect(sock, &fd, &r, &err)))
-		goto fail;
 	req.type = KB_MSG_SUBMIT;
 	req.matrix = (char *)kb_matrix_text(m);
 	req.matrix_path = abs ? abs : (char *)kb_matrix_file(m);
 	req.model = model ? (char *)kb_model_text(model) : NULL;
-	if ((ret = kb_protocol_call(fd, r, &req, &reply, &err)))
+	if ((ret = cmd_daemon_ask(sock, &req, KB_MSG_SUBMITTED, "a submission",
+				  &reply, &err)))
 		goto fail;
-	if (reply.type != KB_MSG_SUBMITTED) {
-		ret = kb_err_set(&err, KB_EFAIL,
-				 "kbisectd answered '%s' to a submission",
-				 kb_msg_type_name(reply.type));
-		goto fail;
-	}
 	if (json)
 		printf("{\"id\": %lld}\n", (long long)reply.id);
 	else
@@ -140,9 +152,6 @@ fail:
 	ret = cmd_fail(&err);
 out:
 	kb_msg_release(&reply);
-	kb_protocol_reader_free(r);
-	if (fd >= 0)
-		close(fd);
 	free(abs);
 	kb_model_free(model);
 	kb_plan_free(p);
