@@ -266,12 +266,11 @@ int kb_plan_new_variant(const struct kb_matrix *m, const struct kb_variant *v,
 	return 0;
 }
 
-void kb_plan_free(struct kb_plan *p)
+/* Forget the plan's resolution (one that failed half way, or at the end). */
+static void unresolve(struct kb_plan *p)
 {
 	size_t i;
 
-	if (!p)
-		return;
 	for (i = 0; p->res && i < p->nvariants; i++)
 		if (p->res_owner[i])
 			kb_kconfig_resolution_free(p->res[i]);
@@ -280,6 +279,21 @@ void kb_plan_free(struct kb_plan *p)
 	free(p->trees);
 	free(p->tree_of);
 	free(p->compiler);
+	p->res = NULL;
+	p->res_owner = NULL;
+	p->trees = NULL;
+	p->tree_of = NULL;
+	p->compiler = NULL;
+	p->ntrees = 0;
+}
+
+void kb_plan_free(struct kb_plan *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	unresolve(p);
 	for (i = 0; i < p->nstrings; i++)
 		free(p->strings[i]);
 	free(p->strings);
@@ -466,27 +480,6 @@ out:
 	free(revs);
 	free(rev_tree);
 	return ret;
-}
-
-/* Forget a resolution that failed half way. */
-static void unresolve(struct kb_plan *p)
-{
-	size_t i;
-
-	for (i = 0; p->res && i < p->nvariants; i++)
-		if (p->res_owner[i])
-			kb_kconfig_resolution_free(p->res[i]);
-	free(p->res);
-	free(p->res_owner);
-	free(p->trees);
-	free(p->tree_of);
-	free(p->compiler);
-	p->res = NULL;
-	p->res_owner = NULL;
-	p->trees = NULL;
-	p->tree_of = NULL;
-	p->compiler = NULL;
-	p->ntrees = 0;
 }
 
 int kb_plan_resolve(struct kb_plan *p, const struct kb_plan_resolve_opts *o,
