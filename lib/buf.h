@@ -16,7 +16,7 @@ struct kb_buf {
 };
 
 extern char kb_buf_empty[];
-#define KB_BUF_INIT { kb_buf_empty, 0, 0 }
+#define KB_BUF_INIT { .buf = kb_buf_empty, .len = 0, .alloc = 0 }
 
 void kb_buf_init(struct kb_buf *b);
 void kb_buf_release(struct kb_buf *b);

@@ -67,8 +67,12 @@ static int spawn_piped(char *const argv[], pid_t *pid, int *fd,
 		       struct kb_err *err)
 {
 	char **env = kb_program_make_env();
-	struct kb_program prog = { (const char *const *)argv, env,
-				   KB_PROGRAM_PIPE, KB_PROGRAM_PIPE, NULL };
+	struct kb_program prog = {
+		.argv = (const char *const *)argv,
+		.envp = env,
+		.out = KB_PROGRAM_PIPE,
+		.err = KB_PROGRAM_PIPE,
+	};
 	int ret = kb_program_start(&prog, pid, fd, err);
 
 	free(env);

@@ -16,7 +16,7 @@
  * verb's own go in fields after it:
  *
  *	struct why_args {
- *		struct kb_args a;   (first)
+ *		struct kb_args common;   (first)
  *		const char *good;
  *	};
  *	static const struct kb_opt why_opts[] = {

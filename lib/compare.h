@@ -34,7 +34,9 @@ struct kb_compare_opts {
 	uint64_t seed;         /* bootstrap seed */
 	unsigned reps;         /* bootstrap replicates (0: 2000) */
 };
-#define KB_COMPARE_OPTS_INIT { 5.0, 0.05, 1, 1, 0 }
+#define KB_COMPARE_OPTS_INIT                                              \
+	{ .threshold_pct = 5.0, .alpha = 0.05, .higher_is_better = 1,     \
+	  .seed = 1, .reps = 0 }
 
 struct kb_comparison {
 	struct kb_summary a, b; /* each side's summary */

@@ -57,7 +57,7 @@ struct kb_domxml {
 	 */
 	const char *owner;
 };
-#define KB_DOMXML_INIT { NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL }
+#define KB_DOMXML_INIT { .guest = NULL, .ndisks = 0, .owner = NULL }
 
 /* The XML namespace of kbisect's domain metadata. */
 #define KB_DOMXML_OWNER_NS "https://kbisect.invalid/xmlns/owner/1"

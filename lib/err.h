@@ -30,7 +30,7 @@ struct kb_err {
 	char msg[KB_ERR_MSG_MAX];  /* the message; empty when none was set */
 };
 
-#define KB_ERR_INIT { 0, { 0 } }
+#define KB_ERR_INIT { .code = 0, .msg = { 0 } }
 
 /*
  * Record an error unless @err already holds one.  @err may be NULL.

@@ -470,9 +470,12 @@ int kb_fio_check(const struct kb_workload *w, const char *matrix_file,
 	argv[4] = NULL;
 	env = check_env();
 	{
-		struct kb_program prog = { (const char *const *)argv, env,
-					   KB_PROGRAM_NULL, KB_PROGRAM_PIPE,
-					   NULL };
+		struct kb_program prog = {
+			.argv = (const char *const *)argv,
+			.envp = env,
+			.out = KB_PROGRAM_NULL,
+			.err = KB_PROGRAM_PIPE,
+		};
 
 		if ((ret = kb_program_capture(&prog, &errout, MAX_FIO_STDERR,
 					      &status, err)))

@@ -115,7 +115,9 @@ struct kb_guest_run_opts {
 	double boot_timeout_s;     /* start until the workload starts */
 	double workload_timeout_s; /* workload start until done */
 };
-#define KB_GUEST_RUN_OPTS_INIT { NULL, 120, 600 }
+#define KB_GUEST_RUN_OPTS_INIT                                            \
+	{ .console_file = NULL, .boot_timeout_s = 120,                    \
+	  .workload_timeout_s = 600 }
 
 /*
  * Boot domain @xml on @c and feed its console to @console until the

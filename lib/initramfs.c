@@ -91,8 +91,11 @@ void kb_initramfs_cpio_trailer(struct kb_buf *out)
  */
 static int run(char *const argv[], struct kb_buf *capture, struct kb_err *err)
 {
-	struct kb_program prog = { (const char *const *)argv, NULL,
-				   KB_PROGRAM_PIPE, KB_PROGRAM_PIPE, NULL };
+	struct kb_program prog = {
+		.argv = (const char *const *)argv,
+		.out = KB_PROGRAM_PIPE,
+		.err = KB_PROGRAM_PIPE,
+	};
 	struct kb_buf local = KB_BUF_INIT;
 	struct kb_buf *cap = capture ? capture : &local;
 	int status, ret;
@@ -626,8 +629,11 @@ out:
 static int gzip_file(const char *path, struct kb_buf *out, struct kb_err *err)
 {
 	const char *argv[] = { "gzip", "-n", "-c", path, NULL };
-	struct kb_program prog = { argv, NULL, KB_PROGRAM_PIPE,
-				   KB_PROGRAM_NULL, NULL };
+	struct kb_program prog = {
+		.argv = argv,
+		.out = KB_PROGRAM_PIPE,
+		.err = KB_PROGRAM_NULL,
+	};
 	int status, ret;
 
 	if ((ret = kb_program_capture(&prog, out, MAX_IMAGE, &status, err)))

@@ -40,7 +40,8 @@ struct kb_initramfs_opts {
 			      * in) */
 };
 
-#define KB_INITRAMFS_OPTS_INIT { NULL, NULL, NULL, NULL }
+#define KB_INITRAMFS_OPTS_INIT \
+	{ .init = NULL, .busybox = NULL, .fio = NULL, .modules = NULL }
 
 /*
  * Build (or find in @cache_dir, created if missing) the initramfs that runs

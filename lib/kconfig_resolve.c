@@ -150,8 +150,13 @@ static int make(const struct kb_kconfig_resolve_opts *o, const char *odir,
 	char *oarg = kb_asprintf("O=%s", odir);
 	const char **argv = kb_calloc(o->nmake_args + 7, sizeof(*argv));
 	char **env = kb_program_make_env();
-	struct kb_program prog = { NULL, env, KB_PROGRAM_LOG, KB_PROGRAM_LOG,
-				   log };
+	struct kb_program prog = {
+		.argv = NULL,
+		.envp = env,
+		.out = KB_PROGRAM_LOG,
+		.err = KB_PROGRAM_LOG,
+		.log = log,
+	};
 	size_t i, n = 0;
 	int status, ret;
 

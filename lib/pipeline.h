@@ -49,7 +49,8 @@ struct kb_pipeline_opts {
 	void *arg;
 	const char *model_text; /* stored with the experiment, or NULL */
 };
-#define KB_PIPELINE_OPTS_INIT { NULL, NULL, NULL }
+#define KB_PIPELINE_OPTS_INIT \
+	{ .progress = NULL, .arg = NULL, .model_text = NULL }
 
 /*
  * Store a new experiment for @plan and execute it to the end.  Sets *@exp
@@ -130,7 +131,7 @@ struct kb_pipeline_build_opts {
 	void (*progress)(const struct kb_pipeline_build_event *ev, void *arg);
 	void *arg;
 };
-#define KB_PIPELINE_BUILD_OPTS_INIT { NULL, NULL }
+#define KB_PIPELINE_BUILD_OPTS_INIT { .progress = NULL, .arg = NULL }
 
 /*
  * Build every distinct build key of resolved plan @p, without booting:

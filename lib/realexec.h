@@ -55,7 +55,10 @@ struct kb_realexec_opts {
 	 * borrowed, may be NULL */
 	const struct kb_plan *plan;
 };
-#define KB_REALEXEC_OPTS_INIT { NULL, NULL, NULL, KB_INITRAMFS_OPTS_INIT, 0, NULL }
+#define KB_REALEXEC_OPTS_INIT                                             \
+	{ .experiment = NULL, .work_dir = NULL, .initramfs_cache = NULL,  \
+	  .initramfs = KB_INITRAMFS_OPTS_INIT, .console_stream = 0,        \
+	  .plan = NULL }
 
 /*
  * Make the real executor for matrix @m booting on @conn; both are

@@ -32,7 +32,7 @@ struct kb_store_opts {
 	/* migrate only up to this schema version (0 = latest); for tests */
 	unsigned max_version;
 };
-#define KB_STORE_OPTS_INIT { 0 }
+#define KB_STORE_OPTS_INIT { .max_version = 0 }
 
 /*
  * Open (creating if needed, with its parent folder) the database at @path

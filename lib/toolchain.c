@@ -89,8 +89,12 @@ int kb_toolchain_cc_version(const char *const *make_args, size_t nargs,
 	char *cc = kb_toolchain_cc(make_args, nargs);
 	char **env = kb_program_make_env();
 	struct kb_buf b = KB_BUF_INIT;
-	struct kb_program prog = { NULL, env, KB_PROGRAM_PIPE,
-				   KB_PROGRAM_PIPE, NULL };
+	struct kb_program prog = {
+		.argv = NULL,
+		.envp = env,
+		.out = KB_PROGRAM_PIPE,
+		.err = KB_PROGRAM_PIPE,
+	};
 	char **argv, *nl;
 	size_t n;
 	int ret, status;
