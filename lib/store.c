@@ -1,11 +1,15 @@
 #include "store.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "err.h"
@@ -82,6 +86,10 @@ static int exec(sqlite3 *db, const char *path, const char *sql,
 
 int store_begin(struct kb_store *s, struct kb_err *err)
 {
+	if (s->read_only)
+		return kb_err_set(err, KB_EFAIL,
+				  "cannot write to database '%s': it is open read-only",
+				  s->path);
 	return exec(s->db, s->path, "BEGIN IMMEDIATE", err);
 }
 
@@ -424,15 +432,45 @@ out:
 	return ret;
 }
 
+/*
+ * Read the schema version into *@v and check that the database is
+ * kbisect's and not from a newer one, by reading alone: nothing is
+ * written before this says yes.  The first statement reads the file: a
+ * non-database fails here.
+ */
+static int check_version(sqlite3 *db, const char *path, sqlite3_int64 *v,
+			 struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, ret = 0;
+
+	rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1,
+				&st, NULL);
+	if (rc == SQLITE_OK)
+		rc = step_retrying(st);
+	if (rc != SQLITE_ROW)
+		ret = kb_err_set(err, KB_EFAIL,
+				 "cannot open database '%s': %s", path,
+				 sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	if (ret)
+		return ret;
+	/* one read transaction, so that the version and the tables agree */
+	ret = exec(db, path, "BEGIN", err);
+	if (!ret)
+		ret = read_version(db, path, v, err);
+	rollback(db);
+	return ret;
+}
+
+/* Switch a checked database to its write-ahead log. */
 static int setup(sqlite3 *db, const char *path, struct kb_err *err)
 {
 	sqlite3_stmt *st = NULL;
 	const char *mode;
 	int rc, ret = 0;
 
-	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
 	/*
-	 * The first statement reads the file: a non-database fails here.
 	 * Switching to WAL while another connection does the same can fail
 	 * with SQLITE_BUSY without the busy handler being asked, so retry.
 	 */
@@ -460,32 +498,243 @@ out:
 	return ret;
 }
 
+/* A connection to @name (@path, or a URI for it) with @flags. */
+static int db_connect(const char *path, const char *name, int flags,
+		      sqlite3 **out, struct kb_err *err)
+{
+	sqlite3 *db = NULL;
+	int ret;
+
+	*out = NULL;
+	if (sqlite3_open_v2(name, &db, flags, NULL) != SQLITE_OK) {
+		ret = kb_err_set(err, KB_EFAIL,
+				 "cannot open database '%s': %s", path,
+				 db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return ret;
+	}
+	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+	*out = db;
+	return 0;
+}
+
+/* Without creating it: is there a file at @path to open? */
+static int check_exists(const char *path, struct kb_err *err)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return kb_err_set(err, KB_ENOTFOUND,
+					  "no database at '%s'", path);
+		return kb_err_set(err, KB_EFAIL,
+				  "cannot open database '%s': %s", path,
+				  strerror(errno));
+	}
+	if (S_ISDIR(st.st_mode))
+		return kb_err_set(err, KB_EFAIL,
+				  "cannot open database '%s': it is a folder",
+				  path);
+	return 0;
+}
+
+/* A database without a schema yet: only KB_STORE_CREATE makes one. */
+static int empty(const char *path, struct kb_err *err)
+{
+	return kb_err_set(err, KB_ENOTFOUND,
+			  "no database at '%s' (the file is empty)", path);
+}
+
+/*
+ * Can this process write file @path, and make and remove files beside it
+ * (the -wal and -shm of its write-ahead log)?  False on a read-only
+ * medium for root too.
+ */
+static int can_write(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int ok;
+
+	if (!slash)
+		dir = kb_strdup(".");
+	else
+		dir = kb_strndup(path, slash == path ? 1
+						    : (size_t)(slash - path));
+	ok = faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0 &&
+	     faccessat(AT_FDCWD, dir, W_OK, AT_EACCESS) == 0;
+	free(dir);
+	return ok;
+}
+
+/* Does the -wal or the -shm file of @path exist (someone has it open,
+ * or did not close it)? */
+static int has_wal_files(const char *path)
+{
+	char *wal = kb_asprintf("%s-wal", path);
+	char *shm = kb_asprintf("%s-shm", path);
+	int yes = access(wal, F_OK) == 0 || access(shm, F_OK) == 0;
+
+	free(wal);
+	free(shm);
+	return yes;
+}
+
+/* sqlite's URI for file @path, opened read-only and immutable. */
+static char *immutable_uri(const char *path)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	const char *p;
+
+	kb_buf_adds(&b, path[0] == '/' ? "file://" : "file:");
+	for (p = path; *p; p++) {
+		if (*p == '%' || *p == '?' || *p == '#')
+			kb_buf_addf(&b, "%%%02X", (unsigned char)*p);
+		else
+			kb_buf_addch(&b, *p);
+	}
+	kb_buf_adds(&b, "?mode=ro&immutable=1");
+	return kb_buf_detach(&b);
+}
+
+/*
+ * The writing connection: check the database by reading it, then switch
+ * it to WAL and migrate it to @target; sets *@version.  A missing file is
+ * created (with its folder) when @create, else an empty one is refused.
+ */
+static int open_write(const char *path, int create, unsigned target,
+		      sqlite3 **out, unsigned *version, struct kb_err *err)
+{
+	sqlite3 *db = NULL;
+	sqlite3_int64 v = 0;
+	int ret;
+
+	*out = NULL;
+	if (create && (ret = kb_mkdir_parent(path, err)))
+		return ret;
+	ret = db_connect(path, path,
+			 SQLITE_OPEN_READWRITE |
+				 (create ? SQLITE_OPEN_CREATE : 0),
+			 &db, err);
+	if (ret)
+		return ret;
+	ret = check_version(db, path, &v, err);
+	if (!ret && !create && v == 0)
+		ret = empty(path, err);
+	if (!ret)
+		ret = setup(db, path, err);
+	if (!ret)
+		ret = migrate(db, path, target, version, err);
+	if (!ret) {
+		*out = db;
+		db = NULL;
+	}
+	sqlite3_close(db);
+	return ret;
+}
+
+/*
+ * The reading connection, as kb_store_open() says; @writable: may the
+ * file and its folder be written?  Sets *@v to the checked version.
+ */
+static int open_read(const char *path, int writable, sqlite3 **out,
+		     sqlite3_int64 *v, struct kb_err *err)
+{
+	int flags = SQLITE_OPEN_READONLY, ret;
+	sqlite3 *db = NULL;
+	char *uri = NULL;
+
+	*out = NULL;
+	if (writable) {
+		flags = SQLITE_OPEN_READWRITE;
+	} else if (!has_wal_files(path)) {
+		/* sqlite could not make them, and nobody can be writing */
+		uri = immutable_uri(path);
+		flags |= SQLITE_OPEN_URI;
+	}
+	ret = db_connect(path, uri ? uri : path, flags, &db, err);
+	free(uri);
+	if (ret)
+		return ret;
+	if (writable)
+		ret = exec(db, path, "PRAGMA query_only = ON", err);
+	if (!ret)
+		ret = check_version(db, path, v, err);
+	if (!ret) {
+		*out = db;
+		db = NULL;
+	}
+	sqlite3_close(db);
+	return ret;
+}
+
+/*
+ * Open @path read-only, see kb_store_open(); an older kbisect's database
+ * is migrated first when @writable, else refused.  Sets *@version.
+ */
+static int open_read_only(const char *path, int writable, unsigned target,
+			  sqlite3 **out, unsigned *version,
+			  struct kb_err *err)
+{
+	sqlite3 *db = NULL;
+	sqlite3_int64 v = 0;
+	int ret;
+
+	*out = NULL;
+	ret = open_read(path, writable, &db, &v, err);
+	if (ret || v >= (sqlite3_int64)target)
+		goto out;
+	sqlite3_close(db);
+	db = NULL;
+	if (v == 0) {
+		ret = empty(path, err);
+	} else if (!writable) {
+		ret = kb_err_set(err, KB_EFAIL,
+				 "database '%s' has schema version %lld, older than this kbisect's (%u), and cannot be written here to migrate it: open it once where it can be, or use the kbisect that wrote it",
+				 path, (long long)v, target);
+	} else {
+		/* migrated as any verb would, then read */
+		ret = open_write(path, 0, target, &db, version, err);
+		sqlite3_close(db);
+		db = NULL;
+		if (!ret)
+			ret = open_read(path, writable, &db, &v, err);
+	}
+out:
+	if (!ret) {
+		*version = (unsigned)v;
+		*out = db;
+		db = NULL;
+	}
+	sqlite3_close(db);
+	return ret;
+}
+
 int kb_store_open(const char *path, const struct kb_store_opts *opts,
 		  struct kb_store **out, struct kb_err *err)
 {
+	enum kb_store_access access = opts ? opts->access : KB_STORE_CREATE;
 	struct kb_store *s = NULL;
 	sqlite3 *db = NULL;
 	unsigned target = kb_migrations_count, version = 0;
-	int ret;
+	int ret, writable = 1, read_only;
 
 	*out = NULL;
 	if (opts && opts->max_version && opts->max_version < target)
 		target = opts->max_version;
-	ret = kb_mkdir_parent(path, err);
-	if (ret)
-		goto out;
-	if (sqlite3_open_v2(path, &db,
-			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-			    NULL) != SQLITE_OK) {
-		ret = kb_err_set(err, KB_EFAIL,
-				 "cannot open database '%s': %s", path,
-				 db ? sqlite3_errmsg(db) : "out of memory");
-		goto out;
+	if (access != KB_STORE_CREATE) {
+		ret = check_exists(path, err);
+		if (ret)
+			goto out;
+		writable = can_write(path);
 	}
-	ret = setup(db, path, err);
-	if (ret)
-		goto out;
-	ret = migrate(db, path, target, &version, err);
+	read_only = access == KB_STORE_READ_ONLY || !writable;
+	if (read_only)
+		ret = open_read_only(path, writable, target, &db, &version,
+				     err);
+	else
+		ret = open_write(path, access == KB_STORE_CREATE, target, &db,
+				 &version, err);
 	if (ret)
 		goto out;
 	ret = exec(db, path, "PRAGMA foreign_keys = ON", err);
@@ -496,6 +745,7 @@ int kb_store_open(const char *path, const struct kb_store_opts *opts,
 	s->db = db;
 	s->path = kb_strdup(path);
 	s->version = version;
+	s->read_only = read_only;
 	db = NULL;
 	*out = s;
 out:
@@ -515,6 +765,11 @@ void kb_store_close(struct kb_store *s)
 unsigned kb_store_version(const struct kb_store *s)
 {
 	return s->version;
+}
+
+int kb_store_read_only(const struct kb_store *s)
+{
+	return s->read_only;
 }
 
 unsigned kb_store_latest_version(void)

@@ -28,21 +28,57 @@ struct kb_err;
 
 struct kb_store;
 
+/* What kb_store_open() may do to the file. */
+enum kb_store_access {
+	/* read and write; a missing database is created, with its folder */
+	KB_STORE_CREATE = 0,
+	/* read and write an existing database; one that cannot be written
+	 * here (a read-only file, folder or medium) is opened as with
+	 * KB_STORE_READ_ONLY instead: kb_store_read_only() says so */
+	KB_STORE_EXISTING,
+	/* read an existing database; nothing is written to it (but see
+	 * kb_store_open() for a database of an older kbisect) */
+	KB_STORE_READ_ONLY,
+};
+
 struct kb_store_opts {
 	/* migrate only up to this schema version (0 = latest); for tests */
 	unsigned max_version;
+	/* KB_STORE_CREATE unless told otherwise */
+	enum kb_store_access access;
 };
-#define KB_STORE_OPTS_INIT { .max_version = 0 }
+#define KB_STORE_OPTS_INIT { .max_version = 0, .access = KB_STORE_CREATE }
 
 /*
- * Open (creating if needed, with its parent folder) the database at @path
- * and migrate it to the latest schema in one transaction.  A database from
- * a newer kbisect is refused with a message naming both versions.
+ * Open the database at @path and migrate it to the latest schema in one
+ * transaction.  With KB_STORE_CREATE (and @opts NULL) a missing database
+ * is created, with its parent folder; otherwise nothing is created and a
+ * missing path (or an empty file) is KB_ENOTFOUND "no database at ...".
+ *
+ * Ownership and version are checked by reading alone, before anything is
+ * written (the journal mode, a migration): a file that is not a database,
+ * a database of another program and one from a newer kbisect are refused
+ * (KB_EFAIL, naming both versions for the last) and left byte for byte
+ * as they were.
+ *
+ * Read-only, the database is read without being written: through a
+ * connection that refuses every change (PRAGMA query_only) when the file
+ * and its folder can be written, so that sqlite coordinates with writers
+ * and removes the -wal and -shm files it made; else through a read-only
+ * connection, or an immutable one when there are no -wal and -shm files
+ * (nobody writes it, and they could not be made).  A database of an older
+ * kbisect is migrated first when it can be written, and refused when it
+ * cannot.
+ *
  * @opts may be NULL.  On success *@out is the caller's to kb_store_close().
  */
 int kb_store_open(const char *path, const struct kb_store_opts *opts,
 		  struct kb_store **out, struct kb_err *err);
 void kb_store_close(struct kb_store *s);
+
+/* Is @s open read-only (KB_STORE_READ_ONLY, or KB_STORE_EXISTING on a
+ * database that cannot be written here)?  Writes then fail, saying so. */
+int kb_store_read_only(const struct kb_store *s);
 
 /* The schema version of the open database, and the latest one known. */
 unsigned kb_store_version(const struct kb_store *s);

@@ -23,6 +23,7 @@ struct kb_store {
 	sqlite3 *db;
 	char *path;
 	unsigned version; /* user_version after migration */
+	int read_only;    /* kb_store_read_only() */
 };
 
 /* ---- errors and transactions (lib/store.c) ---------------------------- */

@@ -1,5 +1,8 @@
+#define _DEFAULT_SOURCE /* setgroups */
 #include <dirent.h>
+#include <grp.h>
 #include <math.h>
+#include <pwd.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +12,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "buf.h"
 #include "err.h"
 #include "mem.h"
 #include "store.h"
@@ -266,6 +270,359 @@ static void test_store__newer_version_is_refused(void **state)
 	assert_msg_contains(err.msg, latest);
 	assert_msg_contains(err.msg, f->path);
 	assert_msg_contains(err.msg, "upgrade kbisect");
+}
+
+/* ---- what opening leaves as it was ----------------------------------- */
+
+/* A file's bytes, modification time and the folder's entries. */
+struct snapshot {
+	struct kb_buf bytes;
+	struct timespec mtime;
+	int nentries;
+};
+
+static int count_entries(const char *dir)
+{
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	int n = 0;
+
+	while (dp && (d = readdir(dp)))
+		n++;
+	if (dp)
+		closedir(dp);
+	return n;
+}
+
+static char *dir_of(const char *path)
+{
+	return kb_strndup(path, (size_t)(strrchr(path, '/') - path));
+}
+
+static void snap(const char *path, struct snapshot *sn)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct stat st;
+	char *dir = dir_of(path);
+
+	kb_buf_init(&sn->bytes);
+	if (kb_buf_read_file(&sn->bytes, path, 64u << 20, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(stat(path, &st), 0);
+	sn->mtime = st.st_mtim;
+	sn->nentries = count_entries(dir);
+	free(dir);
+}
+
+/* @path is byte for byte as @before, not touched, and nothing was made
+ * beside it (no -wal, -shm or journal). */
+static void assert_unchanged(const char *path, struct snapshot *before)
+{
+	struct snapshot now;
+
+	snap(path, &now);
+	assert_int_equal(now.bytes.len, before->bytes.len);
+	assert_memory_equal(now.bytes.buf, before->bytes.buf, now.bytes.len);
+	assert_int_equal(now.mtime.tv_sec, before->mtime.tv_sec);
+	assert_int_equal(now.mtime.tv_nsec, before->mtime.tv_nsec);
+	assert_int_equal(now.nentries, before->nentries);
+	kb_buf_release(&now.bytes);
+}
+
+static int open_as(const char *path, enum kb_store_access access,
+		   struct kb_store **s, struct kb_err *err)
+{
+	struct kb_store_opts opts = KB_STORE_OPTS_INIT;
+
+	opts.access = access;
+	return kb_store_open(path, &opts, s, err);
+}
+
+static const enum kb_store_access all_access[] = {
+	KB_STORE_CREATE, KB_STORE_EXISTING, KB_STORE_READ_ONLY,
+};
+
+/* Each way of opening refuses @path with @code and @msg and leaves it
+ * as it was, in its rollback journal mode too. */
+static void assert_refused_untouched(const char *path, int code,
+				     const char *msg)
+{
+	struct snapshot before;
+	size_t i;
+
+	snap(path, &before);
+	for (i = 0; i < 3; i++) {
+		struct kb_err err = KB_ERR_INIT;
+		struct kb_store *s = NULL;
+		sqlite3 *db;
+
+		assert_int_equal(open_as(path, all_access[i], &s, &err), code);
+		assert_null(s);
+		assert_msg_contains(err.msg, msg);
+		assert_msg_contains(err.msg, path);
+		assert_unchanged(path, &before);
+		/* the journal mode is in the header: unchanged, but ask */
+		db = raw_open(path);
+		assert_int_equal(raw_int(db, "SELECT count(*) FROM"
+					     " pragma_journal_mode"
+					     " WHERE journal_mode = 'delete'"),
+				 1);
+		sqlite3_close(db);
+		assert_unchanged(path, &before);
+	}
+	kb_buf_release(&before.bytes);
+}
+
+static void test_store__foreign_database_is_left_as_it_was(void **state)
+{
+	struct fixture *f = *state;
+	char *plain = kb_asprintf("%s/contacts.db", f->dir);
+	char *tagged = kb_asprintf("%s/tagged.db", f->dir);
+	sqlite3 *db;
+
+	/* another program's file: tables and no application id ... */
+	db = raw_open(plain);
+	raw_exec(db, "CREATE TABLE contacts (name TEXT);"
+		     " INSERT INTO contacts VALUES ('ada')");
+	sqlite3_close(db);
+	assert_refused_untouched(plain, KB_EFAIL, "another program");
+	/* ... or an application id of its own, still empty */
+	db = raw_open(tagged);
+	raw_exec(db, "PRAGMA application_id = 42");
+	sqlite3_close(db);
+	assert_refused_untouched(tagged, KB_EFAIL, "another program");
+	free(plain);
+	free(tagged);
+}
+
+static void test_store__newer_version_is_left_as_it_was(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_store *s = open_ok(f->path, 0);
+	char sql[96];
+	sqlite3 *db;
+
+	create_ok(s, "from the future");
+	kb_store_close(s);
+	/* a newer kbisect that went back to a rollback journal */
+	snprintf(sql, sizeof(sql),
+		 "PRAGMA journal_mode = DELETE; PRAGMA user_version = %u",
+		 kb_store_latest_version() + 5);
+	db = raw_open(f->path);
+	raw_exec(db, sql);
+	sqlite3_close(db);
+	assert_refused_untouched(f->path, KB_EFAIL, "newer than this kbisect");
+}
+
+static void test_store__missing_database_is_not_created(void **state)
+{
+	struct fixture *f = *state;
+	char *sub = dir_of(f->path);
+	char *in_dir = kb_asprintf("%s/x.db", f->dir);
+	size_t i;
+
+	for (i = 1; i < 3; i++) {
+		struct kb_err err = KB_ERR_INIT, err2 = KB_ERR_INIT;
+		struct kb_store *s = NULL;
+
+		/* in a folder that does not exist either */
+		assert_int_equal(open_as(f->path, all_access[i], &s, &err),
+				 KB_ENOTFOUND);
+		assert_null(s);
+		assert_msg_contains(err.msg, "no database at");
+		assert_msg_contains(err.msg, f->path);
+		assert_int_equal(access(sub, F_OK), -1);
+		/* in one that does */
+		assert_int_equal(open_as(in_dir, all_access[i], &s, &err2),
+				 KB_ENOTFOUND);
+		assert_null(s);
+		assert_int_equal(count_entries(f->dir), 2);
+	}
+	free(sub);
+	free(in_dir);
+}
+
+static void test_store__empty_file_is_no_database_to_read(void **state)
+{
+	struct fixture *f = *state;
+	char *path = kb_asprintf("%s/empty.db", f->dir);
+	struct snapshot before;
+	FILE *fp = fopen(path, "w");
+	size_t i;
+
+	assert_non_null(fp);
+	fclose(fp);
+	snap(path, &before);
+	for (i = 1; i < 3; i++) {
+		struct kb_err err = KB_ERR_INIT;
+		struct kb_store *s = NULL;
+
+		assert_int_equal(open_as(path, all_access[i], &s, &err),
+				 KB_ENOTFOUND);
+		assert_msg_contains(err.msg, "the file is empty");
+		assert_unchanged(path, &before);
+	}
+	kb_buf_release(&before.bytes);
+	free(path);
+}
+
+static void test_store__read_only_open_writes_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	struct kb_store_experiment e = { .name = "no", .matrix_text = "x" };
+	struct kb_store_info *h = NULL;
+	struct snapshot before;
+	size_t n = 0;
+	int64_t id;
+
+	create_ok(s, "kept");
+	assert_int_equal(kb_store_read_only(s), 0);
+	kb_store_close(s);
+	snap(f->path, &before);
+
+	assert_int_equal(open_as(f->path, KB_STORE_READ_ONLY, &s, &err), 0);
+	assert_int_equal(kb_store_read_only(s), 1);
+	assert_int_equal(kb_store_version(s), kb_store_latest_version());
+	assert_int_equal(kb_store_history(s, &h, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(h[0].name, "kept");
+	kb_store_info_release(&h[0]);
+	free(h);
+	assert_int_equal(kb_store_experiment_create(s, &e, &id, &err),
+			 KB_EFAIL);
+	assert_msg_contains(err.msg, "read-only");
+	kb_store_close(s);
+	assert_unchanged(f->path, &before);
+
+	/* a writable database opened "existing" is written as ever */
+	assert_int_equal(open_as(f->path, KB_STORE_EXISTING, &s, &err), 0);
+	assert_int_equal(kb_store_read_only(s), 0);
+	create_ok(s, "added");
+	kb_store_close(s);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM experiments"),
+			 2);
+	kb_buf_release(&before.bytes);
+}
+
+static void test_store__read_only_open_migrates_an_older_database(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 1);
+
+	create_ok(s, "old");
+	kb_store_close(s);
+	/* it can be written here: migrated as any verb would, then read */
+	assert_int_equal(open_as(f->path, KB_STORE_READ_ONLY, &s, &err), 0);
+	assert_int_equal(kb_store_version(s), kb_store_latest_version());
+	assert_int_equal(kb_store_read_only(s), 1);
+	kb_store_close(s);
+	assert_int_equal(count_in(f->path, "PRAGMA user_version"),
+			 kb_store_latest_version());
+}
+
+/*
+ * In a child that cannot write @path nor its folder: as this user when
+ * it is not root, else as "nobody" (root writes whatever the mode says).
+ * Returns the child's exit status, or -1 when there is nobody to be.
+ */
+static int as_reader(void (*fn)(const char *), const char *path)
+{
+	struct passwd *pw = NULL;
+	pid_t pid;
+	int status;
+
+	if (geteuid() == 0 && !(pw = getpwnam("nobody")))
+		return -1;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (pw && (setgroups(0, NULL) < 0 || setgid(pw->pw_gid) < 0 ||
+			   setuid(pw->pw_uid) < 0))
+			_exit(3);
+		if (access(path, W_OK) == 0)
+			_exit(4); /* not a read-only condition */
+		fn(path);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static void read_everything(const char *path)
+{
+	static const enum kb_store_access ways[] = { KB_STORE_READ_ONLY,
+						     KB_STORE_EXISTING };
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		struct kb_err err = KB_ERR_INIT;
+		struct kb_store *s = NULL;
+		struct kb_store_info *h = NULL;
+		size_t n = 0;
+
+		if (open_as(path, ways[i], &s, &err) ||
+		    !kb_store_read_only(s) ||
+		    kb_store_history(s, &h, &n, &err) || n != 1) {
+			fprintf(stderr, "reader: %s\n", err.msg);
+			_exit(1);
+		}
+		kb_store_info_release(&h[0]);
+		free(h);
+		kb_store_close(s);
+	}
+}
+
+static void refuse_older(const char *path)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = NULL;
+
+	if (open_as(path, KB_STORE_READ_ONLY, &s, &err) != KB_EFAIL ||
+	    !strstr(err.msg, "older than this kbisect")) {
+		fprintf(stderr, "reader: '%s'\n", err.msg);
+		_exit(1);
+	}
+}
+
+/* A WAL database closed cleanly (no -wal, -shm), 0444 in a 0555 folder. */
+static void read_only_place(struct fixture *f, unsigned version,
+			    void (*fn)(const char *))
+{
+	struct kb_store *s = open_ok(f->path, version);
+	char *sub = dir_of(f->path);
+	struct snapshot before;
+	int status;
+
+	create_ok(s, "on a read-only medium");
+	kb_store_close(s);
+	assert_int_equal(chmod(f->dir, 0755), 0);
+	assert_int_equal(chmod(f->path, 0444), 0);
+	assert_int_equal(chmod(sub, 0555), 0);
+	snap(f->path, &before);
+	status = as_reader(fn, f->path);
+	assert_unchanged(f->path, &before);
+	chmod(sub, 0755);
+	kb_buf_release(&before.bytes);
+	free(sub);
+	if (status < 0) {
+		print_message("no user 'nobody' to read as: skipped\n");
+		skip();
+	}
+	assert_int_equal(status, 0);
+}
+
+static void test_store__read_only_file_and_folder_can_be_read(void **state)
+{
+	read_only_place(*state, 0, read_everything);
+}
+
+static void test_store__read_only_older_database_is_refused(void **state)
+{
+	read_only_place(*state, 1, refuse_older);
 }
 
 static void test_store__migration_from_version_1_keeps_data(void **state)
@@ -814,6 +1171,14 @@ static const struct CMUnitTest tests[] = {
 	T(test_store__open_creates_and_migrates_to_latest),
 	T(test_store__reopen_is_a_no_op),
 	T(test_store__newer_version_is_refused),
+	T(test_store__foreign_database_is_left_as_it_was),
+	T(test_store__newer_version_is_left_as_it_was),
+	T(test_store__missing_database_is_not_created),
+	T(test_store__empty_file_is_no_database_to_read),
+	T(test_store__read_only_open_writes_nothing),
+	T(test_store__read_only_open_migrates_an_older_database),
+	T(test_store__read_only_file_and_folder_can_be_read),
+	T(test_store__read_only_older_database_is_refused),
 	T(test_store__migration_from_version_1_keeps_data),
 	T(test_store__failed_migration_changes_nothing),
 	T(test_store__wal_and_foreign_keys_are_on),
