@@ -24,9 +24,22 @@ int cmd_open_analysis(const char *db, const char *id, const char *metric,
 		return kb_err_set(err, KB_EINPUT,
 				  "'%s' is not an experiment id (a positive number; see kbisect history)",
 				  id);
-	if ((ret = cmd_open_store(db, s, err)))
+	/* the answer is stored where the database can be written */
+	if ((ret = cmd_open_store_as(db, KB_STORE_EXISTING, s, err)))
 		return ret;
 	return kb_analysis_open(*s, exp, metric, a, err);
+}
+
+int cmd_store_analyses(struct kb_store *s, int64_t exp,
+		       const struct kb_store_analysis *rows, size_t n,
+		       struct kb_err *err)
+{
+	if (kb_store_read_only(s)) {
+		fprintf(stderr,
+			"kbisect: note: the database cannot be written here: this answer is not stored in it\n");
+		return 0;
+	}
+	return kb_store_analyses_put(s, exp, rows, n, err);
 }
 
 int cmd_parse_variant(const struct kb_analysis *a, const char *s, int *out)
@@ -142,6 +155,11 @@ static int cmd_compare(const struct kb_args *args)
 
 	if ((ret = cmd_open_analysis(db, pos[0], NULL, &s, &a, &err)))
 		goto fail;
+	if (adaptive && kb_store_read_only(s) && kb_analysis_can_sample(a)) {
+		kb_err_set(&err, KB_EFAIL,
+			   "--adaptive adds boots, but the database cannot be written here");
+		goto fail;
+	}
 	if (cmd_parse_variant(a, pos[1], &ia) < 0 ||
 	    cmd_parse_variant(a, pos[2], &ib) < 0) {
 		kb_err_set(&err, KB_EINPUT,
@@ -214,8 +232,8 @@ static int cmd_compare(const struct kb_args *args)
 			       100 * (1 - kb_analysis_opts(a)->alpha),
 			       cmp.ci_low, cmp.ci_high, cmp.p);
 	}
-	if ((ret = kb_store_analyses_put(s, kb_analysis_info(a)->id, rows,
-					 nmetrics, &err)))
+	if ((ret = cmd_store_analyses(s, kb_analysis_info(a)->id, rows,
+				      nmetrics, &err)))
 		goto fail;
 	if (json) {
 		kb_json_object_end(j);

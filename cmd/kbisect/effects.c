@@ -142,8 +142,8 @@ static int cmd_effects(const struct kb_args *args)
 			e[i].p, "t", NULL,
 			e[i].aliases[0] ? e[i].aliases : NULL
 		};
-	if ((ret = kb_store_analyses_put(s, kb_analysis_info(a)->id, rows, n,
-					 &err)))
+	if ((ret = cmd_store_analyses(s, kb_analysis_info(a)->id, rows, n,
+				      &err)))
 		goto fail;
 	if (json)
 		effects_json(a, e, n, cv, df);

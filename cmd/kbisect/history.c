@@ -62,7 +62,7 @@ static int cmd_history(const struct kb_args *args)
 	size_t n = 0, i;
 	int json = args->json, ret;
 
-	if ((ret = cmd_open_store(db, &s, &err)) ||
+	if ((ret = cmd_open_store_as(db, KB_STORE_READ_ONLY, &s, &err)) ||
 	    (ret = kb_store_history(s, &e, &n, &err))) {
 		ret = cmd_fail(&err);
 		goto out;

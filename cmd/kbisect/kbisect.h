@@ -6,6 +6,7 @@
 
 #include "cmdopt.h"
 #include "err.h"
+#include "store.h"
 
 struct kb_store;
 
@@ -82,9 +83,15 @@ int cmd_fail(const struct kb_err *err);
 int cmd_usage_error(const char *verb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Open the database: @path, else $KBISECT_DB, else the XDG default. */
+/* Open the database: @path, else $KBISECT_DB, else the XDG default;
+ * created when missing (the verbs that store experiments). */
 int cmd_open_store(const char *path, struct kb_store **out,
 		   struct kb_err *err);
+/* The same, opened as @access says (lib/store.h): verbs that read open
+ * it KB_STORE_READ_ONLY, or KB_STORE_EXISTING when they store what they
+ * find where they can; neither creates a database. */
+int cmd_open_store_as(const char *path, enum kb_store_access access,
+		      struct kb_store **out, struct kb_err *err);
 
 /* Print the results of experiment @exp (table or JSON) to stdout. */
 int cmd_print_results(struct kb_store *s, int64_t exp, int json,
@@ -108,6 +115,14 @@ struct kb_json;
 int cmd_open_analysis(const char *db, const char *id, const char *metric,
 		      struct kb_store **s, struct kb_analysis **a,
 		      struct kb_err *err);
+/*
+ * Store analysis rows @rows[0..n) of experiment @exp (an analysis verb's
+ * answer), or, when the database cannot be written here, say on stderr
+ * that they are not stored and return 0.
+ */
+int cmd_store_analyses(struct kb_store *s, int64_t exp,
+		       const struct kb_store_analysis *rows, size_t n,
+		       struct kb_err *err);
 /* A variant given as a number ("4", "#4") or an exact label. */
 int cmd_parse_variant(const struct kb_analysis *a, const char *s, int *out);
 /*

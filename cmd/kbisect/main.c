@@ -149,12 +149,20 @@ int cmd_usage_error(const char *verb, const char *fmt, ...)
 int cmd_open_store(const char *path, struct kb_store **out,
 		   struct kb_err *err)
 {
+	return cmd_open_store_as(path, KB_STORE_CREATE, out, err);
+}
+
+int cmd_open_store_as(const char *path, enum kb_store_access access,
+		      struct kb_store **out, struct kb_err *err)
+{
+	struct kb_store_opts opts = KB_STORE_OPTS_INIT;
 	char *def = NULL;
 	int ret;
 
 	if (!path)
 		path = def = kb_paths_default_db();
-	ret = kb_store_open(path, NULL, out, err);
+	opts.access = access;
+	ret = kb_store_open(path, &opts, out, err);
 	free(def);
 	return ret;
 }

@@ -189,7 +189,7 @@ static int cmd_results(const struct kb_args *args)
 		return cmd_usage_error("results",
 				       "'%s' is not an EXPERIMENT id (a positive number; see kbisect history)",
 				       args->pos[0]);
-	if ((ret = cmd_open_store(db, &s, &err)) ||
+	if ((ret = cmd_open_store_as(db, KB_STORE_READ_ONLY, &s, &err)) ||
 	    (ret = cmd_print_results(s, exp, json, &err)))
 		ret = cmd_fail(&err);
 	kb_store_close(s);

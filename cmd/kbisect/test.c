@@ -260,7 +260,7 @@ static int cmd_test(const struct kb_args *args)
 	    (ret = cmd_commit_env_open(m, model_path, quiet, &env, &err)) ||
 	    (ret = kb_source_resolve(kb_matrix_source(m)->tree, "HEAD", &head,
 				     &err)) ||
-	    (ret = cmd_open_store(db, &s, &err)) ||
+	    (ret = cmd_open_store_as(db, KB_STORE_EXISTING, &s, &err)) ||
 	    (ret = kb_analysis_open(s, baseline, env.metric, &a, &err)))
 		goto fail;
 	values = kb_analysis_values(a, 0, &nvalues);

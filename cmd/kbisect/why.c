@@ -223,8 +223,8 @@ static int cmd_why(const struct kb_args *args)
 						fname(a, w.culprits[i].factor));
 		row.factor = w.nculprits ? culprits : NULL;
 		row.detail = "minimal set of factor changes that reproduces the regression";
-		if ((ret = kb_store_analyses_put(s, kb_analysis_info(a)->id,
-						 &row, 1, &err)))
+		if ((ret = cmd_store_analyses(s, kb_analysis_info(a)->id,
+					      &row, 1, &err)))
 			goto fail;
 	}
 	if (json)

@@ -153,6 +153,62 @@ check "compare prints a verdict" $([ $rc -eq 0 ] && has "read_iops" "$T/out" && 
 n=$(sqlite3 "$T/k.db" "select count(*) from analyses where kind in ('why', 'compare', 'main-effect', 'interaction')")
 check "analyses are stored" $([ "$n" -ge 8 ]; echo $?)
 
+# verbs that read never create a database, never change one they refuse,
+# and read one they cannot write
+for v in "results 1" "history" "compare 1 0 4" "effects 1" "why 1"; do
+	run "$KB" $v --db "$T/nowhere/x.db"
+	check "${v%% *} on a missing database: exit 1, nothing created" $([ $rc -eq 1 ] &&
+		has "no database at '$T/nowhere/x.db'" "$T/err" && [ ! -e "$T/nowhere" ]; echo $?)
+done
+sqlite3 "$T/other.db" "create table contacts (name text); insert into contacts values ('ada')"
+sum=$(cksum <"$T/other.db")
+for v in "results 1" "history" "compare 1 0 4" "effects 1" "why 1" \
+	"run $MATRIX --model $MODEL"; do
+	run "$KB" $v --db "$T/other.db"
+	check "${v%% *} refuses another program's database and leaves it as it was" $([ $rc -eq 1 ] &&
+		has "another program" "$T/err" && [ "$(cksum <"$T/other.db")" = "$sum" ] &&
+		[ "$(sqlite3 "$T/other.db" "pragma journal_mode")" = delete ] &&
+		[ ! -e "$T/other.db-wal" ]; echo $?)
+done
+# a WAL database closed cleanly, 0444 in a 0555 folder; root writes
+# whatever the modes say, so read it as nobody too
+[ ! -e "$T/k.db-wal" ] && mkdir "$T/ro" && cp "$T/k.db" "$T/ro/k.db" &&
+	chmod 0444 "$T/ro/k.db" && chmod 0555 "$T/ro" && chmod 0755 "$T"
+was=$(cksum <"$T/ro/k.db"; stat -c %y "$T/ro/k.db"; ls "$T/ro")
+for v in "results 1" "history"; do
+	run "$KB" $v --db "$T/ro/k.db"
+	check "${v%% *} writes nothing to the database" $([ $rc -eq 0 ] &&
+		[ "$(cksum <"$T/ro/k.db"; stat -c %y "$T/ro/k.db"; ls "$T/ro")" = "$was" ]; echo $?)
+done
+reader=
+if [ "$(id -u)" != 0 ]; then
+	reader=self
+elif id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null 2>&1; then
+	reader=nobody
+fi
+as_reader() {
+	if [ "$reader" = nobody ]; then
+		setpriv --reuid="$(id -u nobody)" --regid="$(id -g nobody)" --clear-groups "$@"
+	else
+		"$@"
+	fi
+}
+if [ -n "$reader" ] && as_reader test -x "$KB" && ! as_reader test -w "$T/ro/k.db"; then
+	for v in "results 1" "history" "compare 1 0 4" "effects 1" "why 1"; do
+		run as_reader "$KB" $v --db "$T/ro/k.db"
+		check "${v%% *} reads a read-only database (as $reader)" $([ $rc -eq 0 ] &&
+			! has "readonly database" "$T/err" &&
+			[ "$(cksum <"$T/ro/k.db"; stat -c %y "$T/ro/k.db"; ls "$T/ro")" = "$was" ]; echo $?)
+	done
+	check "... and says its answer is not stored" $(has "not stored" "$T/err"; echo $?)
+	run as_reader "$KB" compare 1 0 4 --adaptive --db "$T/ro/k.db"
+	check "compare --adaptive on a read-only database: exit 1, says why" $([ $rc -eq 1 ] &&
+		has "adds boots, but the database cannot be written here" "$T/err"; echo $?)
+else
+	echo "[  SKIPPED ] cli: no user to read a read-only database as (root ignores file modes)"
+fi
+chmod 0755 "$T/ro"
+
 # results from different environments are never compared silently
 run "$KB" compare 1 0 4 --db "$T/k.db"
 check "one environment: no warning" $([ $rc -eq 0 ] && ! has "different environments" "$T/err"; echo $?)
