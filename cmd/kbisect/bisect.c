@@ -569,10 +569,14 @@ static int bisect_commits(const struct kb_args *args)
 	/* everything that can be refused before the database is touched */
 	if ((ret = kb_matrix_load(matrix_path, &m, &err)) ||
 	    (ret = cmd_commit_env_open(m, model_path, show.quiet, &env,
-				       &err)) ||
-	    (ret = kb_source_commits(kb_matrix_source(m)->tree, good, bad,
+				       &err)))
+		goto fail;
+	if ((ret = kb_source_commits(kb_matrix_source(m)->tree, good, bad,
 				     &list, &n, &err))) {
-		if (ret == KB_ENOTFOUND) /* a revision the user gave */
+		/* a revision the user gave, or the matrix's source.tree, is
+		 * not there: what was said is wrong (a missing matrix or
+		 * model file is not, exit status 1 as for every verb) */
+		if (ret == KB_ENOTFOUND)
 			err.code = KB_EINPUT;
 		goto fail;
 	}

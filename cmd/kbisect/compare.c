@@ -22,7 +22,7 @@ int cmd_open_analysis(const char *db, const char *id, const char *metric,
 	*a = NULL;
 	if (cmd_parse_id(id, &exp) < 0)
 		return kb_err_set(err, KB_EINPUT,
-				  "'%s' is not an experiment id (a positive number; see kbisect history)",
+				  "'%s' is not an experiment id (a number from 1 to 9223372036854775807; see kbisect history)",
 				  id);
 	/* the answer is stored where the database can be written */
 	if ((ret = cmd_open_store_as(db, KB_STORE_EXISTING, s, err)))

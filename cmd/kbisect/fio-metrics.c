@@ -60,12 +60,10 @@ static int cmd_fio_metrics(const struct kb_args *args)
 	struct kb_sample s;
 	size_t i;
 
-	if (kb_fio_parse_file(args->pos[0], &s, &err)) {
-		/* a file that is not there is bad input too */
-		if (err.code == KB_ENOTFOUND)
-			err.code = KB_EINPUT;
+	/* a file that is not there is a failure (1), as for every verb;
+	 * one that is not fio's output is bad input (2) */
+	if (kb_fio_parse_file(args->pos[0], &s, &err))
 		return cmd_fail(&err);
-	}
 	if (args->json) {
 		metrics_json(args->pos[0], &s);
 		return 0;

@@ -97,7 +97,8 @@ int cmd_open_store_as(const char *path, enum kb_store_access access,
 int cmd_print_results(struct kb_store *s, int64_t exp, int json,
 		      struct kb_err *err);
 
-/* Parse an experiment id; returns 0 or -1. */
+/* Parse an experiment id, a whole number from 1 to INT64_MAX; returns 0
+ * or -1 (bad input, exit status 2). */
 int cmd_parse_id(const char *s, int64_t *out);
 
 /* Write a kb_buf of JSON to stdout. */

@@ -2,6 +2,7 @@
  * kbisect: kernel config bisection and A/B testing.  This file holds the
  * table of verbs and the dispatch; each verb lives in its own file.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,8 +175,10 @@ int cmd_parse_id(const char *s, int64_t *out)
 
 	if (!s || *s < '0' || *s > '9')
 		return -1;
+	errno = 0;
 	v = strtoll(s, &end, 10);
-	if (*end || v <= 0)
+	/* past INT64_MAX strtoll says ERANGE and clamps: not an id */
+	if (*end || errno == ERANGE || v <= 0)
 		return -1;
 	*out = v;
 	return 0;

@@ -187,7 +187,7 @@ static int cmd_results(const struct kb_args *args)
 
 	if (cmd_parse_id(args->pos[0], &exp) < 0)
 		return cmd_usage_error("results",
-				       "'%s' is not an EXPERIMENT id (a positive number; see kbisect history)",
+				       "'%s' is not an EXPERIMENT id (a number from 1 to 9223372036854775807; see kbisect history)",
 				       args->pos[0]);
 	if ((ret = cmd_open_store_as(db, KB_STORE_READ_ONLY, &s, &err)) ||
 	    (ret = cmd_print_results(s, exp, json, &err)))

@@ -129,6 +129,57 @@ run "$KB" results 7 --db "$T/k.db"
 check "results of a missing experiment: exit 1" $([ $rc -eq 1 ] && has "7" "$T/err"; echo $?)
 run "$KB" results seven --db "$T/k.db"
 check "results with a bad id: exit 2" $([ $rc -eq 2 ]; echo $?)
+
+# exit statuses (docs/kbisect.1): 2 when what the command says is wrong,
+# 1 when what it names (a file, the database, an experiment) is not there
+big=9223372036854775808
+for v in "results $big" "compare $big 0 4" "effects $big" "why $big"; do
+	run "$KB" $v --db "$T/k.db"
+	check "$v: an id past int64 is bad input, not clamped (exit 2)" $([ $rc -eq 2 ] &&
+		has "'$big' is not an" "$T/err" && ! has "9223372036854775807'" "$T/err"; echo $?)
+done
+for v in "status $big" "cancel $big" "watch $big"; do
+	run "$KB" $v --socket "$T/none.sock"
+	check "$v: an id past int64 is bad input (exit 2)" $([ $rc -eq 2 ] &&
+		has "'$big' is not an experiment id" "$T/err"; echo $?)
+done
+run "$KB" test --matrix "$MATRIX" --baseline $big --model "$MODEL" --db "$T/k.db"
+check "test --baseline past int64: a usage error, exit 128" $([ $rc -eq 128 ] &&
+	has "'$big' is not an experiment id" "$T/err"; echo $?)
+for v in "results 7" "compare 7 0 4" "effects 7" "why 7"; do
+	run "$KB" $v --db "$T/k.db"
+	check "$v: an experiment not in the database exits 1" $([ $rc -eq 1 ] &&
+		has "no experiment 7 in" "$T/err"; echo $?)
+done
+for v in "plan $T/none.yaml" "run $T/none.yaml --db $T/none.db" \
+	"run $MATRIX --model $T/none.model.yaml --db $T/none.db" \
+	"build $T/none.yaml --db $T/none.db" "submit $T/none.yaml --socket $T/none.sock" \
+	"domxml $T/none.yaml" "fio-metrics $T/none.json" \
+	"bisect options --good $T/none.config --bad $T/none.config --model $MODEL --db $T/none.db" \
+	"bisect commits --good a --bad b --matrix $T/none.yaml --model $MODEL --db $T/none.db"; do
+	run "$KB" $v
+	check "$(echo "$v" | sed "s|$T/||g; s| --.*||"): a file that does not exist exits 1" $([ $rc -eq 1 ] &&
+		has "cannot open '$T/none\." "$T/err" && has "No such file" "$T/err" &&
+		[ ! -e "$T/none.db" ]; echo $?)
+done
+run "$KB" test --matrix "$T/none.yaml" --baseline 1 --model "$MODEL" --db "$T/k.db"
+check "test: a file that does not exist is an error, exit 128" $([ $rc -eq 128 ] &&
+	has "No such file" "$T/err"; echo $?)
+KBD=$(dirname "$KB")/kbisectd
+if [ -x "$KBD" ]; then
+	"$KBD" --socket "$T/d.sock" --db "$T/d.db" --log "$T/d.log" &
+	dpid=$!
+	i=0
+	while [ ! -S "$T/d.sock" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	for v in "status 7" "cancel 7" "watch 7"; do
+		run "$KB" $v --socket "$T/d.sock"
+		check "$v: an experiment the daemon does not have exits 1" $([ $rc -eq 1 ] &&
+			has "no experiment 7 in" "$T/err"; echo $?)
+	done
+	kill "$dpid"; wait "$dpid"
+else
+	fail=$((fail + 1)); echo "[  FAILED  ] cli: no kbisectd beside $KB (make kbisectd)"
+fi
 run env KBISECT_DB="$T/x.db" "$KB" db
 check "db prints KBISECT_DB" $([ $rc -eq 0 ] && [ "$(cat "$T/out")" = "$T/x.db" ]; echo $?)
 run env -u KBISECT_DB XDG_DATA_HOME="$T/xdg" "$KB" db
