@@ -1004,6 +1004,13 @@ int main(int argc, char **argv)
 	if (n)
 		logm(L_INFO, "took back %u step%s a stopped daemon was running: they run again",
 		     n, n == 1 ? "" : "s");
+	/* `kbisect run` experiments whose process is gone: not ours to
+	 * resume (kbisect resume does), but no longer shown running */
+	if (kb_store_experiments_interrupt_gone(d.s, &n, &err))
+		goto fail;
+	if (n)
+		logm(L_INFO, "marked %u experiment%s of a kbisect process that is gone interrupted",
+		     n, n == 1 ? "" : "s");
 	/* Orphan guests: each experiment's hosts are swept when it is
 	 * loaded (on_note -> kb_queue_destroy_orphans), before any step
 	 * of it starts; model experiments start no guests. */

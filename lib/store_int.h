@@ -18,6 +18,7 @@
 #include "store.h"
 
 struct kb_err;
+struct kb_proc_id;
 
 struct kb_store {
 	sqlite3 *db;
@@ -158,5 +159,28 @@ int store_check_values(const struct kb_boot_result *r, unsigned boot_no,
 int store_insert_boot(struct kb_store *s, int64_t exp, unsigned idx,
 		      unsigned boot_no, int64_t build_id,
 		      const struct kb_boot_result *r, struct kb_err *err);
+
+/* ---- experiment owners (lib/store_owner.c, db/0006) ------------------ */
+
+/* What the owner columns of an experiment say about its process. */
+enum store_owner {
+	STORE_OWNER_NONE,  /* none recorded: the daemon's experiment */
+	STORE_OWNER_ALIVE, /* it runs, or runs on another host (unknowable) */
+	STORE_OWNER_GONE,  /* it ended, was killed, or the host rebooted */
+};
+
+/*
+ * Read the four owner columns of @st from @col on (owner_host, owner_pid,
+ * owner_start, owner_boot) into *@out (may be NULL) and say whether that
+ * process is alive (kb_proc_alive).  The one place that decides it: the
+ * readers that show an experiment "interrupted" and the writers that mark
+ * it so agree.
+ */
+enum store_owner store_owner_read(sqlite3_stmt *st, int col,
+				  struct kb_proc_id *out);
+
+/* Inside a transaction: record this process as experiment @id's owner
+ * (nothing on a schema older than 6). */
+int store_owner_set_self(struct kb_store *s, int64_t id, struct kb_err *err);
 
 #endif

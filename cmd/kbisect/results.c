@@ -88,7 +88,12 @@ static void results_text(const struct kb_store_info *info, struct row *rows,
 	       info->metric,
 	       kb_metric_higher_is_better(info->metric) ? "higher" : "lower",
 	       info->boots, info->runs_per_boot);
-	if (info->error)
+	if (!strcmp(info->state, "interrupted"))
+		printf("interrupted: %s; 'kbisect resume %lld' carries it on\n",
+		       info->error ? info->error
+				   : "its kbisect process is gone",
+		       (long long)info->id);
+	else if (info->error)
 		printf("stopped by an error: %s\n", info->error);
 	for (i = 0; i < n; i++)
 		if ((int)strlen(rows[i].v->label) > width)
