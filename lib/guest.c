@@ -532,6 +532,12 @@ int kb_guest_run(struct kb_guest_conn *c, const char *xml,
 					 d->name, r.msg);
 			goto out;
 		}
+		if (opts->stop && *opts->stop) {
+			ret = kb_err_set(err, KB_EFAIL,
+					 "guest '%s' destroyed: kbisect was interrupted",
+					 d->name);
+			goto out;
+		}
 		if (final(console)) {
 			e = KB_GUEST_END_CONSOLE;
 			break;
