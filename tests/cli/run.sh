@@ -162,6 +162,51 @@ check "boots from two environments: compare warns" $([ $rc -eq 0 ] && has "ran i
 run "$KB" results 1 --db "$T/k.db"
 check "... and so does results" $([ $rc -eq 0 ] && has "different environments" "$T/err"; echo $?)
 
+# an interrupted run is never left running; resume loses no boot and
+# runs none twice (issue 12).  Model boots of 0.2 s (docs/model.md).
+printf 'metric: read_iops\nbase: 522000\nnoise: { boot_cv: 0.03 }\ntime: { boot_s: 0.2 }\n' >"$T/slow.yaml"
+# wait_boots DB N: until DB holds N boots (at most 20 s)
+wait_boots() {
+	i=0
+	while [ $i -lt 200 ]; do
+		if [ -e "$1" ] && [ "$(sqlite3 "$1" "select count(*) from boots" 2>/dev/null)" -ge "$2" ] 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.1; i=$((i + 1))
+	done
+	return 1
+}
+KBISECT_MODEL_TIME_SCALE=1 "$KB" run "$MATRIX" --model "$T/slow.yaml" --db "$T/int.db" >"$T/out" 2>"$T/err" &
+pid=$!
+wait_boots "$T/int.db" 3
+kill -TERM $pid; wait $pid; rc=$?
+check "SIGTERM: exit 143, interrupted, says kbisect resume" $([ $rc -eq 143 ] &&
+	has "experiment 1 interrupted by SIGTERM after [0-9]* of 24 boots" "$T/err" &&
+	has "'kbisect resume 1 --db $T/int.db' carries it on" "$T/err" &&
+	[ "$(sqlite3 "$T/int.db" "select state from experiments where id = 1")" = interrupted ]; echo $?)
+KBISECT_MODEL_TIME_SCALE=1 "$KB" run "$MATRIX" --model "$T/slow.yaml" --db "$T/int.db" >"$T/out" 2>"$T/err" &
+pid=$!
+wait_boots "$T/int.db" "$(($(sqlite3 "$T/int.db" "select count(*) from boots") + 2))"
+kill -KILL $pid; wait $pid 2>/dev/null
+run "$KB" history --db "$T/int.db"
+check "SIGKILL: history shows it interrupted, writing nothing" $([ $rc -eq 0 ] &&
+	grep -q "^   2  .*  interrupted  " "$T/out" &&
+	[ "$(sqlite3 "$T/int.db" "select state from experiments where id = 2")" = running ]; echo $?)
+run "$KB" results 2 --db "$T/int.db"
+check "results of a killed run says how to resume it" $([ $rc -eq 0 ] &&
+	has "interrupted: .*'kbisect resume 2' carries it on" "$T/out"; echo $?)
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" resume 1 --db "$T/int.db" --json
+check "resume completes the interrupted run" $([ $rc -eq 0 ] && has '"state": "done"' "$T/out" && json_ok "$T/out"; echo $?)
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" resume 2 --db "$T/int.db" -q
+check "resume completes the killed run" $([ $rc -eq 0 ] && has "\"xen-pvops-spinlocks\": done" "$T/out"; echo $?)
+n=$(sqlite3 "$T/int.db" "select count(*) || ' ' || count(distinct b.variant_id || '/' || b.boot_no) from boots b join variants v on v.id = b.variant_id group by v.experiment_id" | sort -u)
+m=$(sqlite3 "$T/int.db" "select count(*) from samples")
+check "no boot lost or duplicated: 24 boots each, 48 samples each" $([ "$n" = "24 24" ] && [ "$m" = 96 ]; echo $?)
+run "$KB" resume 1 --db "$T/int.db"
+check "resume refuses a done experiment" $([ $rc -eq 2 ] && has "experiment 1 is done" "$T/err"; echo $?)
+run "$KB" resume 9 --db "$T/int.db"
+check "resume of an unknown experiment: exit 1" $([ $rc -eq 1 ] && has "no experiment 9" "$T/err"; echo $?)
+
 sqlite3 "$T/k.db" "pragma user_version = 99"
 run "$KB" history --db "$T/k.db"
 check "a database from a newer kbisect is refused" $([ $rc -eq 1 ] && has "newer than this kbisect" "$T/err"; echo $?)
