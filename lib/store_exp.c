@@ -471,11 +471,12 @@ int store_check_values(const struct kb_boot_result *r, unsigned boot_no,
 
 	for (i = 0; i < r->nruns; i++)
 		for (j = 0; j < r->runs[i].n; j++)
-			if (isnan(r->runs[i].m[j].value))
+			if (!isfinite(r->runs[i].m[j].value))
 				return kb_err_set(err, KB_EFAIL,
-						  "metric '%s' of run %zu of boot %u is not a number",
+						  "metric '%s' of run %zu of boot %u is not a finite number (%g): refused before anything was stored",
 						  r->runs[i].m[j].name, i + 1,
-						  boot_no);
+						  boot_no,
+						  r->runs[i].m[j].value);
 	return 0;
 }
 

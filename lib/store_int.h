@@ -56,7 +56,7 @@ int store_prepare(struct kb_store *s, const char *sql, sqlite3_stmt **st,
 /* Bind a C string, NULL as SQL NULL (sqlite copies the text). */
 int store_bind_text(sqlite3_stmt *st, int i, const char *v);
 
-/* Bind a double, NaN as SQL NULL. */
+/* Bind a double; NaN and infinities (not a measurement) as SQL NULL. */
 void store_bind_real(sqlite3_stmt *st, int i, double v);
 
 /* Column @i as a string the caller frees, SQL NULL as NULL. */
@@ -145,8 +145,9 @@ int store_variant_id(struct kb_store *s, int64_t exp, unsigned idx,
 int store_bind_variant(struct kb_store *s, sqlite3_stmt *st, int i,
 		       int64_t exp, int idx, struct kb_err *err);
 
-/* Refuse a boot result with a NaN value (sqlite would store NULL), before
- * anything is written. */
+/* Refuse a boot result with a value that is not finite (sqlite would
+ * store NaN as NULL, and an infinity breaks every mean), before anything
+ * is written. */
 int store_check_values(const struct kb_boot_result *r, unsigned boot_no,
 		       struct kb_err *err);
 

@@ -119,6 +119,16 @@ int cmd_parse_variant(const struct kb_analysis *a, const char *s, int *out);
 unsigned cmd_warn_environments(struct kb_store *s, int64_t exp, int a, int b);
 /* Significance stars of a p-value: "***", "**", "*" or "". */
 const char *cmd_stars(double p);
+/*
+ * A percentage as text: "+12.3%" (@sign) or "12.3%", and "-" when it is
+ * not a finite number (a change against a mean of 0, or of no boots), so
+ * that "nan%" never reaches the reader.  The text lives until the end of
+ * the expression the call is in: printf("%s", cmd_pct(x, 1).s).
+ */
+struct cmd_pct {
+	char s[32];
+};
+struct cmd_pct cmd_pct(double pct, int sign);
 /* Write comparison @c as an object under @key. */
 void cmd_json_comparison(struct kb_json *j, const char *key,
 			 const struct kb_comparison *c);

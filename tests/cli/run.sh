@@ -162,6 +162,20 @@ check "boots from two environments: compare warns" $([ $rc -eq 0 ] && has "ran i
 run "$KB" results 1 --db "$T/k.db"
 check "... and so does results" $([ $rc -eq 0 ] && has "different environments" "$T/err"; echo $?)
 
+# a change that is not a number (a mean of 0) prints "-", never "nan%"
+cp "$T/k.db" "$T/zero.db"
+sqlite3 "$T/zero.db" "update samples set value = 0 where boot_id in (select b.id from boots b join variants v on v.id = b.variant_id where v.idx = 0)"
+run "$KB" compare 1 0 4 --db "$T/zero.db"
+check "compare against a mean of 0 prints '-', not nan" $([ $rc -eq 0 ] &&
+	! has "nan" "$T/out" && has "CI of the change \[-, -\]" "$T/out"; echo $?)
+run "$KB" results 1 --db "$T/zero.db"
+check "... and so does results" $([ $rc -eq 0 ] && ! has "nan" "$T/out"; echo $?)
+# a model whose values overflow is refused before anything is stored
+printf 'metric: read_iops\nbase: 1e308\n' >"$T/huge-model.yaml"
+run "$KB" run "$MATRIX" --model "$T/huge-model.yaml" --db "$T/huge.db"
+check "a model overflowing to infinity: exit 2, no database" $([ $rc -eq 2 ] && [ ! -e "$T/huge.db" ] &&
+	has "huge-model.yaml:2:7: 'base' 1e308" "$T/err" && has "overflow to infinity" "$T/err"; echo $?)
+
 # an interrupted run is never left running; resume loses no boot and
 # runs none twice (issue 12).  Model boots of 0.2 s (docs/model.md).
 printf 'metric: read_iops\nbase: 522000\nnoise: { boot_cv: 0.03 }\ntime: { boot_s: 0.2 }\n' >"$T/slow.yaml"

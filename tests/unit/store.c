@@ -524,6 +524,25 @@ static void test_store__boot_with_nan_is_refused(void **state)
 	assert_int_equal(count_in(f->path, "SELECT count(*) FROM boots"), 0);
 }
 
+static void test_store__boot_with_an_infinity_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	const double vals[] = { INFINITY, 1 };
+	struct kb_boot_result r = boot_result(KB_BOOT_OK, NULL, vals, 2);
+	int64_t id = create_ok(s, "inf");
+
+	assert_int_equal(kb_store_boot_put(s, id, 0, 1, 0, &r, &err),
+			 KB_EFAIL);
+	assert_msg_contains(err.msg, "'read_iops' of run 1 of boot 1");
+	assert_msg_contains(err.msg, "not a finite number (inf)");
+	kb_boot_result_release(&r);
+	kb_store_close(s);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM boots"), 0);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM samples"), 0);
+}
+
 static void test_store__boot_of_unknown_variant_is_not_found(void **state)
 {
 	struct fixture *f = *state;
@@ -1127,6 +1146,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_store__concurrent_opens_migrate_once),
 	T(test_store__non_database_file_is_refused),
 	T(test_store__foreign_database_is_refused),
+	T(test_store__boot_with_an_infinity_is_refused),
 	T(test_store__experiment_records_this_process_as_owner),
 	T(test_store__gone_owner_reads_interrupted_and_nothing_is_written),
 	T(test_store__owner_on_another_host_is_never_gone),
