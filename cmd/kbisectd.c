@@ -564,12 +564,17 @@ static void handle(struct client *cl, const struct kb_msg *req)
 		struct kb_queue_submission sub = { req->matrix,
 						   req->matrix_path,
 						   req->model };
+		/* the caps on the plan a client raised; 0: the defaults */
+		struct kb_plan_limits lim = {
+			.max_boots = (unsigned long long)req->max_boots,
+			.max_samples = (unsigned long long)req->max_samples,
+		};
 
 		if (d.stopping) {
 			send_error(cl, KB_EFAIL, "kbisectd is stopping");
 			return;
 		}
-		if (kb_queue_submit(d.s, &sub, &id, &err)) {
+		if (kb_queue_submit_limited(d.s, &sub, &lim, &id, &err)) {
 			logm(L_INFO, "submission refused: %s", err.msg);
 			send_error(cl, err.code, err.msg);
 			return;

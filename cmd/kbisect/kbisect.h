@@ -142,6 +142,14 @@ void cmd_json_comparison(struct kb_json *j, const char *key,
 struct kb_plan;
 int cmd_plan_resolve(struct kb_plan *p, int quiet, struct kb_err *err);
 void cmd_plan_report_dropped(const struct kb_plan *p, FILE *f);
+/*
+ * The caps on a whole plan from --max-boots and --max-samples of @a into
+ * *@out (lib/plan.h: the defaults where not given); a value that is not
+ * a count from 1 is a usage error of @verb: returns its status (2).
+ */
+struct kb_plan_limits;
+int cmd_plan_limits(const char *verb, const struct kb_args *a,
+		    struct kb_plan_limits *out);
 
 /* ---- an experiment run in this process (run.c; resume.c) ------------ */
 

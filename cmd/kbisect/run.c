@@ -209,6 +209,8 @@ static const struct kb_opt run_opts[] = {
 	KB_OPT_JSON("print the results as JSON"),
 	KB_OPT_QUIET("no progress on stderr"),
 	KB_OPT_ALLOW_DROPPED("run even when requested options do not hold"),
+	KB_OPT_MAX_BOOTS,
+	KB_OPT_MAX_SAMPLES,
 	KB_OPT_END,
 };
 
@@ -239,6 +241,7 @@ static int cmd_run(const struct kb_args *args)
 {
 	struct kb_err err = KB_ERR_INIT;
 	const char *model_path = args->model, *db = args->db;
+	struct kb_plan_limits lim;
 	struct cmd_runner r;
 	struct kb_matrix *m = NULL;
 	struct kb_plan *p = NULL;
@@ -247,10 +250,13 @@ static int cmd_run(const struct kb_args *args)
 	int allow_dropped = args->allow_dropped, ret;
 
 	memset(&r, 0, sizeof(r));
+	if ((ret = cmd_plan_limits("run", args, &lim)))
+		return ret;
 	/* Everything that can be refused is checked before the database is
 	 * touched: a bad input writes nothing. */
 	if ((ret = kb_matrix_load(args->pos[0], &m, &err)) ||
-	    (ret = kb_plan_new(m, &p, &err)))
+	    (ret = kb_plan_new(m, &p, &err)) ||
+	    (ret = kb_plan_check_limits(p, &lim, &err)))
 		goto fail;
 	/* Real kernels: the tree must be there (plan only notes a missing
 	 * one); resolve the configs first and refuse, as `plan` does,

@@ -66,7 +66,7 @@ check "test's usage errors exit 128 (git bisect run stops)" $([ $rc -eq 128 ] &&
 	[ "$(wc -l <"$T/err")" -eq 2 ] && has "^usage: kbisect test " "$T/err"; echo $?)
 run "$KB" run --help
 check "the usage line lists the table's options in order" $([ $rc -eq 0 ] &&
-	[ "$(head -1 "$T/out")" = "usage: kbisect run MATRIX [--model MODEL] [--db PATH] [--json] [--quiet] [--allow-dropped]" ] &&
+	[ "$(head -1 "$T/out")" = "usage: kbisect run MATRIX [--model MODEL] [--db PATH] [--json] [--quiet] [--allow-dropped] [--max-boots N] [--max-samples N]" ] &&
 	has "^  -q, --quiet " "$T/out" && has "^  --db PATH " "$T/out"; echo $?)
 run "$KB" bisect --help
 check "a verb with sub-verbs has a usage line for each" $([ $rc -eq 0 ] &&
@@ -106,6 +106,25 @@ check "run with a bad model: exit 2, no database" $([ $rc -eq 2 ] && [ ! -e "$T/
 printf 'metric: write_iops\nbase: 1\n' >"$T/other-model.yaml"
 run "$KB" run "$MATRIX" --model "$T/other-model.yaml" --db "$T/bad.db"
 check "model and matrix metrics must agree" $([ $rc -eq 2 ] && [ ! -e "$T/bad.db" ] && has "produces 'write_iops'" "$T/err"; echo $?)
+
+# caps on the whole plan, not only on each part (issue 12): 4096 variants
+# x 1000 boots x 1000 runs was accepted and wrote 600 MB in 30 s
+{ printf 'name: huge\nworkload: { fio: { rw: randread } }\nrepeat: { boots: 1000, runs_per_boot: 1000 }\nfactors:\n  kconfig:\n'
+  for o in A B C D E F G H I J K L; do printf '    %s: [n, y]\n' $o; done; } >"$T/huge.yaml"
+run "$KB" plan "$T/huge.yaml"
+check "plan over the cap: exit 2 naming the file and the numbers" $([ $rc -eq 2 ] &&
+	has "^kbisect: $T/huge.yaml: 4096 variants x 1000 boots (repeat.max_boots) = 4096000 boots, more than the limit of 100000" "$T/err" &&
+	has "raise the limit with --max-boots 4096000" "$T/err"; echo $?)
+run "$KB" run "$T/huge.yaml" --model "$MODEL" --db "$T/huge.db" --max-boots 4096000
+check "run over the cap: exit 2 naming the samples, no database" $([ $rc -eq 2 ] && [ ! -e "$T/huge.db" ] &&
+	has "4096000 boots x 1000 runs per boot = 4096000000 samples (workload runs), more than the limit of 1000000" "$T/err"; echo $?)
+run "$KB" submit "$T/huge.yaml" --model "$MODEL" --socket "$T/no.sock"
+check "submit over the cap: exit 2 before asking the daemon" $([ $rc -eq 2 ] && has "more than the limit of 100000" "$T/err"; echo $?)
+printf 'name: big\nworkload: { fio: { rw: randread } }\nfactors: { kconfig: { A: [n, y] } }\nrepeat: { boots: 1, max_boots: 1000, runs_per_boot: 600 }\n' >"$T/big.yaml"
+run "$KB" plan "$T/big.yaml" --max-samples 1200000
+check "--max-samples raises the cap" $([ $rc -eq 0 ] && has "2 variants" "$T/out"; echo $?)
+run "$KB" plan "$T/big.yaml" --max-samples 12e5
+check "--max-samples takes a count" $([ $rc -eq 2 ] && has "^kbisect plan: --max-samples '12e5' is not a number" "$T/err"; echo $?)
 
 # a real run needs its tree
 printf 'source: { tree: /nonexistent/kbisect-tree }\nfactors: { kconfig: { A: [n, y] } }\nworkload: { fio: { rw: randread } }\n' >"$T/notree.yaml"
