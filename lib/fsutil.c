@@ -97,6 +97,8 @@ int kb_proc_alive(const struct kb_proc_id *id)
 	boot_id(boot, sizeof(boot));
 	if (id->boot[0] && boot[0] && strcmp(id->boot, boot))
 		return 0; /* the machine rebooted since */
+	if (!kb_proc_start_ticks((long)getpid()))
+		return 1; /* no /proc here: cannot tell */
 	start = kb_proc_start_ticks(id->pid);
 	return start && (!id->start || start == id->start);
 }

@@ -38,8 +38,9 @@ void kb_proc_self(struct kb_proc_id *out);
 /*
  * Whether the process @id names still runs: 1, or 0 when it is gone (no
  * such pid, a pid with another start time or reused after a reboot, or a
- * zombie that can do nothing more).  A process on another host cannot be
- * checked and counts as alive.
+ * zombie that can do nothing more).  A process on another host, or any
+ * process where /proc cannot be read, cannot be checked and counts as
+ * alive.
  */
 int kb_proc_alive(const struct kb_proc_id *id);
 
