@@ -170,8 +170,8 @@ int cmd_runner_go(struct cmd_runner *r, struct kb_store *s,
 		return cmd_fail(&err);
 	if (gone && !args->quiet)
 		fprintf(stderr,
-			"kbisect: %u experiment%s left running by a kbisect process that is gone now marked interrupted (see kbisect history)\n",
-			gone, gone == 1 ? "" : "s");
+			"kbisect: marked %u experiment%s interrupted: the kbisect process running %s is gone (see kbisect history)\n",
+			gone, gone == 1 ? "" : "s", gone == 1 ? "it" : "them");
 	prog.tty = isatty(STDERR_FILENO);
 	popts.progress = on_progress;
 	popts.arg = &prog;
