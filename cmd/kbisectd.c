@@ -564,12 +564,17 @@ static void handle(struct client *cl, const struct kb_msg *req)
 		struct kb_queue_submission sub = { req->matrix,
 						   req->matrix_path,
 						   req->model };
+		/* the caps on the plan a client raised; 0: the defaults */
+		struct kb_plan_limits lim = {
+			.max_boots = (unsigned long long)req->max_boots,
+			.max_samples = (unsigned long long)req->max_samples,
+		};
 
 		if (d.stopping) {
 			send_error(cl, KB_EFAIL, "kbisectd is stopping");
 			return;
 		}
-		if (kb_queue_submit(d.s, &sub, &id, &err)) {
+		if (kb_queue_submit_limited(d.s, &sub, &lim, &id, &err)) {
 			logm(L_INFO, "submission refused: %s", err.msg);
 			send_error(cl, err.code, err.msg);
 			return;
@@ -1003,6 +1008,13 @@ int main(int argc, char **argv)
 	     KBISECTD_VERSION, d.socket_path, d.db_path, d.owner);
 	if (n)
 		logm(L_INFO, "took back %u step%s a stopped daemon was running: they run again",
+		     n, n == 1 ? "" : "s");
+	/* `kbisect run` experiments whose process is gone: not ours to
+	 * resume (kbisect resume does), but no longer shown running */
+	if (kb_store_experiments_interrupt_gone(d.s, &n, &err))
+		goto fail;
+	if (n)
+		logm(L_INFO, "marked %u experiment%s of a kbisect process that is gone interrupted",
 		     n, n == 1 ? "" : "s");
 	/* Orphan guests: each experiment's hosts are swept when it is
 	 * loaded (on_note -> kb_queue_destroy_orphans), before any step

@@ -74,6 +74,8 @@ struct kb_args {
 	int json;           /* --json: print JSON instead of text */
 	int quiet;          /* -q, --quiet: nothing on stderr but errors */
 	int allow_dropped;  /* --allow-dropped: accept dropped options */
+	const char *max_boots;   /* --max-boots N: a plan's cap on boots */
+	const char *max_samples; /* --max-samples N: its cap on samples */
 	int help;           /* -h, --help: nothing else was checked */
 	char **pos;         /* the positional arguments, in order */
 	size_t npos;        /* how many */
@@ -126,6 +128,13 @@ struct kb_args {
 	KB_OPT_BOOL(struct kb_args, quiet, 'q', "quiet", help_)
 #define KB_OPT_ALLOW_DROPPED(help_) \
 	KB_OPT_BOOL(struct kb_args, allow_dropped, 0, "allow-dropped", help_)
+/* The caps on a whole plan (lib/plan.h, KB_PLAN_MAX_BOOTS and _SAMPLES). */
+#define KB_OPT_MAX_BOOTS                                                   \
+	KB_OPT_STRING(struct kb_args, max_boots, 0, "max-boots", "N",      \
+		      "refuse a plan of more than N boots, variants x repeat.max_boots (default: 100000)")
+#define KB_OPT_MAX_SAMPLES                                                 \
+	KB_OPT_STRING(struct kb_args, max_samples, 0, "max-samples", "N",  \
+		      "refuse a plan of more than N samples, those boots x repeat.runs_per_boot (default: 1000000)")
 
 /*
  * Parse the @argc arguments @argv (without the program or verb name)

@@ -25,6 +25,84 @@ double kb_monotime(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* ---- processes -------------------------------------------------------- */
+
+void kb_host_name(char *buf, size_t len)
+{
+	if (gethostname(buf, len) < 0)
+		snprintf(buf, len, "localhost");
+	buf[len - 1] = '\0';
+}
+
+/* This boot's id into @buf ("" when unknown). */
+static void boot_id(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (!fgets(buf, (int)len, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+unsigned long long kb_proc_start_ticks(long pid)
+{
+	char path[64], line[1024], *p;
+	unsigned long long v = 0;
+	FILE *f;
+	int field;
+
+	if (pid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	/* the command name (field 2) may hold spaces and ')': count the
+	 * fields after the last ')' */
+	p = strrchr(line, ')');
+	if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
+		return 0; /* gone, or a zombie */
+	for (field = 2; *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	if (field == 22)
+		v = strtoull(p, NULL, 10);
+	return v;
+}
+
+void kb_proc_self(struct kb_proc_id *out)
+{
+	memset(out, 0, sizeof(*out));
+	kb_host_name(out->host, sizeof(out->host));
+	out->pid = (long)getpid();
+	out->start = kb_proc_start_ticks(out->pid);
+	boot_id(out->boot, sizeof(out->boot));
+}
+
+int kb_proc_alive(const struct kb_proc_id *id)
+{
+	char host[256], boot[40];
+	unsigned long long start;
+
+	kb_host_name(host, sizeof(host));
+	if (strcmp(id->host, host))
+		return 1; /* cannot tell */
+	boot_id(boot, sizeof(boot));
+	if (id->boot[0] && boot[0] && strcmp(id->boot, boot))
+		return 0; /* the machine rebooted since */
+	if (!kb_proc_start_ticks((long)getpid()))
+		return 1; /* no /proc here: cannot tell */
+	start = kb_proc_start_ticks(id->pid);
+	return start && (!id->start || start == id->start);
+}
+
 /* ---- locks ------------------------------------------------------------ */
 
 /*

@@ -7,13 +7,49 @@ struct kb_err;
 
 /*
  * Small file-system mechanisms every stage needs, each in one place: the
- * monotonic clock, an exclusive lock on a file, a write that is all or
- * nothing, and the per-user cache folder.  (OpenSSH's monotime(), git's
+ * monotonic clock, who a process is and whether it still runs, an
+ * exclusive lock on a file, a write that is all or nothing, and the
+ * per-user cache folder.  (OpenSSH's monotime(), git's
  * lockfile.c.)
  */
 
 /* Seconds on the monotonic clock: for durations, never for dates. */
 double kb_monotime(void);
+
+/* ---- processes -------------------------------------------------------- */
+
+/*
+ * Who a process is, so that another process can later tell whether it
+ * still runs: a pid alone may have been reused, so its start time and the
+ * machine's boot id come with it.
+ */
+struct kb_proc_id {
+	char host[256];           /* gethostname() */
+	long pid;
+	unsigned long long start; /* field 22 of /proc/PID/stat: clock ticks
+				   * after boot; 0: unknown */
+	char boot[40];            /* /proc/sys/kernel/random/boot_id; "":
+				   * unknown */
+};
+
+/* Fill @out with this process's identity. */
+void kb_proc_self(struct kb_proc_id *out);
+
+/*
+ * Whether the process @id names still runs: 1, or 0 when it is gone (no
+ * such pid, a pid with another start time or reused after a reboot, or a
+ * zombie that can do nothing more).  A process on another host, or any
+ * process where /proc cannot be read, cannot be checked and counts as
+ * alive.
+ */
+int kb_proc_alive(const struct kb_proc_id *id);
+
+/* The start time of live (not zombie) process @pid, field 22 of
+ * /proc/PID/stat in clock ticks after boot; 0 when there is none. */
+unsigned long long kb_proc_start_ticks(long pid);
+
+/* This machine's host name (gethostname(), else "localhost") in @buf. */
+void kb_host_name(char *buf, size_t len);
 
 /* ---- locks ------------------------------------------------------------ */
 

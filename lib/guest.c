@@ -299,65 +299,29 @@ int kb_guest_destroy(struct kb_guest_dom *d, struct kb_err *err)
 	return ret;
 }
 
-/* Field 22 of /proc/PID/stat: the process's start time in clock ticks. */
-static unsigned long long start_ticks(long pid)
-{
-	char path[64], line[1024], *p;
-	unsigned long long v = 0;
-	FILE *f;
-	int field;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (!fgets(line, sizeof(line), f))
-		line[0] = '\0';
-	fclose(f);
-	/* the command name (field 2) may hold spaces: count after ')' */
-	p = strrchr(line, ')');
-	for (field = 2; p && *p && field < 22; p++)
-		if (*p == ' ')
-			field++;
-	if (p && field == 22)
-		v = strtoull(p, NULL, 10);
-	return v;
-}
-
-static void host_name(char *buf, size_t len)
-{
-	if (gethostname(buf, len) < 0)
-		snprintf(buf, len, "localhost");
-	buf[len - 1] = '\0';
-}
-
 char *kb_guest_owner_self(void)
 {
 	char host[256];
 
-	host_name(host, sizeof(host));
-	return kb_asprintf("host=%s pid=%ld start=%llu", host,
-			   (long)getpid(), start_ticks((long)getpid()));
+	kb_host_name(host, sizeof(host));
+	return kb_asprintf("host=%s pid=%ld start=%llu", host, (long)getpid(),
+			   kb_proc_start_ticks((long)getpid()));
 }
 
 int kb_guest_owner_alive(const char *text)
 {
-	char host[256], mine[256];
-	long pid;
-	unsigned long long start;
+	struct kb_proc_id id;
 	const char *h = strstr(text, "host="), *p = strstr(text, "pid="),
 		   *t = strstr(text, "start=");
 
 	if (!h || !p || !t)
 		return 0;
+	memset(&id, 0, sizeof(id));
 	h += 5;
-	snprintf(host, sizeof(host), "%.*s", (int)strcspn(h, " <"), h);
-	pid = strtol(p + 4, NULL, 10);
-	start = strtoull(t + 6, NULL, 10);
-	host_name(mine, sizeof(mine));
-	if (strcmp(host, mine))
-		return 1;
-	return pid > 0 && start && start_ticks(pid) == start;
+	snprintf(id.host, sizeof(id.host), "%.*s", (int)strcspn(h, " <"), h);
+	id.pid = strtol(p + 4, NULL, 10);
+	id.start = strtoull(t + 6, NULL, 10);
+	return id.start && kb_proc_alive(&id);
 }
 
 /* The owner recorded in @dom's metadata is alive. */
@@ -566,6 +530,12 @@ int kb_guest_run(struct kb_guest_conn *c, const char *xml,
 			ret = kb_err_set(err, KB_EFAIL,
 					 "lost the console of guest '%s': %s",
 					 d->name, r.msg);
+			goto out;
+		}
+		if (opts->stop && *opts->stop) {
+			ret = kb_err_set(err, KB_EFAIL,
+					 "guest '%s' destroyed: kbisect was interrupted",
+					 d->name);
 			goto out;
 		}
 		if (final(console)) {

@@ -1,6 +1,7 @@
 #ifndef KB_GUEST_H
 #define KB_GUEST_H
 
+#include <signal.h>
 #include <stddef.h>
 
 struct kb_console;
@@ -114,10 +115,13 @@ struct kb_guest_run_opts {
 	const char *console_file;
 	double boot_timeout_s;     /* start until the workload starts */
 	double workload_timeout_s; /* workload start until done */
+	/* may be NULL; once *stop is nonzero (a signal handler sets it) the
+	 * guest is destroyed and kb_guest_run() returns KB_EFAIL */
+	const volatile sig_atomic_t *stop;
 };
 #define KB_GUEST_RUN_OPTS_INIT                                            \
 	{ .console_file = NULL, .boot_timeout_s = 120,                    \
-	  .workload_timeout_s = 600 }
+	  .workload_timeout_s = 600, .stop = NULL }
 
 /*
  * Boot domain @xml on @c and feed its console to @console until the

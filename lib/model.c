@@ -568,6 +568,35 @@ static int parse_depends(struct ctx *c, const struct kb_ynode *n)
 	return ret;
 }
 
+/*
+ * Refuse a base that some combination of effects takes past
+ * KB_MODEL_MAX_VALUE or below KB_MODEL_MIN_VALUE (counted in logarithms,
+ * which do not overflow): such a model would produce infinities, or 0s
+ * that no change can be measured against.  @n is the base's node.
+ */
+static int check_range(struct ctx *c, const struct kb_ynode *n)
+{
+	double up = log10(c->m->base), down = up, f;
+	size_t i;
+
+	for (i = 0; i < c->m->neffects; i++) {
+		f = log10(c->m->effects[i].factor);
+		if (f > 0)
+			up += f;
+		else
+			down += f;
+	}
+	if (up > log10(KB_MODEL_MAX_VALUE))
+		return fail(c, n,
+			    "'base' %s, times every effect's factor above 1, reaches 1e%.0f, more than 1e%.0f: the samples would overflow to infinity; measure in larger units",
+			    n->str, up, log10(KB_MODEL_MAX_VALUE));
+	if (down < log10(KB_MODEL_MIN_VALUE))
+		return fail(c, n,
+			    "'base' %s, times every effect's factor below 1, falls to 1e%.0f, less than 1e%.0f: the samples would vanish to 0; measure in smaller units",
+			    n->str, down, log10(KB_MODEL_MIN_VALUE));
+	return 0;
+}
+
 static int parse_root(struct ctx *c, const struct kb_ynode *root)
 {
 	const struct kb_ynode *v;
@@ -596,6 +625,8 @@ static int parse_root(struct ctx *c, const struct kb_ynode *root)
 	if ((v = kb_ynode_get(root, "noise")) && (ret = parse_noise(c, v)))
 		return ret;
 	if ((v = kb_ynode_get(root, "effects")) && (ret = parse_rules(c, v, 1)))
+		return ret;
+	if ((ret = check_range(c, kb_ynode_get(root, "base"))))
 		return ret;
 	if ((v = kb_ynode_get(root, "failures")) &&
 	    (ret = parse_rules(c, v, 0)))
@@ -907,9 +938,17 @@ static int model_boot(void *self, const struct kb_variant *v,
 	out->status = KB_BOOT_OK;
 	out->nruns = runs;
 	out->runs = runs ? kb_calloc(runs, sizeof(*out->runs)) : NULL;
-	for (i = 0; i < runs; i++)
-		kb_sample_set(&out->runs[i], m->metric,
-			      kb_model_sample(m, v, boot_no, i + 1));
+	for (i = 0; i < runs; i++) {
+		double s = kb_model_sample(m, v, boot_no, i + 1);
+
+		/* check_range() keeps samples finite; never store one that
+		 * is not */
+		if (!isfinite(s) || s <= 0)
+			return kb_err_set(err, KB_EFAIL,
+					  "model: run %u of boot %u of '%s' gives %g, not a finite positive number",
+					  i + 1, boot_no, v->label, s);
+		kb_sample_set(&out->runs[i], m->metric, s);
+	}
 	return 0;
 }
 

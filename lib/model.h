@@ -42,6 +42,11 @@ struct kb_executor;
 #define KB_MODEL_MAX_CV 10.0            /* a coefficient of variation */
 #define KB_MODEL_MAX_TIME_S 604800.0    /* one simulated stage: a week */
 #define KB_MODEL_MAX_TIME_SCALE 1000.0  /* see kb_model_executor_new() */
+/* The range of base times any combination of effects' factors: the noise
+ * on top (at most about 1e14 either way) leaves every sample finite and
+ * above 0, so that no infinity reaches the store. */
+#define KB_MODEL_MAX_VALUE 1e100
+#define KB_MODEL_MIN_VALUE 1e-100
 
 /* Simulated durations of the stages, in seconds (all 0 when not given). */
 struct kb_model_time {

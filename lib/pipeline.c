@@ -33,6 +33,18 @@ struct run {
 	double t0;
 };
 
+/* Whether a stop was asked (kb_pipeline_opts.stop). */
+static int stopping(const volatile sig_atomic_t *stop)
+{
+	return stop && *stop;
+}
+
+/* Whether a stop was asked of run @r. */
+static int stopped(const struct run *r)
+{
+	return r->opts && stopping(r->opts->stop);
+}
+
 static void report(struct run *r, enum kb_progress_kind kind,
 		   const struct kb_variant *v, unsigned boot_no,
 		   const char *status, const char *reason)
@@ -48,9 +60,13 @@ static void report(struct run *r, enum kb_progress_kind kind,
 	r->opts->progress(&r->ev, r->opts->arg);
 }
 
-int kb_pipeline_build(struct kb_store *s, struct kb_executor *ex,
-		      const struct kb_variant *v, struct kb_build_result *out,
-		      int64_t *build_id, int *reused, struct kb_err *err)
+/* kb_pipeline_build(); once @stop is set, a build that did not end ok
+ * (make killed by the same Ctrl-C) is not stored. */
+static int build_step(struct kb_store *s, struct kb_executor *ex,
+		      const struct kb_variant *v,
+		      const volatile sig_atomic_t *stop,
+		      struct kb_build_result *out, int64_t *build_id,
+		      int *reused, struct kb_err *err)
 {
 	struct kb_err lookup = KB_ERR_INIT;
 	int ret;
@@ -65,6 +81,12 @@ int kb_pipeline_build(struct kb_store *s, struct kb_executor *ex,
 		*reused = 0;
 	if ((ret = kb_executor_build(ex, v, out, err)))
 		return ret;
+	if (stopping(stop) && out->status != KB_BUILD_OK) {
+		kb_build_result_release(out);
+		return kb_err_set(err, KB_EFAIL,
+				  "the build of variant %u was interrupted",
+				  v->idx);
+	}
 	kb_err_clear(&lookup);
 	ret = kb_store_build_put(s, v->build_key, kb_executor_name(ex), out,
 				 build_id, &lookup);
@@ -80,6 +102,13 @@ int kb_pipeline_build(struct kb_store *s, struct kb_executor *ex,
 		return kb_err_set(err, ret, "%s", lookup.msg);
 	}
 	return 0;
+}
+
+int kb_pipeline_build(struct kb_store *s, struct kb_executor *ex,
+		      const struct kb_variant *v, struct kb_build_result *out,
+		      int64_t *build_id, int *reused, struct kb_err *err)
+{
+	return build_step(s, ex, v, NULL, out, build_id, reused, err);
 }
 
 int kb_pipeline_boot(struct kb_executor *ex, const struct kb_variant *v,
@@ -120,8 +149,9 @@ static int get_build(struct run *r, const struct kb_variant *v,
 	reused = ret == 0;
 	if (!reused) {
 		report(r, KB_PROGRESS_BUILD_START, v, 0, NULL, NULL);
-		if ((ret = kb_pipeline_build(r->s, r->ex, v, &b->result,
-					     &b->id, &reused, err)))
+		if ((ret = build_step(r->s, r->ex, v,
+				      r->opts ? r->opts->stop : NULL,
+				      &b->result, &b->id, &reused, err)))
 			return ret;
 	}
 	r->nbuilds++;
@@ -144,8 +174,15 @@ static int do_boot(struct run *r, const struct kb_variant *v,
 	if ((ret = kb_pipeline_boot(r->ex, v, &b->result, boot_no, runs, &res,
 				    err)))
 		return ret;
-	ret = kb_store_boot_put(r->s, r->exp, v->idx, boot_no, b->id, &res,
-				err);
+	/* a guest destroyed by the stop is no boot failure: not stored,
+	 * boot @boot_no is done again on resume */
+	if (stopped(r) && res.status != KB_BOOT_OK)
+		ret = kb_err_set(err, KB_EFAIL,
+				 "boot %u of variant %u was interrupted",
+				 boot_no, v->idx);
+	else
+		ret = kb_store_boot_put(r->s, r->exp, v->idx, boot_no, b->id,
+					&res, err);
 	if (ret == 0) {
 		r->ev.boots_done++;
 		report(r, KB_PROGRESS_BOOT_DONE, v, boot_no,
@@ -184,6 +221,12 @@ static int execute(struct run *r, struct kb_err *err)
 				r->ev.boots_done++;
 				continue;
 			}
+			if (stopped(r)) {
+				ret = kb_err_set(err, KB_EFAIL,
+						 "stopped before boot %u of variant %u",
+						 boot_no, v->idx);
+				break;
+			}
 			if (!b && (ret = get_build(r, v, &b, err)))
 				break;
 			if ((ret = do_boot(r, v, b, boot_no,
@@ -195,17 +238,45 @@ static int execute(struct run *r, struct kb_err *err)
 	return ret;
 }
 
+/* "SIGTERM" for the usual stop signals. */
+static const char *signal_name(int sig)
+{
+	switch (sig) {
+	case SIGINT:
+		return "SIGINT";
+	case SIGTERM:
+		return "SIGTERM";
+	case SIGHUP:
+		return "SIGHUP";
+	default:
+		return "a signal";
+	}
+}
+
 static int finish(struct run *r, int ret, struct kb_err *err)
 {
 	struct kb_err ignored = KB_ERR_INIT;
 	size_t i;
 
-	if (ret == 0)
+	if (ret == 0) {
 		ret = kb_store_experiment_finish(r->s, r->exp, "done", NULL,
 						 err);
-	else
+	} else if (stopped(r)) {
+		char *why = kb_asprintf("interrupted by %s after %zu of %zu boots",
+					signal_name(*r->opts->stop),
+					r->ev.boots_done, r->ev.boots_total);
+
+		kb_store_experiment_finish(r->s, r->exp, "interrupted", why,
+					   &ignored);
+		/* the cause, not the step it cut short */
+		kb_err_clear(err);
+		kb_err_set(err, KB_EFAIL, "experiment %lld %s", (long long)r->exp,
+			   why);
+		free(why);
+	} else {
 		kb_store_experiment_finish(r->s, r->exp, "failed",
 					   err ? err->msg : NULL, &ignored);
+	}
 	for (i = 0; i < r->nbuilds; i++)
 		kb_build_result_release(&r->builds[i].result);
 	free(r->builds);

@@ -1,6 +1,7 @@
 #ifndef KB_PIPELINE_H
 #define KB_PIPELINE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,15 +49,25 @@ struct kb_pipeline_opts {
 	void (*progress)(const struct kb_progress *ev, void *arg);
 	void *arg;
 	const char *model_text; /* stored with the experiment, or NULL */
+	/*
+	 * May be NULL.  Once *stop is nonzero (a signal handler sets it to
+	 * the signal's number), no new step starts; a step that ends then
+	 * is stored only when it ended ok (a build or boot cut short by the
+	 * stop is not a result), and the experiment becomes "interrupted"
+	 * ("interrupted by SIGTERM"), to be carried on by
+	 * kb_pipeline_resume() later.
+	 */
+	const volatile sig_atomic_t *stop;
 };
 #define KB_PIPELINE_OPTS_INIT \
-	{ .progress = NULL, .arg = NULL, .model_text = NULL }
+	{ .progress = NULL, .arg = NULL, .model_text = NULL, .stop = NULL }
 
 /*
- * Store a new experiment for @plan and execute it to the end.  Sets *@exp
- * as soon as the experiment exists (also when a later step fails).
- * Returns 0 when every boot has a stored result, or the error that
- * stopped it.
+ * Store a new experiment for @plan, owned by this process, and execute it
+ * to the end.  Sets *@exp as soon as the experiment exists (also when a
+ * later step fails).  Returns 0 when every boot has a stored result, or
+ * the error that stopped it (KB_EFAIL "interrupted by ..." after a stop:
+ * the experiment is then "interrupted", else "failed").
  */
 int kb_pipeline_run(struct kb_store *s, const struct kb_plan *plan,
 		    struct kb_executor *ex, const struct kb_pipeline_opts *opts,
@@ -64,7 +75,9 @@ int kb_pipeline_run(struct kb_store *s, const struct kb_plan *plan,
 
 /*
  * Execute the missing steps of experiment @exp, stored earlier from @plan:
- * boots already stored are skipped.  Marks the experiment done or failed.
+ * boots already stored are skipped.  Marks the experiment done, failed or
+ * (after a stop) interrupted.  The caller owns the experiment
+ * (kb_pipeline_run, or kb_store_experiment_take for `kbisect resume`).
  */
 int kb_pipeline_resume(struct kb_store *s, int64_t exp,
 		       const struct kb_plan *plan, struct kb_executor *ex,

@@ -343,6 +343,34 @@ size_t kb_plan_nruns(const struct kb_plan *p)
 	return kb_plan_nboots(p) * kb_matrix_repeat(p->m)->runs_per_boot;
 }
 
+int kb_plan_check_limits(const struct kb_plan *p,
+			 const struct kb_plan_limits *l, struct kb_err *err)
+{
+	const struct kb_repeat *rep = kb_matrix_repeat(p->m);
+	unsigned long long max_boots = l && l->max_boots ? l->max_boots
+							 : KB_PLAN_MAX_BOOTS;
+	unsigned long long max_samples = l && l->max_samples
+						 ? l->max_samples
+						 : KB_PLAN_MAX_SAMPLES;
+	/* at most 4096 × 1000 × 1000: no overflow */
+	unsigned long long boots = (unsigned long long)p->nvariants *
+				   rep->max_boots;
+	unsigned long long samples = boots * rep->runs_per_boot;
+
+	if (boots > max_boots)
+		return kb_err_set(err, KB_EINPUT,
+				  "%s: %zu variants x %u boots (repeat.max_boots) = %llu boots, more than the limit of %llu: use fewer variants or boots, or raise the limit with --max-boots %llu",
+				  kb_matrix_file(p->m), p->nvariants,
+				  rep->max_boots, boots, max_boots, boots);
+	if (samples > max_samples)
+		return kb_err_set(err, KB_EINPUT,
+				  "%s: %llu boots x %u runs per boot = %llu samples (workload runs), more than the limit of %llu: use fewer boots or runs, or raise the limit with --max-samples %llu",
+				  kb_matrix_file(p->m), boots,
+				  rep->runs_per_boot, samples, max_samples,
+				  samples);
+	return 0;
+}
+
 /* ---- resolution against the kernel tree ------------------------------ */
 
 static int check_symbols(const struct kb_matrix *m,

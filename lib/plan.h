@@ -65,6 +65,36 @@ size_t kb_plan_nboots(const struct kb_plan *p);
 /* Workload runs: boots × repeat.runs_per_boot. */
 size_t kb_plan_nruns(const struct kb_plan *p);
 
+/* ---- limits on the whole plan ----------------------------------------- */
+
+/*
+ * Each part of a matrix has its limit (KB_MATRIX_MAX_*), but the parts
+ * multiply: 4096 variants × 1000 boots × 1000 runs is 4 billion runs.
+ * These cap the whole: the boots the plan may reach (variants ×
+ * repeat.max_boots, adaptive sampling included) and its samples (those
+ * boots × repeat.runs_per_boot workload runs; each run stores one sample
+ * of every metric it yields).  100,000 boots are a month of guest time at
+ * 30 s a boot; a million runs are about 70 MB of database with one metric
+ * each, a gigabyte with fio's dozen (docs/matrix.md "Limits").
+ */
+#define KB_PLAN_MAX_BOOTS 100000
+#define KB_PLAN_MAX_SAMPLES 1000000
+
+struct kb_plan_limits {
+	unsigned long long max_boots;   /* 0: KB_PLAN_MAX_BOOTS */
+	unsigned long long max_samples; /* 0: KB_PLAN_MAX_SAMPLES */
+};
+#define KB_PLAN_LIMITS_INIT { .max_boots = 0, .max_samples = 0 }
+
+/*
+ * Check @p against @l (NULL: the defaults).  Returns 0, or KB_EINPUT
+ * "FILE: 4096 variants x 1000 boots (repeat.max_boots) = 4096000 boots,
+ * more than the limit of 100000: ... --max-boots N" (and the same for
+ * samples), FILE being the matrix's.
+ */
+int kb_plan_check_limits(const struct kb_plan *p,
+			 const struct kb_plan_limits *l, struct kb_err *err);
+
 /* ---- resolution against the kernel tree (lib/kconfig.h) -------------- */
 
 struct kb_kconfig_resolution;

@@ -325,7 +325,11 @@ static int parse_message(json_object *o, struct kb_msg *m,
 	case KB_MSG_SUBMIT:
 		if ((ret = get_string(o, "matrix", 1, &m->matrix, err)) ||
 		    (ret = get_string(o, "matrix_path", 0, &m->matrix_path,
-				      err)))
+				      err)) ||
+		    (ret = get_int(o, "max_boots", 0, 0, INT64_MAX,
+				   &m->max_boots, err)) ||
+		    (ret = get_int(o, "max_samples", 0, 0, INT64_MAX,
+				   &m->max_samples, err)))
 			return ret;
 		return get_string(o, "model", 0, &m->model, err);
 	case KB_MSG_STATUS:
@@ -472,6 +476,10 @@ void kb_protocol_write(struct kb_buf *b, const struct kb_msg *m)
 		kb_json_kv_string(j, "matrix", m->matrix ? m->matrix : "");
 		kv_string_opt(j, "matrix_path", m->matrix_path);
 		kv_string_opt(j, "model", m->model);
+		if (m->max_boots)
+			kb_json_kv_int(j, "max_boots", m->max_boots);
+		if (m->max_samples)
+			kb_json_kv_int(j, "max_samples", m->max_samples);
 		break;
 	case KB_MSG_STATUS:
 		if (m->id)

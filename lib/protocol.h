@@ -32,7 +32,8 @@ struct kb_err;
 /* Message types: numbers are part of the protocol, never reuse one. */
 enum kb_msg_type {
 	KB_MSG_HELLO = 1,       /* both ways, first: version, daemon */
-	KB_MSG_SUBMIT = 10,     /* client: matrix, matrix_path, model */
+	KB_MSG_SUBMIT = 10,     /* client: matrix, matrix_path, model,
+				 * max_boots, max_samples */
 	KB_MSG_STATUS = 11,     /* client: id (absent or 0: recent ones) */
 	KB_MSG_CANCEL = 12,     /* client: id */
 	KB_MSG_WATCH = 13,      /* client: id */
@@ -66,6 +67,8 @@ struct kb_msg {
 	char *matrix;       /* SUBMIT: the matrix YAML text */
 	char *matrix_path;  /* SUBMIT: where it was read (relative paths) */
 	char *model;        /* SUBMIT: the model YAML text, or NULL */
+	int64_t max_boots;  /* SUBMIT: the caps on the plan the client raised */
+	int64_t max_samples; /* (--max-boots, --max-samples); 0: defaults */
 	char *state;        /* CANCELLING: the experiment's state */
 	int code;           /* ERROR: a KB_E* code */
 	char *message;      /* ERROR */

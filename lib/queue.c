@@ -51,6 +51,14 @@ static int check_model(const struct kb_matrix *m, const char *text,
 int kb_queue_submit(struct kb_store *s, const struct kb_queue_submission *sub,
 		    int64_t *id, struct kb_err *err)
 {
+	return kb_queue_submit_limited(s, sub, NULL, id, err);
+}
+
+int kb_queue_submit_limited(struct kb_store *s,
+			    const struct kb_queue_submission *sub,
+			    const struct kb_plan_limits *lim, int64_t *id,
+			    struct kb_err *err)
+{
 	struct kb_matrix *m = NULL;
 	struct kb_plan *p = NULL;
 	struct kb_model *model = NULL;
@@ -65,7 +73,8 @@ int kb_queue_submit(struct kb_store *s, const struct kb_queue_submission *sub,
 	if (!sub->matrix_text)
 		return kb_err_set(err, KB_EINPUT, "no matrix was submitted");
 	if ((ret = kb_plan_from_text(sub->matrix_text, sub->matrix_path, &m, &p,
-			     err)))
+			     err)) ||
+	    (ret = kb_plan_check_limits(p, lim, err)))
 		goto out;
 	if (sub->model_text &&
 	    (ret = check_model(m, sub->model_text, &model, err)))

@@ -37,7 +37,8 @@ struct kb_queue_submission {
 };
 
 /*
- * Validate @sub (the matrix plans; the model parses and produces the
+ * Validate @sub (the matrix plans within the default caps on its boots
+ * and samples, kb_plan_check_limits(); the model parses and produces the
  * matrix's metric) and store it as a queued experiment with its jobs in
  * one transaction: builds in build order, boots round by round (boot 1
  * of every variant, then boot 2...).  Sets *@id once the submission is
@@ -45,6 +46,13 @@ struct kb_queue_submission {
  */
 int kb_queue_submit(struct kb_store *s, const struct kb_queue_submission *sub,
 		    int64_t *id, struct kb_err *err);
+
+/* kb_queue_submit() with the caps @lim (NULL: the defaults), for a
+ * client that raised them (SUBMIT's max_boots and max_samples). */
+int kb_queue_submit_limited(struct kb_store *s,
+			    const struct kb_queue_submission *sub,
+			    const struct kb_plan_limits *lim, int64_t *id,
+			    struct kb_err *err);
 
 /*
  * A queued experiment made ready to run: its matrix, plan and model

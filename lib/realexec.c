@@ -503,6 +503,7 @@ static int boot(void *self, const struct kb_variant *v,
 	ro.boot_timeout_s = v->guest.boot_timeout_s ? v->guest.boot_timeout_s
 						    : 120;
 	ro.workload_timeout_s = kb_realexec_workload_timeout(w, runs);
+	ro.stop = x->opts.stop;
 	console = kb_console_new(0);
 	if (kb_guest_run(x->conn, xml, &ro, console, &end, &dur, &gerr)) {
 		char *tail = kb_console_tail(console, 50);

@@ -1,6 +1,7 @@
 #ifndef KB_REALEXEC_H
 #define KB_REALEXEC_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "initramfs.h"
@@ -54,11 +55,14 @@ struct kb_realexec_opts {
 	/* the plan whose variants are built, resolved (kb_plan_resolve);
 	 * borrowed, may be NULL */
 	const struct kb_plan *plan;
+	/* may be NULL: once *stop is nonzero the running guest is destroyed
+	 * (kb_guest_run_opts.stop) and its boot ends as a libvirt error */
+	const volatile sig_atomic_t *stop;
 };
 #define KB_REALEXEC_OPTS_INIT                                             \
 	{ .experiment = NULL, .work_dir = NULL, .initramfs_cache = NULL,  \
 	  .initramfs = KB_INITRAMFS_OPTS_INIT, .console_stream = 0,        \
-	  .plan = NULL }
+	  .plan = NULL, .stop = NULL }
 
 /*
  * Make the real executor for matrix @m booting on @conn; both are

@@ -140,7 +140,7 @@ unsigned store_column_unsigned(sqlite3_stmt *st, int i)
 
 void store_bind_real(sqlite3_stmt *st, int i, double v)
 {
-	if (isnan(v))
+	if (!isfinite(v))
 		sqlite3_bind_null(st, i);
 	else
 		sqlite3_bind_double(st, i, v);

@@ -102,15 +102,18 @@ struct kb_store_experiment {
 
 /*
  * Store an experiment with all its variants and their options in one
- * transaction, in state "running".  Sets *@id.  Nothing is written when
- * it fails.
+ * transaction, in state "running", owned by this process (its host, pid,
+ * start time and boot id: db/0006), so that a later kbisect can tell
+ * when the process is gone.  Sets *@id.  Nothing is written when it
+ * fails.
  */
 int kb_store_experiment_create(struct kb_store *s,
 			       const struct kb_store_experiment *e,
 			       int64_t *id, struct kb_err *err);
 
-/* Set an experiment's state ("running", "done", "failed", "cancelled"),
- * with an error text for "failed" (may be NULL). */
+/* Set an experiment's state ("running", "done", "failed", "cancelled",
+ * "interrupted"), with an error text for "failed" and "interrupted" (may
+ * be NULL). */
 int kb_store_experiment_finish(struct kb_store *s, int64_t id,
 			       const char *state, const char *error,
 			       struct kb_err *err);
@@ -163,16 +166,60 @@ struct kb_store_info {
 	unsigned nvariants;
 	unsigned nboots_done;   /* boot rows stored */
 	unsigned nsamples;      /* sample rows for the experiment's metric */
+	char *owner_host;  /* the host of the process that runs (or ran) it,
+			    * or NULL: the daemon's, or from before db/0006 */
+	long owner_pid;    /* that process's pid, or 0 */
+	int owner_alive;   /* 1 while that process runs (or runs on another
+			    * host, where it cannot be checked) */
+	int daemon;        /* submitted to kbisectd: it has jobs */
 };
 void kb_store_info_release(struct kb_store_info *i);
 
-/* One experiment; KB_ENOTFOUND when there is none with @id. */
+/*
+ * One experiment; KB_ENOTFOUND when there is none with @id.  An
+ * experiment stored "running" whose owner is gone reads as
+ * "interrupted" (nothing is written: see
+ * kb_store_experiments_interrupt_gone()).
+ */
 int kb_store_experiment_get(struct kb_store *s, int64_t id,
 			    struct kb_store_info *out, struct kb_err *err);
 
-/* Every experiment, newest first.  Caller frees each and the array. */
+/* Every experiment, newest first, states as kb_store_experiment_get()
+ * reads them.  Caller frees each and the array. */
 int kb_store_history(struct kb_store *s, struct kb_store_info **out,
 		     size_t *n, struct kb_err *err);
+
+/* ---- owners: who runs an experiment (lib/store_owner.c, db/0006) ------ */
+
+/*
+ * Whether experiment @id is running in a process that still runs: *@alive
+ * is 1 when it is "running" and its owner is alive (kb_proc_alive(): the
+ * same pid with the same start time since the same boot, or a process on
+ * another host, which cannot be checked), 0 when it is not running, is
+ * the daemon's (no owner), or its owner is gone.  KB_ENOTFOUND when there
+ * is no experiment @id.  Reads only.
+ */
+int kb_store_experiment_owner_alive(struct kb_store *s, int64_t id,
+				    int *alive, struct kb_err *err);
+
+/*
+ * Mark "interrupted" every experiment stored "running" whose owner is
+ * gone, with the error "its kbisect process (pid N on HOST) is gone", in
+ * one transaction.  The daemon's experiments (no owner) are left alone.
+ * *@n (may be NULL): how many.  For commands that write anyway.
+ */
+int kb_store_experiments_interrupt_gone(struct kb_store *s, unsigned *n,
+					struct kb_err *err);
+
+/*
+ * Take experiment @id over to resume it in this process: in one
+ * transaction check that it is neither done, nor the daemon's, nor
+ * running in a process that is alive (each KB_EINPUT with a message
+ * saying which), then make it "running" owned by this process, its error
+ * and end time cleared.
+ */
+int kb_store_experiment_take(struct kb_store *s, int64_t id,
+			     struct kb_err *err);
 
 /* A variant's measurements of one metric. */
 struct kb_store_variant {
@@ -508,7 +555,12 @@ struct kb_store_progress {
 };
 void kb_store_progress_release(struct kb_store_progress *p);
 
-/* Read experiment @exp's progress; KB_ENOTFOUND when there is none. */
+/*
+ * Read experiment @exp's progress; KB_ENOTFOUND when there is none.  An
+ * experiment without jobs (`kbisect run`) counts its stored builds and
+ * boots, and reads "interrupted" when it is "running" in a process that
+ * is gone (nothing is written).
+ */
 int kb_store_progress_get(struct kb_store *s, int64_t exp,
 			  struct kb_store_progress *out, struct kb_err *err);
 

@@ -66,6 +66,7 @@ int kb_store_experiment_create(struct kb_store *s,
 	if ((ret = store_begin(s, err)))
 		return ret;
 	if ((ret = store_insert_experiment(s, e, "running", &eid, err)) ||
+	    (ret = store_owner_set_self(s, eid, err)) ||
 	    (ret = store_commit(s, err))) {
 		store_rollback(s);
 		return ret;
@@ -80,6 +81,7 @@ int kb_store_experiment_finish(struct kb_store *s, int64_t id,
 {
 	static const char *const states[] = {
 		"queued", "running", "done", "failed", "cancelled",
+		"interrupted",
 	};
 	sqlite3_stmt *st = NULL;
 	size_t i;
@@ -123,13 +125,16 @@ void kb_store_info_release(struct kb_store_info *i)
 	free(i->generators);
 	free(i->metric);
 	free(i->error);
+	free(i->owner_host);
 	memset(i, 0, sizeof(*i));
 }
 
 #define INFO_SELECT                                                        \
 	"SELECT e.id, e.name, e.state, e.created_at, e.finished_at,"      \
 	" e.executor, e.design, e.generators, e.metric, e.error, e.boots," \
-	" e.runs_per_boot, h.variants, h.boots_done, h.samples"           \
+	" e.runs_per_boot, h.variants, h.boots_done, h.samples,"          \
+	" e.owner_host, e.owner_pid, e.owner_start, e.owner_boot,"        \
+	" EXISTS (SELECT 1 FROM jobs j WHERE j.experiment_id = e.id)"     \
 	" FROM experiments e JOIN v_history h ON h.experiment_id = e.id"
 
 static void read_info(sqlite3_stmt *st, struct kb_store_info *i)
@@ -149,6 +154,23 @@ static void read_info(sqlite3_stmt *st, struct kb_store_info *i)
 	i->nvariants = store_column_unsigned(st, 12);
 	i->nboots_done = store_column_unsigned(st, 13);
 	i->nsamples = store_column_unsigned(st, 14);
+	i->owner_host = store_column_strdup(st, 15);
+	i->owner_pid = (long)sqlite3_column_int64(st, 16);
+	i->daemon = sqlite3_column_int(st, 19);
+	switch (store_owner_read(st, 15, NULL)) {
+	case STORE_OWNER_ALIVE:
+		i->owner_alive = 1;
+		break;
+	case STORE_OWNER_GONE:
+		/* shown as a writer would mark it; nothing is written */
+		if (i->state && !strcmp(i->state, "running")) {
+			free(i->state);
+			i->state = kb_strdup("interrupted");
+		}
+		break;
+	case STORE_OWNER_NONE:
+		break;
+	}
 }
 
 int kb_store_experiment_get(struct kb_store *s, int64_t id,
@@ -449,11 +471,12 @@ int store_check_values(const struct kb_boot_result *r, unsigned boot_no,
 
 	for (i = 0; i < r->nruns; i++)
 		for (j = 0; j < r->runs[i].n; j++)
-			if (isnan(r->runs[i].m[j].value))
+			if (!isfinite(r->runs[i].m[j].value))
 				return kb_err_set(err, KB_EFAIL,
-						  "metric '%s' of run %zu of boot %u is not a number",
+						  "metric '%s' of run %zu of boot %u is not a finite number (%g): refused before anything was stored",
 						  r->runs[i].m[j].name, i + 1,
-						  boot_no);
+						  boot_no,
+						  r->runs[i].m[j].value);
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 #include "store.h"
 
 struct kb_err;
+struct kb_proc_id;
 
 struct kb_store {
 	sqlite3 *db;
@@ -56,7 +57,7 @@ int store_prepare(struct kb_store *s, const char *sql, sqlite3_stmt **st,
 /* Bind a C string, NULL as SQL NULL (sqlite copies the text). */
 int store_bind_text(sqlite3_stmt *st, int i, const char *v);
 
-/* Bind a double, NaN as SQL NULL. */
+/* Bind a double; NaN and infinities (not a measurement) as SQL NULL. */
 void store_bind_real(sqlite3_stmt *st, int i, double v);
 
 /* Column @i as a string the caller frees, SQL NULL as NULL. */
@@ -145,8 +146,9 @@ int store_variant_id(struct kb_store *s, int64_t exp, unsigned idx,
 int store_bind_variant(struct kb_store *s, sqlite3_stmt *st, int i,
 		       int64_t exp, int idx, struct kb_err *err);
 
-/* Refuse a boot result with a NaN value (sqlite would store NULL), before
- * anything is written. */
+/* Refuse a boot result with a value that is not finite (sqlite would
+ * store NaN as NULL, and an infinity breaks every mean), before anything
+ * is written. */
 int store_check_values(const struct kb_boot_result *r, unsigned boot_no,
 		       struct kb_err *err);
 
@@ -159,5 +161,28 @@ int store_check_values(const struct kb_boot_result *r, unsigned boot_no,
 int store_insert_boot(struct kb_store *s, int64_t exp, unsigned idx,
 		      unsigned boot_no, int64_t build_id,
 		      const struct kb_boot_result *r, struct kb_err *err);
+
+/* ---- experiment owners (lib/store_owner.c, db/0006) ------------------ */
+
+/* What the owner columns of an experiment say about its process. */
+enum store_owner {
+	STORE_OWNER_NONE,  /* none recorded: the daemon's experiment */
+	STORE_OWNER_ALIVE, /* it runs, or runs on another host (unknowable) */
+	STORE_OWNER_GONE,  /* it ended, was killed, or the host rebooted */
+};
+
+/*
+ * Read the four owner columns of @st from @col on (owner_host, owner_pid,
+ * owner_start, owner_boot) into *@out (may be NULL) and say whether that
+ * process is alive (kb_proc_alive).  The one place that decides it: the
+ * readers that show an experiment "interrupted" and the writers that mark
+ * it so agree.
+ */
+enum store_owner store_owner_read(sqlite3_stmt *st, int col,
+				  struct kb_proc_id *out);
+
+/* Inside a transaction: record this process as experiment @id's owner
+ * (nothing on a schema older than 6). */
+int store_owner_set_self(struct kb_store *s, int64_t id, struct kb_err *err);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "fsutil.h"
 #include "mem.h"
 #include "store_int.h"
 #include "banned.h"
@@ -347,19 +348,31 @@ int kb_store_experiment_cancel(struct kb_store *s, int64_t exp,
 			       struct kb_err *err)
 {
 	sqlite3_stmt *st = NULL;
+	struct kb_proc_id o;
+	enum store_owner owner;
 	char *state = NULL;
 	int found, ret;
 
 	if ((ret = store_begin(s, err)))
 		return ret;
 	ret = store_row_by_id(s,
-			      "SELECT state FROM experiments WHERE id = ?",
+			      "SELECT state, owner_host, owner_pid,"
+			      " owner_start, owner_boot FROM experiments"
+			      " WHERE id = ?",
 			      "experiment", exp, &st, err);
 	if (ret)
 		goto out;
 	state = store_column_strdup(st, 0);
+	owner = store_owner_read(st, 1, &o);
 	sqlite3_finalize(st);
 	st = NULL;
+	if (owner == STORE_OWNER_GONE && state && !strcmp(state, "running")) {
+		ret = kb_err_set(err, KB_EINPUT,
+				 "experiment %lld was interrupted: its kbisect process (pid %ld on %s) is gone; 'kbisect resume %lld' carries it on",
+				 (long long)exp, o.pid, o.host,
+				 (long long)exp);
+		goto out;
+	}
 	if (!state || (strcmp(state, "queued") && strcmp(state, "running"))) {
 		ret = kb_err_set(err, KB_EINPUT,
 				 "experiment %lld is already %s",
@@ -375,6 +388,12 @@ int kb_store_experiment_cancel(struct kb_store *s, int64_t exp,
 				    "cannot read the jobs of experiment %lld",
 				    (long long)exp)))
 		goto out;
+	if (!found && owner == STORE_OWNER_ALIVE) {
+		ret = kb_err_set(err, KB_EINPUT,
+				 "experiment %lld runs in a 'kbisect run' process (pid %ld on %s), not in kbisectd: stop that process (Ctrl-C, or kill -TERM %ld)",
+				 (long long)exp, o.pid, o.host, o.pid);
+		goto out;
+	}
 	if (!found) {
 		ret = kb_err_set(err, KB_EINPUT,
 				 "experiment %lld runs in a 'kbisect run' process, not in kbisectd",
@@ -524,6 +543,52 @@ void kb_store_progress_release(struct kb_store_progress *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/*
+ * The progress of experiment @exp, which has no jobs (`kbisect run`), from
+ * its boots: variants with every planned boot stored, builds stored of
+ * its build keys, boots stored of those planned; "interrupted" when it is
+ * "running" in a process that is gone (read only: nothing is written).
+ */
+static int run_progress(struct kb_store *s, int64_t exp,
+			struct kb_store_progress *out, struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	ret = store_row_by_id(s,
+			      "SELECT (SELECT count(*) FROM variants v WHERE"
+			      "  v.experiment_id = e.id AND (SELECT count(*)"
+			      "  FROM boots b WHERE b.variant_id = v.id)"
+			      "  >= e.boots),"
+			      " (SELECT count(DISTINCT build_key) FROM"
+			      "  variants WHERE experiment_id = e.id),"
+			      " (SELECT count(DISTINCT v.build_key) FROM"
+			      "  variants v JOIN builds bu ON bu.build_key ="
+			      "  v.build_key WHERE v.experiment_id = e.id),"
+			      " e.boots * (SELECT count(*) FROM variants WHERE"
+			      "  experiment_id = e.id),"
+			      " (SELECT count(*) FROM boots b JOIN variants v"
+			      "  ON v.id = b.variant_id WHERE"
+			      "  v.experiment_id = e.id),"
+			      " owner_host, owner_pid, owner_start, owner_boot"
+			      " FROM experiments e WHERE e.id = ?",
+			      "experiment", exp, &st, err);
+	if (ret)
+		return ret;
+	out->variants_done = store_column_unsigned(st, 0);
+	out->builds_total = store_column_unsigned(st, 1);
+	out->builds_done = store_column_unsigned(st, 2);
+	out->boots_total = store_column_unsigned(st, 3);
+	out->boots_done = store_column_unsigned(st, 4);
+	if (out->state && !strcmp(out->state, "running") &&
+	    store_owner_read(st, 5, NULL) == STORE_OWNER_GONE) {
+		free(out->state);
+		out->state = kb_strdup("interrupted");
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
 int kb_store_progress_get(struct kb_store *s, int64_t exp,
 			  struct kb_store_progress *out, struct kb_err *err)
 {
@@ -583,6 +648,8 @@ int kb_store_progress_get(struct kb_store *s, int64_t exp,
 	out->has_jobs = sqlite3_column_int64(st, 16) != 0;
 	sqlite3_finalize(st);
 	st = NULL;
+	if (!out->has_jobs && (ret = run_progress(s, exp, out, err)))
+		goto out;
 
 	/* what runs now, in words */
 	if ((ret = store_prepare(s,

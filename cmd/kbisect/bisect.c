@@ -62,9 +62,10 @@ static void print_step(const struct kb_bisect_probe *p,
 			kb_bisect_class_name(p->cls), "", "", "", opts.buf,
 			p->reason ? p->reason : "");
 	else
-		fprintf(f, "%5u  %-8s %+7.1f%%  [%+6.1f%%, %+6.1f%%] %5u  %s\n",
-			p->step, kb_bisect_class_name(p->cls), p->change_pct,
-			p->ci_low, p->ci_high, p->boots, opts.buf);
+		fprintf(f, "%5u  %-8s %8s  [%7s, %7s] %5u  %s\n", p->step,
+			kb_bisect_class_name(p->cls),
+			cmd_pct(p->change_pct, 1).s, cmd_pct(p->ci_low, 1).s,
+			cmd_pct(p->ci_high, 1).s, p->boots, opts.buf);
 	kb_buf_release(&opts);
 }
 
@@ -90,9 +91,10 @@ static void print_text(const struct kb_bisect_result *r, const char *metric,
 	       " differ (%zu groups), metric %s\n",
 	       (long long)r->bisection, (long long)r->experiment, good, bad,
 	       r->nchanges, r->ngroups, metric);
-	printf("the ends: %.6g -> %.6g, %+.1f%% [%+.1f%%, %+.1f%%] (%g%% CI),"
+	printf("the ends: %.6g -> %.6g, %s [%s, %s] (%g%% CI),"
 	       " p = %.3g, %s; %zu and %zu boots\n",
-	       e->a.mean, e->b.mean, e->change_pct, e->ci_low, e->ci_high,
+	       e->a.mean, e->b.mean, cmd_pct(e->change_pct, 1).s,
+	       cmd_pct(e->ci_low, 1).s, cmd_pct(e->ci_high, 1).s,
 	       100 * (1 - alpha), e->p, kb_verdict_name(e->verdict), e->a.n,
 	       e->b.n);
 	if (!r->reproduced) {
@@ -122,10 +124,11 @@ static void print_text(const struct kb_bisect_result *r, const char *metric,
 	if (isnan(r->change_pct))
 		printf("effect of the culprits alone on good: not measured\n");
 	else
-		printf("effect of the culprits alone on good: %+.1f%%"
-		       " [%+.1f%%, %+.1f%%] (%g%% CI, %u boots)\n",
-		       r->change_pct, r->ci_low, r->ci_high,
-		       100 * (1 - alpha), r->culprit_boots);
+		printf("effect of the culprits alone on good: %s"
+		       " [%s, %s] (%g%% CI, %u boots)\n",
+		       cmd_pct(r->change_pct, 1).s, cmd_pct(r->ci_low, 1).s,
+		       cmd_pct(r->ci_high, 1).s, 100 * (1 - alpha),
+		       r->culprit_boots);
 	printf("spent: %u builds, %u boots, %u runs; %zu probes\n", r->builds,
 	       r->boots, r->runs, r->nprobes);
 	printf("\n%5s  %-8s %8s  %-17s %5s  %s\n", "step", "class", "change",
@@ -370,9 +373,11 @@ static void print_commit_step(const struct kb_bisect_probe *p,
 			kb_bisect_class_name(p->cls), "", "", "", c->sha,
 			c->summary, p->reason ? p->reason : "");
 	else
-		fprintf(f, "%5u  %-8s %+7.1f%%  [%+6.1f%%, %+6.1f%%] %5u  %.12s %s\n",
-			p->step, kb_bisect_class_name(p->cls), p->change_pct,
-			p->ci_low, p->ci_high, p->boots, c->sha, c->summary);
+		fprintf(f, "%5u  %-8s %8s  [%7s, %7s] %5u  %.12s %s\n",
+			p->step, kb_bisect_class_name(p->cls),
+			cmd_pct(p->change_pct, 1).s, cmd_pct(p->ci_low, 1).s,
+			cmd_pct(p->ci_high, 1).s, p->boots, c->sha,
+			c->summary);
 }
 
 static void on_commit(const struct kb_bisect_probe *p, void *arg)
@@ -394,9 +399,10 @@ static void commits_text(const struct kb_bisect_commits_result *r,
 	printf("bisection %lld (experiment %lld): %s..%s, %zu commits, metric %s\n",
 	       (long long)r->bisection, (long long)r->experiment, good, bad,
 	       r->ncommits - 1, metric);
-	printf("the ends: %.6g -> %.6g, %+.1f%% [%+.1f%%, %+.1f%%] (%g%% CI),"
+	printf("the ends: %.6g -> %.6g, %s [%s, %s] (%g%% CI),"
 	       " p = %.3g, %s; %zu and %zu boots\n",
-	       e->a.mean, e->b.mean, e->change_pct, e->ci_low, e->ci_high,
+	       e->a.mean, e->b.mean, cmd_pct(e->change_pct, 1).s,
+	       cmd_pct(e->ci_low, 1).s, cmd_pct(e->ci_high, 1).s,
 	       100 * (1 - alpha), e->p, kb_verdict_name(e->verdict), e->a.n,
 	       e->b.n);
 	if (!r->reproduced) {
@@ -422,9 +428,11 @@ static void commits_text(const struct kb_bisect_commits_result *r,
 			       commits[r->last_good].sha);
 		else
 			printf("effect against %.12s (the last good commit):"
-			       " %+.1f%% [%+.1f%%, %+.1f%%] (%g%% CI, %u boots)\n",
-			       commits[r->last_good].sha, r->change_pct,
-			       r->ci_low, r->ci_high, 100 * (1 - alpha),
+			       " %s [%s, %s] (%g%% CI, %u boots)\n",
+			       commits[r->last_good].sha,
+			       cmd_pct(r->change_pct, 1).s,
+			       cmd_pct(r->ci_low, 1).s,
+			       cmd_pct(r->ci_high, 1).s, 100 * (1 - alpha),
 			       r->effect_boots);
 	}
 	printf("spent: %u builds, %u boots, %u runs; %zu probes\n", r->builds,

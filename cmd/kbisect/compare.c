@@ -84,6 +84,17 @@ const char *cmd_stars(double p)
 						      : "";
 }
 
+struct cmd_pct cmd_pct(double pct, int sign)
+{
+	struct cmd_pct t;
+
+	if (!isfinite(pct))
+		snprintf(t.s, sizeof(t.s), "-");
+	else
+		snprintf(t.s, sizeof(t.s), sign ? "%+.1f%%" : "%.1f%%", pct);
+	return t;
+}
+
 void cmd_json_comparison(struct kb_json *j, const char *key,
 			 const struct kb_comparison *c)
 {
@@ -221,16 +232,18 @@ static int cmd_compare(const struct kb_args *args)
 			cmd_json_comparison(j, metrics[i], &cmp);
 			continue;
 		}
-		printf("%14.6g %6.1f%% %+10.1f%%%-3s %11.6g %6.1f%%   %-13s %s%s\n",
-		       cmp.a.mean, 100 * fabs(cmp.a.cv), cmp.change_pct,
-		       cmd_stars(cmp.p), cmp.b.mean, 100 * fabs(cmp.b.cv),
+		printf("%14.6g %7s %11s%-3s %11.6g %7s   %-13s %s%s\n",
+		       cmp.a.mean, cmd_pct(100 * fabs(cmp.a.cv), 0).s,
+		       cmd_pct(cmp.change_pct, 1).s, cmd_stars(cmp.p),
+		       cmp.b.mean, cmd_pct(100 * fabs(cmp.b.cv), 0).s,
 		       kb_verdict_name(cmp.verdict), metrics[i],
 		       main_metric ? "  (the experiment's metric)" : "");
 		if (main_metric)
-			printf("%14s n = %zu vs %zu boots, %g%% CI of the change [%+.1f%%, %+.1f%%], Mann-Whitney p = %.3g\n",
+			printf("%14s n = %zu vs %zu boots, %g%% CI of the change [%s, %s], Mann-Whitney p = %.3g\n",
 			       "", cmp.a.n, cmp.b.n,
 			       100 * (1 - kb_analysis_opts(a)->alpha),
-			       cmp.ci_low, cmp.ci_high, cmp.p);
+			       cmd_pct(cmp.ci_low, 1).s,
+			       cmd_pct(cmp.ci_high, 1).s, cmp.p);
 	}
 	if ((ret = cmd_store_analyses(s, kb_analysis_info(a)->id, rows,
 				      nmetrics, &err)))

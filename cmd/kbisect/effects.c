@@ -67,12 +67,13 @@ static void effects_text(const struct kb_analysis *a,
 	printf("%4s  %-*s %9s  %-20s %9s\n", "rank", width, "effect",
 	       "change", "95% CI", "p");
 	for (i = 0; i < n; i++) {
-		char ci[48];
+		char ci[72];
 
-		snprintf(ci, sizeof(ci), "[%+.1f%%, %+.1f%%]",
-			 e[i].ci_low_pct, e[i].ci_high_pct);
-		printf("%4zu  %-*s %+8.1f%%  %-20s %9.2g %-3s%s%s\n", i + 1,
-		       width, e[i].name, e[i].change_pct, ci, e[i].p,
+		snprintf(ci, sizeof(ci), "[%s, %s]",
+			 cmd_pct(e[i].ci_low_pct, 1).s,
+			 cmd_pct(e[i].ci_high_pct, 1).s);
+		printf("%4zu  %-*s %9s  %-20s %9.2g %-3s%s%s\n", i + 1,
+		       width, e[i].name, cmd_pct(e[i].change_pct, 1).s, ci, e[i].p,
 		       cmd_stars(e[i].p),
 		       e[i].aliases[0] ? " aliased with " : "",
 		       e[i].aliases);

@@ -70,11 +70,11 @@ static int cmd_history(const struct kb_args *args)
 	if (json) {
 		history_json(e, n);
 	} else {
-		printf("%4s  %-20s  %-9s  %-13s  %-12s %8s %7s %8s  %s\n", "id",
+		printf("%4s  %-20s  %-11s  %-13s  %-12s %8s %7s %8s  %s\n", "id",
 		       "created (UTC)", "state", "design", "metric",
 		       "variants", "boots", "samples", "name");
 		for (i = 0; i < n; i++)
-			printf("%4lld  %-20s  %-9s  %-13s  %-12s %8u %7u %8u  %s\n",
+			printf("%4lld  %-20s  %-11s  %-13s  %-12s %8u %7u %8u  %s\n",
 			       (long long)e[i].id, e[i].created_at,
 			       e[i].state, e[i].design, e[i].metric,
 			       e[i].nvariants, e[i].nboots_done,

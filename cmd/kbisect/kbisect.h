@@ -135,6 +135,16 @@ int cmd_parse_variant(const struct kb_analysis *a, const char *s, int *out);
 unsigned cmd_warn_environments(struct kb_store *s, int64_t exp, int a, int b);
 /* Significance stars of a p-value: "***", "**", "*" or "". */
 const char *cmd_stars(double p);
+/*
+ * A percentage as text: "+12.3%" (@sign) or "12.3%", and "-" when it is
+ * not a finite number (a change against a mean of 0, or of no boots), so
+ * that "nan%" never reaches the reader.  The text lives until the end of
+ * the expression the call is in: printf("%s", cmd_pct(x, 1).s).
+ */
+struct cmd_pct {
+	char s[32];
+};
+struct cmd_pct cmd_pct(double pct, int sign);
 /* Write comparison @c as an object under @key. */
 void cmd_json_comparison(struct kb_json *j, const char *key,
 			 const struct kb_comparison *c);
@@ -148,6 +158,52 @@ void cmd_json_comparison(struct kb_json *j, const char *key,
 struct kb_plan;
 int cmd_plan_resolve(struct kb_plan *p, int quiet, struct kb_err *err);
 void cmd_plan_report_dropped(const struct kb_plan *p, FILE *f);
+/*
+ * The caps on a whole plan from --max-boots and --max-samples of @a into
+ * *@out (lib/plan.h: the defaults where not given); a value that is not
+ * a count from 1 is a usage error of @verb: returns its status (2).
+ */
+struct kb_plan_limits;
+int cmd_plan_limits(const char *verb, const struct kb_args *a,
+		    struct kb_plan_limits *out);
+
+/* ---- an experiment run in this process (run.c; resume.c) ------------ */
+
+/*
+ * What `run` and `resume` execute with: the model executor on @model
+ * (borrowed: it must outlive the runner; the matrix's metric is checked,
+ * $KBISECT_MODEL_TIME_SCALE read), or without one the real executor on
+ * the first host of @p's matrix (the workload checked, orphan kbisect-*
+ * guests there destroyed first, said on stderr unless @quiet), which a
+ * stop makes destroy its running guest.  cmd_runner_close() releases it,
+ * also after a failure.
+ */
+struct kb_guest_conn;
+struct kb_executor;
+struct kb_model;
+struct cmd_runner {
+	struct kb_guest_conn *conn; /* the real executor's connection */
+	struct kb_executor *ex;
+	int64_t exp; /* the experiment: set it to resume one; guests are
+		      * named by it */
+};
+int cmd_runner_open(struct cmd_runner *r, const struct kb_plan *p,
+		    const struct kb_model *model, int quiet,
+		    struct kb_err *err);
+void cmd_runner_close(struct cmd_runner *r);
+/*
+ * Execute @p with @r: a new experiment (kb_pipeline_run, @model_text
+ * stored with it), or when r->exp is set, the missing boots of that one
+ * (kb_pipeline_resume; the caller took it over).  Experiments whose
+ * kbisect process is gone are marked interrupted first.  Progress on
+ * stderr unless args->quiet; SIGINT and SIGTERM stop it after the running
+ * step, the experiment interrupted, with a message naming `kbisect
+ * resume` and the exit status 128 + the signal.  Otherwise prints the
+ * results (args->json) and returns the exit status.
+ */
+int cmd_runner_go(struct cmd_runner *r, struct kb_store *s,
+		  const struct kb_plan *p, const char *model_text,
+		  const struct kb_args *args);
 
 /* ---- the daemon verbs (submit.c, status.c, cancel.c, watch.c) -------- */
 

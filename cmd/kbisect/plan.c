@@ -324,10 +324,48 @@ void cmd_plan_report_dropped(const struct kb_plan *p, FILE *out)
 		kb_plan_nbuilds(p) == 1 ? "" : "s");
 }
 
+/* @s as a count from 1 to 10^15 into *@out; -1 when it is not one. */
+static int parse_count(const char *s, unsigned long long *out)
+{
+	unsigned long long v = 0;
+	const char *p;
+
+	if (!s || !*s)
+		return -1;
+	for (p = s; *p; p++) {
+		if (*p < '0' || *p > '9' || p - s >= 15)
+			return -1;
+		v = v * 10 + (unsigned long long)(*p - '0');
+	}
+	if (v == 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cmd_plan_limits(const char *verb, const struct kb_args *a,
+		    struct kb_plan_limits *out)
+{
+	struct kb_plan_limits l = KB_PLAN_LIMITS_INIT;
+
+	if (a->max_boots && parse_count(a->max_boots, &l.max_boots))
+		return cmd_usage_error(verb,
+				       "--max-boots '%s' is not a number of boots from 1",
+				       a->max_boots);
+	if (a->max_samples && parse_count(a->max_samples, &l.max_samples))
+		return cmd_usage_error(verb,
+				       "--max-samples '%s' is not a number of samples from 1",
+				       a->max_samples);
+	*out = l;
+	return 0;
+}
+
 static const struct kb_opt plan_opts[] = {
 	KB_OPT_JSON("print an object with variants, builds and boots"),
 	KB_OPT_ALLOW_DROPPED("accept requested options that do not hold"),
 	KB_OPT_QUIET("no progress on stderr"),
+	KB_OPT_MAX_BOOTS,
+	KB_OPT_MAX_SAMPLES,
 	KB_OPT_END,
 };
 
@@ -342,7 +380,8 @@ const struct cmd cmd_plan_entry = {
 	.summary = "validate a matrix and show its variants, builds and boots",
 	.help = "Reads MATRIX (YAML, see docs/matrix.md), expands its design and\n"
 		"prints every variant with its factor levels, how many kernels must\n"
-		"be built and how many guests booted.  Writes nothing.\n",
+		"be built and how many guests booted.  Writes nothing.  A plan of more\n"
+		"boots or samples than the limits (docs/matrix.md) is refused.\n",
 	.epilog = "With source.tree, every variant's config is resolved with the\n"
 		  "tree's Kconfig (make olddefconfig): options that did not hold are\n"
 		  "shown with why, and the plan exits 1 (docs/kconfig.md).\n\n"
@@ -355,11 +394,15 @@ static int cmd_plan(const struct kb_args *args)
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_matrix *m = NULL;
 	struct kb_plan *p = NULL;
+	struct kb_plan_limits lim;
 	int json = args->json, allow_dropped = args->allow_dropped;
 	int quiet = args->quiet, ret;
 
+	if ((ret = cmd_plan_limits("plan", args, &lim)))
+		return ret;
 	if ((ret = kb_matrix_load(args->pos[0], &m, &err)) ||
 	    (ret = kb_plan_new(m, &p, &err)) ||
+	    (ret = kb_plan_check_limits(p, &lim, &err)) ||
 	    (ret = cmd_plan_resolve(p, quiet, &err))) {
 		ret = cmd_fail(&err);
 		goto out;

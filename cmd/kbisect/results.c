@@ -88,7 +88,12 @@ static void results_text(const struct kb_store_info *info, struct row *rows,
 	       info->metric,
 	       kb_metric_higher_is_better(info->metric) ? "higher" : "lower",
 	       info->boots, info->runs_per_boot);
-	if (info->error)
+	if (!strcmp(info->state, "interrupted"))
+		printf("interrupted: %s; 'kbisect resume %lld' carries it on\n",
+		       info->error ? info->error
+				   : "its kbisect process is gone",
+		       (long long)info->id);
+	else if (info->error)
 		printf("stopped by an error: %s\n", info->error);
 	for (i = 0; i < n; i++)
 		if ((int)strlen(rows[i].v->label) > width)
@@ -101,13 +106,12 @@ static void results_text(const struct kb_store_info *info, struct row *rows,
 
 		if (r->sum.n)
 			snprintf(mean, sizeof(mean), "%.6g", r->sum.mean);
-		if (!isnan(r->sum.cv))
-			snprintf(sd, sizeof(sd), "%.1f%%",
-				 100 * fabs(r->sum.cv));
+		snprintf(sd, sizeof(sd), "%s",
+			 cmd_pct(100 * fabs(r->sum.cv), 0).s);
 		if (i == 0)
 			snprintf(ch, sizeof(ch), "baseline");
-		else if (!isnan(r->change))
-			snprintf(ch, sizeof(ch), "%+.1f%%", r->change);
+		else
+			snprintf(ch, sizeof(ch), "%s", cmd_pct(r->change, 1).s);
 		printf("%3u  %-*s %4zu %14s %8s %9s\n", r->v->idx, width,
 		       r->v->label, r->sum.n, mean, sd, ch);
 		if (r->v->nfailed)

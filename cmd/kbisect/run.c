@@ -1,3 +1,10 @@
+/*
+ * kbisect run: plan a matrix and execute it in this process.  Also what
+ * `resume` shares with it: the executor (model or real guests), the
+ * progress on stderr, and stopping on SIGINT/SIGTERM with the experiment
+ * marked interrupted.
+ */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,12 +67,150 @@ static void on_progress(const struct kb_progress *ev, void *arg)
 			ev->boots_total, ev->elapsed_s);
 }
 
+/* The signal that asked to stop the experiment, or 0. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	static const char msg[] =
+		"\nkbisect: stopping after the running step (a second signal stops at once)\n";
+	ssize_t n;
+
+	stop_signal = sig;
+	n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	(void)n;
+}
+
+/* Catch SIGINT and SIGTERM once each (@on), or give them back their
+ * default (!@on). */
+static void catch_stop(int on)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on ? on_stop : SIG_DFL;
+	/* the second signal finds the default action: stop at once (a
+	 * later kbisect sees the process gone) */
+	sa.sa_flags = on ? SA_RESETHAND | SA_RESTART : 0;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int cmd_runner_open(struct cmd_runner *r, const struct kb_plan *p,
+		    const struct kb_model *model, int quiet,
+		    struct kb_err *err)
+{
+	const struct kb_matrix *m = kb_plan_matrix(p);
+	double scale;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	if (!model) {
+		/* The real executor: guests on the matrix's first host. */
+		const char *uri = kb_matrix_host(m, 0)->uri;
+		struct kb_realexec_opts ro = KB_REALEXEC_OPTS_INIT;
+		unsigned orphans = 0;
+
+		if ((ret = kb_fio_check(kb_matrix_workload(m),
+					kb_matrix_file(m), NULL, err)) ||
+		    (ret = kb_guest_connect(uri, &r->conn, err)))
+			return ret;
+		/* kbisect-* guests whose owner (domain metadata) is gone
+		 * are left over from a run that died */
+		if ((ret = kb_guest_destroy_orphans(r->conn, NULL, NULL,
+						    &orphans, err)))
+			return ret;
+		if (orphans && !quiet)
+			fprintf(stderr,
+				"kbisect: destroyed %u orphan guest%s on %s\n",
+				orphans, orphans == 1 ? "" : "s", uri);
+		ro.experiment = &r->exp;
+		ro.plan = p; /* builds take its resolution */
+		/* qemu guests log their console to a file; this reads
+		 * libvirt's console stream instead (docs/guests.md) */
+		ro.console_stream = getenv("KBISECT_GUEST_CONSOLE") &&
+				    !strcmp(getenv("KBISECT_GUEST_CONSOLE"),
+					    "stream");
+		/* a stop destroys the running guest */
+		ro.stop = &stop_signal;
+		return kb_realexec_new(m, r->conn, &ro, &r->ex, err);
+	}
+	if ((ret = kb_model_time_scale_env(&scale, err)))
+		return ret;
+	if ((ret = kb_model_check_metric(model, kb_matrix_workload(m)->metric,
+					 err)))
+		return ret;
+	if ((ret = kb_model_executor_new(model, scale, &r->ex)))
+		return kb_err_set(err, ret, "invalid model time scale %g",
+				  scale);
+	return 0;
+}
+
+void cmd_runner_close(struct cmd_runner *r)
+{
+	kb_executor_free(r->ex);
+	kb_guest_disconnect(r->conn);
+	memset(r, 0, sizeof(*r));
+}
+
+int cmd_runner_go(struct cmd_runner *r, struct kb_store *s,
+		  const struct kb_plan *p, const char *model_text,
+		  const struct kb_args *args)
+{
+	struct kb_pipeline_opts popts = KB_PIPELINE_OPTS_INIT;
+	struct progress prog = { 0, args->quiet };
+	struct kb_err err = KB_ERR_INIT;
+	unsigned gone = 0;
+	int resume = r->exp != 0, ret;
+
+	/* this command writes anyway: experiments whose kbisect process
+	 * died are marked so (read verbs only show them so) */
+	if ((ret = kb_store_experiments_interrupt_gone(s, &gone, &err)))
+		return cmd_fail(&err);
+	if (gone && !args->quiet)
+		fprintf(stderr,
+			"kbisect: marked %u experiment%s interrupted: the kbisect process running %s is gone (see kbisect history)\n",
+			gone, gone == 1 ? "" : "s", gone == 1 ? "it" : "them");
+	prog.tty = isatty(STDERR_FILENO);
+	popts.progress = on_progress;
+	popts.arg = &prog;
+	popts.model_text = model_text;
+	popts.stop = &stop_signal;
+	stop_signal = 0;
+	catch_stop(1);
+	if (resume)
+		ret = kb_pipeline_resume(s, r->exp, p, r->ex, &popts, &err);
+	else
+		ret = kb_pipeline_run(s, p, r->ex, &popts, &r->exp, &err);
+	catch_stop(0);
+	if (ret && stop_signal && r->exp) {
+		fprintf(stderr,
+			"kbisect: %s; what finished is stored: 'kbisect resume %lld%s%s' carries it on\n",
+			err.msg, (long long)r->exp, args->db ? " --db " : "",
+			args->db ? args->db : "");
+		return 128 + stop_signal;
+	}
+	if (ret) {
+		if (r->exp)
+			fprintf(stderr,
+				"kbisect: experiment %lld stopped; what finished is stored\n",
+				(long long)r->exp);
+		return cmd_fail(&err);
+	}
+	if ((ret = cmd_print_results(s, r->exp, args->json, &err)))
+		return cmd_fail(&err);
+	return 0;
+}
+
 static const struct kb_opt run_opts[] = {
 	KB_OPT_MODEL("use the performance-model executor (docs/model.md) instead of real kernels and guests; without it, guests boot through libvirt on the matrix's first host (docs/guests.md), after any kbisect-* guest left running there is destroyed"),
 	KB_OPT_DB,
 	KB_OPT_JSON("print the results as JSON"),
 	KB_OPT_QUIET("no progress on stderr"),
 	KB_OPT_ALLOW_DROPPED("run even when requested options do not hold"),
+	KB_OPT_MAX_BOOTS,
+	KB_OPT_MAX_SAMPLES,
 	KB_OPT_END,
 };
 
@@ -81,7 +226,12 @@ const struct cmd cmd_run_entry = {
 	.help = "Plans MATRIX, then builds, boots and measures every variant for\n"
 		"repeat.boots boots of repeat.runs_per_boot runs each, storing every\n"
 		"boot and its samples as it ends.  A failed build or boot is stored\n"
-		"with its reason and the run goes on.  Prints a results table.\n",
+		"with its reason and the run goes on.  Prints a results table.\n"
+		"\n"
+		"SIGINT (Ctrl-C) or SIGTERM stops it after the running step (a real\n"
+		"guest is destroyed at once): the experiment is marked interrupted and\n"
+		"`kbisect resume ID` carries it on; the exit status is 128 + the\n"
+		"signal's number.  A second signal stops at once.\n",
 	.epilog = "Example:\n"
 		  "  kbisect run kconfig-matrix/xen-pvops-spinlocks.yaml \\\n"
 		  "      --model kconfig-matrix/xen-pvops-spinlocks.model.yaml\n",
@@ -89,24 +239,24 @@ const struct cmd cmd_run_entry = {
 
 static int cmd_run(const struct kb_args *args)
 {
-	struct kb_pipeline_opts popts = KB_PIPELINE_OPTS_INIT;
-	struct progress prog = { 0, args->quiet };
 	struct kb_err err = KB_ERR_INIT;
 	const char *model_path = args->model, *db = args->db;
+	struct kb_plan_limits lim;
+	struct cmd_runner r;
 	struct kb_matrix *m = NULL;
 	struct kb_plan *p = NULL;
 	struct kb_model *model = NULL;
-	struct kb_executor *ex = NULL;
 	struct kb_store *s = NULL;
-	struct kb_guest_conn *conn = NULL;
-	int64_t exp = 0;
-	double scale;
-	int json = args->json, allow_dropped = args->allow_dropped, ret;
+	int allow_dropped = args->allow_dropped, ret;
 
+	memset(&r, 0, sizeof(r));
+	if ((ret = cmd_plan_limits("run", args, &lim)))
+		return ret;
 	/* Everything that can be refused is checked before the database is
 	 * touched: a bad input writes nothing. */
 	if ((ret = kb_matrix_load(args->pos[0], &m, &err)) ||
-	    (ret = kb_plan_new(m, &p, &err)))
+	    (ret = kb_plan_new(m, &p, &err)) ||
+	    (ret = kb_plan_check_limits(p, &lim, &err)))
 		goto fail;
 	/* Real kernels: the tree must be there (plan only notes a missing
 	 * one); resolve the configs first and refuse, as `plan` does,
@@ -118,7 +268,7 @@ static int cmd_run(const struct kb_args *args)
 			   kb_matrix_file(m), kb_matrix_source(m)->tree);
 		goto fail;
 	}
-	if (!model_path && (ret = cmd_plan_resolve(p, prog.quiet, &err)))
+	if (!model_path && (ret = cmd_plan_resolve(p, args->quiet, &err)))
 		goto fail;
 	if (kb_plan_ndropped(p) && !allow_dropped) {
 		cmd_plan_report_dropped(p, stderr);
@@ -126,72 +276,19 @@ static int cmd_run(const struct kb_args *args)
 		ret = 1;
 		goto out;
 	}
-	if (!model_path) {
-		/* The real executor: guests on the matrix's first host. */
-		const char *uri = kb_matrix_host(m, 0)->uri;
-		struct kb_realexec_opts ro = KB_REALEXEC_OPTS_INIT;
-		unsigned orphans = 0;
-
-		if ((ret = kb_fio_check(kb_matrix_workload(m),
-					kb_matrix_file(m), NULL, &err)) ||
-		    (ret = kb_guest_connect(uri, &conn, &err)))
-			goto fail;
-		/* kbisect-* guests whose owner (domain metadata) is gone
-		 * are left over from a run that died */
-		if ((ret = kb_guest_destroy_orphans(conn, NULL, NULL, &orphans,
-						    &err)))
-			goto fail;
-		if (orphans)
-			fprintf(stderr,
-				"kbisect: destroyed %u orphan guest%s on %s\n",
-				orphans, orphans == 1 ? "" : "s", uri);
-		ro.experiment = &exp;
-		ro.plan = p; /* builds take its resolution */
-		/* qemu guests log their console to a file; this reads
-		 * libvirt's console stream instead (docs/guests.md) */
-		ro.console_stream = getenv("KBISECT_GUEST_CONSOLE") &&
-				    !strcmp(getenv("KBISECT_GUEST_CONSOLE"),
-					    "stream");
-		if ((ret = kb_realexec_new(m, conn, &ro, &ex, &err)))
-			goto fail;
-		goto open_store;
-	}
-	if ((ret = kb_model_load(model_path, &model, &err)) ||
-	    (ret = kb_model_time_scale_env(&scale, &err)))
+	if (model_path && (ret = kb_model_load(model_path, &model, &err)))
 		goto fail;
-	if ((ret = kb_model_check_metric(model, kb_matrix_workload(m)->metric,
-					 &err)))
+	if ((ret = cmd_runner_open(&r, p, model, args->quiet, &err)) ||
+	    (ret = cmd_open_store(db, &s, &err)))
 		goto fail;
-	if ((ret = kb_model_executor_new(model, scale, &ex))) {
-		kb_err_set(&err, ret, "invalid model time scale %g", scale);
-		goto fail;
-	}
-open_store:
-	if ((ret = cmd_open_store(db, &s, &err)))
-		goto fail;
-
-	prog.tty = isatty(STDERR_FILENO);
-	popts.progress = on_progress;
-	popts.arg = &prog;
-	popts.model_text = model ? kb_model_text(model) : NULL;
-	ret = kb_pipeline_run(s, p, ex, &popts, &exp, &err);
-	if (ret) {
-		if (exp)
-			fprintf(stderr,
-				"kbisect: experiment %lld stopped; what finished is stored\n",
-				(long long)exp);
-		goto fail;
-	}
-	if ((ret = cmd_print_results(s, exp, json, &err)))
-		goto fail;
-	ret = 0;
+	ret = cmd_runner_go(&r, s, p, model ? kb_model_text(model) : NULL,
+			    args);
 	goto out;
 fail:
 	ret = cmd_fail(&err);
 out:
 	kb_store_close(s);
-	kb_executor_free(ex);
-	kb_guest_disconnect(conn);
+	cmd_runner_close(&r);
 	kb_model_free(model);
 	kb_plan_free(p);
 	kb_matrix_free(m);

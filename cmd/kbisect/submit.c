@@ -67,6 +67,8 @@ static const struct kb_opt submit_opts[] = {
 	KB_OPT_JSON("print {\"id\": N}"),
 	KB_OPT_QUIET("no note on stderr"),
 	KB_OPT_ALLOW_DROPPED("submit even when requested options do not hold"),
+	KB_OPT_MAX_BOOTS,
+	KB_OPT_MAX_SAMPLES,
 	KB_OPT_END,
 };
 
@@ -96,6 +98,7 @@ static int cmd_submit(const struct kb_args *args)
 	struct kb_matrix *m = NULL;
 	struct kb_plan *p = NULL;
 	struct kb_model *model = NULL;
+	struct kb_plan_limits lim;
 	struct kb_msg req, reply;
 	char *abs = NULL;
 	int json = args->json, quiet = args->quiet;
@@ -103,11 +106,14 @@ static int cmd_submit(const struct kb_args *args)
 
 	memset(&req, 0, sizeof(req));
 	memset(&reply, 0, sizeof(reply));
+	if ((ret = cmd_plan_limits("submit", args, &lim)))
+		return ret;
 
 	/* Everything that can be refused is checked here, before the
 	 * daemon hears of it: a bad matrix never reaches the queue. */
 	if ((ret = kb_matrix_load(args->pos[0], &m, &err)) ||
-	    (ret = kb_plan_new(m, &p, &err)))
+	    (ret = kb_plan_new(m, &p, &err)) ||
+	    (ret = kb_plan_check_limits(p, &lim, &err)))
 		goto fail;
 	if (model_path) {
 		if ((ret = kb_model_load(model_path, &model, &err)))
@@ -135,6 +141,9 @@ static int cmd_submit(const struct kb_args *args)
 	req.matrix = (char *)kb_matrix_text(m);
 	req.matrix_path = abs ? abs : (char *)kb_matrix_file(m);
 	req.model = model ? (char *)kb_model_text(model) : NULL;
+	/* the daemon checks the same caps: the raised ones go with it */
+	req.max_boots = (int64_t)lim.max_boots;
+	req.max_samples = (int64_t)lim.max_samples;
 	if ((ret = cmd_daemon_ask(sock, &req, KB_MSG_SUBMITTED, "a submission",
 				  &reply, &err)))
 		goto fail;

@@ -172,10 +172,11 @@ static void print_text(const struct kb_source_commit *c, int64_t baseline,
 	} else {
 		printf(" (%s against experiment %lld variant 0)\n",
 		       kb_verdict_name(e->verdict), (long long)baseline);
-		printf("  %.6g -> %.6g, %+.1f%% [%+.1f%%, %+.1f%%] (%g%% CI),"
+		printf("  %.6g -> %.6g, %s [%s, %s] (%g%% CI),"
 		       " p = %.3g; %zu and %zu boots\n",
-		       e->a.mean, e->b.mean, e->change_pct, e->ci_low,
-		       e->ci_high, 100 * (1 - alpha), e->p, e->a.n, e->b.n);
+		       e->a.mean, e->b.mean, cmd_pct(e->change_pct, 1).s,
+		       cmd_pct(e->ci_low, 1).s, cmd_pct(e->ci_high, 1).s,
+		       100 * (1 - alpha), e->p, e->a.n, e->b.n);
 	}
 	printf("  stored as experiment %lld; exit %d\n",
 	       (long long)r->experiment, exit_of(r->cls));

@@ -66,7 +66,7 @@ check "test's usage errors exit 128 (git bisect run stops)" $([ $rc -eq 128 ] &&
 	[ "$(wc -l <"$T/err")" -eq 2 ] && has "^usage: kbisect test " "$T/err"; echo $?)
 run "$KB" run --help
 check "the usage line lists the table's options in order" $([ $rc -eq 0 ] &&
-	[ "$(head -1 "$T/out")" = "usage: kbisect run MATRIX [--model MODEL] [--db PATH] [--json] [--quiet] [--allow-dropped]" ] &&
+	[ "$(head -1 "$T/out")" = "usage: kbisect run MATRIX [--model MODEL] [--db PATH] [--json] [--quiet] [--allow-dropped] [--max-boots N] [--max-samples N]" ] &&
 	has "^  -q, --quiet " "$T/out" && has "^  --db PATH " "$T/out"; echo $?)
 run "$KB" bisect --help
 check "a verb with sub-verbs has a usage line for each" $([ $rc -eq 0 ] &&
@@ -106,6 +106,25 @@ check "run with a bad model: exit 2, no database" $([ $rc -eq 2 ] && [ ! -e "$T/
 printf 'metric: write_iops\nbase: 1\n' >"$T/other-model.yaml"
 run "$KB" run "$MATRIX" --model "$T/other-model.yaml" --db "$T/bad.db"
 check "model and matrix metrics must agree" $([ $rc -eq 2 ] && [ ! -e "$T/bad.db" ] && has "produces 'write_iops'" "$T/err"; echo $?)
+
+# caps on the whole plan, not only on each part (issue 12): 4096 variants
+# x 1000 boots x 1000 runs was accepted and wrote 600 MB in 30 s
+{ printf 'name: huge\nworkload: { fio: { rw: randread } }\nrepeat: { boots: 1000, runs_per_boot: 1000 }\nfactors:\n  kconfig:\n'
+  for o in A B C D E F G H I J K L; do printf '    %s: [n, y]\n' $o; done; } >"$T/huge.yaml"
+run "$KB" plan "$T/huge.yaml"
+check "plan over the cap: exit 2 naming the file and the numbers" $([ $rc -eq 2 ] &&
+	has "^kbisect: $T/huge.yaml: 4096 variants x 1000 boots (repeat.max_boots) = 4096000 boots, more than the limit of 100000" "$T/err" &&
+	has "raise the limit with --max-boots 4096000" "$T/err"; echo $?)
+run "$KB" run "$T/huge.yaml" --model "$MODEL" --db "$T/huge.db" --max-boots 4096000
+check "run over the cap: exit 2 naming the samples, no database" $([ $rc -eq 2 ] && [ ! -e "$T/huge.db" ] &&
+	has "4096000 boots x 1000 runs per boot = 4096000000 samples (workload runs), more than the limit of 1000000" "$T/err"; echo $?)
+run "$KB" submit "$T/huge.yaml" --model "$MODEL" --socket "$T/no.sock"
+check "submit over the cap: exit 2 before asking the daemon" $([ $rc -eq 2 ] && has "more than the limit of 100000" "$T/err"; echo $?)
+printf 'name: big\nworkload: { fio: { rw: randread } }\nfactors: { kconfig: { A: [n, y] } }\nrepeat: { boots: 1, max_boots: 1000, runs_per_boot: 600 }\n' >"$T/big.yaml"
+run "$KB" plan "$T/big.yaml" --max-samples 1200000
+check "--max-samples raises the cap" $([ $rc -eq 0 ] && has "2 variants" "$T/out"; echo $?)
+run "$KB" plan "$T/big.yaml" --max-samples 12e5
+check "--max-samples takes a count" $([ $rc -eq 2 ] && has "^kbisect plan: --max-samples '12e5' is not a number" "$T/err"; echo $?)
 
 # a real run needs its tree
 printf 'source: { tree: /nonexistent/kbisect-tree }\nfactors: { kconfig: { A: [n, y] } }\nworkload: { fio: { rw: randread } }\n' >"$T/notree.yaml"
@@ -268,6 +287,65 @@ run "$KB" compare 1 0 4 --db "$T/k.db" --json
 check "boots from two environments: compare warns" $([ $rc -eq 0 ] && has "ran in 2 different environments" "$T/err" && has '"environments": 2' "$T/out"; echo $?)
 run "$KB" results 1 --db "$T/k.db"
 check "... and so does results" $([ $rc -eq 0 ] && has "different environments" "$T/err"; echo $?)
+
+# a change that is not a number (a mean of 0) prints "-", never "nan%"
+cp "$T/k.db" "$T/zero.db"
+sqlite3 "$T/zero.db" "update samples set value = 0 where boot_id in (select b.id from boots b join variants v on v.id = b.variant_id where v.idx = 0)"
+run "$KB" compare 1 0 4 --db "$T/zero.db"
+check "compare against a mean of 0 prints '-', not nan" $([ $rc -eq 0 ] &&
+	! has "nan" "$T/out" && has "CI of the change \[-, -\]" "$T/out"; echo $?)
+run "$KB" results 1 --db "$T/zero.db"
+check "... and so does results" $([ $rc -eq 0 ] && ! has "nan" "$T/out"; echo $?)
+# a model whose values overflow is refused before anything is stored
+printf 'metric: read_iops\nbase: 1e308\n' >"$T/huge-model.yaml"
+run "$KB" run "$MATRIX" --model "$T/huge-model.yaml" --db "$T/huge.db"
+check "a model overflowing to infinity: exit 2, no database" $([ $rc -eq 2 ] && [ ! -e "$T/huge.db" ] &&
+	has "huge-model.yaml:2:7: 'base' 1e308" "$T/err" && has "overflow to infinity" "$T/err"; echo $?)
+
+# an interrupted run is never left running; resume loses no boot and
+# runs none twice (issue 12).  Model boots of 0.2 s (docs/model.md).
+printf 'metric: read_iops\nbase: 522000\nnoise: { boot_cv: 0.03 }\ntime: { boot_s: 0.2 }\n' >"$T/slow.yaml"
+# wait_boots DB N: until DB holds N boots (at most 20 s)
+wait_boots() {
+	i=0
+	while [ $i -lt 200 ]; do
+		if [ -e "$1" ] && [ "$(sqlite3 "$1" "select count(*) from boots" 2>/dev/null)" -ge "$2" ] 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.1; i=$((i + 1))
+	done
+	return 1
+}
+KBISECT_MODEL_TIME_SCALE=1 "$KB" run "$MATRIX" --model "$T/slow.yaml" --db "$T/int.db" >"$T/out" 2>"$T/err" &
+pid=$!
+wait_boots "$T/int.db" 3
+kill -TERM $pid; wait $pid; rc=$?
+check "SIGTERM: exit 143, interrupted, says kbisect resume" $([ $rc -eq 143 ] &&
+	has "experiment 1 interrupted by SIGTERM after [0-9]* of 24 boots" "$T/err" &&
+	has "'kbisect resume 1 --db $T/int.db' carries it on" "$T/err" &&
+	[ "$(sqlite3 "$T/int.db" "select state from experiments where id = 1")" = interrupted ]; echo $?)
+KBISECT_MODEL_TIME_SCALE=1 "$KB" run "$MATRIX" --model "$T/slow.yaml" --db "$T/int.db" >"$T/out" 2>"$T/err" &
+pid=$!
+wait_boots "$T/int.db" "$(($(sqlite3 "$T/int.db" "select count(*) from boots") + 2))"
+kill -KILL $pid; wait $pid 2>/dev/null
+run "$KB" history --db "$T/int.db"
+check "SIGKILL: history shows it interrupted, writing nothing" $([ $rc -eq 0 ] &&
+	grep -q "^   2  .*  interrupted  " "$T/out" &&
+	[ "$(sqlite3 "$T/int.db" "select state from experiments where id = 2")" = running ]; echo $?)
+run "$KB" results 2 --db "$T/int.db"
+check "results of a killed run says how to resume it" $([ $rc -eq 0 ] &&
+	has "interrupted: .*'kbisect resume 2' carries it on" "$T/out"; echo $?)
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" resume 1 --db "$T/int.db" --json
+check "resume completes the interrupted run" $([ $rc -eq 0 ] && has '"state": "done"' "$T/out" && json_ok "$T/out"; echo $?)
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" resume 2 --db "$T/int.db" -q
+check "resume completes the killed run" $([ $rc -eq 0 ] && has "\"xen-pvops-spinlocks\": done" "$T/out"; echo $?)
+n=$(sqlite3 "$T/int.db" "select count(*) || ' ' || count(distinct b.variant_id || '/' || b.boot_no) from boots b join variants v on v.id = b.variant_id group by v.experiment_id" | sort -u)
+m=$(sqlite3 "$T/int.db" "select count(*) from samples")
+check "no boot lost or duplicated: 24 boots each, 48 samples each" $([ "$n" = "24 24" ] && [ "$m" = 96 ]; echo $?)
+run "$KB" resume 1 --db "$T/int.db"
+check "resume refuses a done experiment" $([ $rc -eq 2 ] && has "experiment 1 is done" "$T/err"; echo $?)
+run "$KB" resume 9 --db "$T/int.db"
+check "resume of an unknown experiment: exit 1" $([ $rc -eq 1 ] && has "no experiment 9" "$T/err"; echo $?)
 
 sqlite3 "$T/k.db" "pragma user_version = 99"
 run "$KB" history --db "$T/k.db"

@@ -8,7 +8,8 @@
 # the experiment ends done with exactly boots x runs samples per variant,
 # no boot or sample twice, every job done once, and no kbisect-* guest
 # left.  Also: a bad matrix is refused with exit 2 and the queue stays as
-# it was; a second daemon on the same socket or database refuses to start.
+# it was; a second daemon on the same socket or database refuses to start;
+# a raw SUBMIT over the caps on a plan is refused, a raised cap accepted.
 #
 # Usage: tests/integration/daemon-kill.sh KBISECT  (kbisectd next to it)
 set -u
@@ -164,6 +165,36 @@ if command -v virsh >/dev/null 2>&1; then
 else
 	echo "  (virsh missing: guests not listed; the model executor starts none)"
 fi
+
+# the caps on a whole plan (docs/matrix.md "Limits") hold for a raw
+# SUBMIT too, and a client can raise them for its submission: 2 variants
+# that may reach 1000 boots of 600 runs are 1.2 million samples
+printf 'name: big\nfactors: { kconfig: { X: [y, n] } }\nworkload: { fio: { rw: randread } }\nrepeat: { boots: 1, max_boots: 1000, runs_per_boot: 600 }\nhosts: [test:///default]\n' >"$T/big.yaml"
+printf 'metric: read_iops\nbase: 1000\n' >"$T/fast.model.yaml"
+before=$(q 'select count(*) from experiments')
+if command -v python3 >/dev/null 2>&1; then
+	python3 - "$SOCK" "$T/big.yaml" "$T/fast.model.yaml" >"$T/out" 2>&1 <<'PY'
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+f = s.makefile("rw")
+f.write(json.dumps({"msg": 1, "version": 1}) + "\n"); f.flush(); f.readline()
+f.write(json.dumps({"msg": 10, "matrix": open(sys.argv[2]).read(),
+                    "matrix_path": sys.argv[2],
+                    "model": open(sys.argv[3]).read()}) + "\n")
+f.flush()
+r = json.loads(f.readline())
+print(r["msg"], r.get("message"))
+PY
+	check "a raw SUBMIT over the caps is refused, nothing queued" \
+		$(grep -q "^30 .*2000 boots x 600 runs per boot = 1200000 samples" "$T/out" &&
+		  [ "$(q 'select count(*) from experiments')" -eq "$before" ]; echo $?)
+else
+	echo "  (python3 missing: no raw SUBMIT sent)"
+fi
+big=$("$KB" submit "$T/big.yaml" --model "$T/fast.model.yaml" --socket "$SOCK" --quiet --max-samples 1200000)
+check "submit --max-samples raises the daemon's cap too ($big)" \
+	$([ -n "$big" ] && [ "$(q "select count(*) from jobs where experiment_id = $big")" -eq 4 ]; echo $?)
 
 kill -TERM "$pid"
 wait "$pid"

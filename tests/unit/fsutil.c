@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -361,7 +362,85 @@ static void test_fsutil__monotime_does_not_go_back(void **state)
 	assert_true(b - a < 10);
 }
 
+/* ---- processes -------------------------------------------------------- */
+
+static void test_fsutil__this_process_is_alive(void **state)
+{
+	struct kb_proc_id me;
+
+	(void)state;
+	kb_proc_self(&me);
+	assert_int_equal(me.pid, (long)getpid());
+	assert_true(me.start > 0);
+	assert_true(me.host[0] != '\0');
+	assert_int_equal(kb_proc_alive(&me), 1);
+}
+
+/* A child that has exited: a zombie until reaped. */
+static pid_t dead_child(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	usleep(100 * 1000);
+	return pid;
+}
+
+static void test_fsutil__an_ended_process_is_gone_zombie_or_reaped(
+	void **state)
+{
+	struct kb_proc_id id;
+	pid_t pid = dead_child();
+
+	(void)state;
+	kb_proc_self(&id);
+	id.pid = pid;
+	/* a zombie can do nothing more: gone, not alive */
+	id.start = 0;
+	assert_int_equal(kb_proc_start_ticks(pid), 0);
+	assert_int_equal(kb_proc_alive(&id), 0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	assert_int_equal(kb_proc_alive(&id), 0);
+}
+
+static void test_fsutil__a_reused_pid_is_another_process(void **state)
+{
+	struct kb_proc_id id;
+
+	(void)state;
+	/* this pid, but a start time it never had: the pid was reused */
+	kb_proc_self(&id);
+	id.start += 1;
+	assert_int_equal(kb_proc_alive(&id), 0);
+	/* the same pid and start time, but since another boot */
+	kb_proc_self(&id);
+	if (id.boot[0]) {
+		snprintf(id.boot, sizeof(id.boot), "%s",
+			 "00000000-0000-0000-0000-000000000000");
+		assert_int_equal(kb_proc_alive(&id), 0);
+	}
+}
+
+static void test_fsutil__a_process_on_another_host_is_never_gone(
+	void **state)
+{
+	struct kb_proc_id id;
+
+	(void)state;
+	kb_proc_self(&id);
+	snprintf(id.host, sizeof(id.host), "%s", "kb-no-such-host.invalid");
+	id.pid = 999999999;
+	id.start = 1;
+	assert_int_equal(kb_proc_alive(&id), 1);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_fsutil__this_process_is_alive),
+	cmocka_unit_test(test_fsutil__an_ended_process_is_gone_zombie_or_reaped),
+	cmocka_unit_test(test_fsutil__a_reused_pid_is_another_process),
+	cmocka_unit_test(test_fsutil__a_process_on_another_host_is_never_gone),
 	cmocka_unit_test(test_fsutil__two_threads_never_hold_a_dir_lock_at_once),
 	cmocka_unit_test(test_fsutil__a_held_lock_is_busy_for_another_open),
 	cmocka_unit_test(test_fsutil__lock_in_a_missing_folder_names_it),

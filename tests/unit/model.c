@@ -714,7 +714,33 @@ static void test_model__bad_time_scale_is_refused(void **state)
 	kb_model_free(m);
 }
 
+static void test_model__values_that_overflow_or_vanish_are_refused(
+	void **state)
+{
+	struct kb_model *m;
+
+	(void)state;
+	/* base 1e308 stored Inf samples, and compare printed "-nan%" */
+	parse_err("metric: read_iops\nbase: 1e308\n",
+		  "t.yaml:2:7: 'base' 1e308, times every effect's factor above 1, reaches 1e308, more than 1e100: the samples would overflow to infinity");
+	/* each number is finite; their product is not */
+	parse_err("metric: read_iops\nbase: 1e90\neffects:\n"
+		  "  - { when: { A: y }, factor: 1e10 }\n"
+		  "  - { when: { B: y }, factor: 1e10 }\n",
+		  "reaches 1e110");
+	parse_err("metric: read_iops\nbase: 1e-90\neffects:\n"
+		  "  - { when: { A: y }, factor: 1e-20 }\n",
+		  "falls to 1e-110, less than 1e-100: the samples would vanish to 0");
+	/* up to the limits is fine, and factors that cancel are counted
+	 * each way apart */
+	m = parse_ok("metric: read_iops\nbase: 1e50\neffects:\n"
+		     "  - { when: { A: y }, factor: 1e50 }\n"
+		     "  - { when: { B: y }, factor: 1e-150 }\n");
+	kb_model_free(m);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_model__values_that_overflow_or_vanish_are_refused),
 	cmocka_unit_test(test_model__loads_file_and_keeps_its_text),
 	cmocka_unit_test(test_model__defaults_are_no_noise_no_effects_seed_0),
 	cmocka_unit_test(test_model__null_sections_mean_defaults),

@@ -1,4 +1,5 @@
 #include <math.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,12 @@ struct counting {
 	struct kb_executor *inner;
 	unsigned builds, boots;
 	unsigned fail_at_boot; /* 0 = never */
+	/* a signal arriving during the Nth boot or build (0 = never): sets
+	 * *stop; with cut_short the step then ends as a stop makes a real
+	 * one end (a destroyed guest, a killed make) */
+	volatile sig_atomic_t *stop;
+	unsigned stop_at_boot, stop_at_build;
+	int cut_short;
 };
 
 static int c_build(void *self, const struct kb_variant *v,
@@ -37,7 +44,15 @@ static int c_build(void *self, const struct kb_variant *v,
 {
 	struct counting *c = self;
 
-	c->builds++;
+	if (++c->builds == c->stop_at_build) {
+		*c->stop = SIGINT;
+		if (c->cut_short) {
+			memset(out, 0, sizeof(*out));
+			out->status = KB_BUILD_FAILED;
+			out->reason = kb_strdup("make exited with status 130");
+			return 0;
+		}
+	}
 	return kb_executor_build(c->inner, v, out, err);
 }
 
@@ -50,6 +65,15 @@ static int c_boot(void *self, const struct kb_variant *v,
 
 	if (++c->boots == c->fail_at_boot)
 		return kb_err_set(err, KB_EFAIL, "lost the hypervisor");
+	if (c->boots == c->stop_at_boot) {
+		*c->stop = SIGTERM;
+		if (c->cut_short) {
+			memset(out, 0, sizeof(*out));
+			out->status = KB_BOOT_LIBVIRT_ERROR;
+			out->reason = kb_strdup("guest destroyed");
+			return 0;
+		}
+	}
 	return kb_executor_boot(c->inner, v, build, boot_no, runs, out, err);
 }
 
@@ -297,6 +321,135 @@ static void test_pipeline__progress_counts_every_boot(void **state)
 	assert_int_equal(s.total, 24);
 }
 
+/* Boot rows of @exp, and distinct (variant, boot number) pairs among them. */
+static void count_boots(struct fixture *f, int64_t exp, long long *rows,
+			long long *distinct)
+{
+	struct kb_store_variant *vs = NULL;
+	struct kb_err err = KB_ERR_INIT;
+	size_t n = 0, k;
+	unsigned last;
+
+	*rows = *distinct = 0;
+	assert_int_equal(kb_store_variants(f->s, exp, "read_iops", &vs, &n,
+					   &err),
+			 0);
+	for (k = 0; k < n; k++) {
+		*rows += (long long)(vs[k].nboots + vs[k].nfailed);
+		assert_int_equal(kb_store_last_boot(f->s, exp, vs[k].idx,
+						    &last, &err),
+				 0);
+		/* boot numbers 1..last, each once (UNIQUE in the schema) */
+		*distinct += last;
+		kb_store_variant_release(&vs[k]);
+	}
+	free(vs);
+}
+
+static void test_pipeline__stop_interrupts_and_resume_loses_no_boot(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_pipeline_opts o = KB_PIPELINE_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	volatile sig_atomic_t stop = 0;
+	struct kb_store_info i;
+	long long rows, distinct;
+	int64_t exp = 0;
+
+	o.stop = &stop;
+	f->c.stop = &stop;
+	f->c.stop_at_boot = 5;
+	assert_int_equal(kb_pipeline_run(f->s, f->p, f->ex, &o, &exp, &err),
+			 KB_EFAIL);
+	assert_true(exp > 0);
+	assert_msg_contains(err.msg, "interrupted by SIGTERM after 5 of 24 boots");
+	/* the boot running when the signal came ended ok: it is kept, and
+	 * no other starts */
+	assert_int_equal(f->c.boots, 5);
+	info(f, exp, &i);
+	assert_string_equal(i.state, "interrupted");
+	assert_msg_contains(i.error, "interrupted by SIGTERM");
+	assert_int_equal(i.nboots_done, 5);
+	assert_non_null(i.finished_at);
+	kb_store_info_release(&i);
+
+	stop = 0;
+	f->c.stop_at_boot = 0;
+	f->c.boots = 0;
+	kb_err_clear(&err);
+	assert_int_equal(kb_pipeline_resume(f->s, exp, f->p, f->ex, &o, &err),
+			 0);
+	assert_int_equal(f->c.boots, 24 - 5);
+	info(f, exp, &i);
+	assert_string_equal(i.state, "done");
+	assert_int_equal(i.nboots_done, 24);
+	assert_int_equal(i.nsamples, 48);
+	kb_store_info_release(&i);
+	count_boots(f, exp, &rows, &distinct);
+	assert_int_equal(rows, 24);
+	assert_int_equal(distinct, 24);
+}
+
+static void test_pipeline__step_cut_short_by_a_stop_is_not_a_result(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_pipeline_opts o = KB_PIPELINE_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	volatile sig_atomic_t stop = 0;
+	struct kb_build_result br;
+	struct kb_store_info i;
+	long long rows, distinct;
+	int64_t exp = 0, bid = 0;
+
+	/* a guest destroyed by the stop: no "libvirt-error" boot row */
+	o.stop = &stop;
+	f->c.stop = &stop;
+	f->c.cut_short = 1;
+	f->c.stop_at_boot = 3;
+	assert_int_equal(kb_pipeline_run(f->s, f->p, f->ex, &o, &exp, &err),
+			 KB_EFAIL);
+	count_boots(f, exp, &rows, &distinct);
+	assert_int_equal(rows, 2);
+	info(f, exp, &i);
+	assert_string_equal(i.state, "interrupted");
+	kb_store_info_release(&i);
+
+	/* a make killed by the Ctrl-C: no failed build in the cache */
+	stop = 0;
+	f->c.stop_at_boot = 0;
+	f->c.builds = 0;
+	f->c.stop_at_build = 1;
+	kb_err_clear(&err);
+	assert_int_equal(kb_pipeline_resume(f->s, exp, f->p, f->ex, &o, &err),
+			 KB_EFAIL);
+	/* variant 0's build is in the store: its boot 3 ran; the build cut
+	 * short is the next variant's */
+	assert_int_equal(f->c.builds, 1);
+	count_boots(f, exp, &rows, &distinct);
+	assert_int_equal(rows, 3);
+	kb_err_clear(&err);
+	stop = 0;
+	f->c.stop_at_build = 0;
+	f->c.cut_short = 0;
+	assert_int_equal(kb_pipeline_resume(f->s, exp, f->p, f->ex, &o, &err),
+			 0);
+	count_boots(f, exp, &rows, &distinct);
+	assert_int_equal(rows, 24);
+	assert_int_equal(distinct, 24);
+	/* every build in the store is ok: the cut one was built again */
+	for (size_t k = 0; k < kb_plan_nvariants(f->p); k++) {
+		assert_int_equal(kb_store_build_get(f->s,
+						    kb_plan_variant(f->p, k)
+							    ->build_key,
+						    &br, &bid, &err),
+				 0);
+		assert_int_equal(br.status, KB_BUILD_OK);
+		kb_build_result_release(&br);
+	}
+}
+
 /* ---- builds alone, from a git repository of fake kernel trees ----------- */
 
 extern char **environ;
@@ -538,6 +691,12 @@ static const struct CMUnitTest tests[] = {
 		teardown),
 	cmocka_unit_test_setup_teardown(
 		test_pipeline__progress_counts_every_boot, setup, teardown),
+	cmocka_unit_test_setup_teardown(
+		test_pipeline__stop_interrupts_and_resume_loses_no_boot,
+		setup, teardown),
+	cmocka_unit_test_setup_teardown(
+		test_pipeline__step_cut_short_by_a_stop_is_not_a_result,
+		setup, teardown),
 	cmocka_unit_test_setup_teardown(
 		test_pipeline__build_plan_builds_each_revision_in_its_tree,
 		setup_trees, teardown_trees),

@@ -55,6 +55,51 @@ static void bad(const char *text, const char *where, const char *expect)
 	kb_matrix_free(m);
 }
 
+/* 4096 variants x 1000 boots x 1000 runs: each part within its limit,
+ * the whole 4 billion runs (600 MB in 30 s before it was capped). */
+#define HUGE_FACTORS                                                    \
+	"factors:\n  kconfig:\n"                                        \
+	"    A: [n, y]\n    B: [n, y]\n    C: [n, y]\n    D: [n, y]\n" \
+	"    E: [n, y]\n    F: [n, y]\n    G: [n, y]\n    H: [n, y]\n" \
+	"    I: [n, y]\n    J: [n, y]\n    K: [n, y]\n    L: [n, y]\n"
+
+static void test_plan__whole_plan_is_capped_in_boots_and_samples(
+	void **state)
+{
+	struct kb_plan_limits lim = KB_PLAN_LIMITS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct fixture f;
+
+	(void)state;
+	make(&f, W HUGE_FACTORS
+	     "repeat: { boots: 1000, runs_per_boot: 1000 }\n");
+	assert_int_equal(kb_plan_nvariants(f.p), 4096);
+	assert_int_equal(kb_plan_check_limits(f.p, NULL, &err), KB_EINPUT);
+	assert_string_equal(err.msg,
+			    FILE_NAME ": 4096 variants x 1000 boots (repeat.max_boots) = 4096000 boots, more than the limit of 100000: use fewer variants or boots, or raise the limit with --max-boots 4096000");
+	kb_err_clear(&err);
+	/* boots raised: the samples are over theirs */
+	lim.max_boots = 4096000;
+	assert_int_equal(kb_plan_check_limits(f.p, &lim, &err), KB_EINPUT);
+	assert_string_equal(err.msg,
+			    FILE_NAME ": 4096000 boots x 1000 runs per boot = 4096000000 samples (workload runs), more than the limit of 1000000: use fewer boots or runs, or raise the limit with --max-samples 4096000000");
+	kb_err_clear(&err);
+	lim.max_samples = 4096000000ULL;
+	assert_int_equal(kb_plan_check_limits(f.p, &lim, &err), 0);
+	release(&f);
+
+	/* max_boots counts, not boots: adaptive sampling may reach it */
+	make(&f, W "factors: { kconfig: { A: [n, y] } }\n"
+		   "repeat: { boots: 1, max_boots: 1000, runs_per_boot: 600 }\n");
+	assert_int_equal(kb_plan_check_limits(f.p, NULL, &err), KB_EINPUT);
+	assert_msg_contains(err.msg, "2000 boots x 600 runs per boot = 1200000 samples");
+	release(&f);
+	/* the examples are far below */
+	make(&f, W HUGE_FACTORS);
+	assert_int_equal(kb_plan_check_limits(f.p, NULL, &err), 0);
+	release(&f);
+}
+
 static void test_plan__labels_and_baseline(void **state)
 {
 	struct fixture f;
@@ -457,6 +502,7 @@ static void test_plan__a_given_tree_refuses_kernel_rev(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_plan__labels_and_baseline),
+	cmocka_unit_test(test_plan__whole_plan_is_capped_in_boots_and_samples),
 	cmocka_unit_test(test_plan__no_factors_is_an_aa_run),
 	cmocka_unit_test(test_plan__guest_factors_share_builds),
 	cmocka_unit_test(test_plan__build_key_is_stable),

@@ -73,6 +73,31 @@ static void test_protocol__submit_roundtrips_texts(void **state)
 	kb_msg_release(&out);
 }
 
+static void test_protocol__submit_carries_raised_caps(void **state)
+{
+	const char *neg = "{\"msg\":10,\"matrix\":\"x\",\"max_samples\":-1}";
+	const char *text = "{\"msg\":10,\"matrix\":\"x\",\"max_boots\":\"9\"}";
+	struct kb_msg in, out;
+
+	(void)state;
+	memset(&in, 0, sizeof(in));
+	in.type = KB_MSG_SUBMIT;
+	in.matrix = "name: x\n";
+	in.max_boots = 200000;
+	in.max_samples = 5000000000LL;
+	roundtrip(&in, &out);
+	assert_int_equal(out.max_boots, 200000);
+	assert_int_equal(out.max_samples, 5000000000LL);
+	kb_msg_release(&out);
+	/* absent: 0, the daemon's defaults */
+	parse_ok("{\"msg\":10,\"matrix\":\"name: x\"}", &out);
+	assert_int_equal(out.max_boots, 0);
+	assert_int_equal(out.max_samples, 0);
+	kb_msg_release(&out);
+	parse_err(neg, strlen(neg), "member 'max_samples' is out of range");
+	parse_err(text, strlen(text), "member 'max_boots' is not an integer");
+}
+
 static void test_protocol__every_type_has_a_stable_number(void **state)
 {
 	struct kb_msg m;
@@ -296,6 +321,7 @@ static void test_protocol__corpus_replays(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_protocol__submit_roundtrips_texts),
+	cmocka_unit_test(test_protocol__submit_carries_raised_caps),
 	cmocka_unit_test(test_protocol__every_type_has_a_stable_number),
 	cmocka_unit_test(test_protocol__error_carries_its_code),
 	cmocka_unit_test(test_protocol__progress_roundtrips_unknowns_as_nan),

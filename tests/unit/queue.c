@@ -212,6 +212,39 @@ static void test_queue__bad_submission_writes_nothing(void **state)
 	free(ids);
 }
 
+/* 2 variants that may reach 1000 boots of 600 runs: 1.2 million samples */
+#define BIG                                                      \
+	"name: big\n"                                            \
+	"factors: { kconfig: { PARAVIRT_SPINLOCKS: [y, n] } }\n"  \
+	"workload: { fio: { rw: randread }, metric: read_iops }\n" \
+	"repeat: { boots: 1, max_boots: 1000, runs_per_boot: 600 }\n"
+
+static void test_queue__submission_over_the_caps_writes_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_queue_submission big = { BIG, "/tmp/big.yaml", MODEL };
+	struct kb_plan_limits lim = KB_PLAN_LIMITS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	int64_t id = 7, *ids = NULL;
+	size_t n = 9;
+
+	/* what a raw SUBMIT gets: the caps `kbisect submit` checks */
+	assert_int_equal(kb_queue_submit(f->s, &big, &id, &err), KB_EINPUT);
+	assert_msg_contains(err.msg, "/tmp/big.yaml: 2000 boots x 600 runs per boot = 1200000 samples");
+	assert_msg_contains(err.msg, "--max-samples 1200000");
+	assert_int_equal(id, 0);
+	assert_int_equal(kb_store_progress_recent(f->s, 10, &ids, &n, &err),
+			 0);
+	assert_int_equal(n, 0);
+	free(ids);
+	/* a client that raised the cap */
+	kb_err_clear(&err);
+	lim.max_samples = 1200000;
+	assert_int_equal(kb_queue_submit_limited(f->s, &big, &lim, &id, &err),
+			 0);
+	assert_true(id > 0);
+}
+
 static void test_queue__boot_waits_for_its_build(void **state)
 {
 	struct fixture *f = *state;
@@ -542,6 +575,7 @@ int main(int argc, char **argv)
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 		T(test_queue__submit_is_queued_with_one_job_per_step),
 		T(test_queue__bad_submission_writes_nothing),
+		T(test_queue__submission_over_the_caps_writes_nothing),
 		T(test_queue__boot_waits_for_its_build),
 		T(test_queue__boots_go_round_by_round),
 		T(test_queue__expired_lease_is_taken_over),

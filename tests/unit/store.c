@@ -14,6 +14,7 @@
 #include "test.h"
 #include "buf.h"
 #include "err.h"
+#include "fsutil.h"
 #include "mem.h"
 #include "store.h"
 #include "variant.h"
@@ -880,6 +881,25 @@ static void test_store__boot_with_nan_is_refused(void **state)
 	assert_int_equal(count_in(f->path, "SELECT count(*) FROM boots"), 0);
 }
 
+static void test_store__boot_with_an_infinity_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	const double vals[] = { INFINITY, 1 };
+	struct kb_boot_result r = boot_result(KB_BOOT_OK, NULL, vals, 2);
+	int64_t id = create_ok(s, "inf");
+
+	assert_int_equal(kb_store_boot_put(s, id, 0, 1, 0, &r, &err),
+			 KB_EFAIL);
+	assert_msg_contains(err.msg, "'read_iops' of run 1 of boot 1");
+	assert_msg_contains(err.msg, "not a finite number (inf)");
+	kb_boot_result_release(&r);
+	kb_store_close(s);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM boots"), 0);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM samples"), 0);
+}
+
 static void test_store__boot_of_unknown_variant_is_not_found(void **state)
 {
 	struct fixture *f = *state;
@@ -1165,6 +1185,302 @@ static void test_store__foreign_database_is_refused(void **state)
 	free(path);
 }
 
+/* ---- owners (db/0006) ------------------------------------------------- */
+
+/* The pid of a child that has ended and been reaped: a process gone. */
+static long gone_pid(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	return (long)pid;
+}
+
+/* Make experiment @id's owner @pid (with a start time it never had when
+ * @pid is ours) on @host, behind the store's back. */
+static void set_owner(const char *path, int64_t id, const char *host,
+		      long pid)
+{
+	sqlite3 *db = raw_open(path);
+	char *sql = kb_asprintf("UPDATE experiments SET owner_host = '%s',"
+				" owner_pid = %ld, owner_start = 12345"
+				" WHERE id = %lld",
+				host, pid, (long long)id);
+
+	raw_exec(db, sql);
+	free(sql);
+	sqlite3_close(db);
+}
+
+static char *this_host(void)
+{
+	char h[256];
+
+	kb_host_name(h, sizeof(h));
+	return kb_strdup(h);
+}
+
+static void test_store__experiment_records_this_process_as_owner(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	int64_t id = create_ok(s, "mine");
+	struct kb_store_info i;
+	char *host = this_host(), *sql;
+	int alive = 0;
+
+	assert_int_equal(kb_store_experiment_get(s, id, &i, &err), 0);
+	assert_string_equal(i.state, "running");
+	assert_string_equal(i.owner_host, host);
+	assert_int_equal(i.owner_pid, (long)getpid());
+	assert_int_equal(i.owner_alive, 1);
+	assert_int_equal(i.daemon, 0);
+	kb_store_info_release(&i);
+	assert_int_equal(kb_store_experiment_owner_alive(s, id, &alive, &err),
+			 0);
+	assert_int_equal(alive, 1);
+	kb_store_close(s);
+	sql = kb_asprintf("SELECT count(*) FROM experiments WHERE owner_pid = %ld"
+			  " AND owner_start > 0 AND owner_host = '%s'",
+			  (long)getpid(), host);
+	assert_int_equal(count_in(f->path, sql), 1);
+	free(sql);
+	free(host);
+}
+
+static void test_store__gone_owner_reads_interrupted_and_nothing_is_written(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	int64_t id = create_ok(s, "killed");
+	struct kb_store_info i, *h = NULL;
+	struct kb_store_progress p;
+	char *host = this_host();
+	size_t n = 0;
+	int alive = 1;
+
+	set_owner(f->path, id, host, gone_pid());
+	assert_int_equal(kb_store_experiment_get(s, id, &i, &err), 0);
+	assert_string_equal(i.state, "interrupted");
+	assert_int_equal(i.owner_alive, 0);
+	kb_store_info_release(&i);
+	assert_int_equal(kb_store_history(s, &h, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(h[0].state, "interrupted");
+	kb_store_info_release(&h[0]);
+	free(h);
+	assert_int_equal(kb_store_experiment_owner_alive(s, id, &alive, &err),
+			 0);
+	assert_int_equal(alive, 0);
+	/* what kbisectd's status shows for it: not "running, ETA 0" */
+	assert_int_equal(kb_store_progress_get(s, id, &p, &err), 0);
+	assert_string_equal(p.state, "interrupted");
+	assert_int_equal(p.boots_total, 3 * 3);
+	assert_int_equal(p.boots_done, 0);
+	assert_int_equal(p.variants_done, 0);
+	kb_store_progress_release(&p);
+	/* and cancel says what to do */
+	assert_int_equal(kb_store_experiment_cancel(s, id, &err), KB_EINPUT);
+	assert_msg_contains(err.msg, "kbisect resume");
+	kb_store_close(s);
+	/* reading wrote nothing */
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM experiments"
+					   " WHERE state = 'running'"),
+			 1);
+	free(host);
+}
+
+static void test_store__owner_on_another_host_is_never_gone(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	int64_t id = create_ok(s, "elsewhere");
+	struct kb_store_info i;
+	unsigned n = 9;
+
+	set_owner(f->path, id, "kb-other-host.invalid", gone_pid());
+	assert_int_equal(kb_store_experiment_get(s, id, &i, &err), 0);
+	assert_string_equal(i.state, "running");
+	assert_int_equal(i.owner_alive, 1);
+	kb_store_info_release(&i);
+	assert_int_equal(kb_store_experiments_interrupt_gone(s, &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(kb_store_experiment_take(s, id, &err), KB_EINPUT);
+	assert_msg_contains(err.msg, "still running");
+	assert_msg_contains(err.msg, "kb-other-host.invalid");
+	kb_store_close(s);
+}
+
+/* A daemon experiment with one boot job, made "running" as a claim
+ * would. */
+static int64_t submit_running(struct kb_store *s, const char *path)
+{
+	struct kb_store_experiment e = {
+		.name = "daemon",
+		.matrix_text = "name: daemon\n",
+		.executor = "model",
+		.metric = "read_iops",
+		.boots = 1,
+		.runs_per_boot = 1,
+		.nvariants = 1,
+		.variants = variants,
+	};
+	struct kb_store_job_spec job = {
+		.kind = KB_STORE_JOB_BOOT, .variant_idx = 0, .boot_no = 1,
+		.seq = 0,
+	};
+	struct kb_err err = KB_ERR_INIT;
+	int64_t id = 0;
+	sqlite3 *db;
+
+	if (kb_store_experiment_submit(s, &e, &job, 1, &id, &err))
+		fail_msg("submit: %s", err.msg);
+	db = raw_open(path);
+	raw_exec(db, "UPDATE experiments SET state = 'running'"
+		     " WHERE name = 'daemon'");
+	sqlite3_close(db);
+	return id;
+}
+
+static void test_store__interrupt_gone_marks_only_runs_whose_process_is_gone(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	int64_t alive = create_ok(s, "alive");
+	int64_t dead = create_ok(s, "dead");
+	int64_t daemon = submit_running(s, f->path);
+	char *host = this_host();
+	struct kb_store_info i;
+	unsigned n = 0;
+
+	set_owner(f->path, dead, host, gone_pid());
+	assert_int_equal(kb_store_experiments_interrupt_gone(s, &n, &err), 0);
+	assert_int_equal(n, 1);
+	kb_store_close(s);
+	assert_int_equal(count_in(f->path,
+				  "SELECT count(*) FROM experiments WHERE"
+				  " state = 'interrupted' AND error LIKE"
+				  " 'its kbisect process (pid % on %) is gone'"
+				  " AND finished_at IS NOT NULL"),
+			 1);
+	s = open_ok(f->path, 0);
+	assert_int_equal(kb_store_experiment_get(s, dead, &i, &err), 0);
+	assert_string_equal(i.state, "interrupted");
+	kb_store_info_release(&i);
+	assert_int_equal(kb_store_experiment_get(s, alive, &i, &err), 0);
+	assert_string_equal(i.state, "running");
+	kb_store_info_release(&i);
+	/* the daemon's experiment has no owner: kbisectd resumes it */
+	assert_int_equal(kb_store_experiment_get(s, daemon, &i, &err), 0);
+	assert_string_equal(i.state, "running");
+	assert_int_equal(i.daemon, 1);
+	assert_null(i.owner_host);
+	kb_store_info_release(&i);
+	kb_store_close(s);
+	free(host);
+}
+
+static void test_store__take_refuses_done_daemon_and_live_experiments(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	int64_t live = create_ok(s, "live");
+	int64_t done = create_ok(s, "done");
+	int64_t dead = create_ok(s, "dead");
+	int64_t daemon = submit_running(s, f->path);
+	char *host = this_host();
+	struct kb_store_info i;
+
+	assert_int_equal(kb_store_experiment_finish(s, done, "done", NULL,
+						    &err),
+			 0);
+	assert_int_equal(kb_store_experiment_take(s, done, &err), KB_EINPUT);
+	assert_msg_contains(err.msg, "is done");
+	kb_err_clear(&err);
+	assert_int_equal(kb_store_experiment_take(s, daemon, &err), KB_EINPUT);
+	assert_msg_contains(err.msg, "kbisectd");
+	kb_err_clear(&err);
+	assert_int_equal(kb_store_experiment_take(s, live, &err), KB_EINPUT);
+	assert_msg_contains(err.msg, "still running");
+	kb_err_clear(&err);
+	assert_int_equal(kb_store_experiment_take(s, 999, &err),
+			 KB_ENOTFOUND);
+	kb_err_clear(&err);
+
+	/* a run whose process is gone is taken over: running, ours */
+	set_owner(f->path, dead, host, gone_pid());
+	assert_int_equal(kb_store_experiment_finish(s, dead, "interrupted",
+						    "interrupted by SIGTERM",
+						    &err),
+			 0);
+	assert_int_equal(kb_store_experiment_take(s, dead, &err), 0);
+	assert_int_equal(kb_store_experiment_get(s, dead, &i, &err), 0);
+	assert_string_equal(i.state, "running");
+	assert_null(i.error);
+	assert_null(i.finished_at);
+	assert_int_equal(i.owner_pid, (long)getpid());
+	assert_int_equal(i.owner_alive, 1);
+	kb_store_info_release(&i);
+	/* and a second taker finds it running in this live process */
+	assert_int_equal(kb_store_experiment_take(s, dead, &err), KB_EINPUT);
+	kb_store_close(s);
+	free(host);
+}
+
+static void test_store__migration_to_6_interrupts_old_runs_keeps_the_daemons(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 5);
+	const double vals[] = { 10, 20 };
+	struct kb_store_info i;
+	int64_t run, daemon;
+	sqlite3 *db;
+
+	assert_int_equal(kb_store_version(s), 5);
+	run = create_ok(s, "old run");
+	put_boot(s, run, 1, 1, KB_BOOT_OK, NULL, vals, 2);
+	daemon = submit_running(s, f->path);
+	kb_store_close(s);
+
+	s = open_ok(f->path, 0);
+	assert_int_equal(kb_store_version(s), kb_store_latest_version());
+	assert_int_equal(kb_store_experiment_get(s, run, &i, &err), 0);
+	assert_string_equal(i.state, "interrupted");
+	assert_msg_contains(i.error, "recorded no owner");
+	assert_int_equal(i.nboots_done, 1);
+	assert_int_equal(i.nsamples, 2);
+	kb_store_info_release(&i);
+	assert_int_equal(kb_store_experiment_get(s, daemon, &i, &err), 0);
+	assert_string_equal(i.state, "running");
+	kb_store_info_release(&i);
+	kb_store_close(s);
+	db = raw_open(f->path);
+	/* the rebuilt table kept its rows, jobs and views still work */
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM jobs j JOIN"
+				     " experiments e ON e.id = j.experiment_id"),
+			 1);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM v_history"), 2);
+	assert_int_equal(raw_int(db, "SELECT n FROM v_variant_summary"
+				     " WHERE metric = 'read_iops'"),
+			 1);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM v_jobs"), 1);
+	sqlite3_close(db);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
@@ -1195,6 +1511,13 @@ static const struct CMUnitTest tests[] = {
 	T(test_store__concurrent_opens_migrate_once),
 	T(test_store__non_database_file_is_refused),
 	T(test_store__foreign_database_is_refused),
+	T(test_store__boot_with_an_infinity_is_refused),
+	T(test_store__experiment_records_this_process_as_owner),
+	T(test_store__gone_owner_reads_interrupted_and_nothing_is_written),
+	T(test_store__owner_on_another_host_is_never_gone),
+	T(test_store__interrupt_gone_marks_only_runs_whose_process_is_gone),
+	T(test_store__take_refuses_done_daemon_and_live_experiments),
+	T(test_store__migration_to_6_interrupts_old_runs_keeps_the_daemons),
 };
 
 KB_TEST_MAIN(tests)
