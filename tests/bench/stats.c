@@ -19,7 +19,9 @@
  * KBISECT_BENCH_REPS sets the simulated experiments per cell (default
  * 4000).  Exits 1 when a target of issue 11 is missed: coverage at n = 5
  * in 92..98% for every noise level, the tied test's level at most 5.5%,
- * adaptive false alarms with the boundary at most alpha + 1 point.
+ * adaptive false alarms with the boundary at most alpha + 1 point.  The
+ * targets are checked with 1000 experiments a cell or more; fewer are too
+ * noisy to hold them to (the standard error is 0.7 points at 1000).
  */
 #include <math.h>
 #include <stdio.h>
@@ -99,7 +101,7 @@ static int coverage(void)
 					hit += lo <= changes[d] &&
 					       changes[d] <= hi;
 				}
-				printf("%5.1f", 100.0 * hit / nb);
+				printf("%6.1f", 100.0 * hit / nb);
 			}
 			printf("\n");
 		}
@@ -266,6 +268,10 @@ int main(void)
 	bad |= tied_level();
 	bad |= sequential();
 	no_change();
+	if (reps < 1000) {
+		printf("\n(targets not checked with fewer than 1000 experiments a cell)\n");
+		return 0;
+	}
 	if (bad)
 		printf("\nFAILED: a target of issue 11 is missed (see above)\n");
 	return bad;
