@@ -22,9 +22,13 @@ struct kb_analysis {
 	struct kb_model *model;
 	struct kb_executor *ex;
 	struct kb_compare_opts opts;
+	struct kb_metric_dir dir;
 	size_t nvariants;
 	struct kb_store_variant *v;
 	unsigned added;
+	/* the last sequential boundary computed, for these looks */
+	unsigned la_start, la_max, la_looks;
+	double la_alpha;
 };
 
 static void release_variants(struct kb_analysis *a)
@@ -100,7 +104,8 @@ int kb_analysis_open(struct kb_store *s, int64_t exp, const char *metric,
 	cmp = kb_matrix_compare(a->m);
 	a->opts.threshold_pct = cmp->threshold_pct;
 	a->opts.alpha = cmp->alpha;
-	a->opts.higher_is_better = kb_metric_higher_is_better(a->metric);
+	a->dir = kb_metric_direction(kb_matrix_workload(a->m), a->metric);
+	a->opts.higher_is_better = a->dir.higher_is_better;
 	a->opts.seed = (uint64_t)exp;
 	a->opts.reps = 2000;
 	if ((ret = load_values(a, err)))
@@ -133,6 +138,11 @@ const struct kb_compare_opts *kb_analysis_opts(const struct kb_analysis *a)
 	return &a->opts;
 }
 
+const struct kb_metric_dir *kb_analysis_direction(const struct kb_analysis *a)
+{
+	return &a->dir;
+}
+
 int kb_analysis_can_sample(const struct kb_analysis *a)
 {
 	return a->ex != NULL;
@@ -154,11 +164,32 @@ const double *kb_analysis_values(const struct kb_analysis *a, unsigned idx,
 	return a->v[idx].boot_means;
 }
 
+/*
+ * The nominal level of each look of a sequential comparison from @start
+ * to @max boots a side, remembered for the next call with the same looks.
+ */
+static double look_alpha(struct kb_analysis *a, unsigned start,
+			 unsigned max, unsigned *looks)
+{
+	if (a->la_alpha <= 0 || a->la_start != start || a->la_max != max) {
+		a->la_alpha = kb_compare_look_alpha(start, max, a->opts.alpha,
+						    &a->la_looks);
+		a->la_start = start;
+		a->la_max = max;
+	}
+	*looks = a->la_looks;
+	return a->la_alpha;
+}
+
 int kb_analysis_compare(struct kb_analysis *a, unsigned ia, unsigned ib,
 			int adaptive, struct kb_comparison *out,
 			struct kb_err *err)
 {
-	unsigned max = kb_matrix_repeat(a->m)->max_boots;
+	const struct kb_repeat *rep = kb_matrix_repeat(a->m);
+	struct kb_compare_opts o = a->opts;
+	unsigned max = rep->max_boots, start = rep->boots;
+	unsigned n[KB_COMPARE_LOOKS_MAX];
+	size_t nlooks, na, nb;
 	int ret;
 
 	if (ia >= a->nvariants || ib >= a->nvariants)
@@ -166,31 +197,69 @@ int kb_analysis_compare(struct kb_analysis *a, unsigned ia, unsigned ib,
 				  "experiment %lld has %zu variants: no #%u",
 				  (long long)a->exp, a->nvariants,
 				  ia >= a->nvariants ? ia : ib);
+	adaptive = adaptive && a->ex;
+	na = a->v[ia].nboots;
+	nb = a->v[ib].nboots;
+	/*
+	 * A sequential test: this comparison may add boots and look again,
+	 * or its boots were added by an earlier one that looked already.
+	 * Each look decides at Pocock's nominal level for the looks from
+	 * the planned boots (fewer when boots failed) to max_boots.
+	 */
+	if (na < start || nb < start)
+		start = (unsigned)(na < nb ? na : nb);
+	if (start < 1)
+		start = 1;
+	if ((adaptive || na > rep->boots || nb > rep->boots) && max > start)
+		o.look_alpha = look_alpha(a, start, max, &o.looks);
+	nlooks = kb_compare_looks(start, max, n);
 	for (;;) {
-		size_t na = a->v[ia].nboots, nb = a->v[ib].nboots;
-		unsigned more_a, more_b;
+		size_t lo, j, next;
 
+		na = a->v[ia].nboots;
+		nb = a->v[ib].nboots;
 		kb_compare_samples(a->v[ia].boot_means, na,
-				   a->v[ib].boot_means, nb, &a->opts, out);
-		if (!adaptive || !a->ex ||
-		    out->verdict != KB_VERDICT_INCONCLUSIVE)
+				   a->v[ib].boot_means, nb, &o, out);
+		if (!adaptive || out->verdict != KB_VERDICT_INCONCLUSIVE)
 			return 0;
-		more_a = na <= nb && na < max;
-		more_b = nb <= na && nb < max;
-		if (!more_a && !more_b)
-			return 0;
-		if (more_a &&
-		    (ret = kb_pipeline_add_boots(a->s, a->exp, a->plan, a->ex,
-						 ia, 1, err)))
-			return ret;
-		if (more_b &&
-		    (ret = kb_pipeline_add_boots(a->s, a->exp, a->plan, a->ex,
-						 ib, 1, err)))
-			return ret;
-		a->added += more_a + more_b;
-		if ((ret = load_values(a, err)))
-			return ret;
+		/* boots until the smaller side reaches the next look */
+		lo = na < nb ? na : nb;
+		for (j = 0; j < nlooks && n[j] <= lo; j++)
+			;
+		next = j < nlooks ? n[j] : max;
+		do {
+			unsigned more_a = na <= nb && na < max;
+			unsigned more_b = nb <= na && nb < max;
+			size_t was = na + nb;
+
+			if (!more_a && !more_b)
+				return 0;
+			if (more_a &&
+			    (ret = kb_pipeline_add_boots(a->s, a->exp, a->plan,
+							 a->ex, ia, 1, err)))
+				return ret;
+			if (more_b &&
+			    (ret = kb_pipeline_add_boots(a->s, a->exp, a->plan,
+							 a->ex, ib, 1, err)))
+				return ret;
+			a->added += more_a + more_b;
+			if ((ret = load_values(a, err)))
+				return ret;
+			na = a->v[ia].nboots;
+			nb = a->v[ib].nboots;
+			if (na + nb == was)
+				return 0; /* the boots failed: no more data */
+		} while ((na < nb ? na : nb) < next);
 	}
+}
+
+size_t kb_analysis_nonpositive(const struct kb_analysis *a, unsigned idx)
+{
+	size_t i, k = 0;
+
+	for (i = 0; idx < a->nvariants && i < a->v[idx].nboots; i++)
+		k += !(a->v[idx].boot_means[i] > 0);
+	return k;
 }
 
 void kb_analysis_log_cell(const struct kb_analysis *a, unsigned idx,

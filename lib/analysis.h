@@ -44,9 +44,25 @@ const double *kb_analysis_values(const struct kb_analysis *a, unsigned idx,
 				 size_t *n);
 
 /*
+ * The direction of the metric analysed (workload.better, a known metric's,
+ * or a guess from its name: kb_metric_direction()); the comparison options
+ * follow it.
+ */
+const struct kb_metric_dir *kb_analysis_direction(const struct kb_analysis *a);
+
+/*
  * Compare variant @ia (A) with @ib (B).  With @adaptive, while the verdict
  * is inconclusive and a side has fewer than repeat.max_boots boots, one
- * more boot of the side with fewer (both when equal) is run and stored.
+ * more boot of the side with fewer (both when equal) is run and stored,
+ * and the two are compared again at the next look (kb_compare_looks():
+ * after every boot, or at most KB_COMPARE_LOOKS_MAX looks).  Looking
+ * again and again would raise the false alarms far above alpha, so the
+ * comparison is a sequential test: each look decides at Pocock's nominal
+ * level for the looks from repeat.boots (or the fewer boots a side has)
+ * to repeat.max_boots (kb_compare_look_alpha(); out->alpha, out->looks).
+ * A comparison without @adaptive of variants that have more boots than
+ * repeat.boots is a later look of such a test and decides at that level
+ * too.  Stops early, keeping the last comparison, when added boots fail.
  */
 int kb_analysis_compare(struct kb_analysis *a, unsigned ia, unsigned ib,
 			int adaptive, struct kb_comparison *out,
@@ -56,12 +72,20 @@ int kb_analysis_compare(struct kb_analysis *a, unsigned ia, unsigned ib,
  * Log-scale cell statistics for effect estimates: the mean of log values
  * of variant @idx and its count; the pooled within-variant variance of log
  * values over all variants with 2 or more boots, with its degrees of
- * freedom.
+ * freedom.  Values <= 0 are left out (kb_analysis_nonpositive() counts
+ * them).
  */
 void kb_analysis_log_cell(const struct kb_analysis *a, unsigned idx,
 			  double *mean, size_t *n);
 void kb_analysis_log_pooled(const struct kb_analysis *a, double *var,
 			    double *df);
+
+/*
+ * The per-boot values of variant @idx that are not positive (zero,
+ * negative, NaN): a log-scale analysis cannot use them, and the functions
+ * above leave them out, so callers refuse or report them.
+ */
+size_t kb_analysis_nonpositive(const struct kb_analysis *a, unsigned idx);
 
 /* The variant with the worst mean for the metric's direction (-1: none). */
 int kb_analysis_worst(const struct kb_analysis *a);

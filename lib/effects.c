@@ -56,7 +56,8 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 	const struct kb_design *d = kb_plan_design(p);
 	size_t nf = kb_matrix_nfactors(m), runs = kb_design_nruns(d);
 	size_t ncand = nf + nf * (nf - (nf ? 1 : 0)) / 2, i, j, k, r;
-	double *cell = NULL, var, alpha = kb_analysis_opts(a)->alpha, sumw = 0;
+	double *cell = NULL, *raw, var, alpha = kb_analysis_opts(a)->alpha;
+	double sumw = 0;
 	int **cols = NULL;
 	struct kb_effect *e = NULL;
 	size_t ne = 0;
@@ -81,6 +82,16 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 		return kb_err_set(err, KB_EINPUT,
 				  "effects need a variance: no variant has two boots with a value");
 	*resid_cv = sqrt(exp(var) - 1) * 100;
+	for (r = 0; r < runs; r++) {
+		size_t bad = kb_analysis_nonpositive(a, (unsigned)r);
+
+		if (bad)
+			return kb_err_set(err, KB_EINPUT,
+					  "variant #%zu has %zu boot%s with %s <= 0: effects are multiplicative (log scale) and cannot use %s",
+					  r, bad, bad == 1 ? "" : "s",
+					  kb_analysis_metric(a),
+					  bad == 1 ? "it" : "them");
+	}
 	cell = kb_calloc(runs, sizeof(*cell));
 	for (r = 0; r < runs; r++) {
 		size_t cn;
@@ -137,12 +148,21 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 			x->log_ci_high = x->log_effect + q * se;
 			t = se > 0 ? fabs(x->log_effect) / se : INFINITY;
 			x->p = 2 * kb_stats_t_cdf(-t, *df);
-			x->significant = x->p < alpha;
 			x->change_pct = (exp(x->log_effect) - 1) * 100;
 			x->ci_low_pct = (exp(x->log_ci_low) - 1) * 100;
 			x->ci_high_pct = (exp(x->log_ci_high) - 1) * 100;
 		}
 	}
+	/* one family: Holm over every effect estimated */
+	raw = kb_calloc(ne ? ne : 1, sizeof(*raw));
+	for (k = 0; k < ne; k++)
+		raw[k] = e[k].p;
+	kb_stats_p_adjust(raw, ne, KB_P_ADJUST_HOLM, raw);
+	for (k = 0; k < ne; k++) {
+		e[k].p_adjusted = raw[k];
+		e[k].significant = e[k].p_adjusted < alpha;
+	}
+	free(raw);
 	qsort(e, ne, sizeof(*e), by_size);
 	*out = e;
 	*n = ne;

@@ -20,6 +20,13 @@ struct kb_err;
  * its first.  Variances come from the pooled within-variant variance of
  * log values (boots are the replicates); intervals and p-values from
  * Student's t with the pooled degrees of freedom.
+ *
+ * All the effects of one experiment are one family of tests: each p is
+ * adjusted by Holm's method over the family (the effects estimated, an
+ * aliased group counting once), and an effect is significant when its
+ * adjusted p is below alpha, so that the chance of calling any effect of
+ * a null experiment significant stays at alpha.  Intervals are each at
+ * level 1 - alpha, not adjusted.
  */
 
 struct kb_effect {
@@ -31,17 +38,22 @@ struct kb_effect {
 	double change_pct;        /* (exp(log_effect) - 1) * 100 */
 	double ci_low_pct, ci_high_pct;
 	double p;                 /* two-sided t-test of effect = 0 */
-	int significant;          /* p < alpha */
+	int significant;          /* p_adjusted < alpha */
 	char aliases[320];        /* other effects with the same column, or "" */
+	double p_adjusted;        /* p adjusted over the family (Holm) */
 };
+
+/* The multiplicity adjustment of kb_effect.p_adjusted, "holm". */
+#define KB_EFFECTS_ADJUST "holm"
 
 /*
  * Estimate every main effect and two-way interaction of @a's experiment,
  * ranked by |log effect|, largest first.  Aliased effects (fractional
  * designs) are estimated once, under the first name, with the others in
  * `aliases`.  Errors: the design is one-at-a-time, a factor has other
- * than two levels, a variant has no measurement, or no variant has two
- * boots (no variance).  Caller frees *@out.
+ * than two levels, a variant has no measurement or a value <= 0 (the log
+ * scale cannot take it: the message says how many), or no variant has
+ * two boots (no variance).  Caller frees *@out.
  */
 int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 			size_t *n, double *resid_cv, double *df,

@@ -587,7 +587,8 @@ static int regex_bounded(struct ctx *c, const struct kb_ynode *n)
 static int workload(struct ctx *c, const struct kb_ynode *n)
 {
 	static const char *const keys[] = { "fio", "fio_job", "command",
-					    "metric", "timeout_s" };
+					    "metric", "timeout_s", "better" };
+	static const char *const betters[] = { "higher", "lower" };
 	static const char *const cmd_keys[] = { "run", "regex" };
 	struct kb_workload *w = &c->m->workload;
 	const struct kb_ynode *v, *kind = NULL;
@@ -599,8 +600,16 @@ static int workload(struct ctx *c, const struct kb_ynode *n)
 		return fail(c, kb_ydoc_root(c->m->doc),
 			    "missing required key 'workload': say what to measure (fio, fio_job or command)");
 	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'workload'")) ||
-	    (ret = kb_ycheck_keys(&c->y, n, "'workload'", keys, 5)))
+	    (ret = kb_ycheck_keys(&c->y, n, "'workload'", keys, 6)))
 		return ret;
+	if ((v = kb_ynode_get(n, "better"))) {
+		size_t which;
+
+		if ((ret = kb_ycheck_choice(&c->y, v, "workload.better",
+					    betters, 2, &which)))
+			return ret;
+		w->better = which ? KB_BETTER_LOWER : KB_BETTER_HIGHER;
+	}
 	if ((v = kb_ynode_get(n, "timeout_s")) &&
 	    (ret = get_uint(c, v, "workload.timeout_s", 1, 7 * 86400,
 			    &w->timeout_s)))

@@ -111,6 +111,13 @@ struct kb_option {
  * struct kb_metric in lib/variant.h). */
 #define KB_METRIC_NAME_MAX 32
 
+/* workload.better: the direction of the workload's metric. */
+enum kb_better {
+	KB_BETTER_UNSET,  /* not given: known metrics, else the name's guess */
+	KB_BETTER_HIGHER, /* higher is better: rates, throughput */
+	KB_BETTER_LOWER,  /* lower is better: latencies, times */
+};
+
 struct kb_workload {
 	enum kb_workload_kind kind;
 	size_t nfio;                 /* FIO: the options, in matrix order */
@@ -119,6 +126,7 @@ struct kb_workload {
 	const char *command;         /* COMMAND: the command line to run */
 	const char *regex;           /* COMMAND: ERE with one group; NULL = timed */
 	const char *metric;          /* the metric verdicts are about */
+	enum kb_better better;       /* workload.better: metric's direction */
 	struct kb_loc loc;
 	unsigned timeout_s;          /* workload.timeout_s: from the start of
 				      * the workload to its end, all runs of a

@@ -468,11 +468,54 @@ static double exact_u_cdf(size_t m, size_t n, double u)
 	return below / total;
 }
 
+/*
+ * The exact two-sided p-value of a rank sum with ties: the @n pooled
+ * observations carry the doubled average ranks @r2 (whole numbers), and
+ * @obs2 is twice the observed rank sum of the sample of @na.  Under the
+ * null hypothesis every choice of which @na observations form that sample
+ * is equally likely; the number of choices with each doubled rank sum is
+ * counted by dynamic programming over the observations (subset sums), and
+ * p is the share of them at least as far from the mean na (n + 1) as the
+ * observed one.  All the sums are whole numbers, so "at least as far" is
+ * decided exactly.
+ */
+static double exact_tied_p(const long *r2, size_t n, size_t na, long obs2)
+{
+	long smax = 0, mid = (long)na * (long)(n + 1), dev, s;
+	size_t i, k, w;
+	double *c, total = 0, extreme = 0;
+
+	for (i = 0; i < n; i++)
+		smax += r2[i];
+	w = (size_t)smax + 1;
+	c = kb_calloc((na + 1) * w, sizeof(*c)); /* c[k * w + s] */
+	c[0] = 1;
+	smax = 0;
+	for (i = 0; i < n; i++) {
+		smax += r2[i];
+		for (k = i + 1 < na ? i + 1 : na; k >= 1; k--)
+			for (s = smax; s >= r2[i]; s--)
+				c[k * w + (size_t)s] +=
+					c[(k - 1) * w + (size_t)(s - r2[i])];
+	}
+	dev = labs(obs2 - mid);
+	for (s = 0; s <= smax; s++) {
+		double x = c[na * w + (size_t)s];
+
+		total += x;
+		if (labs(s - mid) >= dev)
+			extreme += x;
+	}
+	free(c);
+	return total > 0 ? extreme / total : NAN;
+}
+
 double kb_stats_mann_whitney(const double *a, size_t na, const double *b,
 			     size_t nb, double *u_out)
 {
 	size_t n = na + nb, i, j;
 	struct ranked *r;
+	long *r2, obs2 = 0;
 	double ra = 0, u, mu, tie = 0, sigma, z, p;
 	int ties = 0;
 
@@ -481,6 +524,7 @@ double kb_stats_mann_whitney(const double *a, size_t na, const double *b,
 	if (!na || !nb)
 		return NAN;
 	r = kb_calloc(n, sizeof(*r));
+	r2 = kb_calloc(n, sizeof(*r2));
 	for (i = 0; i < na; i++)
 		r[i] = (struct ranked){ a[i], 1 };
 	for (i = 0; i < nb; i++)
@@ -497,20 +541,30 @@ double kb_stats_mann_whitney(const double *a, size_t na, const double *b,
 			ties = 1;
 			tie += t * t * t - t;
 		}
-		for (size_t k = i; k < j; k++)
-			if (r[k].from_a)
+		for (size_t k = i; k < j; k++) {
+			r2[k] = (long)(i + 1 + j); /* twice the average rank */
+			if (r[k].from_a) {
 				ra += rank;
+				obs2 += r2[k];
+			}
+		}
 	}
 	free(r);
 	u = ra - (double)na * ((double)na + 1) / 2;
 	if (u_out)
 		*u_out = u;
-	if (!ties && na <= 50 && nb <= 50) {
-		double lo = fmin(u, (double)(na * nb) - u);
+	if (na <= KB_STATS_MW_EXACT_MAX && nb <= KB_STATS_MW_EXACT_MAX) {
+		if (ties) {
+			p = exact_tied_p(r2, n, na, obs2);
+		} else {
+			double lo = fmin(u, (double)(na * nb) - u);
 
-		p = 2 * exact_u_cdf(na, nb, lo);
+			p = 2 * exact_u_cdf(na, nb, lo);
+		}
+		free(r2);
 		return p > 1 ? 1 : p;
 	}
+	free(r2);
 	mu = (double)na * (double)nb / 2;
 	sigma = sqrt((double)na * (double)nb / 12 *
 		     (((double)n + 1) - tie / ((double)n * ((double)n - 1))));
@@ -521,6 +575,19 @@ double kb_stats_mann_whitney(const double *a, size_t na, const double *b,
 		z = 0;
 	p = 2 * (1 - kb_stats_normal_cdf(z));
 	return p > 1 ? 1 : p;
+}
+
+double kb_stats_mann_whitney_min_p(size_t na, size_t nb)
+{
+	double c = 1;
+	size_t i, k = na < nb ? na : nb, n = na + nb;
+
+	if (!na || !nb)
+		return NAN;
+	/* C(n, k), built up so that every partial product is whole */
+	for (i = 1; i <= k; i++)
+		c = c * (double)(n - k + i) / (double)i;
+	return c > 2 ? 2 / c : 1;
 }
 
 void kb_stats_bootstrap_change(const double *a, size_t na, const double *b,
@@ -552,4 +619,208 @@ void kb_stats_bootstrap_change(const double *a, size_t na, const double *b,
 	*lo = stat[ilo];
 	*hi = stat[ihi];
 	free(stat);
+}
+
+void kb_stats_log_ratio_ci(const double *a, size_t na, const double *b,
+			   size_t nb, double level, double *lo, double *hi)
+{
+	struct kb_summary sa, sb;
+	double *la, *lb, d, va, vb, se, df, q;
+	size_t i;
+
+	*lo = *hi = NAN;
+	if (na < 2 || nb < 2 || !(level > 0 && level < 1))
+		return;
+	for (i = 0; i < na; i++)
+		if (!(a[i] > 0) || !isfinite(a[i]))
+			return;
+	for (i = 0; i < nb; i++)
+		if (!(b[i] > 0) || !isfinite(b[i]))
+			return;
+	la = kb_reallocarray(NULL, na, sizeof(*la));
+	lb = kb_reallocarray(NULL, nb, sizeof(*lb));
+	for (i = 0; i < na; i++)
+		la[i] = log(a[i]);
+	for (i = 0; i < nb; i++)
+		lb[i] = log(b[i]);
+	kb_stats_summary(la, na, &sa);
+	kb_stats_summary(lb, nb, &sb);
+	free(la);
+	free(lb);
+	d = sb.mean - sa.mean;
+	va = sa.stddev * sa.stddev / (double)na;
+	vb = sb.stddev * sb.stddev / (double)nb;
+	se = sqrt(va + vb);
+	if (se > 0) {
+		/* Welch-Satterthwaite; a side without spread adds nothing */
+		df = (va + vb) * (va + vb) /
+		     ((va > 0 ? va * va / (double)(na - 1) : 0) +
+		      (vb > 0 ? vb * vb / (double)(nb - 1) : 0));
+		q = kb_stats_t_quantile(1 - (1 - level) / 2, df);
+	} else {
+		q = 0; /* no spread at all: the interval is the estimate */
+	}
+	*lo = expm1(d - q * se) * 100;
+	*hi = expm1(d + q * se) * 100;
+}
+
+/*
+ * An odd number of evenly spaced points from -@b to @b, about 6 per
+ * @scale (the narrowest feature of what is integrated over them), at
+ * least 65 and at most 4001; *@x is the caller's to free.
+ */
+static size_t grid(double b, double scale, double **x)
+{
+	double want = ceil(12 * b / scale), h;
+	size_t m, j;
+
+	m = want < 64 ? 65 : want > 4000 ? 4001 : (size_t)want | 1;
+	h = 2 * b / (double)(m - 1);
+	*x = kb_reallocarray(NULL, m, sizeof(**x));
+	for (j = 0; j < m; j++)
+		(*x)[j] = -b + h * (double)j;
+	return m;
+}
+
+/* Multiply the values @g at the @m grid points @x by Simpson's weights. */
+static void simpson(const double *x, double *g, size_t m)
+{
+	double h = (x[m - 1] - x[0]) / (double)(m - 1);
+	size_t j;
+
+	for (j = 0; j < m; j++)
+		g[j] *= h / 3 * (j == 0 || j == m - 1 ? 1 : j % 2 ? 4 : 2);
+}
+
+/*
+ * The probability that a standardised statistic observed at information
+ * levels @info[0..k) (a Brownian motion S(I) read as Z = S / sqrt(I), so
+ * that Z at looks i < j has correlation sqrt(I_i / I_j)) ever reaches
+ * |Z| >= @c.  Computed look by look (Armitage, McPherson and Rowe 1969;
+ * Jennison and Turnbull 2000, chapter 19): the sub-density of S on the
+ * continuation interval (-c sqrt(I), c sqrt(I)) is kept on a grid and
+ * carried to the next look by the normal kernel of the increment, with
+ * Simpson's rule on a grid fine enough for that kernel.
+ */
+static double crossing_probability(const double *info, size_t k, double c)
+{
+	double *x = NULL, *g = NULL, cross = 2 * kb_stats_normal_cdf(-c);
+	size_t i, j, q, m = 0;
+
+	for (i = 0; i + 1 < k; i++) {
+		double sd = sqrt(info[i + 1] - info[i]);
+		double b1 = c * sqrt(info[i + 1]), *nx, *ng;
+		size_t nm;
+
+		if (i == 0) {
+			/* S at the first look is N(0, I_1) */
+			double v = info[0];
+
+			m = grid(c * sqrt(v), fmin(sqrt(v), sd), &x);
+			g = kb_reallocarray(NULL, m, sizeof(*g));
+			for (j = 0; j < m; j++)
+				g[j] = exp(-x[j] * x[j] / (2 * v)) /
+				       sqrt(2 * PI * v);
+			simpson(x, g, m);
+		}
+		/* the paths that leave at look i + 1 */
+		for (j = 0; j < m; j++)
+			cross += g[j] * (kb_stats_normal_cdf((-b1 - x[j]) / sd) +
+					 kb_stats_normal_cdf((x[j] - b1) / sd));
+		if (i + 2 == k)
+			break;
+		/* the sub-density of those that stay, on the next grid */
+		nm = grid(b1, fmin(sd, sqrt(info[i + 2] - info[i + 1])), &nx);
+		ng = kb_calloc(nm, sizeof(*ng));
+		for (q = 0; q < nm; q++) {
+			for (j = 0; j < m; j++) {
+				double z = (nx[q] - x[j]) / sd;
+
+				if (z > -40 && z < 40)
+					ng[q] += g[j] * exp(-z * z / 2);
+			}
+			ng[q] /= sd * sqrt(2 * PI);
+		}
+		simpson(nx, ng, nm);
+		free(x);
+		free(g);
+		x = nx;
+		g = ng;
+		m = nm;
+	}
+	free(x);
+	free(g);
+	return cross;
+}
+
+double kb_stats_pocock_alpha(const double *info, size_t k, double alpha)
+{
+	double lo, hi, mid;
+	size_t i;
+	int it;
+
+	if (!(alpha > 0 && alpha < 1) || k == 0)
+		return NAN;
+	for (i = 0; i < k; i++)
+		if (!(info[i] > 0) || (i && !(info[i] > info[i - 1])))
+			return NAN;
+	if (k == 1)
+		return alpha;
+	/* the constant lies between the single test's and Bonferroni's */
+	lo = -normal_quantile(alpha / 2);
+	hi = -normal_quantile(alpha / 2 / (double)k);
+	for (it = 0; it < 60 && hi - lo > 1e-7; it++) {
+		mid = (lo + hi) / 2;
+		if (crossing_probability(info, k, mid) > alpha)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 2 * kb_stats_normal_cdf(-hi);
+}
+
+struct ranked_p {
+	double p;
+	size_t i;
+};
+
+static int cmp_ranked_p(const void *x, const void *y)
+{
+	const struct ranked_p *a = x, *b = y;
+
+	if (a->p != b->p)
+		return (a->p > b->p) - (a->p < b->p);
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+void kb_stats_p_adjust(const double *p, size_t n, enum kb_p_adjust how,
+		       double *out)
+{
+	struct ranked_p *r = kb_calloc(n ? n : 1, sizeof(*r));
+	size_t i, m = 0;
+	double run;
+
+	for (i = 0; i < n; i++) {
+		double v = p[i]; /* before out[i], which may be p[i] */
+
+		out[i] = NAN;
+		if (!isnan(v))
+			r[m++] = (struct ranked_p){ fmin(fmax(v, 0), 1), i };
+	}
+	qsort(r, m, sizeof(*r), cmp_ranked_p);
+	if (how == KB_P_ADJUST_HOLM) {
+		/* step down: (m - j) p_(j), made monotone upwards */
+		for (i = 0, run = 0; i < m; i++) {
+			run = fmax(run, fmin(1, (double)(m - i) * r[i].p));
+			out[r[i].i] = run;
+		}
+	} else {
+		/* step up: m / (j + 1) p_(j), made monotone downwards */
+		for (i = m, run = 1; i-- > 0;) {
+			run = fmin(run, fmin(1, (double)m / (double)(i + 1) *
+							r[i].p));
+			out[r[i].i] = run;
+		}
+	}
+	free(r);
 }

@@ -91,11 +91,48 @@ void kb_build_result_release(struct kb_build_result *r);
 void kb_boot_result_release(struct kb_boot_result *r);
 
 /*
- * Whether a larger value of metric @name is better: true for rates (iops,
- * bandwidth, ops), false for latencies and times (names containing "lat",
- * ending in "_s", "_us", "_ms", "_ns" or containing "time").
+ * Whether a larger value of metric @name is better, from its name alone:
+ * the known metrics as kb_metric_direction() has them; for other names a
+ * guess: rates ending in "_per_s" or "_per_sec" are higher-is-better,
+ * latencies and times (names containing "lat" or "time", or ending in
+ * "_s", "_us", "_ms", "_ns") lower-is-better, anything else higher.
  */
 int kb_metric_higher_is_better(const char *name);
+
+/* Where a metric's direction comes from. */
+enum kb_metric_source {
+	KB_METRIC_DECLARED, /* workload.better in the matrix */
+	KB_METRIC_KNOWN,    /* a metric of kbisect's fio or timed workloads */
+	KB_METRIC_GUESSED,  /* any other name: kb_metric_higher_is_better() */
+};
+
+/* A metric's direction, and how kbisect knows it. */
+struct kb_metric_dir {
+	int higher_is_better;
+	enum kb_metric_source source;
+};
+
+/*
+ * The direction of metric @name in an experiment whose workload is @w
+ * (may be NULL): workload.better when @name is the workload's metric and
+ * the matrix declares it; else the direction of a known metric —
+ * {read,write,trim}_{iops,bw_kib} higher, their lat_mean_us, lat_p50_us,
+ * lat_p99_us and lat_p999_us lower (lib/fio.c), real_s, user_s and sys_s
+ * lower (lib/cmdwork.c); else the name's guess, marked as one.
+ */
+struct kb_metric_dir kb_metric_direction(const struct kb_workload *w,
+					 const char *name);
+
+/*
+ * How @d reads in a report: "higher is better (workload.better)",
+ * "lower is better (a time)", "higher is better (an fio rate)",
+ * "lower is better, guessed from the name: declare workload.better".
+ */
+const char *kb_metric_dir_text(const struct kb_metric_dir *d);
+
+/* "higher" or "lower"; "declared", "known" or "guessed". */
+const char *kb_metric_better_name(const struct kb_metric_dir *d);
+const char *kb_metric_source_name(enum kb_metric_source s);
 
 /* "ok", "build-failed", "boot-failed", ... as stored in the database. */
 const char *kb_boot_status_name(enum kb_boot_status s);

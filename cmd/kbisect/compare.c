@@ -8,7 +8,9 @@
 #include "buf.h"
 #include "compare.h"
 #include "json.h"
+#include "mem.h"
 #include "store.h"
+#include "variant.h"
 #include "banned.h"
 
 int cmd_open_analysis(const char *db, const char *id, const char *metric,
@@ -114,7 +116,27 @@ void cmd_json_comparison(struct kb_json *j, const char *key,
 	kb_json_array_end(j);
 	kb_json_kv_number(j, "p", c->p);
 	kb_json_kv_string(j, "verdict", kb_verdict_name(c->verdict));
+	kb_json_kv_number(j, "alpha", c->alpha);
+	kb_json_kv_int(j, "looks", c->looks);
+	kb_json_kv_number(j, "min_p", c->min_p);
+	kb_json_kv_int(j, "nonpositive", (long long)c->nonpositive);
 	kb_json_object_end(j);
+}
+
+/* How comparison @c was decided, for the analyses table. */
+static char *compare_detail(const struct kb_comparison *c)
+{
+	char looks[96] = "", bad[96] = "";
+
+	if (c->looks > 1)
+		snprintf(looks, sizeof(looks),
+			 "; one look of %u, at Pocock's level %.3g", c->looks,
+			 c->alpha);
+	if (c->nonpositive)
+		snprintf(bad, sizeof(bad), "; %zu values <= 0: no interval",
+			 c->nonpositive);
+	return kb_asprintf("Welch t interval of the change on the log scale; exact Mann-Whitney; boots are the replicates%s%s",
+			   looks, bad);
 }
 
 struct compare_args {
@@ -142,10 +164,13 @@ const struct cmd cmd_compare_entry = {
 	.summary = "compare two variants of an experiment, metric by metric",
 	.help = "A and B are variant numbers (see kbisect results) or exact labels.\n"
 		"Per metric: each side's mean and relative standard deviation over\n"
-		"boots, the change of B against A with a bootstrap confidence\n"
-		"interval, a Mann-Whitney U test, and a verdict: regression or\n"
-		"improvement (significant and at least compare.threshold_pct),\n"
-		"no-change (the interval inside the threshold) or inconclusive.\n",
+		"boots, the change of B against A with a confidence interval (Welch's\n"
+		"t on the log scale), an exact Mann-Whitney U test, and a verdict:\n"
+		"regression or improvement (by the metric's direction: significant\n"
+		"and at least compare.threshold_pct), no-change (the interval inside\n"
+		"the threshold, with boots enough for the test to reach alpha) or\n"
+		"inconclusive.  --adaptive looks again after added boots: each look\n"
+		"then decides at Pocock's level, which keeps false alarms at alpha.\n",
 	.epilog = "Example:\n  kbisect compare 1 0 4\n",
 };
 
@@ -156,6 +181,9 @@ static int cmd_compare(const struct kb_args *args)
 	struct kb_store *s = NULL;
 	struct kb_analysis *a = NULL, *am = NULL;
 	struct kb_store_analysis *rows = NULL;
+	char **details = NULL;
+	struct kb_metric_dir *dirs = NULL;
+	struct kb_comparison main_cmp;
 	struct kb_buf b = KB_BUF_INIT;
 	struct kb_json *j = NULL;
 	const char *db = args->db;
@@ -185,8 +213,12 @@ static int cmd_compare(const struct kb_args *args)
 				    &nmetrics, &err)))
 		goto fail;
 	rows = calloc(nmetrics ? nmetrics : 1, sizeof(*rows));
-	if (!rows)
+	details = calloc(nmetrics ? nmetrics : 1, sizeof(*details));
+	dirs = calloc(nmetrics ? nmetrics : 1, sizeof(*dirs));
+	if (!rows || !details || !dirs)
 		abort();
+	memset(&main_cmp, 0, sizeof(main_cmp));
+	main_cmp.alpha = kb_analysis_opts(a)->alpha;
 	nenv = cmd_warn_environments(s, kb_analysis_info(a)->id, ia, ib);
 	if (json) {
 		j = kb_json_new(&b, 1);
@@ -213,6 +245,7 @@ static int cmd_compare(const struct kb_args *args)
 	}
 	for (i = 0; i < nmetrics; i++) {
 		struct kb_comparison cmp;
+		const struct kb_metric_dir *dir;
 		int main_metric = !strcmp(metrics[i], kb_analysis_metric(a));
 
 		kb_analysis_free(am);
@@ -223,11 +256,16 @@ static int cmd_compare(const struct kb_args *args)
 					       adaptive && main_metric, &cmp,
 					       &err)))
 			goto fail;
+		details[i] = compare_detail(&cmp);
 		rows[i] = (struct kb_store_analysis){
 			"compare", metrics[i], ia, ib, NULL, cmp.change_pct,
 			cmp.ci_low, cmp.ci_high, cmp.p, "mann-whitney-u",
-			kb_verdict_name(cmp.verdict), "bootstrap CI of the change of means; boots are the replicates"
+			kb_verdict_name(cmp.verdict), details[i]
 		};
+		dir = kb_analysis_direction(am);
+		dirs[i] = *dir;
+		if (main_metric)
+			main_cmp = cmp;
 		if (json) {
 			cmd_json_comparison(j, metrics[i], &cmp);
 			continue;
@@ -238,34 +276,64 @@ static int cmd_compare(const struct kb_args *args)
 		       cmp.b.mean, cmd_pct(100 * fabs(cmp.b.cv), 0).s,
 		       kb_verdict_name(cmp.verdict), metrics[i],
 		       main_metric ? "  (the experiment's metric)" : "");
-		if (main_metric)
-			printf("%14s n = %zu vs %zu boots, %g%% CI of the change [%s, %s], Mann-Whitney p = %.3g\n",
-			       "", cmp.a.n, cmp.b.n,
-			       100 * (1 - kb_analysis_opts(a)->alpha),
+		if (main_metric) {
+			printf("%14s n = %zu vs %zu boots, %.3g%% CI of the change [%s, %s], Mann-Whitney p = %.3g\n",
+			       "", cmp.a.n, cmp.b.n, 100 * (1 - cmp.alpha),
 			       cmd_pct(cmp.ci_low, 1).s,
 			       cmd_pct(cmp.ci_high, 1).s, cmp.p);
+			printf("%14s %s\n", "", kb_metric_dir_text(dir));
+		} else if (dir->source == KB_METRIC_GUESSED) {
+			printf("%14s %s\n", "", kb_metric_dir_text(dir));
+		}
+		if (cmp.nonpositive)
+			printf("%14s %zu value%s <= 0: no interval on the log scale, so no no-change verdict\n",
+			       "", cmp.nonpositive,
+			       cmp.nonpositive == 1 ? "" : "s");
 	}
 	if ((ret = cmd_store_analyses(s, kb_analysis_info(a)->id, rows,
 				      nmetrics, &err)))
 		goto fail;
 	if (json) {
 		kb_json_object_end(j);
+		kb_json_key(j, "better");
+		kb_json_object_begin(j);
+		for (i = 0; i < nmetrics; i++)
+			kb_json_kv_string(j, metrics[i],
+					  kb_metric_better_name(&dirs[i]));
+		kb_json_object_end(j);
+		kb_json_key(j, "better_source");
+		kb_json_object_begin(j);
+		for (i = 0; i < nmetrics; i++)
+			kb_json_kv_string(j, metrics[i],
+					  kb_metric_source_name(dirs[i].source));
+		kb_json_object_end(j);
 		kb_json_object_end(j);
 		kb_json_finish(j);
 		cmd_put(&b);
 	} else {
-		printf("\n* p < 0.05, ** p < 0.01, *** p < 0.001 (Mann-Whitney U); a verdict needs p < %g and |change| >= %g%%\n",
-		       kb_analysis_opts(a)->alpha,
-		       kb_analysis_opts(a)->threshold_pct);
+		double t = kb_analysis_opts(a)->threshold_pct;
+
+		printf("\n* p < 0.05, ** p < 0.01, *** p < 0.001 (Mann-Whitney U); a verdict needs p < %.3g and |change| >= %g%%;\n"
+		       "no-change needs the interval inside ±%g%% and boots enough that p < %.3g was possible\n",
+		       main_cmp.alpha, t, t, main_cmp.alpha);
+		if (main_cmp.looks > 1)
+			printf("%.3g is Pocock's level for each of %u looks, which keeps the false alarms of adaptive sampling at alpha = %g\n",
+			       main_cmp.alpha, main_cmp.looks,
+			       kb_analysis_opts(a)->alpha);
 	}
 	ret = 0;
 	goto out;
 fail:
 	ret = cmd_fail(&err);
 out:
-	for (i = 0; i < nmetrics; i++)
+	for (i = 0; i < nmetrics; i++) {
 		free(metrics[i]);
+		if (details)
+			free(details[i]);
+	}
 	free(metrics);
+	free(details);
+	free(dirs);
 	free(rows);
 	kb_json_free(j);
 	kb_buf_release(&b);

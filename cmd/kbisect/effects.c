@@ -8,7 +8,9 @@
 #include "buf.h"
 #include "effects.h"
 #include "json.h"
+#include "mem.h"
 #include "store.h"
+#include "variant.h"
 #include "banned.h"
 
 static void effects_json(const struct kb_analysis *a,
@@ -22,6 +24,11 @@ static void effects_json(const struct kb_analysis *a,
 	kb_json_object_begin(j);
 	kb_json_kv_int(j, "experiment", kb_analysis_info(a)->id);
 	kb_json_kv_string(j, "metric", kb_analysis_metric(a));
+	kb_json_kv_string(j, "better",
+			  kb_metric_better_name(kb_analysis_direction(a)));
+	kb_json_kv_string(j, "better_source",
+			  kb_metric_source_name(kb_analysis_direction(a)->source));
+	kb_json_kv_string(j, "adjustment", KB_EFFECTS_ADJUST);
 	kb_json_kv_number(j, "residual_cv_pct", cv);
 	kb_json_kv_number(j, "df", df);
 	kb_json_key(j, "effects");
@@ -39,6 +46,7 @@ static void effects_json(const struct kb_analysis *a,
 		kb_json_number(j, e[i].ci_high_pct);
 		kb_json_array_end(j);
 		kb_json_kv_number(j, "p", e[i].p);
+		kb_json_kv_number(j, "p_adjusted", e[i].p_adjusted);
 		kb_json_kv_bool(j, "significant", e[i].significant);
 		kb_json_kv_string(j, "aliases",
 				  e[i].aliases[0] ? e[i].aliases : NULL);
@@ -62,25 +70,30 @@ static void effects_text(const struct kb_analysis *a,
 	printf("effects on %s in experiment %lld \"%s\" (multiplicative, log scale)\n",
 	       kb_analysis_metric(a), (long long)kb_analysis_info(a)->id,
 	       kb_analysis_info(a)->name);
+	printf("%s: %s\n", kb_analysis_metric(a),
+	       kb_metric_dir_text(kb_analysis_direction(a)));
 	printf("boot-to-boot CV %.1f%% (pooled over variants, %g degrees of freedom)\n\n",
 	       cv, df);
-	printf("%4s  %-*s %9s  %-20s %9s\n", "rank", width, "effect",
-	       "change", "95% CI", "p");
+	printf("%4s  %-*s %9s  %-20s %9s %9s\n", "rank", width, "effect",
+	       "change", "95% CI", "p", "p Holm");
 	for (i = 0; i < n; i++) {
 		char ci[72];
 
 		snprintf(ci, sizeof(ci), "[%s, %s]",
 			 cmd_pct(e[i].ci_low_pct, 1).s,
 			 cmd_pct(e[i].ci_high_pct, 1).s);
-		printf("%4zu  %-*s %9s  %-20s %9.2g %-3s%s%s\n", i + 1,
-		       width, e[i].name, cmd_pct(e[i].change_pct, 1).s, ci, e[i].p,
-		       cmd_stars(e[i].p),
+		printf("%4zu  %-*s %9s  %-20s %9.2g %9.2g %-3s%s%s\n",
+		       i + 1, width, e[i].name, cmd_pct(e[i].change_pct, 1).s,
+		       ci, e[i].p, e[i].p_adjusted, cmd_stars(e[i].p_adjusted),
 		       e[i].aliases[0] ? " aliased with " : "",
 		       e[i].aliases);
 	}
 	printf("\nA main effect is the change from a factor's first level to its second,\n"
 	       "averaged over the other factors; A:B is half the change of A's effect\n"
-	       "between B's levels.  * p < 0.05, ** p < 0.01, *** p < 0.001.\n");
+	       "between B's levels.  The %zu effects are one family: \"p Holm\" is p adjusted\n"
+	       "by Holm's method, and significance (p Holm < %g) and the stars come\n"
+	       "from it: * < 0.05, ** < 0.01, *** < 0.001.\n",
+	       n, kb_analysis_opts(a)->alpha);
 }
 
 struct effects_args {
@@ -109,8 +122,9 @@ const struct cmd cmd_effects_entry = {
 	.help = "For full and fractional designs of two-level factors: every\n"
 		"factor's main effect and every pair's interaction, multiplicative\n"
 		"(estimated on the log scale), with confidence intervals and\n"
-		"p-values, ranked by size.  Aliased effects of a fractional design\n"
-		"are named.\n",
+		"p-values, raw and adjusted by Holm's method over all the effects\n"
+		"(significance is from the adjusted one), ranked by size.  Aliased\n"
+		"effects of a fractional design are named.\n",
 	.epilog = "Example:\n  kbisect effects 1\n",
 };
 
@@ -121,6 +135,7 @@ static int cmd_effects(const struct kb_args *args)
 	struct kb_analysis *a = NULL;
 	struct kb_effect *e = NULL;
 	struct kb_store_analysis *rows = NULL;
+	char **details = NULL;
 	const char *db = args->db;
 	const char *metric = CMD_ARGS(struct effects_args, args)->metric;
 	size_t n = 0, i;
@@ -135,14 +150,25 @@ static int cmd_effects(const struct kb_args *args)
 	rows = calloc(n ? n : 1, sizeof(*rows));
 	if (!rows)
 		abort();
-	for (i = 0; i < n; i++)
+	details = calloc(n ? n : 1, sizeof(*details));
+	if (!details)
+		abort();
+	for (i = 0; i < n; i++) {
+		/* the adjusted p and the call travel in the detail */
+		details[i] = kb_asprintf("holm-adjusted p %.3g of %zu: %s%s%s",
+					 e[i].p_adjusted, n,
+					 e[i].significant ? "significant"
+							  : "not significant",
+					 e[i].aliases[0] ? "; aliased with "
+							 : "",
+					 e[i].aliases);
 		rows[i] = (struct kb_store_analysis){
 			e[i].interaction ? "interaction" : "main-effect",
 			kb_analysis_metric(a), -1, -1, e[i].name,
 			e[i].change_pct, e[i].ci_low_pct, e[i].ci_high_pct,
-			e[i].p, "t", NULL,
-			e[i].aliases[0] ? e[i].aliases : NULL
+			e[i].p, "t", NULL, details[i]
 		};
+	}
 	if ((ret = cmd_store_analyses(s, kb_analysis_info(a)->id, rows, n,
 				      &err)))
 		goto fail;
@@ -155,6 +181,9 @@ static int cmd_effects(const struct kb_args *args)
 fail:
 	ret = cmd_fail(&err);
 out:
+	for (i = 0; details && i < n; i++)
+		free(details[i]);
+	free(details);
 	free(rows);
 	free(e);
 	kb_analysis_free(a);

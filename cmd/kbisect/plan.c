@@ -11,6 +11,7 @@
 #include "kconfig.h"
 #include "matrix.h"
 #include "plan.h"
+#include "variant.h"
 #include "banned.h"
 
 static const char *kind_name(enum kb_factor_kind k)
@@ -52,6 +53,8 @@ static void plan_json(const struct kb_plan *p)
 {
 	const struct kb_matrix *m = kb_plan_matrix(p);
 	const struct kb_design *d = kb_plan_design(p);
+	struct kb_metric_dir dir = kb_metric_direction(
+		kb_matrix_workload(m), kb_matrix_workload(m)->metric);
 	struct kb_buf b = KB_BUF_INIT;
 	struct kb_json *j = kb_json_new(&b, 1);
 	size_t i, k, l;
@@ -63,6 +66,9 @@ static void plan_json(const struct kb_plan *p)
 	kb_json_kv_string(j, "generators", kb_design_generators(d));
 	kb_json_kv_int(j, "resolution", kb_design_resolution(d));
 	kb_json_kv_string(j, "metric", kb_matrix_workload(m)->metric);
+	kb_json_kv_string(j, "better", kb_metric_better_name(&dir));
+	kb_json_kv_string(j, "better_source",
+			  kb_metric_source_name(dir.source));
 	kb_json_key(j, "factors");
 	kb_json_array_begin(j);
 	for (i = 0; i < kb_matrix_nfactors(m); i++) {
@@ -185,11 +191,15 @@ static void plan_text(const struct kb_plan *p)
 	const struct kb_matrix *m = kb_plan_matrix(p);
 	const struct kb_design *d = kb_plan_design(p);
 	const struct kb_repeat *r = kb_matrix_repeat(m);
+	struct kb_metric_dir dir = kb_metric_direction(
+		kb_matrix_workload(m), kb_matrix_workload(m)->metric);
 	size_t i, n = kb_plan_nvariants(p), nf = kb_matrix_nfactors(m);
 
 	printf("%s (%s): %s design, metric %s\n", kb_matrix_name(m),
 	       kb_matrix_file(m), kb_design_name(kb_matrix_design(m)),
 	       kb_matrix_workload(m)->metric);
+	printf("%s: %s\n", kb_matrix_workload(m)->metric,
+	       kb_metric_dir_text(&dir));
 	if (kb_design_generators(d)) {
 		static const char *const roman[] = { "?", "I",  "II",
 						     "III", "IV", "V" };
@@ -395,6 +405,7 @@ static int cmd_plan(const struct kb_args *args)
 	struct kb_matrix *m = NULL;
 	struct kb_plan *p = NULL;
 	struct kb_plan_limits lim;
+	struct kb_metric_dir dir;
 	int json = args->json, allow_dropped = args->allow_dropped;
 	int quiet = args->quiet, ret;
 
@@ -411,6 +422,11 @@ static int cmd_plan(const struct kb_args *args)
 		plan_json(p);
 	else
 		plan_text(p);
+	dir = kb_metric_direction(kb_matrix_workload(m),
+				  kb_matrix_workload(m)->metric);
+	if (json && dir.source == KB_METRIC_GUESSED)
+		fprintf(stderr, "kbisect: note: metric '%s': %s\n",
+			kb_matrix_workload(m)->metric, kb_metric_dir_text(&dir));
 	ret = 0;
 	if (kb_plan_ndropped(p)) {
 		fflush(stdout);

@@ -6,6 +6,7 @@
 #include "kbisect.h"
 #include "buf.h"
 #include "json.h"
+#include "matrix.h"
 #include "stats.h"
 #include "store.h"
 #include "variant.h"
@@ -17,7 +18,8 @@ struct row {
 	double change; /* vs the baseline, percent; NaN when unknown */
 };
 
-static void results_json(const struct kb_store_info *info, struct row *rows,
+static void results_json(const struct kb_store_info *info,
+			 const struct kb_metric_dir *dir, struct row *rows,
 			 size_t n)
 {
 	struct kb_buf b = KB_BUF_INIT;
@@ -34,8 +36,10 @@ static void results_json(const struct kb_store_info *info, struct row *rows,
 	kb_json_kv_string(j, "design", info->design);
 	kb_json_kv_string(j, "generators", info->generators);
 	kb_json_kv_string(j, "metric", info->metric);
-	kb_json_kv_bool(j, "higher_is_better",
-			kb_metric_higher_is_better(info->metric));
+	kb_json_kv_bool(j, "higher_is_better", dir->higher_is_better);
+	kb_json_kv_string(j, "better", kb_metric_better_name(dir));
+	kb_json_kv_string(j, "better_source",
+			  kb_metric_source_name(dir->source));
 	kb_json_kv_int(j, "boots_per_variant", info->boots);
 	kb_json_kv_int(j, "runs_per_boot", info->runs_per_boot);
 	kb_json_kv_string(j, "created_at", info->created_at);
@@ -75,7 +79,8 @@ static void results_json(const struct kb_store_info *info, struct row *rows,
 	cmd_json_put(j, &b);
 }
 
-static void results_text(const struct kb_store_info *info, struct row *rows,
+static void results_text(const struct kb_store_info *info,
+			 const struct kb_metric_dir *dir, struct row *rows,
 			 size_t n)
 {
 	int width = 7;
@@ -84,9 +89,12 @@ static void results_text(const struct kb_store_info *info, struct row *rows,
 	printf("experiment %lld \"%s\": %s; %s design, %s executor\n",
 	       (long long)info->id, info->name, info->state, info->design,
 	       info->executor);
-	printf("metric %s (%s is better); %u boots x %u runs per variant; runs averaged per boot, boots are the replicates\n",
+	printf("metric %s (%s); %u boots x %u runs per variant; runs averaged per boot, boots are the replicates\n",
 	       info->metric,
-	       kb_metric_higher_is_better(info->metric) ? "higher" : "lower",
+	       dir->source == KB_METRIC_GUESSED
+		       ? kb_metric_dir_text(dir)
+		       : dir->higher_is_better ? "higher is better"
+					       : "lower is better",
 	       info->boots, info->runs_per_boot);
 	if (!strcmp(info->state, "interrupted"))
 		printf("interrupted: %s; 'kbisect resume %lld' carries it on\n",
@@ -121,11 +129,40 @@ static void results_text(const struct kb_store_info *info, struct row *rows,
 	}
 }
 
+/*
+ * The direction of experiment @info's metric: workload.better from the
+ * matrix stored with it, else the known metric's or the name's guess (also
+ * when the stored matrix no longer parses: a file it names has moved).
+ */
+static struct kb_metric_dir stored_direction(struct kb_store *s,
+					     const struct kb_store_info *info)
+{
+	struct kb_store_experiment_text text;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_matrix *m = NULL;
+	struct kb_metric_dir d;
+
+	memset(&text, 0, sizeof(text));
+	if (kb_store_experiment_text(s, info->id, &text, &err) == 0 &&
+	    text.matrix_yaml)
+		(void)kb_matrix_parse_buffer(text.matrix_yaml,
+					     strlen(text.matrix_yaml),
+					     text.matrix_path ? text.matrix_path
+							      : "matrix.yaml",
+					     &m, &err);
+	d = kb_metric_direction(m ? kb_matrix_workload(m) : NULL,
+				info->metric);
+	kb_matrix_free(m);
+	kb_store_experiment_text_release(&text);
+	return d;
+}
+
 int cmd_print_results(struct kb_store *s, int64_t exp, int json,
 		      struct kb_err *err)
 {
 	struct kb_store_info info;
 	struct kb_store_variant *vs = NULL;
+	struct kb_metric_dir dir;
 	struct row *rows = NULL;
 	size_t n = 0, i;
 	int ret;
@@ -147,10 +184,11 @@ int cmd_print_results(struct kb_store *s, int64_t exp, int json,
 							     rows[i].sum.mean);
 	}
 	cmd_warn_environments(s, exp, -1, -1);
+	dir = stored_direction(s, &info);
 	if (json)
-		results_json(&info, rows, n);
+		results_json(&info, &dir, rows, n);
 	else
-		results_text(&info, rows, n);
+		results_text(&info, &dir, rows, n);
 out:
 	for (i = 0; i < n; i++)
 		kb_store_variant_release(&vs[i]);

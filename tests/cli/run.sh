@@ -347,6 +347,39 @@ check "resume refuses a done experiment" $([ $rc -eq 2 ] && has "experiment 1 is
 run "$KB" resume 9 --db "$T/int.db"
 check "resume of an unknown experiment: exit 1" $([ $rc -eq 1 ] && has "no experiment 9" "$T/err"; echo $?)
 
+# the metric's direction is declared (workload.better), not guessed
+run "$KB" plan "$MATRIX"
+check "plan shows the metric's direction" $([ $rc -eq 0 ] && has "^read_iops: higher is better" "$T/out"; echo $?)
+cat >"$T/ops.yaml" <<'Y'
+workload:
+  command: { run: bench, regex: "([0-9.]+) ops/s" }
+  metric: ops_per_s
+  better: higher
+factors: { kconfig: { A: [n, y], B: [n, y] } }
+Y
+printf 'metric: ops_per_s\nbase: 1000\nnoise: { boot_cv: 0.03 }\neffects:\n  - when: { A: y }\n    factor: 0.79\n' >"$T/ops.model.yaml"
+run "$KB" plan "$T/ops.yaml"
+check "plan shows a declared direction" $([ $rc -eq 0 ] && has "^ops_per_s: higher is better (workload.better)" "$T/out"; echo $?)
+sed '/better:/d' "$T/ops.yaml" >"$T/ops-guess.yaml"
+run "$KB" plan --json "$T/ops-guess.yaml"
+check "plan says when it guessed the direction" $([ $rc -eq 0 ] && has '"better_source": "guessed"' "$T/out" &&
+	has "guessed from the name: declare workload.better" "$T/err"; echo $?)
+sed 's/better: higher/better: up/' "$T/ops.yaml" >"$T/ops-bad.yaml"
+run "$KB" plan "$T/ops-bad.yaml"
+check "workload.better is higher or lower" $([ $rc -eq 2 ] && has "ops-bad.yaml:4:11: invalid workload.better 'up'" "$T/err"; echo $?)
+run "$KB" run "$T/ops.yaml" --model "$T/ops.model.yaml" --db "$T/ops.db"
+run "$KB" compare 1 0 2 --adaptive --db "$T/ops.db"
+check "a 21% loss of declared throughput is a regression" $([ $rc -eq 0 ] && has "regression *ops_per_s" "$T/out" &&
+	has "higher is better (workload.better)" "$T/out" && has "Pocock's level for each of 8 looks" "$T/out"; echo $?)
+run "$KB" effects 1 --db "$T/ops.db"
+check "effects show the direction and Holm-adjusted p" $([ $rc -eq 0 ] && has "^ops_per_s: higher is better" "$T/out" &&
+	has "p Holm" "$T/out"; echo $?)
+run "$KB" effects 1 --json --db "$T/ops.db"
+check "effects --json has p_adjusted" $([ $rc -eq 0 ] && has '"p_adjusted"' "$T/out" && has '"adjustment": "holm"' "$T/out" &&
+	has '"better": "higher"' "$T/out" && json_ok "$T/out"; echo $?)
+run "$KB" results 1 --json --db "$T/ops.db"
+check "results --json reads the declared direction" $([ $rc -eq 0 ] && has '"better_source": "declared"' "$T/out"; echo $?)
+
 sqlite3 "$T/k.db" "pragma user_version = 99"
 run "$KB" history --db "$T/k.db"
 check "a database from a newer kbisect is refused" $([ $rc -eq 1 ] && has "newer than this kbisect" "$T/err"; echo $?)

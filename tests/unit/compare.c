@@ -90,22 +90,92 @@ static void test_compare__mann_whitney_known_values(void **state)
 	assert_true(isnan(kb_stats_mann_whitney(a3, 0, b3, 3, NULL)));
 }
 
-static void test_compare__mann_whitney_ties_use_normal_approximation(void **state)
+static void test_compare__mann_whitney_ties_are_exact(void **state)
 {
 	/*
-	 * a = {1, 2, 2, 3}, b = {2, 3, 4, 5}: pooled ranks 1, 3, 3, 3 | 3,
-	 * 5.5, 5.5 ... computed by hand: R_a = 1 + 3 + 3 + 5.5 = 12.5,
-	 * U = 12.5 - 10 = 2.5; mu = 8; ties: a triple (2) and a pair (3):
-	 * sum(t^3 - t) = 24 + 6 = 30; sigma^2 = 16/12 * (9 - 30/56)
-	 * = 11.2857; z = (5.5 - 0.5)/3.3594 = 1.4884; p = 0.13666.
+	 * a = {1, 2, 2, 3}, b = {2, 3, 4, 5}: average ranks 1 | 3 3 3 |
+	 * 5.5 5.5 | 7 | 8, U = 2.5.  Of the C(8, 4) = 70 splits, 14 have a
+	 * U at least 5.5 from its mean 8 (enumerated): p = 0.2, where the
+	 * normal approximation said 0.137.
 	 */
 	double a[] = { 1, 2, 2, 3 }, b[] = { 2, 3, 4, 5 }, u;
 	double p = kb_stats_mann_whitney(a, 4, b, 4, &u);
+	double x[8], y[8];
+	struct kb_rng r;
+	int trial;
 
 	(void)state;
 	assert_true(u == 2.5);
-	if (fabs(p - 0.13666) > 2e-4)
-		fail_msg("p = %.6f, expected 0.13666", p);
+	if (fabs(p - 0.2) > 1e-12)
+		fail_msg("p = %.15g, expected 0.2", p);
+	assert_true(fabs(p - brute_force_p(a, 4, b, 4)) < 1e-12);
+	/* values from a few levels, so that most are tied */
+	kb_rng_init(&r, 11);
+	for (trial = 0; trial < 200; trial++) {
+		size_t na = 1 + kb_rng_below(&r, 7), nb = 1 + kb_rng_below(&r, 7);
+		size_t i;
+		double ref;
+
+		for (i = 0; i < na; i++)
+			x[i] = (double)kb_rng_below(&r, 3);
+		for (i = 0; i < nb; i++)
+			y[i] = (double)kb_rng_below(&r, 3) + 0.5 * (trial % 2);
+		p = kb_stats_mann_whitney(x, na, y, nb, NULL);
+		ref = brute_force_p(x, na, y, nb);
+		if (fabs(p - ref) > 1e-12)
+			fail_msg("na=%zu nb=%zu: p=%.15g enumeration=%.15g",
+				 na, nb, p, ref);
+	}
+}
+
+static void test_compare__mann_whitney_large_ties_use_normal_approximation(void **state)
+{
+	/* 60 a side, values 1..5 against 2..6: the normal approximation
+	 * with tie and continuity corrections, U = 1152, p from the formula
+	 * evaluated independently */
+	double a[60], b[60], u, p;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 60; i++) {
+		a[i] = (double)(i % 5 + 1);
+		b[i] = (double)(i % 5 + 2);
+	}
+	p = kb_stats_mann_whitney(a, 60, b, 60, &u);
+	assert_true(u == 1152);
+	if (fabs(p - 0.0005448800276902629) > 1e-12)
+		fail_msg("p = %.17g", p);
+}
+
+static void test_compare__three_against_three_tied_is_p_01_and_no_verdict(void **state)
+{
+	/* issue 11: ties once gave p = 0.047 and a "regression" here */
+	double a[] = { 100, 100, 100 }, b[] = { 90, 90, 90 };
+	struct kb_compare_opts o = KB_COMPARE_OPTS_INIT;
+	struct kb_comparison c;
+
+	(void)state;
+	kb_compare_samples(a, 3, b, 3, &o, &c);
+	assert_true(fabs(c.p - 0.1) < 1e-12);
+	assert_true(fabs(c.min_p - 0.1) < 1e-12);
+	assert_true(fabs(c.change_pct + 10) < 1e-9);
+	assert_int_equal(c.verdict, KB_VERDICT_INCONCLUSIVE);
+	/* all six tied: nothing to see, p = 1, and 3 boots a side cannot
+	 * show "no-change" either */
+	kb_compare_samples(a, 3, a, 3, &o, &c);
+	assert_true(c.p == 1);
+	assert_true(c.ci_low == 0 && c.ci_high == 0);
+	assert_int_equal(c.verdict, KB_VERDICT_INCONCLUSIVE);
+	/* with four a side both are possible */
+	{
+		double a4[] = { 100, 100, 100, 100 }, b4[] = { 90, 90, 90, 90 };
+
+		kb_compare_samples(a4, 4, b4, 4, &o, &c);
+		assert_true(fabs(c.p - 2.0 / 70) < 1e-12);
+		assert_int_equal(c.verdict, KB_VERDICT_REGRESSION);
+		kb_compare_samples(a4, 4, a4, 4, &o, &c);
+		assert_int_equal(c.verdict, KB_VERDICT_NO_CHANGE);
+	}
 }
 
 static void test_compare__bootstrap_is_seeded_and_centred(void **state)
@@ -167,12 +237,132 @@ static void test_compare__verdict_rules(void **state)
 			    "no-change");
 }
 
+static void test_compare__interval_covers_lognormal_truth(void **state)
+{
+	/* 400 seeded experiments, 5 boots a side, 10% log-normal noise,
+	 * a true change of +8%: the 95% interval covers it in 92% or more
+	 * (the percentile bootstrap did in about 87%) */
+	double a[5], b[5], s = sqrt(log1p(0.01));
+	struct kb_rng r;
+	unsigned i, hit = 0;
+	size_t k;
+
+	(void)state;
+	kb_rng_init(&r, 2024);
+	for (i = 0; i < 400; i++) {
+		double lo, hi;
+
+		for (k = 0; k < 5; k++) {
+			a[k] = 1000 * exp(-s * s / 2 + s * kb_rng_normal(&r));
+			b[k] = 1080 * exp(-s * s / 2 + s * kb_rng_normal(&r));
+		}
+		kb_stats_log_ratio_ci(a, 5, b, 5, 0.95, &lo, &hi);
+		hit += lo <= 8 && 8 <= hi;
+	}
+	if (hit < 368 || hit > 396)
+		fail_msg("covered in %u of 400", hit);
+}
+
+static void test_compare__log_ratio_interval_known_value(void **state)
+{
+	/* logs {0, l, 2l} and {l, 2l, 3l} with l = log 2: d = l, each
+	 * variance l^2 / 3, Welch df 4, t(0.975, 4) = 2.7764451051977987 */
+	double a[] = { 1, 2, 4 }, b[] = { 2, 4, 8 }, lo, hi;
+
+	(void)state;
+	kb_stats_log_ratio_ci(a, 3, b, 3, 0.95, &lo, &hi);
+	assert_true(fabs(lo - -58.44649536782689) < 1e-9);
+	assert_true(fabs(hi - 862.6143535683802) < 1e-7);
+	kb_stats_log_ratio_ci(a, 1, b, 3, 0.95, &lo, &hi);
+	assert_true(isnan(lo) && isnan(hi));
+}
+
+static void test_compare__no_change_needs_boots(void **state)
+{
+	double a[] = { 100, 100.5, 99.5, 100.2 }, b[] = { 100.1, 99.8, 100.3,
+							  99.9 };
+	struct kb_comparison c;
+
+	(void)state;
+	/* the interval is well inside ±5% either way, but with 3 boots a
+	 * side no data could have shown a regression */
+	cmp(a, 3, b, 3, 1, &c);
+	assert_true(c.ci_low > -5 && c.ci_high < 5);
+	assert_int_equal(c.verdict, KB_VERDICT_INCONCLUSIVE);
+	cmp(a, 4, b, 4, 1, &c);
+	assert_int_equal(c.verdict, KB_VERDICT_NO_CHANGE);
+}
+
+static void test_compare__nonpositive_values_are_counted(void **state)
+{
+	double a[] = { 0, 1.2, 1.1, 0.9, 1.0 }, b[] = { 1.0, 1.1, 0.9, 1.05,
+						       0.95 };
+	struct kb_comparison c;
+
+	(void)state;
+	cmp(a, 5, b, 5, 1, &c);
+	assert_int_equal(c.nonpositive, 1);
+	assert_true(isnan(c.ci_low) && isnan(c.ci_high));
+	assert_int_equal(c.verdict, KB_VERDICT_INCONCLUSIVE);
+	assert_false(isnan(c.p));
+}
+
+static void test_compare__a_look_decides_at_its_nominal_level(void **state)
+{
+	double a[] = { 100, 101, 99, 100.5 }, b[] = { 80, 81, 79, 80.5 };
+	struct kb_compare_opts o = KB_COMPARE_OPTS_INIT;
+	struct kb_comparison c;
+
+	(void)state;
+	kb_compare_samples(a, 4, b, 4, &o, &c);
+	assert_int_equal(c.verdict, KB_VERDICT_REGRESSION);
+	assert_true(c.alpha == 0.05 && c.looks == 1);
+	/* one look of 8 (3 to 10 boots a side): p = 0.029 is not enough */
+	o.look_alpha = kb_compare_look_alpha(3, 10, 0.05, &o.looks);
+	assert_int_equal(o.looks, 8);
+	assert_true(o.look_alpha > 0.014 && o.look_alpha < 0.015);
+	kb_compare_samples(a, 4, b, 4, &o, &c);
+	assert_int_equal(c.verdict, KB_VERDICT_INCONCLUSIVE);
+	assert_true(c.alpha == o.look_alpha && c.looks == 8);
+}
+
+static void test_compare__looks_are_every_boot_or_spread(void **state)
+{
+	unsigned n[KB_COMPARE_LOOKS_MAX], k;
+	size_t m, j;
+
+	(void)state;
+	m = kb_compare_looks(3, 10, n);
+	assert_int_equal(m, 8);
+	for (j = 0; j < m; j++)
+		assert_int_equal(n[j], 3 + j);
+	m = kb_compare_looks(5, 5, n);
+	assert_int_equal(m, 1);
+	assert_int_equal(n[0], 5);
+	assert_true(kb_compare_look_alpha(5, 5, 0.05, &k) == 0.05);
+	assert_int_equal(k, 1);
+	m = kb_compare_looks(3, 1000, n);
+	assert_int_equal(m, KB_COMPARE_LOOKS_MAX);
+	assert_int_equal(n[0], 3);
+	assert_int_equal(n[m - 1], 1000);
+	for (j = 1; j < m; j++)
+		assert_true(n[j] > n[j - 1]);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_compare__mann_whitney_exact_matches_enumeration),
 	cmocka_unit_test(test_compare__mann_whitney_known_values),
-	cmocka_unit_test(test_compare__mann_whitney_ties_use_normal_approximation),
+	cmocka_unit_test(test_compare__mann_whitney_ties_are_exact),
+	cmocka_unit_test(test_compare__mann_whitney_large_ties_use_normal_approximation),
+	cmocka_unit_test(test_compare__three_against_three_tied_is_p_01_and_no_verdict),
 	cmocka_unit_test(test_compare__bootstrap_is_seeded_and_centred),
 	cmocka_unit_test(test_compare__verdict_rules),
+	cmocka_unit_test(test_compare__interval_covers_lognormal_truth),
+	cmocka_unit_test(test_compare__log_ratio_interval_known_value),
+	cmocka_unit_test(test_compare__no_change_needs_boots),
+	cmocka_unit_test(test_compare__nonpositive_values_are_counted),
+	cmocka_unit_test(test_compare__a_look_decides_at_its_nominal_level),
+	cmocka_unit_test(test_compare__looks_are_every_boot_or_spread),
 };
 
 KB_TEST_MAIN(tests)

@@ -5,6 +5,7 @@
 #include "test.h"
 #include "err.h"
 #include "matrix.h"
+#include "variant.h"
 
 /* Matrices are parsed as if they were this file, so relative paths
  * resolve into tests/data/matrix/. */
@@ -405,6 +406,81 @@ static void test_matrix__load_reads_file(void **state)
 	kb_matrix_free(m);
 }
 
+static void test_matrix__workload_better_declares_the_direction(void **state)
+{
+	static const char cmd[] =
+		"workload: { command: { run: b, regex: '([0-9]+) ops/s' },\n"
+		"            metric: ops_per_s%s }\n";
+	char text[256];
+	struct kb_matrix *m;
+	struct kb_metric_dir d;
+
+	(void)state;
+	/* ops_per_s ends in _s: the name rule once took it for a time */
+	snprintf(text, sizeof(text), cmd, ", better: lower");
+	m = ok(text);
+	assert_int_equal(kb_matrix_workload(m)->better, KB_BETTER_LOWER);
+	d = kb_metric_direction(kb_matrix_workload(m), "ops_per_s");
+	assert_int_equal(d.higher_is_better, 0);
+	assert_int_equal(d.source, KB_METRIC_DECLARED);
+	assert_string_equal(kb_metric_dir_text(&d),
+			    "lower is better (workload.better)");
+	/* it declares the workload's metric only */
+	d = kb_metric_direction(kb_matrix_workload(m), "real_s");
+	assert_int_equal(d.source, KB_METRIC_KNOWN);
+	kb_matrix_free(m);
+	snprintf(text, sizeof(text), cmd, ", better: higher");
+	m = ok(text);
+	d = kb_metric_direction(kb_matrix_workload(m), "ops_per_s");
+	assert_int_equal(d.higher_is_better, 1);
+	assert_int_equal(d.source, KB_METRIC_DECLARED);
+	kb_matrix_free(m);
+	/* not declared: a guess, and said to be one */
+	snprintf(text, sizeof(text), cmd, "");
+	m = ok(text);
+	assert_int_equal(kb_matrix_workload(m)->better, KB_BETTER_UNSET);
+	d = kb_metric_direction(kb_matrix_workload(m), "ops_per_s");
+	assert_int_equal(d.higher_is_better, 1);
+	assert_int_equal(d.source, KB_METRIC_GUESSED);
+	assert_string_equal(kb_metric_source_name(d.source), "guessed");
+	assert_msg_contains(kb_metric_dir_text(&d), "declare workload.better");
+	kb_matrix_free(m);
+	bad("workload: { fio: { rw: read }, better: hihger }\n", 1, 40,
+	    "invalid workload.better 'hihger' (did you mean 'higher'?)");
+	bad("workload: { fio: { rw: read }, better: up }\n", 1, 40,
+	    "invalid workload.better 'up': expected higher or lower");
+}
+
+static void test_matrix__known_metrics_have_their_direction(void **state)
+{
+	static const char *const higher[] = { "read_iops", "write_bw_kib",
+					      "trim_iops" };
+	static const char *const lower[] = { "read_lat_p99_us",
+					     "write_lat_mean_us", "real_s",
+					     "sys_s", "trim_lat_p999_us" };
+	struct kb_metric_dir d;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(higher) / sizeof(higher[0]); i++) {
+		d = kb_metric_direction(NULL, higher[i]);
+		assert_int_equal(d.higher_is_better, 1);
+		assert_int_equal(d.source, KB_METRIC_KNOWN);
+	}
+	for (i = 0; i < sizeof(lower) / sizeof(lower[0]); i++) {
+		d = kb_metric_direction(NULL, lower[i]);
+		assert_int_equal(d.higher_is_better, 0);
+		assert_int_equal(d.source, KB_METRIC_KNOWN);
+	}
+	/* other names: the old name rule, marked as a guess */
+	d = kb_metric_direction(NULL, "boot_time");
+	assert_true(!d.higher_is_better && d.source == KB_METRIC_GUESSED);
+	d = kb_metric_direction(NULL, "ops");
+	assert_true(d.higher_is_better && d.source == KB_METRIC_GUESSED);
+	assert_int_equal(kb_metric_higher_is_better("pkts_per_sec"), 1);
+	assert_int_equal(kb_metric_higher_is_better("compile_s"), 0);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_matrix__full_example_parses),
 	cmocka_unit_test(test_matrix__defaults),
@@ -423,6 +499,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_matrix__missing_referenced_files),
 	cmocka_unit_test(test_matrix__base_may_be_a_make_target),
 	cmocka_unit_test(test_matrix__workload_rules),
+	cmocka_unit_test(test_matrix__workload_better_declares_the_direction),
+	cmocka_unit_test(test_matrix__known_metrics_have_their_direction),
 	cmocka_unit_test(test_matrix__design_names),
 	cmocka_unit_test(test_matrix__regex_size_is_bounded),
 	cmocka_unit_test(test_matrix__null_sections_are_absent),

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "rng.h"
 #include "stats.h"
 
 #define PI 3.14159265358979323846
@@ -282,6 +283,133 @@ static void test_stats__change_pct(void **state)
 	assert_true(isnan(kb_stats_change_pct(0, 5)));
 }
 
+static void test_stats__pocock_matches_published_table(void **state)
+{
+	/* Pocock's constants for K equally spaced looks at alpha 0.05
+	 * (Jennison and Turnbull 2000, table 2.1) */
+	static const struct {
+		size_t k;
+		double c;
+	} table[] = { { 2, 2.178 }, { 3, 2.289 }, { 4, 2.361 },
+		      { 5, 2.413 }, { 10, 2.555 } };
+	double info[10] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		double a = kb_stats_pocock_alpha(info, table[i].k, 0.05);
+		double want = 2 * kb_stats_normal_cdf(-table[i].c);
+
+		/* the table's 3 decimals of c */
+		if (fabs(a - want) > 2 * 0.0005 * 0.05 * table[i].c)
+			fail_msg("K = %zu: alpha' = %.5f, table %.5f",
+				 table[i].k, a, want);
+	}
+	/* the scale of the information does not matter */
+	for (i = 0; i < 5; i++)
+		info[i] = 0.25 * (double)(i + 1);
+	assert_rel(kb_stats_pocock_alpha(info, 5, 0.05),
+		   2 * kb_stats_normal_cdf(-2.413), 2e-3);
+	assert_true(kb_stats_pocock_alpha(info, 1, 0.05) == 0.05);
+	assert_true(isnan(kb_stats_pocock_alpha(info, 0, 0.05)));
+	assert_true(isnan(kb_stats_pocock_alpha(info, 2, 1.5)));
+	info[1] = info[0];
+	assert_true(isnan(kb_stats_pocock_alpha(info, 2, 0.05)));
+}
+
+static void test_stats__pocock_boundary_keeps_false_alarms_at_alpha(void **state)
+{
+	/*
+	 * Looks at 3, 4, ..., 10 boots a side (kbisect's adaptive sampling
+	 * by default): 20000 seeded null paths of the standardised
+	 * statistic, each look at Pocock's nominal level.  Any look crosses
+	 * in 5% of them (a binomial standard error of 0.15 points), where
+	 * testing every look at 0.05 crosses in about 14%.
+	 */
+	double info[8], a, c, naive, crossings = 0, naive_crossings = 0;
+	struct kb_rng r;
+	unsigned path;
+	size_t j;
+
+	(void)state;
+	for (j = 0; j < 8; j++)
+		info[j] = (double)(3 + j);
+	a = kb_stats_pocock_alpha(info, 8, 0.05);
+	assert_true(a > 0.014 && a < 0.015);
+	c = -kb_stats_t_quantile(a / 2, INFINITY);
+	naive = -kb_stats_t_quantile(0.025, INFINITY);
+	kb_rng_init(&r, 99);
+	for (path = 0; path < 20000; path++) {
+		double s = 0, prev = 0;
+		int crossed = 0, naive_crossed = 0;
+
+		for (j = 0; j < 8; j++) {
+			double z;
+
+			s += sqrt(info[j] - prev) * kb_rng_normal(&r);
+			prev = info[j];
+			z = fabs(s) / sqrt(info[j]);
+			crossed |= z >= c;
+			naive_crossed |= z >= naive;
+		}
+		crossings += crossed;
+		naive_crossings += naive_crossed;
+	}
+	if (fabs(crossings / 20000 - 0.05) > 0.005)
+		fail_msg("crossed in %.2f%%", crossings / 200);
+	assert_true(naive_crossings / 20000 > 0.11);
+}
+
+static void test_stats__p_adjust_matches_r(void **state)
+{
+	/* R: p.adjust(c(0.01, 0.02, 0.03, 0.04, 0.05), "holm") and "BH" */
+	double p[] = { 0.01, 0.02, 0.03, 0.04, 0.05 }, out[5];
+	static const double holm[] = { 0.05, 0.08, 0.09, 0.09, 0.09 };
+	/* R: p.adjust(c(0.04, 0.001, 0.03, 0.2, 0.01), ...) */
+	double q[] = { 0.04, 0.001, 0.03, 0.2, 0.01 };
+	static const double holm_q[] = { 0.09, 0.005, 0.09, 0.2, 0.04 };
+	static const double bh_q[] = { 0.05, 0.005, 0.05, 0.2, 0.025 };
+	double nan_in[] = { 0.01, NAN, 0.04 };
+	size_t i;
+
+	(void)state;
+	kb_stats_p_adjust(p, 5, KB_P_ADJUST_HOLM, out);
+	for (i = 0; i < 5; i++)
+		assert_rel(out[i], holm[i], 1e-12);
+	kb_stats_p_adjust(p, 5, KB_P_ADJUST_BH, out);
+	for (i = 0; i < 5; i++)
+		assert_rel(out[i], 0.05, 1e-12);
+	kb_stats_p_adjust(q, 5, KB_P_ADJUST_BH, out);
+	for (i = 0; i < 5; i++)
+		assert_rel(out[i], bh_q[i], 1e-12);
+	/* in place */
+	kb_stats_p_adjust(q, 5, KB_P_ADJUST_HOLM, q);
+	for (i = 0; i < 5; i++)
+		assert_rel(q[i], holm_q[i], 1e-12);
+	/* NaN is not part of the family: two tests, not three */
+	kb_stats_p_adjust(nan_in, 3, KB_P_ADJUST_HOLM, nan_in);
+	assert_rel(nan_in[0], 0.02, 1e-12);
+	assert_true(isnan(nan_in[1]));
+	assert_rel(nan_in[2], 0.04, 1e-12);
+	/* capped at 1: 2 * 0.6, then no lower than that */
+	p[0] = 0.6;
+	p[1] = 0.7;
+	kb_stats_p_adjust(p, 2, KB_P_ADJUST_HOLM, out);
+	assert_true(out[0] == 1 && out[1] == 1);
+}
+
+static void test_stats__mann_whitney_min_p(void **state)
+{
+	(void)state;
+	assert_rel(kb_stats_mann_whitney_min_p(3, 3), 0.1, 1e-12);
+	assert_rel(kb_stats_mann_whitney_min_p(4, 4), 2.0 / 70, 1e-12);
+	assert_rel(kb_stats_mann_whitney_min_p(3, 4), 2.0 / 35, 1e-12);
+	assert_rel(kb_stats_mann_whitney_min_p(4, 3), 2.0 / 35, 1e-12);
+	assert_rel(kb_stats_mann_whitney_min_p(10, 10), 2.0 / 184756, 1e-12);
+	assert_true(kb_stats_mann_whitney_min_p(1, 1) == 1);
+	assert_true(isnan(kb_stats_mann_whitney_min_p(0, 3)));
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_stats__t_quantile_matches_printed_tables),
 	cmocka_unit_test(test_stats__t_quantile_is_precise),
@@ -299,6 +427,10 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_stats__median_leaves_input_alone),
 	cmocka_unit_test(test_stats__mean),
 	cmocka_unit_test(test_stats__change_pct),
+	cmocka_unit_test(test_stats__pocock_matches_published_table),
+	cmocka_unit_test(test_stats__pocock_boundary_keeps_false_alarms_at_alpha),
+	cmocka_unit_test(test_stats__p_adjust_matches_r),
+	cmocka_unit_test(test_stats__mann_whitney_min_p),
 };
 
 KB_TEST_MAIN(tests)

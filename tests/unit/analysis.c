@@ -1,0 +1,235 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "analysis.h"
+#include "effects.h"
+#include "err.h"
+#include "executor.h"
+#include "matrix.h"
+#include "mem.h"
+#include "model.h"
+#include "pipeline.h"
+#include "plan.h"
+#include "stats.h"
+#include "store.h"
+#include "variant.h"
+
+/*
+ * What the analysis decides from an experiment: the metric's direction
+ * (workload.better), the sequential looks of adaptive sampling, the
+ * family of effects, and values the log scale cannot take.  Experiments
+ * run on performance models at time scale 0 in a scratch database.
+ */
+
+struct fixture {
+	char dir[64], db[128];
+	struct kb_store *s;
+	int64_t exp;
+	struct kb_analysis *a;
+};
+
+static void run_experiment(struct fixture *f, const char *matrix,
+			   const char *model)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_matrix *m = NULL;
+	struct kb_plan *p = NULL;
+	struct kb_model *mo = NULL;
+	struct kb_executor *ex = NULL;
+	struct kb_pipeline_opts o = KB_PIPELINE_OPTS_INIT;
+
+	if (kb_matrix_parse_buffer(matrix, strlen(matrix), "t.yaml", &m,
+				   &err) ||
+	    kb_plan_new(m, &p, &err) ||
+	    kb_model_parse_buffer(model, strlen(model), "model.yaml", &mo,
+				  &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(kb_model_executor_new(mo, 0, &ex), 0);
+	o.model_text = kb_model_text(mo);
+	kb_analysis_free(f->a);
+	f->a = NULL;
+	if (kb_pipeline_run(f->s, p, ex, &o, &f->exp, &err) ||
+	    kb_analysis_open(f->s, f->exp, NULL, &f->a, &err))
+		fail_msg("%s", err.msg);
+	kb_executor_free(ex);
+	kb_model_free(mo);
+	kb_plan_free(p);
+	kb_matrix_free(m);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct kb_err err = KB_ERR_INIT;
+
+	setenv("KBISECT_MODEL_TIME_SCALE", "0", 1);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/kb-analysis-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->db, sizeof(f->db), "%s/t.db", f->dir);
+	if (kb_store_open(f->db, NULL, &f->s, &err))
+		fail_msg("%s", err.msg);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char path[160];
+
+	kb_analysis_free(f->a);
+	kb_store_close(f->s);
+	snprintf(path, sizeof(path), "%s-wal", f->db);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s-shm", f->db);
+	unlink(path);
+	unlink(f->db);
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+/* A throughput that option A cuts by 21%, as issue 11 found it. */
+#define OPS_MATRIX(better)                                                 \
+	"workload:\n"                                                      \
+	"  command: { run: bench, regex: '([0-9.]+) ops/s' }\n"            \
+	"  metric: ops_per_s\n" better                                     \
+	"factors: { kconfig: { A: [n, y] } }\n"                            \
+	"repeat: { boots: 3, max_boots: 8 }\n"
+#define OPS_MODEL                                                          \
+	"metric: ops_per_s\nbase: 1000\nnoise: { boot_cv: 0.03 }\nseed: 2\n" \
+	"effects:\n  - when: { A: y }\n    factor: 0.79\n"
+
+static void test_analysis__workload_better_decides_the_verdict(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_comparison c;
+
+	run_experiment(f, OPS_MATRIX("  better: higher\n"), OPS_MODEL);
+	assert_int_equal(kb_analysis_direction(f->a)->source,
+			 KB_METRIC_DECLARED);
+	assert_int_equal(kb_analysis_opts(f->a)->higher_is_better, 1);
+	assert_int_equal(kb_analysis_compare(f->a, 0, 1, 1, &c, &err), 0);
+	assert_true(c.change_pct < -15);
+	assert_int_equal(c.verdict, KB_VERDICT_REGRESSION);
+	assert_int_equal(kb_analysis_worst(f->a), 1);
+	/* the same data, declared lower-is-better: an improvement */
+	run_experiment(f, OPS_MATRIX("  better: lower\n"), OPS_MODEL);
+	assert_int_equal(kb_analysis_opts(f->a)->higher_is_better, 0);
+	assert_int_equal(kb_analysis_compare(f->a, 0, 1, 1, &c, &err), 0);
+	assert_int_equal(c.verdict, KB_VERDICT_IMPROVEMENT);
+	assert_int_equal(kb_analysis_worst(f->a), 0);
+	/* undeclared: the name's guess, and marked as one */
+	run_experiment(f, OPS_MATRIX(""), OPS_MODEL);
+	assert_int_equal(kb_analysis_direction(f->a)->source,
+			 KB_METRIC_GUESSED);
+}
+
+static void test_analysis__added_boots_make_later_looks(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_comparison c;
+	size_t n;
+
+	run_experiment(f, OPS_MATRIX("  better: higher\n"), OPS_MODEL);
+	/* as planned: one test at alpha */
+	assert_int_equal(kb_analysis_compare(f->a, 0, 1, 0, &c, &err), 0);
+	assert_true(c.alpha == 0.05 && c.looks == 1);
+	assert_int_equal(kb_analysis_compare(f->a, 0, 1, 1, &c, &err), 0);
+	assert_int_equal(c.looks, 6); /* 3, 4, ..., 8 boots a side */
+	assert_true(c.alpha < 0.025);
+	kb_analysis_values(f->a, 0, &n);
+	assert_true(n > 3);
+	/* the boots added make any later comparison one more look */
+	assert_int_equal(kb_analysis_compare(f->a, 0, 1, 0, &c, &err), 0);
+	assert_int_equal(c.looks, 6);
+	assert_true(c.alpha < 0.025);
+}
+
+static void test_effects__holm_adjusts_the_family(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_effect *e = NULL;
+	double raw[16], adj[16], cv, df;
+	size_t n, i;
+
+	run_experiment(f,
+		       "workload: { fio: { rw: randread } }\n"
+		       "factors: { kconfig: { A: [n, y], B: [n, y], C: [n, y], D: [n, y] } }\n"
+		       "repeat: { boots: 2 }\n",
+		       "metric: read_iops\nbase: 1000\n"
+		       "noise: { boot_cv: 0.10 }\nseed: 8\n"
+		       "effects:\n  - when: { B: y }\n    factor: 0.5\n");
+	if (kb_effects_estimate(f->a, &e, &n, &cv, &df, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(n, 4 + 6);
+	for (i = 0; i < n; i++)
+		raw[i] = e[i].p;
+	kb_stats_p_adjust(raw, n, KB_P_ADJUST_HOLM, adj);
+	for (i = 0; i < n; i++) {
+		assert_true(e[i].p_adjusted == adj[i]);
+		assert_true(e[i].p_adjusted >= e[i].p);
+		assert_int_equal(e[i].significant, e[i].p_adjusted < 0.05);
+	}
+	/* the real effect stays significant, alone */
+	assert_string_equal(e[0].name, "B");
+	assert_true(e[0].significant);
+	for (i = 1; i < n; i++)
+		assert_false(e[i].significant);
+	assert_string_equal(KB_EFFECTS_ADJUST, "holm");
+	free(e);
+}
+
+static void test_effects__values_not_positive_are_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_boot_result r = { 0 };
+	struct kb_effect *e = NULL;
+	unsigned last = 0;
+	double cv, df;
+	size_t n;
+
+	run_experiment(f,
+		       "workload: { fio: { rw: randread } }\n"
+		       "factors: { kconfig: { A: [n, y], B: [n, y] } }\n",
+		       "metric: read_iops\nbase: 1000\nnoise: { boot_cv: 0.05 }\n");
+	/* a boot of variant #2 that measured nothing: read_iops = 0 */
+	r.status = KB_BOOT_OK;
+	r.host = kb_strdup("model");
+	r.nruns = 1;
+	r.runs = kb_calloc(1, sizeof(*r.runs));
+	assert_int_equal(kb_sample_set(&r.runs[0], "read_iops", 0), 0);
+	assert_int_equal(kb_store_last_boot(f->s, f->exp, 2, &last, &err), 0);
+	if (kb_store_boot_put(f->s, f->exp, 2, last + 1, 0, &r, &err))
+		fail_msg("%s", err.msg);
+	kb_boot_result_release(&r);
+	kb_analysis_free(f->a);
+	f->a = NULL;
+	if (kb_analysis_open(f->s, f->exp, NULL, &f->a, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(kb_analysis_nonpositive(f->a, 2), 1);
+	assert_int_equal(kb_analysis_nonpositive(f->a, 1), 0);
+	assert_int_equal(kb_effects_estimate(f->a, &e, &n, &cv, &df, &err),
+			 KB_EINPUT);
+	assert_null(e);
+	assert_msg_contains(err.msg,
+			    "variant #2 has 1 boot with read_iops <= 0");
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+static const struct CMUnitTest tests[] = {
+	T(test_analysis__workload_better_decides_the_verdict),
+	T(test_analysis__added_boots_make_later_looks),
+	T(test_effects__holm_adjusts_the_family),
+	T(test_effects__values_not_positive_are_refused),
+};
+
+KB_TEST_MAIN(tests)
