@@ -5,6 +5,7 @@
 #   make test       deps + build + every unit test (cmocka), with a summary
 #   make check      the unit tests under AddressSanitizer and UBSan
 #   make fuzz       build the libFuzzer harnesses (clang) into build/fuzz/
+#   make fuzz-run   run each harness FUZZ_SECONDS (600) and keep its finds
 #   make bench      build and run the benchmarks, printing figures
 #   make e2e        end-to-end checks with real kernel builds (slow)
 #   make lint       house rules that the compiler does not check
@@ -46,7 +47,7 @@ MIGRATIONS := $(sort $(wildcard db/[0-9][0-9][0-9][0-9]-*.sql))
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/*.c))
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 
-.PHONY: all deps test test-run check fuzz bench lint format clean demo demo-run e2e
+.PHONY: all deps test test-run check fuzz fuzz-run bench lint format clean demo demo-run e2e
 all: kbisect kbisectd
 
 kbisect $(BUILD)/bin/kbisect: $(CMD_OBJ) $(BUILD)/libkb.a
@@ -131,6 +132,19 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(LIB_SRC) $(BUILD)/gen/migrat
 	@mkdir -p $(@D)
 	@echo "  FUZZ    $@"
 	$(Q)clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(BUILD)/gen/migrations.c $(LIBS)
+
+# Each harness for FUZZ_SECONDS (default 10 minutes) under ASan and UBSan,
+# one after another (`make -j2 fuzz-run`: two at a time; `make
+# fuzz-run-matrix`: one); the new inputs that add coverage are merged into
+# tests/fuzz/corpus/<harness>/, and any finding stops with its input in
+# $(BUILD)/fuzz-run/<harness>/artifacts/ (tests/fuzz/README.md).
+FUZZ_SECONDS ?= 600
+FUZZ_RUNS := $(FUZZ_SRC:tests/fuzz/%.c=fuzz-run-%)
+.PHONY: $(FUZZ_RUNS)
+fuzz-run: $(FUZZ_RUNS)
+
+$(FUZZ_RUNS): fuzz-run-%: $(BUILD)/fuzz/%
+	@tests/fuzz/run.sh $< $* $(FUZZ_SECONDS) $(BUILD)/fuzz-run/$*
 
 bench: kbisect $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 	@for b in $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%); do $$b || exit 1; done

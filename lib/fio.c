@@ -20,6 +20,7 @@
 #include "matrix.h"
 #include "mem.h"
 #include "variant.h"
+#include "ycheck.h"
 #include "banned.h"
 
 extern char **environ;
@@ -308,10 +309,15 @@ int kb_fio_job_text(const struct kb_workload *w, char **out,
 		kb_buf_adds(&b, "[kbisect]\n");
 		for (i = 0; i < w->nfio; i++) {
 			const struct kb_option *o = &w->fio[i];
+			size_t at, size;
 
-			if (strpbrk(o->value, "\r\n")) {
+			/* the matrix refuses these where they are written
+			 * (kb_ycheck_string()); a workload made otherwise
+			 * must not add lines to the job either */
+			if (kb_ycheck_control(o->value, strlen(o->value), 0,
+					      &at, &size) >= 0) {
 				ret = kb_err_set(err, KB_EINPUT,
-						 "fio option '%s' (line %u): a value cannot span lines",
+						 "fio option '%s' (line %u): a value must be one line without control characters",
 						 o->key, o->loc.line);
 				goto out;
 			}

@@ -57,8 +57,10 @@ int kb_fio_parse_file(const char *path, struct kb_sample *out,
  * "filename=${KBISECT_DISKS}" unless the options name filename, directory
  * or filename_format; for fio_job, the user's file as it is (it may use
  * ${KBISECT_DISKS} itself).  Returns 0 with a string the caller frees in
- * *@out, KB_EINPUT when an option value holds a newline (or the job file
- * cannot be read), or KB_EFAIL for a command workload.
+ * *@out, KB_EINPUT when an option value holds a newline or another
+ * control character (kb_ycheck_control(); a loaded matrix never has one:
+ * kb_matrix_load() refuses it with its position) or the job file cannot
+ * be read, or KB_EFAIL for a command workload.
  */
 int kb_fio_job_text(const struct kb_workload *w, char **out,
 		    struct kb_err *err);

@@ -670,7 +670,7 @@ static int workload(struct ctx *c, const struct kb_ynode *n)
 		if (!(v = kb_ynode_get(kind, "run")))
 			return fail(c, kind,
 				    "workload.command needs 'run': the command line to time");
-		if ((ret = kb_ycheck_string(&c->y, v, "workload.command.run",
+		if ((ret = kb_ycheck_script(&c->y, v, "workload.command.run",
 					    &w->command)))
 			return ret;
 		if ((v = kb_ynode_get(kind, "regex"))) {
@@ -905,7 +905,6 @@ static int top(struct ctx *c, const struct kb_ynode *root)
 					       "fractional" };
 	struct kb_matrix *m = c->m;
 	const struct kb_ynode *v;
-	const char *s;
 	size_t i;
 	int ret;
 
@@ -920,10 +919,6 @@ static int top(struct ctx *c, const struct kb_ynode *root)
 			return ret;
 		if (v->len > 128)
 			return fail(c, v, "name is longer than 128 bytes");
-		for (s = m->name; *s; s++)
-			if ((unsigned char)*s < 0x20)
-				return fail(c, v,
-					    "name contains a control character");
 	} else {
 		m->name = keep(m, name_from_file(m->file));
 	}

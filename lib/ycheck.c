@@ -100,9 +100,56 @@ int kb_ycheck_keys(const struct kb_ycheck *y, const struct kb_ynode *map,
 	return 0;
 }
 
-int kb_ycheck_string(const struct kb_ycheck *y, const struct kb_ynode *n,
-		     const char *what, const char **out)
+long kb_ycheck_control(const char *s, size_t len, int lines, size_t *at,
+		       size_t *size)
 {
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if ((ch < 0x20 && !(lines && (ch == '\n' || ch == '\t'))) ||
+		    ch == 0x7f) {
+			*at = i;
+			*size = 1;
+			return ch;
+		}
+		if (ch == 0xc2 && i + 1 < len &&
+		    (unsigned char)s[i + 1] >= 0x80 &&
+		    (unsigned char)s[i + 1] <= 0x9f) {
+			*at = i;
+			*size = 2;
+			return (unsigned char)s[i + 1];
+		}
+	}
+	return -1;
+}
+
+/* "U+000A, a newline" for the control characters users meet. */
+static const char *control_name(long c)
+{
+	switch (c) {
+	case '\t':
+		return ", a tab";
+	case '\n':
+		return ", a newline";
+	case '\r':
+		return ", a carriage return";
+	case 0x07:
+		return ", BEL";
+	case 0x1b:
+		return ", ESC";
+	case 0x9b:
+		return ", CSI";
+	}
+	return "";
+}
+
+static int string(const struct kb_ycheck *y, const struct kb_ynode *n,
+		  const char *what, int lines, const char **out)
+{
+	size_t at, size;
+	long c;
 	int ret = kb_ycheck_type(y, n, KB_Y_SCALAR, what);
 
 	if (ret)
@@ -111,8 +158,24 @@ int kb_ycheck_string(const struct kb_ycheck *y, const struct kb_ynode *n,
 		return kb_ycheck_fail(y, n, "%s must not be empty", what);
 	if (strlen(n->str) != n->len)
 		return kb_ycheck_fail(y, n, "%s contains a NUL byte", what);
+	if ((c = kb_ycheck_control(n->str, n->len, lines, &at, &size)) >= 0)
+		return kb_ycheck_fail(y, n,
+				      "%s contains a control character (U+%04lX%s)",
+				      what, (unsigned long)c, control_name(c));
 	*out = n->str;
 	return 0;
+}
+
+int kb_ycheck_string(const struct kb_ycheck *y, const struct kb_ynode *n,
+		     const char *what, const char **out)
+{
+	return string(y, n, what, 0, out);
+}
+
+int kb_ycheck_script(const struct kb_ycheck *y, const struct kb_ynode *n,
+		     const char *what, const char **out)
+{
+	return string(y, n, what, 1, out);
 }
 
 int kb_ycheck_uint(const struct kb_ycheck *y, const struct kb_ynode *n,
@@ -250,10 +313,18 @@ int kb_ycheck_kconfig_level(const struct kb_ycheck *y,
 		return ret;
 	s = n->str;
 	if (n->quoted) {
+		size_t at, size;
+		long c;
+
 		if (strlen(s) != n->len || strpbrk(s, "\n\r\"\\"))
 			return kb_ycheck_fail(y, n,
 					      "invalid string level for %s: it must not contain quotes, backslashes, newlines or NUL bytes",
 					      option);
+		if ((c = kb_ycheck_control(s, n->len, 0, &at, &size)) >= 0)
+			return kb_ycheck_fail(y, n,
+					      "invalid string level for %s: it contains a control character (U+%04lX%s)",
+					      option, (unsigned long)c,
+					      control_name(c));
 		return 0;
 	}
 	if ((strlen(s) == 1 && strchr("ynm", s[0])) || is_kconfig_number(s))

@@ -59,8 +59,36 @@ int kb_ycheck_type(const struct kb_ycheck *y, const struct kb_ynode *n,
 int kb_ycheck_keys(const struct kb_ycheck *y, const struct kb_ynode *map,
 		   const char *where, const char *const *allowed, size_t n);
 
-/* A non-empty scalar without NUL bytes, into *@out. */
+/*
+ * The first control character of the @len bytes at @s: a C0 character
+ * (U+0000 to U+001F: NUL, tab, newline, carriage return, BEL, ESC ...),
+ * DEL (U+007F) or a C1 character (U+0080 to U+009F, written in UTF-8 as
+ * 0xC2 0x80 to 0xC2 0x9F; CSI is U+009B).  Terminals act on them, so no
+ * text the tools print may hold one.  Tabs and newlines are skipped when
+ * @lines is set.  Returns the character's code point, with its offset in
+ * *@at and its length in bytes (1 or 2) in *@size; or -1 when there is
+ * none.  The one definition of a control character for every check and
+ * every escape of printed text.
+ */
+long kb_ycheck_control(const char *s, size_t len, int lines, size_t *at,
+		       size_t *size);
+
+/*
+ * A non-empty scalar without NUL bytes or control characters
+ * (kb_ycheck_control(): newlines, tabs, ESC ...), into *@out: every string
+ * of a matrix or a model, which the tools print or pass on (to fio's job
+ * file, to make, to libvirt) and which must be one line.  "WHAT contains
+ * a control character (U+000A, a newline)".
+ */
 int kb_ycheck_string(const struct kb_ycheck *y, const struct kb_ynode *n,
+		     const char *what, const char **out);
+
+/*
+ * As kb_ycheck_string(), but newlines and tabs are allowed: a shell
+ * script of several lines (workload.command.run), which is written to a
+ * file and never printed.
+ */
+int kb_ycheck_script(const struct kb_ycheck *y, const struct kb_ynode *n,
 		     const char *what, const char **out);
 
 /*
@@ -100,7 +128,7 @@ int kb_ycheck_kconfig_name(const struct kb_ycheck *y,
 /*
  * Node @n is a level of Kconfig option @option: y, n, m or a number
  * (decimal, or hexadecimal with 0x), unquoted; or a quoted string without
- * quotes, backslashes, newlines or NUL bytes.  The level is n->str, a
+ * quotes, backslashes, newlines, NUL bytes or other control characters.  The level is n->str, a
  * string when n->quoted.  yes/true/on and no/false/off get a hint to
  * write y or n.
  */

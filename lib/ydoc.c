@@ -1,5 +1,6 @@
 #include "ydoc.h"
 
+#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
@@ -135,18 +136,48 @@ static struct kb_ynode *new_node(struct parse *p, enum kb_ynode_type type)
 	return n;
 }
 
-static void append(struct kb_ynode *parent, struct kb_ynode *key,
+/*
+ * Add an item to @parent, whose arrays hold *@cap items: the capacity
+ * doubles when full, so that a list or mapping of n items costs O(n)
+ * copies, not O(n^2).
+ */
+static void append(struct kb_ynode *parent, size_t *cap, struct kb_ynode *key,
 		   struct kb_ynode *value)
 {
-	parent->items = kb_reallocarray(parent->items, parent->n + 1,
-					sizeof(*parent->items));
-	parent->items[parent->n] = value;
-	if (parent->type == KB_Y_MAP) {
-		parent->keys = kb_reallocarray(parent->keys, parent->n + 1,
-					       sizeof(*parent->keys));
-		parent->keys[parent->n] = key;
+	if (parent->n == *cap) {
+		*cap = *cap ? 2 * *cap : 4;
+		parent->items = kb_reallocarray(parent->items, *cap,
+						sizeof(*parent->items));
+		if (parent->type == KB_Y_MAP)
+			parent->keys = kb_reallocarray(parent->keys, *cap,
+						       sizeof(*parent->keys));
 	}
+	parent->items[parent->n] = value;
+	if (parent->type == KB_Y_MAP)
+		parent->keys[parent->n] = key;
 	parent->n++;
+}
+
+/*
+ * The keys of the mapping being parsed are kept in a balanced search
+ * tree (POSIX tsearch: red-black in glibc, AVL in musl), so that checking
+ * each new key against the earlier ones costs O(log n) whatever the keys
+ * are: a mapping of n keys is checked in O(n log n), with no hash that
+ * chosen keys could make collide.
+ */
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp(((const struct kb_ynode *)a)->str,
+		      ((const struct kb_ynode *)b)->str);
+}
+
+/* Empty the tree @root of mapping @map's keys. */
+static void keys_forget(void **root, const struct kb_ynode *map)
+{
+	size_t i;
+
+	for (i = 0; i < map->n && *root; i++)
+		tdelete(map->keys[i], root, cmp_key);
 }
 
 /* Parse the node whose first event is in p->ev; on success *out owns it. */
@@ -154,6 +185,8 @@ static int parse_node(struct parse *p, unsigned depth, struct kb_ynode **out)
 {
 	struct kb_ynode *n = NULL, *key = NULL, *value = NULL;
 	const char *file = p->doc->file;
+	void *seen = NULL; /* a mapping's keys so far (cmp_key) */
+	size_t cap = 0;    /* n's items and keys allocated (append) */
 	int ret;
 
 	*out = NULL;
@@ -193,7 +226,7 @@ static int parse_node(struct parse *p, unsigned depth, struct kb_ynode **out)
 				break;
 			if ((ret = parse_node(p, depth + 1, &value)) < 0)
 				goto fail;
-			append(n, NULL, value);
+			append(n, &cap, NULL, value);
 			value = NULL;
 		}
 		*out = n;
@@ -201,7 +234,7 @@ static int parse_node(struct parse *p, unsigned depth, struct kb_ynode **out)
 	case YAML_MAPPING_START_EVENT:
 		n = new_node(p, KB_Y_MAP);
 		for (;;) {
-			size_t i;
+			struct kb_ynode *const *first;
 
 			if ((ret = next(p)) < 0)
 				goto fail;
@@ -226,23 +259,26 @@ static int parse_node(struct parse *p, unsigned depth, struct kb_ynode **out)
 						"a key contains a NUL byte");
 				goto fail;
 			}
-			for (i = 0; i < n->n; i++) {
-				if (strcmp(n->keys[i]->str, key->str) == 0) {
-					ret = kb_err_at(
-						p->err, file, key->line,
-						key->col,
-						"duplicate key '%s' (first at line %u)",
-						key->str, n->keys[i]->line);
-					goto fail;
-				}
+			if ((first = tfind(key, &seen, cmp_key))) {
+				ret = kb_err_at(
+					p->err, file, key->line, key->col,
+					"duplicate key '%s' (first at line %u)",
+					key->str, (*first)->line);
+				goto fail;
 			}
 			if ((ret = next(p)) < 0)
 				goto fail;
 			if ((ret = parse_node(p, depth + 1, &value)) < 0)
 				goto fail;
-			append(n, key, value);
+			append(n, &cap, key, value);
 			key = value = NULL;
+			if (!tsearch(n->keys[n->n - 1], &seen, cmp_key)) {
+				ret = kb_err_set(p->err, KB_EFAIL,
+						 "out of memory");
+				goto fail;
+			}
 		}
+		keys_forget(&seen, n);
 		*out = n;
 		return 0;
 	default:
@@ -252,6 +288,8 @@ static int parse_node(struct parse *p, unsigned depth, struct kb_ynode **out)
 				 "unexpected YAML event");
 	}
 fail:
+	if (n && n->type == KB_Y_MAP)
+		keys_forget(&seen, n);
 	node_free(key);
 	node_free(value);
 	node_free(n);

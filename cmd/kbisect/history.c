@@ -70,6 +70,8 @@ static int cmd_history(const struct kb_args *args)
 	if (json) {
 		history_json(e, n);
 	} else {
+		struct kb_buf b = KB_BUF_INIT;
+
 		printf("%4s  %-20s  %-11s  %-13s  %-12s %8s %7s %8s  %s\n", "id",
 		       "created (UTC)", "state", "design", "metric",
 		       "variants", "boots", "samples", "name");
@@ -78,7 +80,8 @@ static int cmd_history(const struct kb_args *args)
 			       (long long)e[i].id, e[i].created_at,
 			       e[i].state, e[i].design, e[i].metric,
 			       e[i].nvariants, e[i].nboots_done,
-			       e[i].nsamples, e[i].name);
+			       e[i].nsamples, cmd_printable(e[i].name, 0, &b));
+		kb_buf_release(&b);
 	}
 	ret = 0;
 out:

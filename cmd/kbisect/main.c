@@ -127,8 +127,12 @@ static void usage(FILE *f)
 
 int cmd_fail(const struct kb_err *err)
 {
+	struct kb_buf b = KB_BUF_INIT;
+
+	/* a message may quote the input: no ESC reaches the terminal */
 	fprintf(stderr, "kbisect: %s\n",
-		err->msg[0] ? err->msg : "unknown error");
+		err->msg[0] ? cmd_printable(err->msg, 1, &b) : "unknown error");
+	kb_buf_release(&b);
 	return kb_err_exit_status(err->code ? err->code : KB_EFAIL);
 }
 

@@ -83,12 +83,13 @@ static void results_text(const struct kb_store_info *info,
 			 const struct kb_metric_dir *dir, struct row *rows,
 			 size_t n)
 {
+	struct kb_buf b = KB_BUF_INIT; /* names, labels and errors stored */
 	int width = 7;
 	size_t i;
 
 	printf("experiment %lld \"%s\": %s; %s design, %s executor\n",
-	       (long long)info->id, info->name, info->state, info->design,
-	       info->executor);
+	       (long long)info->id, cmd_printable(info->name, 0, &b),
+	       info->state, info->design, info->executor);
 	printf("metric %s (%s); %u boots x %u runs per variant; runs averaged per boot, boots are the replicates\n",
 	       info->metric,
 	       dir->source == KB_METRIC_GUESSED
@@ -98,14 +99,16 @@ static void results_text(const struct kb_store_info *info,
 	       info->boots, info->runs_per_boot);
 	if (!strcmp(info->state, "interrupted"))
 		printf("interrupted: %s; 'kbisect resume %lld' carries it on\n",
-		       info->error ? info->error
+		       info->error ? cmd_printable(info->error, 1, &b)
 				   : "its kbisect process is gone",
 		       (long long)info->id);
 	else if (info->error)
-		printf("stopped by an error: %s\n", info->error);
+		printf("stopped by an error: %s\n",
+		       cmd_printable(info->error, 1, &b));
 	for (i = 0; i < n; i++)
-		if ((int)strlen(rows[i].v->label) > width)
-			width = (int)strlen(rows[i].v->label);
+		if ((int)strlen(cmd_printable(rows[i].v->label, 0, &b)) > width)
+			width = (int)strlen(cmd_printable(rows[i].v->label, 0,
+							  &b));
 	printf("\n%3s  %-*s %4s %14s %8s %9s\n", "#", width, "variant", "n",
 	       "mean", "stddev", "change");
 	for (i = 0; i < n; i++) {
@@ -121,12 +124,16 @@ static void results_text(const struct kb_store_info *info,
 		else
 			snprintf(ch, sizeof(ch), "%s", cmd_pct(r->change, 1).s);
 		printf("%3u  %-*s %4zu %14s %8s %9s\n", r->v->idx, width,
-		       r->v->label, r->sum.n, mean, sd, ch);
+		       cmd_printable(r->v->label, 0, &b), r->sum.n, mean, sd,
+		       ch);
 		if (r->v->nfailed)
 			printf("%3s  %u failed boot%s: %s\n", "",
 			       r->v->nfailed, r->v->nfailed == 1 ? "" : "s",
-			       r->v->last_failure ? r->v->last_failure : "");
+			       r->v->last_failure
+				       ? cmd_printable(r->v->last_failure, 1, &b)
+				       : "");
 	}
+	kb_buf_release(&b);
 }
 
 /*

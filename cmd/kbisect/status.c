@@ -34,9 +34,11 @@ char *cmd_duration(double s)
 void cmd_print_progress(const struct kb_msg_progress *p, FILE *f)
 {
 	char *el = cmd_duration(p->elapsed_s), *eta = cmd_duration(p->eta_s);
+	struct kb_buf safe = KB_BUF_INIT; /* what the daemon stored */
 
 	fprintf(f, "#%lld %s: %s%s\n", (long long)p->id,
-		p->name ? p->name : "?", p->state ? p->state : "?",
+		p->name ? cmd_printable(p->name, 0, &safe) : "?",
+		p->state ? p->state : "?",
 		p->cancel_requested && p->state && !strcmp(p->state, "running")
 			? " (cancelling after the running step)"
 			: "");
@@ -56,9 +58,10 @@ void cmd_print_progress(const struct kb_msg_progress *p, FILE *f)
 		free(o);
 	}
 	if (p->current)
-		fprintf(f, "  now: %s\n", p->current);
+		fprintf(f, "  now: %s\n", cmd_printable(p->current, 0, &safe));
 	if (p->error)
-		fprintf(f, "  error: %s\n", p->error);
+		fprintf(f, "  error: %s\n", cmd_printable(p->error, 1, &safe));
+	kb_buf_release(&safe);
 	free(el);
 	free(eta);
 }

@@ -46,6 +46,7 @@ static int draw(FILE *f, const struct kb_msg_progress *p, int drawn)
 {
 	double build_eta = NAN;
 	char *el = cmd_duration(p->elapsed_s);
+	struct kb_buf b = KB_BUF_INIT; /* what the daemon stored */
 
 	if (p->builds_done == p->builds_total)
 		build_eta = 0;
@@ -55,7 +56,7 @@ static int draw(FILE *f, const struct kb_msg_progress *p, int drawn)
 	if (drawn)
 		fprintf(f, "\033[%dA", drawn);
 	fprintf(f, "\r\033[K#%lld %s: %s, %u/%u variants, elapsed %s\n",
-		(long long)p->id, p->name ? p->name : "?",
+		(long long)p->id, p->name ? cmd_printable(p->name, 0, &b) : "?",
 		p->state ? p->state : "?", p->variants_done,
 		p->variants_total, el);
 	bar(f, "builds", p->builds_done, p->builds_total, p->builds_running,
@@ -63,8 +64,10 @@ static int draw(FILE *f, const struct kb_msg_progress *p, int drawn)
 	bar(f, "boots", p->boots_done, p->boots_total, p->boots_running,
 	    p->eta_s);
 	fprintf(f, "\r\033[K%s%s\n", p->current ? "now: " : "",
-		p->current ? p->current : ended(p) ? "" : "waiting");
+		p->current ? cmd_printable(p->current, 0, &b)
+			   : ended(p) ? "" : "waiting");
 	fflush(f);
+	kb_buf_release(&b);
 	free(el);
 	return 4;
 }
@@ -72,6 +75,7 @@ static int draw(FILE *f, const struct kb_msg_progress *p, int drawn)
 static void line(FILE *f, const struct kb_msg_progress *p)
 {
 	char *el = cmd_duration(p->elapsed_s), *eta = cmd_duration(p->eta_s);
+	struct kb_buf b = KB_BUF_INIT;
 
 	fprintf(f, "#%lld %s: builds %u/%u, boots %u/%u, elapsed %s",
 		(long long)p->id, p->state ? p->state : "?", p->builds_done,
@@ -79,9 +83,10 @@ static void line(FILE *f, const struct kb_msg_progress *p)
 	if (!ended(p))
 		fprintf(f, ", ETA %s", eta);
 	if (p->current)
-		fprintf(f, "; now: %s", p->current);
+		fprintf(f, "; now: %s", cmd_printable(p->current, 0, &b));
 	fputc('\n', f);
 	fflush(f);
+	kb_buf_release(&b);
 	free(el);
 	free(eta);
 }
@@ -152,9 +157,14 @@ static int cmd_watch(const struct kb_args *args)
 		if (ended(&msg.progress[0]))
 			break;
 	}
-	if (msg.progress[0].error)
+	if (msg.progress[0].error) {
+		struct kb_buf b = KB_BUF_INIT;
+
 		fprintf(stderr, "kbisect: experiment %lld failed: %s\n",
-			(long long)msg.progress[0].id, msg.progress[0].error);
+			(long long)msg.progress[0].id,
+			cmd_printable(msg.progress[0].error, 1, &b));
+		kb_buf_release(&b);
+	}
 	ret = strcmp(msg.progress[0].state, "done") ? 1 : 0;
 	goto out;
 fail:

@@ -131,6 +131,30 @@ printf 'source: { tree: /nonexistent/kbisect-tree }\nfactors: { kconfig: { A: [n
 run "$KB" run "$T/notree.yaml" --db "$T/notree.db"
 check "a real run with a missing source.tree: exit 2, no database" $([ $rc -eq 2 ] && [ ! -e "$T/notree.db" ] && has "does not exist" "$T/err"; echo $?)
 
+# a newline in a fio value would add lines to fio's job file: refused
+# where it was written by every verb that loads a matrix (the daemon
+# loads a raw SUBMIT through the same loader: tests/unit/queue.c)
+printf 'workload:\n  fio:\n    rw: "randread\\nexec_prerun=touch /tmp/x"\n' >"$T/nl.yaml"
+NL_MSG="$T/nl.yaml:3:9: a fio option value contains a control character (U+000A, a newline)"
+run "$KB" plan "$T/nl.yaml"
+check "plan: a newline in a fio value, exit 2 with file:line:col" $([ $rc -eq 2 ] && has "$NL_MSG" "$T/err"; echo $?)
+run "$KB" run "$T/nl.yaml" --model "$MODEL" --db "$T/nl.db"
+check "run: the same refusal, no database" $([ $rc -eq 2 ] && has "$NL_MSG" "$T/err" && [ ! -e "$T/nl.db" ]; echo $?)
+run "$KB" submit "$T/nl.yaml" --model "$MODEL" --socket "$T/none.sock"
+check "submit: the same refusal before any daemon" $([ $rc -eq 2 ] && has "$NL_MSG" "$T/err"; echo $?)
+
+# control characters never reach the terminal: refused in the matrix,
+# escaped in messages that quote the input
+ESC=$(printf '\033')
+printf 'factors:\n  kconfig:\n    CMDLINE: ["", "\\e]0;owned\\a"]\nworkload: { fio: { rw: read } }\n' >"$T/esc.yaml"
+run "$KB" plan "$T/esc.yaml"
+check "plan: ESC in a quoted level, exit 2 with file:line:col" $([ $rc -eq 2 ] &&
+	has "$T/esc.yaml:3:19: invalid string level for CMDLINE: it contains a control character (U+001B, ESC)" "$T/err"; echo $?)
+printf 'workload: { fio: { rw: read } }\nrepeat: { boots: "\\e[2J" }\n' >"$T/esc2.yaml"
+run "$KB" plan "$T/esc2.yaml"
+check "an error quoting ESC prints it escaped" $([ $rc -eq 2 ] && has 'found the string "\\x1b\[2J"' "$T/err" &&
+	! grep -q "$ESC" "$T/err"; echo $?)
+
 # a real run on the model
 run "$KB" run "$MATRIX" --model "$MODEL" --db "$T/k.db"
 check "run on the seed-000 model" $([ $rc -eq 0 ] && has "PARAVIRT_SPINLOCKS=n DEBUG_SPINLOCK=n DEBUG_KMEMLEAK=n" "$T/out"; echo $?)
@@ -278,6 +302,17 @@ else
 	echo "[  SKIPPED ] cli: no user to read a read-only database as (root ignores file modes)"
 fi
 chmod 0755 "$T/ro"
+
+# text stored before these checks (or by another tool) is escaped
+# when printed: a name and a label with ESC, a failure with BEL
+cp "$T/k.db" "$T/esc.db"
+sqlite3 "$T/esc.db" "update experiments set name = 'x' || char(27) || '[2J' where id = 1;
+update variants set label = label || char(27) || ']0;owned' || char(7) where idx = 1;"
+run "$KB" history --db "$T/esc.db"
+check "history escapes a stored name" $([ $rc -eq 0 ] && has 'x\\x1b\[2J' "$T/out" && ! grep -q "$ESC" "$T/out"; echo $?)
+run "$KB" results 1 --db "$T/esc.db"
+check "results escapes a stored name and label" $([ $rc -eq 0 ] && has 'experiment 1 "x\\x1b\[2J"' "$T/out" &&
+	has '\\x1b\]0;owned\\x07' "$T/out" && ! grep -q "$ESC" "$T/out" && ! grep -q "$(printf '\007')" "$T/out"; echo $?)
 
 # results from different environments are never compared silently
 run "$KB" compare 1 0 4 --db "$T/k.db"

@@ -321,6 +321,66 @@ static void test_matrix__workload_rules(void **state)
 	kb_matrix_free(m);
 }
 
+/*
+ * A fio option value is one line of fio's job file: a newline would
+ * start options of the matrix's choosing.  The loader refuses it where
+ * it was written, for plan, run, submit and the daemon alike (they all
+ * load the matrix text through kb_matrix_parse_buffer()).
+ */
+static void test_matrix__newline_in_fio_value_has_its_position(void **state)
+{
+	(void)state;
+	bad("workload:\n  fio:\n    rw: randread\n"
+	    "    bs: \"4k\\nexec_prerun=touch /tmp/x\"\n",
+	    4, 9,
+	    "a fio option value contains a control character (U+000A, a newline)");
+	bad("workload:\n  fio:\n    rw: |\n      randread\n", 3, 9,
+	    "a fio option value contains a control character (U+000A, a newline)");
+	bad("workload:\n  fio: { rw: \"read\\r\" }\n", 2, 14,
+	    "a fio option value contains a control character (U+000D, a carriage return)");
+}
+
+/* Every string the tools print or pass on refuses ESC, BEL and the like
+ * (lib/ycheck.h's kb_ycheck_string()); a command may span lines. */
+static void test_matrix__control_characters_are_refused(void **state)
+{
+	struct kb_matrix *m;
+
+	(void)state;
+	bad("factors:\n  kconfig:\n    CMDLINE: [\"\", \"\\e[2J\"]\n" W, 3, 19,
+	    "invalid string level for CMDLINE: it contains a control character (U+001B, ESC)");
+	bad("factors:\n  kernel:\n    rev: [v6.1, \"v6.2\\a\"]\n" W, 3, 17,
+	    "a kernel.rev level contains a control character (U+0007, BEL)");
+	bad("name: \"x\\x01\"\n" W, 1, 7,
+	    "name contains a control character (U+0001)");
+	bad("name: \"x\\x7f\"\n" W, 1, 7,
+	    "name contains a control character (U+007F)");
+	bad("name: \"x\\x9b\"\n" W, 1, 7,
+	    "name contains a control character (U+009B, CSI)");
+	bad("source: { rev: \"main\\e]0;owned\\a\" }\n" W, 1, 16,
+	    "source.rev contains a control character (U+001B, ESC)");
+	bad(W "hosts: [\"qemu:///system\\e[1A\"]\n", 2, 9,
+	    "a host URI contains a control character (U+001B, ESC)");
+	bad(W "build: { make_args: [\"V=1\\e[K\"] }\n", 2, 22,
+	    "a make argument contains a control character (U+001B, ESC)");
+	bad("workload: { fio: { rw: \"read\\e[31m\" } }\n", 1, 24,
+	    "a fio option value contains a control character (U+001B, ESC)");
+	bad("workload: { command: { run: \"ls\\e[2J\" } }\n", 1, 29,
+	    "workload.command.run contains a control character (U+001B, ESC)");
+	bad("workload:\n  command: { run: x, regex: \"([0-9]+)\\tMB\" }\n"
+	    "  metric: mb_s\n",
+	    2, 29,
+	    "workload.command.regex contains a control character (U+0009, a tab)");
+	m = ok("workload:\n  command:\n    run: |\n      cd /tmp\n"
+	       "      \tbusybox true\n");
+	assert_string_equal(kb_matrix_workload(m)->command,
+			    "cd /tmp\n\tbusybox true\n");
+	kb_matrix_free(m);
+	m = ok("name: \"caf\\u00e9\"\n" W);
+	assert_string_equal(kb_matrix_name(m), "caf\xc3\xa9");
+	kb_matrix_free(m);
+}
+
 static void test_matrix__regex_size_is_bounded(void **state)
 {
 	struct kb_matrix *m;
@@ -502,6 +562,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_matrix__workload_better_declares_the_direction),
 	cmocka_unit_test(test_matrix__known_metrics_have_their_direction),
 	cmocka_unit_test(test_matrix__design_names),
+	cmocka_unit_test(test_matrix__newline_in_fio_value_has_its_position),
+	cmocka_unit_test(test_matrix__control_characters_are_refused),
 	cmocka_unit_test(test_matrix__regex_size_is_bounded),
 	cmocka_unit_test(test_matrix__null_sections_are_absent),
 	cmocka_unit_test(test_matrix__guest_mode_needs_xen),

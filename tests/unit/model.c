@@ -298,6 +298,23 @@ static void test_model__invalid_levels_are_refused(void **state)
 		  "t.yaml:4:24: a guest.pin level must be a list of physical CPU numbers");
 }
 
+/* The model's levels name variants in failure reasons that the tools
+ * print: control characters are refused as in the matrix. */
+static void test_model__control_characters_are_refused(void **state)
+{
+	(void)state;
+	parse_err(HEAD "effects:\n  - when: { CMDLINE: \"\\e[2J\" }\n"
+		       "    factor: 2\n",
+		  "t.yaml:4:22: invalid string level for CMDLINE: it contains a control character (U+001B, ESC)");
+	parse_err(HEAD "failures:\n  - when: { kernel.rev: \"v6.1\\a\" }\n"
+		       "    stage: boot\n",
+		  "t.yaml:4:25: a kernel.rev level contains a control character (U+0007, BEL)");
+	parse_err(HEAD "failures:\n"
+		       "  - when: { kernel.rev: [v6.1, \"v6.2\\x9b\"] }\n"
+		       "    stage: boot\n",
+		  "t.yaml:4:32: a kernel.rev level contains a control character (U+009B, CSI)");
+}
+
 /* A guest level means what it means in the matrix (lib/ycheck.h). */
 static void test_model__guest_levels_are_the_matrix_levels(void **state)
 {
@@ -756,6 +773,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_model__empty_when_is_refused),
 	cmocka_unit_test(test_model__invalid_option_names_are_refused),
 	cmocka_unit_test(test_model__invalid_levels_are_refused),
+	cmocka_unit_test(test_model__control_characters_are_refused),
 	cmocka_unit_test(test_model__guest_levels_are_the_matrix_levels),
 	cmocka_unit_test(test_model__build_failure_cannot_depend_on_guest),
 	cmocka_unit_test(test_model__negative_times_are_refused),

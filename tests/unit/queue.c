@@ -569,6 +569,30 @@ static void test_queue__instance_ids_differ(void **state)
 	free(b);
 }
 
+/* What a raw SUBMIT gives the daemon goes through the matrix loader:
+ * a newline in a fio value is refused where it was written, as by plan
+ * and run, and nothing is queued. */
+static void test_queue__newline_in_fio_value_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_queue_submission sub = {
+		"workload:\n  fio:\n    rw: \"randread\\nexec_prerun=reboot\"\n",
+		"raw.yaml", NULL
+	};
+	struct kb_err err = KB_ERR_INIT;
+	int64_t id = 7, *ids = NULL;
+	size_t n = 9;
+
+	assert_int_equal(kb_queue_submit(f->s, &sub, &id, &err), KB_EINPUT);
+	assert_string_equal(err.msg,
+			    "raw.yaml:3:9: a fio option value contains a control character (U+000A, a newline)");
+	assert_int_equal(id, 0);
+	assert_int_equal(kb_store_progress_recent(f->s, 10, &ids, &n, &err),
+			 0);
+	assert_int_equal(n, 0);
+	free(ids);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -576,6 +600,7 @@ int main(int argc, char **argv)
 		T(test_queue__submit_is_queued_with_one_job_per_step),
 		T(test_queue__bad_submission_writes_nothing),
 		T(test_queue__submission_over_the_caps_writes_nothing),
+		T(test_queue__newline_in_fio_value_is_refused),
 		T(test_queue__boot_waits_for_its_build),
 		T(test_queue__boots_go_round_by_round),
 		T(test_queue__expired_lease_is_taken_over),

@@ -126,6 +126,110 @@ static void test_ycheck__string_is_non_empty_without_nul(void **state)
 	accepted(&f, 0);
 }
 
+static void test_ycheck__control_characters_are_c0_del_and_c1(void **state)
+{
+	static const struct {
+		const char *s;
+		int lines;
+		long c;
+		size_t at, size;
+	} cases[] = {
+		{ "plain text", 0, -1, 0, 0 },
+		{ "a\x1b[31m", 0, 0x1b, 1, 1 },
+		{ "bell\a", 0, 0x07, 4, 1 },
+		{ "del\x7f", 0, 0x7f, 3, 1 },
+		{ "csi \xc2\x9b" "2J", 0, 0x9b, 4, 2 },
+		{ "\xc2\x80", 0, 0x80, 0, 2 },
+		{ "nbsp \xc2\xa0, e acute \xc3\xa9, e caron \xc4\x9b", 0, -1, 0,
+		  0 },
+		{ "cut \xc2", 0, -1, 0, 0 },
+		{ "a\tb", 0, '\t', 1, 1 },
+		{ "a\tb\nc\n", 1, -1, 0, 0 },
+		{ "a\nb\r\n", 1, '\r', 3, 1 },
+		{ "a\nb\x1b", 1, 0x1b, 3, 1 },
+	};
+	size_t i, at, size;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		at = size = 99;
+		assert_int_equal(kb_ycheck_control(cases[i].s,
+						   strlen(cases[i].s),
+						   cases[i].lines, &at, &size),
+				 cases[i].c);
+		if (cases[i].c < 0)
+			continue;
+		assert_int_equal(at, cases[i].at);
+		assert_int_equal(size, cases[i].size);
+	}
+	/* a NUL byte within the length is one too */
+	assert_int_equal(kb_ycheck_control("a\0b", 3, 1, &at, &size), 0);
+	assert_int_equal(at, 1);
+}
+
+static void test_ycheck__string_refuses_control_characters(void **state)
+{
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+		{ "v: \"\\e[2J\"\n",
+		  "t.yaml:1:4: source.rev contains a control character (U+001B, ESC)" },
+		{ "v: \"ding\\a\"\n",
+		  "t.yaml:1:4: source.rev contains a control character (U+0007, BEL)" },
+		{ "v: \"\\x9b31m\"\n",
+		  "t.yaml:1:4: source.rev contains a control character (U+009B, CSI)" },
+		{ "v: \"a\\x7f\"\n",
+		  "t.yaml:1:4: source.rev contains a control character (U+007F)" },
+		{ "v: \"a\\tb\"\n",
+		  "t.yaml:1:4: source.rev contains a control character (U+0009, a tab)" },
+		{ "v: \"over\\rwrite\"\n",
+		  "t.yaml:1:4: source.rev contains a control character (U+000D, a carriage return)" },
+		{ "v: |\n  two\n  lines\n",
+		  "t.yaml:1:4: source.rev contains a control character (U+000A, a newline)" },
+		{ "v: \"a\\nb\"\n",
+		  "t.yaml:1:4: source.rev contains a control character (U+000A, a newline)" },
+	};
+	struct fixture f;
+	const struct kb_ynode *n;
+	const char *s = NULL;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		n = node(&f, cases[i].text, "v");
+		refused(&f, kb_ycheck_string(&f.y, n, "source.rev", &s),
+			cases[i].msg);
+	}
+	assert_null(s);
+	n = node(&f, "v: \"caf\\u00e9 \\u00a0\"\n", "v");
+	assert_int_equal(kb_ycheck_string(&f.y, n, "source.rev", &s), 0);
+	assert_string_equal(s, "caf\xc3\xa9 \xc2\xa0");
+	accepted(&f, 0);
+}
+
+static void test_ycheck__script_may_have_lines_and_tabs(void **state)
+{
+	struct fixture f;
+	const struct kb_ynode *n;
+	const char *s = NULL;
+
+	(void)state;
+	n = node(&f, "v: |\n  for i in 1 2; do\n  \techo $i\n  done\n", "v");
+	assert_int_equal(kb_ycheck_script(&f.y, n, "workload.command.run", &s),
+			 0);
+	assert_string_equal(s, "for i in 1 2; do\n\techo $i\ndone\n");
+	accepted(&f, 0);
+	n = node(&f, "v: \"echo \\e[2J\"\n", "v");
+	refused(&f, kb_ycheck_script(&f.y, n, "workload.command.run", &s),
+		"t.yaml:1:4: workload.command.run contains a control character (U+001B, ESC)");
+	n = node(&f, "v: \"echo a\\r\\n\"\n", "v");
+	refused(&f, kb_ycheck_script(&f.y, n, "workload.command.run", &s),
+		"t.yaml:1:4: workload.command.run contains a control character (U+000D, a carriage return)");
+	n = node(&f, "v: ''\n", "v");
+	refused(&f, kb_ycheck_script(&f.y, n, "workload.command.run", &s),
+		"t.yaml:1:4: workload.command.run must not be empty");
+}
+
 static void test_ycheck__uint_is_plain_and_in_range(void **state)
 {
 	struct fixture f;
@@ -286,6 +390,15 @@ static void test_ycheck__kconfig_levels(void **state)
 	n = node(&f, "v: 'a\\b'\n", "v");
 	refused(&f, kb_ycheck_kconfig_level(&f.y, n, "CMDLINE"),
 		"t.yaml:1:4: invalid string level for CMDLINE: it must not contain quotes, backslashes, newlines or NUL bytes");
+	n = node(&f, "v: \"\\e[31mred\"\n", "v");
+	refused(&f, kb_ycheck_kconfig_level(&f.y, n, "CMDLINE"),
+		"t.yaml:1:4: invalid string level for CMDLINE: it contains a control character (U+001B, ESC)");
+	n = node(&f, "v: \"\\a\"\n", "v");
+	refused(&f, kb_ycheck_kconfig_level(&f.y, n, "CMDLINE"),
+		"t.yaml:1:4: invalid string level for CMDLINE: it contains a control character (U+0007, BEL)");
+	n = node(&f, "v: '\t'\n", "v");
+	refused(&f, kb_ycheck_kconfig_level(&f.y, n, "CMDLINE"),
+		"t.yaml:1:4: invalid string level for CMDLINE: it contains a control character (U+0009, a tab)");
 	n = node(&f, "v: [y]\n", "v");
 	refused(&f, kb_ycheck_kconfig_level(&f.y, n, "A"),
 		"t.yaml:1:4: a Kconfig level must be a scalar, found a list");
@@ -376,6 +489,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_ycheck__type_names_what_was_expected_and_found),
 	cmocka_unit_test(test_ycheck__unknown_key_suggests_the_nearest),
 	cmocka_unit_test(test_ycheck__string_is_non_empty_without_nul),
+	cmocka_unit_test(test_ycheck__control_characters_are_c0_del_and_c1),
+	cmocka_unit_test(test_ycheck__string_refuses_control_characters),
+	cmocka_unit_test(test_ycheck__script_may_have_lines_and_tabs),
 	cmocka_unit_test(test_ycheck__uint_is_plain_and_in_range),
 	cmocka_unit_test(test_ycheck__number_is_plain_and_finite),
 	cmocka_unit_test(test_ycheck__choice_suggests_or_lists),

@@ -1,7 +1,9 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "test.h"
+#include "buf.h"
 #include "err.h"
 #include "ydoc.h"
 
@@ -58,6 +60,79 @@ static void test_ydoc__duplicate_key_is_refused(void **state)
 	(void)state;
 	parse_err("a: 1\nb: 2\na: 3\n",
 		  "t.yaml:3:1: duplicate key 'a' (first at line 1)");
+}
+
+/*
+ * Many keys (the check is a search tree, not a scan of the earlier keys):
+ * every key kept in order, and a repeat of one far back found at its own
+ * line, naming the first.  Speed is measured by tests/bench/ydoc.c.
+ */
+static void test_ydoc__duplicate_among_many_keys_has_its_position(void **state)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_ydoc *doc;
+	const struct kb_ynode *root;
+	char want[32];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 20000; i++)
+		kb_buf_addf(&b, "k%zu: %zu\n", (i * 7919) % 20000, i);
+	doc = parse_ok(b.buf);
+	root = kb_ydoc_root(doc);
+	assert_int_equal(root->n, 20000);
+	for (i = 0; i < 20000; i += 997) {
+		snprintf(want, sizeof(want), "k%zu", (i * 7919) % 20000);
+		assert_string_equal(root->keys[i]->str, want);
+		assert_int_equal(root->keys[i]->line, i + 1);
+		snprintf(want, sizeof(want), "%zu", i);
+		assert_string_equal(kb_ynode_get(root, root->keys[i]->str)->str,
+				    want);
+	}
+	kb_ydoc_free(doc);
+	/* line 12346 wrote key k((12345 * 7919) % 20000) = k55 */
+	kb_buf_adds(&b, "k55: again\n");
+	parse_err(b.buf,
+		  "t.yaml:20001:1: duplicate key 'k55' (first at line 12346)");
+	kb_buf_release(&b);
+}
+
+static void test_ydoc__same_key_in_other_mappings_is_no_duplicate(void **state)
+{
+	struct kb_ydoc *doc = parse_ok("a: { a: 1, b: { a: 2, b: 3 } }\n"
+				       "b: [ { a: 4 }, { a: 5, b: 6 } ]\n");
+
+	(void)state;
+	assert_int_equal(kb_ydoc_root(doc)->n, 2);
+	kb_ydoc_free(doc);
+	parse_err("a: { a: 1, b: { a: 2, b: 3, a: 4 } }\n",
+		  "t.yaml:1:29: duplicate key 'a' (first at line 1)");
+	parse_err("x: [ { a: 4 }, { a: 5, b: 6, b: 7 } ]\n",
+		  "t.yaml:1:30: duplicate key 'b' (first at line 1)");
+}
+
+static void test_ydoc__long_list_keeps_every_item_in_order(void **state)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_ydoc *doc;
+	const struct kb_ynode *root;
+	char want[32];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 50000; i++)
+		kb_buf_addf(&b, "- %zu\n", i);
+	doc = parse_ok(b.buf);
+	root = kb_ydoc_root(doc);
+	assert_int_equal(root->type, KB_Y_SEQ);
+	assert_int_equal(root->n, 50000);
+	for (i = 0; i < 50000; i++) {
+		snprintf(want, sizeof(want), "%zu", i);
+		assert_string_equal(root->items[i]->str, want);
+	}
+	assert_null(root->keys);
+	kb_ydoc_free(doc);
+	kb_buf_release(&b);
 }
 
 static void test_ydoc__aliases_are_refused(void **state)
@@ -144,6 +219,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_ydoc__positions_are_one_based),
 	cmocka_unit_test(test_ydoc__syntax_error_has_position),
 	cmocka_unit_test(test_ydoc__duplicate_key_is_refused),
+	cmocka_unit_test(test_ydoc__duplicate_among_many_keys_has_its_position),
+	cmocka_unit_test(test_ydoc__same_key_in_other_mappings_is_no_duplicate),
+	cmocka_unit_test(test_ydoc__long_list_keeps_every_item_in_order),
 	cmocka_unit_test(test_ydoc__aliases_are_refused),
 	cmocka_unit_test(test_ydoc__depth_is_capped),
 	cmocka_unit_test(test_ydoc__empty_stream_has_no_root),
