@@ -101,7 +101,9 @@ void cmd_commit_opts(const struct kb_matrix *m, struct cmd_commit_env *env,
 	const struct kb_variant *v0 = kb_plan_variant(env->plan, 0);
 
 	bo->metric = env->metric;
-	bo->higher_is_better = kb_metric_higher_is_better(env->metric);
+	bo->higher_is_better =
+		kb_metric_direction(kb_matrix_workload(m), env->metric)
+			.higher_is_better;
 	bo->boots = rep->boots;
 	bo->runs_per_boot = rep->runs_per_boot;
 	bo->max_boots = rep->max_boots;
