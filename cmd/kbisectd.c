@@ -157,20 +157,23 @@ static void on_signal(int sig)
 
 /* ---- the database lock: one daemon per database -------------------------- */
 
+/*
+ * An flock on the database file itself: it belongs to the file (device
+ * and inode), so a second daemon reaching it through a symlink or a hard
+ * link finds it held, where a lock file named after the path let it in.
+ * sqlite's own locks on the file are fcntl record locks, which Linux
+ * keeps apart from flock; this open is never closed before the store is
+ * (closing a descriptor of the file would drop the process's fcntl
+ * locks on it).  The holder's pid comes from /proc/locks.
+ */
 static int lock_database(struct kb_err *err)
 {
-	char *path = kb_asprintf("%s.kbisectd.lock", d.db_path);
-	struct kb_buf held = KB_BUF_INIT;
-	char pid[32];
-	int fd = -1, ret, n;
+	int fd = -1, ret;
 
-	ret = kb_lock(path, KB_LOCK_TRY, &fd, err);
+	ret = kb_lock(d.db_path, KB_LOCK_TRY, &fd, err);
 	if (ret == KB_EEXISTS) {
-		/* the holder wrote its pid into the file */
-		long other = 0;
+		long other = kb_lock_holder(d.db_path);
 
-		if (!kb_buf_read_file(&held, path, 64, NULL))
-			other = strtol(held.buf, NULL, 10);
 		if (other > 0)
 			kb_err_set(err, KB_EEXISTS,
 				   "another kbisectd (pid %ld) uses database '%s'",
@@ -181,16 +184,9 @@ static int lock_database(struct kb_err *err)
 				   d.db_path);
 	}
 	if (ret)
-		goto out;
-	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) < 0 || write(fd, pid, (size_t)n) < 0) {
-		/* the pid in the file is for people; the lock is what counts */
-	}
+		return ret;
 	d.lock_fd = fd;
-out:
-	kb_buf_release(&held);
-	free(path);
-	return ret;
+	return 0;
 }
 
 /* ---- the socket ---------------------------------------------------------- */
@@ -1021,8 +1017,9 @@ out:
 		client_free(d.clients[n]);
 	kb_sched_free(d.sched);
 	kb_store_close(d.s);
-	if (d.lock_fd >= 0)
-		close(d.lock_fd);
+	/* d.lock_fd stays open: steps still running after a second signal
+	 * hold fcntl locks on the database that closing it would drop; the
+	 * kernel releases the lock at exit */
 	free(d.owner);
 	free(def_db);
 	free(def_sock);
