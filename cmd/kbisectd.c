@@ -50,8 +50,13 @@
 #define STATUS_RECENT 20
 /* Connections waiting while every client slot is taken. */
 #define LISTEN_BACKLOG 128
-/* Bytes read from a client at once. */
+/* Bytes read from a client at once, and at most in one turn of the loop. */
 #define READ_CHUNK 65536
+#define READ_MAX (1u << 20)
+/* Seconds of one turn of the loop, or of a poll beyond its timeout,
+ * after which the clients' clocks stop: a stall of the daemon's own (a
+ * long request, SIGSTOP, no CPU) is not held against them. */
+#define STALL_S 0.5
 /* Unsent bytes past which a client's requests wait (it is not read), and
  * past which it is dropped: answers to pipelined requests, PROGRESS
  * lines to a watcher, never grow beyond them. */
@@ -166,6 +171,8 @@ static struct {
 	struct client *clients[MAX_CLIENTS];
 	int stopping;
 	int wake;               /* schedule at once: a step ended, a job came */
+	double awake;           /* when poll last returned */
+	double stalled;         /* seconds the loop stalled, in all */
 } d;
 
 static volatile sig_atomic_t got_term, got_hup;
@@ -476,6 +483,16 @@ static void schedule(void)
 
 /* ---- clients ------------------------------------------------------------- */
 
+/*
+ * The clients' clock: monotonic time less the stalls of the loop (a
+ * long SUBMIT, a scheduler pass, the daemon stopped), so that a client
+ * is timed on what it does, not on the daemon being busy or away.
+ */
+static double client_clock(void)
+{
+	return kb_monotime() - d.stalled;
+}
+
 /* Bytes of @cl's output not sent yet. */
 static size_t pending(const struct client *cl)
 {
@@ -498,7 +515,7 @@ static void send_msg(struct client *cl, const struct kb_msg *m)
 		return;
 	kb_protocol_write(&cl->out, m);
 	if (!cl->out_since)
-		cl->out_since = kb_monotime();
+		cl->out_since = client_clock();
 	if (pending(cl) > OUT_MAX) {
 		logm(L_WARN, "client dropped: %zu bytes of answers unread",
 		     pending(cl));
@@ -727,7 +744,7 @@ static void accept_clients(void)
 		kb_buf_init(&cl->in);
 		kb_buf_init(&cl->out);
 		/* HELLO is due within the timeout, as any request */
-		cl->line_start = cl->idle_since = kb_monotime();
+		cl->line_start = cl->idle_since = client_clock();
 		d.clients[i] = cl;
 		logm(L_DEBUG, "client connected");
 	}
@@ -767,7 +784,7 @@ static void client_answer(struct client *cl)
 			break;
 		}
 		cl->line_start = 0;
-		cl->idle_since = kb_monotime();
+		cl->idle_since = client_clock();
 		if (kb_protocol_parse_buffer(l, len, &req, &err)) {
 			logm(L_DEBUG, "bad message: %s", err.msg);
 			send_error(cl, KB_EINPUT, err.msg);
@@ -779,31 +796,36 @@ static void client_answer(struct client *cl)
 	buf_drop_front(&cl->in, cl->in_off);
 	cl->in_off = 0;
 	if (partial && !cl->line_start)
-		cl->line_start = kb_monotime();
+		cl->line_start = client_clock();
 }
 
-/* Read what @cl sent and answer it.  Returns -1 when the client is
- * gone. */
+/* Read what @cl sent, up to READ_MAX (a long request takes a few turns
+ * of the loop, not one per chunk), and answer it.  Returns -1 when the
+ * client is gone. */
 static int client_read(struct client *cl)
 {
 	char chunk[READ_CHUNK];
-	ssize_t got;
+	size_t total = 0;
 
-	got = read(cl->fd, chunk, sizeof(chunk));
-	if (got == 0)
-		return -1;
-	if (got < 0)
-		return errno == EAGAIN || errno == EINTR ? 0 : -1;
-	kb_buf_add(&cl->in, chunk, (size_t)got);
-	/* no newline in it: the line goes on (a long one is not searched
-	 * again and again) */
-	if (!cl->held && !memchr(chunk, '\n', (size_t)got) &&
-	    cl->in.len <= KB_PROTOCOL_MAX_LINE) {
-		if (!cl->line_start)
-			cl->line_start = kb_monotime();
-		return 0;
+	while (!paused(cl) && total < READ_MAX) {
+		ssize_t got = read(cl->fd, chunk, sizeof(chunk));
+
+		if (got == 0)
+			return -1;
+		if (got < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -1;
+		total += (size_t)got;
+		kb_buf_add(&cl->in, chunk, (size_t)got);
+		/* no newline in it: the line goes on (a long one is not
+		 * searched again and again) */
+		if (!cl->held && !memchr(chunk, '\n', (size_t)got) &&
+		    cl->in.len <= KB_PROTOCOL_MAX_LINE) {
+			if (!cl->line_start)
+				cl->line_start = client_clock();
+			continue;
+		}
+		client_answer(cl);
 	}
-	client_answer(cl);
 	return 0;
 }
 
@@ -819,13 +841,13 @@ static int client_write(struct client *cl)
 		if (n <= 0)
 			break;
 		cl->out_off += (size_t)n;
-		cl->out_since = kb_monotime();
+		cl->out_since = client_clock();
 	}
 	if (!pending(cl)) {
 		kb_buf_reset(&cl->out);
 		cl->out_off = 0;
 		cl->out_since = 0;
-		cl->idle_since = kb_monotime();
+		cl->idle_since = client_clock();
 		return cl->closing ? -1 : 0;
 	}
 	/* move the rest to the front only once as much has been sent:
@@ -972,17 +994,25 @@ static int loop(void)
 			if (cl->closing && !pending(cl))
 				pf[n - 1].events = POLLOUT;
 		}
+		/* the turn since the last poll beyond STALL_S, and a poll
+		 * beyond its timeout and STALL_S, are the daemon's own stall */
+		now = kb_monotime();
+		if (d.awake && now - d.awake > STALL_S)
+			d.stalled += now - d.awake - STALL_S;
 		if (poll(pf, n, TICK_MS) < 0 && errno != EINTR) {
 			logm(L_ERROR, "poll: %s", strerror(errno));
 			return 1;
 		}
+		d.awake = kb_monotime();
+		if (d.awake - now > TICK_MS / 1000.0 + STALL_S)
+			d.stalled += d.awake - now - TICK_MS / 1000.0 - STALL_S;
 		if (pf[0].revents)
 			drain(d.sig_pipe[0]);
 		if (pf[1].revents)
 			drain(d.done_pipe[0]);
 		if (pf[2].revents & POLLIN)
 			accept_clients();
-		now = kb_monotime();
+		now = client_clock();
 		for (i = 3; i < n; i++) {
 			struct client *cl = who[i];
 			size_t k;

@@ -15,7 +15,8 @@
 #    and the clients when someone else owns it, when it is open to others
 #    or a symlink, and made 0700 when missing (run as uid 65534 via
 #    setpriv when root; only the cases a user can set up otherwise);
-#  - clients give up on a stopped (SIGSTOP) daemon after KBISECT_TIMEOUT;
+#  - clients give up on a stopped (SIGSTOP) daemon after KBISECT_TIMEOUT,
+#    and the daemon's stall is not held against a client mid-request;
 #  - a watcher hears from the daemon at least every heartbeat (10 s) even
 #    when nothing changes.
 # About 45 s.
@@ -225,8 +226,17 @@ else
 	folder_cases "env -u XDG_RUNTIME_DIR -u KBISECT_SOCKET" "$(id -u)" own
 fi
 
-# ---- a stopped daemon
+# ---- a stopped daemon: its clients give up; a client's time does not
+# run while the daemon is stopped
+$RAW halfway "$SOCK" $((CT + 3)) >"$T/half" 2>&1 &
+hpid=$!
+i=0
+while ! grep -q sent-half "$T/half" && [ $i -lt 100 ]; do
+	i=$((i + 1)); sleep 0.05
+done
+sleep 0.2
 kill -STOP "$pid"
+t_stop=$(now)
 t0=$(now)
 KBISECT_TIMEOUT=1 timeout 20 "$KB" status --socket "$SOCK" >"$T/out" 2>&1
 rc=$?
@@ -237,7 +247,11 @@ KBISECT_TIMEOUT=1 timeout 20 "$KB" submit "$MATRIX" --model "$MODEL" --socket "$
 rc=$?
 check "so does submit (exit $rc)" \
 	$([ $rc -eq 1 ] && grep -q "did not answer within 1 s" "$T/out"; echo $?)
+while lt "$(since "$t_stop")" $((CT + 2)); do sleep 0.2; done
 kill -CONT "$pid"
+wait $hpid
+check "a request begun before a stop longer than --client-timeout is answered after it ($(tail -n 1 "$T/half"))" \
+	$(grep -q "answered=yes" "$T/half"; echo $?)
 "$KB" status --socket "$SOCK" >/dev/null 2>&1
 check "the daemon answers again once continued" $?
 

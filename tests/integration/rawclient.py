@@ -11,11 +11,13 @@ tests/bench/daemon-stress.sh.  Each subcommand prints one result line
   bigline SOCK MIB            a line of MIB MiB without its newline
   pipeline SOCK N [empty]     N HELLO requests (or empty lines) at once,
                               then the answers
+  halfway SOCK PAUSE          half a HELLO, PAUSE seconds, the rest: is
+                              it answered?
   listen PATH OUT SECONDS     a socket someone else put there: what
                               clients send it goes to OUT
   watch SOCK ID SECONDS       WATCH, and the gaps between PROGRESS lines
-  storm SOCK N MATRIX MODEL ACKS SECONDS
-                              N clients at once, again and again for
+  storm SOCK N MATRIX MODEL ACKS SECONDS ROUNDS
+                              N clients at once, each ROUNDS times within
                               SECONDS: submit, poll, disconnect abruptly,
                               riding out daemon restarts; the ids of the
                               acknowledged submissions go to ACKS
@@ -75,7 +77,7 @@ def hello(s, buf):
     s.sendall(HELLO)
     m = read_line(s, buf)
     if not m or m.get("msg") != 1:
-        raise RuntimeError("no HELLO back: %r" % (m,))
+        raise ConnectionError("no HELLO back: %r" % (m,))
 
 
 def closed(s):
@@ -206,6 +208,20 @@ def watch(path, exp, seconds):
     print("lines=%d maxgap=%.1f" % (len(times), max(gaps)))
 
 
+def halfway(path, pause):
+    s = connect(path)
+    s.sendall(HELLO[:8])
+    print("sent-half", flush=True)
+    time.sleep(float(pause))
+    m = None
+    try:
+        s.sendall(HELLO[8:])
+        m = read_line(s, new_buf())
+    except OSError:
+        pass
+    print("answered=%s" % ("yes" if m and m.get("msg") == 1 else "no"))
+
+
 def listen(path, out, seconds):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.bind(path)
@@ -230,28 +246,30 @@ def listen(path, out, seconds):
 
 
 class Storm:
-    def __init__(self, path, matrix, model, acks, seconds):
+    def __init__(self, path, matrix, model, acks, seconds, rounds):
         self.path = path
         self.sub = json.dumps({"msg": 10, "matrix": open(matrix).read(),
                                "matrix_path": os.path.abspath(matrix),
                                "model": open(model).read()}).encode() + b"\n"
         self.acks = open(acks, "a")
         self.lock = threading.Lock()
-        self.until = time.monotonic() + float(seconds)
+        self.seconds = float(seconds)
+        self.rounds = int(rounds)
         self.counts = {"acked": 0, "abandoned": 0, "polls": 0,
-                       "refused": 0, "broken": 0}
+                       "refused": 0, "broken": 0, "errors": 0}
 
     def count(self, key):
         with self.lock:
             self.counts[key] += 1
 
     def one(self, rng):
+        """One round; False when the daemon was down (try again)."""
         try:
             s = connect(self.path, 30)
         except OSError:
             self.count("refused")  # the daemon is down: it restarts
             time.sleep(0.05)
-            return
+            return False
         buf = new_buf()
         try:
             hello(s, buf)
@@ -260,17 +278,19 @@ class Storm:
                 # half a submission, then gone
                 s.sendall(self.sub[: rng.randrange(1, len(self.sub))])
                 self.count("abandoned")
-                return
+                return True
             s.sendall(self.sub)
             if way < 0.3:
                 self.count("abandoned")  # gone before the answer
-                return
+                return True
             m = read_line(s, buf)
             if m is None:
                 self.count("broken")  # killed before it answered
-                return
+                return False
             if m.get("msg") != 20:
-                raise RuntimeError("SUBMIT answered %r" % (m,))
+                print("SUBMIT answered %r" % (m,), file=sys.stderr)
+                self.count("errors")
+                return True
             with self.lock:
                 self.acks.write("%d\n" % m["id"])
                 self.acks.flush()
@@ -282,17 +302,23 @@ class Storm:
                 self.count("polls")
             if rng.random() < 0.5:
                 s.sendall(STATUS[:5])  # and gone mid-request
-        except (OSError, RuntimeError) as e:
-            if isinstance(e, RuntimeError):
-                raise
-            self.count("broken")
+            return True
+        except OSError:
+            self.count("broken")  # killed under it
+            return False
         finally:
             s.close()
 
     def client(self, k):
+        """ROUNDS rounds at random moments within SECONDS, each tried
+        until the daemon took it (or the time is up)."""
         rng = random.Random(k)
-        while time.monotonic() < self.until:
-            self.one(rng)
+        t0 = time.monotonic()
+        at = sorted(rng.uniform(0, self.seconds) for _ in range(self.rounds))
+        for when in at:
+            time.sleep(max(0.0, t0 + when - time.monotonic()))
+            while not self.one(rng) and time.monotonic() - t0 < self.seconds + 30:
+                pass
 
     def run(self, n):
         threads = [threading.Thread(target=self.client, args=(k,))
@@ -307,10 +333,11 @@ class Storm:
 def main(argv):
     cmd, args = argv[1], argv[2:]
     if cmd == "storm":
-        Storm(args[0], args[2], args[3], args[4], args[5]).run(args[1])
+        Storm(args[0], args[2], args[3], args[4], args[5], args[6]).run(args[1])
     else:
         {"flood": flood, "noread": noread, "bigline": bigline,
-         "pipeline": pipeline, "watch": watch, "listen": listen}[cmd](*args)
+         "pipeline": pipeline, "watch": watch, "halfway": halfway,
+         "listen": listen}[cmd](*args)
 
 
 if __name__ == "__main__":
