@@ -5,7 +5,8 @@
 #   make test       deps + build + every unit test (cmocka), with a summary
 #   make check      the unit tests under AddressSanitizer and UBSan
 #   make fuzz       build the libFuzzer harnesses (clang) into build/fuzz/
-#   make bench      build and run the benchmarks, printing figures
+#   make bench      build and run the benchmarks, printing figures (and
+#                   tests/bench/*.sh: the daemon's stress run, ~1 min)
 #   make e2e        end-to-end checks with real kernel builds (slow)
 #   make lint       house rules that the compiler does not check
 #   make format     clang-format every C file
@@ -132,8 +133,10 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(LIB_SRC) $(BUILD)/gen/migrat
 	@echo "  FUZZ    $@"
 	$(Q)clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(BUILD)/gen/migrations.c $(LIBS)
 
-bench: kbisect $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+bench: kbisect kbisectd $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 	@for b in $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%); do $$b || exit 1; done
+	@for s in $(sort $(wildcard tests/bench/*.sh)); do \
+		echo "== $$s"; $$s ./kbisect || exit 1; done
 
 $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libkb.a
 	@mkdir -p $(@D)

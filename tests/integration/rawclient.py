@@ -16,6 +16,9 @@ tests/bench/daemon-stress.sh.  Each subcommand prints one result line
   listen PATH OUT SECONDS     a socket someone else put there: what
                               clients send it goes to OUT
   watch SOCK ID SECONDS       WATCH, and the gaps between PROGRESS lines
+  timesubmit SOCK MATRIX MODEL
+                              how long one SUBMIT takes, and the longest
+                              another client waits for STATUS meanwhile
   storm SOCK N MATRIX MODEL ACKS SECONDS ROUNDS
                               N clients at once, each ROUNDS times within
                               SECONDS: submit, poll, disconnect abruptly,
@@ -245,6 +248,40 @@ def listen(path, out, seconds):
             c.close()
 
 
+def timesubmit(path, matrix, model):
+    line = json.dumps({"msg": 10, "matrix": open(matrix).read(),
+                       "matrix_path": os.path.abspath(matrix),
+                       "model": open(model).read()}).encode() + b"\n"
+    stop, waits = [False], [0.0]
+
+    def other():
+        c = connect(path, 300)
+        cb = new_buf()
+        hello(c, cb)
+        while not stop[0]:
+            t = time.monotonic()
+            c.sendall(STATUS)
+            read_line(c, cb)
+            waits.append(time.monotonic() - t)
+            time.sleep(0.01)
+
+    s = connect(path, 300)
+    buf = new_buf()
+    hello(s, buf)
+    th = threading.Thread(target=other)
+    th.start()
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    s.sendall(line)
+    m = read_line(s, buf) or {}
+    took = time.monotonic() - t0
+    stop[0] = True
+    th.join()
+    answer = "submitted" if m.get("msg") == 20 else "refused" if m.get("msg") == 30 else "none"
+    print("bytes=%d answer=%s seconds=%.2f others_waited=%.2f"
+          % (len(line), answer, took, max(waits)))
+
+
 class Storm:
     def __init__(self, path, matrix, model, acks, seconds, rounds):
         self.path = path
@@ -337,7 +374,7 @@ def main(argv):
     else:
         {"flood": flood, "noread": noread, "bigline": bigline,
          "pipeline": pipeline, "watch": watch, "halfway": halfway,
-         "listen": listen}[cmd](*args)
+         "listen": listen, "timesubmit": timesubmit}[cmd](*args)
 
 
 if __name__ == "__main__":
