@@ -6,7 +6,8 @@
 #   make check      the unit tests under AddressSanitizer and UBSan
 #   make fuzz       build the libFuzzer harnesses (clang) into build/fuzz/
 #   make fuzz-run   run each harness FUZZ_SECONDS (600) and keep its finds
-#   make bench      build and run the benchmarks, printing figures
+#   make bench      build and run the benchmarks, printing figures (and
+#                   tests/bench/*.sh: the daemon's stress run, ~1 min)
 #   make e2e        end-to-end checks with real kernel builds (slow)
 #   make lint       house rules that the compiler does not check
 #   make format     clang-format every C file
@@ -146,8 +147,10 @@ fuzz-run: $(FUZZ_RUNS)
 $(FUZZ_RUNS): fuzz-run-%: $(BUILD)/fuzz/%
 	@tests/fuzz/run.sh $< $* $(FUZZ_SECONDS) $(BUILD)/fuzz-run/$*
 
-bench: kbisect $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+bench: kbisect kbisectd $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 	@for b in $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%); do $$b || exit 1; done
+	@for s in $(sort $(wildcard tests/bench/*.sh)); do \
+		echo "== $$s"; $$s ./kbisect || exit 1; done
 
 $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libkb.a
 	@mkdir -p $(@D)

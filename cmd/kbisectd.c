@@ -48,6 +48,22 @@
 #define MAX_WORKERS 64
 #define TICK_MS 200
 #define STATUS_RECENT 20
+/* Connections waiting while every client slot is taken. */
+#define LISTEN_BACKLOG 128
+/* Bytes read from a client at once, and at most in one turn of the loop. */
+#define READ_CHUNK 65536
+#define READ_MAX (1u << 20)
+/* Seconds of one turn of the loop, or of a poll beyond its timeout,
+ * after which the clients' clocks stop: a stall of the daemon's own (a
+ * long request, SIGSTOP, no CPU) is not held against them. */
+#define STALL_S 0.5
+/* Unsent bytes past which a client's requests wait (it is not read), and
+ * past which it is dropped: answers to pipelined requests, PROGRESS
+ * lines to a watcher, never grow beyond them. */
+#define OUT_HIGH (256u << 10)
+#define OUT_MAX (1u << 20)
+/* Default --client-timeout, seconds. */
+#define CLIENT_TIMEOUT_S 10
 
 /* ---- logging ------------------------------------------------------------- */
 
@@ -107,13 +123,31 @@ struct worker {
 	double started;
 };
 
+/*
+ * A connection.  Its input is answered line by line while its unsent
+ * output stays under OUT_HIGH, and read only then, so a client that
+ * does not read its answers stops being read (its requests wait in the
+ * kernel) instead of growing the daemon; bytes are taken from the front
+ * of in and out by moving an offset, not the rest of the buffer.  A
+ * client that takes longer than --client-timeout to finish a request,
+ * to read what it is sent, or that sits idle that long (a watcher waits
+ * for us: it is never idle) is dropped.
+ */
 struct client {
 	int fd;
 	struct kb_buf in, out;
-	int hello;      /* HELLO exchanged */
-	int64_t watch;  /* experiment watched, 0: none */
-	char *last;     /* the last progress line sent to a watcher */
-	int closing;    /* close once out is flushed */
+	size_t in_off;     /* bytes of in before it are answered */
+	size_t out_off;    /* bytes of out before it are sent */
+	int hello;         /* HELLO exchanged */
+	int64_t watch;     /* experiment watched, 0: none */
+	char *last;        /* the last progress line sent to a watcher */
+	double last_sent;  /* when a watcher was last sent PROGRESS */
+	int held;          /* complete requests wait in in (paused) */
+	int closing;       /* close once out is flushed */
+	int dead;          /* drop at once: past OUT_MAX */
+	double line_start; /* a request unfinished since then, or 0 */
+	double out_since;  /* output unsent, and none sent, since then, or 0 */
+	double idle_since; /* the last request or answer done */
 };
 
 static struct {
@@ -122,6 +156,7 @@ static struct {
 	const char *log_path;
 	char *owner;
 	unsigned build_jobs;
+	unsigned client_timeout; /* seconds */
 	int64_t lease_s;
 	double time_scale;
 	struct kb_store *s;
@@ -136,6 +171,8 @@ static struct {
 	struct client *clients[MAX_CLIENTS];
 	int stopping;
 	int wake;               /* schedule at once: a step ended, a job came */
+	double awake;           /* when poll last returned */
+	double stalled;         /* seconds the loop stalled, in all */
 } d;
 
 static volatile sig_atomic_t got_term, got_hup;
@@ -157,20 +194,23 @@ static void on_signal(int sig)
 
 /* ---- the database lock: one daemon per database -------------------------- */
 
+/*
+ * An flock on the database file itself: it belongs to the file (device
+ * and inode), so a second daemon reaching it through a symlink or a hard
+ * link finds it held, where a lock file named after the path let it in.
+ * sqlite's own locks on the file are fcntl record locks, which Linux
+ * keeps apart from flock; this open is never closed before the store is
+ * (closing a descriptor of the file would drop the process's fcntl
+ * locks on it).  The holder's pid comes from /proc/locks.
+ */
 static int lock_database(struct kb_err *err)
 {
-	char *path = kb_asprintf("%s.kbisectd.lock", d.db_path);
-	struct kb_buf held = KB_BUF_INIT;
-	char pid[32];
-	int fd = -1, ret, n;
+	int fd = -1, ret;
 
-	ret = kb_lock(path, KB_LOCK_TRY, &fd, err);
+	ret = kb_lock(d.db_path, KB_LOCK_TRY, &fd, err);
 	if (ret == KB_EEXISTS) {
-		/* the holder wrote its pid into the file */
-		long other = 0;
+		long other = kb_lock_holder(d.db_path);
 
-		if (!kb_buf_read_file(&held, path, 64, NULL))
-			other = strtol(held.buf, NULL, 10);
 		if (other > 0)
 			kb_err_set(err, KB_EEXISTS,
 				   "another kbisectd (pid %ld) uses database '%s'",
@@ -181,16 +221,9 @@ static int lock_database(struct kb_err *err)
 				   d.db_path);
 	}
 	if (ret)
-		goto out;
-	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) < 0 || write(fd, pid, (size_t)n) < 0) {
-		/* the pid in the file is for people; the lock is what counts */
-	}
+		return ret;
 	d.lock_fd = fd;
-out:
-	kb_buf_release(&held);
-	free(path);
-	return ret;
+	return 0;
 }
 
 /* ---- the socket ---------------------------------------------------------- */
@@ -209,7 +242,8 @@ static int make_socket(struct kb_err *err)
 				  "socket path '%s' is too long",
 				  d.socket_path);
 	memcpy(sa.sun_path, d.socket_path, len + 1);
-	if ((ret = kb_mkdir_parent(d.socket_path, err)))
+	if ((ret = kb_protocol_socket_dir_check(d.socket_path, 1, err)) ||
+	    (ret = kb_mkdir_parent(d.socket_path, err)))
 		return ret;
 	if (lstat(d.socket_path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode))
@@ -237,7 +271,8 @@ static int make_socket(struct kb_err *err)
 		return kb_err_set(err, KB_EFAIL, "cannot make a socket: %s",
 				  strerror(errno));
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    chmod(d.socket_path, 0660) < 0 || listen(fd, 16) < 0) {
+	    chmod(d.socket_path, 0660) < 0 ||
+	    listen(fd, LISTEN_BACKLOG) < 0) {
 		ret = kb_err_set(err, KB_EFAIL, "cannot listen on '%s': %s",
 				 d.socket_path, strerror(errno));
 		close(fd);
@@ -448,9 +483,44 @@ static void schedule(void)
 
 /* ---- clients ------------------------------------------------------------- */
 
+/*
+ * The clients' clock: monotonic time less the stalls of the loop (a
+ * long SUBMIT, a scheduler pass, the daemon stopped), so that a client
+ * is timed on what it does, not on the daemon being busy or away.
+ */
+static double client_clock(void)
+{
+	return kb_monotime() - d.stalled;
+}
+
+/* Bytes of @cl's output not sent yet. */
+static size_t pending(const struct client *cl)
+{
+	return cl->out.len - cl->out_off;
+}
+
+/* Forget the first @n bytes of @b. */
+static void buf_drop_front(struct kb_buf *b, size_t n)
+{
+	if (!n)
+		return;
+	memmove(b->buf, b->buf + n, b->len - n);
+	b->len -= n;
+	b->buf[b->len] = '\0';
+}
+
 static void send_msg(struct client *cl, const struct kb_msg *m)
 {
+	if (cl->dead)
+		return;
 	kb_protocol_write(&cl->out, m);
+	if (!cl->out_since)
+		cl->out_since = client_clock();
+	if (pending(cl) > OUT_MAX) {
+		logm(L_WARN, "client dropped: %zu bytes of answers unread",
+		     pending(cl));
+		cl->dead = 1;
+	}
 }
 
 static void send_error(struct client *cl, int code, const char *msg)
@@ -502,7 +572,7 @@ static void update_watch(struct client *cl)
 	struct kb_buf line = KB_BUF_INIT;
 	struct kb_msg m;
 
-	if (!cl->watch || cl->closing)
+	if (!cl->watch || cl->closing || cl->dead || pending(cl) >= OUT_HIGH)
 		return;
 	if (progress_msg(&cl->watch, 1, &m, &err)) {
 		send_error(cl, err.code, err.msg);
@@ -512,7 +582,10 @@ static void update_watch(struct client *cl)
 	/* elapsed time changes every second: compare without it */
 	m.progress[0].elapsed_s = NAN;
 	kb_protocol_write(&line, &m);
-	if (!cl->last || strcmp(cl->last, line.buf)) {
+	/* and at least every heartbeat, so that the client can tell a
+	 * long step from a stopped daemon */
+	if (!cl->last || strcmp(cl->last, line.buf) ||
+	    kb_monotime() - cl->last_sent >= KB_PROTOCOL_HEARTBEAT_S) {
 		struct kb_err e2 = KB_ERR_INIT;
 		struct kb_msg full;
 
@@ -521,6 +594,7 @@ static void update_watch(struct client *cl)
 		if (progress_msg(&cl->watch, 1, &full, &e2) == 0) {
 			send_msg(cl, &full);
 			kb_msg_release(&full);
+			cl->last_sent = kb_monotime();
 		}
 	}
 	if (ended(m.progress[0].state))
@@ -651,61 +725,72 @@ static void client_free(struct client *cl)
 	free(cl);
 }
 
+/* Take waiting connections while there is a free slot; the others wait
+ * in the listen backlog until one frees (a client gives up after its
+ * timeout). */
 static void accept_clients(void)
 {
 	for (;;) {
-		int fd = accept(d.listen_fd, NULL, NULL);
 		struct client *cl;
 		size_t i;
+		int fd;
 
+		for (i = 0; i < MAX_CLIENTS && d.clients[i]; i++)
+			;
+		if (i == MAX_CLIENTS)
+			return;
+		fd = accept(d.listen_fd, NULL, NULL);
 		if (fd < 0)
 			return;
 		fcntl(fd, F_SETFL, O_NONBLOCK);
 		fcntl(fd, F_SETFD, FD_CLOEXEC);
-		for (i = 0; i < MAX_CLIENTS && d.clients[i]; i++)
-			;
-		if (i == MAX_CLIENTS) {
-			logm(L_WARN, "too many clients: one refused");
-			close(fd);
-			continue;
-		}
 		cl = kb_calloc(1, sizeof(*cl));
 		cl->fd = fd;
 		kb_buf_init(&cl->in);
 		kb_buf_init(&cl->out);
+		/* HELLO is due within the timeout, as any request */
+		cl->line_start = cl->idle_since = client_clock();
 		d.clients[i] = cl;
 		logm(L_DEBUG, "client connected");
 	}
 }
 
-/* Read what @cl sent and answer each complete line.  Returns -1 when the
- * client is gone. */
-static int client_read(struct client *cl)
+/* Whether @cl's input waits: it is closing, or has not read enough. */
+static int paused(const struct client *cl)
 {
-	char chunk[65536];
-	struct kb_buf line = KB_BUF_INIT;
-	ssize_t got;
-	int ret = 0;
+	return cl->closing || cl->dead || pending(cl) >= OUT_HIGH;
+}
 
-	got = read(cl->fd, chunk, sizeof(chunk));
-	if (got == 0)
-		return -1;
-	if (got < 0)
-		return errno == EAGAIN || errno == EINTR ? 0 : -1;
-	kb_buf_add(&cl->in, chunk, (size_t)got);
-	while (!cl->closing) {
+/* Answer the complete lines @cl sent, while its answers are read. */
+static void client_answer(struct client *cl)
+{
+	int partial = 0;
+
+	cl->held = 0;
+	for (;;) {
 		struct kb_err err = KB_ERR_INIT;
 		struct kb_msg req;
-		int r = kb_protocol_take_line(&cl->in, &line, &err);
+		const char *l;
+		size_t len;
+		int r;
 
+		if (paused(cl)) {
+			cl->held = !cl->closing && cl->in_off < cl->in.len;
+			break;
+		}
+		r = kb_protocol_next_line(&cl->in, &cl->in_off, &l, &len, &err);
 		if (r < 0) {
 			send_error(cl, KB_EINPUT, err.msg);
 			cl->closing = 1;
 			break;
 		}
-		if (r == 0)
+		if (r == 0) {
+			partial = cl->in_off < cl->in.len;
 			break;
-		if (kb_protocol_parse_buffer(line.buf, line.len, &req, &err)) {
+		}
+		cl->line_start = 0;
+		cl->idle_since = client_clock();
+		if (kb_protocol_parse_buffer(l, len, &req, &err)) {
 			logm(L_DEBUG, "bad message: %s", err.msg);
 			send_error(cl, KB_EINPUT, err.msg);
 			continue;
@@ -713,24 +798,118 @@ static int client_read(struct client *cl)
 		handle(cl, &req);
 		kb_msg_release(&req);
 	}
-	kb_buf_release(&line);
-	return ret;
+	buf_drop_front(&cl->in, cl->in_off);
+	cl->in_off = 0;
+	if (partial && !cl->line_start)
+		cl->line_start = client_clock();
+}
+
+/* Read what @cl sent, up to READ_MAX (a long request takes a few turns
+ * of the loop, not one per chunk), and answer it.  Returns -1 when the
+ * client is gone. */
+static int client_read(struct client *cl)
+{
+	char chunk[READ_CHUNK];
+	size_t total = 0;
+
+	while (!paused(cl) && total < READ_MAX) {
+		ssize_t got = read(cl->fd, chunk, sizeof(chunk));
+
+		if (got == 0)
+			return -1;
+		if (got < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -1;
+		total += (size_t)got;
+		kb_buf_add(&cl->in, chunk, (size_t)got);
+		/* no newline in it: the line goes on (a long one is not
+		 * searched again and again) */
+		if (!cl->held && !memchr(chunk, '\n', (size_t)got) &&
+		    cl->in.len <= KB_PROTOCOL_MAX_LINE) {
+			if (!cl->line_start)
+				cl->line_start = client_clock();
+			continue;
+		}
+		client_answer(cl);
+	}
+	return 0;
 }
 
 /* Write what is pending.  Returns -1 when the client is gone or done. */
 static int client_write(struct client *cl)
 {
-	while (cl->out.len) {
-		ssize_t n = send(cl->fd, cl->out.buf, cl->out.len,
+	while (pending(cl)) {
+		ssize_t n = send(cl->fd, cl->out.buf + cl->out_off, pending(cl),
 				 MSG_NOSIGNAL);
 
-		if (n < 0)
-			return errno == EAGAIN || errno == EINTR ? 0 : -1;
-		memmove(cl->out.buf, cl->out.buf + n, cl->out.len - (size_t)n);
-		cl->out.len -= (size_t)n;
-		cl->out.buf[cl->out.len] = '\0';
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return -1;
+		if (n <= 0)
+			break;
+		cl->out_off += (size_t)n;
+		cl->out_since = client_clock();
 	}
-	return cl->closing ? -1 : 0;
+	if (!pending(cl)) {
+		kb_buf_reset(&cl->out);
+		cl->out_off = 0;
+		cl->out_since = 0;
+		cl->idle_since = client_clock();
+		return cl->closing ? -1 : 0;
+	}
+	/* move the rest to the front only once as much has been sent:
+	 * each byte is moved a bounded number of times */
+	if (cl->out_off >= pending(cl)) {
+		buf_drop_front(&cl->out, cl->out_off);
+		cl->out_off = 0;
+	}
+	return 0;
+}
+
+/* Why @cl is to be dropped at @now, or NULL. */
+static const char *overdue(const struct client *cl, double now)
+{
+	double t = d.client_timeout;
+
+	if (cl->line_start && now - cl->line_start > t)
+		return cl->hello ? "its request is unfinished"
+				 : "it did not say hello";
+	if (cl->out_since && now - cl->out_since > t)
+		return "it does not read its answers";
+	if (!cl->watch && !cl->line_start && !cl->out_since &&
+	    now - cl->idle_since > t)
+		return "it is idle";
+	return NULL;
+}
+
+/* Read, answer, write and time @cl after poll said @revents.  Returns
+ * -1 when it is to be dropped. */
+static int client_serve(struct client *cl, short revents, double now)
+{
+	const char *why;
+
+	if (cl->dead)
+		return -1;
+	if (!paused(cl) && (revents & (POLLIN | POLLHUP | POLLERR))) {
+		if (client_read(cl) < 0)
+			return -1;
+	} else if (revents & (POLLHUP | POLLERR)) {
+		return -1; /* gone without reading its answers */
+	}
+	if ((pending(cl) || cl->closing) && client_write(cl) < 0)
+		return -1;
+	/* requests held back while the answers were unread */
+	if (cl->held && !paused(cl)) {
+		client_answer(cl);
+		if ((pending(cl) || cl->closing) && client_write(cl) < 0)
+			return -1;
+	}
+	if (cl->dead)
+		return -1;
+	if ((why = overdue(cl, now))) {
+		logm(L_INFO, "client dropped: %s after %u s", why,
+		     d.client_timeout);
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- main loop ----------------------------------------------------------- */
@@ -760,6 +939,7 @@ static int loop(void)
 
 	for (;;) {
 		size_t i, n = 0;
+		double now;
 
 		if (got_hup) {
 			got_hup = 0;
@@ -801,7 +981,10 @@ static int loop(void)
 		pf[n].fd = d.done_pipe[0];
 		pf[n].events = POLLIN;
 		who[n++] = NULL;
-		pf[n].fd = d.listen_fd;
+		/* a full table leaves new connections in the backlog */
+		for (i = 0; i < MAX_CLIENTS && d.clients[i]; i++)
+			;
+		pf[n].fd = i < MAX_CLIENTS ? d.listen_fd : -1;
 		pf[n].events = POLLIN;
 		who[n++] = NULL;
 		for (i = 0; i < MAX_CLIENTS; i++) {
@@ -810,32 +993,36 @@ static int loop(void)
 			if (!cl)
 				continue;
 			pf[n].fd = cl->fd;
-			pf[n].events = (short)(POLLIN |
-					       (cl->out.len ? POLLOUT : 0));
+			pf[n].events = (short)((paused(cl) ? 0 : POLLIN) |
+					       (pending(cl) ? POLLOUT : 0));
 			who[n++] = cl;
-			if (cl->closing && !cl->out.len)
+			if (cl->closing && !pending(cl))
 				pf[n - 1].events = POLLOUT;
 		}
+		/* the turn since the last poll beyond STALL_S, and a poll
+		 * beyond its timeout and STALL_S, are the daemon's own stall */
+		now = kb_monotime();
+		if (d.awake && now - d.awake > STALL_S)
+			d.stalled += now - d.awake - STALL_S;
 		if (poll(pf, n, TICK_MS) < 0 && errno != EINTR) {
 			logm(L_ERROR, "poll: %s", strerror(errno));
 			return 1;
 		}
+		d.awake = kb_monotime();
+		if (d.awake - now > TICK_MS / 1000.0 + STALL_S)
+			d.stalled += d.awake - now - TICK_MS / 1000.0 - STALL_S;
 		if (pf[0].revents)
 			drain(d.sig_pipe[0]);
 		if (pf[1].revents)
 			drain(d.done_pipe[0]);
 		if (pf[2].revents & POLLIN)
 			accept_clients();
+		now = client_clock();
 		for (i = 3; i < n; i++) {
 			struct client *cl = who[i];
 			size_t k;
-			int gone = 0;
 
-			if (pf[i].revents & (POLLIN | POLLHUP | POLLERR))
-				gone = client_read(cl) < 0;
-			if (!gone && (cl->out.len || cl->closing))
-				gone = client_write(cl) < 0;
-			if (!gone)
+			if (client_serve(cl, pf[i].revents, now) == 0)
 				continue;
 			for (k = 0; k < MAX_CLIENTS; k++)
 				if (d.clients[k] == cl)
@@ -851,6 +1038,7 @@ static int loop(void)
 struct daemon_args {
 	struct kb_args common; /* --socket, --db */
 	const char *build_jobs;
+	const char *client_timeout;
 	const char *lease;
 	const char *log;
 	int verbose;
@@ -864,6 +1052,9 @@ static const struct kb_opt daemon_opts[] = {
 		      "kernel builds at once (default 1)"),
 	KB_OPT_STRING(struct daemon_args, lease, 0, "lease", "SECONDS",
 		      "lease of a step, renewed while it runs (default 60)"),
+	KB_OPT_STRING(struct daemon_args, client_timeout, 0, "client-timeout",
+		      "SECONDS",
+		      "drop a client stalled or idle that long (default 10)"),
 	KB_OPT_STRING(struct daemon_args, log, 0, "log", "FILE",
 		      "log there instead of stderr; SIGHUP reopens it"),
 	KB_OPT_BOOL(struct daemon_args, verbose, 'v', "verbose",
@@ -929,6 +1120,7 @@ int main(int argc, char **argv)
 
 	memset(&d, 0, sizeof(d));
 	d.build_jobs = 1;
+	d.client_timeout = CLIENT_TIMEOUT_S;
 	d.lock_fd = d.listen_fd = -1;
 	pthread_mutex_init(&d.lock, NULL);
 	memset(&args, 0, sizeof(args));
@@ -964,6 +1156,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	d.lease_s = lease;
+	if (args.client_timeout &&
+	    parse_uint(args.client_timeout, 1, 3600, &d.client_timeout)) {
+		fprintf(stderr, "kbisectd: --client-timeout wants seconds from 1 to 3600\n");
+		return 2;
+	}
 	if (d.log_path && open_log(d.log_path) < 0) {
 		fprintf(stderr, "kbisectd: cannot open log '%s': %s\n",
 			d.log_path, strerror(errno));
@@ -1033,8 +1230,9 @@ out:
 		client_free(d.clients[n]);
 	kb_sched_free(d.sched);
 	kb_store_close(d.s);
-	if (d.lock_fd >= 0)
-		close(d.lock_fd);
+	/* d.lock_fd stays open: steps still running after a second signal
+	 * hold fcntl locks on the database that closing it would drop; the
+	 * kernel releases the lock at exit */
 	free(d.owner);
 	free(def_db);
 	free(def_sock);

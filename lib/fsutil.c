@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -151,6 +152,43 @@ void kb_unlock(int fd)
 		close(fd);
 }
 
+/*
+ * /proc/locks has a line per lock: "ID: [-> ]FLOCK  ADVISORY  WRITE PID
+ * MAJ:MIN:INODE START END" (fs/locks.c), "->" marking one that waits;
+ * the numbers of the device are hex.
+ */
+long kb_lock_holder(const char *path)
+{
+	char line[256], want[64];
+	struct stat st;
+	FILE *f;
+	long pid = 0;
+
+	if (stat(path, &st) < 0)
+		return 0;
+	snprintf(want, sizeof(want), "%02x:%02x:%lu", major(st.st_dev),
+		 minor(st.st_dev), (unsigned long)st.st_ino);
+	f = fopen("/proc/locks", "re");
+	if (!f)
+		return 0;
+	while (!pid && fgets(line, sizeof(line), f)) {
+		char *tok[7], *save = NULL, *s = line;
+		int n = 0;
+
+		while (n < 7 && (tok[n] = strtok_r(s, " \t\n", &save))) {
+			s = NULL;
+			if (n == 1 && !strcmp(tok[n], "->"))
+				break; /* a waiter, not the holder */
+			n++;
+		}
+		if (n == 7 && !strcmp(tok[1], "FLOCK") &&
+		    !strcmp(tok[3], "WRITE") && !strcmp(tok[5], want))
+			pid = strtol(tok[4], NULL, 10);
+	}
+	fclose(f);
+	return pid > 0 ? pid : 0;
+}
+
 /* ---- atomic writes ---------------------------------------------------- */
 
 static int write_all(int fd, const char *p, size_t len)
@@ -278,6 +316,38 @@ out:
 }
 
 /* ---- where things live ------------------------------------------------ */
+
+int kb_dir_private(const char *dir, int create, struct kb_err *err)
+{
+	struct stat st;
+	unsigned long uid = (unsigned long)geteuid();
+
+	if (create && mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return kb_err_set(err, KB_EFAIL, "cannot make folder '%s': %s",
+				  dir, strerror(errno));
+	if (lstat(dir, &st) < 0) {
+		if (errno == ENOENT && !create)
+			return kb_err_set(err, KB_ENOTFOUND,
+					  "folder '%s' does not exist", dir);
+		return kb_err_set(err, KB_EFAIL, "cannot check folder '%s': %s",
+				  dir, strerror(errno));
+	}
+	if (S_ISLNK(st.st_mode))
+		return kb_err_set(err, KB_EFAIL,
+				  "'%s' is a symbolic link, not a folder of uid %lu's own",
+				  dir, uid);
+	if (!S_ISDIR(st.st_mode))
+		return kb_err_set(err, KB_EFAIL, "'%s' is not a folder", dir);
+	if ((unsigned long)st.st_uid != uid)
+		return kb_err_set(err, KB_EFAIL,
+				  "folder '%s' is owned by uid %lu, not by uid %lu",
+				  dir, (unsigned long)st.st_uid, uid);
+	if (st.st_mode & 077)
+		return kb_err_set(err, KB_EFAIL,
+				  "folder '%s' has mode %04o: others may use it (it must be 0700)",
+				  dir, (unsigned)(st.st_mode & 07777));
+	return 0;
+}
 
 char *kb_home_dir(void)
 {

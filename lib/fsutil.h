@@ -80,6 +80,13 @@ int kb_lock_dir(const char *dir, int *fd, struct kb_err *err);
 /* Release a lock taken by kb_lock (closes @fd; -1 is ignored). */
 void kb_unlock(int fd);
 
+/*
+ * The pid of the process holding a kb_lock on file @path, read from
+ * /proc/locks by the file's device and inode (so through any name of
+ * the file, as lslocks(8) does), or 0 when it cannot be told.
+ */
+long kb_lock_holder(const char *path);
+
 /* ---- atomic writes ---------------------------------------------------- */
 
 /*
@@ -101,6 +108,16 @@ int kb_write_atomic_text(const char *path, const char *text,
 int kb_copy_atomic(const char *from, const char *to, struct kb_err *err);
 
 /* ---- where things live ------------------------------------------------ */
+
+/*
+ * Make sure @dir is a folder of this user's alone, as tmux and ssh-agent
+ * check theirs in /tmp: when it is missing and @create is set, make it
+ * with mode 0700; then lstat(2) it and refuse it (KB_EFAIL, naming it
+ * and what is wrong) unless it is a folder, not a symlink, owned by the
+ * effective user, with no permission for group or others.  Missing and
+ * not @create: KB_ENOTFOUND with a message.
+ */
+int kb_dir_private(const char *dir, int create, struct kb_err *err);
 
 /*
  * The user's home folder: $HOME when it is an absolute path, else the

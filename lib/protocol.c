@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -18,9 +19,13 @@
 
 #include "buf.h"
 #include "err.h"
+#include "fsutil.h"
 #include "json.h"
 #include "mem.h"
 #include "banned.h"
+
+/* The longest KBISECT_TIMEOUT, in seconds: a day. */
+#define MAX_TIMEOUT_S 86400
 
 /* Nesting json-c accepts: a PROGRESS line is 3 deep. */
 #define MAX_DEPTH 8
@@ -529,10 +534,54 @@ char *kb_protocol_default_socket(void)
 			   (unsigned long)geteuid());
 }
 
+int kb_protocol_socket_dir_check(const char *socket_path, int create,
+				 struct kb_err *err)
+{
+	struct kb_err why = KB_ERR_INIT;
+	const char *slash = strrchr(socket_path, '/');
+	char *fallback = kb_asprintf("/tmp/kbisect-%lu",
+				     (unsigned long)geteuid());
+	int ret = 0;
+
+	if (slash && (size_t)(slash - socket_path) == strlen(fallback) &&
+	    !strncmp(socket_path, fallback, strlen(fallback))) {
+		ret = kb_dir_private(fallback, create, &why);
+		if (ret == KB_ENOTFOUND)
+			ret = 0;
+		else if (ret)
+			ret = kb_err_set(err, KB_EFAIL,
+					 "unsafe socket folder: %s; another user could read what is sent to kbisectd there (remove it, or set XDG_RUNTIME_DIR or KBISECT_SOCKET)",
+					 why.msg);
+	}
+	free(fallback);
+	return ret;
+}
+
+int kb_protocol_timeout_env(int *ms, struct kb_err *err)
+{
+	const char *s = getenv("KBISECT_TIMEOUT");
+	char *end;
+	double v;
+
+	*ms = KB_PROTOCOL_TIMEOUT_S * 1000;
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end || errno || !(v >= 0 && v <= MAX_TIMEOUT_S))
+		return kb_err_set(err, KB_EINPUT,
+				  "KBISECT_TIMEOUT='%s' is not a number of seconds from 0 to %d (0 waits for ever)",
+				  s, MAX_TIMEOUT_S);
+	*ms = v > 0 ? (int)ceil(v * 1000) : -1;
+	return 0;
+}
+
 struct kb_protocol_reader {
 	int fd;
 	struct kb_buf in;   /* received, not yet handed out */
 	struct kb_buf line; /* the line handed out last */
+	int timeout_ms;     /* one answer's wait; -1: for ever */
+	char *path;         /* the daemon's socket, for messages; or NULL */
 };
 
 struct kb_protocol_reader *kb_protocol_reader_new(int fd)
@@ -540,6 +589,7 @@ struct kb_protocol_reader *kb_protocol_reader_new(int fd)
 	struct kb_protocol_reader *r = kb_calloc(1, sizeof(*r));
 
 	r->fd = fd;
+	r->timeout_ms = KB_PROTOCOL_TIMEOUT_S * 1000;
 	kb_buf_init(&r->in);
 	kb_buf_init(&r->line);
 	return r;
@@ -551,32 +601,66 @@ void kb_protocol_reader_free(struct kb_protocol_reader *r)
 		return;
 	kb_buf_release(&r->in);
 	kb_buf_release(&r->line);
+	free(r->path);
 	free(r);
 }
 
-int kb_protocol_take_line(struct kb_buf *in, struct kb_buf *line,
-			  struct kb_err *err)
+int kb_protocol_reader_timeout(const struct kb_protocol_reader *r,
+			       int stream)
 {
-	char *nl = memchr(in->buf, '\n', in->len);
-	size_t n;
+	int least = 3 * KB_PROTOCOL_HEARTBEAT_S * 1000;
 
+	if (r->timeout_ms < 0 || !stream || r->timeout_ms >= least)
+		return r->timeout_ms;
+	return least;
+}
+
+int kb_protocol_next_line(const struct kb_buf *in, size_t *off,
+			  const char **line, size_t *len, struct kb_err *err)
+{
+	const char *start = in->buf + *off, *nl;
+	size_t left = in->len - *off;
+
+	*line = NULL;
+	*len = 0;
+	/* look no further than a line may go */
+	nl = memchr(start, '\n',
+		    left > KB_PROTOCOL_MAX_LINE ? KB_PROTOCOL_MAX_LINE + 1
+						: left);
 	if (!nl) {
-		if (in->len > KB_PROTOCOL_MAX_LINE)
+		if (left > KB_PROTOCOL_MAX_LINE)
 			return kb_err_set(err, KB_EINPUT,
 					  "line longer than %u bytes",
 					  KB_PROTOCOL_MAX_LINE);
 		return 0;
 	}
-	n = (size_t)(nl - in->buf);
-	if (n > KB_PROTOCOL_MAX_LINE)
-		return kb_err_set(err, KB_EINPUT, "line longer than %u bytes",
-				  KB_PROTOCOL_MAX_LINE);
+	*line = start;
+	*len = (size_t)(nl - start);
+	*off += *len + 1;
+	return 1;
+}
+
+int kb_protocol_take_line(struct kb_buf *in, struct kb_buf *line,
+			  struct kb_err *err)
+{
+	const char *l;
+	size_t n, off = 0;
+	int ret = kb_protocol_next_line(in, &off, &l, &n, err);
+
+	if (ret != 1)
+		return ret;
 	kb_buf_reset(line);
-	kb_buf_add(line, in->buf, n);
-	memmove(in->buf, nl + 1, in->len - n - 1);
-	in->len -= n + 1;
+	kb_buf_add(line, l, n);
+	memmove(in->buf, in->buf + off, in->len - off);
+	in->len -= off;
 	in->buf[in->len] = '\0';
 	return 1;
+}
+
+/* "30 s", "0.5 s": a wait for messages */
+static void say_wait(char *out, size_t size, int ms)
+{
+	snprintf(out, size, "%g s", ms / 1000.0);
 }
 
 int kb_protocol_read_line(struct kb_protocol_reader *r, int timeout_ms,
@@ -606,9 +690,15 @@ int kb_protocol_read_line(struct kb_protocol_reader *r, int timeout_ms,
 			return kb_err_set(err, KB_EFAIL,
 					  "cannot wait for the daemon: %s",
 					  strerror(errno));
-		if (ret == 0)
+		if (ret == 0) {
+			char wait[32];
+
+			say_wait(wait, sizeof(wait), timeout_ms);
 			return kb_err_set(err, KB_EFAIL,
-					  "the daemon did not answer in time");
+					  "kbisectd on '%s' did not answer within %s: is it stopped or stuck? (KBISECT_TIMEOUT=SECONDS waits longer, 0 for ever)",
+					  r->path ? r->path : "its socket",
+					  wait);
+		}
 		got = read(r->fd, chunk, sizeof(chunk));
 		if (got < 0 && errno == EINTR)
 			continue;
@@ -631,6 +721,9 @@ int kb_protocol_send(int fd, const char *data, size_t len,
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return kb_err_set(err, KB_EFAIL,
+					  "kbisectd took nothing of the request for too long: is it stopped or stuck? (KBISECT_TIMEOUT=SECONDS waits longer, 0 for ever)");
 		if (n < 0)
 			return kb_err_set(err, KB_EFAIL,
 					  "cannot send to the daemon: %s",
@@ -650,7 +743,8 @@ static int receive(struct kb_protocol_reader *r, struct kb_msg *out,
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	if ((ret = kb_protocol_read_line(r, -1, &line, &len, err)))
+	if ((ret = kb_protocol_read_line(r, kb_protocol_reader_timeout(r, 0),
+					 &line, &len, err)))
 		return ret;
 	ret = kb_protocol_parse_buffer(line, len, out, err);
 	if (ret) {
@@ -688,7 +782,8 @@ int kb_protocol_connect(const char *path, int *fd,
 	struct sockaddr_un sa;
 	struct kb_protocol_reader *rd = NULL;
 	struct kb_msg hello, reply;
-	int s = -1, ret;
+	struct timeval tv;
+	int s = -1, ret, wait_ms;
 
 	*fd = -1;
 	*r = NULL;
@@ -699,15 +794,33 @@ int kb_protocol_connect(const char *path, int *fd,
 		return kb_err_set(err, KB_EINPUT,
 				  "socket path '%s' is too long", path);
 	memcpy(sa.sun_path, path, strlen(path) + 1);
-	s = socket(AF_UNIX, SOCK_STREAM, 0);
+	if ((ret = kb_protocol_timeout_env(&wait_ms, err)) ||
+	    (ret = kb_protocol_socket_dir_check(path, 0, err)))
+		return ret;
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return kb_err_set(err, KB_EFAIL, "cannot make a socket: %s",
 				  strerror(errno));
+	/* a connect to a full backlog, and each send, give up after the
+	 * wait with EAGAIN (a unix socket's connect honours SO_SNDTIMEO) */
+	memset(&tv, 0, sizeof(tv));
+	if (wait_ms > 0) {
+		tv.tv_sec = wait_ms / 1000;
+		tv.tv_usec = (wait_ms % 1000) * 1000;
+	}
+	setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		char wait[32];
+
+		say_wait(wait, sizeof(wait), wait_ms);
 		if (errno == ENOENT || errno == ECONNREFUSED)
 			ret = kb_err_set(err, KB_ENOTFOUND,
 					 "no kbisectd listens on '%s' (start one with: kbisectd --socket %s)",
 					 path, path);
+		else if (errno == EAGAIN || errno == EWOULDBLOCK)
+			ret = kb_err_set(err, KB_EFAIL,
+					 "kbisectd on '%s' did not take the connection within %s: is it stopped or stuck? (KBISECT_TIMEOUT=SECONDS waits longer, 0 for ever)",
+					 path, wait);
 		else
 			ret = kb_err_set(err, KB_EFAIL,
 					 "cannot connect to '%s': %s", path,
@@ -715,6 +828,8 @@ int kb_protocol_connect(const char *path, int *fd,
 		goto out;
 	}
 	rd = kb_protocol_reader_new(s);
+	rd->timeout_ms = wait_ms;
+	rd->path = kb_strdup(path);
 	hello.type = KB_MSG_HELLO;
 	hello.version = KB_PROTOCOL_VERSION;
 	if ((ret = kb_protocol_call(s, rd, &hello, &reply, err)))

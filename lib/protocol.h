@@ -28,6 +28,12 @@ struct kb_err;
 #define KB_PROTOCOL_MAX_LINE (4u << 20)
 /* Most experiments in one PROGRESS message. */
 #define KB_PROTOCOL_MAX_PROGRESS 256
+/* Seconds a client waits for the daemon unless KBISECT_TIMEOUT says. */
+#define KB_PROTOCOL_TIMEOUT_S 30
+/* Longest silence towards a watcher: the daemon repeats PROGRESS at
+ * least this often (seconds), so that a client can tell a stopped
+ * daemon from an experiment whose step runs long. */
+#define KB_PROTOCOL_HEARTBEAT_S 10
 
 /* Message types: numbers are part of the protocol, never reuse one. */
 enum kb_msg_type {
@@ -111,17 +117,51 @@ int kb_protocol_code(const char *name);
 char *kb_protocol_default_socket(void);
 
 /*
+ * When @socket_path lies in the fallback folder /tmp/kbisect-<euid>,
+ * which anyone could have made first: with @create, make it mode 0700
+ * if missing; then refuse it (KB_EFAIL, saying what is wrong and what
+ * to set instead) unless it is a real folder of this user's with mode
+ * 0700 (kb_dir_private, as tmux and ssh-agent check theirs).  A missing
+ * folder without @create is fine (nobody listens there).  Any other
+ * folder is the user's or the administrator's choice and is not
+ * checked.  The daemon calls it before binding, kb_protocol_connect
+ * before connecting.
+ */
+int kb_protocol_socket_dir_check(const char *socket_path, int create,
+				 struct kb_err *err);
+
+/*
+ * How long a client waits for the daemon, in milliseconds, into *@ms:
+ * $KBISECT_TIMEOUT seconds when set (0: for ever, -1 in *@ms), else
+ * KB_PROTOCOL_TIMEOUT_S.  KB_EINPUT when the variable is not a number
+ * of seconds from 0 to 86400.
+ */
+int kb_protocol_timeout_env(int *ms, struct kb_err *err);
+
+/*
  * Buffered reading of lines from a socket.  kb_protocol_read_line()
  * waits up to @timeout_ms (-1: forever) and sets *@line (owned by @r,
  * valid until the next call; without its newline).  Returns 0,
  * KB_ENOTFOUND at end of file, KB_EINPUT for a line over the limit,
- * KB_EFAIL on an error or timeout.
+ * KB_EFAIL on an error or timeout (the message says how long it waited
+ * and that KBISECT_TIMEOUT sets it).
  */
 struct kb_protocol_reader;
 struct kb_protocol_reader *kb_protocol_reader_new(int fd);
 void kb_protocol_reader_free(struct kb_protocol_reader *r);
 int kb_protocol_read_line(struct kb_protocol_reader *r, int timeout_ms,
 			  const char **line, size_t *len, struct kb_err *err);
+
+/*
+ * The wait, in milliseconds (-1: for ever), for one answer on @r's
+ * connection (@stream 0: kb_protocol_timeout_env's, as
+ * kb_protocol_connect found it; KB_PROTOCOL_TIMEOUT_S for a reader made
+ * with kb_protocol_reader_new), or for the next line of a stream such
+ * as WATCH's (@stream 1: the same, but never less than three
+ * heartbeats, since the daemon may rightly say nothing that long).
+ */
+int kb_protocol_reader_timeout(const struct kb_protocol_reader *r,
+			       int stream);
 
 /*
  * Take a complete line out of @in (bytes received so far), if there is
@@ -133,6 +173,20 @@ int kb_protocol_read_line(struct kb_protocol_reader *r, int timeout_ms,
 int kb_protocol_take_line(struct kb_buf *in, struct kb_buf *line,
 			  struct kb_err *err);
 
+/*
+ * The next complete line of @in from offset *@off, in place: returns 1
+ * with *@line pointing at it inside @in (without its newline, not
+ * NUL-terminated; valid until @in changes), *@len its length, and *@off
+ * moved past its newline; 0 when no complete line starts at *@off;
+ * KB_EINPUT when the bytes from *@off hold more than
+ * KB_PROTOCOL_MAX_LINE before a newline or without one.  Taking every
+ * line of @in costs O(its length), where kb_protocol_take_line moves the
+ * rest each time: the daemon's way with a client that sends many lines
+ * at once.  The caller drops the bytes before *@off when it likes.
+ */
+int kb_protocol_next_line(const struct kb_buf *in, size_t *off,
+			  const char **line, size_t *len, struct kb_err *err);
+
 /* Write all of @len bytes at @data to @fd.  Returns 0 or KB_EFAIL. */
 int kb_protocol_send(int fd, const char *data, size_t len,
 		     struct kb_err *err);
@@ -141,15 +195,20 @@ int kb_protocol_send(int fd, const char *data, size_t len,
  * Connect to the daemon at @path and exchange HELLO.  Returns 0 with
  * *@fd and *@r (caller closes and frees), KB_ENOTFOUND when no daemon
  * listens there (the message says how to start one), KB_EFAIL when the
- * versions differ or the socket fails.
+ * versions differ, the socket fails, the fallback socket folder is not
+ * private (kb_protocol_socket_dir_check), or the daemon does not accept,
+ * take or answer within kb_protocol_timeout_env's wait (a stopped
+ * daemon; the wait holds for every later send and kb_protocol_call on
+ * *@fd and *@r too), KB_EINPUT for a bad KBISECT_TIMEOUT.
  */
 int kb_protocol_connect(const char *path, int *fd,
 			struct kb_protocol_reader **r, struct kb_err *err);
 
 /*
- * Send @req on @fd and read one reply into *@reply (caller releases).  An
- * ERROR reply is returned as its code with its message in @err (*@reply
- * released).  Returns 0 or a negative KB_E* code.
+ * Send @req on @fd and read one reply into *@reply (caller releases),
+ * waiting kb_protocol_reader_timeout(@r, 0) at most.  An ERROR reply is
+ * returned as its code with its message in @err (*@reply released).
+ * Returns 0 or a negative KB_E* code.
  */
 int kb_protocol_call(int fd, struct kb_protocol_reader *r,
 		     const struct kb_msg *req, struct kb_msg *reply,

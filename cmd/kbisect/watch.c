@@ -137,7 +137,9 @@ static int cmd_watch(const struct kb_args *args)
 		size_t len;
 
 		kb_msg_release(&msg);
-		if ((ret = kb_protocol_read_line(r, -1, &l, &len, &err)))
+		if ((ret = kb_protocol_read_line(r,
+						 kb_protocol_reader_timeout(r, 1),
+						 &l, &len, &err)))
 			goto fail;
 		if ((ret = kb_protocol_parse_buffer(l, len, &msg, &err))) {
 			err.code = KB_EFAIL;

@@ -155,6 +155,101 @@ static void test_fsutil__a_held_lock_is_busy_for_another_open(void **state)
 	free(dir);
 }
 
+/* kbisectd locks its database file itself: a second daemon reaching
+ * it through a symlink or a hard link must find it held, and be told by
+ * whom (issue 12) */
+static void test_fsutil__lock_holder_is_found_through_any_name(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	char *dir = make_tmpdir();
+	char *path = kb_asprintf("%s/kbisect.db", dir);
+	char *sym = kb_asprintf("%s/sym.db", dir);
+	char *hard = kb_asprintf("%s/hard.db", dir);
+	int a, b;
+
+	(void)state;
+	assert_int_equal(kb_lock(path, KB_LOCK_TRY, &a, &err), 0);
+	assert_int_equal(symlink("kbisect.db", sym), 0);
+	assert_int_equal(link(path, hard), 0);
+	assert_int_equal(kb_lock(sym, KB_LOCK_TRY, &b, &err), KB_EEXISTS);
+	assert_int_equal(kb_lock(hard, KB_LOCK_TRY, &b, &err), KB_EEXISTS);
+	assert_int_equal(kb_lock_holder(path), (long)getpid());
+	assert_int_equal(kb_lock_holder(sym), (long)getpid());
+	assert_int_equal(kb_lock_holder(hard), (long)getpid());
+	kb_unlock(a);
+	assert_int_equal(kb_lock_holder(sym), 0);
+	assert_int_equal(kb_lock_holder("/nonexistent/x.db"), 0);
+	rm_tree(dir);
+	free(path);
+	free(sym);
+	free(hard);
+	free(dir);
+}
+
+/* the fallback socket folder in /tmp: anyone can make it first
+ * (issue 12), so it is checked as tmux checks /tmp/tmux-UID */
+static void test_fsutil__private_dir_is_made_0700_and_checked(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	char *dir = make_tmpdir();
+	char *priv = kb_asprintf("%s/priv", dir);
+	char *sym = kb_asprintf("%s/sym", dir);
+	char *file = kb_asprintf("%s/file", dir);
+	char *other = kb_asprintf("%s/other", dir);
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(kb_dir_private(priv, 0, &err), KB_ENOTFOUND);
+	assert_msg_contains(err.msg, "does not exist");
+	kb_err_clear(&err);
+	assert_int_equal(kb_dir_private(priv, 1, &err), 0);
+	assert_int_equal(lstat(priv, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0700);
+	assert_int_equal(kb_dir_private(priv, 1, &err), 0);
+	assert_int_equal(kb_dir_private(priv, 0, &err), 0);
+
+	assert_int_equal(chmod(priv, 0755), 0);
+	assert_int_equal(kb_dir_private(priv, 1, &err), KB_EFAIL);
+	assert_msg_contains(err.msg, "has mode 0755");
+	kb_err_clear(&err);
+	assert_int_equal(chmod(priv, 01777), 0);
+	assert_int_equal(kb_dir_private(priv, 0, &err), KB_EFAIL);
+	assert_msg_contains(err.msg, "has mode 1777");
+	kb_err_clear(&err);
+	assert_int_equal(chmod(priv, 0700), 0);
+
+	assert_int_equal(symlink("priv", sym), 0);
+	assert_int_equal(kb_dir_private(sym, 1, &err), KB_EFAIL);
+	assert_msg_contains(err.msg, "is a symbolic link");
+	kb_err_clear(&err);
+
+	assert_int_equal(close(open(file, O_WRONLY | O_CREAT, 0600)), 0);
+	assert_int_equal(kb_dir_private(file, 1, &err), KB_EFAIL);
+	assert_msg_contains(err.msg, "is not a folder");
+	kb_err_clear(&err);
+
+	/* someone else's: root can give it away, others find one of root's */
+	if (geteuid() == 0) {
+		assert_int_equal(mkdir(other, 0700), 0);
+		assert_int_equal(chown(other, 65534, 65534), 0);
+		assert_int_equal(kb_dir_private(other, 1, &err), KB_EFAIL);
+		assert_msg_contains(err.msg, "is owned by uid 65534, not by uid 0");
+		rmdir(other);
+	} else {
+		assert_int_equal(kb_dir_private("/", 1, &err), KB_EFAIL);
+		assert_msg_contains(err.msg, "is owned by uid 0");
+	}
+	unlink(sym);
+	rmdir(priv);
+	rm_tree(dir);
+	free(priv);
+	free(sym);
+	free(file);
+	free(other);
+	free(dir);
+}
+
 static void test_fsutil__lock_in_a_missing_folder_names_it(void **state)
 {
 	struct kb_err err = KB_ERR_INIT;
@@ -443,6 +538,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_fsutil__a_process_on_another_host_is_never_gone),
 	cmocka_unit_test(test_fsutil__two_threads_never_hold_a_dir_lock_at_once),
 	cmocka_unit_test(test_fsutil__a_held_lock_is_busy_for_another_open),
+	cmocka_unit_test(test_fsutil__lock_holder_is_found_through_any_name),
+	cmocka_unit_test(test_fsutil__private_dir_is_made_0700_and_checked),
 	cmocka_unit_test(test_fsutil__lock_in_a_missing_folder_names_it),
 	cmocka_unit_test(test_fsutil__write_atomic_replaces_the_whole_file),
 	cmocka_unit_test(test_fsutil__full_disk_small_write_is_an_error),

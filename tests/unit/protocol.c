@@ -1,13 +1,20 @@
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test.h"
 #include "buf.h"
 #include "err.h"
+#include "fsutil.h"
 #include "mem.h"
 #include "protocol.h"
 
@@ -277,6 +284,272 @@ static void test_protocol__no_daemon_says_how_to_start_one(void **state)
 	assert_msg_contains(err.msg, "kbisectd --socket /nonexistent/");
 }
 
+/* a client pipelining thousands of requests made the daemon move the
+ * rest of its input once per line (issue 12): lines are taken in place */
+static void test_protocol__next_line_takes_lines_in_place(void **state)
+{
+	struct kb_buf in = KB_BUF_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	const char *l;
+	size_t len, off = 0, i;
+	char *big;
+
+	(void)state;
+	kb_buf_adds(&in, "one\n\ntwo\nthr");
+	assert_int_equal(kb_protocol_next_line(&in, &off, &l, &len, &err), 1);
+	assert_ptr_equal(l, in.buf);
+	assert_int_equal(len, 3);
+	assert_int_equal(off, 4);
+	assert_int_equal(kb_protocol_next_line(&in, &off, &l, &len, &err), 1);
+	assert_int_equal(len, 0);
+	assert_int_equal(kb_protocol_next_line(&in, &off, &l, &len, &err), 1);
+	assert_true(len == 3 && !memcmp(l, "two", 3));
+	assert_int_equal(kb_protocol_next_line(&in, &off, &l, &len, &err), 0);
+	assert_int_equal(off, 9);
+	assert_string_equal(in.buf + off, "thr");
+	assert_int_equal(in.len, 12); /* nothing moved */
+
+	/* 200,000 lines at once, each taken in constant time */
+	kb_buf_reset(&in);
+	for (i = 0; i < 200000; i++)
+		kb_buf_adds(&in, "{\"msg\":11}\n");
+	off = 0;
+	for (i = 0; kb_protocol_next_line(&in, &off, &l, &len, &err) == 1; i++)
+		assert_int_equal(len, 10);
+	assert_int_equal(i, 200000);
+	assert_int_equal(off, in.len);
+
+	/* a line over the limit, with its newline or without one */
+	big = kb_malloc(KB_PROTOCOL_MAX_LINE + 2);
+	memset(big, 'x', KB_PROTOCOL_MAX_LINE + 1);
+	kb_buf_add(&in, big, KB_PROTOCOL_MAX_LINE);
+	assert_int_equal(kb_protocol_next_line(&in, &off, &l, &len, &err), 0);
+	kb_buf_add(&in, "x", 1);
+	assert_int_equal(kb_protocol_next_line(&in, &off, &l, &len, &err),
+			 KB_EINPUT);
+	assert_msg_contains(err.msg, "line longer than");
+	kb_err_clear(&err);
+	kb_buf_add(&in, "\n", 1);
+	assert_int_equal(kb_protocol_next_line(&in, &off, &l, &len, &err),
+			 KB_EINPUT);
+	free(big);
+	kb_buf_release(&in);
+}
+
+/* ---- a fake daemon: answers HELLO, then nothing (a stopped daemon) ---- */
+
+struct fake {
+	char dir[64];
+	char path[96];
+	int listen_fd;
+	int answer_hello; /* 0: never accept at all */
+	pthread_t thread;
+};
+
+static void *fake_run(void *arg)
+{
+	struct fake *f = arg;
+	char buf[4096];
+	int c = accept(f->listen_fd, NULL, NULL);
+	static const char hello[] =
+		"{\"msg\":1,\"version\":1,\"daemon\":\"fake\"}\n";
+
+	if (c < 0)
+		return NULL;
+	if (read(c, buf, sizeof(buf)) > 0 &&
+	    write(c, hello, sizeof(hello) - 1) < 0)
+		fail_msg("fake daemon cannot answer");
+	/* then silence until the client gives up and closes */
+	while (read(c, buf, sizeof(buf)) > 0)
+		;
+	close(c);
+	return NULL;
+}
+
+static void fake_start(struct fake *f, int answer_hello, int backlog)
+{
+	struct sockaddr_un sa;
+
+	memset(f, 0, sizeof(*f));
+	snprintf(f->dir, sizeof(f->dir), "/tmp/kb-proto-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->path, sizeof(f->path), "%s/d.sock", f->dir);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path, f->path, strlen(f->path) + 1);
+	f->listen_fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(f->listen_fd >= 0);
+	assert_int_equal(bind(f->listen_fd, (struct sockaddr *)&sa,
+			      sizeof(sa)), 0);
+	assert_int_equal(listen(f->listen_fd, backlog), 0);
+	f->answer_hello = answer_hello;
+	if (answer_hello)
+		assert_int_equal(pthread_create(&f->thread, NULL, fake_run, f),
+				 0);
+}
+
+static void fake_stop(struct fake *f)
+{
+	if (f->answer_hello)
+		pthread_join(f->thread, NULL);
+	close(f->listen_fd);
+	unlink(f->path);
+	rmdir(f->dir);
+}
+
+/* clients waited for ever on a stopped daemon (SIGSTOP, issue 12) */
+static void test_protocol__a_silent_daemon_times_out(void **state)
+{
+	struct kb_protocol_reader *r = NULL;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_msg req, reply;
+	struct fake f;
+	double t0;
+	int fd = -1;
+
+	(void)state;
+	setenv("KBISECT_TIMEOUT", "0.3", 1);
+	fake_start(&f, 1, 4);
+	assert_int_equal(kb_protocol_connect(f.path, &fd, &r, &err), 0);
+	assert_int_equal(kb_protocol_reader_timeout(r, 0), 300);
+	assert_int_equal(kb_protocol_reader_timeout(r, 1),
+			 3 * KB_PROTOCOL_HEARTBEAT_S * 1000);
+	memset(&req, 0, sizeof(req));
+	req.type = KB_MSG_STATUS;
+	t0 = kb_monotime();
+	assert_int_equal(kb_protocol_call(fd, r, &req, &reply, &err),
+			 KB_EFAIL);
+	assert_true(kb_monotime() - t0 >= 0.25);
+	assert_true(kb_monotime() - t0 < 5);
+	assert_msg_contains(err.msg, "did not answer within 0.3 s");
+	assert_msg_contains(err.msg, f.path);
+	assert_msg_contains(err.msg, "KBISECT_TIMEOUT");
+	kb_protocol_reader_free(r);
+	close(fd);
+	fake_stop(&f);
+
+	/* it never even answers HELLO */
+	kb_err_clear(&err);
+	fake_start(&f, 0, 4);
+	assert_int_equal(kb_protocol_connect(f.path, &fd, &r, &err), KB_EFAIL);
+	assert_msg_contains(err.msg, "did not answer within 0.3 s");
+	assert_int_equal(fd, -1);
+	fake_stop(&f);
+	unsetenv("KBISECT_TIMEOUT");
+}
+
+/* a full backlog: connect(2) itself blocks on a unix socket */
+static void test_protocol__a_full_backlog_times_out(void **state)
+{
+	struct kb_protocol_reader *r = NULL;
+	struct kb_err err = KB_ERR_INIT;
+	struct sockaddr_un sa;
+	struct fake f;
+	int fd = -1, held[4], n = 0, i;
+	double t0;
+
+	(void)state;
+	setenv("KBISECT_TIMEOUT", "0.2", 1);
+	fake_start(&f, 0, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path, f.path, strlen(f.path) + 1);
+	/* fill the backlog with connections nobody accepts */
+	for (i = 0; i < 4; i++) {
+		held[n] = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		if (connect(held[n], (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+			assert_int_equal(errno, EAGAIN);
+			close(held[n]);
+			break;
+		}
+		n++;
+	}
+	assert_true(n >= 1 && n < 4);
+	t0 = kb_monotime();
+	assert_int_equal(kb_protocol_connect(f.path, &fd, &r, &err), KB_EFAIL);
+	assert_true(kb_monotime() - t0 < 5);
+	assert_msg_contains(err.msg, "did not take the connection within 0.2 s");
+	for (i = 0; i < n; i++)
+		close(held[i]);
+	fake_stop(&f);
+	unsetenv("KBISECT_TIMEOUT");
+}
+
+static void test_protocol__timeout_comes_from_the_environment(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	int ms = 0;
+
+	(void)state;
+	unsetenv("KBISECT_TIMEOUT");
+	assert_int_equal(kb_protocol_timeout_env(&ms, &err), 0);
+	assert_int_equal(ms, KB_PROTOCOL_TIMEOUT_S * 1000);
+	setenv("KBISECT_TIMEOUT", "0", 1);
+	assert_int_equal(kb_protocol_timeout_env(&ms, &err), 0);
+	assert_int_equal(ms, -1);
+	setenv("KBISECT_TIMEOUT", "2.5", 1);
+	assert_int_equal(kb_protocol_timeout_env(&ms, &err), 0);
+	assert_int_equal(ms, 2500);
+	setenv("KBISECT_TIMEOUT", "soon", 1);
+	assert_int_equal(kb_protocol_timeout_env(&ms, &err), KB_EINPUT);
+	assert_msg_contains(err.msg, "KBISECT_TIMEOUT='soon' is not a number");
+	kb_err_clear(&err);
+	setenv("KBISECT_TIMEOUT", "-1", 1);
+	assert_int_equal(kb_protocol_timeout_env(&ms, &err), KB_EINPUT);
+	kb_err_clear(&err);
+	setenv("KBISECT_TIMEOUT", "nan", 1);
+	assert_int_equal(kb_protocol_timeout_env(&ms, &err), KB_EINPUT);
+	unsetenv("KBISECT_TIMEOUT");
+}
+
+/* /tmp/kbisect-UID could be anyone's (issue 12): checked as tmux checks
+ * /tmp/tmux-UID; other folders are the user's choice */
+static void test_protocol__fallback_socket_folder_must_be_private(void **state)
+{
+	struct kb_protocol_reader *r = NULL;
+	struct kb_err err = KB_ERR_INIT;
+	char *dir = kb_asprintf("/tmp/kbisect-%lu", (unsigned long)geteuid());
+	char *sock = kb_asprintf("%s/kbisectd.sock", dir);
+	char open_dir[] = "/tmp/kb-proto-XXXXXX";
+	char *open_sock;
+	struct stat st;
+	int fd = -1;
+
+	(void)state;
+	assert_non_null(mkdtemp(open_dir));
+	assert_int_equal(chmod(open_dir, 0777), 0);
+	open_sock = kb_asprintf("%s/kbisectd.sock", open_dir);
+	assert_int_equal(kb_protocol_socket_dir_check(open_sock, 1, &err), 0);
+	rmdir(open_dir);
+	free(open_sock);
+	if (lstat(dir, &st) == 0) {
+		print_message("  (%s exists: the fallback folder is not touched)\n",
+			      dir);
+		goto out;
+	}
+	/* missing: fine for a client (nobody listens), made by the daemon */
+	assert_int_equal(kb_protocol_socket_dir_check(sock, 0, &err), 0);
+	assert_int_equal(kb_protocol_socket_dir_check(sock, 1, &err), 0);
+	assert_int_equal(lstat(dir, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_int_equal(kb_protocol_socket_dir_check(sock, 1, &err), KB_EFAIL);
+	assert_msg_contains(err.msg, "unsafe socket folder");
+	assert_msg_contains(err.msg, "has mode 0777");
+	assert_msg_contains(err.msg, "KBISECT_SOCKET");
+	kb_err_clear(&err);
+	assert_int_equal(kb_protocol_connect(sock, &fd, &r, &err), KB_EFAIL);
+	assert_msg_contains(err.msg, "unsafe socket folder");
+	kb_err_clear(&err);
+	assert_int_equal(chmod(dir, 0700), 0);
+	assert_int_equal(kb_protocol_connect(sock, &fd, &r, &err),
+			 KB_ENOTFOUND);
+	rmdir(dir);
+out:
+	free(dir);
+	free(sock);
+}
+
 /* The fuzzing corpus: each file parses or is refused, and what parses
  * writes back to a line that parses to the same type. */
 static void test_protocol__corpus_replays(void **state)
@@ -328,6 +601,11 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_protocol__unknown_members_are_ignored),
 	cmocka_unit_test(test_protocol__bad_lines_are_refused),
 	cmocka_unit_test(test_protocol__take_line_splits_and_caps),
+	cmocka_unit_test(test_protocol__next_line_takes_lines_in_place),
+	cmocka_unit_test(test_protocol__a_silent_daemon_times_out),
+	cmocka_unit_test(test_protocol__a_full_backlog_times_out),
+	cmocka_unit_test(test_protocol__timeout_comes_from_the_environment),
+	cmocka_unit_test(test_protocol__fallback_socket_folder_must_be_private),
 	cmocka_unit_test(test_protocol__default_socket_follows_environment),
 	cmocka_unit_test(test_protocol__no_daemon_says_how_to_start_one),
 	cmocka_unit_test(test_protocol__corpus_replays),
