@@ -58,9 +58,10 @@ static int number(json_object *o, double *out)
 	if (!o || !(json_object_is_type(o, json_type_int) ||
 		    json_object_is_type(o, json_type_double)))
 		return -1;
-	*out = json_object_get_double(o);
-	if (!isfinite(*out))
+	/* json-c reads 4e725 as infinity: refused, and *out untouched */
+	if (!isfinite(json_object_get_double(o)))
 		return -1;
+	*out = json_object_get_double(o);
 	return 0;
 }
 
@@ -145,13 +146,19 @@ static int add_dir(json_object *job, size_t idx, size_t d, const char *file,
 	return 0;
 }
 
-static void set(struct kb_sample *out, const char *dir, const char *what,
-		double v)
+/* Set metric DIR_WHAT; finite numbers can still add up past a double. */
+static int set(struct kb_sample *out, const char *dir, const char *what,
+	       double v, const char *file, struct kb_err *err)
 {
 	char name[KB_METRIC_NAME_MAX];
 
 	snprintf(name, sizeof(name), "%s_%s", dir, what);
+	if (!isfinite(v))
+		return kb_err_set(err, KB_EINPUT,
+				  "%s: '%s' is out of range: the jobs' numbers add up past what a double holds",
+				  file, name);
 	(void)kb_sample_set(out, name, v);
+	return 0;
 }
 
 static int metrics(json_object *root, const char *file, struct kb_sample *out,
@@ -198,15 +205,19 @@ static int metrics(json_object *root, const char *file, struct kb_sample *out,
 
 		if (d == 2 && s->ios == 0 && s->iops == 0 && s->bw_kib == 0)
 			continue;
-		set(out, dirs[d], "iops", s->iops);
-		set(out, dirs[d], "bw_kib", s->bw_kib);
+		if ((ret = set(out, dirs[d], "iops", s->iops, file, err)) ||
+		    (ret = set(out, dirs[d], "bw_kib", s->bw_kib, file, err)))
+			return ret;
 		if (s->ios <= 0)
 			continue;
-		set(out, dirs[d], "lat_mean_us", s->clat_sum_ns / s->ios / 1000);
+		if ((ret = set(out, dirs[d], "lat_mean_us",
+			       s->clat_sum_ns / s->ios / 1000, file, err)))
+			return ret;
 		for (k = 0; k < NPCTS; k++)
-			if (s->have_pct[k])
-				set(out, dirs[d], pcts[k].suffix,
-				    s->pct_ns[k] / 1000);
+			if (s->have_pct[k] &&
+			    (ret = set(out, dirs[d], pcts[k].suffix,
+				       s->pct_ns[k] / 1000, file, err)))
+				return ret;
 	}
 	return 0;
 }

@@ -177,6 +177,41 @@ static void test_fio__failed_job_is_refused(void **state)
 		  "fio job 'j' failed with error 5");
 }
 
+/* json-c reads 4e725 as infinity, and number() stored it before it
+ * refused it: an infinite I/O count made the mean latency infinite
+ * (found by make fuzz-run) */
+static void test_fio__infinite_io_count_is_ignored(void **state)
+{
+	const char *text =
+		"{ \"jobs\": [ { \"jobname\": \"j\", \"error\": 0,"
+		" \"read\": { \"iops\": 10, \"bw\": 40,"
+		" \"clat_ns\": { \"mean\": 5000, \"N\": 4e725 } },"
+		" \"write\": { \"iops\": 0, \"bw\": 0 } } ] }";
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_sample s;
+	double v;
+
+	(void)state;
+	assert_int_equal(kb_fio_parse_buffer(text, strlen(text), "t.json", &s,
+					     &err),
+			 0);
+	assert_int_equal(kb_sample_get(&s, "read_iops", &v), 0);
+	assert_true(v == 10);
+	/* no finite count of I/Os: no latency, never an infinite one */
+	assert_int_equal(kb_sample_get(&s, "read_lat_mean_us", &v), -1);
+}
+
+static void test_fio__sums_past_a_double_are_refused(void **state)
+{
+	(void)state;
+	parse_err("{ \"jobs\": ["
+		  " { \"read\": { \"iops\": 1e308, \"bw\": 1 },"
+		  " \"write\": { \"iops\": 0, \"bw\": 0 } },"
+		  " { \"read\": { \"iops\": 1e308, \"bw\": 1 },"
+		  " \"write\": { \"iops\": 0, \"bw\": 0 } } ] }",
+		  "'read_iops' is out of range");
+}
+
 static void test_fio__trim_reported_when_nonzero(void **state)
 {
 	const char *text =
@@ -427,6 +462,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_fio__malformed_json_names_file_and_offset),
 	cmocka_unit_test(test_fio__not_fio_output_is_refused),
 	cmocka_unit_test(test_fio__failed_job_is_refused),
+	cmocka_unit_test(test_fio__infinite_io_count_is_ignored),
+	cmocka_unit_test(test_fio__sums_past_a_double_are_refused),
 	cmocka_unit_test(test_fio__trim_reported_when_nonzero),
 	cmocka_unit_test(test_fio__oversized_output_is_refused),
 	cmocka_unit_test(test_fio__missing_file_names_it),
