@@ -277,3 +277,20 @@ int kb_analysis_find(const struct kb_analysis *a, unsigned base,
 	}
 	return -1;
 }
+
+int kb_analysis_compare_at(struct kb_analysis *a, unsigned ia, unsigned ib,
+			   int adaptive, double alpha,
+			   struct kb_comparison *out, struct kb_err *err)
+{
+	double keep = a->opts.alpha;
+	int ret;
+
+	if (!(alpha > 0 && alpha < 1))
+		return kb_err_set(err, KB_EINPUT,
+				  "significance level %g: need 0 < alpha < 1",
+				  alpha);
+	a->opts.alpha = alpha;
+	ret = kb_analysis_compare(a, ia, ib, adaptive, out, err);
+	a->opts.alpha = keep;
+	return ret;
+}

@@ -73,4 +73,15 @@ int kb_analysis_worst(const struct kb_analysis *a);
 int kb_analysis_find(const struct kb_analysis *a, unsigned base,
 		     unsigned from, const size_t *factors, size_t k);
 
+/*
+ * kb_analysis_compare() at significance level @alpha (0 < alpha < 1)
+ * instead of the experiment's compare.alpha, for a test that is one of a
+ * family (`why` tests the worst of C variants at alpha / C); the interval's
+ * level follows, 1 - @alpha.  The experiment's options are unchanged
+ * afterwards.
+ */
+int kb_analysis_compare_at(struct kb_analysis *a, unsigned ia, unsigned ib,
+			   int adaptive, double alpha,
+			   struct kb_comparison *out, struct kb_err *err);
+
 #endif
