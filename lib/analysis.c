@@ -25,6 +25,8 @@ struct kb_analysis {
 	size_t nvariants;
 	struct kb_store_variant *v;
 	unsigned added;
+	size_t naside;  /* kb_analysis_set_aside(): per variant, the first */
+	size_t *aside;  /* boots left out */
 };
 
 static void release_variants(struct kb_analysis *a)
@@ -40,9 +42,20 @@ static void release_variants(struct kb_analysis *a)
 
 static int load_values(struct kb_analysis *a, struct kb_err *err)
 {
+	size_t i, k;
+	int ret;
+
 	release_variants(a);
-	return kb_store_variants(a->s, a->exp, a->metric, &a->v,
-				 &a->nvariants, err);
+	ret = kb_store_variants(a->s, a->exp, a->metric, &a->v, &a->nvariants,
+				err);
+	for (i = 0; ret == 0 && i < a->naside && i < a->nvariants; i++) {
+		k = a->aside[i] < a->v[i].nboots ? a->aside[i]
+						  : a->v[i].nboots;
+		memmove(a->v[i].boot_means, a->v[i].boot_means + k,
+			(a->v[i].nboots - k) * sizeof(*a->v[i].boot_means));
+		a->v[i].nboots -= k;
+	}
+	return ret;
 }
 
 void kb_analysis_free(struct kb_analysis *a)
@@ -50,6 +63,7 @@ void kb_analysis_free(struct kb_analysis *a)
 	if (!a)
 		return;
 	release_variants(a);
+	free(a->aside);
 	kb_executor_free(a->ex);
 	kb_model_free(a->model);
 	kb_plan_free(a->plan);
@@ -293,4 +307,42 @@ int kb_analysis_compare_at(struct kb_analysis *a, unsigned ia, unsigned ib,
 	ret = kb_analysis_compare(a, ia, ib, adaptive, out, err);
 	a->opts.alpha = keep;
 	return ret;
+}
+
+size_t kb_analysis_set_aside(struct kb_analysis *a, unsigned idx)
+{
+	size_t n;
+
+	if (idx >= a->nvariants)
+		return 0;
+	if (!a->aside) {
+		a->aside = kb_calloc(a->nvariants, sizeof(*a->aside));
+		a->naside = a->nvariants;
+	}
+	n = a->v[idx].nboots;
+	a->aside[idx] += n;
+	a->v[idx].nboots = 0;
+	return n;
+}
+
+int kb_analysis_add_boots(struct kb_analysis *a, unsigned idx, unsigned n,
+			  struct kb_err *err)
+{
+	int ret;
+
+	if (idx >= a->nvariants)
+		return kb_err_set(err, KB_ENOTFOUND,
+				  "experiment %lld has %zu variants: no #%u",
+				  (long long)a->exp, a->nvariants, idx);
+	if (!a->ex)
+		return kb_err_set(err, KB_EINPUT,
+				  "experiment %lld cannot run again: no boots can be added",
+				  (long long)a->exp);
+	if (!n)
+		return 0;
+	if ((ret = kb_pipeline_add_boots(a->s, a->exp, a->plan, a->ex, idx, n,
+					 err)))
+		return ret;
+	a->added += n;
+	return load_values(a, err);
 }

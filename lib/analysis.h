@@ -84,4 +84,21 @@ int kb_analysis_compare_at(struct kb_analysis *a, unsigned ia, unsigned ib,
 			   int adaptive, double alpha,
 			   struct kb_comparison *out, struct kb_err *err);
 
+/*
+ * Set aside the boots variant @idx has now: from here on they count in no
+ * comparison or statistic of @a (they stay stored), only boots added later
+ * do.  A variant picked by looking at its boots (the worst of many) is so
+ * confirmed on fresh boots, which played no part in the pick.  Returns the
+ * number set aside.
+ */
+size_t kb_analysis_set_aside(struct kb_analysis *a, unsigned idx);
+
+/*
+ * Boot variant @idx @n more times, store the boots and take them into
+ * account (they count in kb_analysis_boots_added()).  KB_EINPUT when the
+ * experiment cannot run again (kb_analysis_can_sample()).
+ */
+int kb_analysis_add_boots(struct kb_analysis *a, unsigned idx, unsigned n,
+			  struct kb_err *err);
+
 #endif

@@ -191,6 +191,14 @@ static void judge_interactions(const struct kb_analysis *a, struct kb_why *w)
 	}
 }
 
+/* @ia against B, at the level of comparisons with B (why.h). */
+static int compare_bad(struct kb_analysis *a, const struct kb_why *w,
+		       unsigned ia, struct kb_comparison *out,
+		       struct kb_err *err)
+{
+	return kb_analysis_compare_at(a, ia, w->bad, 1, w->alpha, out, err);
+}
+
 /*
  * Measure set @s (A with its changes) against both ends and classify it
  * (why.h).  The whole set is B itself: it reproduces by definition.
@@ -214,8 +222,7 @@ static int try_set(struct kb_analysis *a, const struct kb_why *w,
 	}
 	if ((ret = kb_analysis_compare(a, w->good, (unsigned)s->variant, 1,
 				       &s->from_good, err)) ||
-	    (ret = kb_analysis_compare(a, (unsigned)s->variant, w->bad, 1,
-				       &s->to_bad, err)))
+	    (ret = compare_bad(a, w, (unsigned)s->variant, &s->to_bad, err)))
 		return ret;
 	from = s->from_good.verdict;
 	to = s->to_bad.verdict;
@@ -355,9 +362,13 @@ static int describe(struct kb_analysis *a, struct kb_why *w, uint32_t mask,
 		not_compared(&cu->in_context);
 		not_compared(&cu->alone);
 		if (without >= 0 &&
-		    (ret = kb_analysis_compare(a, (unsigned)without,
-					       w->set_variant, 1,
-					       &cu->in_context, err)))
+		    (ret = w->set_variant == w->bad
+				   ? compare_bad(a, w, (unsigned)without,
+						 &cu->in_context, err)
+				   : kb_analysis_compare(a, (unsigned)without,
+							 w->set_variant, 1,
+							 &cu->in_context,
+							 err)))
 			return ret;
 		if (alone >= 0 &&
 		    (ret = kb_analysis_compare(a, w->good, (unsigned)alone, 1,
@@ -391,6 +402,30 @@ static int describe(struct kb_analysis *a, struct kb_why *w, uint32_t mask,
 	}
 	judge_interactions(a, w);
 	return 0;
+}
+
+/*
+ * B (@bad) was picked as the worst: set its boots aside and boot it afresh
+ * as often (at least repeat.boots, at most repeat.max_boots) when the
+ * experiment can run again, else test every comparison with it at alpha
+ * over the candidates.
+ */
+static int confirm_fresh(struct kb_analysis *a, struct kb_why *w,
+			 unsigned bad, struct kb_err *err)
+{
+	const struct kb_repeat *rep =
+		kb_matrix_repeat(kb_plan_matrix(kb_analysis_plan(a)));
+	size_t n;
+
+	if (!kb_analysis_can_sample(a)) {
+		w->alpha /= w->picked_from;
+		return 0;
+	}
+	w->set_aside = (unsigned)kb_analysis_set_aside(a, bad);
+	n = w->set_aside > rep->boots ? w->set_aside : rep->boots;
+	if (n > rep->max_boots)
+		n = rep->max_boots;
+	return kb_analysis_add_boots(a, bad, (unsigned)n, err);
 }
 
 int kb_why_explain(struct kb_analysis *a, int good, int bad,
@@ -430,7 +465,8 @@ int kb_why_explain(struct kb_analysis *a, int good, int bad,
 			out->good = out->bad = (unsigned)good;
 			goto out;
 		}
-		out->alpha /= out->picked_from;
+		if ((ret = confirm_fresh(a, out, (unsigned)bad, err)))
+			goto out;
 	}
 	out->good = (unsigned)good;
 	out->bad = (unsigned)bad;

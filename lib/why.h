@@ -20,10 +20,14 @@ struct kb_err;
  *
  * The rules, so that no factor is named on a guess:
  *
- * - When B is picked as the worst of C candidates (not given), A -> B is
- *   tested at alpha / C (Bonferroni): the worst of C is the most extreme
- *   of C draws, and at plain alpha it looks like a regression far more
- *   often than alpha when nothing differs.
+ * - When B is picked as the worst of C candidates (not given), its boots
+ *   are the most extreme of C draws: tested on them, at plain alpha, it
+ *   looks like a regression far more often than alpha when nothing
+ *   differs, and every comparison with it is biased.  When the experiment
+ *   can run again, the boots that made B the worst are set aside and B
+ *   is confirmed on fresh boots (as many, at least repeat.boots, then
+ *   more as comparisons need); otherwise every comparison with B is tested
+ *   at alpha / C (Bonferroni).
  * - A set S *reproduces* the regression when A -> A+S is a regression and
  *   A+S -> B is not (the rest of the changes count as harmless when they
  *   are not a regression; they need not be shown to be no-change).  S is
@@ -100,7 +104,10 @@ struct kb_why {
 				       * nothing is worse) */
 	unsigned picked_from;         /* bad picked as the worst of this many
 				       * measured variants (0: given) */
-	double alpha;                 /* the level total was tested at */
+	unsigned set_aside;           /* picked and confirmed on fresh boots:
+				       * bad's boots left out (0: not) */
+	double alpha;                 /* the level comparisons with bad are
+				       * tested at */
 	struct kb_comparison total;   /* A -> B */
 	int reproduces;               /* total is a regression */
 	size_t ndiff;                 /* factors in which A and B differ */

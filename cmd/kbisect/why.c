@@ -59,6 +59,7 @@ static void why_json(const struct kb_analysis *a, const struct kb_why *w)
 	kb_json_kv_int(j, "bad", w->bad);
 	kb_json_kv_string(j, "bad_label", label(a, w->bad));
 	kb_json_kv_int(j, "picked_from", w->picked_from);
+	kb_json_kv_int(j, "set_aside", w->set_aside);
 	kb_json_kv_number(j, "alpha", w->alpha);
 	cmd_json_comparison(j, "total", &w->total);
 	kb_json_kv_bool(j, "reproduces", w->reproduces);
@@ -190,8 +191,11 @@ static void why_text(const struct kb_analysis *a, const struct kb_why *w)
 	       label(a, w->good), w->bad, label(a, w->bad));
 	print_change(&w->total);
 	printf("\n");
-	if (w->picked_from > 1)
-		printf("  (#%u is the worst of %u variants: tested at alpha %g / %u = %.2g, %.3g%% CI)\n",
+	if (w->set_aside)
+		printf("  (#%u is the worst of %u variants: confirmed on fresh boots, the %u that made it the worst set aside)\n",
+		       w->bad, w->picked_from, w->set_aside);
+	else if (w->picked_from > 1)
+		printf("  (#%u is the worst of %u variants: compared at alpha %g / %u = %.2g, %.3g%% CI)\n",
 		       w->bad, w->picked_from, w->alpha * w->picked_from,
 		       w->picked_from, w->alpha, 100 * (1 - w->alpha));
 	printf("\n");
