@@ -76,9 +76,9 @@ int kb_analysis_find(const struct kb_analysis *a, unsigned base,
 /*
  * kb_analysis_compare() at significance level @alpha (0 < alpha < 1)
  * instead of the experiment's compare.alpha, for a test that is one of a
- * family (`why` tests the worst of C variants at alpha / C); the interval's
- * level follows, 1 - @alpha.  The experiment's options are unchanged
- * afterwards.
+ * family (`why` compares with the worst of C variants at alpha / C when
+ * it cannot boot it afresh); the interval's level follows, 1 - @alpha.
+ * The experiment's options are unchanged afterwards.
  */
 int kb_analysis_compare_at(struct kb_analysis *a, unsigned ia, unsigned ib,
 			   int adaptive, double alpha,
