@@ -26,9 +26,12 @@ struct kb_analysis {
 	size_t nvariants;
 	struct kb_store_variant *v;
 	unsigned added;
-	/* the last sequential boundary computed, for these looks */
+	/* the last sequential boundary computed, for these looks and the
+	 * overall level it spends (kb_analysis_compare_at changes it) */
 	unsigned la_start, la_max, la_looks;
-	double la_alpha;
+	double la_alpha, la_of;
+	size_t naside;  /* kb_analysis_set_aside(): per variant, the first */
+	size_t *aside;  /* boots left out */
 };
 
 static void release_variants(struct kb_analysis *a)
@@ -44,9 +47,20 @@ static void release_variants(struct kb_analysis *a)
 
 static int load_values(struct kb_analysis *a, struct kb_err *err)
 {
+	size_t i, k;
+	int ret;
+
 	release_variants(a);
-	return kb_store_variants(a->s, a->exp, a->metric, &a->v,
-				 &a->nvariants, err);
+	ret = kb_store_variants(a->s, a->exp, a->metric, &a->v, &a->nvariants,
+				err);
+	for (i = 0; ret == 0 && i < a->naside && i < a->nvariants; i++) {
+		k = a->aside[i] < a->v[i].nboots ? a->aside[i]
+						  : a->v[i].nboots;
+		memmove(a->v[i].boot_means, a->v[i].boot_means + k,
+			(a->v[i].nboots - k) * sizeof(*a->v[i].boot_means));
+		a->v[i].nboots -= k;
+	}
+	return ret;
 }
 
 void kb_analysis_free(struct kb_analysis *a)
@@ -54,6 +68,7 @@ void kb_analysis_free(struct kb_analysis *a)
 	if (!a)
 		return;
 	release_variants(a);
+	free(a->aside);
 	kb_executor_free(a->ex);
 	kb_model_free(a->model);
 	kb_plan_free(a->plan);
@@ -148,6 +163,12 @@ int kb_analysis_can_sample(const struct kb_analysis *a)
 	return a->ex != NULL;
 }
 
+void kb_analysis_no_sampling(struct kb_analysis *a)
+{
+	kb_executor_free(a->ex);
+	a->ex = NULL;
+}
+
 unsigned kb_analysis_boots_added(const struct kb_analysis *a)
 {
 	return a->added;
@@ -171,11 +192,13 @@ const double *kb_analysis_values(const struct kb_analysis *a, unsigned idx,
 static double look_alpha(struct kb_analysis *a, unsigned start,
 			 unsigned max, unsigned *looks)
 {
-	if (a->la_alpha <= 0 || a->la_start != start || a->la_max != max) {
+	if (a->la_alpha <= 0 || a->la_start != start || a->la_max != max ||
+	    a->la_of != a->opts.alpha) {
 		a->la_alpha = kb_compare_look_alpha(start, max, a->opts.alpha,
 						    &a->la_looks);
 		a->la_start = start;
 		a->la_max = max;
+		a->la_of = a->opts.alpha;
 	}
 	*looks = a->la_looks;
 	return a->la_alpha;
@@ -345,4 +368,59 @@ int kb_analysis_find(const struct kb_analysis *a, unsigned base,
 			return (int)i;
 	}
 	return -1;
+}
+
+int kb_analysis_compare_at(struct kb_analysis *a, unsigned ia, unsigned ib,
+			   int adaptive, double alpha,
+			   struct kb_comparison *out, struct kb_err *err)
+{
+	double keep = a->opts.alpha;
+	int ret;
+
+	if (!(alpha > 0 && alpha < 1))
+		return kb_err_set(err, KB_EINPUT,
+				  "significance level %g: need 0 < alpha < 1",
+				  alpha);
+	a->opts.alpha = alpha;
+	ret = kb_analysis_compare(a, ia, ib, adaptive, out, err);
+	a->opts.alpha = keep;
+	return ret;
+}
+
+size_t kb_analysis_set_aside(struct kb_analysis *a, unsigned idx)
+{
+	size_t n;
+
+	if (idx >= a->nvariants)
+		return 0;
+	if (!a->aside) {
+		a->aside = kb_calloc(a->nvariants, sizeof(*a->aside));
+		a->naside = a->nvariants;
+	}
+	n = a->v[idx].nboots;
+	a->aside[idx] += n;
+	a->v[idx].nboots = 0;
+	return n;
+}
+
+int kb_analysis_add_boots(struct kb_analysis *a, unsigned idx, unsigned n,
+			  struct kb_err *err)
+{
+	int ret;
+
+	if (idx >= a->nvariants)
+		return kb_err_set(err, KB_ENOTFOUND,
+				  "experiment %lld has %zu variants: no #%u",
+				  (long long)a->exp, a->nvariants, idx);
+	if (!a->ex)
+		return kb_err_set(err, KB_EINPUT,
+				  "experiment %lld cannot run again: no boots can be added",
+				  (long long)a->exp);
+	if (!n)
+		return 0;
+	if ((ret = kb_pipeline_add_boots(a->s, a->exp, a->plan, a->ex, idx, n,
+					 err)))
+		return ret;
+	a->added += n;
+	return load_values(a, err);
 }

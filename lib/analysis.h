@@ -36,6 +36,9 @@ const char *kb_analysis_metric(const struct kb_analysis *a);
 const struct kb_compare_opts *kb_analysis_opts(const struct kb_analysis *a);
 /* Can boots be added (the executor can run again)? */
 int kb_analysis_can_sample(const struct kb_analysis *a);
+/* Answer from the boots there are: never add any (a read-only database
+ * cannot store them). */
+void kb_analysis_no_sampling(struct kb_analysis *a);
 /* Boots added by adaptive sampling since open. */
 unsigned kb_analysis_boots_added(const struct kb_analysis *a);
 
@@ -96,5 +99,33 @@ int kb_analysis_worst(const struct kb_analysis *a);
  */
 int kb_analysis_find(const struct kb_analysis *a, unsigned base,
 		     unsigned from, const size_t *factors, size_t k);
+
+/*
+ * kb_analysis_compare() at significance level @alpha (0 < alpha < 1)
+ * instead of the experiment's compare.alpha, for a test that is one of a
+ * family (`why` compares with the worst of C variants at alpha / C when
+ * it cannot boot it afresh); the interval's level follows, 1 - @alpha.
+ * The experiment's options are unchanged afterwards.
+ */
+int kb_analysis_compare_at(struct kb_analysis *a, unsigned ia, unsigned ib,
+			   int adaptive, double alpha,
+			   struct kb_comparison *out, struct kb_err *err);
+
+/*
+ * Set aside the boots variant @idx has now: from here on they count in no
+ * comparison or statistic of @a (they stay stored), only boots added later
+ * do.  A variant picked by looking at its boots (the worst of many) is so
+ * confirmed on fresh boots, which played no part in the pick.  Returns the
+ * number set aside.
+ */
+size_t kb_analysis_set_aside(struct kb_analysis *a, unsigned idx);
+
+/*
+ * Boot variant @idx @n more times, store the boots and take them into
+ * account (they count in kb_analysis_boots_added()).  KB_EINPUT when the
+ * experiment cannot run again (kb_analysis_can_sample()).
+ */
+int kb_analysis_add_boots(struct kb_analysis *a, unsigned idx, unsigned n,
+			  struct kb_err *err);
 
 #endif

@@ -1018,6 +1018,153 @@ static int start(struct bisect *b, struct kb_err *err)
 	return kb_bisect__store_ends(b, "options", err);
 }
 
+/* ---- is the answer 1-minimal? ---------------------------------------- */
+
+/*
+ * The class of the probe of @set and its point (*@pt, NULL for the ends):
+ * the empty set is the good end, the full set the bad end; -1 when it was
+ * never probed.
+ */
+static int class_of(struct bisect *b, const unsigned char *set,
+		    struct point **pt)
+{
+	size_t i, nset = 0;
+
+	*pt = NULL;
+	for (i = 0; i < b->ngroups; i++)
+		nset += set[i] != 0;
+	if (nset == 0)
+		return KB_BISECT_GOOD;
+	if (nset == b->ngroups)
+		return KB_BISECT_BAD;
+	for (i = 2; i < b->npoints; i++) {
+		if (b->points[i].classified &&
+		    !memcmp(b->points[i].set, set, b->ngroups)) {
+			*pt = &b->points[i];
+			return (int)b->points[i].cls;
+		}
+	}
+	return -1;
+}
+
+/*
+ * The pooled within-point variance of the log values of the ends and @p
+ * (when not NULL); NaN when a value is not positive or nothing varies.
+ */
+static double log_var(const struct bisect *b, const struct point *p)
+{
+	const struct point *pts[3] = { &b->points[0], &b->points[1], p };
+	double ss = 0, mean, x;
+	size_t i, k, df = 0;
+
+	for (k = 0; k < 3 && pts[k]; k++) {
+		if (pts[k]->nvalues < 2)
+			continue;
+		for (i = 0, mean = 0; i < pts[k]->nvalues; i++) {
+			if (!(pts[k]->values[i] > 0))
+				return NAN;
+			mean += log(pts[k]->values[i]);
+		}
+		mean /= (double)pts[k]->nvalues;
+		for (i = 0; i < pts[k]->nvalues; i++) {
+			x = log(pts[k]->values[i]) - mean;
+			ss += x * x;
+		}
+		df += pts[k]->nvalues - 1;
+	}
+	return df && ss > 0 ? ss / (double)df : NAN;
+}
+
+/*
+ * Boots per side that would likely settle probe @p (NULL: one never
+ * probed): 80% power to tell the threshold of a probe against the bad
+ * end at alpha, and enough for the evidence to reach SPRT_BOUND given the
+ * ends' difference (bisect.h); at least one more than it has.  0 when the
+ * noise cannot be estimated.
+ */
+static double boots_to_settle(const struct bisect *b, const struct point *p)
+{
+	double var = log_var(b, p), z, n, t, d;
+
+	if (isnan(var))
+		return 0;
+	z = kb_stats_t_quantile(1 - b->copts_bad.alpha / 2, INFINITY) +
+	    kb_stats_t_quantile(0.8, INFINITY);
+	t = log1p(b->copts_bad.threshold_pct / 100);
+	d = fabs(log1p(b->r->ends.change_pct / 100));
+	n = t > 0 ? 2 * var * z * z / (t * t) : 0;
+	if (d > 0 && isfinite(d))
+		n = fmax(n, 4 * SPRT_BOUND * var / (d * d));
+	n = ceil(fmin(n, 1e6));
+	return fmax(n, (p ? (double)p->nvalues : 0) + 1);
+}
+
+/* Shown worse than the good end and better than the bad end. */
+static int in_between(const struct bisect *b, const struct point *p)
+{
+	struct kb_comparison g, d;
+
+	kb_bisect__compare(&b->points[0], p, &b->copts_good, &g);
+	kb_bisect__compare(&b->points[1], p, &b->copts_bad, &d);
+	return g.verdict == KB_VERDICT_REGRESSION &&
+	       d.verdict == KB_VERDICT_IMPROVEMENT;
+}
+
+/* One set of the answer's check that was not shown as it must be. */
+static void unsettled(struct bisect *b, const struct point *p, int cls,
+		      double *settle)
+{
+	struct kb_bisect_result *r = b->r;
+	double n;
+
+	r->nunsettled++;
+	if (cls == KB_BISECT_SKIP) {
+		r->nskipped++;
+		return;
+	}
+	if (p && in_between(b, p)) {
+		r->nbetween++;
+		return;
+	}
+	if (!(n = boots_to_settle(b, p)))
+		return;
+	*settle = fmax(*settle, n);
+	r->more_boots += (unsigned)fmax(n - (p ? (double)p->nvalues : 0), 0);
+}
+
+/*
+ * Is the set of groups @set 1-minimal?  Shown bad itself, and each set
+ * without one of its groups shown good (the empty set is the good end).
+ * Sets r->minimal and, when not, what is unsettled and the boots that
+ * would likely settle it.
+ */
+static void check_minimal(struct bisect *b, const unsigned char *set)
+{
+	struct kb_bisect_result *r = b->r;
+	unsigned char *sub = kb_malloc(b->ngroups + 1);
+	double settle = 0;
+	struct point *p;
+	size_t g, k;
+	int cls;
+
+	if ((cls = class_of(b, set, &p)) != KB_BISECT_BAD)
+		unsettled(b, p, cls, &settle);
+	for (g = 0; g < b->ngroups; g++) {
+		if (!set[g])
+			continue;
+		memcpy(sub, set, b->ngroups);
+		sub[g] = 0;
+		if ((cls = class_of(b, sub, &p)) != KB_BISECT_GOOD)
+			unsettled(b, p, cls, &settle);
+	}
+	r->minimal = r->nunsettled == 0;
+	r->settle_boots = (unsigned)settle;
+	for (k = 0; settle > 0 && k < 2; k++)
+		r->more_boots += (unsigned)fmax(
+			settle - (double)b->points[k].nvalues, 0);
+	free(sub);
+}
+
 /*
  * The culprits (the groups in cur) and their effect alone on good, with
  * their probe brought to max_boots for the estimate.  Sets *@result to
@@ -1072,8 +1219,12 @@ static int conclude(struct bisect *b, const size_t *cur, size_t ncur,
 		r->culprit_boots = (unsigned)p->nvalues;
 		break;
 	}
+	check_minimal(b, set);
 	if (!r->complete)
 		kb_buf_adds(&text, " (incomplete: max_probes reached)");
+	if (!r->minimal)
+		kb_buf_addf(&text, " (not minimised: %zu probe%s inconclusive)",
+			    r->nunsettled, r->nunsettled == 1 ? "" : "s");
 	*result = kb_buf_detach(&text);
 out:
 	kb_buf_release(&text);

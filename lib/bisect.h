@@ -50,7 +50,17 @@ struct kb_store;
  * Failure-Inducing Input", IEEE TSE 28(2), 2002): it finds a 1-minimal set
  * of change groups that reproduces the regression, i.e. one from which no
  * single group can be left out — a single culprit in about log2(N)
- * probes, interacting pairs and triples as sets.  The plain binary split
+ * probes, interacting pairs and triples as sets.  The answer is called
+ * 1-minimal (result->minimal) only when the set itself was classified bad
+ * and every set without one of its groups good; when some were unknown
+ * (or skipped, or never probed) the set is only a candidate set, "not
+ * minimised", with the number of such probes and an estimate of the
+ * boots that would likely settle them: per side, the larger of
+ * 2 s^2 (z(1 - alpha/2) + z(0.8))^2 / log(1 + t)^2 (80% power to tell
+ * the threshold t of a probe against the bad end) and
+ * 4 * 5.3 s^2 / D^2 (the evidence the sequential test needs, D the log
+ * change between the ends), s^2 the pooled variance of log values of the
+ * ends and the probe.  The plain binary split
  * (test the first half; recurse into it when bad, else into the second)
  * is there for comparison: it is what ktest's config bisect does and it
  * cannot find interactions.
@@ -166,12 +176,27 @@ struct kb_bisect_result {
 	size_t nchanges;              /* every differing option, by name */
 	struct kb_bisect_change *changes;
 	size_t ngroups;               /* change groups */
-	size_t nculprits;             /* the 1-minimal set, option by option */
-	struct kb_bisect_change *culprits;
+	size_t nculprits;             /* the set found, option by option: */
+	struct kb_bisect_change *culprits; /* 1-minimal only when minimal */
 	double change_pct;            /* culprits alone on good, vs good */
 	double ci_low, ci_high;       /* NaN when not measured */
 	unsigned culprit_boots;       /* boots behind it (up to max_boots) */
 	int complete;                 /* 0: max_probes stopped the search */
+	int minimal;                  /* the set was shown bad and each set
+				       * without one of its groups shown good:
+				       * a 1-minimal set, each group needed */
+	size_t nunsettled;            /* when not: those sets that were not
+				       * (unknown, skip or never probed) */
+	size_t nbetween;              /* of them, probes shown in between the
+				       * ends (part of the regression): more
+				       * boots do not make them good */
+	size_t nskipped;              /* of them, probes that could not be
+				       * measured (skip) */
+	unsigned settle_boots;        /* boots per probe and end that would
+				       * likely settle the others (80% power
+				       * at the threshold, enough evidence);
+				       * 0 when none or not estimable */
+	unsigned more_boots;          /* boots to add for that, in all */
 	unsigned builds, boots, runs; /* done by this bisection (not reused) */
 	size_t nprobes;               /* probes, not counting the ends */
 	struct kb_bisect_probe *probes;

@@ -1,18 +1,56 @@
 #include "why.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "err.h"
 #include "matrix.h"
+#include "mem.h"
 #include "stats.h"
 #include "banned.h"
 
-/* Is @c (X -> B) saying X is already as bad as B? */
-static int as_bad(const struct kb_comparison *c)
+/* Not classified yet, in the per-set table of kb_why_explain(). */
+#define NOT_TRIED 0xff
+
+const char *kb_why_answer_name(enum kb_why_answer a)
 {
-	return c->verdict == KB_VERDICT_NO_CHANGE ||
-	       c->verdict == KB_VERDICT_IMPROVEMENT;
+	switch (a) {
+	case KB_WHY_NOTHING_WORSE:
+		return "nothing-worse";
+	case KB_WHY_NOT_REPRODUCED:
+		return "does-not-reproduce";
+	case KB_WHY_EXPLAINED:
+		return "explained";
+	case KB_WHY_INCONCLUSIVE:
+		return "inconclusive";
+	}
+	return "?";
+}
+
+const char *kb_why_set_class_name(enum kb_why_set_class c)
+{
+	switch (c) {
+	case KB_WHY_SET_REPRODUCES:
+		return "reproduces";
+	case KB_WHY_SET_SHORT:
+		return "does-not";
+	case KB_WHY_SET_UNKNOWN:
+		return "unknown";
+	case KB_WHY_SET_UNMEASURED:
+		return "not-measured";
+	}
+	return "?";
+}
+
+/* A comparison that was not made: NaN numbers, inconclusive. */
+static void not_compared(struct kb_comparison *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->change_pct = c->ci_low = c->ci_high = c->p = NAN;
+	c->a.mean = c->b.mean = NAN;
+	c->verdict = KB_VERDICT_INCONCLUSIVE;
 }
 
 /* Next k-subset of 0..n-1 in lexicographic order; 0 when done. */
@@ -32,7 +70,8 @@ static int next_subset(size_t *idx, size_t k, size_t n)
 
 /*
  * Does the culprit's effect (base -> base+f) differ at another level of
- * factor g?  Compared on the log scale with the pooled variance.
+ * factor g?  Compared on the log scale with the pooled variance; sets p,
+ * and leaves significance to the family's adjustment.
  */
 static int interaction(struct kb_analysis *a, struct kb_why_culprit *cu,
 		       unsigned base, unsigned with, size_t g,
@@ -87,93 +126,202 @@ static int interaction(struct kb_analysis *a, struct kb_why_culprit *cu,
 			 1.0 / (double)n2 + 1.0 / (double)n3));
 	t = se > 0 ? fabs(in->diff_log) / se : INFINITY;
 	in->p = 2 * kb_stats_t_cdf(-t, df);
-	/* significant, and large enough to matter */
-	in->significant =
-		in->p < kb_analysis_opts(a)->alpha &&
-		fabs(exp(in->diff_log) - 1) * 100 >=
-			kb_analysis_opts(a)->threshold_pct;
+	in->p_adj = in->p;
 	cu->ninter++;
 	return 0;
 }
 
-int kb_why_explain(struct kb_analysis *a, int good, int bad,
-		   struct kb_why *out, struct kb_err *err)
+/*
+ * The "depends on" tests of every culprit are one family: Holm-adjust
+ * their p-values; an interaction counts when its adjusted p is below alpha
+ * and it changes the effect by at least the threshold.  A culprit is an
+ * independent regression when its change alone is one and nothing changes
+ * its effect.
+ */
+static void judge_interactions(const struct kb_analysis *a, struct kb_why *w)
 {
-	const struct kb_plan *p = kb_analysis_plan(a);
-	const struct kb_matrix *m = kb_plan_matrix(p);
-	const struct kb_variant *vg, *vb;
-	size_t nf = kb_matrix_nfactors(m), i, j, k;
-	size_t idx[KB_WHY_MAX], set[KB_WHY_MAX], nset = 0;
-	int found = 0, ret;
+	const struct kb_compare_opts *o = kb_analysis_opts(a);
+	double p[KB_WHY_MAX * KB_WHY_MAX], adj[KB_WHY_MAX * KB_WHY_MAX];
+	size_t i, k, n = 0;
 
-	memset(out, 0, sizeof(*out));
-	if (good < 0)
-		good = 0;
-	if (bad < 0)
-		bad = kb_analysis_worst(a);
-	if (bad < 0)
-		return kb_err_set(err, KB_EINPUT,
-				  "no variant has a measurement of %s",
-				  kb_analysis_metric(a));
-	if ((size_t)good >= kb_plan_nvariants(p) ||
-	    (size_t)bad >= kb_plan_nvariants(p))
-		return kb_err_set(err, KB_EINPUT,
-				  "no variant #%d: the experiment has %zu",
-				  (size_t)good >= kb_plan_nvariants(p) ? good
-								       : bad,
-				  kb_plan_nvariants(p));
-	out->good = (unsigned)good;
-	out->bad = (unsigned)bad;
-	vg = kb_plan_variant(p, (size_t)good);
-	vb = kb_plan_variant(p, (size_t)bad);
-	for (i = 0; i < nf; i++)
-		if (strcmp(vg->settings[i].value, vb->settings[i].value) &&
-		    out->ndiff < KB_WHY_MAX)
-			out->diff[out->ndiff++] = i;
-	if (!out->ndiff)
-		return kb_err_set(err, KB_EINPUT,
-				  "variants #%d and #%d have the same levels of every factor: pick two that differ",
-				  good, bad);
-	if ((ret = kb_analysis_compare(a, (unsigned)good, (unsigned)bad, 1,
-				       &out->total, err)))
-		goto out;
-	out->reproduces = out->total.verdict == KB_VERDICT_REGRESSION;
-	if (!out->reproduces)
-		goto out;
+	for (i = 0; i < w->nculprits; i++)
+		for (k = 0; k < w->culprits[i].ninter; k++)
+			p[n++] = w->culprits[i].inter[k].p;
+	kb_stats_p_adjust(p, n, KB_P_ADJUST_HOLM, adj);
+	for (i = n = 0; i < w->nculprits; i++) {
+		struct kb_why_culprit *cu = &w->culprits[i];
 
-	/* the smallest set of changes that makes A as bad as B */
-	for (k = 1; k <= out->ndiff && !found; k++) {
+		cu->independent = cu->alone.verdict == KB_VERDICT_REGRESSION;
+		for (k = 0; k < cu->ninter; k++) {
+			struct kb_why_interaction *in = &cu->inter[k];
+
+			in->p_adj = adj[n++];
+			in->significant = in->p_adj < o->alpha &&
+					  fabs(exp(in->diff_log) - 1) * 100 >=
+						  o->threshold_pct;
+			if (in->significant)
+				cu->independent = 0;
+		}
+	}
+}
+
+/* @ia against B, at the level of comparisons with B (why.h). */
+static int compare_bad(struct kb_analysis *a, const struct kb_why *w,
+		       unsigned ia, struct kb_comparison *out,
+		       struct kb_err *err)
+{
+	return kb_analysis_compare_at(a, ia, w->bad, 1, w->alpha, out, err);
+}
+
+/*
+ * Measure set @s (A with its changes) against both ends and classify it
+ * (why.h).  The whole set is B itself: it reproduces by definition.
+ */
+static int try_set(struct kb_analysis *a, const struct kb_why *w,
+		   struct kb_why_set *s, struct kb_err *err)
+{
+	enum kb_verdict from, to;
+	int ret;
+
+	not_compared(&s->from_good);
+	not_compared(&s->to_bad);
+	if (s->variant < 0) {
+		s->cls = KB_WHY_SET_UNMEASURED;
+		return 0;
+	}
+	if ((unsigned)s->variant == w->bad) {
+		s->from_good = w->total;
+		s->cls = KB_WHY_SET_REPRODUCES;
+		return 0;
+	}
+	if ((ret = kb_analysis_compare(a, w->good, (unsigned)s->variant, 1,
+				       &s->from_good, err)) ||
+	    (ret = compare_bad(a, w, (unsigned)s->variant, &s->to_bad, err)))
+		return ret;
+	from = s->from_good.verdict;
+	to = s->to_bad.verdict;
+	if (to == KB_VERDICT_REGRESSION || from == KB_VERDICT_NO_CHANGE ||
+	    from == KB_VERDICT_IMPROVEMENT)
+		s->cls = KB_WHY_SET_SHORT;
+	else if (from == KB_VERDICT_REGRESSION)
+		s->cls = KB_WHY_SET_REPRODUCES;
+	else
+		s->cls = KB_WHY_SET_UNKNOWN;
+	return 0;
+}
+
+/*
+ * Is every set of @mask (over w->diff) without one of its factors shown
+ * not to reproduce?  The empty set is A itself, which does not (A -> B is
+ * a regression).  @cls holds each set's class by mask.
+ */
+static int each_needed(const unsigned char *cls, uint32_t mask)
+{
+	uint32_t bit;
+
+	for (bit = 1; bit && bit <= mask; bit <<= 1) {
+		uint32_t sub = mask & ~bit;
+
+		if (!(mask & bit) || !sub)
+			continue;
+		if (cls[sub] != KB_WHY_SET_SHORT)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Sets of the differing factors, smallest first, until some size has a
+ * set that reproduces; then the answer (why.h).  Fills w->sets, the
+ * counts, and either the culprits' factors (returned in *@culprit_mask)
+ * or the suspects.
+ */
+static int search(struct kb_analysis *a, struct kb_why *w,
+		  uint32_t *culprit_mask, struct kb_err *err)
+{
+	unsigned char *cls = kb_malloc((size_t)1 << w->ndiff);
+	size_t idx[KB_WHY_MAX], i, k, nrep = 0;
+	uint32_t first = 0, all = 0, common = ~(uint32_t)0;
+	int ret = 0;
+
+	memset(cls, NOT_TRIED, (size_t)1 << w->ndiff);
+	*culprit_mask = 0;
+	for (k = 1; k <= w->ndiff && !nrep; k++) {
 		for (i = 0; i < k; i++)
 			idx[i] = i;
 		do {
-			struct kb_comparison c;
-			int v;
+			struct kb_why_set s;
+			uint32_t mask = 0;
 
-			for (i = 0; i < k; i++)
-				set[i] = out->diff[idx[i]];
-			v = k == out->ndiff ? bad
-					    : kb_analysis_find(a, (unsigned)good,
-							       (unsigned)bad,
-							       set, k);
-			if (v < 0)
-				continue;
-			if ((ret = kb_analysis_compare(a, (unsigned)v,
-						       (unsigned)bad, 1, &c,
-						       err)))
-				goto out;
-			if (as_bad(&c) || v == bad) {
-				found = 1;
-				nset = k;
-				out->set_variant = (unsigned)v;
-				out->set_vs_bad = c;
-				break;
+			memset(&s, 0, sizeof(s));
+			s.n = k;
+			for (i = 0; i < k; i++) {
+				s.factors[i] = w->diff[idx[i]];
+				mask |= (uint32_t)1 << idx[i];
 			}
-		} while (next_subset(idx, k, out->ndiff));
+			s.variant = k == w->ndiff
+					    ? (int)w->bad
+					    : kb_analysis_find(a, w->good,
+							       w->bad,
+							       s.factors, k);
+			if ((ret = try_set(a, w, &s, err)))
+				goto out;
+			cls[mask] = (unsigned char)s.cls;
+			w->ntried++;
+			if (s.cls == KB_WHY_SET_UNKNOWN ||
+			    s.cls == KB_WHY_SET_UNMEASURED)
+				w->nunknown++;
+			if (w->nsets < KB_WHY_MAX_SETS)
+				w->sets[w->nsets++] = s;
+			if (s.cls != KB_WHY_SET_REPRODUCES)
+				continue;
+			if (!nrep++) {
+				first = mask;
+				w->set_variant = (unsigned)s.variant;
+				w->set_vs_bad = s.to_bad;
+			}
+			all |= mask;
+			common &= mask;
+		} while (next_subset(idx, k, w->ndiff));
 	}
+	if (nrep == 1 && each_needed(cls, first)) {
+		w->answer = KB_WHY_EXPLAINED;
+		*culprit_mask = first;
+	} else {
+		/* several sets, or one whose factors are not each shown to
+		 * be needed: the cause lies among them (among all the
+		 * differing factors when only B itself reproduces) */
+		w->answer = KB_WHY_INCONCLUSIVE;
+		if (!nrep)
+			all = common = ((uint32_t)1 << w->ndiff) - 1;
+		for (i = 0; i < w->ndiff; i++) {
+			if (all & ((uint32_t)1 << i))
+				w->suspects[w->nsuspects++] = w->diff[i];
+			if (nrep > 1 && (common & ((uint32_t)1 << i)))
+				w->common[w->ncommon++] = w->diff[i];
+		}
+	}
+out:
+	free(cls);
+	return ret;
+}
 
-	/* each culprit: in context, alone, and against the other factors */
+/* Each culprit of @mask: in context, alone, and against the others. */
+static int describe(struct kb_analysis *a, struct kb_why *w, uint32_t mask,
+		    struct kb_err *err)
+{
+	const struct kb_plan *p = kb_analysis_plan(a);
+	const struct kb_variant *vg = kb_plan_variant(p, w->good);
+	const struct kb_variant *vb = kb_plan_variant(p, w->bad);
+	size_t nf = kb_matrix_nfactors(kb_plan_matrix(p));
+	size_t set[KB_WHY_MAX], nset = 0, i, j;
+	int ret;
+
+	for (i = 0; i < w->ndiff; i++)
+		if (mask & ((uint32_t)1 << i))
+			set[nset++] = w->diff[i];
 	for (i = 0; i < nset; i++) {
-		struct kb_why_culprit *cu = &out->culprits[out->nculprits++];
+		struct kb_why_culprit *cu = &w->culprits[w->nculprits++];
 		size_t rest[KB_WHY_MAX], nrest = 0, f = set[i];
 		int without, alone;
 
@@ -183,24 +331,23 @@ int kb_why_explain(struct kb_analysis *a, int good, int bad,
 		for (j = 0; j < nset; j++)
 			if (j != i)
 				rest[nrest++] = set[j];
-		without = kb_analysis_find(a, (unsigned)good, (unsigned)bad,
-					   rest, nrest);
-		alone = kb_analysis_find(a, (unsigned)good, (unsigned)bad, &f,
-					 1);
-		cu->in_context.verdict = KB_VERDICT_INCONCLUSIVE;
-		cu->alone.verdict = KB_VERDICT_INCONCLUSIVE;
-		cu->in_context.change_pct = cu->alone.change_pct = NAN;
+		without = kb_analysis_find(a, w->good, w->bad, rest, nrest);
+		alone = kb_analysis_find(a, w->good, w->bad, &f, 1);
+		not_compared(&cu->in_context);
+		not_compared(&cu->alone);
 		if (without >= 0 &&
-		    (ret = kb_analysis_compare(a, (unsigned)without,
-					       out->set_variant, 1,
-					       &cu->in_context, err)))
-			goto out;
+		    (ret = w->set_variant == w->bad
+				   ? compare_bad(a, w, (unsigned)without,
+						 &cu->in_context, err)
+				   : kb_analysis_compare(a, (unsigned)without,
+							 w->set_variant, 1,
+							 &cu->in_context,
+							 err)))
+			return ret;
 		if (alone >= 0 &&
-		    (ret = kb_analysis_compare(a, (unsigned)good,
-					       (unsigned)alone, 1, &cu->alone,
-					       err)))
-			goto out;
-		cu->independent = 1;
+		    (ret = kb_analysis_compare(a, w->good, (unsigned)alone, 1,
+					       &cu->alone, err)))
+			return ret;
 		if (alone < 0)
 			continue;
 		/* every other factor, at each of its other levels (as the
@@ -220,16 +367,104 @@ int kb_why_explain(struct kb_analysis *a, int good, int bad,
 						break;
 				if (q2 < q || !strcmp(lv, vg->settings[j].value))
 					continue;
-				if ((ret = interaction(a, cu, (unsigned)good,
+				if ((ret = interaction(a, cu, w->good,
 						       (unsigned)alone, j, lv,
 						       err)))
-					goto out;
+					return ret;
 			}
 		}
-		for (j = 0; j < cu->ninter; j++)
-			if (cu->inter[j].significant)
-				cu->independent = 0;
 	}
+	judge_interactions(a, w);
+	return 0;
+}
+
+/*
+ * B (@bad) was picked as the worst: set its boots aside and boot it afresh
+ * as often (at least repeat.boots, at most repeat.max_boots) when the
+ * experiment can run again, else test every comparison with it at alpha
+ * over the candidates.
+ */
+static int confirm_fresh(struct kb_analysis *a, struct kb_why *w,
+			 unsigned bad, struct kb_err *err)
+{
+	const struct kb_repeat *rep =
+		kb_matrix_repeat(kb_plan_matrix(kb_analysis_plan(a)));
+	size_t n;
+
+	if (!kb_analysis_can_sample(a)) {
+		w->alpha /= w->picked_from;
+		return 0;
+	}
+	w->set_aside = (unsigned)kb_analysis_set_aside(a, bad);
+	n = w->set_aside > rep->boots ? w->set_aside : rep->boots;
+	if (n > rep->max_boots)
+		n = rep->max_boots;
+	return kb_analysis_add_boots(a, bad, (unsigned)n, err);
+}
+
+int kb_why_explain(struct kb_analysis *a, int good, int bad,
+		   struct kb_why *out, struct kb_err *err)
+{
+	const struct kb_plan *p = kb_analysis_plan(a);
+	const struct kb_matrix *m = kb_plan_matrix(p);
+	const struct kb_variant *vg, *vb;
+	size_t nf = kb_matrix_nfactors(m), nv = kb_plan_nvariants(p), i, n;
+	uint32_t mask;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->alpha = kb_analysis_opts(a)->alpha;
+	not_compared(&out->total);
+	not_compared(&out->set_vs_bad);
+	if (good < 0)
+		good = 0;
+	if ((size_t)good >= nv || (bad >= 0 && (size_t)bad >= nv))
+		return kb_err_set(err, KB_EINPUT,
+				  "no variant #%d: the experiment has %zu",
+				  (size_t)good >= nv ? good : bad, nv);
+	if (bad < 0) {
+		bad = kb_analysis_worst(a);
+		if (bad < 0)
+			return kb_err_set(err, KB_EINPUT,
+					  "no variant has a measurement of %s",
+					  kb_analysis_metric(a));
+		/* the worst of the others is picked: a family of tests */
+		for (i = 0; i < nv; i++) {
+			kb_analysis_values(a, (unsigned)i, &n);
+			if (i != (size_t)good && n > 0)
+				out->picked_from++;
+		}
+		if (bad == good) {
+			out->answer = KB_WHY_NOTHING_WORSE;
+			out->good = out->bad = (unsigned)good;
+			goto out;
+		}
+		if ((ret = confirm_fresh(a, out, (unsigned)bad, err)))
+			goto out;
+	}
+	out->good = (unsigned)good;
+	out->bad = (unsigned)bad;
+	vg = kb_plan_variant(p, (size_t)good);
+	vb = kb_plan_variant(p, (size_t)bad);
+	for (i = 0; i < nf; i++)
+		if (strcmp(vg->settings[i].value, vb->settings[i].value) &&
+		    out->ndiff < KB_WHY_MAX)
+			out->diff[out->ndiff++] = i;
+	if (!out->ndiff)
+		return kb_err_set(err, KB_EINPUT,
+				  "variants #%d and #%d have the same levels of every factor: pick two that differ",
+				  good, bad);
+	if ((ret = kb_analysis_compare_at(a, (unsigned)good, (unsigned)bad, 1,
+					  out->alpha, &out->total, err)))
+		goto out;
+	out->reproduces = out->total.verdict == KB_VERDICT_REGRESSION;
+	out->answer = KB_WHY_NOT_REPRODUCED;
+	if (!out->reproduces)
+		goto out;
+	if ((ret = search(a, out, &mask, err)))
+		goto out;
+	if (out->answer == KB_WHY_EXPLAINED)
+		ret = describe(a, out, mask, err);
 out:
 	out->boots_added = kb_analysis_boots_added(a);
 	return ret;

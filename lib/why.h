@@ -13,13 +13,67 @@ struct kb_err;
  * at B's levels) reproduces B's regression; for each factor of that set,
  * its own effect in context (with CI), how other factors change that
  * effect (interactions: its effect measured at their other levels), and
- * whether it is an independent regression (no factor changes its effect).
- * Comparisons use adaptive sampling when the experiment can run again.
- * Works on any design that measured the variants needed; a variant the
- * design did not include is reported as not measured.
+ * whether it is an independent regression.  Comparisons use adaptive
+ * sampling when the experiment can run again.  Works on any design that
+ * measured the variants needed; a variant the design did not include is
+ * reported as not measured.
+ *
+ * The rules, so that no factor is named on a guess:
+ *
+ * - When B is picked as the worst of C candidates (not given), its boots
+ *   are the most extreme of C draws: tested on them, at plain alpha, it
+ *   looks like a regression far more often than alpha when nothing
+ *   differs, and every comparison with it is biased.  When the experiment
+ *   can run again, the boots that made B the worst are set aside and B
+ *   is confirmed on fresh boots (as many, at least repeat.boots, then
+ *   more as comparisons need); otherwise every comparison with B is tested
+ *   at alpha / C (Bonferroni).
+ * - A set S *reproduces* the regression when A -> A+S is a regression and
+ *   A+S -> B is not (the rest of the changes count as harmless when they
+ *   are not a regression; they need not be shown to be no-change).  S is
+ *   *shown not to* when A+S -> B is a regression or A -> A+S is
+ *   no-change or an improvement; anything else is unknown.
+ * - Sets are tried smallest first.  The answer names S as the culprits
+ *   only when it is the only set of its size that reproduces and every
+ *   set of S without one of its factors was shown not to reproduce (each
+ *   is needed).  Otherwise the answer is inconclusive, with the suspects
+ *   (the smallest set or sets that reproduce: all differing factors when
+ *   no smaller one does) and every set tried — never the differing
+ *   factors named as culprits.
+ * - A culprit's "depends on" tests are one family: Holm-adjusted over all
+ *   of them; a culprit is an independent regression when its change alone
+ *   is a regression and no test says another factor changes its effect.
  */
 
-#define KB_WHY_MAX 16
+#define KB_WHY_MAX 16      /* differing factors, culprits, interactions */
+#define KB_WHY_MAX_SETS 64 /* sets of changes kept in the answer */
+
+/* What `why` could say. */
+enum kb_why_answer {
+	KB_WHY_NOTHING_WORSE,  /* no variant's mean is worse than A's */
+	KB_WHY_NOT_REPRODUCED, /* A -> B is not a regression */
+	KB_WHY_EXPLAINED,      /* culprits: a set shown to reproduce, each
+				* of its factors shown to be needed */
+	KB_WHY_INCONCLUSIVE,   /* A -> B is a regression, but no set could be
+				* shown to be its cause: see suspects, sets */
+};
+
+/* A set of the changes from A to B, measured as A with those changes. */
+enum kb_why_set_class {
+	KB_WHY_SET_REPRODUCES, /* a regression from A, B not one from it */
+	KB_WHY_SET_SHORT,      /* shown not to reproduce */
+	KB_WHY_SET_UNKNOWN,    /* neither could be shown */
+	KB_WHY_SET_UNMEASURED, /* the design has no such variant */
+};
+
+struct kb_why_set {
+	size_t n;                      /* factors changed ... */
+	size_t factors[KB_WHY_MAX];    /* ... as matrix factor indexes */
+	int variant;                   /* A with them (-1: not measured) */
+	struct kb_comparison from_good; /* A -> it */
+	struct kb_comparison to_bad;   /* it -> B */
+	enum kb_why_set_class cls;
+};
 
 /* How another factor changes a culprit's effect. */
 struct kb_why_interaction {
@@ -28,7 +82,9 @@ struct kb_why_interaction {
 	struct kb_comparison c;  /* ... the culprit's change is this */
 	double diff_log;         /* log(effect here) - log(effect in context) */
 	double p;                /* t-test of diff_log = 0 */
-	int significant;
+	double p_adj;            /* p, Holm-adjusted over every interaction
+				  * test of the answer */
+	int significant;         /* p_adj < alpha and |change| >= threshold */
 };
 
 struct kb_why_culprit {
@@ -38,27 +94,56 @@ struct kb_why_culprit {
 	struct kb_comparison alone;   /* A -> A with it */
 	size_t ninter;
 	struct kb_why_interaction inter[KB_WHY_MAX];
-	int independent;              /* no significant interaction */
+	int independent;              /* alone is a regression and no
+				       * significant interaction */
 };
 
 struct kb_why {
-	unsigned good, bad;           /* variant indexes */
+	enum kb_why_answer answer;
+	unsigned good, bad;           /* variant indexes (bad == good when
+				       * nothing is worse) */
+	unsigned picked_from;         /* bad picked as the worst of this many
+				       * measured variants (0: given) */
+	unsigned set_aside;           /* picked and confirmed on fresh boots:
+				       * bad's boots left out (0: not) */
+	double alpha;                 /* the level comparisons with bad are
+				       * tested at */
 	struct kb_comparison total;   /* A -> B */
 	int reproduces;               /* total is a regression */
 	size_t ndiff;                 /* factors in which A and B differ */
 	size_t diff[KB_WHY_MAX];
-	size_t nculprits;             /* the minimal set */
+	size_t nsets;                 /* sets tried, in order (the first
+				       * KB_WHY_MAX_SETS kept) */
+	struct kb_why_set sets[KB_WHY_MAX_SETS];
+	size_t ntried;                /* sets tried in all */
+	size_t nunknown;              /* of those, unknown or not measured */
+	size_t nsuspects;             /* inconclusive: factors the cause lies
+				       * among */
+	size_t suspects[KB_WHY_MAX];
+	size_t ncommon;               /* inconclusive: factors every set that
+				       * reproduces changes */
+	size_t common[KB_WHY_MAX];
+	size_t nculprits;             /* explained: the set */
 	struct kb_why_culprit culprits[KB_WHY_MAX];
-	unsigned set_variant;         /* A with the minimal set applied */
+	unsigned set_variant;         /* A with the culprits applied */
 	struct kb_comparison set_vs_bad; /* that variant -> B */
 	unsigned boots_added;         /* by adaptive sampling */
 };
 
 /*
- * Explain the regression from variant @good to variant @bad (-1: the
- * baseline and the worst variant).  Fills *@out.
+ * Explain the regression from variant @good (-1: the baseline, #0) to
+ * variant @bad (-1: the worst variant, tested at alpha over the number of
+ * candidates).  Fills *@out; returns 0 for every answer (nothing worse,
+ * not reproduced, explained, inconclusive), KB_EINPUT for an unknown
+ * variant, for @good and @bad given alike or for a metric nothing measured.
  */
 int kb_why_explain(struct kb_analysis *a, int good, int bad,
 		   struct kb_why *out, struct kb_err *err);
+
+/* "nothing-worse", "does-not-reproduce", "explained", "inconclusive". */
+const char *kb_why_answer_name(enum kb_why_answer a);
+
+/* "reproduces", "does-not", "unknown", "not-measured". */
+const char *kb_why_set_class_name(enum kb_why_set_class c);
 
 #endif

@@ -80,8 +80,27 @@ static void on_probe(const struct kb_bisect_probe *p,
 		print_step(p, changes, s->nchanges, stderr);
 }
 
+/* Why the set found is not called 1-minimal, and what would settle it. */
+static void print_unsettled(const struct kb_bisect_result *r,
+			    unsigned max_boots)
+{
+	size_t rest = r->nunsettled - r->nbetween - r->nskipped;
+
+	if (r->nbetween)
+		printf("%zu of those probes lie in between the ends (each part of the regression): more boots will not make them good\n",
+		       r->nbetween);
+	if (r->nskipped)
+		printf("%zu of those probes could not be measured (skip)\n",
+		       r->nskipped);
+	if (rest && r->settle_boots)
+		printf("about %u boots per probe and end (repeat.max_boots is %u), %u more boots in all, would likely settle %s\n",
+		       r->settle_boots, max_boots, r->more_boots,
+		       rest == 1 ? "it" : "them");
+}
+
 static void print_text(const struct kb_bisect_result *r, const char *metric,
-		       const char *good, const char *bad, double alpha)
+		       const char *good, const char *bad, double alpha,
+		       unsigned max_boots)
 {
 	const struct kb_comparison *e = &r->ends;
 	size_t i, k;
@@ -108,8 +127,16 @@ static void print_text(const struct kb_bisect_result *r, const char *metric,
 			if (k != i && r->culprits[k].group ==
 					      r->culprits[i].group)
 				grouped = 1;
-	printf("\nculprits%s (a 1-minimal set of the changes: each is needed):\n",
-	       r->complete ? "" : " (INCOMPLETE: the probe limit was reached)");
+	if (r->minimal)
+		printf("\nculprits%s (a 1-minimal set of the changes: each is needed):\n",
+		       r->complete ? ""
+				   : " (INCOMPLETE: the probe limit was reached)");
+	else
+		printf("\nnot minimised: %zu probe%s inconclusive%s; the regression lies in these %zu changes (candidates, not each shown to be needed):\n",
+		       r->nunsettled, r->nunsettled == 1 ? "" : "s",
+		       r->complete ? ""
+				   : " (INCOMPLETE: the probe limit was reached)",
+		       r->nculprits);
 	for (i = 0; i < r->nculprits; i++) {
 		const struct kb_bisect_change *c = &r->culprits[i];
 
@@ -121,11 +148,15 @@ static void print_text(const struct kb_bisect_result *r, const char *metric,
 	if (grouped)
 		printf("  options of one group move together: one depends on"
 		       " the other\n");
+	if (!r->minimal)
+		print_unsettled(r, max_boots);
 	if (isnan(r->change_pct))
-		printf("effect of the culprits alone on good: not measured\n");
+		printf("effect of the %s alone on good: not measured\n",
+		       r->minimal ? "culprits" : "candidates");
 	else
-		printf("effect of the culprits alone on good: %s"
+		printf("effect of the %s alone on good: %s"
 		       " [%s, %s] (%g%% CI, %u boots)\n",
+		       r->minimal ? "culprits" : "candidates",
 		       cmd_pct(r->change_pct, 1).s, cmd_pct(r->ci_low, 1).s,
 		       cmd_pct(r->ci_high, 1).s, 100 * (1 - alpha),
 		       r->culprit_boots);
@@ -171,6 +202,24 @@ static void probe_json(struct kb_json *j, const struct kb_bisect_probe *p,
 	kb_json_object_end(j);
 }
 
+static void changes_json(struct kb_json *j, const char *key,
+			 const struct kb_bisect_change *c, size_t n)
+{
+	size_t i;
+
+	kb_json_key(j, key);
+	kb_json_array_begin(j);
+	for (i = 0; i < n; i++) {
+		kb_json_object_begin(j);
+		kb_json_kv_string(j, "option", c[i].option);
+		kb_json_kv_string(j, "good", c[i].good);
+		kb_json_kv_string(j, "bad", c[i].bad);
+		kb_json_kv_int(j, "group", c[i].group + 1);
+		kb_json_object_end(j);
+	}
+	kb_json_array_end(j);
+}
+
 static void print_json(const struct kb_bisect_result *r, const char *metric,
 		       const char *good, const char *bad)
 {
@@ -188,17 +237,15 @@ static void print_json(const struct kb_bisect_result *r, const char *metric,
 	cmd_json_comparison(j, "ends", &r->ends);
 	kb_json_kv_int(j, "changes", (long long)r->nchanges);
 	kb_json_kv_int(j, "groups", (long long)r->ngroups);
-	kb_json_key(j, "culprits");
-	kb_json_array_begin(j);
-	for (i = 0; i < r->nculprits; i++) {
-		kb_json_object_begin(j);
-		kb_json_kv_string(j, "option", r->culprits[i].option);
-		kb_json_kv_string(j, "good", r->culprits[i].good);
-		kb_json_kv_string(j, "bad", r->culprits[i].bad);
-		kb_json_kv_int(j, "group", r->culprits[i].group + 1);
-		kb_json_object_end(j);
-	}
-	kb_json_array_end(j);
+	changes_json(j, "culprits", r->culprits,
+		     r->minimal ? r->nculprits : 0);
+	changes_json(j, "candidates", r->culprits, r->nculprits);
+	kb_json_kv_bool(j, "minimal", r->minimal);
+	kb_json_kv_int(j, "unsettled_probes", (long long)r->nunsettled);
+	kb_json_kv_int(j, "in_between", (long long)r->nbetween);
+	kb_json_kv_int(j, "skipped", (long long)r->nskipped);
+	kb_json_kv_int(j, "settle_boots", r->settle_boots);
+	kb_json_kv_int(j, "more_boots", r->more_boots);
 	kb_json_kv_number(j, "change_pct", r->change_pct);
 	ci_array(j, r->ci_low, r->ci_high);
 	kb_json_kv_int(j, "culprit_boots", r->culprit_boots);
@@ -252,9 +299,12 @@ static const struct cmd bisect_options_entry = {
 		"repeat.max_boots).  First checks that the ends really differ, then\n"
 		"finds a 1-minimal set of changes that reproduces the regression\n"
 		"(delta debugging): single culprits in about log2(N) probes,\n"
-		"interacting pairs and triples as sets.  Everything is stored as an\n"
-		"experiment with a bisection and its steps (view v_bisection).  See\n"
-		"docs/bisect.md.\n",
+		"interacting pairs and triples as sets.  The set is called 1-minimal\n"
+		"only when every set without one of its changes was shown good;\n"
+		"otherwise it is reported as not minimised, with the probes left\n"
+		"inconclusive and the boots that would likely settle them.\n"
+		"Everything is stored as an experiment with a bisection and its\n"
+		"steps (view v_bisection).  See docs/bisect.md.\n",
 	.epilog = "Example:\n"
 		  "  kbisect bisect options --good good.config --bad bad.config \\\n"
 		  "      --model tests/data/bisect/spinlocks.model.yaml\n",
@@ -339,7 +389,8 @@ static int bisect_options(const struct kb_args *args)
 	if (json)
 		print_json(r, metric, good_path, bad_path);
 	else
-		print_text(r, metric, good_path, bad_path, bo.alpha);
+		print_text(r, metric, good_path, bad_path, bo.alpha,
+			   bo.max_boots);
 	ret = 0;
 	goto out;
 fail:

@@ -7,6 +7,7 @@
 #include "analysis.h"
 #include "buf.h"
 #include "json.h"
+#include "stats.h"
 #include "store.h"
 #include "why.h"
 #include "banned.h"
@@ -21,6 +22,28 @@ static const char *label(const struct kb_analysis *a, unsigned v)
 	return kb_plan_variant(kb_analysis_plan(a), v)->label;
 }
 
+/* "A+B" for the factors of a set. */
+static void set_name(const struct kb_analysis *a, const size_t *f, size_t n,
+		     struct kb_buf *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		kb_buf_addf(out, "%s%s", i ? "+" : "", fname(a, f[i]));
+}
+
+static void factor_list_json(struct kb_json *j, const struct kb_analysis *a,
+			     const char *key, const size_t *f, size_t n)
+{
+	size_t i;
+
+	kb_json_key(j, key);
+	kb_json_array_begin(j);
+	for (i = 0; i < n; i++)
+		kb_json_string(j, fname(a, f[i]));
+	kb_json_array_end(j);
+}
+
 static void why_json(const struct kb_analysis *a, const struct kb_why *w)
 {
 	struct kb_buf b = KB_BUF_INIT;
@@ -30,10 +53,14 @@ static void why_json(const struct kb_analysis *a, const struct kb_why *w)
 	kb_json_object_begin(j);
 	kb_json_kv_int(j, "experiment", kb_analysis_info(a)->id);
 	kb_json_kv_string(j, "metric", kb_analysis_metric(a));
+	kb_json_kv_string(j, "answer", kb_why_answer_name(w->answer));
 	kb_json_kv_int(j, "good", w->good);
 	kb_json_kv_string(j, "good_label", label(a, w->good));
 	kb_json_kv_int(j, "bad", w->bad);
 	kb_json_kv_string(j, "bad_label", label(a, w->bad));
+	kb_json_kv_int(j, "picked_from", w->picked_from);
+	kb_json_kv_int(j, "set_aside", w->set_aside);
+	kb_json_kv_number(j, "alpha", w->alpha);
 	cmd_json_comparison(j, "total", &w->total);
 	kb_json_kv_bool(j, "reproduces", w->reproduces);
 	kb_json_key(j, "culprits");
@@ -60,9 +87,33 @@ static void why_json(const struct kb_analysis *a, const struct kb_why *w)
 			kb_json_kv_string(j, "level", in->level);
 			kb_json_kv_number(j, "change_pct", in->c.change_pct);
 			kb_json_kv_number(j, "p", in->p);
+			kb_json_kv_number(j, "p_adjusted", in->p_adj);
 			kb_json_object_end(j);
 		}
 		kb_json_array_end(j);
+		kb_json_object_end(j);
+	}
+	kb_json_array_end(j);
+	factor_list_json(j, a, "suspects", w->suspects, w->nsuspects);
+	factor_list_json(j, a, "in_every_set", w->common, w->ncommon);
+	kb_json_kv_int(j, "sets_tried", (long long)w->ntried);
+	kb_json_kv_int(j, "sets_unknown", (long long)w->nunknown);
+	kb_json_key(j, "sets");
+	kb_json_array_begin(j);
+	for (i = 0; i < w->nsets; i++) {
+		const struct kb_why_set *s = &w->sets[i];
+
+		kb_json_object_begin(j);
+		factor_list_json(j, a, "factors", s->factors, s->n);
+		if (s->variant >= 0)
+			kb_json_kv_int(j, "variant", s->variant);
+		else {
+			kb_json_key(j, "variant");
+			kb_json_null(j);
+		}
+		kb_json_kv_string(j, "class", kb_why_set_class_name(s->cls));
+		cmd_json_comparison(j, "from_good", &s->from_good);
+		cmd_json_comparison(j, "to_bad", &s->to_bad);
 		kb_json_object_end(j);
 	}
 	kb_json_array_end(j);
@@ -82,20 +133,103 @@ static void print_change(const struct kb_comparison *c)
 	       kb_verdict_name(c->verdict), c->a.n, c->b.n);
 }
 
+static void print_short(const struct kb_comparison *c)
+{
+	if (isnan(c->change_pct))
+		printf("%6s%-21s", "-", "");
+	else
+		printf("%+6.1f%% %-19s", c->change_pct,
+		       kb_verdict_name(c->verdict));
+}
+
+/* What is known when the answer is inconclusive: every set tried. */
+static void print_sets(const struct kb_analysis *a, const struct kb_why *w)
+{
+	struct kb_buf name = KB_BUF_INIT;
+	size_t i;
+
+	printf("\nsets tried (the good variant with these changes):\n");
+	printf("  %-32s %-27s %-27s %s\n", "changes", "from good",
+	       "then to bad", "so");
+	for (i = 0; i < w->nsets; i++) {
+		const struct kb_why_set *s = &w->sets[i];
+
+		kb_buf_reset(&name);
+		set_name(a, s->factors, s->n, &name);
+		printf("  %-32s ", name.buf);
+		print_short(&s->from_good);
+		printf(" ");
+		print_short(&s->to_bad);
+		printf(" %s\n", s->cls == KB_WHY_SET_SHORT
+					? "does not reproduce"
+					: kb_why_set_class_name(s->cls));
+	}
+	if (w->ntried > w->nsets)
+		printf("  ... and %zu more\n", w->ntried - w->nsets);
+	kb_buf_release(&name);
+}
+
 static void why_text(const struct kb_analysis *a, const struct kb_why *w)
 {
-	size_t i, k;
+	size_t i, k, n;
 
+	if (w->answer == KB_WHY_NOTHING_WORSE) {
+		const double *v = kb_analysis_values(a, w->good, &n);
+
+		printf("why is a variant worse than #%u? (experiment %lld, %s)\n",
+		       w->good, (long long)kb_analysis_info(a)->id,
+		       kb_analysis_metric(a));
+		printf("  good #%u %s\n\n", w->good, label(a, w->good));
+		printf("No variant is worse than #%u: its mean, %.6g, is the worst of the %u measured variants, so there is nothing to explain.\n",
+		       w->good, kb_stats_mean(v, n), w->picked_from + 1);
+		return;
+	}
 	printf("why is #%u worse than #%u? (experiment %lld, %s)\n",
 	       w->bad, w->good, (long long)kb_analysis_info(a)->id,
 	       kb_analysis_metric(a));
 	printf("  good #%u %s\n  bad  #%u %s\n  change: ", w->good,
 	       label(a, w->good), w->bad, label(a, w->bad));
 	print_change(&w->total);
-	printf("\n\n");
-	if (!w->reproduces) {
+	printf("\n");
+	if (w->set_aside)
+		printf("  (#%u is the worst of %u variants: confirmed on fresh boots, the %u that made it the worst set aside)\n",
+		       w->bad, w->picked_from, w->set_aside);
+	else if (w->picked_from > 1)
+		printf("  (#%u is the worst of %u variants: compared at alpha %g / %u = %.2g, %.3g%% CI)\n",
+		       w->bad, w->picked_from, w->alpha * w->picked_from,
+		       w->picked_from, w->alpha, 100 * (1 - w->alpha));
+	printf("\n");
+	if (w->answer == KB_WHY_NOT_REPRODUCED) {
 		printf("The regression does not reproduce: the verdict is %s, so there is nothing to explain.\n",
 		       kb_verdict_name(w->total.verdict));
+		goto done;
+	}
+	if (w->answer == KB_WHY_INCONCLUSIVE) {
+		printf("Inconclusive: the regression reproduces, but no set of the %zu differing factor%s could be shown to be its cause (%zu of the %zu sets tried could not be told or were not measured).\n",
+		       w->ndiff, w->ndiff == 1 ? "" : "s", w->nunknown,
+		       w->ntried);
+		printf("The cause lies among: ");
+		for (i = 0; i < w->nsuspects; i++) {
+			size_t f = w->suspects[i];
+
+			printf("%s%s %s->%s", i ? ", " : "", fname(a, f),
+			       kb_plan_variant(kb_analysis_plan(a), w->good)
+				       ->settings[f]
+				       .value,
+			       kb_plan_variant(kb_analysis_plan(a), w->bad)
+				       ->settings[f]
+				       .value);
+		}
+		printf("\n");
+		if (w->ncommon) {
+			printf("Every set that reproduces it changes ");
+			for (i = 0; i < w->ncommon; i++)
+				printf("%s%s", i ? " and " : "",
+				       fname(a, w->common[i]));
+			printf(".\n");
+		}
+		print_sets(a, w);
+		printf("\nMore boots (repeat.max_boots), or a design that measures the missing sets, would tell.\n");
 		goto done;
 	}
 	printf("%zu of the %zu differing factor%s explain%s it: ", w->nculprits,
@@ -114,6 +248,8 @@ static void why_text(const struct kb_analysis *a, const struct kb_why *w)
 		printf("\n(%s needed: no smaller set of these changes makes #%u as bad as #%u)\n",
 		       w->nculprits == 2 ? "both are" : "all are", w->good,
 		       w->bad);
+	else
+		printf("\n");
 	for (i = 0; i < w->nculprits; i++) {
 		const struct kb_why_culprit *c = &w->culprits[i];
 		int any = 0;
@@ -135,7 +271,8 @@ static void why_text(const struct kb_analysis *a, const struct kb_why *w)
 			any = 1;
 			printf("    %s=%s: ", fname(a, in->factor), in->level);
 			print_change(&in->c);
-			printf(" (interaction p = %.2g)\n", in->p);
+			printf(" (interaction p = %.2g, Holm-adjusted %.2g)\n",
+			       in->p, in->p_adj);
 		}
 		if (c->independent)
 			printf("  an independent regression: no other factor changes its effect\n");
@@ -172,14 +309,72 @@ const struct cmd cmd_why_entry = {
 	.size = sizeof(struct why_args),
 	.fn = cmd_why,
 	.summary = "explain a regression: which factor changes cause it",
-	.help = "By default the baseline (#0) is good and the worst variant bad.\n"
+	.help = "By default the baseline (#0) is good and the worst variant bad\n"
+		"(tested at alpha divided by the number of variants it was picked\n"
+		"from); when no variant is worse than the good one, it says so.\n"
 		"Finds the smallest set of the factors in which they differ whose\n"
-		"change alone reproduces the regression; for each, its effect with\n"
-		"a confidence interval and how other factors change it\n"
-		"(interactions).  Inconclusive comparisons get more boots, up to\n"
-		"repeat.max_boots, when the experiment can run again.\n",
+		"change alone reproduces the regression, each of them shown to be\n"
+		"needed; for each, its effect with a confidence interval and how\n"
+		"other factors change it (interactions, Holm-adjusted).  When no\n"
+		"set can be shown to be the cause, the answer is inconclusive, with\n"
+		"the suspects and every set tried.  Inconclusive comparisons get\n"
+		"more boots, up to repeat.max_boots, when the experiment can run\n"
+		"again.\n",
 	.epilog = "Example:\n  kbisect why 1\n",
 };
+
+/* The answer as an `analyses` row of kind "why". */
+static int store_answer(struct kb_store *s, const struct kb_analysis *a,
+			const struct kb_why *w, struct kb_err *err)
+{
+	struct kb_store_analysis row = {
+		.kind = "why",
+		.metric = kb_analysis_metric(a),
+		.a_idx = (int)w->good,
+		.b_idx = (int)w->bad,
+		.factor = NULL,
+		.change_pct = w->total.change_pct,
+		.ci_low_pct = w->total.ci_low,
+		.ci_high_pct = w->total.ci_high,
+		.p_value = w->total.p,
+		.test = "mann-whitney-u",
+		.verdict = kb_verdict_name(w->total.verdict),
+		.detail = NULL,
+	};
+	struct kb_buf names = KB_BUF_INIT, detail = KB_BUF_INIT;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < w->nculprits; i++)
+		kb_buf_addf(&names, "%s%s", i ? " " : "",
+			    fname(a, w->culprits[i].factor));
+	kb_buf_adds(&detail,
+		    "inconclusive: no set of the changes could be shown to be the cause; it lies among:");
+	for (i = 0; i < w->nsuspects; i++)
+		kb_buf_addf(&detail, " %s", fname(a, w->suspects[i]));
+	switch (w->answer) {
+	case KB_WHY_NOTHING_WORSE:
+		row.b_idx = -1;
+		row.test = NULL;
+		row.verdict = NULL;
+		row.detail = "no variant is worse than the good one";
+		break;
+	case KB_WHY_NOT_REPRODUCED:
+		row.detail = "the regression does not reproduce";
+		break;
+	case KB_WHY_EXPLAINED:
+		row.factor = names.buf;
+		row.detail = "minimal set of factor changes that reproduces the regression";
+		break;
+	case KB_WHY_INCONCLUSIVE:
+		row.detail = detail.buf;
+		break;
+	}
+	ret = cmd_store_analyses(s, kb_analysis_info(a)->id, &row, 1, err);
+	kb_buf_release(&names);
+	kb_buf_release(&detail);
+	return ret;
+}
 
 static int cmd_why(const struct kb_args *args)
 {
@@ -193,6 +388,10 @@ static int cmd_why(const struct kb_args *args)
 
 	if ((ret = cmd_open_analysis(db, args->pos[0], NULL, &s, &a, &err)))
 		goto fail;
+	/* why adds boots while a comparison is inconclusive; a read-only
+	 * database cannot take them, so it answers from what is there */
+	if (kb_store_read_only(s))
+		kb_analysis_no_sampling(a);
 	if ((good_s && cmd_parse_variant(a, good_s, &good) < 0) ||
 	    (bad_s && cmd_parse_variant(a, bad_s, &bad) < 0)) {
 		kb_err_set(&err, KB_EINPUT,
@@ -205,28 +404,10 @@ static int cmd_why(const struct kb_args *args)
 	}
 	if ((ret = kb_why_explain(a, good, bad, &w, &err)))
 		goto fail;
-	cmd_warn_environments(s, kb_analysis_info(a)->id, -1, -1);
-	{
-		struct kb_store_analysis row = {
-			"why", kb_analysis_metric(a), (int)w.good, (int)w.bad,
-			NULL, w.total.change_pct, w.total.ci_low,
-			w.total.ci_high, w.total.p, "mann-whitney-u",
-			kb_verdict_name(w.total.verdict), NULL
-		};
-		char culprits[512] = "";
-		size_t i, len = 0;
-
-		for (i = 0; i < w.nculprits && len < sizeof(culprits); i++)
-			len += (size_t)snprintf(culprits + len,
-						sizeof(culprits) - len, "%s%s",
-						i ? " " : "",
-						fname(a, w.culprits[i].factor));
-		row.factor = w.nculprits ? culprits : NULL;
-		row.detail = "minimal set of factor changes that reproduces the regression";
-		if ((ret = cmd_store_analyses(s, kb_analysis_info(a)->id,
-					      &row, 1, &err)))
-			goto fail;
-	}
+	if (w.answer != KB_WHY_NOTHING_WORSE)
+		cmd_warn_environments(s, kb_analysis_info(a)->id, -1, -1);
+	if ((ret = store_answer(s, a, &w, &err)))
+		goto fail;
 	if (json)
 		why_json(a, &w);
 	else

@@ -238,6 +238,15 @@ check "why --json lists culprits" $([ $rc -eq 0 ] && has '"culprits"' "$T/out" &
 	has '"option": "PARAVIRT_SPINLOCKS"' "$T/out" && json_ok "$T/out"; echo $?)
 run "$KB" why 1 --good 99 --db "$T/k.db"
 check "why with an unknown variant: exit 2" $([ $rc -eq 2 ] && has "no variant '99'" "$T/err"; echo $?)
+printf 'metric: read_iops\nbase: 1000\nnoise: { boot_cv: 0.02 }\neffects:\n  - when: { A: y }\n    factor: 1.5\n' >"$T/up.model.yaml"
+printf 'workload: { fio: { rw: randread } }\nfactors: { kconfig: { A: [n, y] } }\n' >"$T/up.yaml"
+run "$KB" run "$T/up.yaml" --model "$T/up.model.yaml" --db "$T/up.db" --quiet
+run "$KB" why 1 --db "$T/up.db"
+check "why with the baseline worst: says so and exits 0" $([ $rc -eq 0 ] &&
+	has "No variant is worse than #0" "$T/out" && ! has "#0 and #0" "$T/err"; echo $?)
+run "$KB" why 1 --json --db "$T/up.db"
+check "... and so does why --json" $([ $rc -eq 0 ] && json_ok "$T/out" &&
+	has '"answer": "nothing-worse"' "$T/out" && has '"culprits": \[\]' "$T/out"; echo $?)
 run "$KB" effects 1 --json --db "$T/k.db"
 check "effects --json ranks KMEMLEAK first" $([ $rc -eq 0 ] && json_ok "$T/out" &&
 	grep -m1 '"name"' "$T/out" | grep -q '"DEBUG_KMEMLEAK"' &&

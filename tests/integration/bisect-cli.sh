@@ -43,6 +43,8 @@ assert [c["option"] for c in j["culprits"]] == \
 assert all(c["good"] == "n" and c["bad"] == "y" for c in j["culprits"])
 assert -98 < j["change_pct"] < -97 and len(j["ci_pct"]) == 2
 assert j["ci_pct"][0] <= j["change_pct"] <= j["ci_pct"][1]
+assert j["minimal"] is True and j["unsettled_probes"] == 0, j["minimal"]
+assert j["candidates"] == j["culprits"]
 assert j["builds"] == 0, j["builds"]  # every build is in the database
 assert j["boots"] > 20 and j["runs"] == j["boots"]
 assert len(j["probes"]) >= 3
@@ -58,6 +60,29 @@ run sqlite3 "$T/a.db" "select count(*), sum(state = 'done') from bisections;
 	select design from experiments where id = 2"
 check "the bisections and their steps are stored" $([ $rc -eq 0 ] &&
 	[ "$(tr '\n' ' ' <"$T/out")" = "2|2 bad bisect-options " ]; echo $?)
+
+# a 9% regression under 10% boot noise: not minimised, never "1-minimal"
+for i in 0 1 2 3 4 5 6 7; do echo "# CONFIG_OPT_0$i is not set"; done >"$T/n8.config"
+for i in 0 1 2 3 4 5 6 7; do echo "CONFIG_OPT_0$i=y"; done >"$T/y8.config"
+printf 'metric: read_iops\nbase: 1000\nnoise: { boot_cv: 0.10 }\nseed: 2\neffects:\n  - when: { OPT_03: y }\n    factor: 0.91\n' >"$T/noisy.yaml"
+run "$KB" bisect options --good "$T/n8.config" --bad "$T/y8.config" \
+	--model "$T/noisy.yaml" --db "$T/n.db" --quiet
+check "unknown probes: not minimised, candidates and boots to settle" $([ $rc -eq 0 ] &&
+	has "^not minimised: [0-9]* probes inconclusive; the regression lies in these" &&
+	has "OPT_03  *n -> y" && has "boots per probe and end (repeat.max_boots is 10)" &&
+	has "effect of the candidates alone" && ! has "1-minimal"; echo $?)
+run "$KB" bisect options --good "$T/n8.config" --bad "$T/y8.config" \
+	--model "$T/noisy.yaml" --db "$T/n.db" --quiet --json
+cat >"$T/noisy.py" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["minimal"] is False and j["culprits"] == [], j["culprits"]
+assert "OPT_03" in [c["option"] for c in j["candidates"]]
+assert j["unsettled_probes"] >= 1 and j["settle_boots"] > 10
+assert j["more_boots"] > 0 and j["in_between"] == 0
+PY
+check "... and in --json: no culprits, the candidates" $([ $rc -eq 0 ] &&
+	python3 "$T/noisy.py" "$T/out"; echo $?)
 
 cat >"$T/m.yaml" <<'EOF2'
 name: bisect-matrix

@@ -181,6 +181,11 @@ static void test_bisect__finds_single_culprit_among_16(void **state)
 	assert_string_equal(f->r->culprits[0].good, "n");
 	assert_string_equal(f->r->culprits[0].bad, "y");
 	assert_true(f->r->complete);
+	/* the culprit's probe was bad and the good end is its complement */
+	assert_true(f->r->minimal);
+	assert_int_equal(f->r->nunsettled, 0);
+	assert_int_equal(f->r->settle_boots, 0);
+	assert_int_equal(f->r->more_boots, 0);
 	/* about log2(16) = 4; at most 2 log2 N + 4 */
 	assert_in_range(f->r->nprobes, 4, 12);
 	/* the culprit alone costs 30%, and its interval says so */
@@ -216,6 +221,74 @@ static void test_bisect__finds_interacting_pair(void **state)
 		if (p->napplied == 1)
 			assert_int_equal(p->cls, KB_BISECT_GOOD);
 	}
+	assert_true(f->r->minimal);
+	assert_int_equal(f->r->nunsettled, 0);
+}
+
+/*
+ * A 9% regression under 10% boot noise: 10 boots a probe cannot tell
+ * the probes apart, ddmin cannot narrow the set down, and the answer
+ * says so - not minimised, the candidates, and the boots that would
+ * likely settle it - instead of calling the set 1-minimal.
+ */
+static void test_bisect__unknown_probes_are_not_minimised(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_store_bisection sb;
+	struct kb_err err = KB_ERR_INIT;
+	size_t i;
+	int has_culprit = 0;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n"
+		      "noise: { boot_cv: 0.10 }\nseed: 2\n"
+		      "effects:\n  - when: { OPT_03: y }\n    factor: 0.91\n");
+	f->good = options(8, "n");
+	f->bad = options(8, "y");
+	run(f, KB_BISECT_DDMIN);
+	assert_true(f->r->reproduced);
+	assert_true(f->r->complete);
+	assert_false(f->r->minimal);
+	assert_true(f->r->nculprits >= 2);
+	for (i = 0; i < f->r->nculprits; i++)
+		has_culprit |= !strcmp(f->r->culprits[i].option, "OPT_03");
+	assert_true(has_culprit);
+	assert_true(f->r->nunsettled >= 1);
+	assert_int_equal(f->r->nbetween, 0);
+	assert_int_equal(f->r->nskipped, 0);
+	/* 80% power for 5% at 10% noise: some 60 boots a side, not 10 */
+	assert_in_range(f->r->settle_boots, 40, 200);
+	/* the ends' boots up to that, and the probes' */
+	assert_true(f->r->more_boots > 2 * (f->r->settle_boots - 10));
+	assert_int_equal(kb_store_bisection_get(f->s, f->r->bisection, &sb,
+						&err),
+			 0);
+	assert_msg_contains(sb.result, "not minimised:");
+	assert_msg_contains(sb.result, "probes inconclusive");
+	kb_store_bisection_release(&sb);
+}
+
+/*
+ * Two options that each cost 25%: each alone lies in between the ends.
+ * The pair is the answer, but not a 1-minimal one (neither without the
+ * other is good), and more boots would not change that.
+ */
+static void test_bisect__probes_in_between_are_not_minimised(void **state)
+{
+	struct fixture *f = *state;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n"
+		      "noise: { boot_cv: 0.02 }\nseed: 3\n"
+		      "effects:\n  - when: { OPT_02: y }\n    factor: 0.75\n"
+		      "  - when: { OPT_05: y }\n    factor: 0.75\n");
+	f->good = options(8, "n");
+	f->bad = options(8, "y");
+	run(f, KB_BISECT_DDMIN);
+	assert_culprits(f->r, "OPT_02 OPT_05");
+	assert_false(f->r->minimal);
+	assert_int_equal(f->r->nunsettled, 2);
+	assert_int_equal(f->r->nbetween, 2);
+	assert_int_equal(f->r->settle_boots, 0);
+	assert_int_equal(f->r->more_boots, 0);
 }
 
 static void test_bisect__finds_triple(void **state)
@@ -581,6 +654,8 @@ static const struct CMUnitTest tests[] = {
 	T(test_bisect__finds_single_culprit_among_16),
 	T(test_bisect__finds_interacting_pair),
 	T(test_bisect__finds_triple),
+	T(test_bisect__unknown_probes_are_not_minimised),
+	T(test_bisect__probes_in_between_are_not_minimised),
 	T(test_bisect__split_cannot_find_a_pair),
 	T(test_bisect__split_finds_single_culprit),
 	T(test_bisect__culprit_moves_with_its_dependency),

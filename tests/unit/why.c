@@ -27,6 +27,7 @@ struct fixture {
 	struct kb_store *s;
 	int64_t exp;
 	struct kb_analysis *a;
+	int fixed; /* do not store the model: the experiment cannot run again */
 };
 
 static void run_experiment(struct fixture *f, const char *matrix_file,
@@ -47,7 +48,7 @@ static void run_experiment(struct fixture *f, const char *matrix_file,
 				  &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(kb_model_executor_new(mo, 0, &ex), 0);
-	o.model_text = kb_model_text(mo);
+	o.model_text = f->fixed ? NULL : kb_model_text(mo);
 	if (kb_pipeline_run(f->s, p, ex, &o, &f->exp, &err) ||
 	    kb_analysis_open(f->s, f->exp, NULL, &f->a, &err))
 		fail_msg("%s", err.msg);
@@ -182,6 +183,184 @@ static void test_why__no_regression_is_reported_as_such(void **state)
 	assert_int_equal(w.total.verdict, KB_VERDICT_NO_CHANGE);
 }
 
+/* The baseline is the worst: nothing to explain, and no error (exit 0). */
+static void test_why__baseline_worst_says_nothing_is_worse(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_why w;
+
+	run_experiment(f, "t.yaml",
+		       "workload: { fio: { rw: randread } }\n"
+		       "factors: { kconfig: { A: [n, y], B: [n, y] } }\n"
+		       "repeat: { boots: 3 }\n",
+		       "metric: read_iops\nbase: 1000\n"
+		       "noise: { boot_cv: 0.02 }\nseed: 3\n"
+		       "effects:\n  - when: { A: y }\n    factor: 1.5\n"
+		       "  - when: { B: y }\n    factor: 1.3\n");
+	assert_int_equal(kb_why_explain(f->a, -1, -1, &w, &err), 0);
+	assert_int_equal(w.answer, KB_WHY_NOTHING_WORSE);
+	assert_string_equal(kb_why_answer_name(w.answer), "nothing-worse");
+	assert_int_equal(w.good, 0);
+	assert_int_equal(w.bad, 0);
+	assert_int_equal(w.picked_from, 3);
+	assert_false(w.reproduces);
+	assert_int_equal(w.nculprits, 0);
+	assert_int_equal(w.nsuspects, 0);
+	assert_int_equal(w.boots_added, 0);
+	/* given alike, good and bad are still an error */
+	assert_int_equal(kb_why_explain(f->a, 0, 0, &w, &err), KB_EINPUT);
+	assert_msg_contains(err.msg, "same levels");
+}
+
+/*
+ * The worst of C variants is the most extreme of C draws: picked by why,
+ * its boots are set aside and it is confirmed on fresh ones.
+ */
+static void test_why__picked_worst_is_confirmed_on_fresh_boots(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_why w;
+	struct kb_store_variant *vs = NULL;
+	const double *v;
+	size_t n, nv, i;
+
+	run_experiment(f, "t.yaml",
+		       "workload: { fio: { rw: randread } }\n"
+		       "factors: { kconfig: { A: [n, y], B: [n, y] } }\n"
+		       "repeat: { boots: 3, max_boots: 10 }\n",
+		       "metric: read_iops\nbase: 1000\n"
+		       "noise: { boot_cv: 0.02 }\nseed: 5\n"
+		       "effects:\n  - when: { A: y }\n    factor: 0.6\n");
+	if (kb_why_explain(f->a, -1, -1, &w, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(w.picked_from, 3);
+	assert_int_equal(w.set_aside, 3);
+	assert_true(fabs(w.alpha - 0.05) < 1e-12);
+	assert_int_equal(w.answer, KB_WHY_EXPLAINED);
+	/* B's comparisons count only its fresh boots: the store has the
+	 * three that picked it first */
+	v = kb_analysis_values(f->a, w.bad, &n);
+	assert_int_equal(kb_store_variants(f->s, f->exp, "read_iops", &vs,
+					   &nv, &err),
+			 0);
+	assert_int_equal(vs[w.bad].nboots, n + 3);
+	for (i = 0; i < n; i++)
+		assert_true(v[i] == vs[w.bad].boot_means[i + 3]);
+	for (i = 0; i < nv; i++)
+		kb_store_variant_release(&vs[i]);
+	free(vs);
+	assert_true(w.total.b.n >= 3 && w.total.b.n <= n);
+	assert_true(w.boots_added >= 3);
+	/* given, B is taken as it is */
+	if (kb_why_explain(f->a, 0, 2, &w, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(w.picked_from, 0);
+	assert_int_equal(w.set_aside, 0);
+	assert_true(fabs(w.alpha - 0.05) < 1e-12);
+}
+
+/* An experiment that cannot run again: the picked worst at alpha / C. */
+static void test_why__picked_worst_without_boots_to_add_is_tested_at_alpha_over_candidates(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_why w;
+
+	f->fixed = 1;
+	run_experiment(f, "t.yaml",
+		       "workload: { fio: { rw: randread } }\n"
+		       "factors: { kconfig: { A: [n, y], B: [n, y] } }\n"
+		       "repeat: { boots: 6, max_boots: 10 }\n",
+		       "metric: read_iops\nbase: 1000\n"
+		       "noise: { boot_cv: 0.02 }\nseed: 5\n"
+		       "effects:\n  - when: { A: y }\n    factor: 0.6\n");
+	assert_false(kb_analysis_can_sample(f->a));
+	if (kb_why_explain(f->a, -1, -1, &w, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(w.picked_from, 3);
+	assert_int_equal(w.set_aside, 0);
+	assert_true(fabs(w.alpha - 0.05 / 3) < 1e-12);
+	assert_true(w.total.p < w.alpha);
+	assert_int_equal(w.boots_added, 0);
+	assert_int_equal(w.answer, KB_WHY_EXPLAINED);
+}
+
+/*
+ * One real culprit among the differing factors: it is named alone, and
+ * the innocent factor's set is shown not to reproduce.
+ */
+static void test_why__names_the_culprit_not_the_innocent(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_why w;
+	size_t i, nshort = 0;
+
+	run_experiment(f, "t.yaml",
+		       "workload: { fio: { rw: randread } }\n"
+		       "factors: { kconfig: { A: [n, y], B: [n, y] } }\n"
+		       "repeat: { boots: 3, max_boots: 10 }\n",
+		       "metric: read_iops\nbase: 1000\n"
+		       "noise: { boot_cv: 0.02 }\nseed: 5\n"
+		       "effects:\n  - when: { B: y }\n    factor: 0.7\n");
+	/* A and B both change from #0 to #3 */
+	if (kb_why_explain(f->a, 0, 3, &w, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(w.answer, KB_WHY_EXPLAINED);
+	assert_int_equal(w.ndiff, 2);
+	assert_int_equal(w.nculprits, 1);
+	assert_string_equal(factor_name(f, w.culprits[0].factor), "B");
+	assert_int_equal(w.culprits[0].alone.verdict, KB_VERDICT_REGRESSION);
+	assert_true(w.culprits[0].independent);
+	for (i = 0; i < w.nsets; i++)
+		if (w.sets[i].n == 1 &&
+		    !strcmp(factor_name(f, w.sets[i].factors[0]), "A")) {
+			assert_int_equal(w.sets[i].cls, KB_WHY_SET_SHORT);
+			nshort++;
+		}
+	assert_int_equal(nshort, 1);
+}
+
+/*
+ * A half fraction of 2^4 never measures one change alone: A -> B
+ * reproduces, but no set can be shown to be its cause.  The answer is
+ * inconclusive with the suspects, never the differing factors as
+ * culprits.
+ */
+static void test_why__unmeasured_sets_make_it_inconclusive(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_why w;
+	size_t i;
+	int has_b = 0;
+
+	run_experiment(f, "t.yaml",
+		       "workload: { fio: { rw: randread } }\n"
+		       "design: fractional\n"
+		       "factors: { kconfig: { A: [n, y], B: [n, y], C: [n, y], D: [n, y] } }\n"
+		       "repeat: { boots: 3, max_boots: 10 }\n",
+		       "metric: read_iops\nbase: 1000\n"
+		       "noise: { boot_cv: 0.02 }\nseed: 5\n"
+		       "effects:\n  - when: { B: y }\n    factor: 0.5\n");
+	if (kb_why_explain(f->a, -1, -1, &w, &err))
+		fail_msg("%s", err.msg);
+	assert_true(w.reproduces);
+	assert_int_equal(w.answer, KB_WHY_INCONCLUSIVE);
+	assert_int_equal(w.nculprits, 0);
+	assert_true(w.nsuspects >= 2);
+	for (i = 0; i < w.nsuspects; i++)
+		has_b |= !strcmp(factor_name(f, w.suspects[i]), "B");
+	assert_true(has_b);
+	assert_true(w.nunknown >= 2);
+	for (i = 0; i < w.nsets; i++)
+		if (w.sets[i].n == 1)
+			assert_int_equal(w.sets[i].cls,
+					 KB_WHY_SET_UNMEASURED);
+}
+
 static const struct kb_effect *find(const struct kb_effect *e, size_t n,
 				    const char *name)
 {
@@ -310,6 +489,11 @@ static void test_analysis__adaptive_compare_adds_boots(void **state)
 static const struct CMUnitTest tests[] = {
 	T(test_why__seed000_answers_paravirt_spinlocks),
 	T(test_why__no_regression_is_reported_as_such),
+	T(test_why__baseline_worst_says_nothing_is_worse),
+	T(test_why__picked_worst_is_confirmed_on_fresh_boots),
+	T(test_why__picked_worst_without_boots_to_add_is_tested_at_alpha_over_candidates),
+	T(test_why__names_the_culprit_not_the_innocent),
+	T(test_why__unmeasured_sets_make_it_inconclusive),
 	T(test_effects__full_design_recovers_model_effects),
 	T(test_effects__fractional_names_aliases),
 	T(test_effects__one_at_a_time_is_refused),
