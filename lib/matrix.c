@@ -535,11 +535,17 @@ static const char *fio_default_metric(const struct kb_workload *w)
 
 /*
  * glibc's regcomp() expands counted repetitions, so "(a{,1100}){100}"
- * takes gigabytes to compile: keep regexes short and their counts small.
+ * takes gigabytes to compile, and a repetition of a repetition doubles
+ * its memory each time ("a+++...": 20 of them take 1 GB, found by make
+ * fuzz-run), as does a repeated group in a repeated group
+ * ("((a+)+)+"...: 20 deep take 16 GB): keep regexes short, their counts
+ * small, their repetitions single (POSIX leaves "a++" undefined anyway)
+ * and their groups at most REGEX_MAX_DEPTH deep.
  */
 #define REGEX_MAX_LEN 256
 #define REGEX_MAX_COUNT 16
 #define REGEX_MAX_COUNTED 2
+#define REGEX_MAX_DEPTH 4
 
 static int regex_bounded(struct ctx *c, const struct kb_ynode *n)
 {
@@ -549,11 +555,38 @@ static int regex_bounded(struct ctx *c, const struct kb_ynode *n)
 	if (n->len > REGEX_MAX_LEN)
 		return fail(c, n, "workload.command.regex is longer than %d characters",
 			    REGEX_MAX_LEN);
+	int after_rep = 0; /* the previous item was a repetition */
+	int depth = 0;     /* of parentheses */
+
 	for (p = n->str; *p; p++) {
 		const char *q;
+		int is_rep = *p == '*' || *p == '+' || *p == '?' || *p == '{';
 
+		if (is_rep && after_rep)
+			return fail(c, n,
+				    "workload.command.regex repeats a repetition ('%.2s'): write one of them",
+				    p - 1);
+		after_rep = is_rep;
 		if (*p == '\\' && p[1]) {
 			p++;
+			continue;
+		}
+		if (*p == '(' && ++depth > REGEX_MAX_DEPTH)
+			return fail(c, n,
+				    "workload.command.regex nests groups more than %d deep",
+				    REGEX_MAX_DEPTH);
+		if (*p == ')' && depth > 0)
+			depth--;
+		if (*p == '[') {
+			/* a bracket expression: its characters are literal;
+			 * "]" first (after an optional "^") is one of them */
+			q = p + 1 + (p[1] == '^');
+			q += *q == ']';
+			while (*q && *q != ']')
+				q++;
+			if (!*q)
+				break; /* unmatched: regcomp refuses it */
+			p = q;
 			continue;
 		}
 		if (*p != '{')
@@ -580,6 +613,8 @@ static int regex_bounded(struct ctx *c, const struct kb_ynode *n)
 		if (p[1] == ',')
 			return fail(c, n,
 				    "workload.command.regex has a count {,n} without a minimum: write {0,n}");
+		if (*q == '}')
+			p = q; /* the count is one repetition, read */
 	}
 	return 0;
 }

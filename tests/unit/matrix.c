@@ -396,8 +396,23 @@ static void test_matrix__regex_size_is_bounded(void **state)
 	bad("workload:\n  command: { run: x, regex: \"(a{1}b{1}c{1})\" }\n"
 	    "  metric: m\n",
 	    2, 29, "more than 2 counted repetitions");
+	/* found by make fuzz-run: each stacked '+' doubled regcomp's memory */
+	bad("workload:\n  command: { run: x, regex: \"(an+++++d)\" }\n"
+	    "  metric: m\n",
+	    2, 29, "repeats a repetition ('++')");
+	bad("workload:\n  command: { run: x, regex: \"a{2}*\" }\n"
+	    "  metric: m\n",
+	    2, 29, "repeats a repetition ('}*')");
+	/* and so does a repeated group in a repeated group */
+	bad("workload:\n  command: { run: x, regex: \"(((((a+)+)+)+)+)+\" }\n"
+	    "  metric: m\n",
+	    2, 29, "nests groups more than 4 deep");
 	m = ok("workload:\n  command: { run: x, regex: \"([0-9]{1,3}) MB/s\" }\n"
 	       "  metric: mb_s\n");
+	kb_matrix_free(m);
+	/* in a bracket expression, '+' and '{' are characters */
+	m = ok("workload:\n  command: { run: x, regex: \"[]+*{]+ ([0-9]+)\" }\n"
+	       "  metric: m\n");
 	kb_matrix_free(m);
 }
 
