@@ -41,7 +41,11 @@ static void check_factors(const struct kb_matrix *m)
 		check(f->nlevels >= 1 && f->nlevels <= KB_MATRIX_MAX_LEVELS);
 		check(f->loc.line >= 1);
 		for (j = 0; j < f->nlevels; j++) {
-			check(touch(f->levels[j].value) > 0);
+			/* only a quoted string may be empty: S: ["", x]
+			 * writes CONFIG_S="" (docs/matrix.md, Levels) */
+			check(touch(f->levels[j].value) > 0 ||
+			      (f->kind == KB_FACTOR_KCONFIG &&
+			       f->levels[j].quoted));
 			check(f->levels[j].loc.line >= 1);
 			for (k = 0; k < j; k++)
 				check(strcmp(f->levels[k].value,
