@@ -54,8 +54,11 @@ static int parse_matrix(const char *data, size_t len, const char *file,
 		const struct kb_factor *f = kb_matrix_factor(m, i);
 
 		assert_in_range(f->nlevels, 1, KB_MATRIX_MAX_LEVELS);
+		/* only a quoted string level may be empty (CONFIG_S="") */
 		for (j = 0; j < f->nlevels; j++)
-			assert_true(strlen(f->levels[j].value) > 0);
+			assert_true(strlen(f->levels[j].value) > 0 ||
+				    (f->kind == KB_FACTOR_KCONFIG &&
+				     f->levels[j].quoted));
 	}
 	assert_non_null(kb_matrix_workload(m)->metric);
 	assert_true(kb_matrix_nhosts(m) >= 1);
