@@ -120,7 +120,8 @@ e2e: deps
 # The unit tests and the command-line checks, built with ASan and UBSan.
 check: deps
 	$(Q)$(MAKE) --no-print-directory BUILD=build/san SANITIZE=1 \
-		build/san/bin/kbisect $(TESTS:$(BUILD)/%=build/san/%)
+		build/san/bin/kbisect build/san/bin/kbisectd \
+		$(TESTS:$(BUILD)/%=build/san/%)
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tools/run-tests $(TESTS:$(BUILD)/%=build/san/%)
 	@ASAN_OPTIONS=detect_leaks=1 tests/cli/run.sh build/san/bin/kbisect
