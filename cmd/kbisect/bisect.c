@@ -277,7 +277,7 @@ static const struct kb_opt bisect_options_opts[] = {
 			       "the bad end: a .config file or fragment"),
 	KB_OPT_STRING(struct bisect_args, matrix, 0, "matrix", "M",
 		      "repeat, compare and workload.metric settings (default: 3 boots, up to 10, threshold 5%, alpha 0.05, the model's metric)"),
-	KB_OPT_MODEL("run on the performance-model executor (docs/model.md); required in this version"),
+	KB_OPT_MODEL("run on the performance-model executor (docs/model.md); required in this version: without it, exit 2"),
 	KB_OPT_DB,
 	KB_OPT_JSON("print the answer and the probes as JSON"),
 	KB_OPT_QUIET("no progress on stderr"),
@@ -339,7 +339,7 @@ static int bisect_options(const struct kb_args *args)
 	if (matrix_path && (ret = kb_matrix_load(matrix_path, &m, &err)))
 		goto fail;
 	if (!model_path) {
-		kb_err_set(&err, KB_EFAIL,
+		kb_err_set(&err, KB_EINPUT,
 			   "bisecting with real kernel builds and guests is not in this version yet: pass --model MODEL to bisect on a performance model");
 		goto fail;
 	}

@@ -146,7 +146,7 @@ struct compare_args {
 
 static const struct kb_opt compare_opts[] = {
 	KB_OPT_BOOL(struct compare_args, adaptive, 0, "adaptive",
-		    "boot inconclusive variants again, up to repeat.max_boots (model experiments)"),
+		    "boot inconclusive variants again, up to repeat.max_boots (model experiments only in this version: exit 2 on others)"),
 	KB_OPT_DB,
 	KB_OPT_JSON("print the comparison as JSON"),
 	KB_OPT_END,
@@ -194,6 +194,14 @@ static int cmd_compare(const struct kb_args *args)
 
 	if ((ret = cmd_open_analysis(db, pos[0], NULL, &s, &a, &err)))
 		goto fail;
+	/* the real executor cannot boot again from here yet (issue 10):
+	 * say so rather than compare as if no boot were needed */
+	if (adaptive && !kb_analysis_can_sample(a)) {
+		kb_err_set(&err, KB_EINPUT,
+			   "--adaptive adds boots to model experiments only in this version; experiment %s ran on the %s executor: compare it without --adaptive",
+			   pos[0], kb_analysis_info(a)->executor);
+		goto fail;
+	}
 	if (adaptive && kb_store_read_only(s) && kb_analysis_can_sample(a)) {
 		kb_err_set(&err, KB_EFAIL,
 			   "--adaptive adds boots, but the database cannot be written here");

@@ -255,6 +255,15 @@ run "$KB" compare 1 0 4 --db "$T/k.db"
 check "compare prints a verdict" $([ $rc -eq 0 ] && has "read_iops" "$T/out" && has "regression\|inconclusive" "$T/out"; echo $?)
 n=$(sqlite3 "$T/k.db" "select count(*) from analyses where kind in ('why', 'compare', 'main-effect', 'interaction')")
 check "analyses are stored" $([ "$n" -ge 8 ]; echo $?)
+# what works on model experiments only says so and exits 2 on others
+cp "$T/k.db" "$T/real.db"
+sqlite3 "$T/real.db" "update experiments set model_yaml = NULL, executor = 'libvirt'"
+run "$KB" compare 1 0 4 --adaptive --db "$T/real.db"
+check "compare --adaptive on a real experiment: exit 2, says why" $([ $rc -eq 2 ] &&
+	has "model experiments only in this version" "$T/err" && has "libvirt executor" "$T/err"; echo $?)
+run "$KB" bisect options --good tests/data/bisect/good.config --bad tests/data/bisect/bad.config --db "$T/real.db"
+check "bisect options without --model: exit 2, says why" $([ $rc -eq 2 ] &&
+	has "not in this version yet: pass --model" "$T/err"; echo $?)
 
 # verbs that read never create a database, never change one they refuse,
 # and read one they cannot write

@@ -127,7 +127,7 @@ check "a malformed .config names file and line" $([ $rc -eq 2 ] &&
 	has "broken.config:2:" "$T/err" && [ ! -e "$T/e.db" ]; echo $?)
 
 run "$KB" bisect options --good $D/good.config --bad $D/bad.config --db "$T/f.db"
-check "without --model: a clear error" $([ $rc -eq 1 ] &&
+check "without --model: a clear error, exit 2 (not in this version)" $([ $rc -eq 2 ] &&
 	has "pass --model MODEL" "$T/err" && [ ! -e "$T/f.db" ]; echo $?)
 
 run "$KB" bisect options --good $D/good.config
