@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "testfs.h"
 #include "buf.h"
 #include "build.h"
 #include "err.h"
@@ -14,54 +15,22 @@
 #include "mem.h"
 #include "store.h"
 
-extern char **environ;
-
 static char *tmp;
-
-static int run(char *const argv[])
-{
-	pid_t pid;
-	int status;
-
-	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ))
-		return -1;
-	if (waitpid(pid, &status, 0) < 0)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 static int setup(void **state)
 {
-	char templ[] = "/tmp/kb-build-XXXXXX";
-
 	(void)state;
-	assert_non_null(mkdtemp(templ));
-	tmp = kb_strdup(templ);
+	tmp = kb_test_tmpdir("build");
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	char *argv[] = { "rm", "-rf", tmp, NULL };
-
 	(void)state;
-	run(argv);
+	kb_test_rm_rf(tmp);
 	free(tmp);
 	tmp = NULL;
 	return 0;
-}
-
-static char *put(const char *dir, const char *name, const char *text,
-		 mode_t mode)
-{
-	char *p = kb_asprintf("%s/%s", dir, name);
-	FILE *f = fopen(p, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	chmod(p, mode);
-	return p;
 }
 
 static char *slurp(const char *path)
@@ -226,18 +195,18 @@ static void test_build__weights_come_from_fixdep_records(void **state)
 	sub = kb_asprintf("%s/kernel", dir);
 	assert_int_equal(mkdir(dir, 0755), 0);
 	assert_int_equal(mkdir(sub, 0755), 0);
-	p = put(sub, ".fork.o.cmd",
+	p = kb_test_write(sub, ".fork.o.cmd",
 		"deps_kernel/fork.o := \\\n"
 		"    $(wildcard include/config/PARAVIRT_SPINLOCKS) \\\n"
 		"    $(wildcard include/config/SMP) \\\n",
 		0644);
 	free(p);
-	p = put(sub, ".sched.o.cmd",
+	p = kb_test_write(sub, ".sched.o.cmd",
 		"deps := \\\n    $(wildcard include/config/PARAVIRT_SPINLOCKS) \\\n",
 		0644);
 	free(p);
 	/* not a unit's record */
-	p = put(sub, "notes.txt", "include/config/SMP)\n", 0644);
+	p = kb_test_write(sub, "notes.txt", "include/config/SMP)\n", 0644);
 	free(p);
 	assert_int_equal(kb_build_weights_scan(dir, &w, &err), 0);
 	assert_int_equal(kb_build_weights_get(w, "PARAVIRT_SPINLOCKS"), 2);
@@ -299,7 +268,7 @@ static void on_progress(const struct kb_build_progress *p, void *arg)
 static void build_opts(struct kb_build_opts *o, char **make, char **objdir,
 		       char **cache)
 {
-	*make = put(tmp, "make", fake_make, 0755);
+	*make = kb_test_write(tmp, "make", fake_make, 0755);
 	*objdir = kb_asprintf("%s/obj", tmp);
 	*cache = kb_asprintf("%s/cache", tmp);
 	o->tree = tmp;

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include "test.h"
+#include "testfs.h"
 #include "buf.h"
 #include "err.h"
 #include "kconfig.h"
@@ -14,29 +15,19 @@
 
 #define TREE KB_TEST_DATA "/kconfig/tree"
 
-extern char **environ;
-
 static char *tmp; /* a scratch folder, for the tests that resolve */
 
 static int setup(void **state)
 {
-	char templ[] = "/tmp/kb-kconfig-XXXXXX";
-
 	(void)state;
-	assert_non_null(mkdtemp(templ));
-	tmp = kb_strdup(templ);
+	tmp = kb_test_tmpdir("kconfig");
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	char *argv[] = { "rm", "-rf", tmp, NULL };
-	pid_t pid;
-	int status;
-
 	(void)state;
-	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) == 0)
-		waitpid(pid, &status, 0);
+	kb_test_rm_rf(tmp);
 	free(tmp);
 	tmp = NULL;
 	return 0;
@@ -45,14 +36,7 @@ static int teardown(void **state)
 /* Write @text to tmp/@name with @mode; returns its path (caller frees). */
 static char *put(const char *name, const char *text, mode_t mode)
 {
-	char *p = kb_asprintf("%s/%s", tmp, name);
-	FILE *f = fopen(p, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	chmod(p, mode);
-	return p;
+	return kb_test_write(tmp, name, text, mode);
 }
 
 /* The text of tmp/@name, or "" when there is none (caller frees). */

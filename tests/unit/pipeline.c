@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "testfs.h"
 #include "buf.h"
 #include "build.h"
 #include "err.h"
@@ -452,48 +453,12 @@ static void test_pipeline__step_cut_short_by_a_stop_is_not_a_result(
 
 /* ---- builds alone, from a git repository of fake kernel trees ----------- */
 
-extern char **environ;
-
 struct trees {
 	char *tmp, *repo, *old_cache;
 	struct kb_matrix *m;
 	struct kb_plan *p;
 	struct kb_store *s;
 };
-
-static int spawn_wait(char *const argv[])
-{
-	pid_t pid;
-	int status;
-
-	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ))
-		return -1;
-	if (waitpid(pid, &status, 0) < 0)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static void git(const char *repo, const char *a, const char *b,
-		const char *c, const char *d)
-{
-	char *argv[] = { "git", "-C", (char *)repo, "-c", "user.name=t",
-			 "-c", "user.email=t@t", "-c",
-			 "init.defaultBranch=main", (char *)a, (char *)b,
-			 (char *)c, (char *)d, NULL };
-
-	assert_int_equal(spawn_wait(argv), 0);
-}
-
-static void put(const char *dir, const char *name, const char *text)
-{
-	char *p = kb_asprintf("%s/%s", dir, name);
-	FILE *f = fopen(p, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	free(p);
-}
 
 /* A stand-in for Kbuild: the image is the tree's "version" file. */
 #define FAKE_KBUILD                                                        \
@@ -525,21 +490,21 @@ static int setup_trees(void **state)
 	free(cache);
 	t->repo = kb_asprintf("%s/repo", t->tmp);
 	assert_int_equal(mkdir(t->repo, 0755), 0);
-	git(t->repo, "init", "-q", NULL, NULL);
-	put(t->repo, "Kconfig", "config SPIN\n\tbool \"spin\"\n");
-	put(t->repo, "Makefile", "olddefconfig:\n\t@true\n" FAKE_KBUILD);
-	put(t->repo, "version", "A\n");
-	git(t->repo, "add", "-A", NULL, NULL);
-	git(t->repo, "commit", "-q", "-m", "A");
-	git(t->repo, "tag", "A", NULL, NULL);
-	put(t->repo, "Kconfig",
+	kb_test_git(t->repo, "init", "-q", NULL, NULL);
+	kb_test_put(t->repo, "Kconfig", "config SPIN\n\tbool \"spin\"\n");
+	kb_test_put(t->repo, "Makefile", "olddefconfig:\n\t@true\n" FAKE_KBUILD);
+	kb_test_put(t->repo, "version", "A\n");
+	kb_test_git(t->repo, "add", "-A", NULL, NULL);
+	kb_test_git(t->repo, "commit", "-q", "-m", "A");
+	kb_test_git(t->repo, "tag", "A", NULL, NULL);
+	kb_test_put(t->repo, "Kconfig",
 	    "config SPIN\n\tbool \"spin\"\n\nconfig LOOP\n\tbool \"loop\"\n");
-	put(t->repo, "Makefile",
+	kb_test_put(t->repo, "Makefile",
 	    "olddefconfig:\n\t@echo CONFIG_LOOP=y >> $(O)/.config\n"
 	    FAKE_KBUILD);
-	put(t->repo, "version", "B\n");
-	git(t->repo, "commit", "-q", "-am", "B");
-	git(t->repo, "tag", "B", NULL, NULL);
+	kb_test_put(t->repo, "version", "B\n");
+	kb_test_git(t->repo, "commit", "-q", "-am", "B");
+	kb_test_git(t->repo, "tag", "B", NULL, NULL);
 
 	text = kb_asprintf("source: { tree: %s }\n"
 			   "factors:\n  kconfig: { SPIN: [y] }\n"
@@ -568,7 +533,7 @@ static int teardown_trees(void **state)
 	kb_store_close(t->s);
 	kb_plan_free(t->p);
 	kb_matrix_free(t->m);
-	spawn_wait(argv);
+	kb_test_run(argv);
 	if (t->old_cache)
 		setenv("XDG_CACHE_HOME", t->old_cache, 1);
 	else

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "testfs.h"
 #include "build.h"
 #include "err.h"
 #include "kconfig.h"
@@ -230,43 +231,7 @@ static void test_plan__oversize_design_is_refused(void **state)
 
 /* ---- resolution per revision (a git repository of fake kernel trees) ---- */
 
-extern char **environ;
-
 static char *tmp, *old_cache;
-
-static int run(char *const argv[])
-{
-	pid_t pid;
-	int status;
-
-	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ))
-		return -1;
-	if (waitpid(pid, &status, 0) < 0)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static void git(const char *repo, const char *a, const char *b,
-		const char *c, const char *d)
-{
-	char *argv[] = { "git", "-C", (char *)repo, "-c", "user.name=t",
-			 "-c", "user.email=t@t", "-c",
-			 "init.defaultBranch=main", (char *)a, (char *)b,
-			 (char *)c, (char *)d, NULL };
-
-	assert_int_equal(run(argv), 0);
-}
-
-static void put(const char *dir, const char *name, const char *text)
-{
-	char *p = kb_asprintf("%s/%s", dir, name);
-	FILE *f = fopen(p, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	free(p);
-}
 
 /* `git rev-parse REV` of @repo, newly allocated. */
 static char *rev_parse(const char *repo, const char *rev)
@@ -277,7 +242,7 @@ static char *rev_parse(const char *repo, const char *rev)
 	char buf[128] = "";
 	FILE *f;
 
-	assert_int_equal(run(argv), 0);
+	assert_int_equal(kb_test_run(argv), 0);
 	f = fopen(out, "r");
 	assert_non_null(f);
 	assert_non_null(fgets(buf, sizeof(buf), f));
@@ -309,7 +274,7 @@ static int teardown_tmp(void **state)
 	char *argv[] = { "rm", "-rf", tmp, NULL };
 
 	(void)state;
-	run(argv);
+	kb_test_run(argv);
 	if (old_cache)
 		setenv("XDG_CACHE_HOME", old_cache, 1);
 	else
@@ -331,18 +296,18 @@ static char *make_repo(void)
 	char *dir = kb_asprintf("%s/repo", tmp);
 
 	assert_int_equal(mkdir(dir, 0755), 0);
-	git(dir, "init", "-q", NULL, NULL);
-	put(dir, "Kconfig", "config SPIN\n\tbool \"spin\"\n");
-	put(dir, "Makefile", "olddefconfig:\n\t@true\n");
-	git(dir, "add", "-A", NULL, NULL);
-	git(dir, "commit", "-q", "-m", "A");
-	git(dir, "tag", "A", NULL, NULL);
-	put(dir, "Kconfig",
+	kb_test_git(dir, "init", "-q", NULL, NULL);
+	kb_test_put(dir, "Kconfig", "config SPIN\n\tbool \"spin\"\n");
+	kb_test_put(dir, "Makefile", "olddefconfig:\n\t@true\n");
+	kb_test_git(dir, "add", "-A", NULL, NULL);
+	kb_test_git(dir, "commit", "-q", "-m", "A");
+	kb_test_git(dir, "tag", "A", NULL, NULL);
+	kb_test_put(dir, "Kconfig",
 	    "config SPIN\n\tbool \"spin\"\n\nconfig LOOP\n\tbool \"loop\"\n");
-	put(dir, "Makefile",
+	kb_test_put(dir, "Makefile",
 	    "olddefconfig:\n\t@echo CONFIG_LOOP=y >> $(O)/.config\n");
-	git(dir, "commit", "-q", "-am", "B");
-	git(dir, "tag", "B", NULL, NULL);
+	kb_test_git(dir, "commit", "-q", "-am", "B");
+	kb_test_git(dir, "tag", "B", NULL, NULL);
 	return dir;
 }
 

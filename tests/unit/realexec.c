@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "testfs.h"
 #include "err.h"
 #include "mem.h"
 #include "executor.h"
@@ -242,29 +243,6 @@ static void test_realexec__build_takes_prebuilt_kernels_unless_kconfig(void **st
 	kb_guest_disconnect(c);
 }
 
-extern char **environ;
-
-static void put(const char *dir, const char *name, const char *text)
-{
-	char *p = kb_asprintf("%s/%s", dir, name);
-	FILE *f = fopen(p, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	free(p);
-}
-
-static void remove_tree(const char *dir)
-{
-	char *argv[] = { "rm", "-rf", (char *)dir, NULL };
-	pid_t pid;
-	int status;
-
-	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) == 0)
-		waitpid(pid, &status, 0);
-}
-
 static void test_realexec__builds_what_the_plan_resolved(void **state)
 {
 	struct kb_plan_resolve_opts ro = KB_PLAN_RESOLVE_OPTS_INIT;
@@ -287,8 +265,8 @@ static void test_realexec__builds_what_the_plan_resolved(void **state)
 	setenv("XDG_CACHE_HOME", cache, 1);
 	tree = kb_asprintf("%s/linux", templ);
 	assert_int_equal(mkdir(tree, 0755), 0);
-	put(tree, "Kconfig", "config SPIN\n\tbool \"spin\"\n");
-	put(tree, "Makefile",
+	kb_test_put(tree, "Kconfig", "config SPIN\n\tbool \"spin\"\n");
+	kb_test_put(tree, "Makefile",
 	    "olddefconfig:\n\t@true\n"
 	    "bzImage:\n\t@mkdir -p $(O)/arch/x86/boot\n"
 	    "\t@cp $(O)/.config $(O)/arch/x86/boot/bzImage\n");
@@ -306,7 +284,7 @@ static void test_realexec__builds_what_the_plan_resolved(void **state)
 
 	/* a new olddefconfig now would give another config, tree id and
 	 * key: the plan's variants are built as the plan resolved them */
-	put(tree, "Makefile",
+	kb_test_put(tree, "Makefile",
 	    "olddefconfig:\n\t@echo CONFIG_LOOP=y >> $(O)/.config\n"
 	    "bzImage:\n\t@mkdir -p $(O)/arch/x86/boot\n"
 	    "\t@cp $(O)/.config $(O)/arch/x86/boot/bzImage\n");
@@ -338,7 +316,7 @@ static void test_realexec__builds_what_the_plan_resolved(void **state)
 		setenv("XDG_CACHE_HOME", old_cache, 1);
 	else
 		unsetenv("XDG_CACHE_HOME");
-	remove_tree(templ);
+	kb_test_rm_rf(templ);
 	free(old_cache);
 	free(text);
 	free(tree);

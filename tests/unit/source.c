@@ -8,48 +8,13 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "testfs.h"
 #include "err.h"
 #include "mem.h"
 #include "source.h"
 
-extern char **environ;
-
 /* Each test works in its own temporary folder, removed afterwards. */
 static char *tmp;
-
-static int run(char *const argv[])
-{
-	pid_t pid;
-	int status;
-
-	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ))
-		return -1;
-	if (waitpid(pid, &status, 0) < 0)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static void git(const char *repo, const char *a, const char *b,
-		const char *c, const char *d)
-{
-	char *argv[] = { "git",	 "-C", (char *)repo, "-c",
-			 "user.name=t", "-c", "user.email=t@t",
-			 "-c", "init.defaultBranch=main", (char *)a,
-			 (char *)b, (char *)c, (char *)d, NULL };
-
-	assert_int_equal(run(argv), 0);
-}
-
-static void put(const char *dir, const char *name, const char *text)
-{
-	char *p = kb_asprintf("%s/%s", dir, name);
-	FILE *f = fopen(p, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	free(p);
-}
 
 static char *read_text(const char *path)
 {
@@ -67,20 +32,15 @@ static char *read_text(const char *path)
 
 static int setup(void **state)
 {
-	char templ[] = "/tmp/kb-source-XXXXXX";
-
 	(void)state;
-	assert_non_null(mkdtemp(templ));
-	tmp = kb_strdup(templ);
+	tmp = kb_test_tmpdir("source");
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	char *argv[] = { "rm", "-rf", tmp, NULL };
-
 	(void)state;
-	run(argv);
+	kb_test_rm_rf(tmp);
 	free(tmp);
 	tmp = NULL;
 	return 0;
@@ -94,9 +54,9 @@ static char *make_plain(void)
 
 	assert_int_equal(mkdir(dir, 0755), 0);
 	assert_int_equal(mkdir(sub, 0755), 0);
-	put(dir, "Makefile", "all:\n");
-	put(dir, "Kconfig", "config FOO\n\tbool \"foo\"\n");
-	put(sub, "sched.c", "int x;\n");
+	kb_test_put(dir, "Makefile", "all:\n");
+	kb_test_put(dir, "Kconfig", "config FOO\n\tbool \"foo\"\n");
+	kb_test_put(sub, "sched.c", "int x;\n");
 	free(sub);
 	return dir;
 }
@@ -110,16 +70,16 @@ static char *make_repo(void)
 	char *dir = kb_asprintf("%s/repo", tmp);
 
 	assert_int_equal(mkdir(dir, 0755), 0);
-	git(dir, "init", "-q", NULL, NULL);
-	put(dir, "Makefile", "all:\n");
-	put(dir, "Kconfig", "config FOO\n\tbool \"foo\"\n");
-	put(dir, "version", "one\n");
-	git(dir, "add", "-A", NULL, NULL);
-	git(dir, "commit", "-q", "-m", "one");
-	git(dir, "tag", "v1", NULL, NULL);
-	git(dir, "branch", "feature", NULL, NULL);
-	put(dir, "version", "two\n");
-	git(dir, "commit", "-q", "-am", "two");
+	kb_test_git(dir, "init", "-q", NULL, NULL);
+	kb_test_put(dir, "Makefile", "all:\n");
+	kb_test_put(dir, "Kconfig", "config FOO\n\tbool \"foo\"\n");
+	kb_test_put(dir, "version", "one\n");
+	kb_test_git(dir, "add", "-A", NULL, NULL);
+	kb_test_git(dir, "commit", "-q", "-m", "one");
+	kb_test_git(dir, "tag", "v1", NULL, NULL);
+	kb_test_git(dir, "branch", "feature", NULL, NULL);
+	kb_test_put(dir, "version", "two\n");
+	kb_test_git(dir, "commit", "-q", "-am", "two");
 	return dir;
 }
 
@@ -131,7 +91,7 @@ static char *rev_parse(const char *repo, const char *rev)
 			 "sh", (char *)repo, (char *)rev, out, NULL };
 	char *text, *nl;
 
-	assert_int_equal(run(argv), 0);
+	assert_int_equal(kb_test_run(argv), 0);
 	text = kb_strdup(read_text(out));
 	nl = strchr(text, '\n');
 	if (nl)
@@ -198,7 +158,7 @@ static void test_source__plain_tree_id_changes_with_a_file(void **state)
 	struct kb_source_tree *a = open_ok(dir, NULL), *b;
 
 	(void)state;
-	put(sub, "sched.c", "int x, y;\n");
+	kb_test_put(sub, "sched.c", "int x, y;\n");
 	b = open_ok(dir, NULL);
 	assert_string_not_equal(kb_source_tree_id(a), kb_source_tree_id(b));
 	kb_source_tree_free(a);
@@ -214,7 +174,7 @@ static void test_source__plain_tree_id_ignores_the_folder_name(void **state)
 	struct kb_source_tree *a = open_ok(dir, NULL), *b;
 
 	(void)state;
-	assert_int_equal(run(argv), 0);
+	assert_int_equal(kb_test_run(argv), 0);
 	b = open_ok(moved, NULL);
 	assert_string_equal(kb_source_tree_id(a), kb_source_tree_id(b));
 	kb_source_tree_free(a);
@@ -238,7 +198,7 @@ static void test_source__folder_without_kconfig_is_not_a_tree(void **state)
 
 	(void)state;
 	assert_int_equal(mkdir(dir, 0755), 0);
-	put(dir, "Makefile", "all:\n");
+	kb_test_put(dir, "Makefile", "all:\n");
 	open_err(dir, NULL, KB_EINPUT,
 		 "is not a kernel tree: it has no top-level Makefile and Kconfig");
 	free(dir);
@@ -321,7 +281,7 @@ static void test_source__checkout_is_reused(void **state)
 	struct kb_source_tree *a = open_ok(repo, "v1"), *b;
 
 	(void)state;
-	put(kb_source_dir(a), "marker", "kept\n");
+	kb_test_put(kb_source_dir(a), "marker", "kept\n");
 	b = open_ok(repo, "feature");
 	assert_string_equal(kb_source_dir(a), kb_source_dir(b));
 	mark = kb_asprintf("%s/marker", kb_source_dir(b));
@@ -347,7 +307,7 @@ static void test_source__dirty_worktree_without_rev_is_refused(void **state)
 	struct kb_source_tree *t;
 
 	(void)state;
-	put(repo, "version", "three\n");
+	kb_test_put(repo, "version", "three\n");
 	open_err(repo, NULL, KB_EINPUT, "has uncommitted changes");
 	/* naming the revision says which tree is meant */
 	t = open_ok(repo, "HEAD");
@@ -361,7 +321,7 @@ static void test_source__untracked_files_are_not_dirt(void **state)
 	struct kb_source_tree *t;
 
 	(void)state;
-	put(repo, "notes.txt", "mine\n");
+	kb_test_put(repo, "notes.txt", "mine\n");
 	t = open_ok(repo, NULL);
 	kb_source_tree_free(t);
 	free(repo);
@@ -373,10 +333,10 @@ static void test_source__git_revision_without_kconfig_is_refused(void **state)
 
 	(void)state;
 	assert_int_equal(mkdir(dir, 0755), 0);
-	git(dir, "init", "-q", NULL, NULL);
-	put(dir, "README", "hi\n");
-	git(dir, "add", "-A", NULL, NULL);
-	git(dir, "commit", "-q", "-m", "one");
+	kb_test_git(dir, "init", "-q", NULL, NULL);
+	kb_test_put(dir, "README", "hi\n");
+	kb_test_git(dir, "add", "-A", NULL, NULL);
+	kb_test_git(dir, "commit", "-q", "-m", "one");
 	open_err(dir, NULL, KB_EINPUT, "is not a kernel tree");
 	free(dir);
 }

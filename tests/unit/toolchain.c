@@ -7,49 +7,27 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "testfs.h"
 #include "err.h"
 #include "mem.h"
 #include "toolchain.h"
-
-extern char **environ;
 
 static char *tmp;
 
 static int setup(void **state)
 {
-	char templ[] = "/tmp/kb-toolchain-XXXXXX";
-
 	(void)state;
-	assert_non_null(mkdtemp(templ));
-	tmp = kb_strdup(templ);
+	tmp = kb_test_tmpdir("toolchain");
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	char *argv[] = { "rm", "-rf", tmp, NULL };
-	pid_t pid;
-	int status;
-
 	(void)state;
-	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) == 0)
-		waitpid(pid, &status, 0);
+	kb_test_rm_rf(tmp);
 	free(tmp);
 	tmp = NULL;
 	return 0;
-}
-
-static char *put(const char *dir, const char *name, const char *text,
-		 mode_t mode)
-{
-	char *p = kb_asprintf("%s/%s", dir, name);
-	FILE *f = fopen(p, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	chmod(p, mode);
-	return p;
 }
 
 /* ---- keys ---------------------------------------------------------------- */
@@ -90,7 +68,7 @@ static void test_toolchain__key_changes_with_each_input(void **state)
 
 static void test_toolchain__compiler_version_is_the_first_line(void **state)
 {
-	char *cc = put(tmp, "fakecc",
+	char *cc = kb_test_write(tmp, "fakecc",
 		       "#!/bin/sh\n[ \"$1\" = --version ] || exit 3\n"
 		       "echo 'fakecc (Test) 1.2.3'\necho 'Copyright'\n",
 		       0755);
@@ -109,7 +87,7 @@ static void test_toolchain__compiler_version_is_the_first_line(void **state)
 
 static void test_toolchain__compiler_wrapper_runs_with_its_compiler(void **state)
 {
-	char *cc = put(tmp, "wrap",
+	char *cc = kb_test_write(tmp, "wrap",
 		       "#!/bin/sh\necho \"wrap runs $1 $2\"\n", 0755);
 	char *arg = kb_asprintf("CC=%s gcc", cc);
 	const char *args[] = { arg };
