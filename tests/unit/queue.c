@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +6,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "testfs.h"
 #include "err.h"
 #include "executor.h"
 #include "mem.h"
@@ -36,7 +36,7 @@
 #define B "host-b:2:0000000000000002"
 
 struct fixture {
-	char dir[64];
+	char *dir;
 	char *path;
 	struct kb_store *s;
 };
@@ -46,11 +46,7 @@ static int setup(void **state)
 	struct fixture *f = kb_calloc(1, sizeof(*f));
 	struct kb_err err = KB_ERR_INIT;
 
-	snprintf(f->dir, sizeof(f->dir), "/tmp/kb-queue-XXXXXX");
-	if (!mkdtemp(f->dir)) {
-		free(f);
-		return -1;
-	}
+	f->dir = kb_test_tmpdir("queue");
 	f->path = kb_asprintf("%s/kbisect.db", f->dir);
 	if (kb_store_open(f->path, NULL, &f->s, &err)) {
 		fprintf(stderr, "%s\n", err.msg);
@@ -63,22 +59,10 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	DIR *d = opendir(f->dir);
-	struct dirent *e;
 
 	kb_store_close(f->s);
-	while (d && (e = readdir(d))) {
-		char *p;
-
-		if (e->d_name[0] == '.')
-			continue;
-		p = kb_asprintf("%s/%s", f->dir, e->d_name);
-		unlink(p);
-		free(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(f->dir);
+	kb_test_rm_rf(f->dir);
+	free(f->dir);
 	free(f->path);
 	free(f);
 	return 0;

@@ -1,10 +1,10 @@
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "test.h"
+#include "testfs.h"
 #include "err.h"
 #include "executor.h"
 #include "mem.h"
@@ -61,7 +61,7 @@ struct notes {
 };
 
 struct fixture {
-	char dir[64];
+	char *dir;
 	char *path;
 	struct kb_store *s;
 	struct notes notes;
@@ -95,11 +95,7 @@ static int setup(void **state)
 	struct fixture *f = kb_calloc(1, sizeof(*f));
 	struct kb_err err = KB_ERR_INIT;
 
-	snprintf(f->dir, sizeof(f->dir), "/tmp/kb-sched-XXXXXX");
-	if (!mkdtemp(f->dir)) {
-		free(f);
-		return -1;
-	}
+	f->dir = kb_test_tmpdir("sched");
 	f->path = kb_asprintf("%s/kbisect.db", f->dir);
 	if (kb_store_open(f->path, NULL, &f->s, &err)) {
 		fprintf(stderr, "%s\n", err.msg);
@@ -112,22 +108,10 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	DIR *d = opendir(f->dir);
-	struct dirent *e;
 
 	kb_store_close(f->s);
-	while (d && (e = readdir(d))) {
-		char *p;
-
-		if (e->d_name[0] == '.')
-			continue;
-		p = kb_asprintf("%s/%s", f->dir, e->d_name);
-		unlink(p);
-		free(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(f->dir);
+	kb_test_rm_rf(f->dir);
+	free(f->dir);
 	free(f->path);
 	free(f);
 	return 0;
