@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "testfs.h"
 #include "analysis.h"
 #include "effects.h"
 #include "err.h"
@@ -67,9 +68,7 @@ static int setup(void **state)
 	struct kb_err err = KB_ERR_INIT;
 
 	setenv("KBISECT_MODEL_TIME_SCALE", "0", 1);
-	snprintf(f->dir, sizeof(f->dir), "/tmp/kb-analysis-XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
-	snprintf(f->db, sizeof(f->db), "%s/t.db", f->dir);
+	kb_test_scratch_db("analysis", f->dir, sizeof(f->dir), f->db, sizeof(f->db));
 	if (kb_store_open(f->db, NULL, &f->s, &err))
 		fail_msg("%s", err.msg);
 	*state = f;
@@ -79,16 +78,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char path[160];
-
 	kb_analysis_free(f->a);
 	kb_store_close(f->s);
-	snprintf(path, sizeof(path), "%s-wal", f->db);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s-shm", f->db);
-	unlink(path);
-	unlink(f->db);
-	rmdir(f->dir);
+	kb_test_rm_rf(f->dir);
 	free(f);
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "testfs.h"
 #include "bisect.h"
 #include "buf.h"
 #include "err.h"
@@ -34,9 +35,7 @@ static int setup(void **state)
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct kb_err err = KB_ERR_INIT;
 
-	snprintf(f->dir, sizeof(f->dir), "/tmp/kb-bisect-XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
-	snprintf(f->db, sizeof(f->db), "%s/t.db", f->dir);
+	kb_test_scratch_db("bisect", f->dir, sizeof(f->dir), f->db, sizeof(f->db));
 	if (kb_store_open(f->db, NULL, &f->s, &err))
 		fail_msg("%s", err.msg);
 	*state = f;
@@ -46,20 +45,13 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char path[160];
-
 	kb_bisect_result_free(f->r);
 	kb_kconfig_free(f->good);
 	kb_kconfig_free(f->bad);
 	kb_executor_free(f->ex);
 	kb_model_free(f->model);
 	kb_store_close(f->s);
-	snprintf(path, sizeof(path), "%s-wal", f->db);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s-shm", f->db);
-	unlink(path);
-	unlink(f->db);
-	rmdir(f->dir);
+	kb_test_rm_rf(f->dir);
 	free(f);
 	return 0;
 }

@@ -114,9 +114,7 @@ static int setup(void **state)
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct kb_err err = KB_ERR_INIT;
 
-	snprintf(f->dir, sizeof(f->dir), "/tmp/kb-pipeline-XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
-	snprintf(f->db, sizeof(f->db), "%s/t.db", f->dir);
+	kb_test_scratch_db("pipeline", f->dir, sizeof(f->dir), f->db, sizeof(f->db));
 	if (kb_matrix_load(MATRIX, &f->m, &err) ||
 	    kb_plan_new(f->m, &f->p, &err) ||
 	    kb_store_open(f->db, NULL, &f->s, &err))
@@ -130,20 +128,13 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char path[160];
-
 	kb_executor_free(f->ex);
 	kb_executor_free(f->c.inner);
 	kb_model_free(f->model);
 	kb_store_close(f->s);
 	kb_plan_free(f->p);
 	kb_matrix_free(f->m);
-	snprintf(path, sizeof(path), "%s-wal", f->db);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s-shm", f->db);
-	unlink(path);
-	unlink(f->db);
-	rmdir(f->dir);
+	kb_test_rm_rf(f->dir);
 	free(f);
 	return 0;
 }

@@ -39,6 +39,18 @@ static inline char *kb_test_tmpdir(const char *name)
 	return d;
 }
 
+/* A new folder /tmp/kb-@name-XXXXXX into @dir (@dsize bytes), and the
+ * path of a database "t.db" in it into @db (@dbsize bytes). */
+static inline void kb_test_scratch_db(const char *name, char *dir,
+				      size_t dsize, char *db, size_t dbsize)
+{
+	char *d = kb_test_tmpdir(name);
+
+	snprintf(dir, dsize, "%s", d);
+	snprintf(db, dbsize, "%s/t.db", dir);
+	free(d);
+}
+
 /* Remove @dir and all it holds (rm -rf); NULL is ignored. */
 static inline void kb_test_rm_rf(const char *dir)
 {
