@@ -27,7 +27,7 @@ struct kb_analysis {
 	struct kb_store_variant *v;
 	unsigned added;
 	/* the last sequential boundary computed, for these looks and the
-	 * overall level it spends (kb_analysis_compare_at changes it) */
+	 * overall level it spends */
 	unsigned la_start, la_max, la_looks;
 	double la_alpha, la_of;
 	size_t naside;  /* kb_analysis_set_aside(): per variant, the first */
@@ -190,23 +190,25 @@ const double *kb_analysis_values(const struct kb_analysis *a, unsigned idx,
  * to @max boots a side, remembered for the next call with the same looks.
  */
 static double look_alpha(struct kb_analysis *a, unsigned start,
-			 unsigned max, unsigned *looks)
+			 unsigned max, double alpha, unsigned *looks)
 {
 	if (a->la_alpha <= 0 || a->la_start != start || a->la_max != max ||
-	    a->la_of != a->opts.alpha) {
-		a->la_alpha = kb_compare_look_alpha(start, max, a->opts.alpha,
+	    a->la_of != alpha) {
+		a->la_alpha = kb_compare_look_alpha(start, max, alpha,
 						    &a->la_looks);
 		a->la_start = start;
 		a->la_max = max;
-		a->la_of = a->opts.alpha;
+		a->la_of = alpha;
 	}
 	*looks = a->la_looks;
 	return a->la_alpha;
 }
 
-int kb_analysis_compare(struct kb_analysis *a, unsigned ia, unsigned ib,
-			int adaptive, struct kb_comparison *out,
-			struct kb_err *err)
+/* kb_analysis_compare at overall level @alpha (the experiment's, or the
+ * one kb_analysis_compare_at asks for). */
+static int compare(struct kb_analysis *a, unsigned ia, unsigned ib,
+		   int adaptive, double alpha, struct kb_comparison *out,
+		   struct kb_err *err)
 {
 	const struct kb_repeat *rep = kb_matrix_repeat(a->m);
 	struct kb_compare_opts o = a->opts;
@@ -215,6 +217,7 @@ int kb_analysis_compare(struct kb_analysis *a, unsigned ia, unsigned ib,
 	size_t nlooks, na, nb;
 	int ret;
 
+	o.alpha = alpha;
 	if (ia >= a->nvariants || ib >= a->nvariants)
 		return kb_err_set(err, KB_ENOTFOUND,
 				  "experiment %lld has %zu variants: no #%u",
@@ -234,7 +237,7 @@ int kb_analysis_compare(struct kb_analysis *a, unsigned ia, unsigned ib,
 	if (start < 1)
 		start = 1;
 	if ((adaptive || na > rep->boots || nb > rep->boots) && max > start)
-		o.look_alpha = look_alpha(a, start, max, &o.looks);
+		o.look_alpha = look_alpha(a, start, max, alpha, &o.looks);
 	nlooks = kb_compare_looks(start, max, n);
 	for (;;) {
 		size_t lo, j, next;
@@ -274,6 +277,13 @@ int kb_analysis_compare(struct kb_analysis *a, unsigned ia, unsigned ib,
 				return 0; /* the boots failed: no more data */
 		} while ((na < nb ? na : nb) < next);
 	}
+}
+
+int kb_analysis_compare(struct kb_analysis *a, unsigned ia, unsigned ib,
+			int adaptive, struct kb_comparison *out,
+			struct kb_err *err)
+{
+	return compare(a, ia, ib, adaptive, a->opts.alpha, out, err);
 }
 
 size_t kb_analysis_nonpositive(const struct kb_analysis *a, unsigned idx)
@@ -374,17 +384,11 @@ int kb_analysis_compare_at(struct kb_analysis *a, unsigned ia, unsigned ib,
 			   int adaptive, double alpha,
 			   struct kb_comparison *out, struct kb_err *err)
 {
-	double keep = a->opts.alpha;
-	int ret;
-
 	if (!(alpha > 0 && alpha < 1))
 		return kb_err_set(err, KB_EINPUT,
 				  "significance level %g: need 0 < alpha < 1",
 				  alpha);
-	a->opts.alpha = alpha;
-	ret = kb_analysis_compare(a, ia, ib, adaptive, out, err);
-	a->opts.alpha = keep;
-	return ret;
+	return compare(a, ia, ib, adaptive, alpha, out, err);
 }
 
 size_t kb_analysis_set_aside(struct kb_analysis *a, unsigned idx)
