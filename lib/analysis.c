@@ -121,8 +121,6 @@ int kb_analysis_open(struct kb_store *s, int64_t exp, const char *metric,
 	a->opts.alpha = cmp->alpha;
 	a->dir = kb_metric_direction(kb_matrix_workload(a->m), a->metric);
 	a->opts.higher_is_better = a->dir.higher_is_better;
-	a->opts.seed = (uint64_t)exp;
-	a->opts.reps = 2000;
 	if ((ret = load_values(a, err)))
 		goto out;
 	*out = a;

@@ -115,8 +115,6 @@ void kb_bisect__init(struct bisect *b, struct kb_store *s,
 	b->copts.threshold_pct = o->threshold_pct;
 	b->copts.alpha = o->alpha;
 	b->copts.higher_is_better = o->higher_is_better;
-	b->copts.seed = o->seed;
-	b->copts.reps = o->reps;
 	b->max_probes = o->max_probes ? o->max_probes
 				      : KB_BISECT_DEFAULT_MAX_PROBES;
 	b->r = kb_calloc(1, sizeof(*b->r));

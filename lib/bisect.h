@@ -124,8 +124,6 @@ struct kb_bisect_opts {
 	unsigned max_boots;     /* adaptive sampling ceiling; the ends get it */
 	double threshold_pct;   /* smallest change that counts */
 	double alpha;           /* significance level */
-	uint64_t seed;          /* bootstrap seed */
-	unsigned reps;          /* bootstrap replicates (0: 2000) */
 	unsigned max_probes;    /* stop after this many (0: the default) */
 	enum kb_bisect_strategy strategy;
 	/* the dependencies of an option: returns their number and points
@@ -165,10 +163,10 @@ struct kb_bisect_opts {
 	 * guests by it); may be NULL */
 	int64_t *experiment_id;
 };
-#define KB_BISECT_OPTS_INIT                                                 \
-	{ NULL, 1, 3, 1, 10, 5.0, 0.05, 1, 0, 0, KB_BISECT_DDMIN, NULL, NULL, \
-	  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0,    \
-	  NULL, NULL, NULL }
+#define KB_BISECT_OPTS_INIT                                               \
+	{ .metric = NULL, .higher_is_better = 1, .boots = 3,               \
+	  .runs_per_boot = 1, .max_boots = 10, .threshold_pct = 5.0,       \
+	  .alpha = 0.05, .max_probes = 0, .strategy = KB_BISECT_DDMIN }
 
 struct kb_bisect_result {
 	int reproduced;               /* the ends differ: a regression */

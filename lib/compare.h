@@ -40,8 +40,6 @@ struct kb_compare_opts {
 	double threshold_pct;  /* smallest change that counts, percent */
 	double alpha;          /* significance level; CI level is 1 - alpha */
 	int higher_is_better;  /* the metric's direction */
-	uint64_t seed;         /* bootstrap seed (unused since the t interval) */
-	unsigned reps;         /* bootstrap replicates (unused, likewise) */
 	/* one look of a sequential test: the nominal level this look
 	 * decides at (kb_stats_pocock_alpha()), used instead of alpha for
 	 * the test and the interval; 0 for a single test */
@@ -50,7 +48,7 @@ struct kb_compare_opts {
 };
 #define KB_COMPARE_OPTS_INIT                                              \
 	{ .threshold_pct = 5.0, .alpha = 0.05, .higher_is_better = 1,     \
-	  .seed = 1, .reps = 0, .look_alpha = 0, .looks = 1 }
+	  .look_alpha = 0, .looks = 1 }
 
 struct kb_comparison {
 	struct kb_summary a, b; /* each side's summary */

@@ -178,7 +178,6 @@ static int one(struct kb_store *s, unsigned n, unsigned k, double cv,
 	o.metric = "read_iops";
 	o.higher_is_better = 1;
 	o.strategy = strategy;
-	o.seed = seed;
 	o.good_name = "good.config";
 	o.bad_name = "bad.config";
 	o.model_text = kb_model_text(m);

@@ -327,7 +327,6 @@ static int bisect(struct cell *c, struct btally *t, struct kb_store *s,
 		goto out;
 	o.metric = "read_iops";
 	o.higher_is_better = 1;
-	o.seed = seed;
 	o.good_name = "good.config";
 	o.bad_name = "bad.config";
 	o.model_text = kb_model_text(m);
@@ -399,8 +398,6 @@ static int coverage(struct cell *c, uint64_t seed, double factor,
 				y[i] = kb_model_sample(m, kb_plan_variant(p, 1),
 						       boot, 1);
 			}
-			o.seed = seed * 1000 + d;
-			o.reps = 2000;
 			kb_compare_samples(x, n, y, n, &o, &cmp);
 			c->cov_n[k]++;
 			c->cov_in[k] += cmp.ci_low <= truth &&
