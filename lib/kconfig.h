@@ -180,6 +180,15 @@ const char *kb_ksyms_selected_by(const struct kb_ksyms *syms,
 				 const char *name);
 
 /*
+ * The symbols @name's level hangs on: those named by its dependency
+ * (kb_ksyms_depends) and those that select it, each once, in the order
+ * met.  Returns their number (0 for an unknown symbol) and points *@on at
+ * their names, which @syms owns.
+ */
+size_t kb_ksyms_requires(const struct kb_ksyms *syms, const char *name,
+			 const char *const **on);
+
+/*
  * Why requested @name=@requested did not hold in @resolved: one line such
  * as "depends on PARAVIRT && SMP (unmet: PARAVIRT, SMP)", "selected by
  * EXPERT", "has no prompt: only defaults and selects set it".  Appends to

@@ -45,6 +45,7 @@ struct sym {
 	char *depends;     /* NULL: none */
 	char *selected_by; /* NULL: none */
 	int prompt;
+	struct kconfig_strlist requires; /* symbols of both */
 };
 
 struct kb_ksyms {
@@ -563,6 +564,52 @@ static struct sym *lookup(const struct kb_ksyms *ks, const char *name)
 	return i < 0 ? NULL : &ks->s[i];
 }
 
+/*
+ * Add to @l the symbol names in Kconfig expression (or comma list) @expr:
+ * runs of name characters that are not a constant (y, m, n, a number),
+ * outside quotes and $(...) macros.
+ */
+static void add_symbols(struct kconfig_strlist *l, const char *expr)
+{
+	const char *p = expr, *q;
+	long long ignored;
+	int paren;
+
+	while (p && *p) {
+		if (*p == '"' || *p == '\'') {
+			char quote = *p++;
+
+			while (*p && *p != quote)
+				p += p[0] == '\\' && p[1] ? 2 : 1;
+			if (*p)
+				p++;
+		} else if (p[0] == '$' && p[1] == '(') {
+			for (paren = 0; *p; p++) {
+				paren += *p == '(';
+				if (*p == ')' && --paren == 0) {
+					p++;
+					break;
+				}
+			}
+		} else if (kconfig_is_name_char((unsigned char)*p)) {
+			char *name;
+
+			for (q = p; kconfig_is_name_char((unsigned char)*q); q++)
+				;
+			name = kb_strndup(p, (size_t)(q - p));
+			if (strcmp(name, "y") && strcmp(name, "m") &&
+			    strcmp(name, "n") &&
+			    kconfig_parse_number(name, &ignored))
+				kconfig_strlist_add_owned(l, name);
+			else
+				free(name);
+			p = q;
+		} else {
+			p++;
+		}
+	}
+}
+
 /* Fold the per-definition records into one record per symbol. */
 static struct kb_ksyms *fold(struct scan *sc)
 {
@@ -625,8 +672,11 @@ static struct kb_ksyms *fold(struct scan *sc)
 		kconfig_strlist_release(&l);
 	}
 	ks->names = kb_calloc(ks->n ? ks->n : 1, sizeof(*ks->names));
-	for (i = 0; i < ks->n; i++)
+	for (i = 0; i < ks->n; i++) {
 		ks->names[i] = ks->s[i].name;
+		add_symbols(&ks->s[i].requires, ks->s[i].depends);
+		add_symbols(&ks->s[i].requires, ks->s[i].selected_by);
+	}
 	return ks;
 }
 
@@ -676,6 +726,7 @@ void kb_ksyms_free(struct kb_ksyms *ks)
 	for (i = 0; i < ks->n; i++) {
 		free(ks->s[i].depends);
 		free(ks->s[i].selected_by);
+		kconfig_strlist_release(&ks->s[i].requires);
 	}
 	defs_free(ks->defs, ks->ndefs);
 	free(ks->s);
@@ -732,6 +783,15 @@ const char *kb_ksyms_selected_by(const struct kb_ksyms *ks,
 	const struct sym *s = lookup(ks, name);
 
 	return s ? s->selected_by : NULL;
+}
+
+size_t kb_ksyms_requires(const struct kb_ksyms *ks, const char *name,
+			 const char *const **on)
+{
+	const struct sym *s = lookup(ks, name);
+
+	*on = s ? (const char *const *)s->requires.v : NULL;
+	return s ? s->requires.n : 0;
 }
 
 /* ==== why an option did not hold ======================================== */

@@ -397,6 +397,40 @@ static void test_kconfig__scan_collects_dependencies(void **state)
 	kb_ksyms_free(ks);
 }
 
+/* Names with a count, for kb_ksyms_requires(). */
+static int requires_has(const struct kb_ksyms *ks, const char *name,
+			const char *want)
+{
+	const char *const *on;
+	size_t n = kb_ksyms_requires(ks, name, &on), i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(on[i], want))
+			return 1;
+	return 0;
+}
+
+static void test_kconfig__requires_names_dependencies_and_selectors(void **state)
+{
+	struct kb_ksyms *ks = scan(NULL);
+	const char *const *on;
+
+	(void)state;
+	assert_int_equal(kb_ksyms_requires(ks, "PARAVIRT_SPINLOCKS", &on), 3);
+	assert_string_equal(on[0], "PARAVIRT");
+	assert_string_equal(on[1], "SMP");
+	assert_string_equal(on[2], "HYPERVISOR_GUEST");
+	assert_true(requires_has(ks, "DEBUG_SPINLOCK", "BROKEN"));
+	/* selectors count, constants and quoted strings do not */
+	assert_true(requires_has(ks, "DEBUG_KERNEL", "EXPERT"));
+	assert_int_equal(kb_ksyms_requires(ks, "64BIT", &on), 0);
+	assert_true(requires_has(ks, "VIRTIO_BLK", "COMPILE_TEST"));
+	assert_int_equal(kb_ksyms_requires(ks, "SMP", &on), 0);
+	assert_int_equal(kb_ksyms_requires(ks, "NO_SUCH", &on), 0);
+	assert_null(on);
+	kb_ksyms_free(ks);
+}
+
 static void test_kconfig__scan_of_a_folder_without_kconfig(void **state)
 {
 	struct kb_err err = KB_ERR_INIT;
@@ -692,6 +726,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_kconfig__eval_depth_is_capped),
 	cmocka_unit_test(test_kconfig__scan_follows_source_for_the_arch),
 	cmocka_unit_test(test_kconfig__scan_collects_dependencies),
+	cmocka_unit_test(test_kconfig__requires_names_dependencies_and_selectors),
 	cmocka_unit_test(test_kconfig__scan_of_a_folder_without_kconfig),
 	cmocka_unit_test(test_kconfig__unknown_symbol_gets_a_suggestion),
 	cmocka_unit_test(test_kconfig__explain_names_dependency_and_unmet),
