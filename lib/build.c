@@ -877,10 +877,13 @@ int kb_build_plan_variant(const struct kb_plan *p, size_t i, const char *label,
 	kb_build_opts_from_matrix(kb_plan_matrix(p), t->dir, t->id, &bo);
 	bo.progress = progress;
 	bo.arg = arg;
+	if (!info)
+		info = &own;
 	ret = kb_build_run(&bo, v->build_key, res->config_text,
-			   label ? label : v->label, out, info ? info : &own,
-			   err);
-	if (!info && ret == 0)
+			   label ? label : v->label, out, info, err);
+	if (ret == 0)
+		out->cached = info->cached;
+	if (info == &own && ret == 0)
 		kb_build_info_release(&own);
 	return ret;
 }

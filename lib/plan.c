@@ -552,6 +552,12 @@ int kb_plan_resolve(struct kb_plan *p, const struct kb_plan_resolve_opts *o,
 	ro.base_is_target = src->base_is_target;
 	ro.nfragments = src->nfragments;
 	ro.fragments = src->fragments;
+	if (o->base_config) {
+		ro.base = o->base_config;
+		ro.base_is_target = 0;
+		ro.nfragments = 0;
+		ro.fragments = NULL;
+	}
 	ro.cache_dir = o->cache_dir;
 	ro.nmake_args = kb_matrix_build(p->m)->nmake_args;
 	ro.make_args = kb_matrix_build(p->m)->make_args;

@@ -119,11 +119,16 @@ struct kb_plan_resolve_opts {
 				* id>; NULL: ${XDG_CACHE_HOME:-~/.cache}/
 				* kbisect/resolve */
 	const char *cache_dir; /* resolution cache (kb_kconfig_resolve_opts) */
+	const char *base_config; /* a .config every variant is resolved
+				  * from instead of source.base and
+				  * source.fragments (a bisection probe:
+				  * the good end with its changes); NULL:
+				  * the matrix's */
 	void (*progress)(const struct kb_plan_resolve_event *ev, void *arg);
 	void *arg;
 };
 #define KB_PLAN_RESOLVE_OPTS_INIT \
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 
 /*
  * Resolve every variant's Kconfig settings against its kernel tree

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "build.h"
 #include "console.h"
 #include "domxml.h"
@@ -16,6 +17,7 @@
 #include "executor.h"
 #include "fsutil.h"
 #include "guest.h"
+#include "kconfig.h"
 #include "mem.h"
 #include "plan.h"
 #include "variant.h"
@@ -146,6 +148,28 @@ static const char *prebuilt(const struct realexec *x,
 }
 
 /*
+ * What of @res did not hold, "config does not hold: CONFIG_X=y (resolved
+ * n: depends on Y), ...", or NULL when everything did.  Caller frees.
+ */
+static char *not_held(const struct kb_kconfig_resolution *res)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	size_t i, n = 0;
+
+	for (i = 0; i < res->noutcomes; i++) {
+		const struct kb_kconfig_outcome *o = &res->outcomes[i];
+
+		if (o->held)
+			continue;
+		kb_buf_addf(&b, "%sCONFIG_%s=%s (resolved %s%s%s)",
+			    n++ ? ", " : "config does not hold: ", o->name,
+			    o->requested, o->resolved, o->reason ? ": " : "",
+			    o->reason ? o->reason : "");
+	}
+	return n ? kb_buf_detach(&b) : NULL;
+}
+
+/*
  * Build @v from source.tree as its plan resolved it: the given plan when
  * @v is one of its resolved variants, else a plan of @v alone.
  */
@@ -165,10 +189,16 @@ static int from_source(const struct realexec *x, const struct kb_variant *v,
 		return kb_err_set(err, KB_EINPUT,
 				  "%s: variant %u (%s) needs a kernel built from source, and the matrix has no source.tree",
 				  kb_matrix_file(x->m), v->idx, v->label);
+	ro.base_config = x->opts.base_config;
 	if ((ret = kb_plan_new_variant(x->m, v, &alone, err)) == 0 &&
-	    (ret = kb_plan_resolve(alone, &ro, err)) == 0)
-		ret = kb_build_plan_variant(alone, 0, NULL, NULL, NULL, out,
-					    NULL, err);
+	    (ret = kb_plan_resolve(alone, &ro, err)) == 0) {
+		if (x->opts.require_held &&
+		    (out->reason = not_held(kb_plan_resolution(alone, 0))))
+			out->status = KB_BUILD_FAILED;
+		else
+			ret = kb_build_plan_variant(alone, 0, NULL, NULL, NULL,
+						    out, NULL, err);
+	}
 	kb_plan_free(alone);
 	return ret;
 }

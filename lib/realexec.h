@@ -23,7 +23,9 @@ struct kb_plan;
  * resolved it (kb_build_plan_variant).  A variant that is not one of the
  * resolved plan's (a bisection probe, or any variant when no resolved
  * plan was given) is resolved alone, through kb_plan_new_variant() and
- * kb_plan_resolve(), then built the same way.
+ * kb_plan_resolve() (from kb_realexec_opts.base_config when given), then
+ * built the same way; the build result says whether the kernel came from
+ * the build cache (kb_build_result.cached).
  *
  * Boot: the workload's initramfs (initramfs.h, cached), the domain XML
  * (domxml.h) for the variant's guest shape, one transient guest
@@ -58,11 +60,21 @@ struct kb_realexec_opts {
 	/* may be NULL: once *stop is nonzero the running guest is destroyed
 	 * (kb_guest_run_opts.stop) and its boot ends as a libvirt error */
 	const volatile sig_atomic_t *stop;
+	/* a .config that variants outside the plan are resolved from
+	 * instead of source.base and source.fragments (option bisection:
+	 * the good end, each probe's changes its Kconfig settings); NULL:
+	 * the matrix's */
+	const char *base_config;
+	/* a variant outside the plan whose Kconfig settings do not all hold
+	 * after resolution is not built: its build fails, the reason naming
+	 * each setting that did not hold and why */
+	int require_held;
 };
 #define KB_REALEXEC_OPTS_INIT                                             \
 	{ .experiment = NULL, .work_dir = NULL, .initramfs_cache = NULL,  \
 	  .initramfs = KB_INITRAMFS_OPTS_INIT, .console_stream = 0,        \
-	  .plan = NULL, .stop = NULL }
+	  .plan = NULL, .stop = NULL, .base_config = NULL,                 \
+	  .require_held = 0 }
 
 /*
  * Make the real executor for matrix @m booting on @conn; both are

@@ -60,6 +60,7 @@ struct kb_build_result {
 	char *log_tail;    /* last lines of the build log, or NULL (owned) */
 	char *image;       /* path of the kernel image, or NULL (owned) */
 	double duration_s; /* wall-clock time the build took */
+	int cached;        /* found built in the cache: nothing compiled */
 };
 
 enum kb_boot_status {
