@@ -69,6 +69,9 @@ void kb_bisect_result_free(struct kb_bisect_result *r)
 	for (i = 0; i < r->nchanges; i++)
 		change_release(&r->changes[i]);
 	free(r->changes);
+	for (i = 0; i < r->nderived; i++)
+		change_release(&r->derived[i]);
+	free(r->derived);
 	for (i = 0; i < r->nculprits; i++)
 		change_release(&r->culprits[i]);
 	free(r->culprits);
@@ -82,6 +85,7 @@ static void point_release(struct point *p)
 	free(p->set);
 	free(p->full);
 	free(p->moved);
+	free(p->execset);
 	free(p->label);
 	free(p->key);
 	kb_build_result_release(&p->build);
@@ -239,8 +243,26 @@ static int make_changes(struct bisect *b, struct kb_err *err)
 		b->change_of[i] = -1;
 		if (!strcmp(b->goodv[i], b->badv[i]))
 			continue;
+		if (b->o->settable &&
+		    !b->o->settable(b->o->depends_arg, b->names[i])) {
+			struct kb_bisect_change *d;
+
+			r->derived = kb_reallocarray(r->derived,
+						     r->nderived + 1,
+						     sizeof(*r->derived));
+			d = &r->derived[r->nderived++];
+			d->option = kb_strdup(b->names[i]);
+			d->good = kb_strdup(b->goodv[i]);
+			d->bad = kb_strdup(b->badv[i]);
+			d->group = 0;
+			continue;
+		}
 		b->change_of[i] = (long)r->nchanges++;
 	}
+	if (r->nchanges == 0 && r->nderived)
+		return kb_err_set(err, KB_EINPUT,
+				  "the good and bad configs differ only in %zu options that no prompt sets (their levels follow other options): nothing to bisect",
+				  r->nderived);
 	if (r->nchanges == 0)
 		return kb_err_set(err, KB_EINPUT,
 				  "the good and bad configs set every option alike: nothing to bisect");
@@ -317,6 +339,24 @@ static int applied(const struct bisect *b, const unsigned char *set,
 }
 
 /*
+ * The executor gets @p's changes and, after them, the options' settings
+ * that are not Kconfig options (kernel.rev, guest.*): it resolves the
+ * changes from the good end itself.
+ */
+static void exec_changes(const struct bisect *b, struct point *p)
+{
+	size_t n = b->r->nchanges, i;
+
+	p->execset = kb_calloc(n + b->o->nsettings + 1, sizeof(*p->execset));
+	memcpy(p->execset, p->moved, n * sizeof(*p->execset));
+	for (i = 0; i < b->o->nsettings; i++)
+		if (b->o->settings[i].kind != KB_FACTOR_KCONFIG)
+			p->execset[n++] = b->o->settings[i];
+	p->exec.settings = p->execset;
+	p->exec.nsettings = n;
+}
+
+/*
  * Add a point for @set (one byte per group).  @label NULL: the moved
  * options ("A=y B=n").  Returns its index in b->points.
  */
@@ -364,6 +404,8 @@ static size_t point_new(struct bisect *b, const unsigned char *set,
 	kb_bisect__point_variants(b, p, b->nnames);
 	p->stored.nsettings = r->nchanges;
 	p->stored.settings = p->moved;
+	if (b->o->changes_only)
+		exec_changes(b, p);
 	kb_buf_release(&text);
 	kb_buf_release(&lab);
 	return p->idx;
@@ -394,7 +436,10 @@ static int ensure_build(struct bisect *b, struct point *p,
 		kb_build_result_release(&p->build);
 		return ret;
 	}
-	b->r->builds++;
+	if (p->build.cached)
+		b->r->builds_cached++;
+	else
+		b->r->builds++;
 	p->have_build = 1;
 	return 0;
 }

@@ -131,6 +131,17 @@ struct kb_bisect_opts {
 	size_t (*depends)(void *arg, const char *option,
 			  const char *const **on);
 	void *depends_arg;
+	/* whether an option can be set by itself (it has a prompt; called
+	 * with depends_arg); NULL:
+	 * every option.  An option that differs between the ends but
+	 * cannot be set follows the others (its level comes from defaults
+	 * and selects): it is no change of its own (result->derived) */
+	int (*settable)(void *arg, const char *option);
+	/* the executor gets only the changes, each at the probe's level,
+	 * as a point's settings, and resolves them from the good end (a
+	 * real kernel tree: kb_realexec_opts.base_config); 0: every option
+	 * of either config (the performance model) */
+	int changes_only;
 	/* called after each probe is classified; may be NULL */
 	void (*progress)(const struct kb_bisect_probe *p,
 			 const struct kb_bisect_change *changes, void *arg);
@@ -151,8 +162,9 @@ struct kb_bisect_opts {
 	const struct kb_guest *guest;
 	/* commit bisection and kb_bisect_test(): the settings every commit
 	 * is built and booted with (the matrix's baseline variant; a
-	 * kernel.rev or kernel.image among them is replaced by the commit),
-	 * borrowed */
+	 * kernel.rev or kernel.image among them is replaced by the commit);
+	 * option bisection with changes_only: those every point gets
+	 * besides its changes, Kconfig settings left out; borrowed */
 	size_t nsettings;
 	const struct kb_setting *settings;
 	/* commit bisection: called after each probe is classified (and for
@@ -173,6 +185,9 @@ struct kb_bisect_result {
 	struct kb_comparison ends;    /* good (A) against bad (B) */
 	size_t nchanges;              /* every differing option, by name */
 	struct kb_bisect_change *changes;
+	size_t nderived;              /* options that differ but follow
+				       * the changes (opts.settable) */
+	struct kb_bisect_change *derived;
 	size_t ngroups;               /* change groups */
 	size_t nculprits;             /* the set found, option by option: */
 	struct kb_bisect_change *culprits; /* 1-minimal only when minimal */
@@ -196,6 +211,8 @@ struct kb_bisect_result {
 				       * 0 when none or not estimable */
 	unsigned more_boots;          /* boots to add for that, in all */
 	unsigned builds, boots, runs; /* done by this bisection (not reused) */
+	unsigned builds_cached;       /* probes whose kernel the build cache
+				       * had (a config built before) */
 	size_t nprobes;               /* probes, not counting the ends */
 	struct kb_bisect_probe *probes;
 	struct kb_bisect_probe end;   /* the bad end as step 1 */

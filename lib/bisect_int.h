@@ -27,6 +27,9 @@ struct point {
 	unsigned char *set;       /* per group: 1 when moved to bad */
 	struct kb_setting *full;  /* every option: what the executor gets */
 	struct kb_setting *moved; /* the changed options: what is stored */
+	struct kb_setting *execset; /* changes_only: what the executor gets,
+				     * the changes and the settings of the
+				     * options that are no Kconfig option */
 	char *label;
 	char *key;                /* build key */
 	struct kb_variant exec;   /* settings = full */

@@ -9,11 +9,14 @@
 #include "bisect_commits.h"
 #include "buf.h"
 #include "executor.h"
+#include "fsutil.h"
 #include "json.h"
 #include "kconfig.h"
 #include "matrix.h"
 #include "mem.h"
 #include "model.h"
+#include "paths.h"
+#include "plan.h"
 #include "source.h"
 #include "store.h"
 #include "variant.h"
@@ -98,6 +101,32 @@ static void print_unsettled(const struct kb_bisect_result *r,
 		       rest == 1 ? "it" : "them");
 }
 
+static void print_spent(const struct kb_bisect_result *r)
+{
+	printf("spent: %u builds", r->builds);
+	if (r->builds_cached)
+		printf(" (and %u kernels found in the build cache)",
+		       r->builds_cached);
+	printf(", %u boots, %u runs; %zu probes\n", r->boots, r->runs,
+	       r->nprobes);
+}
+
+/* The options that differ but follow the changes (no prompt sets them). */
+static void print_derived(const struct kb_bisect_result *r)
+{
+	size_t i;
+
+	if (!r->nderived)
+		return;
+	printf("%zu more option%s differ%s but no prompt sets %s (%s level follows the changes):",
+	       r->nderived, r->nderived == 1 ? "" : "s",
+	       r->nderived == 1 ? "s" : "", r->nderived == 1 ? "it" : "them",
+	       r->nderived == 1 ? "its" : "their");
+	for (i = 0; i < r->nderived && i < SHOW_OPTIONS; i++)
+		printf(" %s", r->derived[i].option);
+	printf("%s\n", r->nderived > SHOW_OPTIONS ? " ..." : "");
+}
+
 static void print_text(const struct kb_bisect_result *r, const char *metric,
 		       const char *good, const char *bad, double alpha,
 		       unsigned max_boots)
@@ -116,10 +145,10 @@ static void print_text(const struct kb_bisect_result *r, const char *metric,
 	       cmd_pct(e->ci_low, 1).s, cmd_pct(e->ci_high, 1).s,
 	       100 * (1 - alpha), e->p, kb_verdict_name(e->verdict), e->a.n,
 	       e->b.n);
+	print_derived(r);
 	if (!r->reproduced) {
 		printf("\nthe regression does not reproduce: nothing to bisect\n");
-		printf("\nspent: %u builds, %u boots, %u runs\n", r->builds,
-		       r->boots, r->runs);
+		print_spent(r);
 		return;
 	}
 	for (i = 0; i < r->nculprits; i++)
@@ -160,8 +189,7 @@ static void print_text(const struct kb_bisect_result *r, const char *metric,
 		       cmd_pct(r->change_pct, 1).s, cmd_pct(r->ci_low, 1).s,
 		       cmd_pct(r->ci_high, 1).s, 100 * (1 - alpha),
 		       r->culprit_boots);
-	printf("spent: %u builds, %u boots, %u runs; %zu probes\n", r->builds,
-	       r->boots, r->runs, r->nprobes);
+	print_spent(r);
 	printf("\n%5s  %-8s %8s  %-17s %5s  %s\n", "step", "class", "change",
 	       "CI", "boots", "options moved to bad");
 	print_step(&r->end, r->changes, r->nchanges, stdout);
@@ -237,6 +265,7 @@ static void print_json(const struct kb_bisect_result *r, const char *metric,
 	cmd_json_comparison(j, "ends", &r->ends);
 	kb_json_kv_int(j, "changes", (long long)r->nchanges);
 	kb_json_kv_int(j, "groups", (long long)r->ngroups);
+	changes_json(j, "derived", r->derived, r->nderived);
 	changes_json(j, "culprits", r->culprits,
 		     r->minimal ? r->nculprits : 0);
 	changes_json(j, "candidates", r->culprits, r->nculprits);
@@ -251,6 +280,7 @@ static void print_json(const struct kb_bisect_result *r, const char *metric,
 	kb_json_kv_int(j, "culprit_boots", r->culprit_boots);
 	kb_json_kv_bool(j, "complete", r->complete);
 	kb_json_kv_int(j, "builds", r->builds);
+	kb_json_kv_int(j, "builds_cached", r->builds_cached);
 	kb_json_kv_int(j, "boots", r->boots);
 	kb_json_kv_int(j, "runs", r->runs);
 	kb_json_key(j, "probes");
@@ -276,8 +306,8 @@ static const struct kb_opt bisect_options_opts[] = {
 	KB_OPT_STRING_REQUIRED(struct bisect_args, bad, "bad", "B.config",
 			       "the bad end: a .config file or fragment"),
 	KB_OPT_STRING(struct bisect_args, matrix, 0, "matrix", "M",
-		      "repeat, compare and workload.metric settings (default: 3 boots, up to 10, threshold 5%, alpha 0.05, the model's metric)"),
-	KB_OPT_MODEL("run on the performance-model executor (docs/model.md); required in this version: without it, exit 2"),
+		      "the kernel tree (source.tree, kernel.rev), guest, workload, repeat and compare settings; required without --model (with it, the model's metric and defaults of 3 boots, up to 10, threshold 5%, alpha 0.05)"),
+	KB_OPT_MODEL("run on the performance-model executor (docs/model.md) instead of kernels built from source.tree and booted through libvirt"),
 	KB_OPT_DB,
 	KB_OPT_JSON("print the answer and the probes as JSON"),
 	KB_OPT_QUIET("no progress on stderr"),
@@ -304,11 +334,214 @@ static const struct cmd bisect_options_entry = {
 		"otherwise it is reported as not minimised, with the probes left\n"
 		"inconclusive and the boots that would likely settle them.\n"
 		"Everything is stored as an experiment with a bisection and its\n"
-		"steps (view v_bisection).  See docs/bisect.md.\n",
-	.epilog = "Example:\n"
+		"steps (view v_bisection).  See docs/bisect.md.\n"
+		"\n"
+		"On real kernels (no --model), both .configs are first resolved by\n"
+		"the tree's own Kconfig (olddefconfig in source.tree, at kernel.rev\n"
+		"when the matrix's baseline variant sets one; the options it sets\n"
+		"otherwise are said); the matrix's source.base, fragments and\n"
+		"Kconfig factors are not used.  The tree's Kconfig dependencies and\n"
+		"selects group the changes; options no prompt sets follow the\n"
+		"others and are not changes of their own.  Each probe is the good\n"
+		"config with its changes, resolved by olddefconfig; one whose\n"
+		"changes do not hold, or that does not build, is a skip (reported\n"
+		"with the reason), and a probe whose resolved config was built\n"
+		"before reuses that kernel from the build cache.  Probes boot as\n"
+		"the matrix's baseline variant through libvirt on its first host.\n",
+	.epilog = "Examples:\n"
+		  "  kbisect bisect options --good good.config --bad bad.config \\\n"
+		  "      --matrix kconfig-matrix/demo-tcg.yaml\n"
 		  "  kbisect bisect options --good good.config --bad bad.config \\\n"
 		  "      --model tests/data/bisect/spinlocks.model.yaml\n",
 };
+
+/* Fill @bo for a bisection on performance model @model (and matrix @m's
+ * repeat and compare settings, when given). */
+static void model_opts(const struct kb_matrix *m, struct kb_model *model,
+		       struct kb_bisect_opts *bo)
+{
+	bo->metric = kb_model_metric(model);
+	bo->higher_is_better = kb_metric_higher_is_better(bo->metric);
+	if (m) {
+		const struct kb_repeat *rep = kb_matrix_repeat(m);
+
+		bo->boots = rep->boots;
+		bo->runs_per_boot = rep->runs_per_boot;
+		bo->max_boots = rep->max_boots;
+		bo->threshold_pct = kb_matrix_compare(m)->threshold_pct;
+		bo->alpha = kb_matrix_compare(m)->alpha;
+		bo->name = kb_matrix_name(m);
+		bo->matrix_path = kb_matrix_file(m);
+		bo->matrix_text = kb_matrix_text(m);
+		bo->guest = kb_matrix_guest(m);
+	}
+	bo->depends = model_depends;
+	bo->depends_arg = model;
+	bo->model_text = kb_model_text(model);
+	bo->build_salt = kb_model_text(model);
+}
+
+/* ---- bisect options on real kernels ----------------------------------- */
+
+#define SHOW_DROPPED 4 /* options olddefconfig changed, named per end */
+
+/*
+ * What a bisection of real kernels runs with: each end is the .config
+ * given, resolved alone by the tree's own Kconfig (olddefconfig, through
+ * a plan of the matrix's variant 0 without its Kconfig settings), the
+ * good one written where the probes are resolved from; the tree's
+ * symbols give the changes' dependencies and tell derived options.
+ */
+struct real {
+	const struct kb_matrix *m;
+	struct kb_plan *plan;        /* the matrix's: variant 0 */
+	struct kb_variant base;      /* variant 0 without Kconfig settings */
+	struct kb_setting *settings; /* its settings */
+	struct kb_plan *ends[2];     /* good, bad: each resolved alone */
+	struct kb_ksyms *syms;
+	char *good_file;             /* the good end as resolved */
+	char *salt;                  /* build salt: matrix, tree, compiler */
+	struct cmd_commit_env env;
+};
+
+static size_t tree_depends(void *arg, const char *option,
+			   const char *const **on)
+{
+	return kb_ksyms_requires(arg, option, on);
+}
+
+static int tree_settable(void *arg, const char *option)
+{
+	return kb_ksyms_has_prompt(arg, option);
+}
+
+/* Say which options of @given olddefconfig set otherwise in @res. */
+static void say_resolved(const char *path, const struct kb_kconfig *given,
+			 const struct kb_kconfig *res)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	const char *name, *value;
+	size_t i, n = 0;
+
+	for (i = 0; (name = kb_kconfig_name_at(given, i, &value)); i++) {
+		const char *got = kb_kconfig_get(res, name);
+
+		if (kb_kconfig_value_matches(value, got))
+			continue;
+		if (n++ < SHOW_DROPPED)
+			kb_buf_addf(&b, "%s%s=%s->%s", n > 1 ? ", " : "", name,
+				    value, got ? got : "n");
+	}
+	if (n)
+		fprintf(stderr,
+			"kbisect: %s: the tree's Kconfig sets %zu of its options otherwise (%s%s); bisecting the config as resolved\n",
+			path, n, b.buf, n > SHOW_DROPPED ? ", ..." : "");
+	kb_buf_release(&b);
+}
+
+/* Resolve the end at @path (@which 0 good, 1 bad) alone. */
+static int resolve_end(struct real *r, int which, const char *path,
+		       const struct kb_kconfig *given, int quiet,
+		       struct kb_err *err)
+{
+	struct kb_plan_resolve_opts ro = KB_PLAN_RESOLVE_OPTS_INIT;
+	int ret;
+
+	if (!quiet)
+		fprintf(stderr, "kbisect: resolving %s with the tree's Kconfig (olddefconfig)\n",
+			path);
+	ro.base_config = path;
+	if ((ret = kb_plan_new_variant(r->m, &r->base, &r->ends[which],
+				       err)) ||
+	    (ret = kb_plan_resolve(r->ends[which], &ro, err)))
+		return ret;
+	if (!quiet)
+		say_resolved(path, given,
+			     kb_plan_resolution(r->ends[which], 0)->config);
+	return 0;
+}
+
+/* The good end as resolved, written to the bisect cache for the probes. */
+static int write_good(struct real *r, struct kb_err *err)
+{
+	const struct kb_kconfig_resolution *res =
+		kb_plan_resolution(r->ends[0], 0);
+	char *dir = kb_cache_dir("bisect");
+	int ret;
+
+	r->good_file = kb_asprintf("%s/good-%s.config", dir, res->digest);
+	if ((ret = kb_mkdir_p(dir, err)) == 0)
+		ret = kb_write_atomic_text(r->good_file, res->config_text, err);
+	free(dir);
+	return ret;
+}
+
+static int real_open(struct real *r, const struct kb_matrix *m,
+		     const char *good_path, const char *bad_path,
+		     const struct kb_kconfig *good,
+		     const struct kb_kconfig *bad, int quiet,
+		     struct kb_err *err)
+{
+	const struct kb_variant *v0;
+	const struct kb_plan_tree *t;
+	size_t i;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->m = m;
+	if (!kb_matrix_source(m)->tree)
+		return kb_err_set(err, KB_EINPUT,
+				  "%s: bisecting options on real kernels needs source.tree, the kernel tree whose Kconfig resolves and builds each probe",
+				  kb_matrix_file(m));
+	if ((ret = kb_plan_new(m, &r->plan, err)))
+		return ret;
+	v0 = kb_plan_variant(r->plan, 0);
+	r->base = *v0;
+	r->settings = kb_calloc(v0->nsettings + 1, sizeof(*r->settings));
+	r->base.nsettings = 0;
+	for (i = 0; i < v0->nsettings; i++)
+		if (v0->settings[i].kind != KB_FACTOR_KCONFIG)
+			r->settings[r->base.nsettings++] = v0->settings[i];
+	r->base.settings = r->settings;
+	if ((ret = resolve_end(r, 0, good_path, good, quiet, err)) ||
+	    (ret = resolve_end(r, 1, bad_path, bad, quiet, err)) ||
+	    (ret = write_good(r, err)))
+		return ret;
+	t = kb_plan_tree(r->ends[0], 0);
+	if ((ret = kb_kconfig_tree_scan(t->dir, NULL, &r->syms, err)))
+		return ret;
+	r->salt = kb_asprintf("%s\ntree=%s\ncompiler=%s\n", kb_matrix_text(m),
+			      t->id, kb_plan_compiler(r->ends[0]));
+	return cmd_commit_env_open(m, NULL, r->good_file, quiet, &r->env,
+				   err);
+}
+
+static void real_close(struct real *r)
+{
+	cmd_commit_env_close(&r->env);
+	kb_ksyms_free(r->syms);
+	kb_plan_free(r->ends[0]);
+	kb_plan_free(r->ends[1]);
+	kb_plan_free(r->plan);
+	free(r->settings);
+	free(r->good_file);
+	free(r->salt);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Fill @bo for a bisection of real kernels with @r. */
+static void real_opts(struct real *r, struct kb_bisect_opts *bo)
+{
+	cmd_commit_opts(r->m, &r->env, bo);
+	bo->build_salt = r->salt;
+	bo->depends = tree_depends;
+	bo->settable = tree_settable;
+	bo->depends_arg = r->syms;
+	bo->changes_only = 1;
+	bo->guest = &r->base.guest;
+	bo->nsettings = r->base.nsettings;
+	bo->settings = r->base.settings;
+}
 
 static int bisect_options(const struct kb_args *args)
 {
@@ -319,71 +552,67 @@ static int bisect_options(const struct kb_args *args)
 	const char *matrix_path = o->matrix, *model_path = args->model;
 	const char *db = args->db, *metric;
 	struct kb_kconfig *good = NULL, *bad = NULL;
+	const struct kb_kconfig *ends[2];
 	struct kb_matrix *m = NULL;
 	struct kb_model *model = NULL;
 	struct kb_executor *ex = NULL;
 	struct kb_store *s = NULL;
 	struct kb_bisect_result *r = NULL;
 	struct show show = { args->quiet, 0 };
+	struct real real;
 	double scale;
 	int json = args->json, ret;
 
+	memset(&real, 0, sizeof(real));
 	if (!good_path || !bad_path)
 		return cmd_usage_error("bisect",
 				       "bisect options needs --good and --bad .config files");
+	if (!model_path && !matrix_path)
+		return cmd_usage_error("bisect",
+				       "bisect options on real kernels needs --matrix M: its source.tree builds the probes, its guest and workload measure them (or --model MODEL)");
 
 	/* everything that can be refused before the database is touched */
 	if ((ret = kb_kconfig_load(good_path, &good, &err)) ||
 	    (ret = kb_kconfig_load(bad_path, &bad, &err)))
 		goto fail;
+	ends[0] = good;
+	ends[1] = bad;
 	if (matrix_path && (ret = kb_matrix_load(matrix_path, &m, &err)))
 		goto fail;
-	if (!model_path) {
-		kb_err_set(&err, KB_EINPUT,
-			   "bisecting with real kernel builds and guests is not in this version yet: pass --model MODEL to bisect on a performance model");
-		goto fail;
-	}
-	if ((ret = kb_model_load(model_path, &model, &err)) ||
-	    (ret = kb_model_time_scale_env(&scale, &err)))
-		goto fail;
-	metric = kb_model_metric(model);
-	if (m && (ret = kb_model_check_metric(
-			  model, kb_matrix_workload(m)->metric, &err)))
-		goto fail;
-	if ((ret = kb_model_executor_new(model, scale, &ex))) {
-		kb_err_set(&err, ret, "invalid model time scale %g", scale);
-		goto fail;
+	if (model_path) {
+		if ((ret = kb_model_load(model_path, &model, &err)) ||
+		    (ret = kb_model_time_scale_env(&scale, &err)))
+			goto fail;
+		metric = kb_model_metric(model);
+		if (m && (ret = kb_model_check_metric(
+				  model, kb_matrix_workload(m)->metric, &err)))
+			goto fail;
+		if ((ret = kb_model_executor_new(model, scale, &ex))) {
+			kb_err_set(&err, ret, "invalid model time scale %g",
+				   scale);
+			goto fail;
+		}
+		model_opts(m, model, &bo);
+	} else {
+		if ((ret = real_open(&real, m, good_path, bad_path, good, bad,
+				     show.quiet, &err)))
+			goto fail;
+		real_opts(&real, &bo);
+		metric = bo.metric;
+		ex = real.env.ex;
+		ends[0] = kb_plan_resolution(real.ends[0], 0)->config;
+		ends[1] = kb_plan_resolution(real.ends[1], 0)->config;
 	}
 	if ((ret = cmd_open_store(db, &s, &err)))
 		goto fail;
-
-	bo.metric = metric;
-	bo.higher_is_better = kb_metric_higher_is_better(metric);
-	if (m) {
-		const struct kb_repeat *rep = kb_matrix_repeat(m);
-
-		bo.boots = rep->boots;
-		bo.runs_per_boot = rep->runs_per_boot;
-		bo.max_boots = rep->max_boots;
-		bo.threshold_pct = kb_matrix_compare(m)->threshold_pct;
-		bo.alpha = kb_matrix_compare(m)->alpha;
-		bo.name = kb_matrix_name(m);
-		bo.matrix_path = kb_matrix_file(m);
-		bo.matrix_text = kb_matrix_text(m);
-		bo.guest = kb_matrix_guest(m);
-	}
-	bo.depends = model_depends;
-	bo.depends_arg = model;
 	bo.good_name = good_path;
 	bo.bad_name = bad_path;
-	bo.model_text = kb_model_text(model);
-	bo.build_salt = kb_model_text(model);
 	bo.progress = on_probe;
 	bo.progress_arg = &show;
 	if (!show.quiet)
 		fprintf(stderr, "%5s  %-8s %8s  %-17s %5s  %s\n", "probe",
 			"class", "change", "CI", "boots", "options moved to bad");
-	ret = kb_bisect_options(s, ex, good, bad, &bo, &r, &err);
+	ret = kb_bisect_options(s, ex, ends[0], ends[1], &bo, &r, &err);
 	if (ret)
 		goto fail;
 	if (json)
@@ -398,7 +627,9 @@ fail:
 out:
 	kb_bisect_result_free(r);
 	kb_store_close(s);
-	kb_executor_free(ex);
+	if (model)
+		kb_executor_free(ex);
+	real_close(&real);
 	kb_model_free(model);
 	kb_matrix_free(m);
 	kb_kconfig_free(good);
@@ -627,8 +858,8 @@ static int bisect_commits(const struct kb_args *args)
 
 	/* everything that can be refused before the database is touched */
 	if ((ret = kb_matrix_load(matrix_path, &m, &err)) ||
-	    (ret = cmd_commit_env_open(m, model_path, show.quiet, &env,
-				       &err)))
+	    (ret = cmd_commit_env_open(m, model_path, NULL, show.quiet,
+				       &env, &err)))
 		goto fail;
 	if ((ret = kb_source_commits(kb_matrix_source(m)->tree, good, bad,
 				     &list, &n, &err))) {

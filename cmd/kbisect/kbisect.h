@@ -252,7 +252,9 @@ void cmd_json_progress(struct kb_json *j, const struct kb_msg_progress *p);
  * model at @model_path and its executor, or without it the real
  * executor on the matrix's first host (orphan kbisect-* guests there are
  * destroyed first, said on stderr unless @quiet).  source.tree is
- * required.  cmd_commit_env_close() releases it (also after a failure).
+ * required.  With @base_config (option bisection on real kernels), the
+ * real executor resolves each probe from that .config and refuses to
+ * build one whose changes do not hold (kb_realexec_opts).  cmd_commit_env_close() releases it (also after a failure).
  */
 struct kb_matrix;
 struct kb_model;
@@ -268,8 +270,8 @@ struct cmd_commit_env {
 	int64_t experiment;         /* guests are named by it (realexec) */
 };
 int cmd_commit_env_open(const struct kb_matrix *m, const char *model_path,
-			int quiet, struct cmd_commit_env *env,
-			struct kb_err *err);
+			const char *base_config, int quiet,
+			struct cmd_commit_env *env, struct kb_err *err);
 void cmd_commit_env_close(struct cmd_commit_env *env);
 /* Fill @bo's matrix settings (repeat, compare, metric, settings, guest,
  * what is stored) for commit verbs. */

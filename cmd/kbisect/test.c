@@ -35,8 +35,8 @@
 #define EXIT_ABORT 128
 
 int cmd_commit_env_open(const struct kb_matrix *m, const char *model_path,
-			int quiet, struct cmd_commit_env *env,
-			struct kb_err *err)
+			const char *base_config, int quiet,
+			struct cmd_commit_env *env, struct kb_err *err)
 {
 	const struct kb_source *src = kb_matrix_source(m);
 	double scale;
@@ -71,6 +71,8 @@ int cmd_commit_env_open(const struct kb_matrix *m, const char *model_path,
 		/* env is the caller's and stays put: kb_bisect_commits() and
 		 * kb_bisect_test() set the id through bo->experiment_id */
 		ro.experiment = &env->experiment;
+		ro.base_config = base_config;
+		ro.require_held = base_config != NULL;
 		if ((ret = kb_fio_check(kb_matrix_workload(m),
 					kb_matrix_file(m), NULL, err)) ||
 		    (ret = kb_guest_connect(uri, &env->conn, err)) ||
@@ -260,7 +262,8 @@ static int cmd_test(const struct kb_args *args)
 		return EXIT_ABORT;
 	}
 	if ((ret = kb_matrix_load(matrix_path, &m, &err)) ||
-	    (ret = cmd_commit_env_open(m, model_path, quiet, &env, &err)) ||
+	    (ret = cmd_commit_env_open(m, model_path, NULL, quiet, &env,
+					&err)) ||
 	    (ret = kb_source_resolve(kb_matrix_source(m)->tree, "HEAD", &head,
 				     &err)) ||
 	    (ret = cmd_open_store_as(db, KB_STORE_EXISTING, &s, &err)) ||

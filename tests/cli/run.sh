@@ -262,8 +262,8 @@ run "$KB" compare 1 0 4 --adaptive --db "$T/real.db"
 check "compare --adaptive on a real experiment: exit 2, says why" $([ $rc -eq 2 ] &&
 	has "model experiments only in this version" "$T/err" && has "libvirt executor" "$T/err"; echo $?)
 run "$KB" bisect options --good tests/data/bisect/good.config --bad tests/data/bisect/bad.config --db "$T/real.db"
-check "bisect options without --model: exit 2, says why" $([ $rc -eq 2 ] &&
-	has "not in this version yet: pass --model" "$T/err"; echo $?)
+check "bisect options without --model or --matrix: exit 2, says what it needs" $([ $rc -eq 2 ] &&
+	has "on real kernels needs --matrix M" "$T/err"; echo $?)
 
 # verbs that read never create a database, never change one they refuse,
 # and read one they cannot write

@@ -127,8 +127,8 @@ check "a malformed .config names file and line" $([ $rc -eq 2 ] &&
 	has "broken.config:2:" "$T/err" && [ ! -e "$T/e.db" ]; echo $?)
 
 run "$KB" bisect options --good $D/good.config --bad $D/bad.config --db "$T/f.db"
-check "without --model: a clear error, exit 2 (not in this version)" $([ $rc -eq 2 ] &&
-	has "pass --model MODEL" "$T/err" && [ ! -e "$T/f.db" ]; echo $?)
+check "without --model or --matrix: a clear error, exit 2" $([ $rc -eq 2 ] &&
+	has "needs --matrix M" "$T/err" && [ ! -e "$T/f.db" ]; echo $?)
 
 run "$KB" bisect options --good $D/good.config
 check "--bad missing is a usage error" $([ $rc -eq 2 ] &&
