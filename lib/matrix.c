@@ -289,6 +289,45 @@ static int factors(struct ctx *c, const struct kb_ynode *n)
 	return 0;
 }
 
+/*
+ * A prebuilt image (a kernel.image factor, or source.kernel at @src's
+ * "kernel") has its own config and revision.  The real executor builds
+ * every variant that sets a Kconfig option or kernel.rev from source.tree
+ * (lib/realexec.h), and every variant sets every factor: with such a
+ * factor the image is never booted, and kernel.image labels would name
+ * kernels that were not run.  Refused where the image is written.
+ */
+static int prebuilt_mix(struct ctx *c, const struct kb_ynode *src)
+{
+	const struct kb_matrix *m = c->m;
+	const struct kb_factor *img = kb_matrix_find_factor(m, "kernel.image");
+	const struct kb_ynode *kernel =
+	    src ? kb_ynode_get(src, "kernel") : NULL;
+	const struct kb_factor *f = NULL;
+	const char *kind;
+	size_t i;
+
+	for (i = 0; i < m->nfactors && !f; i++)
+		if (m->factors[i].kind == KB_FACTOR_KCONFIG ||
+		    !strcmp(m->factors[i].name, "kernel.rev"))
+			f = &m->factors[i];
+	if (!f || (!img && !kernel))
+		return 0;
+	kind = f->kind == KB_FACTOR_KCONFIG ? "the Kconfig factor " : "factor ";
+	if (img)
+		return kb_err_at(c->y.err, m->file, img->loc.line,
+				 img->loc.col,
+				 "factor kernel.image cannot be mixed with %s%s (line %u): a prebuilt image has its own config and revision, so Kconfig levels and kernel.rev cannot apply to it; build every variant from source.tree instead of kernel.image, or drop the Kconfig and kernel.rev factors to compare images",
+				 kind, f->name, f->loc.line);
+	if (!m->source.tree)
+		return fail(c, kernel,
+			    "source.kernel cannot be mixed with %s%s (line %u): a prebuilt image has its own config and revision, so Kconfig levels and kernel.rev cannot apply to it; build from source.tree instead of source.kernel, or drop the Kconfig and kernel.rev factors to boot the image",
+			    kind, f->name, f->loc.line);
+	return fail(c, kernel,
+		    "source.kernel cannot be mixed with %s%s (line %u): a prebuilt image has its own config and revision, so Kconfig levels and kernel.rev cannot apply to it, and every variant sets that factor, so every variant is built from source.tree and the image is never booted; drop source.kernel, or drop the Kconfig and kernel.rev factors to boot the image",
+		    kind, f->name, f->loc.line);
+}
+
 /* ---- sections ------------------------------------------------------------ */
 
 static int is_make_target(const char *s)
@@ -963,6 +1002,8 @@ static int top(struct ctx *c, const struct kb_ynode *root)
 	if ((v = section(root, "source")) && (ret = source(c, v)))
 		return ret;
 	if ((v = section(root, "factors")) && (ret = factors(c, v)))
+		return ret;
+	if ((ret = prebuilt_mix(c, section(root, "source"))))
 		return ret;
 	if ((v = kb_ynode_get(root, "design"))) {
 		if ((ret = kb_ycheck_choice(&c->y, v, "design", designs, 3,

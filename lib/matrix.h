@@ -74,7 +74,9 @@ struct kb_source {
 	int base_is_target;     /* base is a make target such as "tinyconfig" */
 	size_t nfragments;
 	const char *const *fragments; /* resolved paths of config fragments */
-	const char *kernel;     /* prebuilt kernel image (resolved); NULL if absent */
+	const char *kernel;     /* prebuilt kernel image (resolved); NULL if absent.
+				 * Neither it nor a kernel.image factor comes with
+				 * a Kconfig or kernel.rev factor: refused */
 };
 
 struct kb_guest {

@@ -143,6 +143,19 @@ check "run: the same refusal, no database" $([ $rc -eq 2 ] && has "$NL_MSG" "$T/
 run "$KB" submit "$T/nl.yaml" --model "$MODEL" --socket "$T/none.sock"
 check "submit: the same refusal before any daemon" $([ $rc -eq 2 ] && has "$NL_MSG" "$T/err"; echo $?)
 
+# a prebuilt image has its own config and revision: Kconfig and kernel.rev
+# factors cannot apply to it, so the mix is refused where the image is named
+: >"$T/bzImage"
+printf 'workload: { fio: { rw: randread } }\nfactors:\n  kconfig: { A: [n, y] }\n  kernel: { image: [bzImage] }\n' >"$T/image.yaml"
+run "$KB" plan "$T/image.yaml"
+check "plan: kernel.image with a Kconfig factor, exit 2 with file:line:col" $([ $rc -eq 2 ] &&
+	has "$T/image.yaml:4:13: factor kernel.image cannot be mixed with the Kconfig factor A (line 3)" "$T/err"; echo $?)
+printf 'source: { kernel: bzImage }\nfactors: { kernel: { rev: [v1, v2] } }\nworkload: { fio: { rw: randread } }\n' >"$T/image2.yaml"
+run "$KB" plan "$T/image2.yaml"
+check "plan: source.kernel with kernel.rev and no tree, exit 2 with file:line:col" $([ $rc -eq 2 ] &&
+	has "$T/image2.yaml:1:19: source.kernel cannot be mixed with factor kernel.rev (line 2)" "$T/err" &&
+	has "build from source.tree instead of source.kernel" "$T/err"; echo $?)
+
 # control characters never reach the terminal: refused in the matrix,
 # escaped in messages that quote the input
 ESC=$(printf '\033')

@@ -447,6 +447,56 @@ static void test_matrix__guest_mode_needs_xen(void **state)
 	    3, 33, "guest mode 'pvh' needs hypervisor xen");
 }
 
+/* Any file serves as a prebuilt image here: job.fio, configs/base.config. */
+static void test_matrix__prebuilt_image_refuses_kconfig_and_rev(void **state)
+{
+	struct kb_matrix *m;
+
+	(void)state;
+	/* the kernel.image factor is pointed at, whichever comes first */
+	bad(W "factors:\n"
+	      "  kconfig:\n"
+	      "    PARAVIRT_SPINLOCKS: [y, n]\n"
+	      "  kernel:\n"
+	      "    image: [job.fio, configs/base.config]\n",
+	    6, 5,
+	    "factor kernel.image cannot be mixed with the Kconfig factor PARAVIRT_SPINLOCKS (line 4): a prebuilt image has its own config and revision");
+	bad(W "factors:\n"
+	      "  kernel: { image: [job.fio], rev: [v6.1, v6.6] }\n"
+	      "  kconfig: { DEBUG_SPINLOCK: [n, y] }\n",
+	    3, 13, "factor kernel.image cannot be mixed with factor kernel.rev (line 3)");
+	bad(W "source: { tree: /usr/src/linux }\n"
+	    "factors: { kconfig: { A: [n, y] }, kernel: { image: [job.fio] } }\n",
+	    3, 46,
+	    "drop the Kconfig and kernel.rev factors to compare images");
+
+	/* source.kernel: the image is pointed at */
+	bad(W "source:\n  kernel: job.fio\n"
+	      "factors: { kconfig: { DEBUG_SPINLOCK: [n, y] } }\n",
+	    3, 11,
+	    "source.kernel cannot be mixed with the Kconfig factor DEBUG_SPINLOCK (line 4): a prebuilt image has its own config and revision, so Kconfig levels and kernel.rev cannot apply to it; build from source.tree instead");
+	bad(W "source: { kernel: job.fio }\n"
+	      "factors: { kernel: { rev: [v6.1, v6.6] } }\n",
+	    2, 19, "mixed with factor kernel.rev (line 3)");
+	/* with a tree too, every variant is built from it: the image is
+	 * never booted (lib/realexec.c prebuilt()) */
+	bad(W "source: { tree: /usr/src/linux, kernel: job.fio }\n"
+	      "factors: { kconfig: { A: [n, y] } }\n",
+	    2, 41, "the image is never booted; drop source.kernel");
+
+	/* images mix with guest factors, and with each other */
+	m = ok(W "source: { tree: /usr/src/linux, kernel: job.fio }\n"
+		 "factors:\n"
+		 "  kernel: { image: [job.fio, configs/base.config] }\n"
+		 "  guest: { vcpus: [1, 2] }\n");
+	assert_int_equal(kb_matrix_nfactors(m), 2);
+	kb_matrix_free(m);
+	/* Kconfig and kernel.rev factors mix with a tree */
+	m = ok(W "source: { tree: /usr/src/linux }\n"
+		 "factors: { kconfig: { A: [n, y] }, kernel: { rev: [v1, v2] } }\n");
+	kb_matrix_free(m);
+}
+
 static void test_matrix__hosts(void **state)
 {
 	(void)state;
@@ -582,6 +632,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_matrix__regex_size_is_bounded),
 	cmocka_unit_test(test_matrix__null_sections_are_absent),
 	cmocka_unit_test(test_matrix__guest_mode_needs_xen),
+	cmocka_unit_test(test_matrix__prebuilt_image_refuses_kconfig_and_rev),
 	cmocka_unit_test(test_matrix__hosts),
 	cmocka_unit_test(test_matrix__empty_and_non_mapping),
 	cmocka_unit_test(test_matrix__load_reads_file),

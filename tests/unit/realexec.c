@@ -206,10 +206,15 @@ static void test_realexec__domxml_shows_placeholders(void **state)
 
 static void test_realexec__build_takes_prebuilt_kernels_unless_kconfig(void **state)
 {
+	static const struct kb_setting spin = {
+		.name = "DEBUG_SPINLOCK", .value = "y",
+		.kind = KB_FACTOR_KCONFIG,
+	};
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_guest_conn *c = NULL;
 	struct kb_executor *ex = NULL;
 	struct kb_build_result b;
+	struct kb_variant probe;
 	struct fixture f;
 
 	(void)state;
@@ -228,14 +233,19 @@ static void test_realexec__build_takes_prebuilt_kernels_unless_kconfig(void **st
 	kb_executor_free(ex);
 	release(&f);
 
+	/* a matrix with the image does not take Kconfig factors (refused by
+	 * lib/matrix.c), but a bisection probe sets Kconfig options: it needs
+	 * a kernel built from source.tree (lib/build.h), never the prebuilt
+	 * image: /tmp is no kernel tree */
 	make(&f, "source: { tree: /tmp, kernel: /bin/sh }\n"
-		 "factors: { kconfig: { DEBUG_SPINLOCK: [n, y] } }\n"
 		 "workload: { fio: { rw: read } }\n");
+	probe = *kb_plan_variant(f.p, 0);
+	probe.idx = 9;
+	probe.label = "DEBUG_SPINLOCK=y";
+	probe.nsettings = 1;
+	probe.settings = &spin;
 	assert_int_equal(kb_realexec_new(f.m, c, NULL, &ex, &err), 0);
-	/* Kconfig factors need a kernel built from source.tree (lib/build.h),
-	 * never the prebuilt image: /tmp is no kernel tree */
-	assert_true(kb_executor_build(ex, kb_plan_variant(f.p, 0), &b, &err) <
-		    0);
+	assert_true(kb_executor_build(ex, &probe, &b, &err) < 0);
 	assert_null(b.image);
 	assert_msg_contains(err.msg, "/tmp");
 	kb_executor_free(ex);
