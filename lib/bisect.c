@@ -6,6 +6,7 @@
 
 #include "bisect_int.h"
 #include "buf.h"
+#include "build.h"
 #include "err.h"
 #include "executor.h"
 #include "kconfig.h"
@@ -107,6 +108,8 @@ void kb_bisect__release(struct bisect *b)
 	free(b->badv);
 	free(b->change_of);
 	free(b->change_name);
+	free(b->gweight);
+	free(b->last_set);
 }
 
 void kb_bisect__init(struct bisect *b, struct kb_store *s,
@@ -300,6 +303,12 @@ static int make_changes(struct bisect *b, struct kb_err *err)
 		r->changes[i].group = (unsigned)gid[root];
 	}
 	r->ngroups = b->ngroups;
+	if (b->o->weights) {
+		b->gweight = kb_calloc(b->ngroups, sizeof(*b->gweight));
+		for (i = 0; i < r->nchanges; i++)
+			b->gweight[r->changes[i].group] += kb_build_weights_get(
+				b->o->weights, r->changes[i].option);
+	}
 	free(gid);
 	free(parent);
 	return 0;
@@ -428,6 +437,8 @@ static int ensure_build(struct bisect *b, struct point *p,
 	if (ret != KB_ENOTFOUND)
 		return kb_err_set(err, ret, "%s", lookup.msg);
 	memset(&p->build, 0, sizeof(p->build));
+	if (b->o->step)
+		b->o->step(p->label, 0, b->o->progress_arg);
 	if ((ret = kb_executor_build(b->ex, &p->exec, &p->build, err)))
 		return ret;
 	ret = kb_store_build_put(b->s, p->key, kb_executor_name(b->ex),
@@ -436,10 +447,16 @@ static int ensure_build(struct bisect *b, struct point *p,
 		kb_build_result_release(&p->build);
 		return ret;
 	}
-	if (p->build.cached)
+	if (p->build.cached) {
 		b->r->builds_cached++;
-	else
+	} else {
 		b->r->builds++;
+		if (p->set && b->ngroups) {
+			if (!b->last_set)
+				b->last_set = kb_malloc(b->ngroups);
+			memcpy(b->last_set, p->set, b->ngroups);
+		}
+	}
 	p->have_build = 1;
 	return 0;
 }
@@ -481,6 +498,8 @@ static int boot_once(struct bisect *b, struct point *p, struct kb_err *err)
 		res.reason = kb_strdup(p->build.reason ? p->build.reason
 						       : "build failed");
 	} else {
+		if (b->o->step)
+			b->o->step(p->label, boot_no, b->o->progress_arg);
 		ret = kb_executor_boot(b->ex, &p->exec, &p->build, boot_no,
 				       b->o->runs_per_boot, &res, err);
 		if (ret)
@@ -792,6 +811,67 @@ static int test_groups(struct bisect *b, const size_t *groups, size_t n,
 }
 
 /*
+ * The order in which to probe the @n chunks of cur[0..ncur) (or their
+ * complements, @complement) of one ddmin round: cheapest to build first
+ * from the last point compiled, by the build weights of the groups whose
+ * levels differ (ties, and without weights every chunk, in order).
+ */
+struct chunk_cost {
+	long long cost;
+	size_t i;
+};
+
+static int by_cost(const void *x, const void *y)
+{
+	const struct chunk_cost *a = x, *b = y;
+
+	if (a->cost != b->cost)
+		return a->cost < b->cost ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static void round_order(const struct bisect *b, const size_t *cur,
+			size_t ncur, size_t n, int complement, size_t *ord)
+{
+	struct chunk_cost *cost = kb_calloc(n + 1, sizeof(*cost));
+	long long base = 0, all = 0, d;
+	size_t i, j, g;
+
+	for (i = 0; i < n; i++)
+		ord[i] = i;
+	if (!b->gweight) {
+		free(cost);
+		return;
+	}
+	/* the cost of a set S from the last set L is the weight of the groups
+	 * in one but not the other: the weight of L, plus for each group of
+	 * S its weight when not in L, minus it when in L */
+	for (g = 0; g < b->ngroups; g++)
+		if (b->last_set && b->last_set[g])
+			base += (long long)b->gweight[g];
+	for (j = 0; j < ncur; j++) {
+		g = cur[j];
+		d = (long long)b->gweight[g];
+		all += b->last_set && b->last_set[g] ? -d : d;
+	}
+	for (i = 0; i < n; i++) {
+		long long in = 0;
+
+		for (j = i * ncur / n; j < (i + 1) * ncur / n; j++) {
+			g = cur[j];
+			d = (long long)b->gweight[g];
+			in += b->last_set && b->last_set[g] ? -d : d;
+		}
+		cost[i].cost = base + (complement ? all - in : in);
+		cost[i].i = i;
+	}
+	qsort(cost, n, sizeof(*cost), by_cost);
+	for (i = 0; i < n; i++)
+		ord[i] = cost[i].i;
+	free(cost);
+}
+
+/*
  * ddmin over the groups in cur[0..*ncur): split into n chunks; reduce to
  * a chunk that is bad (n = 2), else to a complement that is bad
  * (n = max(n - 1, 2)), else double the granularity until every single
@@ -802,7 +882,8 @@ static int ddmin(struct bisect *b, size_t *cur, size_t *ncur,
 {
 	unsigned char *set = kb_calloc(b->ngroups + 1, 1);
 	size_t *sub = kb_calloc(*ncur + 1, sizeof(*sub));
-	size_t n = 2, i, j, lo, hi, nsub;
+	size_t *ord = kb_calloc(*ncur + 1, sizeof(*ord));
+	size_t n = 2, i, o, j, lo, hi, nsub;
 	enum kb_bisect_class cls;
 	int ret = 0, found;
 
@@ -810,7 +891,9 @@ static int ddmin(struct bisect *b, size_t *cur, size_t *ncur,
 		if (n > *ncur)
 			n = *ncur;
 		found = 0;
-		for (i = 0; i < n && !found; i++) {
+		round_order(b, cur, *ncur, n, 0, ord);
+		for (o = 0; o < n && !found; o++) {
+			i = ord[o];
 			lo = i * *ncur / n;
 			hi = (i + 1) * *ncur / n;
 			if ((ret = test_groups(b, cur + lo, hi - lo, set, &cls,
@@ -823,7 +906,10 @@ static int ddmin(struct bisect *b, size_t *cur, size_t *ncur,
 			n = 2;
 			found = 1;
 		}
-		for (i = 0; i < n && !found && !b->stopped; i++) {
+		if (!found)
+			round_order(b, cur, *ncur, n, 1, ord);
+		for (o = 0; o < n && !found && !b->stopped; o++) {
+			i = ord[o];
 			lo = i * *ncur / n;
 			hi = (i + 1) * *ncur / n;
 			for (j = nsub = 0; j < *ncur; j++)
@@ -847,6 +933,7 @@ static int ddmin(struct bisect *b, size_t *cur, size_t *ncur,
 out:
 	free(set);
 	free(sub);
+	free(ord);
 	return ret;
 }
 
@@ -970,6 +1057,7 @@ int kb_bisect__experiment_create(struct bisect *b, const char *design,
 {
 	const struct kb_bisect_opts *o = b->o;
 	struct kb_store_experiment e;
+	int ret;
 
 	memset(&e, 0, sizeof(e));
 	e.name = o->name ? o->name : design;
@@ -983,7 +1071,10 @@ int kb_bisect__experiment_create(struct bisect *b, const char *design,
 	e.runs_per_boot = o->runs_per_boot;
 	e.nvariants = n;
 	e.variants = variants;
-	return kb_store_experiment_create(b->s, &e, &b->r->experiment, err);
+	ret = kb_store_experiment_create(b->s, &e, &b->r->experiment, err);
+	if (ret == 0 && o->experiment_id)
+		*o->experiment_id = b->r->experiment;
+	return ret;
 }
 
 int kb_bisect__store_ends(struct bisect *b, const char *kind,

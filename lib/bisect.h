@@ -116,6 +116,8 @@ struct kb_bisect_probe {
 
 struct kb_setting;
 
+struct kb_build_weights;
+
 struct kb_bisect_opts {
 	const char *metric;     /* the metric judged (required) */
 	int higher_is_better;   /* its direction */
@@ -142,10 +144,19 @@ struct kb_bisect_opts {
 	 * real kernel tree: kb_realexec_opts.base_config); 0: every option
 	 * of either config (the performance model) */
 	int changes_only;
+	/* real builds: the units of the tree's O= folder that depend on
+	 * each option (kb_build_weights_scan); within each round of ddmin
+	 * the sets are probed cheapest to build first, from the last point
+	 * compiled (the weights of the changes whose levels differ).
+	 * NULL: in order.  Borrowed */
+	const struct kb_build_weights *weights;
 	/* called after each probe is classified; may be NULL */
 	void (*progress)(const struct kb_bisect_probe *p,
 			 const struct kb_bisect_change *changes, void *arg);
 	void *progress_arg;
+	/* called before each build (@boot_no 0) and each boot of a point
+	 * labelled @label; may be NULL.  Gets progress_arg */
+	void (*step)(const char *label, unsigned boot_no, void *arg);
 	/* stored with the experiment and the bisection */
 	const char *name;        /* experiment name (NULL: "bisect-options") */
 	const char *good_name;   /* the good end ("good.config") */
@@ -170,9 +181,8 @@ struct kb_bisect_opts {
 	/* commit bisection: called after each probe is classified (and for
 	 * the ends, step 1); may be NULL */
 	void (*on_commit)(const struct kb_bisect_probe *p, void *arg);
-	/* commit bisection and kb_bisect_test(): set to the experiment's id
-	 * as soon as it is stored, before any boot (the real executor names
-	 * guests by it); may be NULL */
+	/* set to the experiment's id as soon as it is stored, before any
+	 * boot (the real executor names guests by it); may be NULL */
 	int64_t *experiment_id;
 };
 #define KB_BISECT_OPTS_INIT                                               \

@@ -104,16 +104,11 @@ static void commit_bisect_init(struct bisect *b, struct kb_store *s,
 static int commits_start(struct bisect *b, const struct csearch *cs,
 			 struct kb_err *err)
 {
-	int ret;
-
 	commit_point_new(b, &cs->commits[0], "good");
 	commit_point_new(b, &cs->commits[cs->n - 1], "bad");
 	cs->point_of[0] = 0;
 	cs->point_of[cs->n - 1] = 1;
-	ret = kb_bisect__store_ends(b, "commits", err);
-	if (b->r->experiment && b->o->experiment_id)
-		*b->o->experiment_id = b->r->experiment;
-	return ret;
+	return kb_bisect__store_ends(b, "commits", err);
 }
 
 /* Compare the ends and store them as step 1. */
@@ -403,8 +398,6 @@ int kb_bisect_test(struct kb_store *s, struct kb_executor *ex,
 	free(desc);
 	if (ret)
 		goto out;
-	if (o->experiment_id)
-		*o->experiment_id = b.r->experiment;
 	p->in_store = 1;
 	if ((ret = kb_bisect__measure(&b, p, o->boots, err)))
 		goto out;

@@ -66,6 +66,9 @@ struct bisect {
 	size_t *change_name;      /* change -> name index */
 
 	size_t ngroups;           /* change groups, numbered from 0 */
+	unsigned long *gweight;   /* per group: the build weight of its
+				   * changes (opts.weights), or NULL */
+	unsigned char *last_set;  /* the set of the last point compiled */
 
 	size_t npoints;
 	struct point *points;     /* [0] good end, [1] bad end, probes */
@@ -129,7 +132,7 @@ int kb_bisect__confirm_ends(struct bisect *b, struct kb_err *err);
 
 /* Store the experiment of @b (design @design, also its name unless the
  * options give one; matrix text @desc unless NULL) with @variants[0..n):
- * sets b->r->experiment. */
+ * sets b->r->experiment (and *o->experiment_id). */
 int kb_bisect__experiment_create(struct bisect *b, const char *design,
 				 const char *desc,
 				 const struct kb_variant *variants, size_t n,

@@ -8,6 +8,7 @@
 #include "bisect.h"
 #include "bisect_commits.h"
 #include "buf.h"
+#include "build.h"
 #include "executor.h"
 #include "fsutil.h"
 #include "json.h"
@@ -70,6 +71,22 @@ static void print_step(const struct kb_bisect_probe *p,
 			cmd_pct(p->change_pct, 1).s, cmd_pct(p->ci_low, 1).s,
 			cmd_pct(p->ci_high, 1).s, p->boots, opts.buf);
 	kb_buf_release(&opts);
+}
+
+/* Before each build and boot: what is going on, on real kernels. */
+static void on_step(const char *label, unsigned boot_no, void *arg)
+{
+	struct show *s = arg;
+	int n = (int)strlen(label);
+
+	if (s->quiet)
+		return;
+	if (boot_no)
+		fprintf(stderr, "       boot %u of %.*s%s\n", boot_no,
+			n > 60 ? 60 : n, label, n > 60 ? " ..." : "");
+	else
+		fprintf(stderr, "       build %.*s%s\n", n > 60 ? 60 : n,
+			label, n > 60 ? " ..." : "");
 }
 
 static void on_probe(const struct kb_bisect_probe *p,
@@ -399,6 +416,7 @@ struct real {
 	struct kb_setting *settings; /* its settings */
 	struct kb_plan *ends[2];     /* good, bad: each resolved alone */
 	struct kb_ksyms *syms;
+	struct kb_build_weights *weights; /* of the tree's O= folder */
 	char *good_file;             /* the good end as resolved */
 	char *salt;                  /* build salt: matrix, tree, compiler */
 	struct cmd_commit_env env;
@@ -484,6 +502,7 @@ static int real_open(struct real *r, const struct kb_matrix *m,
 {
 	const struct kb_variant *v0;
 	const struct kb_plan_tree *t;
+	char *objdir;
 	size_t i;
 	int ret;
 
@@ -510,6 +529,11 @@ static int real_open(struct real *r, const struct kb_matrix *m,
 	t = kb_plan_tree(r->ends[0], 0);
 	if ((ret = kb_kconfig_tree_scan(t->dir, NULL, &r->syms, err)))
 		return ret;
+	objdir = kb_build_default_objdir(t->id);
+	ret = kb_build_weights_scan(objdir, &r->weights, err);
+	free(objdir);
+	if (ret)
+		return ret;
 	r->salt = kb_asprintf("%s\ntree=%s\ncompiler=%s\n", kb_matrix_text(m),
 			      t->id, kb_plan_compiler(r->ends[0]));
 	return cmd_commit_env_open(m, NULL, r->good_file, quiet, &r->env,
@@ -520,6 +544,7 @@ static void real_close(struct real *r)
 {
 	cmd_commit_env_close(&r->env);
 	kb_ksyms_free(r->syms);
+	kb_build_weights_free(r->weights);
 	kb_plan_free(r->ends[0]);
 	kb_plan_free(r->ends[1]);
 	kb_plan_free(r->plan);
@@ -538,6 +563,8 @@ static void real_opts(struct real *r, struct kb_bisect_opts *bo)
 	bo->settable = tree_settable;
 	bo->depends_arg = r->syms;
 	bo->changes_only = 1;
+	bo->weights = r->weights;
+	bo->step = on_step;
 	bo->guest = &r->base.guest;
 	bo->nsettings = r->base.nsettings;
 	bo->settings = r->base.settings;

@@ -12,6 +12,7 @@
 #include "testfs.h"
 #include "bisect.h"
 #include "buf.h"
+#include "build.h"
 #include "err.h"
 #include "executor.h"
 #include "kconfig.h"
@@ -101,7 +102,19 @@ static size_t model_depends(void *arg, const char *option,
 	return kb_model_depends(arg, option, on);
 }
 
+/* Bisect with @adjust (may be NULL) changing the options first. */
+static int run_adjusted(struct fixture *f, enum kb_bisect_strategy strategy,
+			void (*adjust)(struct kb_bisect_opts *o, void *arg),
+			void *arg);
+
 static int run(struct fixture *f, enum kb_bisect_strategy strategy)
+{
+	return run_adjusted(f, strategy, NULL, NULL);
+}
+
+static int run_adjusted(struct fixture *f, enum kb_bisect_strategy strategy,
+			void (*adjust)(struct kb_bisect_opts *o, void *arg),
+			void *arg)
 {
 	struct kb_bisect_opts o = KB_BISECT_OPTS_INIT;
 	struct kb_err err = KB_ERR_INIT;
@@ -116,6 +129,8 @@ static int run(struct fixture *f, enum kb_bisect_strategy strategy)
 	o.bad_name = "bad.config";
 	o.model_text = kb_model_text(f->model);
 	o.build_salt = kb_model_text(f->model);
+	if (adjust)
+		adjust(&o, arg);
 	kb_bisect_result_free(f->r);
 	f->r = NULL;
 	ret = kb_bisect_options(f->s, f->ex, f->good, f->bad, &o, &f->r,
@@ -640,6 +655,115 @@ static void test_bisect__model_depends_errors_name_the_place(void **state)
 	}
 }
 
+/* The applied options of probe @i, space-separated, into @out. */
+static void applied_text(const struct kb_bisect_result *r, size_t i,
+			 struct kb_buf *out)
+{
+	size_t k;
+
+	for (k = 0; k < r->probes[i].napplied; k++)
+		kb_buf_addf(out, "%s%s", k ? " " : "",
+			    r->changes[r->probes[i].applied[k]].option);
+}
+
+static void with_weights(struct kb_bisect_opts *o, void *arg)
+{
+	o->weights = arg;
+}
+
+static void test_bisect__probes_cheapest_build_first(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_build_weights *w = kb_build_weights_new();
+	struct kb_buf first = KB_BUF_INIT;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 7\n"
+		      "effects:\n  - when: { OPT_00: y }\n    factor: 0.7\n");
+	f->good = options(4, "n");
+	f->bad = options(4, "y");
+	/* from the bad end (compiled last), moving OPT_02 back is dear: the
+	 * chunk that keeps it at its bad level goes first */
+	kb_build_weights_set(w, "OPT_02", 1000);
+	run_adjusted(f, KB_BISECT_DDMIN, with_weights, w);
+	applied_text(f->r, 0, &first);
+	assert_string_equal(first.buf, "OPT_02 OPT_03");
+	assert_string_equal(kb_bisect_class_name(f->r->probes[0].cls), "good");
+	assert_culprits(f->r, "OPT_00");
+	assert_true(f->r->minimal);
+	/* without weights, in order: {OPT_00 OPT_01} first */
+	run(f, KB_BISECT_DDMIN);
+	kb_buf_reset(&first);
+	applied_text(f->r, 0, &first);
+	assert_string_equal(first.buf, "OPT_00 OPT_01");
+	assert_culprits(f->r, "OPT_00");
+	kb_buf_release(&first);
+	kb_build_weights_free(w);
+}
+
+static int not_opt_03(void *arg, const char *option)
+{
+	(void)arg;
+	return strcmp(option, "OPT_03") != 0;
+}
+
+static void with_settable(struct kb_bisect_opts *o, void *arg)
+{
+	(void)arg;
+	o->settable = not_opt_03;
+}
+
+static void test_bisect__options_no_prompt_sets_follow(void **state)
+{
+	struct fixture *f = *state;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 7\n"
+		      "effects:\n  - when: { OPT_01: y }\n    factor: 0.7\n");
+	f->good = options(4, "n");
+	f->bad = options(4, "y");
+	run_adjusted(f, KB_BISECT_DDMIN, with_settable, NULL);
+	assert_int_equal(f->r->nchanges, 3);
+	assert_int_equal(f->r->nderived, 1);
+	assert_string_equal(f->r->derived[0].option, "OPT_03");
+	assert_string_equal(f->r->derived[0].bad, "y");
+	assert_culprits(f->r, "OPT_01");
+}
+
+struct steps {
+	unsigned builds, boots;
+};
+
+static void count_step(const char *label, unsigned boot_no, void *arg)
+{
+	struct steps *st = arg;
+
+	assert_non_null(label);
+	if (boot_no)
+		st->boots++;
+	else
+		st->builds++;
+}
+
+static void with_steps(struct kb_bisect_opts *o, void *arg)
+{
+	o->step = count_step;
+	o->progress_arg = arg;
+}
+
+static void test_bisect__says_each_build_and_boot(void **state)
+{
+	struct fixture *f = *state;
+	struct steps st = { 0, 0 };
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 7\n"
+		      "effects:\n  - when: { OPT_02: y }\n    factor: 0.7\n");
+	f->good = options(8, "n");
+	f->bad = options(8, "y");
+	run_adjusted(f, KB_BISECT_DDMIN, with_steps, &st);
+	assert_culprits(f->r, "OPT_02");
+	assert_int_equal(st.builds, f->r->builds);
+	assert_int_equal(st.boots, f->r->boots);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
@@ -661,6 +785,9 @@ static const struct CMUnitTest tests[] = {
 	T(test_bisect__model_drops_option_with_unmet_depends),
 	T(test_bisect__model_depends_follow_chains),
 	T(test_bisect__model_depends_errors_name_the_place),
+	T(test_bisect__probes_cheapest_build_first),
+	T(test_bisect__options_no_prompt_sets_follow),
+	T(test_bisect__says_each_build_and_boot),
 };
 
 KB_TEST_MAIN(tests)
