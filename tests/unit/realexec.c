@@ -8,6 +8,7 @@
 
 #include "test.h"
 #include "testfs.h"
+#include "buf.h"
 #include "err.h"
 #include "mem.h"
 #include "executor.h"
@@ -253,6 +254,105 @@ static void test_realexec__build_takes_prebuilt_kernels_unless_kconfig(void **st
 	kb_guest_disconnect(c);
 }
 
+/*
+ * Option bisection's probes: resolved from a given .config, refused when
+ * a change does not hold, a kernel built before found in the cache.
+ */
+static void test_realexec__probes_from_a_base_config(void **state)
+{
+	struct kb_realexec_opts xo = KB_REALEXEC_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_guest_conn *c = NULL;
+	struct kb_executor *ex = NULL;
+	struct kb_build_result b;
+	struct kb_setting spin = { "SPIN", "y", KB_FACTOR_KCONFIG };
+	struct kb_setting lock = { "LOCK", "y", KB_FACTOR_KCONFIG };
+	struct kb_buf image = KB_BUF_INIT;
+	struct kb_variant probe;
+	struct fixture f;
+	char templ[] = "/tmp/kb-realexec-XXXXXX";
+	char *old_cache = getenv("XDG_CACHE_HOME")
+				  ? kb_strdup(getenv("XDG_CACHE_HOME"))
+				  : NULL;
+	char *tree, *cache, *text, *base;
+
+	(void)state;
+	assert_non_null(mkdtemp(templ));
+	cache = kb_asprintf("%s/cache", templ);
+	setenv("XDG_CACHE_HOME", cache, 1);
+	tree = kb_asprintf("%s/linux", templ);
+	assert_int_equal(mkdir(tree, 0755), 0);
+	kb_test_put(tree, "Kconfig",
+		    "config SPIN\n\tbool \"spin\"\n"
+		    "config LOCK\n\tbool \"lock\"\n"
+		    "config BASE\n\tbool \"base\"\n");
+	/* this tree's olddefconfig never keeps LOCK */
+	kb_test_put(tree, "Makefile",
+	    "olddefconfig:\n\t@sed -i /CONFIG_LOCK/d $(O)/.config\n"
+	    "bzImage:\n\t@mkdir -p $(O)/arch/x86/boot\n"
+	    "\t@cp $(O)/.config $(O)/arch/x86/boot/bzImage\n");
+	base = kb_test_write(templ, "good.config",
+			     "CONFIG_BASE=y\n# CONFIG_SPIN is not set\n", 0644);
+	text = kb_asprintf("source: { tree: %s, base: tinyconfig }\n"
+			   "build: { jobs: 1 }\n"
+			   "workload: { fio: { rw: read } }\n",
+			   tree);
+	make(&f, text);
+	assert_int_equal(kb_guest_connect("test:///default", &c, &err), 0);
+	xo.base_config = base;
+	xo.require_held = 1;
+	assert_int_equal(kb_realexec_new(f.m, c, &xo, &ex, &err), 0);
+	probe = *kb_plan_variant(f.p, 0);
+	probe.idx = 2;
+	probe.label = "SPIN=y";
+	probe.nsettings = 1;
+	probe.settings = &spin;
+
+	/* from the base config, not from source.base, with the change */
+	if (kb_executor_build(ex, &probe, &b, &err))
+		fail_msg("build: %s", err.msg);
+	assert_int_equal(b.status, KB_BUILD_OK);
+	assert_false(b.cached);
+	assert_int_equal(kb_buf_read_file(&image, b.image, 1 << 20, &err), 0);
+	assert_non_null(strstr(image.buf, "CONFIG_BASE=y"));
+	assert_non_null(strstr(image.buf, "CONFIG_SPIN=y"));
+	kb_build_result_release(&b);
+
+	/* the same config again: the kernel comes from the build cache */
+	probe.idx = 3;
+	if (kb_executor_build(ex, &probe, &b, &err))
+		fail_msg("build: %s", err.msg);
+	assert_int_equal(b.status, KB_BUILD_OK);
+	assert_true(b.cached);
+	kb_build_result_release(&b);
+
+	/* a change the tree's Kconfig does not keep: not built, and why */
+	probe.idx = 4;
+	probe.label = "LOCK=y";
+	probe.settings = &lock;
+	if (kb_executor_build(ex, &probe, &b, &err))
+		fail_msg("build: %s", err.msg);
+	assert_int_equal(b.status, KB_BUILD_FAILED);
+	assert_null(b.image);
+	assert_msg_contains(b.reason, "does not hold: CONFIG_LOCK=y");
+	kb_build_result_release(&b);
+
+	kb_buf_release(&image);
+	kb_executor_free(ex);
+	kb_guest_disconnect(c);
+	release(&f);
+	if (old_cache)
+		setenv("XDG_CACHE_HOME", old_cache, 1);
+	else
+		unsetenv("XDG_CACHE_HOME");
+	kb_test_rm_rf(templ);
+	free(old_cache);
+	free(base);
+	free(text);
+	free(tree);
+	free(cache);
+}
+
 static void test_realexec__builds_what_the_plan_resolved(void **state)
 {
 	struct kb_plan_resolve_opts ro = KB_PLAN_RESOLVE_OPTS_INIT;
@@ -342,6 +442,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_realexec__domxml_shows_placeholders),
 	cmocka_unit_test(test_realexec__build_takes_prebuilt_kernels_unless_kconfig),
 	cmocka_unit_test(test_realexec__builds_what_the_plan_resolved),
+	cmocka_unit_test(test_realexec__probes_from_a_base_config),
 };
 
 KB_TEST_MAIN(tests)
