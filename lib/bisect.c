@@ -540,6 +540,16 @@ int kb_bisect__exhausted(const struct bisect *b, const struct point *p)
 	return p->nfailed >= (b->o->boots > 1 ? b->o->boots : 1);
 }
 
+/* KB_EFAIL once the options' stop flag is set. */
+static int stopped(const struct bisect *b, struct kb_err *err)
+{
+	if (b->o->stop && *b->o->stop)
+		return kb_err_set(err, KB_EFAIL,
+				  "stopped by signal %d before the next build or boot",
+				  (int)*b->o->stop);
+	return 0;
+}
+
 int kb_bisect__measure(struct bisect *b, struct point *p, size_t want,
 		       struct kb_err *err)
 {
@@ -552,10 +562,10 @@ int kb_bisect__measure(struct bisect *b, struct point *p, size_t want,
 			return ret;
 		p->in_store = 1;
 	}
-	if ((ret = ensure_build(b, p, err)))
+	if ((ret = stopped(b, err)) || (ret = ensure_build(b, p, err)))
 		return ret;
 	while (p->nvalues < want && !kb_bisect__exhausted(b, p))
-		if ((ret = boot_once(b, p, err)))
+		if ((ret = stopped(b, err)) || (ret = boot_once(b, p, err)))
 			return ret;
 	return 0;
 }

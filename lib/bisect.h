@@ -1,6 +1,7 @@
 #ifndef KB_BISECT_H
 #define KB_BISECT_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -181,6 +182,9 @@ struct kb_bisect_opts {
 	/* commit bisection: called after each probe is classified (and for
 	 * the ends, step 1); may be NULL */
 	void (*on_commit)(const struct kb_bisect_probe *p, void *arg);
+	/* may be NULL: once *stop is nonzero no build or boot starts and
+	 * the bisection fails, marked so in the store (KB_EFAIL "stopped") */
+	const volatile sig_atomic_t *stop;
 	/* set to the experiment's id as soon as it is stored, before any
 	 * boot (the real executor names guests by it); may be NULL */
 	int64_t *experiment_id;

@@ -309,6 +309,15 @@ static void print_json(const struct kb_bisect_result *r, const char *metric,
 	cmd_json_put(j, &b);
 }
 
+/* A bisection stopped by SIGINT or SIGTERM: say so; 128 + the signal. */
+static int stopped_status(const struct kb_err *err, int64_t exp)
+{
+	fprintf(stderr,
+		"kbisect: %s; the bisection (experiment %lld) is marked failed, and its builds, boots and samples are stored: a new bisection reuses its builds\n",
+		err->msg, (long long)exp);
+	return 128 + cmd_stop_signal;
+}
+
 /* What both kinds of bisection parse into. */
 struct bisect_args {
 	struct kb_args common; /* first: CMD_ARGS */
@@ -587,6 +596,7 @@ static int bisect_options(const struct kb_args *args)
 	struct kb_bisect_result *r = NULL;
 	struct show show = { args->quiet, 0 };
 	struct real real;
+	int64_t model_exp = 0;
 	double scale;
 	int json = args->json, ret;
 
@@ -632,6 +642,9 @@ static int bisect_options(const struct kb_args *args)
 	}
 	if ((ret = cmd_open_store(db, &s, &err)))
 		goto fail;
+	if (!bo.experiment_id)
+		bo.experiment_id = &model_exp;
+	bo.stop = &cmd_stop_signal;
 	bo.good_name = good_path;
 	bo.bad_name = bad_path;
 	bo.progress = on_probe;
@@ -639,7 +652,13 @@ static int bisect_options(const struct kb_args *args)
 	if (!show.quiet)
 		fprintf(stderr, "%5s  %-8s %8s  %-17s %5s  %s\n", "probe",
 			"class", "change", "CI", "boots", "options moved to bad");
+	cmd_catch_stop(1);
 	ret = kb_bisect_options(s, ex, ends[0], ends[1], &bo, &r, &err);
+	cmd_catch_stop(0);
+	if (ret && cmd_stop_signal) {
+		ret = stopped_status(&err, *bo.experiment_id);
+		goto out;
+	}
 	if (ret)
 		goto fail;
 	if (json)
@@ -915,7 +934,14 @@ static int bisect_commits(const struct kb_args *args)
 			"%5s  %-8s %8s  %-17s %5s  %s\n", n - 1,
 			commits[0].sha, commits[n - 1].sha, "step", "class",
 			"change", "CI", "boots", "commit");
-	if ((ret = kb_bisect_commits(s, env.ex, commits, n, &bo, &r, &err)))
+	cmd_catch_stop(1);
+	ret = kb_bisect_commits(s, env.ex, commits, n, &bo, &r, &err);
+	cmd_catch_stop(0);
+	if (ret && cmd_stop_signal) {
+		ret = stopped_status(&err, env.experiment);
+		goto out;
+	}
+	if (ret)
 		goto fail;
 	if (json)
 		commits_json(r, commits, env.metric, good, bad);

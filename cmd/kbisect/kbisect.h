@@ -2,6 +2,7 @@
 #define KBISECT_CMD_H
 
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "cmdopt.h"
@@ -179,6 +180,19 @@ void cmd_plan_report_dropped(const struct kb_plan *p, FILE *f);
 struct kb_plan_limits;
 int cmd_plan_limits(const char *verb, const struct kb_args *a,
 		    struct kb_plan_limits *out);
+
+/* ---- stopping on SIGINT and SIGTERM (main.c) ------------------------ */
+
+/*
+ * The signal that asked long work (run, resume, bisections) to stop after
+ * its running step, or 0.  cmd_catch_stop(1) clears it and catches
+ * SIGINT and SIGTERM once each (a second one stops at once);
+ * cmd_catch_stop(0) gives them back their default action.  Pass
+ * &cmd_stop_signal as the stop flag of the real executor (its running
+ * guest is destroyed) and of the library call.
+ */
+extern volatile sig_atomic_t cmd_stop_signal;
+void cmd_catch_stop(int on);
 
 /* ---- an experiment run in this process (run.c; resume.c) ------------ */
 

@@ -3,10 +3,12 @@
  * table of verbs and the dispatch; each verb lives in its own file.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kbisect.h"
 #include "buf.h"
@@ -123,6 +125,35 @@ static void usage(FILE *f)
 	fputs("\n'kbisect VERB --help' shows a verb's options and examples.\n"
 	      "Exit status: 0 ok, 1 failure, 2 bad input or usage.\n",
 	      f);
+}
+
+volatile sig_atomic_t cmd_stop_signal;
+
+static void on_stop(int sig)
+{
+	static const char msg[] =
+		"\nkbisect: stopping after the running step (a second signal stops at once)\n";
+	ssize_t n;
+
+	cmd_stop_signal = sig;
+	n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	(void)n;
+}
+
+void cmd_catch_stop(int on)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on ? on_stop : SIG_DFL;
+	/* the second signal finds the default action: stop at once (a
+	 * later kbisect sees the process gone) */
+	sa.sa_flags = on ? SA_RESETHAND | SA_RESTART : 0;
+	if (on)
+		cmd_stop_signal = 0;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }
 
 int cmd_fail(const struct kb_err *err)

@@ -67,36 +67,6 @@ static void on_progress(const struct kb_progress *ev, void *arg)
 			ev->boots_total, ev->elapsed_s);
 }
 
-/* The signal that asked to stop the experiment, or 0. */
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop(int sig)
-{
-	static const char msg[] =
-		"\nkbisect: stopping after the running step (a second signal stops at once)\n";
-	ssize_t n;
-
-	stop_signal = sig;
-	n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
-	(void)n;
-}
-
-/* Catch SIGINT and SIGTERM once each (@on), or give them back their
- * default (!@on). */
-static void catch_stop(int on)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = on ? on_stop : SIG_DFL;
-	/* the second signal finds the default action: stop at once (a
-	 * later kbisect sees the process gone) */
-	sa.sa_flags = on ? SA_RESETHAND | SA_RESTART : 0;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
 int cmd_runner_open(struct cmd_runner *r, const struct kb_plan *p,
 		    const struct kb_model *model, int quiet,
 		    struct kb_err *err)
@@ -133,7 +103,7 @@ int cmd_runner_open(struct cmd_runner *r, const struct kb_plan *p,
 				    !strcmp(getenv("KBISECT_GUEST_CONSOLE"),
 					    "stream");
 		/* a stop destroys the running guest */
-		ro.stop = &stop_signal;
+		ro.stop = &cmd_stop_signal;
 		return kb_realexec_new(m, r->conn, &ro, &r->ex, err);
 	}
 	if ((ret = kb_model_time_scale_env(&scale, err)))
@@ -176,20 +146,19 @@ int cmd_runner_go(struct cmd_runner *r, struct kb_store *s,
 	popts.progress = on_progress;
 	popts.arg = &prog;
 	popts.model_text = model_text;
-	popts.stop = &stop_signal;
-	stop_signal = 0;
-	catch_stop(1);
+	popts.stop = &cmd_stop_signal;
+	cmd_catch_stop(1);
 	if (resume)
 		ret = kb_pipeline_resume(s, r->exp, p, r->ex, &popts, &err);
 	else
 		ret = kb_pipeline_run(s, p, r->ex, &popts, &r->exp, &err);
-	catch_stop(0);
-	if (ret && stop_signal && r->exp) {
+	cmd_catch_stop(0);
+	if (ret && cmd_stop_signal && r->exp) {
 		fprintf(stderr,
 			"kbisect: %s; what finished is stored: 'kbisect resume %lld%s%s' carries it on\n",
 			err.msg, (long long)r->exp, args->db ? " --db " : "",
 			args->db ? args->db : "");
-		return 128 + stop_signal;
+		return 128 + cmd_stop_signal;
 	}
 	if (ret) {
 		if (r->exp)

@@ -72,6 +72,7 @@ int cmd_commit_env_open(const struct kb_matrix *m, const char *model_path,
 		 * kb_bisect_test() set the id through bo->experiment_id */
 		ro.experiment = &env->experiment;
 		ro.base_config = base_config;
+		ro.stop = &cmd_stop_signal;
 		ro.require_held = base_config != NULL;
 		if ((ret = kb_fio_check(kb_matrix_workload(m),
 					kb_matrix_file(m), NULL, err)) ||
@@ -123,6 +124,7 @@ void cmd_commit_opts(const struct kb_matrix *m, struct cmd_commit_env *env,
 	bo->nsettings = v0->nsettings;
 	bo->settings = v0->settings;
 	bo->experiment_id = &env->experiment;
+	bo->stop = &cmd_stop_signal;
 }
 
 static const char *class_word(enum kb_bisect_class c)

@@ -3,6 +3,7 @@
  * noise, fixed seeds, so every run probes the same way.
  */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -764,6 +765,55 @@ static void test_bisect__says_each_build_and_boot(void **state)
 	assert_int_equal(st.boots, f->r->boots);
 }
 
+static volatile sig_atomic_t stop_flag;
+
+/* Stops the bisection at its fourth boot. */
+static void stop_at_boot_4(const char *label, unsigned boot_no, void *arg)
+{
+	unsigned *boots = arg;
+
+	(void)label;
+	if (boot_no && ++*boots == 4)
+		stop_flag = 2;
+}
+
+static void test_bisect__stops_when_asked(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_bisect_opts o = KB_BISECT_OPTS_INIT;
+	struct kb_store_bisection sb;
+	struct kb_err err = KB_ERR_INIT;
+	int64_t exp = 0;
+	unsigned boots = 0;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 7\n"
+		      "effects:\n  - when: { OPT_02: y }\n    factor: 0.7\n");
+	f->good = options(8, "n");
+	f->bad = options(8, "y");
+	o.metric = kb_model_metric(f->model);
+	o.good_name = "good.config";
+	o.bad_name = "bad.config";
+	o.build_salt = kb_model_text(f->model);
+	o.step = stop_at_boot_4;
+	o.progress_arg = &boots;
+	o.stop = &stop_flag;
+	o.experiment_id = &exp;
+	stop_flag = 0;
+	assert_int_equal(kb_bisect_options(f->s, f->ex, f->good, f->bad, &o,
+					   &f->r, &err),
+			 KB_EFAIL);
+	assert_null(f->r);
+	assert_msg_contains(err.msg, "stopped by signal 2");
+	/* the boot that was starting ran; none after it */
+	assert_int_equal(boots, 4);
+	assert_true(exp > 0);
+	memset(&sb, 0, sizeof(sb));
+	assert_int_equal(kb_store_bisection_get(f->s, 1, &sb, &err), 0);
+	assert_string_equal(sb.state, "failed");
+	kb_store_bisection_release(&sb);
+	stop_flag = 0;
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
@@ -788,6 +838,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_bisect__probes_cheapest_build_first),
 	T(test_bisect__options_no_prompt_sets_follow),
 	T(test_bisect__says_each_build_and_boot),
+	T(test_bisect__stops_when_asked),
 };
 
 KB_TEST_MAIN(tests)
