@@ -95,9 +95,10 @@ int kb_analysis_open(struct kb_store *s, int64_t exp, const char *metric,
 	    (ret = kb_store_experiment_text(s, exp, &text, err)))
 		goto out;
 	a->metric = kb_strdup(metric ? metric : a->info.metric);
-	/* the plan, rebuilt from the matrix as it was submitted */
-	ret = kb_plan_from_text(text.matrix_yaml, text.matrix_path, &a->m,
-				&a->plan, err);
+	/* the plan, rebuilt from the matrix as it was submitted; from the
+	 * database alone: the files it names may have moved since */
+	ret = kb_plan_from_stored(text.matrix_yaml, text.matrix_path, &a->m,
+				  &a->plan, err);
 	if (ret) {
 		char why[KB_ERR_MSG_MAX];
 
@@ -106,7 +107,7 @@ int kb_analysis_open(struct kb_store *s, int64_t exp, const char *metric,
 		snprintf(why, sizeof(why), "%s", err ? err->msg : "");
 		kb_err_clear(err);
 		ret = kb_err_set(err, KB_EFAIL,
-				 "experiment %lld: its stored matrix no longer plans (a file it names may have moved): %s",
+				 "experiment %lld: its stored matrix does not plan in this version of kbisect: %s",
 				 (long long)exp, why);
 		goto out;
 	}
