@@ -433,6 +433,55 @@ check "effects --json has p_adjusted" $([ $rc -eq 0 ] && has '"p_adjusted"' "$T/
 run "$KB" results 1 --json --db "$T/ops.db"
 check "results --json reads the declared direction" $([ $rc -eq 0 ] && has '"better_source": "declared"' "$T/out"; echo $?)
 
+# analysis verbs read the database alone (issue 10): the same bytes from
+# another folder, and on a copy after the matrix and every file it names
+# are gone.  The run is from $T with a relative matrix path, stored
+# absolute; the metric's direction is declared against its name's guess.
+KBA=$(cd "$(dirname "$KB")" && pwd)/$(basename "$KB")
+mkdir -p "$T/mv/exp/tree" "$T/mv/exp/frag" "$T/mv/other"
+printf 'CONFIG_X=y\n' >"$T/mv/exp/frag/a.config"
+: >"$T/mv/exp/disk.img"
+cat >"$T/mv/exp/m.yaml" <<'Y'
+source: { tree: tree, fragments: [frag/a.config] }
+factors: { kconfig: { A: [n, y], B: [n, y] } }
+guest: { disks: [disk.img] }
+workload:
+  command: { run: bench, regex: "([0-9.]+) ops/s" }
+  metric: ops_per_s
+  better: lower
+repeat: { boots: 3, max_boots: 6 }
+Y
+printf 'metric: ops_per_s\nbase: 1000\nnoise: { boot_cv: 0.03 }\neffects:\n  - when: { A: y }\n    factor: 1.3\n' >"$T/mv/exp/m.model.yaml"
+(cd "$T/mv" && KBISECT_MODEL_TIME_SCALE=0 "$KBA" run exp/m.yaml --model exp/m.model.yaml --db "$T/mv/k.db" -q) >"$T/out" 2>"$T/err"
+rc=$?
+check "run stores the matrix's path absolute" $([ $rc -eq 0 ] &&
+	[ "$(sqlite3 "$T/mv/k.db" "select matrix_path from experiments")" = "$T/mv/exp/m.yaml" ]; echo $?)
+i=0
+for v in "results 1" "results 1 --json" "compare 1 0 3" "compare 1 0 3 --json" \
+	"compare 1 0 1 --adaptive" "effects 1" "effects 1 --json" "why 1" "why 1 --json"; do
+	i=$((i + 1))
+	cp "$T/mv/k.db" "$T/mv/here$i.db"
+	cp "$T/mv/k.db" "$T/mv/other$i.db"
+	(cd "$T/mv" && "$KBA" $v --db "$T/mv/here$i.db") >"$T/mv/here$i.out" 2>"$T/err"
+	rc=$?
+	(cd / && "$KBA" $v --db "$T/mv/other$i.db") >"$T/out" 2>>"$T/err"
+	check "$v: the same output from another folder" $([ $rc -eq 0 ] &&
+		cmp -s "$T/mv/here$i.out" "$T/out"; echo $?)
+done
+rm -rf "$T/mv/exp"
+i=0
+for v in "results 1" "results 1 --json" "compare 1 0 3" "compare 1 0 3 --json" \
+	"compare 1 0 1 --adaptive" "effects 1" "effects 1 --json" "why 1" "why 1 --json"; do
+	i=$((i + 1))
+	cp "$T/mv/k.db" "$T/mv/other/copy.db"
+	(cd "$T/mv/other" && "$KBA" $v --db copy.db) >"$T/out" 2>"$T/err"
+	rc=$?
+	check "$v: the same output on a copy, the files it names removed" $([ $rc -eq 0 ] &&
+		cmp -s "$T/mv/here$i.out" "$T/out"; echo $?)
+done
+check "... and the declared direction stands" $(has '"better_source": "declared"' "$T/mv/here2.out" &&
+	has "lower is better (workload.better)" "$T/mv/here3.out"; echo $?)
+
 sqlite3 "$T/k.db" "pragma user_version = 99"
 run "$KB" history --db "$T/k.db"
 check "a database from a newer kbisect is refused" $([ $rc -eq 1 ] && has "newer than this kbisect" "$T/err"; echo $?)
