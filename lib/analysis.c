@@ -20,7 +20,11 @@ struct kb_analysis {
 	struct kb_matrix *m;
 	struct kb_plan *plan;
 	struct kb_model *model;
-	struct kb_executor *ex;
+	struct kb_executor *own; /* the model's executor, made by open */
+	struct kb_executor *ex;  /* what boots are added through: own, the
+				  * caller's (kb_analysis_set_executor) or
+				  * NULL */
+	const struct kb_pipeline_opts *popts; /* the caller's, or NULL */
 	struct kb_compare_opts opts;
 	struct kb_metric_dir dir;
 	size_t nvariants;
@@ -69,7 +73,7 @@ void kb_analysis_free(struct kb_analysis *a)
 		return;
 	release_variants(a);
 	free(a->aside);
-	kb_executor_free(a->ex);
+	kb_executor_free(a->own);
 	kb_model_free(a->model);
 	kb_plan_free(a->plan);
 	kb_matrix_free(a->m);
@@ -115,7 +119,8 @@ int kb_analysis_open(struct kb_store *s, int64_t exp, const char *metric,
 	    kb_model_parse_buffer(text.model_yaml, strlen(text.model_yaml),
 				  "model.yaml", &a->model, err) == 0 &&
 	    kb_model_time_scale_env(&scale, err) == 0)
-		kb_model_executor_new(a->model, scale, &a->ex);
+		kb_model_executor_new(a->model, scale, &a->own);
+	a->ex = a->own;
 	kb_err_clear(err);
 	cmp = kb_matrix_compare(a->m);
 	a->opts.threshold_pct = cmp->threshold_pct;
@@ -164,8 +169,15 @@ int kb_analysis_can_sample(const struct kb_analysis *a)
 
 void kb_analysis_no_sampling(struct kb_analysis *a)
 {
-	kb_executor_free(a->ex);
 	a->ex = NULL;
+	a->popts = NULL;
+}
+
+void kb_analysis_set_executor(struct kb_analysis *a, struct kb_executor *ex,
+			      const struct kb_pipeline_opts *opts)
+{
+	a->ex = ex;
+	a->popts = ex ? opts : NULL;
 }
 
 unsigned kb_analysis_boots_added(const struct kb_analysis *a)
@@ -261,11 +273,13 @@ static int compare(struct kb_analysis *a, unsigned ia, unsigned ib,
 				return 0;
 			if (more_a &&
 			    (ret = kb_pipeline_add_boots(a->s, a->exp, a->plan,
-							 a->ex, ia, 1, err)))
+							 a->ex, ia, 1,
+							 a->popts, err)))
 				return ret;
 			if (more_b &&
 			    (ret = kb_pipeline_add_boots(a->s, a->exp, a->plan,
-							 a->ex, ib, 1, err)))
+							 a->ex, ib, 1,
+							 a->popts, err)))
 				return ret;
 			a->added += more_a + more_b;
 			if ((ret = load_values(a, err)))
@@ -422,7 +436,7 @@ int kb_analysis_add_boots(struct kb_analysis *a, unsigned idx, unsigned n,
 	if (!n)
 		return 0;
 	if ((ret = kb_pipeline_add_boots(a->s, a->exp, a->plan, a->ex, idx, n,
-					 err)))
+					 a->popts, err)))
 		return ret;
 	a->added += n;
 	return load_values(a, err);

@@ -10,14 +10,17 @@
 #include "effects.h"
 #include "err.h"
 #include "executor.h"
+#include "guest.h"
 #include "matrix.h"
 #include "mem.h"
 #include "model.h"
 #include "pipeline.h"
 #include "plan.h"
+#include "realexec.h"
 #include "stats.h"
 #include "store.h"
 #include "variant.h"
+#include "why.h"
 
 /*
  * What the analysis decides from an experiment: the metric's direction
@@ -342,6 +345,111 @@ static void test_analysis__reads_the_database_alone(void **state)
 	free(exp);
 }
 
+/*
+ * An experiment of real kernels (executor "libvirt", a prebuilt kernel)
+ * gets its boots from the real executor its caller hands the analysis,
+ * here on libvirt's test driver, whose guests do not boot: each added
+ * boot is stored, numbered after the others, as a failure, and a
+ * failure stops adaptive sampling instead of booting to max_boots.
+ */
+static void test_analysis__real_executor_adds_boots(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_realexec_opts ro = KB_REALEXEC_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_guest_conn *conn = NULL;
+	struct kb_executor *ex = NULL;
+	struct kb_store_variant *vs = NULL;
+	struct kb_comparison c;
+	struct kb_why w;
+	char *path = kb_asprintf("%s/m.yaml", f->dir);
+	char *cache = kb_asprintf("%s/cache", f->dir);
+	char *busybox = kb_asprintf("%s/busybox", f->dir), guest[64];
+	size_t n, i;
+	unsigned last;
+
+	kb_test_put(f->dir, "bzImage", "not a kernel\n");
+	kb_test_put(f->dir, "busybox", "not busybox\n");
+	store_as(f,
+		 "source: { kernel: bzImage }\n"
+		 "factors: { guest: { vcpus: [1, 2] } }\n"
+		 "guest: { hypervisor: qemu, boot_timeout_s: 1 }\n"
+		 "workload: { command: { run: 'true' }, timeout_s: 1 }\n"
+		 "repeat: { boots: 3, max_boots: 6 }\n"
+		 "hosts: [test:///default]\n",
+		 path,
+		 "metric: real_s\nbase: 10\nnoise: { boot_cv: 0.03 }\n"
+		 "effects:\n  - when: { guest.vcpus: 2 }\n    factor: 1.5\n",
+		 "libvirt");
+	assert_string_equal(kb_analysis_info(f->a)->executor, "libvirt");
+	/* nothing to boot with until the caller hands an executor over */
+	assert_false(kb_analysis_can_sample(f->a));
+	assert_int_equal(kb_analysis_add_boots(f->a, 0, 1, &err), KB_EINPUT);
+
+	assert_int_equal(kb_guest_connect("test:///default", &conn, &err), 0);
+	ro.experiment = &f->exp;
+	ro.work_dir = f->dir;
+	ro.initramfs_cache = cache;
+	ro.initramfs.init = "guests/init";
+	ro.initramfs.busybox = busybox;
+	if (kb_realexec_new(kb_plan_matrix(kb_analysis_plan(f->a)), conn, &ro,
+			    &ex, &err))
+		fail_msg("%s", err.msg);
+	kb_analysis_set_executor(f->a, ex, NULL);
+	assert_true(kb_analysis_can_sample(f->a));
+
+	/* 3 boots a side cannot decide: one more boot each, both fail, and
+	 * sampling stops there */
+	if (kb_analysis_compare(f->a, 0, 1, 1, &c, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(c.verdict, KB_VERDICT_INCONCLUSIVE);
+	assert_int_equal(kb_analysis_boots_added(f->a), 2);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(kb_store_last_boot(f->s, f->exp, (unsigned)i,
+						    &last, &err),
+				 0);
+		assert_int_equal(last, 4);
+		kb_analysis_values(f->a, (unsigned)i, &n);
+		assert_int_equal(n, 3);
+	}
+	/* boots asked for are added after the others, failed or not */
+	if (kb_analysis_add_boots(f->a, 1, 2, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(kb_store_last_boot(f->s, f->exp, 1, &last, &err), 0);
+	assert_int_equal(last, 6);
+	assert_int_equal(kb_analysis_boots_added(f->a), 4);
+	if (kb_store_variants(f->s, f->exp, "real_s", &vs, &n, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(n, 2);
+	assert_int_equal(vs[0].nboots, 3);
+	assert_int_equal(vs[0].nfailed, 1);
+	assert_int_equal(vs[1].nfailed, 3);
+	/* booted through libvirt, the guest named by the experiment */
+	snprintf(guest, sizeof(guest), "'kbisect-%lld-1-6'", (long long)f->exp);
+	assert_non_null(vs[1].last_failure);
+	assert_msg_contains(vs[1].last_failure, "libvirt-error: ");
+	assert_msg_contains(vs[1].last_failure, guest);
+	for (i = 0; i < n; i++)
+		kb_store_variant_release(&vs[i]);
+	free(vs);
+
+	/* why confirms the worst (#1, 50% slower) on fresh boots: when they
+	 * all fail there is nothing to confirm it with, and it says so */
+	kb_err_clear(&err);
+	assert_int_equal(kb_why_explain(f->a, 0, -1, &w, &err), KB_EFAIL);
+	assert_msg_contains(err.msg, "#1, the worst variant, was booted 3 times afresh");
+	assert_int_equal(kb_store_last_boot(f->s, f->exp, 1, &last, &err), 0);
+	assert_int_equal(last, 9);
+
+	kb_analysis_set_executor(f->a, NULL, NULL);
+	assert_false(kb_analysis_can_sample(f->a));
+	kb_executor_free(ex);
+	kb_guest_disconnect(conn);
+	free(busybox);
+	free(cache);
+	free(path);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 static const struct CMUnitTest tests[] = {
 	T(test_analysis__workload_better_decides_the_verdict),
@@ -349,6 +457,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_effects__holm_adjusts_the_family),
 	T(test_effects__values_not_positive_are_refused),
 	T(test_analysis__reads_the_database_alone),
+	T(test_analysis__real_executor_adds_boots),
 };
 
 KB_TEST_MAIN(tests)
