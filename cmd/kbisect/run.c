@@ -98,6 +98,18 @@ static void catch_stop(int on)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+void cmd_catch_stop(int on)
+{
+	if (on)
+		stop_signal = 0;
+	catch_stop(on);
+}
+
+const volatile sig_atomic_t *cmd_stop_flag(void)
+{
+	return &stop_signal;
+}
+
 int cmd_runner_open(struct cmd_runner *r, const struct kb_plan *p,
 		    const struct kb_model *model, int quiet,
 		    struct kb_err *err)
