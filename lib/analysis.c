@@ -20,7 +20,11 @@ struct kb_analysis {
 	struct kb_matrix *m;
 	struct kb_plan *plan;
 	struct kb_model *model;
-	struct kb_executor *ex;
+	struct kb_executor *own; /* the model's executor, made by open */
+	struct kb_executor *ex;  /* what boots are added through: own, the
+				  * caller's (kb_analysis_set_executor) or
+				  * NULL */
+	const struct kb_pipeline_opts *popts; /* the caller's, or NULL */
 	struct kb_compare_opts opts;
 	struct kb_metric_dir dir;
 	size_t nvariants;
@@ -69,7 +73,7 @@ void kb_analysis_free(struct kb_analysis *a)
 		return;
 	release_variants(a);
 	free(a->aside);
-	kb_executor_free(a->ex);
+	kb_executor_free(a->own);
 	kb_model_free(a->model);
 	kb_plan_free(a->plan);
 	kb_matrix_free(a->m);
@@ -95,9 +99,10 @@ int kb_analysis_open(struct kb_store *s, int64_t exp, const char *metric,
 	    (ret = kb_store_experiment_text(s, exp, &text, err)))
 		goto out;
 	a->metric = kb_strdup(metric ? metric : a->info.metric);
-	/* the plan, rebuilt from the matrix as it was submitted */
-	ret = kb_plan_from_text(text.matrix_yaml, text.matrix_path, &a->m,
-				&a->plan, err);
+	/* the plan, rebuilt from the matrix as it was submitted; from the
+	 * database alone: the files it names may have moved since */
+	ret = kb_plan_from_stored(text.matrix_yaml, text.matrix_path, &a->m,
+				  &a->plan, err);
 	if (ret) {
 		char why[KB_ERR_MSG_MAX];
 
@@ -106,7 +111,7 @@ int kb_analysis_open(struct kb_store *s, int64_t exp, const char *metric,
 		snprintf(why, sizeof(why), "%s", err ? err->msg : "");
 		kb_err_clear(err);
 		ret = kb_err_set(err, KB_EFAIL,
-				 "experiment %lld: its stored matrix no longer plans (a file it names may have moved): %s",
+				 "experiment %lld: its stored matrix does not plan in this version of kbisect: %s",
 				 (long long)exp, why);
 		goto out;
 	}
@@ -114,7 +119,8 @@ int kb_analysis_open(struct kb_store *s, int64_t exp, const char *metric,
 	    kb_model_parse_buffer(text.model_yaml, strlen(text.model_yaml),
 				  "model.yaml", &a->model, err) == 0 &&
 	    kb_model_time_scale_env(&scale, err) == 0)
-		kb_model_executor_new(a->model, scale, &a->ex);
+		kb_model_executor_new(a->model, scale, &a->own);
+	a->ex = a->own;
 	kb_err_clear(err);
 	cmp = kb_matrix_compare(a->m);
 	a->opts.threshold_pct = cmp->threshold_pct;
@@ -163,8 +169,15 @@ int kb_analysis_can_sample(const struct kb_analysis *a)
 
 void kb_analysis_no_sampling(struct kb_analysis *a)
 {
-	kb_executor_free(a->ex);
 	a->ex = NULL;
+	a->popts = NULL;
+}
+
+void kb_analysis_set_executor(struct kb_analysis *a, struct kb_executor *ex,
+			      const struct kb_pipeline_opts *opts)
+{
+	a->ex = ex;
+	a->popts = ex ? opts : NULL;
 }
 
 unsigned kb_analysis_boots_added(const struct kb_analysis *a)
@@ -260,11 +273,13 @@ static int compare(struct kb_analysis *a, unsigned ia, unsigned ib,
 				return 0;
 			if (more_a &&
 			    (ret = kb_pipeline_add_boots(a->s, a->exp, a->plan,
-							 a->ex, ia, 1, err)))
+							 a->ex, ia, 1,
+							 a->popts, err)))
 				return ret;
 			if (more_b &&
 			    (ret = kb_pipeline_add_boots(a->s, a->exp, a->plan,
-							 a->ex, ib, 1, err)))
+							 a->ex, ib, 1,
+							 a->popts, err)))
 				return ret;
 			a->added += more_a + more_b;
 			if ((ret = load_values(a, err)))
@@ -421,7 +436,7 @@ int kb_analysis_add_boots(struct kb_analysis *a, unsigned idx, unsigned n,
 	if (!n)
 		return 0;
 	if ((ret = kb_pipeline_add_boots(a->s, a->exp, a->plan, a->ex, idx, n,
-					 err)))
+					 a->popts, err)))
 		return ret;
 	a->added += n;
 	return load_values(a, err);

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "compare.h"
+#include "pipeline.h"
 #include "plan.h"
 #include "store.h"
 
@@ -12,11 +13,15 @@ struct kb_err;
 
 /*
  * An experiment opened for analysis: its plan (rebuilt from the matrix
- * stored with it), the per-boot values of one metric for every variant,
- * and — for experiments whose executor can run again (the performance
- * model, whose YAML is stored too) — the means to add boots: a comparison
- * that comes out inconclusive asks for more boots of the two variants, up
- * to repeat.max_boots, instead of guessing (adaptive sampling).
+ * stored with it, from the database alone: kb_plan_from_stored()), the
+ * per-boot values of one metric for every variant, and — when its
+ * executor can run again — the means to add boots: a comparison that
+ * comes out inconclusive asks for more boots of the two variants, up to
+ * repeat.max_boots, instead of guessing (adaptive sampling).  An
+ * experiment of the performance model runs again on its stored model by
+ * itself; any other boots only through an executor its caller hands it
+ * (kb_analysis_set_executor(): the real one for "libvirt" experiments),
+ * so that this module opens no connection of its own.
  */
 
 struct kb_analysis;
@@ -37,9 +42,21 @@ const struct kb_compare_opts *kb_analysis_opts(const struct kb_analysis *a);
 /* Can boots be added (the executor can run again)? */
 int kb_analysis_can_sample(const struct kb_analysis *a);
 /* Answer from the boots there are: never add any (a read-only database
- * cannot store them). */
+ * cannot store them), until kb_analysis_set_executor(). */
 void kb_analysis_no_sampling(struct kb_analysis *a);
-/* Boots added by adaptive sampling since open. */
+/*
+ * Add boots through @ex from now on (NULL: add none), instead of the
+ * model executor kb_analysis_open() made for a model experiment.  @ex is
+ * borrowed and must be an executor of the experiment's kind (the real
+ * executor for the experiment's matrix, kb_realexec_new(), for "libvirt"
+ * ones); it and @opts (may be NULL: kb_pipeline_add_boots()'s progress
+ * and stop) must outlive @a or be unset first.  A stop (opts->stop) makes
+ * the comparison that was adding boots fail with KB_EFAIL; the boots that
+ * ended before it are stored.
+ */
+void kb_analysis_set_executor(struct kb_analysis *a, struct kb_executor *ex,
+			      const struct kb_pipeline_opts *opts);
+/* Boots added by adaptive sampling since open, failed ones included. */
 unsigned kb_analysis_boots_added(const struct kb_analysis *a);
 
 /* Per-boot values of variant @idx (runs averaged within each boot). */
@@ -65,7 +82,10 @@ const struct kb_metric_dir *kb_analysis_direction(const struct kb_analysis *a);
  * to repeat.max_boots (kb_compare_look_alpha(); out->alpha, out->looks).
  * A comparison without @adaptive of variants that have more boots than
  * repeat.boots is a later look of such a test and decides at that level
- * too.  Stops early, keeping the last comparison, when added boots fail.
+ * too.  Stops early, keeping the last comparison, when the boots just
+ * added gave no new value (they failed: a real guest that does not boot,
+ * a kernel image gone), so a failing variant costs one round of boots,
+ * not max_boots.
  */
 int kb_analysis_compare(struct kb_analysis *a, unsigned ia, unsigned ib,
 			int adaptive, struct kb_comparison *out,
@@ -121,9 +141,11 @@ int kb_analysis_compare_at(struct kb_analysis *a, unsigned ia, unsigned ib,
 size_t kb_analysis_set_aside(struct kb_analysis *a, unsigned idx);
 
 /*
- * Boot variant @idx @n more times, store the boots and take them into
- * account (they count in kb_analysis_boots_added()).  KB_EINPUT when the
- * experiment cannot run again (kb_analysis_can_sample()).
+ * Boot variant @idx @n more times, store the boots (numbered after the
+ * last stored one; failed boots are stored as such and add no value) and
+ * take them into account (they count in kb_analysis_boots_added()).
+ * KB_EINPUT when the experiment cannot run again
+ * (kb_analysis_can_sample()).
  */
 int kb_analysis_add_boots(struct kb_analysis *a, unsigned idx, unsigned n,
 			  struct kb_err *err);

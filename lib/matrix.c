@@ -38,6 +38,7 @@ struct kb_matrix {
 struct ctx {
 	struct kb_matrix *m;
 	struct kb_ycheck y;
+	int stored; /* kb_matrix_parse_stored(): look at nothing on disk */
 };
 
 /* The input error "file:line:col: message" at node @n (lib/ycheck.h). */
@@ -119,6 +120,10 @@ static int get_file(struct ctx *c, const struct kb_ynode *n, const char *what,
 	if (ret)
 		return ret;
 	path = keep(c->m, kb_path_relative_to(c->m->file, s));
+	if (c->stored) {
+		*out = path;
+		return 0;
+	}
 	if (stat(path, &st) < 0)
 		return fail(c, n, "%s '%s' does not exist (looked at '%s')",
 			    what, s, path);
@@ -373,7 +378,8 @@ static int source(struct ctx *c, const struct kb_ynode *n)
 		if ((ret = kb_ycheck_string(&c->y, v, "source.base", &b)))
 			return ret;
 		path = keep(c->m, kb_path_relative_to(c->m->file, b));
-		if (stat(path, &st) < 0 && is_make_target(b)) {
+		/* stored: a name that looks like a target is one */
+		if ((c->stored || stat(path, &st) < 0) && is_make_target(b)) {
 			s->base = b;
 			s->base_is_target = 1;
 		} else if ((ret = get_file(c, v, "base .config", &s->base))) {
@@ -410,6 +416,10 @@ static int guest_disk(struct ctx *c, const struct kb_ynode *n,
 	if (ret)
 		return ret;
 	path = keep(c->m, kb_path_relative_to(c->m->file, s));
+	if (c->stored) {
+		*out = path;
+		return 0;
+	}
 	if (stat(path, &st) < 0)
 		return fail(c, n, "guest disk '%s' does not exist (looked at '%s')",
 			    s, path);
@@ -1039,11 +1049,12 @@ static int top(struct ctx *c, const struct kb_ynode *root)
 	return 0;
 }
 
-int kb_matrix_parse_buffer(const char *data, size_t len, const char *file,
-			   struct kb_matrix **out, struct kb_err *err)
+/* kb_matrix_parse_buffer(), or kb_matrix_parse_stored() when @stored. */
+static int parse(const char *data, size_t len, const char *file, int stored,
+		 struct kb_matrix **out, struct kb_err *err)
 {
 	struct kb_matrix *m = kb_calloc(1, sizeof(*m));
-	struct ctx c = { .m = m, .y = { .err = err } };
+	struct ctx c = { .m = m, .y = { .err = err }, .stored = stored };
 	int ret;
 
 	*out = NULL;
@@ -1058,6 +1069,18 @@ int kb_matrix_parse_buffer(const char *data, size_t len, const char *file,
 out:
 	kb_matrix_free(m);
 	return ret;
+}
+
+int kb_matrix_parse_buffer(const char *data, size_t len, const char *file,
+			   struct kb_matrix **out, struct kb_err *err)
+{
+	return parse(data, len, file, 0, out, err);
+}
+
+int kb_matrix_parse_stored(const char *data, size_t len, const char *file,
+			   struct kb_matrix **out, struct kb_err *err)
+{
+	return parse(data, len, file, 1, out, err);
 }
 
 int kb_matrix_load(const char *path, struct kb_matrix **out,

@@ -175,6 +175,21 @@ int kb_matrix_load(const char *path, struct kb_matrix **out,
 int kb_matrix_parse_buffer(const char *data, size_t len, const char *file,
 			   struct kb_matrix **out, struct kb_err *err);
 
+/*
+ * Read back matrix text stored with an experiment (@file: the path it was
+ * stored with), for analysis: kb_matrix_parse_buffer() without a look at
+ * the disk.  Relative paths are joined to @file's folder as text only
+ * (kb_path_relative_to), as the run that stored them did, and none is
+ * checked to exist or to be a file; a source.base that looks like a make
+ * target ("...config") is one.  So the same text and path give the same
+ * matrix, variant labels and build keys from any folder, after the kernel
+ * tree, the fragments, the images or the matrix itself moved or were
+ * removed.  What is executed from such a matrix finds its files where
+ * they were, or fails as a result (lib/executor.h).
+ */
+int kb_matrix_parse_stored(const char *data, size_t len, const char *file,
+			   struct kb_matrix **out, struct kb_err *err);
+
 void kb_matrix_free(struct kb_matrix *m);
 
 const char *kb_matrix_name(const struct kb_matrix *m);

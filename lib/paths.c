@@ -1,10 +1,12 @@
 #include "paths.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "fsutil.h"
@@ -75,4 +77,13 @@ char *kb_path_relative_to(const char *base, const char *rel)
 	if (rel[0] == '/' || !slash)
 		return kb_strdup(rel);
 	return kb_asprintf("%.*s/%s", (int)(slash - base), base, rel);
+}
+
+char *kb_path_absolute(const char *path)
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return kb_strdup(path);
+	return kb_asprintf("%s/%s", cwd, path);
 }

@@ -26,4 +26,13 @@ int kb_mkdir_parent(const char *path, struct kb_err *err);
  */
 char *kb_path_relative_to(const char *base, const char *rel);
 
+/*
+ * @path made absolute against the current folder ("m.yaml" in /home/u
+ * becomes "/home/u/m.yaml"; nothing is looked up or simplified), for
+ * paths stored for later, which must not depend on the folder of the
+ * process that reads them.  Absolute paths are returned unchanged, and so
+ * is @path when the current folder cannot be told.  Caller frees.
+ */
+char *kb_path_absolute(const char *path);
+
 #endif

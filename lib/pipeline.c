@@ -326,36 +326,82 @@ int kb_pipeline_run(struct kb_store *s, const struct kb_plan *plan,
 	return kb_pipeline_resume(s, *exp, plan, ex, opts, err);
 }
 
+/*
+ * The build key experiment @exp stored for variant @idx into *@key
+ * (caller frees; NULL when it has none): what kb_plan_resolve() gave it on
+ * real kernels, which a plan rebuilt from the stored matrix does not know.
+ */
+static int stored_build_key(struct kb_store *s, int64_t exp,
+			    const struct kb_plan *plan, unsigned idx,
+			    char **key, struct kb_err *err)
+{
+	const char *metric = kb_matrix_workload(kb_plan_matrix(plan))->metric;
+	struct kb_store_variant *vs = NULL;
+	size_t n = 0, i;
+	int ret;
+
+	*key = NULL;
+	ret = kb_store_variants(s, exp, metric, &vs, &n, err);
+	for (i = 0; i < n; i++) {
+		if (vs[i].idx == idx && vs[i].build_key && !*key)
+			*key = kb_strdup(vs[i].build_key);
+		kb_store_variant_release(&vs[i]);
+	}
+	free(vs);
+	return ret;
+}
+
 int kb_pipeline_add_boots(struct kb_store *s, int64_t exp,
 			  const struct kb_plan *plan, struct kb_executor *ex,
 			  unsigned variant_idx, unsigned nboots,
+			  const struct kb_pipeline_opts *opts,
 			  struct kb_err *err)
 {
-	const struct kb_variant *v = kb_plan_variant(plan, variant_idx);
+	const struct kb_variant *pv = kb_plan_variant(plan, variant_idx);
 	const struct kb_repeat *rep = kb_matrix_repeat(kb_plan_matrix(plan));
 	struct known_build *b = NULL;
+	struct kb_variant v;
 	struct run r;
+	char *key = NULL;
 	unsigned last, i;
 	int ret;
 
-	if (!v)
+	if (!pv)
 		return kb_err_set(err, KB_ENOTFOUND,
 				  "experiment %lld has no variant %u",
 				  (long long)exp, variant_idx);
 	if ((ret = kb_store_last_boot(s, exp, variant_idx, &last, err)))
 		return ret;
+	/* the variant as the experiment stored it: its build (and image)
+	 * is found by the stored key, so a cached kernel is not rebuilt */
+	if ((ret = stored_build_key(s, exp, plan, variant_idx, &key, err)))
+		return ret;
+	v = *pv;
+	if (key)
+		v.build_key = key;
 	memset(&r, 0, sizeof(r));
 	r.s = s;
 	r.exp = exp;
 	r.plan = plan;
 	r.ex = ex;
+	r.opts = opts;
 	r.t0 = kb_monotime();
-	ret = get_build(&r, v, &b, err);
-	for (i = 1; ret == 0 && i <= nboots; i++)
-		ret = do_boot(&r, v, b, last + i, rep->runs_per_boot, err);
+	r.ev.boots_total = nboots;
+	r.ev.builds_total = 1;
+	ret = get_build(&r, &v, &b, err);
+	for (i = 1; ret == 0 && i <= nboots; i++) {
+		if (stopped(&r))
+			ret = kb_err_set(err, KB_EFAIL,
+					 "stopped before boot %u of variant %u",
+					 last + i, v.idx);
+		else
+			ret = do_boot(&r, &v, b, last + i,
+				      rep->runs_per_boot, err);
+	}
 	for (i = 0; i < r.nbuilds; i++)
 		kb_build_result_release(&r.builds[i].result);
 	free(r.builds);
+	free(key);
 	return ret;
 }
 

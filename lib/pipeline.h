@@ -170,12 +170,21 @@ void kb_pipeline_jobs_free(struct kb_pipeline_job *jobs, size_t n);
 
 /*
  * Adaptive sampling: run @nboots more boots of variant @variant_idx of
- * experiment @exp (numbered after the last stored one), building it first
- * if its build is not in the store.  Each boot is stored as it ends.
+ * experiment @exp (numbered after the last stored one, failed ones
+ * included).  The variant boots the build the experiment stored for it
+ * (by its stored build key: on real kernels the key kb_plan_resolve()
+ * gave it, which @plan, rebuilt from the stored matrix, need not know),
+ * reused from the store; only a build the store does not hold is built
+ * by @ex.  Each boot is stored as it ends; a failed boot is stored as a
+ * result, as kb_pipeline_run() does.  @opts may be NULL; its progress
+ * and stop are used as kb_pipeline_run() uses them (boots_total is
+ * @nboots): after a stop no boot starts, one cut short is not stored,
+ * and KB_EFAIL says which boot was interrupted.
  */
 int kb_pipeline_add_boots(struct kb_store *s, int64_t exp,
 			  const struct kb_plan *plan, struct kb_executor *ex,
 			  unsigned variant_idx, unsigned nboots,
+			  const struct kb_pipeline_opts *opts,
 			  struct kb_err *err);
 
 #endif

@@ -245,6 +245,22 @@ int kb_plan_from_text(const char *text, const char *path,
 	return ret;
 }
 
+int kb_plan_from_stored(const char *text, const char *path,
+			struct kb_matrix **m, struct kb_plan **p,
+			struct kb_err *err)
+{
+	int ret;
+
+	*p = NULL;
+	ret = kb_matrix_parse_stored(text, strlen(text),
+				     path ? path : "matrix.yaml", m, err);
+	if (ret == 0 && (ret = kb_plan_new(*m, p, err))) {
+		kb_matrix_free(*m);
+		*m = NULL;
+	}
+	return ret;
+}
+
 int kb_plan_new_variant(const struct kb_matrix *m, const struct kb_variant *v,
 			struct kb_plan **out, struct kb_err *err)
 {

@@ -43,6 +43,16 @@ int kb_plan_from_text(const char *text, const char *path,
 		      struct kb_err *err);
 
 /*
+ * kb_plan_from_text() for analysis: the matrix is read with
+ * kb_matrix_parse_stored(), which looks at nothing on disk, so the plan
+ * (its variants, labels and unresolved build keys) is the same from any
+ * folder and after the files the matrix names moved.
+ */
+int kb_plan_from_stored(const char *text, const char *path,
+			struct kb_matrix **m, struct kb_plan **p,
+			struct kb_err *err);
+
+/*
  * A plan of the one variant @v of matrix @m, made outside a design (a
  * bisection probe: its own Kconfig settings and kernel.rev), so that it
  * is resolved and built through kb_plan_resolve() like any other.  The

@@ -389,7 +389,8 @@ static int confirm_fresh(struct kb_analysis *a, struct kb_why *w,
 {
 	const struct kb_repeat *rep =
 		kb_matrix_repeat(kb_plan_matrix(kb_analysis_plan(a)));
-	size_t n;
+	size_t n, got;
+	int ret;
 
 	if (!kb_analysis_can_sample(a)) {
 		w->alpha /= w->picked_from;
@@ -399,7 +400,14 @@ static int confirm_fresh(struct kb_analysis *a, struct kb_why *w,
 	n = w->set_aside > rep->boots ? w->set_aside : rep->boots;
 	if (n > rep->max_boots)
 		n = rep->max_boots;
-	return kb_analysis_add_boots(a, bad, (unsigned)n, err);
+	if ((ret = kb_analysis_add_boots(a, bad, (unsigned)n, err)))
+		return ret;
+	/* no fresh value: nothing to confirm it with, nor to compare */
+	if (!kb_analysis_values(a, bad, &got) || !got)
+		return kb_err_set(err, KB_EFAIL,
+				  "#%u, the worst variant, was booted %zu times afresh to confirm it, and no boot gave a value (they failed: see the experiment's results)",
+				  bad, n);
+	return 0;
 }
 
 int kb_why_explain(struct kb_analysis *a, int good, int bad,

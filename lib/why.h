@@ -26,7 +26,8 @@ struct kb_err;
  *   differs, and every comparison with it is biased.  When the experiment
  *   can run again, the boots that made B the worst are set aside and B
  *   is confirmed on fresh boots (as many, at least repeat.boots, then
- *   more as comparisons need); otherwise every comparison with B is tested
+ *   more as comparisons need; KB_EFAIL when none of them gives a value,
+ *   the boots having failed); otherwise every comparison with B is tested
  *   at alpha / C (Bonferroni).
  * - A set S *reproduces* the regression when A -> A+S is a regression and
  *   A+S -> B is not (the rest of the changes count as harmless when they
@@ -135,7 +136,9 @@ struct kb_why {
  * variant @bad (-1: the worst variant, tested at alpha over the number of
  * candidates).  Fills *@out; returns 0 for every answer (nothing worse,
  * not reproduced, explained, inconclusive), KB_EINPUT for an unknown
- * variant, for @good and @bad given alike or for a metric nothing measured.
+ * variant, for @good and @bad given alike or for a metric nothing measured,
+ * KB_EFAIL when the worst variant's fresh boots all failed, and the error
+ * of adding boots (kb_analysis_add_boots(): a stop, the store).
  */
 int kb_why_explain(struct kb_analysis *a, int good, int bad,
 		   struct kb_why *out, struct kb_err *err);

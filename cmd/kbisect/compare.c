@@ -67,6 +67,81 @@ int cmd_parse_variant(const struct kb_analysis *a, const char *s, int *out)
 	return -1;
 }
 
+/* A line on stderr per step of boots added through the real executor. */
+static void on_boot(const struct kb_progress *ev, void *arg)
+{
+	const struct kb_variant *v = ev->variant;
+	struct kb_buf b = KB_BUF_INIT;
+
+	(void)arg;
+	switch (ev->kind) {
+	case KB_PROGRESS_BUILD_START:
+		fprintf(stderr,
+			"kbisect: building #%u %s: its build is not in the database\n",
+			v->idx, v->label);
+		break;
+	case KB_PROGRESS_BOOT_START:
+		fprintf(stderr, "kbisect: booting #%u %s again (boot %u)\n",
+			v->idx, v->label, ev->boot_no);
+		break;
+	case KB_PROGRESS_BOOT_DONE:
+		if (strcmp(ev->status, "ok"))
+			fprintf(stderr, "kbisect: boot %u of #%u: %s: %s\n",
+				ev->boot_no, v->idx, ev->status,
+				ev->reason ? cmd_printable(ev->reason, 1, &b)
+					   : "");
+		break;
+	default:
+		break;
+	}
+	kb_buf_release(&b);
+}
+
+int cmd_analysis_boots_open(struct cmd_analysis_boots *b,
+			    struct kb_analysis *a, struct kb_err *err)
+{
+	const struct kb_store_info *info = kb_analysis_info(a);
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	if (kb_analysis_can_sample(a))
+		return 0; /* the model's, stored with it */
+	if (strcmp(info->executor, "libvirt"))
+		return kb_err_set(err, KB_EINPUT,
+				  "experiment %lld ran on the '%s' executor, which cannot boot again: only model and libvirt experiments can",
+				  (long long)info->id, info->executor);
+	if ((ret = cmd_runner_open(&b->r, kb_analysis_plan(a), NULL, 0, err)))
+		return ret;
+	b->r.exp = info->id; /* guests are named by it */
+	b->o.progress = on_boot;
+	b->o.stop = &cmd_stop_signal;
+	cmd_catch_stop(1);
+	b->caught = 1;
+	kb_analysis_set_executor(a, b->r.ex, &b->o);
+	return 0;
+}
+
+void cmd_analysis_boots_close(struct cmd_analysis_boots *b)
+{
+	if (b->caught)
+		cmd_catch_stop(0);
+	cmd_runner_close(&b->r);
+	memset(b, 0, sizeof(*b));
+}
+
+int cmd_analysis_boots_fail(const struct cmd_analysis_boots *b,
+			    const struct kb_err *err)
+{
+	int sig = b->caught ? cmd_stop_signal : 0;
+
+	if (!sig)
+		return cmd_fail(err);
+	fprintf(stderr,
+		"kbisect: %s; the boots that ended are stored, and the analysis is not\n",
+		err->msg);
+	return 128 + sig;
+}
+
 unsigned cmd_warn_environments(struct kb_store *s, int64_t exp, int a, int b)
 {
 	struct kb_err err = KB_ERR_INIT;
@@ -146,7 +221,7 @@ struct compare_args {
 
 static const struct kb_opt compare_opts[] = {
 	KB_OPT_BOOL(struct compare_args, adaptive, 0, "adaptive",
-		    "boot inconclusive variants again, up to repeat.max_boots (model experiments only in this version: exit 2 on others)"),
+		    "boot inconclusive variants again, up to repeat.max_boots: on the stored model, or through libvirt on the matrix's first host for real experiments (exit 2 for other executors)"),
 	KB_OPT_DB,
 	KB_OPT_JSON("print the comparison as JSON"),
 	KB_OPT_END,
@@ -170,7 +245,16 @@ const struct cmd cmd_compare_entry = {
 		"and at least compare.threshold_pct), no-change (the interval inside\n"
 		"the threshold, with boots enough for the test to reach alpha) or\n"
 		"inconclusive.  --adaptive looks again after added boots: each look\n"
-		"then decides at Pocock's level, which keeps false alarms at alpha.\n",
+		"then decides at Pocock's level, which keeps false alarms at alpha.\n"
+		"\n"
+		"Boots are added to model experiments on their stored model, and to\n"
+		"real ones (executor libvirt) as `run` boots them: on the first host\n"
+		"of the stored matrix, after any kbisect-* guest left running there is\n"
+		"destroyed, from the kernel build the database holds for the variant\n"
+		"(built again only when it holds none).  Each boot is stored as it\n"
+		"ends; boots that fail stop the sampling.  SIGINT or SIGTERM destroys\n"
+		"the running guest and exits 128 + the signal's number, the boots that\n"
+		"ended stored.\n",
 	.epilog = "Example:\n  kbisect compare 1 0 4\n",
 };
 
@@ -180,6 +264,7 @@ static int cmd_compare(const struct kb_args *args)
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_store *s = NULL;
 	struct kb_analysis *a = NULL, *am = NULL;
+	struct cmd_analysis_boots boots;
 	struct kb_store_analysis *rows = NULL;
 	char **details = NULL;
 	struct kb_metric_dir *dirs = NULL;
@@ -192,17 +277,10 @@ static int cmd_compare(const struct kb_args *args)
 	unsigned nenv;
 	int json = args->json, adaptive = o->adaptive, ret, ia, ib;
 
+	memset(&boots, 0, sizeof(boots));
 	if ((ret = cmd_open_analysis(db, pos[0], NULL, &s, &a, &err)))
 		goto fail;
-	/* the real executor cannot boot again from here yet (issue 10):
-	 * say so rather than compare as if no boot were needed */
-	if (adaptive && !kb_analysis_can_sample(a)) {
-		kb_err_set(&err, KB_EINPUT,
-			   "--adaptive adds boots to model experiments only in this version; experiment %s ran on the %s executor: compare it without --adaptive",
-			   pos[0], kb_analysis_info(a)->executor);
-		goto fail;
-	}
-	if (adaptive && kb_store_read_only(s) && kb_analysis_can_sample(a)) {
+	if (adaptive && kb_store_read_only(s)) {
 		kb_err_set(&err, KB_EFAIL,
 			   "--adaptive adds boots, but the database cannot be written here");
 		goto fail;
@@ -217,6 +295,10 @@ static int cmd_compare(const struct kb_args *args)
 			   pos[0]);
 		goto fail;
 	}
+	/* the executor that adds the boots: the stored model's, or a real
+	 * one opened now (never silently none) */
+	if (adaptive && (ret = cmd_analysis_boots_open(&boots, a, &err)))
+		goto fail;
 	if ((ret = kb_store_metrics(s, kb_analysis_info(a)->id, &metrics,
 				    &nmetrics, &err)))
 		goto fail;
@@ -259,8 +341,11 @@ static int cmd_compare(const struct kb_args *args)
 		kb_analysis_free(am);
 		am = NULL;
 		if ((ret = kb_analysis_open(s, kb_analysis_info(a)->id,
-					    metrics[i], &am, &err)) ||
-		    (ret = kb_analysis_compare(am, (unsigned)ia, (unsigned)ib,
+					    metrics[i], &am, &err)))
+			goto fail;
+		if (boots.r.ex)
+			kb_analysis_set_executor(am, boots.r.ex, &boots.o);
+		if ((ret = kb_analysis_compare(am, (unsigned)ia, (unsigned)ib,
 					       adaptive && main_metric, &cmp,
 					       &err)))
 			goto fail;
@@ -332,8 +417,9 @@ static int cmd_compare(const struct kb_args *args)
 	ret = 0;
 	goto out;
 fail:
-	ret = cmd_fail(&err);
+	ret = cmd_analysis_boots_fail(&boots, &err);
 out:
+	cmd_analysis_boots_close(&boots);
 	for (i = 0; i < nmetrics; i++) {
 		free(metrics[i]);
 		if (details)

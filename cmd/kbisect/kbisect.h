@@ -1,12 +1,14 @@
 #ifndef KBISECT_CMD_H
 #define KBISECT_CMD_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 
 #include "cmdopt.h"
 #include "err.h"
+#include "pipeline.h"
 #include "store.h"
 
 struct kb_store;
@@ -231,6 +233,34 @@ void cmd_runner_close(struct cmd_runner *r);
 int cmd_runner_go(struct cmd_runner *r, struct kb_store *s,
 		  const struct kb_plan *p, const char *model_text,
 		  const struct kb_args *args);
+/* ---- boots added by the analysis verbs (compare.c; why.c) ----------- */
+
+/*
+ * What an analysis verb adds boots through (compare.c), when it may add
+ * some.  A model experiment boots again on its stored model by itself:
+ * nothing is opened.  A "libvirt" one gets the real executor on the first
+ * host of its stored matrix, opened as `run` opens it (cmd_runner_open():
+ * orphan kbisect-* guests there destroyed, guests named by the
+ * experiment), handed to @a (kb_analysis_set_executor()) with a line on
+ * stderr per boot, and SIGINT/SIGTERM caught (cmd_catch_stop()) so that a
+ * stop destroys the running guest.  Any other executor cannot boot again:
+ * KB_EINPUT.  cmd_analysis_boots_close() releases it (also after a
+ * failure, and when nothing was opened).
+ */
+struct cmd_analysis_boots {
+	struct cmd_runner r;       /* r.ex: the real executor, or NULL */
+	struct kb_pipeline_opts o; /* its progress and stop */
+	int caught;                /* the stop signals are caught */
+};
+int cmd_analysis_boots_open(struct cmd_analysis_boots *b,
+			    struct kb_analysis *a, struct kb_err *err);
+void cmd_analysis_boots_close(struct cmd_analysis_boots *b);
+/*
+ * Report @err as cmd_fail() does; after a stop (a real boot interrupted),
+ * say that the boots that ended are stored and return 128 + the signal.
+ */
+int cmd_analysis_boots_fail(const struct cmd_analysis_boots *b,
+			    const struct kb_err *err);
 
 /* ---- the daemon verbs (submit.c, status.c, cancel.c, watch.c) -------- */
 

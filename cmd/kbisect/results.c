@@ -138,8 +138,9 @@ static void results_text(const struct kb_store_info *info,
 
 /*
  * The direction of experiment @info's metric: workload.better from the
- * matrix stored with it, else the known metric's or the name's guess (also
- * when the stored matrix no longer parses: a file it names has moved).
+ * matrix stored with it (read from the database alone), else the known
+ * metric's or the name's guess (also when the stored matrix does not
+ * parse in this version).
  */
 static struct kb_metric_dir stored_direction(struct kb_store *s,
 					     const struct kb_store_info *info)
@@ -152,7 +153,7 @@ static struct kb_metric_dir stored_direction(struct kb_store *s,
 	memset(&text, 0, sizeof(text));
 	if (kb_store_experiment_text(s, info->id, &text, &err) == 0 &&
 	    text.matrix_yaml)
-		(void)kb_matrix_parse_buffer(text.matrix_yaml,
+		(void)kb_matrix_parse_stored(text.matrix_yaml,
 					     strlen(text.matrix_yaml),
 					     text.matrix_path ? text.matrix_path
 							      : "matrix.yaml",

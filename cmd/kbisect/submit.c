@@ -3,7 +3,6 @@
  * to kbisectd, which queues it durably and answers with its id.  Also
  * the connection helper the other daemon verbs share.
  */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "matrix.h"
 #include "mem.h"
 #include "model.h"
+#include "paths.h"
 #include "plan.h"
 #include "protocol.h"
 #include "banned.h"
@@ -49,16 +49,6 @@ out:
 	if (fd >= 0)
 		close(fd);
 	return ret;
-}
-
-/* @path made absolute against the current folder (caller frees). */
-static char *absolute(const char *path)
-{
-	char cwd[PATH_MAX];
-
-	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
-		return kb_strdup(path);
-	return kb_asprintf("%s/%s", cwd, path);
 }
 
 static const struct kb_opt submit_opts[] = {
@@ -135,7 +125,7 @@ static int cmd_submit(const struct kb_args *args)
 	}
 	/* the daemon resolves the matrix's relative paths from its path,
 	 * which must not depend on this process's folder */
-	abs = absolute(args->pos[0]);
+	abs = kb_path_absolute(args->pos[0]);
 
 	req.type = KB_MSG_SUBMIT;
 	req.matrix = (char *)kb_matrix_text(m);

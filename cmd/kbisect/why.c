@@ -287,6 +287,7 @@ struct why_args {
 	struct kb_args common; /* first: CMD_ARGS */
 	const char *good;
 	const char *bad;
+	int no_boots;
 };
 
 static const struct kb_opt why_opts[] = {
@@ -294,6 +295,8 @@ static const struct kb_opt why_opts[] = {
 		      "the good variant, a number or an exact label (default: the baseline, #0)"),
 	KB_OPT_STRING(struct why_args, bad, 0, "bad", "VARIANT",
 		      "the bad variant (default: the worst)"),
+	KB_OPT_BOOL(struct why_args, no_boots, 0, "no-boots",
+		    "add no boots: answer from the stored ones (the worst is then tested at alpha over the variants it was picked from)"),
 	KB_OPT_DB,
 	KB_OPT_JSON("print the explanation as JSON"),
 	KB_OPT_END,
@@ -310,16 +313,28 @@ const struct cmd cmd_why_entry = {
 	.fn = cmd_why,
 	.summary = "explain a regression: which factor changes cause it",
 	.help = "By default the baseline (#0) is good and the worst variant bad\n"
-		"(tested at alpha divided by the number of variants it was picked\n"
-		"from); when no variant is worse than the good one, it says so.\n"
+		"(confirmed on fresh boots, or when it adds none, tested at alpha\n"
+		"divided by the number of variants it was picked from); when no\n"
+		"variant is worse than the good one, it says so.\n"
 		"Finds the smallest set of the factors in which they differ whose\n"
 		"change alone reproduces the regression, each of them shown to be\n"
 		"needed; for each, its effect with a confidence interval and how\n"
 		"other factors change it (interactions, Holm-adjusted).  When no\n"
 		"set can be shown to be the cause, the answer is inconclusive, with\n"
-		"the suspects and every set tried.  Inconclusive comparisons get\n"
-		"more boots, up to repeat.max_boots, when the experiment can run\n"
-		"again.\n",
+		"the suspects and every set tried.\n"
+		"\n"
+		"It boots, unless --no-boots is given or the database cannot be\n"
+		"written here: the worst variant it picks is confirmed on fresh boots\n"
+		"(its own set aside), and inconclusive comparisons get more boots, up\n"
+		"to repeat.max_boots.  Model experiments boot on their stored model;\n"
+		"real ones (executor libvirt) as `run` boots them, on the first host\n"
+		"of the stored matrix (kbisect-* guests left running there destroyed\n"
+		"first), from the kernel builds the database holds.  Boots that fail\n"
+		"stop the sampling; when every fresh boot of the worst fails, there\n"
+		"is no answer (exit 1).  SIGINT or SIGTERM destroys the running guest\n"
+		"and exits 128 + the signal's number, the boots that ended stored.\n"
+		"An experiment of another executor cannot boot again: it is answered\n"
+		"from the stored boots, as stderr says.\n",
 	.epilog = "Example:\n  kbisect why 1\n",
 };
 
@@ -382,16 +397,14 @@ static int cmd_why(const struct kb_args *args)
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_store *s = NULL;
 	struct kb_analysis *a = NULL;
+	struct cmd_analysis_boots boots;
 	struct kb_why w;
-	const char *db = args->db, *good_s = o->good, *bad_s = o->bad;
+	const char *db = args->db, *good_s = o->good, *bad_s = o->bad, *exe;
 	int json = args->json, ret, good = -1, bad = -1;
 
+	memset(&boots, 0, sizeof(boots));
 	if ((ret = cmd_open_analysis(db, args->pos[0], NULL, &s, &a, &err)))
 		goto fail;
-	/* why adds boots while a comparison is inconclusive; a read-only
-	 * database cannot take them, so it answers from what is there */
-	if (kb_store_read_only(s))
-		kb_analysis_no_sampling(a);
 	if ((good_s && cmd_parse_variant(a, good_s, &good) < 0) ||
 	    (bad_s && cmd_parse_variant(a, bad_s, &bad) < 0)) {
 		kb_err_set(&err, KB_EINPUT,
@@ -401,6 +414,19 @@ static int cmd_why(const struct kb_args *args)
 				   : bad_s,
 			   args->pos[0]);
 		goto fail;
+	}
+	/* the executor that adds the boots: the stored model's, or a real
+	 * one opened now; another cannot boot again, and it says so */
+	exe = kb_analysis_info(a)->executor;
+	if (kb_store_read_only(s) || o->no_boots) {
+		kb_analysis_no_sampling(a);
+	} else if (kb_analysis_can_sample(a) || !strcmp(exe, "libvirt")) {
+		if ((ret = cmd_analysis_boots_open(&boots, a, &err)))
+			goto fail;
+	} else {
+		fprintf(stderr,
+			"kbisect: note: experiment %lld ran on the '%s' executor, which cannot boot again: answering from the stored boots\n",
+			(long long)kb_analysis_info(a)->id, exe);
 	}
 	if ((ret = kb_why_explain(a, good, bad, &w, &err)))
 		goto fail;
@@ -415,8 +441,9 @@ static int cmd_why(const struct kb_args *args)
 	ret = 0;
 	goto out;
 fail:
-	ret = cmd_fail(&err);
+	ret = cmd_analysis_boots_fail(&boots, &err);
 out:
+	cmd_analysis_boots_close(&boots);
 	kb_analysis_free(a);
 	kb_store_close(s);
 	return ret;

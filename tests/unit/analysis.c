@@ -10,14 +10,17 @@
 #include "effects.h"
 #include "err.h"
 #include "executor.h"
+#include "guest.h"
 #include "matrix.h"
 #include "mem.h"
 #include "model.h"
 #include "pipeline.h"
 #include "plan.h"
+#include "realexec.h"
 #include "stats.h"
 #include "store.h"
 #include "variant.h"
+#include "why.h"
 
 /*
  * What the analysis decides from an experiment: the metric's direction
@@ -216,12 +219,245 @@ static void test_effects__values_not_positive_are_refused(void **state)
 			    "variant #2 has 1 boot with read_iops <= 0");
 }
 
+/*
+ * Store an experiment of @matrix (read as the file @path) measured on
+ * @model, as if run by the executor named @name: "model" stores the model
+ * with it, as `run --model` does; any other name does not, as a run on
+ * real kernels does not.  Reopens f->a on it.
+ */
+struct named {
+	struct kb_executor *inner;
+};
+
+static int named_build(void *self, const struct kb_variant *v,
+		       struct kb_build_result *out, struct kb_err *err)
+{
+	return kb_executor_build(((struct named *)self)->inner, v, out, err);
+}
+
+static int named_boot(void *self, const struct kb_variant *v,
+		      const struct kb_build_result *build, unsigned boot_no,
+		      unsigned runs, struct kb_boot_result *out,
+		      struct kb_err *err)
+{
+	return kb_executor_boot(((struct named *)self)->inner, v, build,
+				boot_no, runs, out, err);
+}
+
+static void store_as(struct fixture *f, const char *matrix, const char *path,
+		     const char *model, const char *name)
+{
+	struct kb_executor_ops ops = { .name = name, .build = named_build,
+				       .boot = named_boot, .free = NULL };
+	struct kb_pipeline_opts o = KB_PIPELINE_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_matrix *m = NULL;
+	struct kb_plan *p = NULL;
+	struct kb_model *mo = NULL;
+	struct named nx = { NULL };
+	struct kb_executor *ex;
+
+	if (kb_matrix_parse_buffer(matrix, strlen(matrix), path, &m, &err) ||
+	    kb_plan_new(m, &p, &err) ||
+	    kb_model_parse_buffer(model, strlen(model), "model.yaml", &mo,
+				  &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(kb_model_executor_new(mo, 0, &nx.inner), 0);
+	ex = kb_executor_new(&ops, &nx);
+	if (!strcmp(name, "model"))
+		o.model_text = kb_model_text(mo);
+	kb_analysis_free(f->a);
+	f->a = NULL;
+	if (kb_pipeline_run(f->s, p, ex, &o, &f->exp, &err) ||
+	    kb_analysis_open(f->s, f->exp, NULL, &f->a, &err))
+		fail_msg("%s", err.msg);
+	kb_executor_free(ex);
+	kb_executor_free(nx.inner);
+	kb_model_free(mo);
+	kb_plan_free(p);
+	kb_matrix_free(m);
+}
+
+/* A regression of A, in a matrix that names files of @dir. */
+#define FILES_MATRIX                                                       \
+	"source: { tree: linux, fragments: [frag/a.config] }\n"             \
+	"factors: { kconfig: { A: [n, y], B: [n, y] } }\n"                   \
+	"guest: { disks: [disk.img] }\n"                                    \
+	"workload: { fio_job: job.fio, metric: read_iops }\n"
+#define FILES_MODEL                                                        \
+	"metric: read_iops\nbase: 1000\nnoise: { boot_cv: 0.03 }\n"         \
+	"effects:\n  - when: { A: y }\n    factor: 0.7\n"
+
+/*
+ * Analysis reads the database alone: from another folder, and after the
+ * files the matrix names (and the matrix) are gone, the experiment has
+ * the same plan and the same answers (issue 10).
+ */
+static void test_analysis__reads_the_database_alone(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_comparison before, after;
+	char *exp = kb_asprintf("%s/exp", f->dir), *path, *frag, cwd[4096];
+	char *labels[4];
+	size_t i;
+	int ret;
+
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	path = kb_asprintf("%s/m.yaml", exp);
+	frag = kb_asprintf("%s/frag", exp);
+	assert_int_equal(mkdir(exp, 0755), 0);
+	assert_int_equal(mkdir(frag, 0755), 0);
+	kb_test_put(frag, "a.config", "CONFIG_X=y\n");
+	kb_test_put(exp, "disk.img", "");
+	kb_test_put(exp, "job.fio", "[j]\nrw=randread\n");
+	kb_test_put(exp, "m.yaml", FILES_MATRIX);
+	store_as(f, FILES_MATRIX, path, FILES_MODEL, "model");
+	assert_int_equal(kb_analysis_compare(f->a, 0, 2, 0, &before, &err), 0);
+	for (i = 0; i < 4; i++)
+		labels[i] = kb_strdup(
+			kb_plan_variant(kb_analysis_plan(f->a), i)->label);
+	kb_analysis_free(f->a);
+	f->a = NULL;
+
+	kb_test_rm_rf(exp);
+	assert_int_equal(chdir("/"), 0);
+	ret = kb_analysis_open(f->s, f->exp, NULL, &f->a, &err);
+	assert_int_equal(chdir(cwd), 0);
+	if (ret)
+		fail_msg("%s", err.msg);
+	/* the fragment's path joined to the stored matrix's folder */
+	assert_int_equal(strncmp(kb_matrix_source(kb_plan_matrix(
+					 kb_analysis_plan(f->a)))->fragments[0],
+				 frag, strlen(frag)),
+			 0);
+	for (i = 0; i < 4; i++) {
+		assert_string_equal(
+			kb_plan_variant(kb_analysis_plan(f->a), i)->label,
+			labels[i]);
+		free(labels[i]);
+	}
+	assert_int_equal(kb_analysis_compare(f->a, 0, 2, 0, &after, &err), 0);
+	assert_int_equal(after.verdict, before.verdict);
+	assert_true(after.p == before.p && after.change_pct == before.change_pct);
+	free(frag);
+	free(path);
+	free(exp);
+}
+
+/*
+ * An experiment of real kernels (executor "libvirt", a prebuilt kernel)
+ * gets its boots from the real executor its caller hands the analysis,
+ * here on libvirt's test driver, whose guests do not boot: each added
+ * boot is stored, numbered after the others, as a failure, and a
+ * failure stops adaptive sampling instead of booting to max_boots.
+ */
+static void test_analysis__real_executor_adds_boots(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_realexec_opts ro = KB_REALEXEC_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_guest_conn *conn = NULL;
+	struct kb_executor *ex = NULL;
+	struct kb_store_variant *vs = NULL;
+	struct kb_comparison c;
+	struct kb_why w;
+	char *path = kb_asprintf("%s/m.yaml", f->dir);
+	char *cache = kb_asprintf("%s/cache", f->dir);
+	char *busybox = kb_asprintf("%s/busybox", f->dir), guest[64];
+	size_t n, i;
+	unsigned last;
+
+	kb_test_put(f->dir, "bzImage", "not a kernel\n");
+	kb_test_put(f->dir, "busybox", "not busybox\n");
+	store_as(f,
+		 "source: { kernel: bzImage }\n"
+		 "factors: { guest: { vcpus: [1, 2] } }\n"
+		 "guest: { hypervisor: qemu, boot_timeout_s: 1 }\n"
+		 "workload: { command: { run: 'true' }, timeout_s: 1 }\n"
+		 "repeat: { boots: 3, max_boots: 6 }\n"
+		 "hosts: [test:///default]\n",
+		 path,
+		 "metric: real_s\nbase: 10\nnoise: { boot_cv: 0.03 }\n"
+		 "effects:\n  - when: { guest.vcpus: 2 }\n    factor: 1.5\n",
+		 "libvirt");
+	assert_string_equal(kb_analysis_info(f->a)->executor, "libvirt");
+	/* nothing to boot with until the caller hands an executor over */
+	assert_false(kb_analysis_can_sample(f->a));
+	assert_int_equal(kb_analysis_add_boots(f->a, 0, 1, &err), KB_EINPUT);
+
+	assert_int_equal(kb_guest_connect("test:///default", &conn, &err), 0);
+	ro.experiment = &f->exp;
+	ro.work_dir = f->dir;
+	ro.initramfs_cache = cache;
+	ro.initramfs.init = "guests/init";
+	ro.initramfs.busybox = busybox;
+	if (kb_realexec_new(kb_plan_matrix(kb_analysis_plan(f->a)), conn, &ro,
+			    &ex, &err))
+		fail_msg("%s", err.msg);
+	kb_analysis_set_executor(f->a, ex, NULL);
+	assert_true(kb_analysis_can_sample(f->a));
+
+	/* 3 boots a side cannot decide: one more boot each, both fail, and
+	 * sampling stops there */
+	if (kb_analysis_compare(f->a, 0, 1, 1, &c, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(c.verdict, KB_VERDICT_INCONCLUSIVE);
+	assert_int_equal(kb_analysis_boots_added(f->a), 2);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(kb_store_last_boot(f->s, f->exp, (unsigned)i,
+						    &last, &err),
+				 0);
+		assert_int_equal(last, 4);
+		kb_analysis_values(f->a, (unsigned)i, &n);
+		assert_int_equal(n, 3);
+	}
+	/* boots asked for are added after the others, failed or not */
+	if (kb_analysis_add_boots(f->a, 1, 2, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(kb_store_last_boot(f->s, f->exp, 1, &last, &err), 0);
+	assert_int_equal(last, 6);
+	assert_int_equal(kb_analysis_boots_added(f->a), 4);
+	if (kb_store_variants(f->s, f->exp, "real_s", &vs, &n, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(n, 2);
+	assert_int_equal(vs[0].nboots, 3);
+	assert_int_equal(vs[0].nfailed, 1);
+	assert_int_equal(vs[1].nfailed, 3);
+	/* booted through libvirt, the guest named by the experiment */
+	snprintf(guest, sizeof(guest), "'kbisect-%lld-1-6'", (long long)f->exp);
+	assert_non_null(vs[1].last_failure);
+	assert_msg_contains(vs[1].last_failure, "libvirt-error: ");
+	assert_msg_contains(vs[1].last_failure, guest);
+	for (i = 0; i < n; i++)
+		kb_store_variant_release(&vs[i]);
+	free(vs);
+
+	/* why confirms the worst (#1, 50% slower) on fresh boots: when they
+	 * all fail there is nothing to confirm it with, and it says so */
+	kb_err_clear(&err);
+	assert_int_equal(kb_why_explain(f->a, 0, -1, &w, &err), KB_EFAIL);
+	assert_msg_contains(err.msg, "#1, the worst variant, was booted 3 times afresh");
+	assert_int_equal(kb_store_last_boot(f->s, f->exp, 1, &last, &err), 0);
+	assert_int_equal(last, 9);
+
+	kb_analysis_set_executor(f->a, NULL, NULL);
+	assert_false(kb_analysis_can_sample(f->a));
+	kb_executor_free(ex);
+	kb_guest_disconnect(conn);
+	free(busybox);
+	free(cache);
+	free(path);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 static const struct CMUnitTest tests[] = {
 	T(test_analysis__workload_better_decides_the_verdict),
 	T(test_analysis__added_boots_make_later_looks),
 	T(test_effects__holm_adjusts_the_family),
 	T(test_effects__values_not_positive_are_refused),
+	T(test_analysis__reads_the_database_alone),
+	T(test_analysis__real_executor_adds_boots),
 };
 
 KB_TEST_MAIN(tests)

@@ -282,6 +282,73 @@ static void test_matrix__base_may_be_a_make_target(void **state)
 	kb_matrix_free(m);
 }
 
+/*
+ * A matrix stored with an experiment is read back without the disk: the
+ * files it names may be gone, and the folder the reader runs in does not
+ * matter (issue 10).
+ */
+static void test_matrix__stored_text_is_read_without_the_disk(void **state)
+{
+	static const char text[] =
+		"source: { tree: linux, base: gone/base.config,\n"
+		"          fragments: [gone/a.fragment, /gone/b.fragment],\n"
+		"          kernel: gone/bzImage }\n"
+		"factors: { kernel: { image: [img/a, img/b] } }\n"
+		"guest: { disks: [gone/disk.img] }\n"
+		"workload: { fio_job: gone/job.fio, metric: read_iops }\n";
+	static const char target[] = W "source: { base: tinyconfig }\n";
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_matrix *m = NULL;
+	const struct kb_source *src;
+	const struct kb_factor *f;
+
+	(void)state;
+	/* read from the disk, the first missing file is refused */
+	assert_int_equal(kb_matrix_parse_buffer(text, sizeof(text) - 1,
+						"/exp/m.yaml", &m, &err),
+			 KB_EINPUT);
+	assert_msg_contains(err.msg, "does not exist");
+	/* stored: every path joined to the matrix's folder, as text */
+	kb_err_clear(&err);
+	if (kb_matrix_parse_stored(text, sizeof(text) - 1, "/exp/m.yaml", &m,
+				   &err))
+		fail_msg("%s", err.msg);
+	src = kb_matrix_source(m);
+	assert_string_equal(src->tree, "/exp/linux");
+	assert_string_equal(src->base, "/exp/gone/base.config");
+	assert_false(src->base_is_target);
+	assert_int_equal(src->nfragments, 2);
+	assert_string_equal(src->fragments[0], "/exp/gone/a.fragment");
+	assert_string_equal(src->fragments[1], "/gone/b.fragment");
+	assert_string_equal(src->kernel, "/exp/gone/bzImage");
+	f = kb_matrix_find_factor(m, "kernel.image");
+	assert_non_null(f);
+	assert_string_equal(f->levels[1].value, "/exp/img/b");
+	assert_string_equal(kb_matrix_guest(m)->disks[0], "/exp/gone/disk.img");
+	assert_string_equal(kb_matrix_workload(m)->fio_job, "/exp/gone/job.fio");
+	kb_matrix_free(m);
+	/* a relative matrix path stays relative: the same text and path
+	 * give the same paths from any folder */
+	if (kb_matrix_parse_stored(text, sizeof(text) - 1, "exp/m.yaml", &m,
+				   &err))
+		fail_msg("%s", err.msg);
+	assert_string_equal(kb_matrix_source(m)->kernel, "exp/gone/bzImage");
+	kb_matrix_free(m);
+	/* a base that looks like a make target is one */
+	if (kb_matrix_parse_stored(target, sizeof(target) - 1, "/exp/m.yaml",
+				   &m, &err))
+		fail_msg("%s", err.msg);
+	assert_true(kb_matrix_source(m)->base_is_target);
+	assert_string_equal(kb_matrix_source(m)->base, "tinyconfig");
+	kb_matrix_free(m);
+	/* every check that does not need the disk still holds */
+	assert_int_equal(kb_matrix_parse_stored("workload: {}\n", 13,
+						"/exp/m.yaml", &m, &err),
+			 KB_EINPUT);
+	assert_null(m);
+	assert_msg_contains(err.msg, "/exp/m.yaml:1:11: workload needs one of");
+}
+
 static void test_matrix__workload_rules(void **state)
 {
 	struct kb_matrix *m;
@@ -623,6 +690,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_matrix__repeats_must_be_positive),
 	cmocka_unit_test(test_matrix__missing_referenced_files),
 	cmocka_unit_test(test_matrix__base_may_be_a_make_target),
+	cmocka_unit_test(test_matrix__stored_text_is_read_without_the_disk),
 	cmocka_unit_test(test_matrix__workload_rules),
 	cmocka_unit_test(test_matrix__workload_better_declares_the_direction),
 	cmocka_unit_test(test_matrix__known_metrics_have_their_direction),

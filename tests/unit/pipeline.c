@@ -442,6 +442,75 @@ static void test_pipeline__step_cut_short_by_a_stop_is_not_a_result(
 	}
 }
 
+/*
+ * Adaptive sampling boots the build the experiment stored for a variant:
+ * a plan rebuilt from the stored matrix (here as if it had moved) need not
+ * know its key, and no kernel is built again (issue 10).
+ */
+static void test_pipeline__added_boots_take_the_stored_build(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_matrix *m = NULL;
+	struct kb_plan *p = NULL;
+	struct kb_build_result br;
+	int64_t exp = run(f, 0), bid;
+	unsigned last;
+
+	if (kb_plan_from_stored(kb_matrix_text(f->m), "/moved/m.yaml", &m, &p,
+				&err))
+		fail_msg("%s", err.msg);
+	assert_string_not_equal(kb_plan_variant(p, 1)->build_key,
+				kb_plan_variant(f->p, 1)->build_key);
+	f->c.builds = f->c.boots = 0;
+	assert_int_equal(kb_pipeline_add_boots(f->s, exp, p, f->ex, 1, 2, NULL,
+					       &err),
+			 0);
+	assert_int_equal(f->c.builds, 0);
+	assert_int_equal(f->c.boots, 2);
+	assert_int_equal(kb_store_last_boot(f->s, exp, 1, &last, &err), 0);
+	assert_int_equal(last, 5);
+	/* nothing stored under the rebuilt plan's key */
+	assert_int_equal(kb_store_build_get(f->s,
+					    kb_plan_variant(p, 1)->build_key,
+					    &br, &bid, &err),
+			 KB_ENOTFOUND);
+	kb_plan_free(p);
+	kb_matrix_free(m);
+}
+
+/* A stop ends adding boots as it ends a run: a boot it cut short is not
+ * stored, and none starts after it. */
+static void test_pipeline__stop_ends_added_boots(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_pipeline_opts o = KB_PIPELINE_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	volatile sig_atomic_t stop = 0;
+	int64_t exp = run(f, 0);
+	unsigned last;
+
+	o.stop = &stop;
+	f->c.stop = &stop;
+	f->c.cut_short = 1;
+	f->c.boots = 0;
+	f->c.stop_at_boot = 2;
+	assert_int_equal(kb_pipeline_add_boots(f->s, exp, f->p, f->ex, 0, 5,
+					       &o, &err),
+			 KB_EFAIL);
+	assert_msg_contains(err.msg, "boot 5 of variant 0 was interrupted");
+	assert_int_equal(f->c.boots, 2);
+	assert_int_equal(kb_store_last_boot(f->s, exp, 0, &last, &err), 0);
+	assert_int_equal(last, 4);
+	/* stopped already: no boot starts */
+	kb_err_clear(&err);
+	assert_int_equal(kb_pipeline_add_boots(f->s, exp, f->p, f->ex, 0, 1,
+					       &o, &err),
+			 KB_EFAIL);
+	assert_msg_contains(err.msg, "stopped before boot 5 of variant 0");
+	assert_int_equal(f->c.boots, 2);
+}
+
 /* ---- builds alone, from a git repository of fake kernel trees ----------- */
 
 struct trees {
@@ -653,6 +722,11 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup_teardown(
 		test_pipeline__step_cut_short_by_a_stop_is_not_a_result,
 		setup, teardown),
+	cmocka_unit_test_setup_teardown(
+		test_pipeline__added_boots_take_the_stored_build, setup,
+		teardown),
+	cmocka_unit_test_setup_teardown(test_pipeline__stop_ends_added_boots,
+					setup, teardown),
 	cmocka_unit_test_setup_teardown(
 		test_pipeline__build_plan_builds_each_revision_in_its_tree,
 		setup_trees, teardown_trees),

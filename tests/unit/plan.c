@@ -174,6 +174,56 @@ static void test_plan__build_key_is_stable(void **state)
 	release(&g);
 }
 
+/*
+ * The plan an analysis rebuilds from a stored matrix has the labels and
+ * build keys of the plan that ran, also after the files it names are gone
+ * (issue 10).
+ */
+static void test_plan__from_stored_matches_the_run_without_its_files(
+	void **state)
+{
+	static const char text[] =
+		W "source: { base: base.config, fragments: [a.fragment] }\n"
+		"factors: { kernel: { image: [a.img, b.img] },\n"
+		"           guest: { vcpus: [1, 2] } }\n";
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_matrix *m = NULL, *ms = NULL;
+	struct kb_plan *p = NULL, *ps = NULL;
+	char *dir = kb_test_tmpdir("plan-stored"), *path;
+	const char *files[] = { "base.config", "a.fragment", "a.img",
+				"b.img" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 4; i++)
+		kb_test_put(dir, files[i], "x\n");
+	path = kb_asprintf("%s/m.yaml", dir);
+	if (kb_plan_from_text(text, path, &m, &p, &err))
+		fail_msg("%s", err.msg);
+	kb_test_rm_rf(dir);
+	assert_int_equal(kb_plan_from_text(text, path, &ms, &ps, &err),
+			 KB_EINPUT);
+	assert_null(ms);
+	assert_null(ps);
+	if (kb_plan_from_stored(text, path, &ms, &ps, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(kb_plan_nvariants(ps), 4);
+	for (i = 0; i < 4; i++) {
+		assert_string_equal(kb_plan_variant(ps, i)->label,
+				    kb_plan_variant(p, i)->label);
+		assert_string_equal(kb_plan_variant(ps, i)->build_key,
+				    kb_plan_variant(p, i)->build_key);
+	}
+	assert_non_null(strstr(kb_plan_variant(ps, 2)->label, "/b.img"));
+	assert_int_equal(kb_plan_nbuilds(ps), 2);
+	kb_plan_free(ps);
+	kb_matrix_free(ms);
+	kb_plan_free(p);
+	kb_matrix_free(m);
+	free(path);
+	free(dir);
+}
+
 static void test_plan__pins_follow_vcpus_per_variant(void **state)
 {
 	struct fixture f;
@@ -471,6 +521,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_plan__no_factors_is_an_aa_run),
 	cmocka_unit_test(test_plan__guest_factors_share_builds),
 	cmocka_unit_test(test_plan__build_key_is_stable),
+	cmocka_unit_test(
+		test_plan__from_stored_matches_the_run_without_its_files),
 	cmocka_unit_test(test_plan__pins_follow_vcpus_per_variant),
 	cmocka_unit_test(test_plan__fractional_errors_name_the_factor),
 	cmocka_unit_test(test_plan__fractional_has_sixteen_runs),
