@@ -745,6 +745,23 @@ out:
 	return ret;
 }
 
+/* The evidence of a build (db/0007): the config it was built from and,
+ * when ok, its image's SHA-256. */
+static int keep_evidence(const char *config, struct kb_build_result *out,
+			 struct kb_err *err)
+{
+	char hex[KB_SHA256_HEX_LEN + 1];
+	int ret;
+
+	out->config_text = config ? kb_strdup(config) : NULL;
+	if (out->status != KB_BUILD_OK || !out->image)
+		return 0;
+	if ((ret = kb_sha256_file(out->image, hex, err)))
+		return ret;
+	out->image_sha256 = kb_strdup(hex);
+	return 0;
+}
+
 int kb_build_run(const struct kb_build_opts *o, const char *key,
 		 const char *config, const char *label,
 		 struct kb_build_result *out, struct kb_build_info *info,
@@ -824,6 +841,8 @@ int kb_build_run(const struct kb_build_opts *o, const char *key,
 	out->status = KB_BUILD_OK;
 	out->image = kb_asprintf("%s/%s", dir, target);
 out:
+	if (ret == 0)
+		ret = keep_evidence(config, out, err);
 	if (log_fd >= 0)
 		close(log_fd);
 	kb_unlock(lock);

@@ -8,6 +8,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlstring.h>
+#include <libxml/xmlsave.h>
 #include <libxml/xpath.h>
 #include <libxml/xmlwriter.h>
 
@@ -69,18 +70,24 @@ static void empty_elem(struct w *w, const char *name)
 }
 
 /* An XML comment cannot hold "--" nor end in "-": space them out. */
+static void comment_text(struct kb_buf *b, const char *text)
+{
+	const char *p;
+
+	kb_buf_addch(b, ' ');
+	for (p = text; *p; p++) {
+		kb_buf_addch(b, *p);
+		if (*p == '-' && (p[1] == '-' || !p[1]))
+			kb_buf_addch(b, ' ');
+	}
+	kb_buf_addch(b, ' ');
+}
+
 static void comment(struct w *w, const char *text)
 {
 	struct kb_buf b = KB_BUF_INIT;
-	const char *p;
 
-	kb_buf_addch(&b, ' ');
-	for (p = text; *p; p++) {
-		kb_buf_addch(&b, *p);
-		if (*p == '-' && (p[1] == '-' || !p[1]))
-			kb_buf_addch(&b, ' ');
-	}
-	kb_buf_addch(&b, ' ');
+	comment_text(&b, text);
 	if (xmlTextWriterWriteComment(w->x, BAD_CAST b.buf) < 0)
 		w->bad = 1;
 	kb_buf_release(&b);
@@ -448,6 +455,333 @@ out:
 	xmlFree(text);
 	xmlXPathFreeObject(res);
 	xmlXPathFreeContext(ctx);
+	xmlFreeDoc(doc);
+	return ret;
+}
+
+/* ---- a stored domain booted again by hand (kbisect repro) ------------- */
+
+void kb_domxml_moved_release(struct kb_domxml_moved *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	free(m->xml);
+	free(m->type);
+	free(m->cmdline);
+	free(m->console_log);
+	for (i = 0; i < m->nscratch; i++)
+		free(m->scratch[i]);
+	free(m->scratch);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The first element child of @n named @name, or NULL. */
+static xmlNodePtr child(xmlNodePtr n, const char *name)
+{
+	for (n = n ? n->children : NULL; n; n = n->next)
+		if (n->type == XML_ELEMENT_NODE &&
+		    !xmlStrcmp(n->name, BAD_CAST name))
+			return n;
+	return NULL;
+}
+
+/* The text of @n, or NULL; the caller frees. */
+static char *text_of(xmlNodePtr n)
+{
+	xmlChar *t = n ? xmlNodeGetContent(n) : NULL;
+	char *s = t ? kb_strdup((const char *)t) : NULL;
+
+	xmlFree(t);
+	return s;
+}
+
+/* Attribute @name of @n, or NULL; the caller frees. */
+static char *attr_of(xmlNodePtr n, const char *name)
+{
+	xmlChar *v = n ? xmlGetProp(n, BAD_CAST name) : NULL;
+	char *s = v ? kb_strdup((const char *)v) : NULL;
+
+	xmlFree(v);
+	return s;
+}
+
+/* Is attribute @name of @n @value? */
+static int attr_is(xmlNodePtr n, const char *name, const char *value)
+{
+	char *v = attr_of(n, name);
+	int is = v && !strcmp(v, value);
+
+	free(v);
+	return is;
+}
+
+/* Make @s the text of @n: a text node, escaped when written (setting the
+ * content would read entity references in it). */
+static void set_text(xmlNodePtr n, const char *s)
+{
+	xmlNodeSetContent(n, NULL);
+	xmlNodeAddContent(n, BAD_CAST s);
+}
+
+/* The rewrite in progress. */
+struct move {
+	const struct kb_domxml_move *mv;
+	char *bootdir;               /* the folder of the old <kernel> */
+	struct kb_domxml_moved *out;
+	int bad;                     /* a libxml2 call failed */
+};
+
+/* Where @path moves: DIR/NAME when it lies in the boot folder, else NULL
+ * (caller frees). */
+static char *moved_path(const struct move *m, const char *path)
+{
+	size_t n = m->bootdir ? strlen(m->bootdir) : 0;
+
+	if (!path || !m->bootdir || strncmp(path, m->bootdir, n) ||
+	    path[n] != '/' || !path[n + 1] || strchr(path + n + 1, '/'))
+		return NULL;
+	return kb_asprintf("%s/%s", m->mv->dir, path + n + 1);
+}
+
+static void set_attr(struct move *m, xmlNodePtr n, const char *name,
+		     const char *value)
+{
+	if (!xmlSetProp(n, BAD_CAST name, BAD_CAST value))
+		m->bad = 1;
+}
+
+/* A disk image of the boot folder moves to DIR, and is listed. */
+static void move_disk(struct move *m, xmlNodePtr disk)
+{
+	xmlNodePtr src = child(disk, "source");
+	char *file = attr_of(src, "file");
+	char *to = attr_is(disk, "type", "file") ? moved_path(m, file) : NULL;
+	struct kb_domxml_moved *o = m->out;
+
+	if (to) {
+		set_attr(m, src, "file", to);
+		o->scratch = kb_reallocarray(o->scratch, o->nscratch + 1,
+					     sizeof(*o->scratch));
+		o->scratch[o->nscratch++] = to;
+	}
+	free(file);
+}
+
+/* Whether serial (or console) @n is port 0: its target says so, or it
+ * names no port. */
+static int port0(xmlNodePtr n)
+{
+	xmlNodePtr t = child(n, "target");
+	char *port = attr_of(t, "port");
+	int zero = !port || !strcmp(port, "0");
+
+	free(port);
+	return zero;
+}
+
+/* Make serial or console @n a file at @path (append off), keeping its
+ * target. */
+static void to_file(struct move *m, xmlNodePtr n, const char *path)
+{
+	xmlNodePtr src = child(n, "source");
+
+	if (!src) {
+		src = xmlNewNode(NULL, BAD_CAST "source");
+		if (!src || !(n->children ? xmlAddPrevSibling(n->children, src)
+					  : xmlAddChild(n, src))) {
+			xmlFreeNode(src);
+			m->bad = 1;
+			return;
+		}
+	}
+	set_attr(m, n, "type", "file");
+	set_attr(m, src, "path", path);
+	if (!xmlHasProp(src, BAD_CAST "append"))
+		set_attr(m, src, "append", "off");
+}
+
+/*
+ * Serial port @n: a file of the boot folder moves to DIR; port 0 as a pty
+ * becomes the file DIR/console.log.  Records the console log.
+ */
+static void move_serial(struct move *m, xmlNodePtr n)
+{
+	xmlNodePtr src = child(n, "source");
+	char *path = attr_of(src, "path");
+	char *to = NULL;
+
+	if (attr_is(n, "type", "file")) {
+		to = moved_path(m, path);
+		if (to)
+			set_attr(m, src, "path", to);
+	} else if (attr_is(n, "type", "pty") && port0(n)) {
+		to = kb_asprintf("%s/console.log", m->mv->dir);
+		to_file(m, n, to);
+	}
+	if (port0(n) && !m->out->console_log && (to || path)) {
+		m->out->console_log = to ? to : path;
+		if (to)
+			to = NULL;
+		else
+			path = NULL;
+	}
+	free(to);
+	free(path);
+}
+
+/*
+ * A console on serial port 0 follows that port: to its file (libvirt
+ * wants them alike), or to DIR/console.log when there is no serial
+ * element.  The Xen PV console (target type 'xen') stays a pty.
+ */
+static void move_console(struct move *m, xmlNodePtr n)
+{
+	xmlNodePtr t = child(n, "target");
+	char *type = attr_of(t, "type");
+	int serial = (!type || !strcmp(type, "serial")) && port0(n);
+
+	free(type);
+	if (!serial)
+		return;
+	if (!m->out->console_log)
+		m->out->console_log = kb_asprintf("%s/console.log", m->mv->dir);
+	to_file(m, n, m->out->console_log);
+}
+
+/* Drop kbisect's owner metadata; <metadata> goes too when nothing else is
+ * left in it. */
+static void drop_owner(xmlNodePtr root)
+{
+	xmlNodePtr meta = child(root, "metadata"), n, next;
+	int others = 0;
+
+	if (!meta)
+		return;
+	for (n = meta->children; n; n = next) {
+		next = n->next;
+		if (n->type == XML_ELEMENT_NODE && n->ns && n->ns->href &&
+		    !xmlStrcmp(n->ns->href, BAD_CAST KB_DOMXML_OWNER_NS)) {
+			xmlUnlinkNode(n);
+			xmlFreeNode(n);
+		} else if (n->type == XML_ELEMENT_NODE) {
+			others = 1;
+		}
+	}
+	if (!others) {
+		xmlUnlinkNode(meta);
+		xmlFreeNode(meta);
+	}
+}
+
+/* Write @doc without an XML declaration, indented, into *@out. */
+static int save(xmlDocPtr doc, char **out)
+{
+	xmlBufferPtr xb = xmlBufferCreate();
+	xmlSaveCtxtPtr sc = NULL;
+	int ret = -1;
+
+	if (xb && (sc = xmlSaveToBuffer(xb, "UTF-8",
+					XML_SAVE_FORMAT | XML_SAVE_NO_DECL))) {
+		if (xmlSaveDoc(sc, doc) >= 0 && xmlSaveClose(sc) >= 0) {
+			*out = kb_strdup((const char *)xmlBufferContent(xb));
+			ret = 0;
+		}
+		sc = NULL;
+	}
+	if (xb)
+		xmlBufferFree(xb);
+	return ret;
+}
+
+int kb_domxml_relocate(const char *xml, const struct kb_domxml_move *mv,
+		       struct kb_domxml_moved *out, struct kb_err *err)
+{
+	struct move m = { .mv = mv, .bootdir = NULL, .out = out, .bad = 0 };
+	xmlNodePtr root, os, kernel, n;
+	xmlDocPtr doc = NULL;
+	size_t len = strlen(xml);
+	char *old = NULL, *to = NULL, *slash;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (len > (1u << 24) ||
+	    !(doc = xmlReadMemory(xml, (int)len, "domain.xml", NULL,
+				  XML_PARSE_NONET | XML_PARSE_NOBLANKS |
+					  XML_PARSE_NOERROR |
+					  XML_PARSE_NOWARNING)) ||
+	    !(root = xmlDocGetRootElement(doc)) ||
+	    xmlStrcmp(root->name, BAD_CAST "domain")) {
+		ret = kb_err_set(err, KB_EINPUT,
+				 "the stored domain XML is not a <domain>");
+		goto out;
+	}
+	os = child(root, "os");
+	kernel = child(os, "kernel");
+	old = text_of(kernel);
+	if (!old || !*old) {
+		ret = kb_err_set(err, KB_EINPUT,
+				 "the stored domain XML boots no <os><kernel>");
+		goto out;
+	}
+	if ((slash = strrchr(old, '/')) && slash > old)
+		m.bootdir = kb_strndup(old, (size_t)(slash - old));
+	out->type = attr_of(root, "type");
+	out->cmdline = text_of(child(os, "cmdline"));
+	if ((n = child(root, "name")))
+		set_text(n, mv->name);
+	drop_owner(root);
+	to = kb_asprintf("%s/kernel", mv->dir);
+	set_text(kernel, to);
+	free(to);
+	to = NULL;
+	if ((n = child(os, "initrd"))) {
+		to = kb_asprintf("%s/initrd", mv->dir);
+		set_text(n, to);
+		free(to);
+		to = NULL;
+	}
+	for (n = child(root, "devices") ? child(root, "devices")->children
+					: NULL;
+	     n; n = n->next) {
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		if (!xmlStrcmp(n->name, BAD_CAST "disk"))
+			move_disk(&m, n);
+		else if (!xmlStrcmp(n->name, BAD_CAST "serial"))
+			move_serial(&m, n);
+	}
+	for (n = child(root, "devices") ? child(root, "devices")->children
+					: NULL;
+	     n; n = n->next)
+		if (n->type == XML_ELEMENT_NODE &&
+		    !xmlStrcmp(n->name, BAD_CAST "console"))
+			move_console(&m, n);
+	if (mv->comment) {
+		struct kb_buf b = KB_BUF_INIT;
+		xmlNodePtr c;
+
+		comment_text(&b, mv->comment);
+		c = xmlNewDocComment(doc, BAD_CAST b.buf);
+		kb_buf_release(&b);
+		if (!c || !xmlAddPrevSibling(root, c)) {
+			xmlFreeNode(c);
+			m.bad = 1;
+		}
+	}
+	if (m.bad || save(doc, &out->xml)) {
+		ret = kb_err_set(err, KB_EFAIL,
+				 "cannot write the domain XML of '%s'",
+				 mv->name);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (ret)
+		kb_domxml_moved_release(out);
+	free(m.bootdir);
+	free(old);
 	xmlFreeDoc(doc);
 	return ret;
 }

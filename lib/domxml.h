@@ -83,4 +83,44 @@ int kb_domxml_host_cpu(const char *caps, char **model, struct kb_err *err);
 /* The libvirt domain type for @hv: "xen", "kvm" or "qemu". */
 const char *kb_domxml_type(enum kb_hypervisor hv);
 
+/* ---- a stored domain booted again by hand (`kbisect repro`) ---------- */
+
+/* How kb_domxml_relocate() rewrites a domain. */
+struct kb_domxml_move {
+	const char *name;    /* the new domain name */
+	const char *dir;     /* the folder its files move to (absolute) */
+	const char *comment; /* an XML comment before <domain>, or NULL */
+};
+
+/* What it made of it. */
+struct kb_domxml_moved {
+	char *xml;         /* the rewritten domain XML */
+	char *type;        /* <domain type>: "qemu", "kvm", "xen" */
+	char *cmdline;     /* <os><cmdline>, or NULL */
+	char *console_log; /* the file serial port 0 (the console) logs to,
+			    * DIR/console.log; NULL: a Xen PV or PVH
+			    * console, a pty only `virsh console` reads */
+	size_t nscratch;
+	char **scratch;    /* the disk images of the boot folder, now
+			    * DIR/NAME: made empty before each boot */
+};
+void kb_domxml_moved_release(struct kb_domxml_moved *m);
+
+/*
+ * Rewrite domain XML @xml, as a boot created its guest (a boot folder
+ * holding "kernel", "initrd", the console log and a scratch disk, the
+ * folder of <os><kernel>), so that it boots from @mv->dir: the domain is
+ * renamed @mv->name and loses kbisect's owner metadata (no kbisect run
+ * takes it for its own); <kernel> and <initrd> become DIR/kernel and
+ * DIR/initrd; every disk image, serial and console file of the boot
+ * folder moves to DIR under its name; a pty serial port 0 and its
+ * console (kvm, Xen HVM) log to the file DIR/console.log instead, so
+ * that a script can read it.  Everything else stays as it was: the
+ * guest shape, the command line, disks and devices outside the boot
+ * folder.  Returns 0 with *@out filled (caller releases), KB_EINPUT when
+ * @xml is not a domain with a kernel, or KB_EFAIL when libxml2 fails.
+ */
+int kb_domxml_relocate(const char *xml, const struct kb_domxml_move *mv,
+		       struct kb_domxml_moved *out, struct kb_err *err);
+
 #endif

@@ -349,6 +349,17 @@ static void plan_release(struct plan *p)
 	}
 }
 
+int kb_initramfs_workload_text(const struct kb_workload *w, char **out,
+			       struct kb_err *err)
+{
+	*out = NULL;
+	if (w->kind == KB_WORKLOAD_COMMAND) {
+		*out = kb_asprintf("%s\n", w->command);
+		return 0;
+	}
+	return kb_fio_job_text(w, out, err);
+}
+
 static int make_plan(struct plan *p, const struct kb_workload *w,
 		     unsigned runs, const struct kb_initramfs_opts *o,
 		     struct kb_err *err)
@@ -370,10 +381,11 @@ static int make_plan(struct plan *p, const struct kb_workload *w,
 		return ret;
 	if (w->kind == KB_WORKLOAD_COMMAND) {
 		kb_buf_addf(&p->conf, "kind=command\nruns=%u\n", runs);
-		p->command = kb_asprintf("%s\n", w->command);
+		if ((ret = kb_initramfs_workload_text(w, &p->command, err)))
+			return ret;
 	} else {
 		kb_buf_addf(&p->conf, "kind=fio\nruns=%u\n", runs);
-		if ((ret = kb_fio_job_text(w, &p->job, err)) ||
+		if ((ret = kb_initramfs_workload_text(w, &p->job, err)) ||
 		    (ret = add_file(p, fio, "usr/bin/fio", 0755, err)) ||
 		    (ret = add_libs(p, fio, err)))
 			return ret;

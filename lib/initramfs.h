@@ -58,6 +58,15 @@ int kb_initramfs_build(const struct kb_workload *w, unsigned runs,
 		       struct kb_err *err);
 
 /*
+ * What the guest runs for workload @w, as the initramfs holds it: the
+ * fio job file text (/kbisect/job.fio, kb_fio_job_text()) or the command
+ * and a newline (/kbisect/command, run with sh).  Returns 0 with *@out
+ * (caller frees), or as kb_fio_job_text() fails.
+ */
+int kb_initramfs_workload_text(const struct kb_workload *w, char **out,
+			       struct kb_err *err);
+
+/*
  * The module folder for a distro kernel image: "/lib/modules/VERSION" for
  * ".../vmlinuz-VERSION" when that folder holds a modules.dep, else NULL.
  * Caller frees.

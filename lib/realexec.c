@@ -20,6 +20,7 @@
 #include "kconfig.h"
 #include "mem.h"
 #include "plan.h"
+#include "sha256.h"
 #include "variant.h"
 #include "banned.h"
 
@@ -32,6 +33,7 @@ struct realexec {
 	char *initrd;
 	unsigned initrd_runs;
 	char *initrd_modules;
+	char *workload;      /* what that initramfs runs (its job or command) */
 };
 
 /* ---- sizes and timeouts ------------------------------------------------- */
@@ -131,6 +133,36 @@ const char *kb_realexec_cmdline(const struct kb_guest *g)
 
 /* ---- build: prebuilt kernels -------------------------------------------- */
 
+/*
+ * The evidence of prebuilt image @img (db/0007): its SHA-256, and the
+ * config a distro kernel ".../vmlinuz-VERSION" has beside it,
+ * ".../config-VERSION", when there is one.  An image that cannot be read
+ * fails the build.
+ */
+static void prebuilt_evidence(const char *img, struct kb_build_result *out)
+{
+	char hex[KB_SHA256_HEX_LEN + 1];
+	const char *base = strrchr(img, '/');
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf cfg = KB_BUF_INIT;
+	char *path;
+
+	if (kb_sha256_file(img, hex, &err)) {
+		out->status = KB_BUILD_FAILED;
+		out->reason = kb_strdup(err.msg);
+		return;
+	}
+	out->image_sha256 = kb_strdup(hex);
+	base = base ? base + 1 : img;
+	if (strncmp(base, "vmlinuz-", 8) || !base[8])
+		return;
+	path = kb_asprintf("%.*sconfig-%s", (int)(base - img), img, base + 8);
+	if (kb_buf_read_file(&cfg, path, 16u << 20, &err) == 0)
+		out->config_text = kb_strndup(cfg.buf, cfg.len);
+	kb_buf_release(&cfg);
+	free(path);
+}
+
 /* The prebuilt image @v boots, or NULL when it needs a build. */
 static const char *prebuilt(const struct realexec *x,
 			    const struct kb_variant *v)
@@ -221,6 +253,7 @@ static int build(void *self, const struct kb_variant *v,
 	}
 	out->status = KB_BUILD_OK;
 	out->image = kb_strdup(img);
+	prebuilt_evidence(img, out);
 	return 0;
 }
 
@@ -230,7 +263,7 @@ static int get_initrd(struct realexec *x, const char *kernel, unsigned runs,
 		      const char **out, struct kb_err *err)
 {
 	struct kb_initramfs_opts io = x->opts.initramfs;
-	char *modules = NULL, *cache = NULL, *path = NULL;
+	char *modules = NULL, *cache = NULL, *path = NULL, *text = NULL;
 	int ret;
 
 	if (!io.modules)
@@ -244,10 +277,16 @@ static int get_initrd(struct realexec *x, const char *kernel, unsigned runs,
 	}
 	if (!x->opts.initramfs_cache)
 		cache = kb_initramfs_default_cache();
-	ret = kb_initramfs_build(kb_matrix_workload(x->m), runs, &io,
-				 cache ? cache : x->opts.initramfs_cache,
-				 &path, err);
+	/* what it runs, for the boots' evidence (db/0007) */
+	ret = kb_initramfs_workload_text(kb_matrix_workload(x->m), &text, err);
+	if (ret == 0)
+		ret = kb_initramfs_build(kb_matrix_workload(x->m), runs, &io,
+					 cache ? cache : x->opts.initramfs_cache,
+					 &path, err);
 	if (ret == 0) {
+		free(x->workload);
+		x->workload = text;
+		text = NULL;
 		free(x->initrd);
 		free(x->initrd_modules);
 		x->initrd = path;
@@ -255,6 +294,7 @@ static int get_initrd(struct realexec *x, const char *kernel, unsigned runs,
 		x->initrd_modules = io.modules ? kb_strdup(io.modules) : NULL;
 		*out = x->initrd;
 	}
+	free(text);
 	free(cache);
 	free(modules);
 	return ret;
@@ -525,6 +565,8 @@ static int boot(void *self, const struct kb_variant *v,
 			    x->opts.console_stream, name, NULL, &scratch,
 			    &log, &xml, err)))
 		goto out;
+	out->domain_xml = kb_strdup(xml);
+	out->workload_text = x->workload ? kb_strdup(x->workload) : NULL;
 	if (scratch &&
 	    (ret = make_scratch(scratch, kb_realexec_scratch_bytes(w), err)))
 		goto out;
@@ -594,6 +636,7 @@ static void realexec_free(void *self)
 	free(x->env);
 	free(x->initrd);
 	free(x->initrd_modules);
+	free(x->workload);
 	free(x);
 }
 

@@ -38,6 +38,12 @@ struct kb_plan;
  * workload starts, then workload.timeout_s (default: from the fio
  * runtime, else 600 s).  Every boot records the environment
  * (kb_guest_environment) and the host URI.
+ *
+ * Evidence (db/0007): a build records its image's SHA-256 and the
+ * resolved .config (a prebuilt ".../vmlinuz-VERSION" the
+ * ".../config-VERSION" beside it, when there is one); a boot records the
+ * domain XML it created the guest with and the workload text its
+ * initramfs holds (kb_initramfs_workload_text).
  */
 
 struct kb_realexec_opts {

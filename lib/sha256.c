@@ -1,7 +1,11 @@
 #include "sha256.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "err.h"
 #include "banned.h"
 
 /*
@@ -156,20 +160,59 @@ void kb_sha256_final(struct kb_sha256 *c, unsigned char out[KB_SHA256_LEN])
 	memset(c, 0, sizeof(*c));
 }
 
-void kb_sha256_hex(const void *data, size_t len,
+/* @md as 64 lower-case hex digits and a NUL in @out. */
+static void to_hex(const unsigned char md[KB_SHA256_LEN],
 		   char out[KB_SHA256_HEX_LEN + 1])
 {
 	static const char digits[] = "0123456789abcdef";
-	unsigned char md[KB_SHA256_LEN];
-	struct kb_sha256 c;
 	unsigned i;
 
-	kb_sha256_init(&c);
-	kb_sha256_update(&c, data, len);
-	kb_sha256_final(&c, md);
 	for (i = 0; i < KB_SHA256_LEN; i++) {
 		out[2 * i] = digits[md[i] >> 4];
 		out[2 * i + 1] = digits[md[i] & 0xf];
 	}
 	out[KB_SHA256_HEX_LEN] = '\0';
+}
+
+void kb_sha256_hex(const void *data, size_t len,
+		   char out[KB_SHA256_HEX_LEN + 1])
+{
+	unsigned char md[KB_SHA256_LEN];
+	struct kb_sha256 c;
+
+	kb_sha256_init(&c);
+	kb_sha256_update(&c, data, len);
+	kb_sha256_final(&c, md);
+	to_hex(md, out);
+}
+
+int kb_sha256_file(const char *path, char out[KB_SHA256_HEX_LEN + 1],
+		   struct kb_err *err)
+{
+	unsigned char md[KB_SHA256_LEN], buf[65536];
+	struct kb_sha256 c;
+	ssize_t n;
+	int fd, ret = 0;
+
+	out[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return kb_err_set(err, KB_EFAIL, "cannot open '%s': %s", path,
+				  strerror(errno));
+	kb_sha256_init(&c);
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = kb_err_set(err, KB_EFAIL, "cannot read '%s': %s",
+					 path, strerror(errno));
+			break;
+		}
+		kb_sha256_update(&c, buf, (size_t)n);
+	}
+	close(fd);
+	kb_sha256_final(&c, md);
+	if (ret == 0)
+		to_hex(md, out);
+	return ret;
 }

@@ -6,7 +6,8 @@
 
 /*
  * SHA-256 (FIPS 180-4), written from the standard.  Used for build keys:
- * the digest of (tree id, normalised .config, compiler version).
+ * the digest of (tree id, normalised .config, compiler version), and for
+ * the kernel images the builds leave.
  *
  * Embed a struct kb_sha256, kb_sha256_init() it, feed it with any number
  * of kb_sha256_update() calls of any size, and read the digest with
@@ -46,5 +47,16 @@ void kb_sha256_final(struct kb_sha256 *c, unsigned char out[KB_SHA256_LEN]);
  */
 void kb_sha256_hex(const void *data, size_t len,
 		   char out[KB_SHA256_HEX_LEN + 1]);
+
+struct kb_err;
+
+/*
+ * The digest of the file at @path (read to its end, in pieces: any size)
+ * as 64 lowercase hex digits and a NUL in @out, which is "" on failure.
+ * Returns 0, or KB_EFAIL "cannot open/read 'PATH': reason".  Kernel
+ * images are hashed with it, so that what boots can be checked later.
+ */
+int kb_sha256_file(const char *path, char out[KB_SHA256_HEX_LEN + 1],
+		   struct kb_err *err);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * The store's builds: the cache of build results by build key (db/0001)
- * and what a build from source adds, with the requests of each `kbisect
- * build` run (db/0003; lib/build.c, cmd/kbisect/build.c).
+ * with their evidence (db/0007: the resolved .config, the image's
+ * SHA-256), and what a build from source adds, with the requests of each
+ * `kbisect build` run (db/0003; lib/build.c, cmd/kbisect/build.c).
  */
 #include "store.h"
 
@@ -23,9 +24,16 @@ int kb_store_build_get(struct kb_store *s, const char *key,
 	const char *status;
 	int ret;
 
+	/* the evidence columns (db/0007) read NULL on an older schema */
 	ret = store_prepare(s,
-			    "SELECT id, status, reason, log_tail, image_path,"
-			    " duration_s FROM builds WHERE build_key = ?",
+			    s->version >= 7
+				    ? "SELECT id, status, reason, log_tail,"
+				      " image_path, duration_s, config_text,"
+				      " image_sha256 FROM builds"
+				      " WHERE build_key = ?"
+				    : "SELECT id, status, reason, log_tail,"
+				      " image_path, duration_s, NULL, NULL"
+				      " FROM builds WHERE build_key = ?",
 			    &st, err);
 	if (ret)
 		goto out;
@@ -40,6 +48,8 @@ int kb_store_build_get(struct kb_store *s, const char *key,
 	out->log_tail = store_column_strdup(st, 3);
 	out->image = store_column_strdup(st, 4);
 	out->duration_s = sqlite3_column_double(st, 5);
+	out->config_text = store_column_strdup(st, 6);
+	out->image_sha256 = store_column_strdup(st, 7);
 	*build_id = sqlite3_column_int64(st, 0);
 out:
 	sqlite3_finalize(st);
@@ -54,10 +64,16 @@ int kb_store_build_put(struct kb_store *s, const char *key,
 	sqlite3_stmt *st = NULL;
 	int ret;
 
+	/* with its evidence (db/0007) where the schema has the columns */
 	ret = store_prepare(s,
-			    "INSERT INTO builds (build_key, executor, status,"
-			    " reason, log_tail, image_path, duration_s)"
-			    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+			    s->version >= 7
+				    ? "INSERT INTO builds (build_key, executor,"
+				      " status, reason, log_tail, image_path,"
+				      " duration_s, config_text, image_sha256)"
+				      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+				    : "INSERT INTO builds (build_key, executor,"
+				      " status, reason, log_tail, image_path,"
+				      " duration_s) VALUES (?, ?, ?, ?, ?, ?, ?)",
 			    &st, err);
 	if (ret)
 		goto out;
@@ -68,6 +84,10 @@ int kb_store_build_put(struct kb_store *s, const char *key,
 	store_bind_text(st, 5, r->log_tail);
 	store_bind_text(st, 6, r->image);
 	sqlite3_bind_double(st, 7, r->duration_s);
+	if (s->version >= 7) {
+		store_bind_text(st, 8, r->config_text);
+		store_bind_text(st, 9, r->image_sha256);
+	}
 	if (store_step(s, st) != SQLITE_DONE) {
 		if (store_is_duplicate(s))
 			ret = kb_err_set(err, KB_EEXISTS,

@@ -576,6 +576,9 @@ int store_insert_boot(struct kb_store *s, int64_t exp, unsigned idx,
 	if (r->environment &&
 	    (ret = boot_environment_put(s, boot_id, r->environment, err)))
 		goto out;
+	/* what was booted and run (db/0007) */
+	if ((ret = store_boot_evidence_put(s, boot_id, r, err)))
+		goto out;
 	ret = insert_samples(s, boot_id, r, err);
 out:
 	sqlite3_finalize(st);

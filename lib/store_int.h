@@ -162,6 +162,16 @@ int store_insert_boot(struct kb_store *s, int64_t exp, unsigned idx,
 		      unsigned boot_no, int64_t build_id,
 		      const struct kb_boot_result *r, struct kb_err *err);
 
+/* ---- evidence (lib/store_evidence.c, db/0007) ------------------------ */
+
+/*
+ * Inside the caller's transaction: store @r's domain XML and workload
+ * text on boot row @boot_id.  Writes nothing when @r has neither, or on
+ * a schema older than 7 (tests of older schemas).
+ */
+int store_boot_evidence_put(struct kb_store *s, sqlite3_int64 boot_id,
+			    const struct kb_boot_result *r, struct kb_err *err);
+
 /* ---- experiment owners (lib/store_owner.c, db/0006) ------------------ */
 
 /* What the owner columns of an experiment say about its process. */

@@ -54,6 +54,8 @@ void kb_build_result_release(struct kb_build_result *r)
 	free(r->reason);
 	free(r->log_tail);
 	free(r->image);
+	free(r->config_text);
+	free(r->image_sha256);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -66,6 +68,8 @@ void kb_boot_result_release(struct kb_boot_result *r)
 	free(r->host);
 	free(r->runs);
 	free(r->environment);
+	free(r->domain_xml);
+	free(r->workload_text);
 	memset(r, 0, sizeof(*r));
 }
 

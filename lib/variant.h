@@ -61,6 +61,11 @@ struct kb_build_result {
 	char *image;       /* path of the kernel image, or NULL (owned) */
 	double duration_s; /* wall-clock time the build took */
 	int cached;        /* found built in the cache: nothing compiled */
+	/* the resolved .config it was built from, or NULL: a prebuilt image
+	 * without a known config, the model (owned) */
+	char *config_text;
+	/* SHA-256 of the image, 64 lower-case hex digits, or NULL (owned) */
+	char *image_sha256;
 };
 
 enum kb_boot_status {
@@ -85,6 +90,12 @@ struct kb_boot_result {
 	/* where it ran as a JSON object (host URI, hypervisor and libvirt
 	 * versions, host kernel and CPU; see guest.h), or NULL (owned) */
 	char *environment;
+	/* the domain XML the guest was created with, or NULL: never started,
+	 * the model (owned) */
+	char *domain_xml;
+	/* what the guest ran: the fio job file text, or the command followed
+	 * by a newline, as /init reads them; or NULL (owned) */
+	char *workload_text;
 };
 
 /* Free what the results own and zero them; NULL-safe. */

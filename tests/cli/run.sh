@@ -525,6 +525,79 @@ run "$KB" why 1 --db "$T/lv.db"
 check "why on another executor says it adds no boots" $([ $rc -eq 0 ] &&
 	has "note: experiment 1 ran on the 'other' executor, which cannot boot again: answering from the stored boots" "$T/err"; echo $?)
 
+# kbisect repro: what a variant booted, as a folder that boots by hand.
+# Model experiments have no domain XML; a "real" one is made of a model
+# run by giving it the evidence a libvirt boot stores (db/0007).
+run "$KB" repro 1 0 --db "$T/k.db" -o "$T/rp-model"
+check "repro of a model experiment: exit 2, says why, writes nothing" $([ $rc -eq 2 ] &&
+	has "ran on the model executor: nothing was booted, so there is no domain XML" "$T/err" &&
+	[ ! -e "$T/rp-model" ]; echo $?)
+run "$KB" repro 9 0 --db "$T/k.db" -o "$T/rp-none"
+check "repro of an unknown experiment: exit 1" $([ $rc -eq 1 ] && has "no experiment 9 in" "$T/err" &&
+	[ ! -e "$T/rp-none" ]; echo $?)
+run "$KB" repro nine 0 --db "$T/k.db"
+check "repro with a bad id: a usage error, exit 2" $([ $rc -eq 2 ] && has "'nine' is not an EXPERIMENT id" "$T/err" &&
+	has "^usage: kbisect repro EXPERIMENT VARIANT" "$T/err"; echo $?)
+cat >"$T/rp.yaml" <<Y
+name: rp
+source: { kernel: $T/vmlinuz-9.9 }
+guest: { hypervisor: qemu, memory_mib: 256 }
+workload: { command: { run: "echo hi" }, metric: real_s }
+factors: { guest: { vcpus: [1, 2] } }
+repeat: { boots: 2, runs_per_boot: 1 }
+Y
+printf 'kernel\n' >"$T/vmlinuz-9.9"
+printf 'CONFIG_X=y\n' >"$T/config-9.9"
+printf 'metric: real_s\nbase: 2\nnoise: { boot_cv: 0.02 }\n' >"$T/rp.model.yaml"
+run "$KB" run "$T/rp.yaml" --model "$T/rp.model.yaml" --db "$T/rp.db" --quiet
+"$KB" domxml "$T/rp.yaml" | sed "s|/KBISECT-BOOT-DIR|/var/tmp/kbisect-boot-x|g;
+	s|$T/vmlinuz-9.9|/var/tmp/kbisect-boot-x/kernel|;
+	s|/KBISECT-INITRAMFS/initramfs.cpio.gz|/var/tmp/kbisect-boot-x/initrd|" >"$T/rp.xml"
+sqlite3 "$T/rp.db" "update experiments set executor = 'libvirt', model_yaml = NULL;
+	update builds set image_path = '$T/vmlinuz-9.9', config_text = 'CONFIG_X=y' || char(10),
+		image_sha256 = '$(sha256sum "$T/vmlinuz-9.9" | cut -d' ' -f1)';
+	update boots set host = 'qemu:///system', workload_text = 'echo hi' || char(10),
+		domain_xml = CAST(readfile('$T/rp.xml') AS TEXT)
+	where variant_id = (select id from variants where idx = 0)"
+mkdir "$T/rp-full" && echo mine >"$T/rp-full/notes"
+run "$KB" repro 1 0 --db "$T/rp.db" -o "$T/rp-full"
+check "repro into a folder that is not empty: exit 2, nothing written" $([ $rc -eq 2 ] &&
+	has "'$T/rp-full' is not empty: give another -o DIR, or --force" "$T/err" &&
+	[ "$(ls "$T/rp-full")" = notes ] && [ "$(cat "$T/rp-full/notes")" = mine ]; echo $?)
+run "$KB" repro 1 1 --db "$T/rp.db" -o "$T/rp-1"
+check "repro of a variant without domain XML: exit 2, nothing written" $([ $rc -eq 2 ] &&
+	has "variant 1 of experiment 1 has no boot with a domain XML" "$T/err" && [ ! -e "$T/rp-1" ]; echo $?)
+run "$KB" repro 1 7 --db "$T/rp.db" -o "$T/rp-7"
+check "repro of an unknown variant: exit 2 with a hint" $([ $rc -eq 2 ] &&
+	has "no variant '7' in experiment 1: give a number from kbisect results or an exact label" "$T/err"; echo $?)
+if [ -x /bin/busybox ]; then
+	run "$KB" repro 1 guest.vcpus=1 --db "$T/rp.db" -o "$T/rp-ok" --json
+	check "repro by label writes the folder and lists it (--json)" $([ $rc -eq 0 ] && json_ok "$T/out" &&
+		has '"name": "boot.sh"' "$T/out" && has '"sha256_checked": true' "$T/out" &&
+		[ -x "$T/rp-ok/boot.sh" ] && [ "$(cat "$T/rp-ok/config")" = CONFIG_X=y ] &&
+		[ "$(cat "$T/rp-ok/workload.sh")" = "echo hi" ] && cmp -s "$T/rp-ok/kernel" "$T/vmlinuz-9.9" &&
+		[ -s "$T/rp-ok/initrd" ] && has "<kernel>$T/rp-ok/kernel</kernel>" "$T/rp-ok/domain.xml" &&
+		has "<name>repro-kbisect-1-0</name>" "$T/rp-ok/domain.xml" &&
+		! has "kbisect-boot-x" "$T/rp-ok/domain.xml" &&
+		[ "$(cat "$T/rp-ok/cmdline")" = "console=ttyS0 panic=-1 quiet" ] &&
+		has "^Build key " "$T/rp-ok/README" && has "real_s [0-9.]* +- [0-9.]* over 2 boots" "$T/rp-ok/README" &&
+		sh -n "$T/rp-ok/boot.sh"; echo $?)
+	run "$KB" repro 1 0 --db "$T/rp.db" -o "$T/rp-ok" --force
+	check "repro --force writes into a folder it wrote" $([ $rc -eq 0 ] && has "^boot it once: $T/rp-ok/boot.sh" "$T/out"; echo $?)
+else
+	echo "[  SKIPPED ] cli: repro writing a folder: no /bin/busybox for the initramfs (busybox-static)"
+fi
+printf 'another kernel\n' >"$T/vmlinuz-9.9"
+run "$KB" repro 1 0 --db "$T/rp.db" -o "$T/rp-changed"
+check "repro of a kernel that changed: exit 1 naming both digests, nothing written" $([ $rc -eq 1 ] &&
+	has "is not the one boot 2 booted: its sha256 is $(sha256sum "$T/vmlinuz-9.9" | cut -d' ' -f1)" "$T/err" &&
+	[ ! -e "$T/rp-changed" ]; echo $?)
+rm "$T/vmlinuz-9.9"
+run "$KB" repro 1 0 --db "$T/rp.db" -o "$T/rp-gone"
+check "repro of a kernel that is gone: exit 1, says what to do" $([ $rc -eq 1 ] &&
+	has "the kernel image '$T/vmlinuz-9.9' that boot 2 booted (build .*) is gone: put that kernel back" "$T/err" &&
+	[ ! -e "$T/rp-gone" ]; echo $?)
+
 sqlite3 "$T/k.db" "pragma user_version = 99"
 run "$KB" history --db "$T/k.db"
 check "a database from a newer kbisect is refused" $([ $rc -eq 1 ] && has "newer than this kbisect" "$T/err"; echo $?)

@@ -419,6 +419,48 @@ static void test_build__failed_build_is_a_result_with_its_tail(void **state)
 	free(cache);
 }
 
+/* The evidence of a build (db/0007): the config it was built from and its
+ * image's digest, also when it comes from the cache; a failed build keeps
+ * the config alone. */
+static void test_build__a_build_keeps_its_config_and_image_digest(void **state)
+{
+	struct kb_build_opts o = KB_BUILD_OPTS_INIT;
+	struct kb_build_result r;
+	struct kb_build_info info;
+	struct kb_err err = KB_ERR_INIT;
+	char want[KB_SHA256_HEX_LEN + 1];
+	char *make, *objdir, *cache, *text;
+	int round;
+
+	(void)state;
+	build_opts(&o, &make, &objdir, &cache);
+	for (round = 0; round < 2; round++) {
+		assert_int_equal(kb_build_run(&o, "k1", "CONFIG_A=y\n", "a",
+					      &r, &info, &err),
+				 0);
+		assert_int_equal(info.cached, round);
+		assert_string_equal(r.config_text, "CONFIG_A=y\n");
+		text = slurp(r.image);
+		kb_sha256_hex(text, strlen(text), want);
+		free(text);
+		assert_non_null(r.image_sha256);
+		assert_string_equal(r.image_sha256, want);
+		kb_build_result_release(&r);
+		kb_build_info_release(&info);
+	}
+	assert_int_equal(kb_build_run(&o, "bad", "CONFIG_FAIL=y\n", "fail", &r,
+				      &info, &err),
+			 0);
+	assert_int_equal(r.status, KB_BUILD_FAILED);
+	assert_string_equal(r.config_text, "CONFIG_FAIL=y\n");
+	assert_null(r.image_sha256);
+	kb_build_result_release(&r);
+	kb_build_info_release(&info);
+	free(make);
+	free(objdir);
+	free(cache);
+}
+
 static void test_build__missing_make_is_an_error(void **state)
 {
 	struct kb_build_opts o = KB_BUILD_OPTS_INIT;
@@ -604,6 +646,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_build__run_keeps_artifacts_and_counts_units),
 	T(test_build__a_built_key_is_not_built_again),
 	T(test_build__failed_build_is_a_result_with_its_tail),
+	T(test_build__a_build_keeps_its_config_and_image_digest),
 	T(test_build__missing_make_is_an_error),
 	cmocka_unit_test(test_build__matrix_build_section),
 	cmocka_unit_test(test_build__matrix_build_section_errors),

@@ -318,6 +318,174 @@ static void test_domxml__refuses_what_the_guest_cannot_have(void **state)
 	assert_msg_contains(err.msg, "guest mode 'pv' needs hypervisor xen");
 }
 
+/* ---- relocation (kbisect repro) ------------------------------------- */
+
+static struct kb_guest vm_guest(enum kb_hypervisor hv)
+{
+	struct kb_guest g;
+
+	memset(&g, 0, sizeof(g));
+	g.hypervisor = hv;
+	g.mode = "hvm";
+	g.vcpus = 2;
+	g.memory_mib = 512;
+	g.npin = 2;
+	g.pin = pins;
+	return g;
+}
+
+/* A domain as a boot made it: its files in boot folder @bootdir. */
+static char *as_booted(const struct kb_guest *g, const char *bootdir,
+		       int console_file)
+{
+	struct kb_domxml d = KB_DOMXML_INIT;
+	struct kb_domxml_disk disks[2];
+	char kernel[256], initrd[256], scratch[256], log[256];
+
+	snprintf(kernel, sizeof(kernel), "%s/kernel", bootdir);
+	snprintf(initrd, sizeof(initrd), "%s/initrd", bootdir);
+	snprintf(scratch, sizeof(scratch), "%s/scratch.raw", bootdir);
+	snprintf(log, sizeof(log), "%s/console.log", bootdir);
+	disks[0].path = scratch;
+	disks[0].block = 0;
+	disks[1].path = "/srv/data.raw";
+	disks[1].block = 0;
+	d.name = "kbisect-7-1-2";
+	d.guest = g;
+	d.kernel = kernel;
+	d.initrd = initrd;
+	d.cmdline = "console=ttyS0 panic=-1 quiet";
+	d.ndisks = g->hypervisor == KB_HV_XEN ? 0 : 2;
+	d.disks = disks;
+	d.console_log = console_file ? log : NULL;
+	d.owner = "host=h pid=42 start=7";
+	return build_ok(&d);
+}
+
+static void relocate_ok(const char *xml, const char *dir,
+			struct kb_domxml_moved *out)
+{
+	struct kb_domxml_move mv = { .name = "repro-kbisect-7-1-2",
+				     .dir = dir,
+				     .comment = "kbisect repro -- as booted" };
+	struct kb_err err = KB_ERR_INIT;
+
+	if (kb_domxml_relocate(xml, &mv, out, &err))
+		fail_msg("relocate: %s\n%s", err.msg, xml);
+	assert_non_null(out->xml);
+}
+
+/* qemu (TCG): every file of the boot folder moves; what is not in it,
+ * the shape and the command line stay; the owner goes. */
+static void test_domxml__relocate_moves_the_boot_folder(void **state)
+{
+	struct kb_guest g = vm_guest(KB_HV_QEMU);
+	struct kb_domxml_moved m;
+	char *xml = as_booted(&g, "/var/tmp/kbisect-boot-AbC123", 1);
+
+	(void)state;
+	relocate_ok(xml, "/home/dev/bug 42", &m);
+	assert_string_equal(m.type, "qemu");
+	assert_string_equal(m.cmdline, "console=ttyS0 panic=-1 quiet");
+	assert_string_equal(m.console_log, "/home/dev/bug 42/console.log");
+	assert_int_equal(m.nscratch, 1);
+	assert_string_equal(m.scratch[0], "/home/dev/bug 42/scratch.raw");
+	assert_has(m.xml, "<!-- kbisect repro - - as booted -->\n<domain type=\"qemu\">");
+	assert_has(m.xml, "<name>repro-kbisect-7-1-2</name>");
+	assert_has(m.xml, "<kernel>/home/dev/bug 42/kernel</kernel>");
+	assert_has(m.xml, "<initrd>/home/dev/bug 42/initrd</initrd>");
+	assert_has(m.xml, "<cmdline>console=ttyS0 panic=-1 quiet</cmdline>");
+	assert_has(m.xml, "<source file=\"/home/dev/bug 42/scratch.raw\"/>");
+	assert_has(m.xml, "<source file=\"/srv/data.raw\"/>");
+	assert_has(m.xml, "<source path=\"/home/dev/bug 42/console.log\" append=\"off\"/>");
+	assert_has(m.xml, "<vcpupin vcpu=\"1\" cpuset=\"3\"/>");
+	assert_has(m.xml, "<on_poweroff>destroy</on_poweroff>");
+	assert_lacks(m.xml, "kbisect-boot-");
+	assert_lacks(m.xml, "metadata");
+	assert_lacks(m.xml, "pid=42");
+	assert_lacks(m.xml, "<?xml");
+	validate(m.xml);
+	kb_domxml_moved_release(&m);
+	assert_null(m.xml);
+	kb_domxml_moved_release(NULL);
+	free(xml);
+}
+
+/* kvm reads its console from a pty: the copy logs it to a file, which a
+ * script can read without a terminal. */
+static void test_domxml__relocate_turns_a_pty_console_into_a_file(void **state)
+{
+	struct kb_guest g = vm_guest(KB_HV_KVM);
+	struct kb_domxml_moved m;
+	char *xml = as_booted(&g, "/tmp/kbisect-boot-x", 0);
+
+	(void)state;
+	assert_has(xml, "<serial type=\"pty\">");
+	relocate_ok(xml, "/r", &m);
+	assert_string_equal(m.type, "kvm");
+	assert_string_equal(m.console_log, "/r/console.log");
+	assert_has(m.xml, "<serial type=\"file\">");
+	assert_has(m.xml, "<console type=\"file\">");
+	assert_lacks(m.xml, "pty");
+	validate(m.xml);
+	kb_domxml_moved_release(&m);
+	free(xml);
+}
+
+/* The Xen PV console is a pty only: it stays one. */
+static void test_domxml__relocate_keeps_the_xen_pv_console(void **state)
+{
+	struct kb_guest g = xen_guest("pv");
+	struct kb_domxml_moved m;
+	char *xml = as_booted(&g, "/var/tmp/kbisect-boot-y", 0);
+
+	(void)state;
+	relocate_ok(xml, "/r", &m);
+	assert_string_equal(m.type, "xen");
+	assert_null(m.console_log);
+	assert_int_equal(m.nscratch, 0);
+	assert_has(m.xml, "<console type=\"pty\">");
+	assert_has(m.xml, "<kernel>/r/kernel</kernel>");
+	assert_has(m.xml, "<address domain=\"0x0000\" bus=\"0x04\" slot=\"0x00\" function=\"0x0\"/>");
+	validate(m.xml);
+	kb_domxml_moved_release(&m);
+	free(xml);
+}
+
+/* Paths and names with XML's special characters come out escaped, and
+ * what is not a domain with a kernel is refused. */
+static void test_domxml__relocate_escapes_and_refuses(void **state)
+{
+	struct kb_guest g = vm_guest(KB_HV_QEMU);
+	struct kb_domxml_move mv = { .name = "a&b", .dir = "/r/<x>&'y'",
+				     .comment = NULL };
+	struct kb_domxml_moved m;
+	struct kb_err err = KB_ERR_INIT;
+	char *xml = as_booted(&g, "/var/tmp/b&o\"t", 1);
+
+	(void)state;
+	assert_int_equal(kb_domxml_relocate(xml, &mv, &m, &err), 0);
+	assert_has(m.xml, "<name>a&amp;b</name>");
+	assert_has(m.xml, "<kernel>/r/&lt;x&gt;&amp;'y'/kernel</kernel>");
+	assert_has(m.xml, "/r/&lt;x&gt;&amp;'y'/scratch.raw\"");
+	assert_string_equal(m.scratch[0], "/r/<x>&'y'/scratch.raw");
+	assert_lacks(m.xml, "b&amp;o");
+	validate(m.xml);
+	kb_domxml_moved_release(&m);
+	free(xml);
+	assert_int_equal(kb_domxml_relocate("<capabilities/>", &mv, &m, &err),
+			 KB_EINPUT);
+	assert_null(m.xml);
+	kb_err_clear(&err);
+	assert_int_equal(kb_domxml_relocate("<domain type='qemu'><os/></domain>",
+					    &mv, &m, &err),
+			 KB_EINPUT);
+	assert_msg_contains(err.msg, "no <os><kernel>");
+	kb_err_clear(&err);
+	assert_int_equal(kb_domxml_relocate("not xml", &mv, &m, &err),
+			 KB_EINPUT);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_domxml__xen_pv_validates),
 	cmocka_unit_test(test_domxml__xen_pvh_validates),
@@ -326,6 +494,10 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_domxml__qemu_file_serial_logs_validate),
 	cmocka_unit_test(test_domxml__special_characters_are_escaped),
 	cmocka_unit_test(test_domxml__refuses_what_the_guest_cannot_have),
+	cmocka_unit_test(test_domxml__relocate_moves_the_boot_folder),
+	cmocka_unit_test(test_domxml__relocate_turns_a_pty_console_into_a_file),
+	cmocka_unit_test(test_domxml__relocate_keeps_the_xen_pv_console),
+	cmocka_unit_test(test_domxml__relocate_escapes_and_refuses),
 };
 
 KB_TEST_MAIN(tests)

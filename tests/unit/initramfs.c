@@ -12,6 +12,7 @@
 #include "err.h"
 #include "initramfs.h"
 #include "matrix.h"
+#include "mem.h"
 
 extern char **environ;
 
@@ -214,6 +215,45 @@ static void test_initramfs__cache_is_keyed_by_inputs(void **state)
 	free(cache);
 }
 
+/* What the guest runs, as the archive holds it: the command and a
+ * newline; the fio job made of the options, or the job file's text. */
+static void test_initramfs__workload_text_is_what_the_guest_runs(void **state)
+{
+	static const struct kb_option opt[] = { { "rw", "randread", { 2, 3 } } };
+	struct kb_workload w = command_workload("echo hi");
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf job = KB_BUF_INIT;
+	char *dir = scratch(), *text = NULL, *path;
+
+	(void)state;
+	assert_int_equal(kb_initramfs_workload_text(&w, &text, &err), 0);
+	assert_string_equal(text, "echo hi\n");
+	free(text);
+	memset(&w, 0, sizeof(w));
+	w.kind = KB_WORKLOAD_FIO;
+	w.fio = opt;
+	w.nfio = 1;
+	assert_int_equal(kb_initramfs_workload_text(&w, &text, &err), 0);
+	assert_string_equal(text,
+			    "[kbisect]\nrw=randread\nfilename=${KBISECT_DISKS}\n");
+	kb_buf_adds(&job, text);
+	free(text);
+	path = kb_asprintf("%s/job.fio", dir);
+	write_file(path, &job);
+	w.kind = KB_WORKLOAD_FIO_JOB;
+	w.fio_job = path;
+	assert_int_equal(kb_initramfs_workload_text(&w, &text, &err), 0);
+	assert_string_equal(text, job.buf);
+	free(text);
+	w.fio_job = "/nonexistent/job.fio";
+	assert_true(kb_initramfs_workload_text(&w, &text, &err) < 0);
+	assert_null(text);
+	free(path);
+	kb_buf_release(&job);
+	rm_rf(dir);
+	free(dir);
+}
+
 static void test_initramfs__missing_files_fail(void **state)
 {
 	struct kb_initramfs_opts o = opts_here();
@@ -297,6 +337,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_initramfs__cpio_lists_with_gnu_cpio),
 	cmocka_unit_test(test_initramfs__command_archive_contents),
 	cmocka_unit_test(test_initramfs__cache_is_keyed_by_inputs),
+	cmocka_unit_test(test_initramfs__workload_text_is_what_the_guest_runs),
 	cmocka_unit_test(test_initramfs__missing_files_fail),
 	cmocka_unit_test(test_initramfs__bad_fio_option_is_input_error),
 	cmocka_unit_test(test_initramfs__modules_folder_of_distro_kernel),

@@ -16,6 +16,7 @@
 #include "matrix.h"
 #include "plan.h"
 #include "realexec.h"
+#include "sha256.h"
 #include "variant.h"
 
 /* Paths in a matrix are relative to its file; absolute ones stay. */
@@ -254,6 +255,64 @@ static void test_realexec__build_takes_prebuilt_kernels_unless_kconfig(void **st
 	kb_guest_disconnect(c);
 }
 
+/* A prebuilt image is recorded by its digest, with the config a distro
+ * kernel has beside it (/boot/config-VERSION). */
+static void test_realexec__prebuilt_image_has_its_digest_and_distro_config(
+	void **state)
+{
+	char want[KB_SHA256_HEX_LEN + 1];
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_guest_conn *c = NULL;
+	struct kb_executor *ex = NULL;
+	struct kb_build_result b;
+	struct fixture f;
+	char *dir = kb_test_tmpdir("realexec"), *text, *img;
+
+	(void)state;
+	img = kb_test_write(dir, "vmlinuz-6.1.0-9-amd64", "kernel bytes", 0644);
+	kb_test_put(dir, "config-6.1.0-9-amd64", "CONFIG_SMP=y\n");
+	assert_int_equal(kb_guest_connect("test:///default", &c, &err), 0);
+	text = kb_asprintf("source: { kernel: %s }\n"
+			   "workload: { fio: { rw: read } }\n",
+			   img);
+	make(&f, text);
+	assert_int_equal(kb_realexec_new(f.m, c, NULL, &ex, &err), 0);
+	assert_int_equal(kb_executor_build(ex, kb_plan_variant(f.p, 0), &b,
+					   &err),
+			 0);
+	assert_int_equal(b.status, KB_BUILD_OK);
+	kb_sha256_hex("kernel bytes", 12, want);
+	assert_string_equal(b.image_sha256, want);
+	assert_string_equal(b.config_text, "CONFIG_SMP=y\n");
+	kb_build_result_release(&b);
+	kb_executor_free(ex);
+	release(&f);
+	free(text);
+
+	/* another name: no config to take */
+	free(img);
+	img = kb_test_write(dir, "bzImage", "other", 0644);
+	text = kb_asprintf("source: { kernel: %s }\n"
+			   "workload: { fio: { rw: read } }\n",
+			   img);
+	make(&f, text);
+	assert_int_equal(kb_realexec_new(f.m, c, NULL, &ex, &err), 0);
+	assert_int_equal(kb_executor_build(ex, kb_plan_variant(f.p, 0), &b,
+					   &err),
+			 0);
+	kb_sha256_hex("other", 5, want);
+	assert_string_equal(b.image_sha256, want);
+	assert_null(b.config_text);
+	kb_build_result_release(&b);
+	kb_executor_free(ex);
+	release(&f);
+	free(text);
+	free(img);
+	kb_guest_disconnect(c);
+	kb_test_rm_rf(dir);
+	free(dir);
+}
+
 /*
  * Option bisection's probes: resolved from a given .config, refused when
  * a change does not hold, a kernel built before found in the cache.
@@ -405,6 +464,10 @@ static void test_realexec__builds_what_the_plan_resolved(void **state)
 			   kb_plan_variant(f.p, 1)->build_key);
 	assert_string_equal(b.image, want);
 	free(want);
+	/* with its evidence: the resolved config, the image's digest */
+	assert_non_null(b.config_text);
+	assert_non_null(strstr(b.config_text, "CONFIG_SPIN=y"));
+	assert_non_null(b.image_sha256);
 	kb_build_result_release(&b);
 
 	/* a variant of no plan (a bisection probe) is resolved alone */
@@ -441,6 +504,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_realexec__cmdline_names_the_console),
 	cmocka_unit_test(test_realexec__domxml_shows_placeholders),
 	cmocka_unit_test(test_realexec__build_takes_prebuilt_kernels_unless_kconfig),
+	cmocka_unit_test(test_realexec__prebuilt_image_has_its_digest_and_distro_config),
 	cmocka_unit_test(test_realexec__builds_what_the_plan_resolved),
 	cmocka_unit_test(test_realexec__probes_from_a_base_config),
 };

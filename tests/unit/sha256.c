@@ -2,6 +2,8 @@
 #include <string.h>
 
 #include "test.h"
+#include "testfs.h"
+#include "err.h"
 #include "sha256.h"
 
 static void hex_of(const unsigned char md[KB_SHA256_LEN], char *out)
@@ -188,6 +190,46 @@ static void test_sha256__context_is_reusable_after_init(void **state)
 				 "b00361a396177a9cb410ff61f20015ad");
 }
 
+/* a file of 200,000 bytes: read in several pieces, one digest */
+static void test_sha256__file_equals_its_contents_digest(void **state)
+{
+	char want[KB_SHA256_HEX_LEN + 1], got[KB_SHA256_HEX_LEN + 1];
+	struct kb_err err = KB_ERR_INIT;
+	char *dir = kb_test_tmpdir("sha256");
+	char *text = kb_calloc(200001, 1);
+	char *path;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 200000; i++)
+		text[i] = (char)('a' + i % 26);
+	path = kb_test_write(dir, "image", text, 0644);
+	kb_sha256_hex(text, 200000, want);
+	assert_int_equal(kb_sha256_file(path, got, &err), 0);
+	assert_string_equal(got, want);
+	free(path);
+	path = kb_test_write(dir, "empty", "", 0644);
+	assert_int_equal(kb_sha256_file(path, got, &err), 0);
+	assert_string_equal(got, "e3b0c44298fc1c149afbf4c8996fb924"
+				 "27ae41e4649b934ca495991b7852b855");
+	free(path);
+	free(text);
+	kb_test_rm_rf(dir);
+	free(dir);
+}
+
+static void test_sha256__missing_file_is_an_error_naming_it(void **state)
+{
+	char got[KB_SHA256_HEX_LEN + 1];
+	struct kb_err err = KB_ERR_INIT;
+
+	(void)state;
+	assert_int_equal(kb_sha256_file("/nonexistent/kb-image", got, &err),
+			 KB_EFAIL);
+	assert_string_equal(got, "");
+	assert_msg_contains(err.msg, "cannot open '/nonexistent/kb-image'");
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_sha256__empty_message),
 	cmocka_unit_test(test_sha256__abc),
@@ -198,6 +240,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_sha256__all_byte_values),
 	cmocka_unit_test(test_sha256__chunked_updates_equal_one_shot),
 	cmocka_unit_test(test_sha256__context_is_reusable_after_init),
+	cmocka_unit_test(test_sha256__file_equals_its_contents_digest),
+	cmocka_unit_test(test_sha256__missing_file_is_an_error_naming_it),
 };
 
 KB_TEST_MAIN(tests)

@@ -1481,6 +1481,209 @@ static void test_store__migration_to_6_interrupts_old_runs_keeps_the_daemons(
 	sqlite3_close(db);
 }
 
+/* ---- evidence (db/0007) ------------------------------------------------ */
+
+#define SHA_A "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+
+/* Store a build "kb" with evidence (when @evidence) under @key. */
+static int64_t put_build(struct kb_store *s, const char *key, int evidence)
+{
+	struct kb_build_result b = { 0 };
+	struct kb_err err = KB_ERR_INIT;
+	int64_t id = 0;
+
+	b.status = KB_BUILD_OK;
+	b.image = kb_strdup("/cache/kb/bzImage");
+	b.duration_s = 3;
+	if (evidence) {
+		b.config_text = kb_strdup("CONFIG_A=y\n# CONFIG_B is not set\n");
+		b.image_sha256 = kb_strdup(SHA_A);
+	}
+	if (kb_store_build_put(s, key, "libvirt", &b, &id, &err))
+		fail_msg("cannot put build: %s", err.msg);
+	kb_build_result_release(&b);
+	return id;
+}
+
+/* Store boot @boot_no of variant @idx booting build @bid, with domain XML
+ * "<domain>@xml</domain>" (none when @xml is NULL). */
+static void put_evidence_boot(struct kb_store *s, int64_t exp, unsigned idx,
+			      unsigned boot_no, int64_t bid,
+			      enum kb_boot_status status, const char *xml)
+{
+	const double vals[] = { 1.5 };
+	struct kb_boot_result r = boot_result(status, status == KB_BOOT_OK
+							      ? NULL
+							      : "it broke",
+					      vals, status == KB_BOOT_OK);
+	struct kb_err err = KB_ERR_INIT;
+
+	free(r.host);
+	r.host = kb_strdup("qemu:///system");
+	if (xml) {
+		r.domain_xml = kb_asprintf("<domain>%s</domain>", xml);
+		r.workload_text = kb_strdup("[kbisect]\nrw=randread\n");
+	}
+	if (kb_store_boot_put(s, exp, idx, boot_no, bid, &r, &err))
+		fail_msg("cannot put boot: %s", err.msg);
+	kb_boot_result_release(&r);
+}
+
+static void test_store__build_evidence_round_trip(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	struct kb_build_result out = { 0 };
+	int64_t bid = put_build(s, "ke", 1), got = 0;
+
+	put_build(s, "kn", 0);
+	assert_int_equal(kb_store_build_get(s, "ke", &out, &got, &err), 0);
+	assert_int_equal(got, bid);
+	assert_string_equal(out.config_text,
+			    "CONFIG_A=y\n# CONFIG_B is not set\n");
+	assert_string_equal(out.image_sha256, SHA_A);
+	kb_build_result_release(&out);
+	assert_int_equal(kb_store_build_get(s, "kn", &out, &got, &err), 0);
+	assert_null(out.config_text);
+	assert_null(out.image_sha256);
+	kb_build_result_release(&out);
+	kb_store_close(s);
+}
+
+static void test_store__evidence_is_the_latest_ok_boot_with_its_build(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	int64_t exp = create_ok(s, "ev");
+	int64_t bid = put_build(s, "key-y", 1);
+	struct kb_store_evidence e;
+
+	put_evidence_boot(s, exp, 0, 1, bid, KB_BOOT_OK, "one");
+	put_evidence_boot(s, exp, 0, 2, bid, KB_BOOT_OK, "two");
+	put_evidence_boot(s, exp, 0, 3, bid, KB_BOOT_PANIC, "three");
+	assert_int_equal(kb_store_evidence_get(s, exp, 0, &e, &err), 0);
+	assert_int_equal(e.boot_no, 2);
+	assert_string_equal(e.status, "ok");
+	assert_null(e.reason);
+	assert_string_equal(e.host, "qemu:///system");
+	assert_string_equal(e.domain_xml, "<domain>two</domain>");
+	assert_string_equal(e.workload_text, "[kbisect]\nrw=randread\n");
+	assert_int_equal(e.build_id, bid);
+	assert_string_equal(e.build_key, "key-y");
+	assert_string_equal(e.image, "/cache/kb/bzImage");
+	assert_string_equal(e.image_sha256, SHA_A);
+	assert_string_equal(e.config_text,
+			    "CONFIG_A=y\n# CONFIG_B is not set\n");
+	kb_store_evidence_release(&e);
+	assert_null(e.domain_xml);
+	kb_store_evidence_release(NULL);
+	kb_store_close(s);
+	assert_int_equal(count_in(f->path,
+				  "SELECT count(*) FROM v_boot_evidence"
+				  " WHERE has_domain_xml AND has_workload"
+				  " AND has_config AND image_sha256 = '" SHA_A
+				  "'"),
+			 3);
+}
+
+static void test_store__evidence_of_a_failing_variant_is_its_latest_boot(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	int64_t exp = create_ok(s, "ev");
+	int64_t bid = put_build(s, "key-n", 0);
+	struct kb_store_evidence e;
+
+	put_evidence_boot(s, exp, 1, 1, bid, KB_BOOT_TIMEOUT, "one");
+	put_evidence_boot(s, exp, 1, 2, bid, KB_BOOT_PANIC, "two");
+	put_evidence_boot(s, exp, 1, 3, bid, KB_BOOT_LIBVIRT_ERROR, NULL);
+	assert_int_equal(kb_store_evidence_get(s, exp, 1, &e, &err), 0);
+	assert_int_equal(e.boot_no, 2);
+	assert_string_equal(e.status, "panic");
+	assert_string_equal(e.reason, "it broke");
+	assert_null(e.config_text);
+	assert_null(e.image_sha256);
+	kb_store_evidence_release(&e);
+	kb_store_close(s);
+}
+
+static void test_store__no_evidence_is_not_found(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	int64_t exp = create_ok(s, "ev");
+	const double vals[] = { 1, 2 };
+	struct kb_store_evidence e;
+
+	/* a model boot stores no XML */
+	put_boot(s, exp, 0, 1, KB_BOOT_OK, NULL, vals, 2);
+	assert_int_equal(kb_store_evidence_get(s, exp, 0, &e, &err),
+			 KB_ENOTFOUND);
+	assert_msg_contains(err.msg,
+			    "variant 0 of experiment 1 has no boot with a domain XML");
+	assert_null(e.domain_xml);
+	kb_err_clear(&err);
+	assert_int_equal(kb_store_evidence_get(s, exp, 9, &e, &err),
+			 KB_ENOTFOUND);
+	kb_store_close(s);
+}
+
+static void test_store__migration_to_7_keeps_builds_and_boots(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 6);
+	struct kb_build_result out = { 0 };
+	struct kb_store_evidence e;
+	int64_t exp, old_bid, new_bid, got = 0;
+
+	/* a kbisect of schema 6 stores what it knows: no evidence */
+	assert_int_equal(kb_store_version(s), 6);
+	exp = create_ok(s, "old");
+	old_bid = put_build(s, "key-y", 1);
+	put_evidence_boot(s, exp, 0, 1, old_bid, KB_BOOT_OK, "old");
+	assert_int_equal(kb_store_evidence_get(s, exp, 0, &e, &err),
+			 KB_ENOTFOUND);
+	assert_msg_contains(err.msg, "(schema 6) stores no domain XML");
+	kb_err_clear(&err);
+	kb_store_close(s);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM sqlite_master"
+					   " WHERE name = 'v_boot_evidence'"),
+			 0);
+
+	s = open_ok(f->path, 0);
+	assert_int_equal(kb_store_version(s), kb_store_latest_version());
+	assert_int_equal(kb_store_build_get(s, "key-y", &out, &got, &err), 0);
+	assert_int_equal(got, old_bid);
+	assert_string_equal(out.image, "/cache/kb/bzImage");
+	assert_null(out.config_text);
+	assert_null(out.image_sha256);
+	kb_build_result_release(&out);
+	assert_int_equal(kb_store_evidence_get(s, exp, 0, &e, &err),
+			 KB_ENOTFOUND);
+	kb_err_clear(&err);
+	/* new rows in the migrated database have it */
+	new_bid = put_build(s, "key-n", 1);
+	put_evidence_boot(s, exp, 1, 1, new_bid, KB_BOOT_OK, "new");
+	assert_int_equal(kb_store_evidence_get(s, exp, 1, &e, &err), 0);
+	assert_string_equal(e.domain_xml, "<domain>new</domain>");
+	assert_string_equal(e.image_sha256, SHA_A);
+	kb_store_evidence_release(&e);
+	kb_store_close(s);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM samples"), 4);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM v_boot_evidence"
+					   " WHERE has_domain_xml"),
+			 1);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM v_history"),
+			 1);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
@@ -1518,6 +1721,11 @@ static const struct CMUnitTest tests[] = {
 	T(test_store__interrupt_gone_marks_only_runs_whose_process_is_gone),
 	T(test_store__take_refuses_done_daemon_and_live_experiments),
 	T(test_store__migration_to_6_interrupts_old_runs_keeps_the_daemons),
+	T(test_store__build_evidence_round_trip),
+	T(test_store__evidence_is_the_latest_ok_boot_with_its_build),
+	T(test_store__evidence_of_a_failing_variant_is_its_latest_boot),
+	T(test_store__no_evidence_is_not_found),
+	T(test_store__migration_to_7_keeps_builds_and_boots),
 };
 
 KB_TEST_MAIN(tests)
