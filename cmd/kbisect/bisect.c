@@ -614,7 +614,7 @@ static int bisect_options(const struct kb_args *args)
 		goto fail;
 	ends[0] = good;
 	ends[1] = bad;
-	if (matrix_path && (ret = kb_matrix_load(matrix_path, &m, &err)))
+	if (matrix_path && (ret = cmd_matrix_load(matrix_path, &m, &err)))
 		goto fail;
 	if (model_path) {
 		if ((ret = kb_model_load(model_path, &model, &err)) ||
@@ -903,7 +903,7 @@ static int bisect_commits(const struct kb_args *args)
 				       "bisect commits needs --good REV, --bad REV and --matrix M");
 
 	/* everything that can be refused before the database is touched */
-	if ((ret = kb_matrix_load(matrix_path, &m, &err)) ||
+	if ((ret = cmd_matrix_load(matrix_path, &m, &err)) ||
 	    (ret = cmd_commit_env_open(m, model_path, NULL, show.quiet,
 				       &env, &err)))
 		goto fail;

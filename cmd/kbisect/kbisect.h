@@ -183,6 +183,16 @@ struct kb_plan_limits;
 int cmd_plan_limits(const char *verb, const struct kb_args *a,
 		    struct kb_plan_limits *out);
 
+/*
+ * Load the matrix at @path by its absolute path (kb_matrix_load): an
+ * experiment stores the path, which anchors the matrix's relative paths,
+ * so that whatever runs it again (resume, boots the analysis verbs add)
+ * finds them from any folder.
+ */
+struct kb_matrix;
+int cmd_matrix_load(const char *path, struct kb_matrix **m,
+		    struct kb_err *err);
+
 /* ---- stopping on SIGINT and SIGTERM (main.c) ------------------------ */
 
 /*

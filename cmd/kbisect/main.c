@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "cmdopt.h"
 #include "json.h"
+#include "matrix.h"
 #include "mem.h"
 #include "paths.h"
 #include "store.h"
@@ -154,6 +155,16 @@ void cmd_catch_stop(int on)
 		cmd_stop_signal = 0;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+}
+
+int cmd_matrix_load(const char *path, struct kb_matrix **m,
+		    struct kb_err *err)
+{
+	char *abs = kb_path_absolute(path);
+	int ret = kb_matrix_load(abs, m, err);
+
+	free(abs);
+	return ret;
 }
 
 int cmd_fail(const struct kb_err *err)

@@ -16,7 +16,6 @@
 #include "guest.h"
 #include "matrix.h"
 #include "model.h"
-#include "paths.h"
 #include "pipeline.h"
 #include "plan.h"
 #include "realexec.h"
@@ -217,20 +216,14 @@ static int cmd_run(const struct kb_args *args)
 	struct kb_plan *p = NULL;
 	struct kb_model *model = NULL;
 	struct kb_store *s = NULL;
-	char *path = NULL;
 	int allow_dropped = args->allow_dropped, ret;
 
 	memset(&r, 0, sizeof(r));
 	if ((ret = cmd_plan_limits("run", args, &lim)))
 		return ret;
-	/* The experiment stores the matrix's path, which anchors its
-	 * relative paths: absolute (as `submit` sends it), so that what
-	 * runs again (resume, boots added by the analysis verbs) finds
-	 * them from any folder. */
-	path = kb_path_absolute(args->pos[0]);
 	/* Everything that can be refused is checked before the database is
 	 * touched: a bad input writes nothing. */
-	if ((ret = kb_matrix_load(path, &m, &err)) ||
+	if ((ret = cmd_matrix_load(args->pos[0], &m, &err)) ||
 	    (ret = kb_plan_new(m, &p, &err)) ||
 	    (ret = kb_plan_check_limits(p, &lim, &err)))
 		goto fail;
@@ -268,6 +261,5 @@ out:
 	kb_model_free(model);
 	kb_plan_free(p);
 	kb_matrix_free(m);
-	free(path);
 	return ret;
 }

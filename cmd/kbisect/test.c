@@ -263,7 +263,7 @@ static int cmd_test(const struct kb_args *args)
 				baseline_arg);
 		return EXIT_ABORT;
 	}
-	if ((ret = kb_matrix_load(matrix_path, &m, &err)) ||
+	if ((ret = cmd_matrix_load(matrix_path, &m, &err)) ||
 	    (ret = cmd_commit_env_open(m, model_path, NULL, quiet, &env,
 					&err)) ||
 	    (ret = kb_source_resolve(kb_matrix_source(m)->tree, "HEAD", &head,
