@@ -389,16 +389,7 @@ static void model_opts(const struct kb_matrix *m, struct kb_model *model,
 	bo->metric = kb_model_metric(model);
 	bo->higher_is_better = kb_metric_higher_is_better(bo->metric);
 	if (m) {
-		const struct kb_repeat *rep = kb_matrix_repeat(m);
-
-		bo->boots = rep->boots;
-		bo->runs_per_boot = rep->runs_per_boot;
-		bo->max_boots = rep->max_boots;
-		bo->threshold_pct = kb_matrix_compare(m)->threshold_pct;
-		bo->alpha = kb_matrix_compare(m)->alpha;
-		bo->name = kb_matrix_name(m);
-		bo->matrix_path = kb_matrix_file(m);
-		bo->matrix_text = kb_matrix_text(m);
+		cmd_bisect_matrix_opts(m, bo);
 		bo->guest = kb_matrix_guest(m);
 	}
 	bo->depends = model_depends;

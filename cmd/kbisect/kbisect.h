@@ -327,6 +327,10 @@ int cmd_commit_env_open(const struct kb_matrix *m, const char *model_path,
 			const char *base_config, int quiet,
 			struct cmd_commit_env *env, struct kb_err *err);
 void cmd_commit_env_close(struct cmd_commit_env *env);
+/* Fill @bo's settings from matrix @m: repeat, compare, and the name,
+ * path and text stored with the experiment (every bisection). */
+void cmd_bisect_matrix_opts(const struct kb_matrix *m,
+			    struct kb_bisect_opts *bo);
 /* Fill @bo's matrix settings (repeat, compare, metric, settings, guest,
  * what is stored) for commit verbs. */
 void cmd_commit_opts(const struct kb_matrix *m, struct cmd_commit_env *env,

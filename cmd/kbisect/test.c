@@ -97,16 +97,11 @@ void cmd_commit_env_close(struct cmd_commit_env *env)
 	memset(env, 0, sizeof(*env));
 }
 
-void cmd_commit_opts(const struct kb_matrix *m, struct cmd_commit_env *env,
-		     struct kb_bisect_opts *bo)
+void cmd_bisect_matrix_opts(const struct kb_matrix *m,
+			    struct kb_bisect_opts *bo)
 {
 	const struct kb_repeat *rep = kb_matrix_repeat(m);
-	const struct kb_variant *v0 = kb_plan_variant(env->plan, 0);
 
-	bo->metric = env->metric;
-	bo->higher_is_better =
-		kb_metric_direction(kb_matrix_workload(m), env->metric)
-			.higher_is_better;
 	bo->boots = rep->boots;
 	bo->runs_per_boot = rep->runs_per_boot;
 	bo->max_boots = rep->max_boots;
@@ -115,6 +110,18 @@ void cmd_commit_opts(const struct kb_matrix *m, struct cmd_commit_env *env,
 	bo->name = kb_matrix_name(m);
 	bo->matrix_path = kb_matrix_file(m);
 	bo->matrix_text = kb_matrix_text(m);
+}
+
+void cmd_commit_opts(const struct kb_matrix *m, struct cmd_commit_env *env,
+		     struct kb_bisect_opts *bo)
+{
+	const struct kb_variant *v0 = kb_plan_variant(env->plan, 0);
+
+	bo->metric = env->metric;
+	bo->higher_is_better =
+		kb_metric_direction(kb_matrix_workload(m), env->metric)
+			.higher_is_better;
+	cmd_bisect_matrix_opts(m, bo);
 	bo->model_text = env->model ? kb_model_text(env->model) : NULL;
 	/* builds are shared by key only between probes of the same model,
 	 * or of the same matrix on real kernels */
