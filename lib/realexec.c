@@ -215,8 +215,9 @@ static int from_source(const struct realexec *x, const struct kb_variant *v,
 	int ret;
 
 	if (p && kb_plan_is_resolved(p) && kb_plan_variant(p, i) == v)
-		return kb_build_plan_variant(p, i, NULL, NULL, NULL, out, NULL,
-					     err);
+		return kb_build_plan_variant(p, i, NULL,
+					     x->opts.build_progress,
+					     x->opts.build_arg, out, NULL, err);
 	if (!kb_matrix_source(x->m)->tree)
 		return kb_err_set(err, KB_EINPUT,
 				  "%s: variant %u (%s) needs a kernel built from source, and the matrix has no source.tree",
@@ -228,8 +229,9 @@ static int from_source(const struct realexec *x, const struct kb_variant *v,
 		    (out->reason = not_held(kb_plan_resolution(alone, 0))))
 			out->status = KB_BUILD_FAILED;
 		else
-			ret = kb_build_plan_variant(alone, 0, NULL, NULL, NULL,
-						    out, NULL, err);
+			ret = kb_build_plan_variant(
+				alone, 0, NULL, x->opts.build_progress,
+				x->opts.build_arg, out, NULL, err);
 	}
 	kb_plan_free(alone);
 	return ret;

@@ -8,6 +8,7 @@
 #include "matrix.h"
 #include "variant.h"
 
+struct kb_build_progress;
 struct kb_err;
 struct kb_executor;
 struct kb_guest_conn;
@@ -75,12 +76,16 @@ struct kb_realexec_opts {
 	 * after resolution is not built: its build fails, the reason naming
 	 * each setting that did not hold and why */
 	int require_held;
+	/* may be NULL: make's progress while a kernel is built from source
+	 * (kb_build_opts.progress), with @build_arg */
+	void (*build_progress)(const struct kb_build_progress *p, void *arg);
+	void *build_arg;
 };
 #define KB_REALEXEC_OPTS_INIT                                             \
 	{ .experiment = NULL, .work_dir = NULL, .initramfs_cache = NULL,  \
 	  .initramfs = KB_INITRAMFS_OPTS_INIT, .console_stream = 0,        \
 	  .plan = NULL, .stop = NULL, .base_config = NULL,                 \
-	  .require_held = 0 }
+	  .require_held = 0, .build_progress = NULL, .build_arg = NULL }
 
 /*
  * Make the real executor for matrix @m booting on @conn; both are

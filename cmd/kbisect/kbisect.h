@@ -226,6 +226,18 @@ struct cmd_runner {
 	int64_t exp; /* the experiment: set it to resume one; guests are
 		      * named by it */
 };
+/*
+ * The real executor on matrix @m's first host, with @ro (the caller sets
+ * what is its own: experiment, plan, base_config...): the workload
+ * checked, a connection made (*@conn, the caller's), orphan kbisect-*
+ * guests there destroyed (said on stderr unless @quiet), the console
+ * stream when $KBISECT_GUEST_CONSOLE is "stream", cmd_stop_signal as the
+ * stop flag and make's progress on stderr unless @quiet (run.c).
+ */
+struct kb_realexec_opts;
+int cmd_realexec_open(const struct kb_matrix *m, struct kb_realexec_opts *ro,
+		      int quiet, struct kb_guest_conn **conn,
+		      struct kb_executor **ex, struct kb_err *err);
 int cmd_runner_open(struct cmd_runner *r, const struct kb_plan *p,
 		    const struct kb_model *model, int quiet,
 		    struct kb_err *err);

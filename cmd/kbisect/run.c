@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "kbisect.h"
+#include "build.h"
 #include "executor.h"
 #include "fio.h"
 #include "guest.h"
@@ -67,6 +68,63 @@ static void on_progress(const struct kb_progress *ev, void *arg)
 			ev->boots_total, ev->elapsed_s);
 }
 
+/* make's progress on stderr: one line updated in place on a terminal,
+ * else a line every 30 s and at the end. */
+static void on_make(const struct kb_build_progress *p, void *arg)
+{
+	static double last_print;
+	char units[64] = "";
+
+	(void)arg;
+	if (p->units_full)
+		snprintf(units, sizeof(units), ", %u/%u units (%.0f%%)",
+			 p->units, p->units_full,
+			 100.0 * p->units / p->units_full);
+	else
+		snprintf(units, sizeof(units), ", %u units", p->units);
+	if (isatty(STDERR_FILENO)) {
+		fprintf(stderr, "\r\033[K  make %s: %.0f s%s", p->label,
+			p->elapsed_s, units);
+		if (p->done)
+			fputc('\n', stderr);
+	} else if (p->done || p->elapsed_s < last_print ||
+		   p->elapsed_s - last_print >= 30) {
+		fprintf(stderr, "  make %s: %.0f s%s%s\n", p->label,
+			p->elapsed_s, units, p->done ? ", done" : "");
+		last_print = p->elapsed_s;
+	}
+}
+
+int cmd_realexec_open(const struct kb_matrix *m, struct kb_realexec_opts *ro,
+		      int quiet, struct kb_guest_conn **conn,
+		      struct kb_executor **ex, struct kb_err *err)
+{
+	const char *uri = kb_matrix_host(m, 0)->uri;
+	unsigned orphans = 0;
+	int ret;
+
+	if ((ret = kb_fio_check(kb_matrix_workload(m), kb_matrix_file(m),
+				NULL, err)) ||
+	    (ret = kb_guest_connect(uri, conn, err)))
+		return ret;
+	/* kbisect-* guests whose owner (domain metadata) is gone are left
+	 * over from a run that died */
+	if ((ret = kb_guest_destroy_orphans(*conn, NULL, NULL, &orphans, err)))
+		return ret;
+	if (orphans && !quiet)
+		fprintf(stderr, "kbisect: destroyed %u orphan guest%s on %s\n",
+			orphans, orphans == 1 ? "" : "s", uri);
+	/* qemu guests log their console to a file; this reads libvirt's
+	 * console stream instead (docs/guests.md) */
+	ro->console_stream = getenv("KBISECT_GUEST_CONSOLE") &&
+			     !strcmp(getenv("KBISECT_GUEST_CONSOLE"), "stream");
+	/* a stop destroys the running guest */
+	ro->stop = &cmd_stop_signal;
+	if (!quiet)
+		ro->build_progress = on_make;
+	return kb_realexec_new(m, *conn, ro, ex, err);
+}
+
 int cmd_runner_open(struct cmd_runner *r, const struct kb_plan *p,
 		    const struct kb_model *model, int quiet,
 		    struct kb_err *err)
@@ -77,34 +135,11 @@ int cmd_runner_open(struct cmd_runner *r, const struct kb_plan *p,
 
 	memset(r, 0, sizeof(*r));
 	if (!model) {
-		/* The real executor: guests on the matrix's first host. */
-		const char *uri = kb_matrix_host(m, 0)->uri;
 		struct kb_realexec_opts ro = KB_REALEXEC_OPTS_INIT;
-		unsigned orphans = 0;
 
-		if ((ret = kb_fio_check(kb_matrix_workload(m),
-					kb_matrix_file(m), NULL, err)) ||
-		    (ret = kb_guest_connect(uri, &r->conn, err)))
-			return ret;
-		/* kbisect-* guests whose owner (domain metadata) is gone
-		 * are left over from a run that died */
-		if ((ret = kb_guest_destroy_orphans(r->conn, NULL, NULL,
-						    &orphans, err)))
-			return ret;
-		if (orphans && !quiet)
-			fprintf(stderr,
-				"kbisect: destroyed %u orphan guest%s on %s\n",
-				orphans, orphans == 1 ? "" : "s", uri);
 		ro.experiment = &r->exp;
 		ro.plan = p; /* builds take its resolution */
-		/* qemu guests log their console to a file; this reads
-		 * libvirt's console stream instead (docs/guests.md) */
-		ro.console_stream = getenv("KBISECT_GUEST_CONSOLE") &&
-				    !strcmp(getenv("KBISECT_GUEST_CONSOLE"),
-					    "stream");
-		/* a stop destroys the running guest */
-		ro.stop = &cmd_stop_signal;
-		return kb_realexec_new(m, r->conn, &ro, &r->ex, err);
+		return cmd_realexec_open(m, &ro, quiet, &r->conn, &r->ex, err);
 	}
 	if ((ret = kb_model_time_scale_env(&scale, err)))
 		return ret;

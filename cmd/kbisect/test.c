@@ -64,27 +64,15 @@ int cmd_commit_env_open(const struct kb_matrix *m, const char *model_path,
 					  scale);
 		return 0;
 	} else {
-		const char *uri = kb_matrix_host(m, 0)->uri;
 		struct kb_realexec_opts ro = KB_REALEXEC_OPTS_INIT;
-		unsigned orphans = 0;
 
 		/* env is the caller's and stays put: kb_bisect_commits() and
 		 * kb_bisect_test() set the id through bo->experiment_id */
 		ro.experiment = &env->experiment;
 		ro.base_config = base_config;
-		ro.stop = &cmd_stop_signal;
 		ro.require_held = base_config != NULL;
-		if ((ret = kb_fio_check(kb_matrix_workload(m),
-					kb_matrix_file(m), NULL, err)) ||
-		    (ret = kb_guest_connect(uri, &env->conn, err)) ||
-		    (ret = kb_guest_destroy_orphans(env->conn, NULL, NULL,
-						    &orphans, err)))
-			return ret;
-		if (orphans && !quiet)
-			fprintf(stderr,
-				"kbisect: destroyed %u orphan guest%s on %s\n",
-				orphans, orphans == 1 ? "" : "s", uri);
-		return kb_realexec_new(m, env->conn, &ro, &env->ex, err);
+		return cmd_realexec_open(m, &ro, quiet, &env->conn, &env->ex,
+					 err);
 	}
 }
 
