@@ -15,15 +15,10 @@ URI=qemu:///system
 T=$(mktemp -d /var/tmp/kbisect-libvirt-boot.XXXXXX)
 chmod 755 "$T"
 started=$(date +%s)
-failed=0
-LIBVIRTD_PRIVATE=$(cd "$(dirname "$0")/../.." && pwd)/tools/libvirtd-private
+NAME=libvirt-boot
+. "$(dirname "$0")/lib/libvirt.sh"
 
 # (cleanup, on exit, stops a libvirtd we started and removes $T)
-skip() {
-	echo "SKIP: libvirt-boot: $*"
-	exit 0
-}
-
 cleanup() {
 	# never leave a guest behind, whatever happened
 	if command -v virsh >/dev/null 2>&1; then
@@ -32,39 +27,17 @@ cleanup() {
 			virsh -c "$URI" destroy "$d" >/dev/null 2>&1
 		done
 	fi
-	"$LIBVIRTD_PRIVATE" stop "$T"
+	libvirt_stop
 	rm -rf "$T"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-fail() {
-	echo "FAIL: libvirt-boot: $*"
-	failed=1
-}
-
 # ---- components ---------------------------------------------------------
-[ "$(id -u)" = 0 ] || skip "needs root to start libvirtd for qemu:///system"
-for p in libvirtd virtlogd virsh qemu-system-x86_64 fio sqlite3; do
-	command -v "$p" >/dev/null 2>&1 ||
-		PATH=$PATH:/usr/sbin:/sbin command -v "$p" >/dev/null 2>&1 ||
-		skip "'$p' is not installed (tools/deps installs it)"
-done
-PATH=$PATH:/usr/sbin:/sbin
-[ -x /bin/busybox ] || skip "/bin/busybox is missing (busybox-static)"
-KERNEL=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -1)
-[ -n "$KERNEL" ] || skip "no distro kernel in /boot (linux-image-amd64)"
+libvirt_need fio sqlite3
 
 # ---- a private libvirtd (or the one already running) ----------------------
-# (tools/libvirtd-private: exit 2 cannot start here, 1 did not answer)
-"$LIBVIRTD_PRIVATE" start "$T"
-case $? in
-0) ;;
-2) skip "libvirtd cannot be started here (see above)" ;;
-*) fail "libvirtd did not answer"; exit 1 ;;
-esac
-virsh -c "$URI" domcapabilities --virttype qemu >/dev/null 2>&1 ||
-	skip "libvirt has no qemu (TCG) domains here"
+libvirt_start
 
 export KBISECT_DB="$T/kb.db" XDG_CACHE_HOME="$T/cache" TMPDIR="$T"
 

@@ -17,15 +17,10 @@ URI=qemu:///system
 T=$(mktemp -d /var/tmp/kbisect-repro.XXXXXX)
 chmod 755 "$T"
 started=$(date +%s)
-failed=0
-LIBVIRTD_PRIVATE=$(cd "$(dirname "$0")/../.." && pwd)/tools/libvirtd-private
+NAME=repro
+. "$(dirname "$0")/lib/libvirt.sh"
 # the guests this script makes: kbisect run's, and the one boot.sh starts
 GUESTS="kbisect-1-0-1 repro-kbisect-1-0"
-
-skip() {
-	echo "SKIP: repro: $*"
-	exit 0
-}
 
 cleanup() {
 	# never leave the guest boot.sh starts behind, whatever happened
@@ -34,39 +29,17 @@ cleanup() {
 	   virsh -c "$URI" domstate repro-kbisect-1-0 >/dev/null 2>&1; then
 		virsh -c "$URI" destroy repro-kbisect-1-0 >/dev/null 2>&1
 	fi
-	"$LIBVIRTD_PRIVATE" stop "$T"
+	libvirt_stop
 	rm -rf "$T"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-fail() {
-	echo "FAIL: repro: $*"
-	failed=1
-}
-
 # ---- components ---------------------------------------------------------
-[ "$(id -u)" = 0 ] || skip "needs root to start libvirtd for qemu:///system"
-for p in libvirtd virtlogd virsh qemu-system-x86_64 sqlite3 sha256sum; do
-	command -v "$p" >/dev/null 2>&1 ||
-		PATH=$PATH:/usr/sbin:/sbin command -v "$p" >/dev/null 2>&1 ||
-		skip "'$p' is not installed (tools/deps installs it)"
-done
-PATH=$PATH:/usr/sbin:/sbin
-[ -x /bin/busybox ] || skip "/bin/busybox is missing (busybox-static)"
-KERNEL=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -1)
-[ -n "$KERNEL" ] || skip "no distro kernel in /boot (linux-image-amd64)"
+libvirt_need sqlite3 sha256sum
 
 # ---- a private libvirtd (or the one already running) ----------------------
-# (tools/libvirtd-private: exit 2 cannot start here, 1 did not answer)
-"$LIBVIRTD_PRIVATE" start "$T"
-case $? in
-0) ;;
-2) skip "libvirtd cannot be started here (see above)" ;;
-*) fail "libvirtd did not answer"; exit 1 ;;
-esac
-virsh -c "$URI" domcapabilities --virttype qemu >/dev/null 2>&1 ||
-	skip "libvirt has no qemu (TCG) domains here"
+libvirt_start
 for d in $GUESTS; do
 	virsh -c "$URI" domstate "$d" >/dev/null 2>&1 &&
 		{ fail "a guest '$d' runs already: another run of this test?"; exit 1; }
