@@ -181,8 +181,8 @@ const char *kb_ksyms_selected_by(const struct kb_ksyms *syms,
 
 /*
  * The symbols @name's level hangs on: those named by its dependency
- * (kb_ksyms_depends) and those that select it, each once, in the order
- * met.  Returns their number (0 for an unknown symbol) and points *@on at
+ * (kb_ksyms_depends), those that select it and, for a member of a choice
+ * block, the other members, each once, in the order met.  Returns their number (0 for an unknown symbol) and points *@on at
  * their names, which @syms owns.
  */
 size_t kb_ksyms_requires(const struct kb_ksyms *syms, const char *name,

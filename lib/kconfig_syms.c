@@ -30,6 +30,7 @@ struct def {
 	char *dep;      /* own depends && context, or NULL for none */
 	int prompt;
 	size_t order;
+	unsigned choice;  /* the choice block it is in (from 1), or 0 */
 };
 
 struct sel {
@@ -45,7 +46,9 @@ struct sym {
 	char *depends;     /* NULL: none */
 	char *selected_by; /* NULL: none */
 	int prompt;
-	struct kconfig_strlist requires; /* symbols of both */
+	unsigned choice;   /* its choice block (from 1), or 0 */
+	struct kconfig_strlist requires; /* symbols of both, and the other
+					  * members of its choice */
 };
 
 struct kb_ksyms {
@@ -67,6 +70,8 @@ struct scan {
 	/* the open if/menu/choice blocks: their conditions (NULL: none) */
 	char *ctx[SCAN_MAX_CONTEXT];
 	char ctx_kind[SCAN_MAX_CONTEXT]; /* 'i' if, 'm' menu, 'c' choice */
+	unsigned ctx_choice[SCAN_MAX_CONTEXT]; /* choice blocks: their number */
+	unsigned nchoices;
 	int nctx;
 	struct kb_err *err;
 };
@@ -267,6 +272,7 @@ static int open_block(struct scan *sc, const char *path, unsigned lineno,
 				  "%s:%u: if/menu nested too deeply", path,
 				  lineno);
 	sc->ctx_kind[sc->nctx] = kind;
+	sc->ctx_choice[sc->nctx] = kind == 'c' ? ++sc->nchoices : 0;
 	sc->ctx[sc->nctx++] = cond ? kb_strdup(cond) : NULL;
 	return 0;
 }
@@ -297,6 +303,8 @@ static int scan_line(struct scan *sc, const char *path, const char *rel,
 		st->d->name = name;
 		st->d->where = kb_asprintf("%s:%u", rel, lineno);
 		st->d->order = sc->ndefs++;
+		if (sc->nctx > 0 && sc->ctx_kind[sc->nctx - 1] == 'c')
+			st->d->choice = sc->ctx_choice[sc->nctx - 1];
 		return 0;
 	}
 	if ((a = keyword(line, "source")) || (a = keyword(line, "osource")) ||
@@ -610,6 +618,41 @@ static void add_symbols(struct kconfig_strlist *l, const char *expr)
 	}
 }
 
+/*
+ * Add to each member of a choice block the other members: setting one of
+ * them sets the others (exactly one of a bool choice is y).
+ */
+static void add_choice_members(struct kb_ksyms *ks, unsigned nchoices)
+{
+	size_t *first, *next, i, k;
+
+	if (!nchoices)
+		return;
+	/* the members of each choice as a list through next[] */
+	first = kb_calloc(nchoices + 1, sizeof(*first));
+	next = kb_calloc(ks->n + 1, sizeof(*next));
+	for (i = ks->n; i-- > 0;) {
+		unsigned c = ks->s[i].choice;
+
+		if (!c || c > nchoices)
+			continue;
+		next[i] = first[c];
+		first[c] = i + 1;
+	}
+	for (i = 0; i < ks->n; i++) {
+		unsigned c = ks->s[i].choice;
+
+		if (!c || c > nchoices)
+			continue;
+		for (k = first[c]; k; k = next[k - 1])
+			if (k - 1 != i)
+				kconfig_strlist_add(&ks->s[i].requires,
+						    ks->s[k - 1].name);
+	}
+	free(first);
+	free(next);
+}
+
 /* Fold the per-definition records into one record per symbol. */
 static struct kb_ksyms *fold(struct scan *sc)
 {
@@ -638,6 +681,8 @@ static struct kb_ksyms *fold(struct scan *sc)
 
 			if (!s->type && d->type)
 				s->type = d->type;
+			if (!s->choice)
+				s->choice = d->choice;
 			s->prompt |= d->prompt;
 			/* only definitions with a prompt let the user set it;
 			 * without any, every definition counts */
@@ -677,6 +722,7 @@ static struct kb_ksyms *fold(struct scan *sc)
 		add_symbols(&ks->s[i].requires, ks->s[i].depends);
 		add_symbols(&ks->s[i].requires, ks->s[i].selected_by);
 	}
+	add_choice_members(ks, sc->nchoices);
 	return ks;
 }
 

@@ -427,6 +427,11 @@ static void test_kconfig__requires_names_dependencies_and_selectors(void **state
 	assert_true(requires_has(ks, "VIRTIO_BLK", "COMPILE_TEST"));
 	assert_int_equal(kb_ksyms_requires(ks, "SMP", &on), 0);
 	assert_int_equal(kb_ksyms_requires(ks, "NO_SUCH", &on), 0);
+	/* the members of a choice set each other */
+	assert_true(requires_has(ks, "PREEMPT_NONE", "PREEMPT"));
+	assert_true(requires_has(ks, "PREEMPT", "PREEMPT_NONE"));
+	assert_true(requires_has(ks, "PREEMPT", "EXPERT"));
+	assert_false(requires_has(ks, "LOG_BUF_SHIFT", "PREEMPT"));
 	assert_null(on);
 	kb_ksyms_free(ks);
 }
