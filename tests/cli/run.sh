@@ -274,6 +274,15 @@ sqlite3 "$T/real.db" "update experiments set model_yaml = NULL, executor = 'libv
 run "$KB" bisect options --good tests/data/bisect/good.config --bad tests/data/bisect/bad.config --db "$T/real.db"
 check "bisect options without --model or --matrix: exit 2, says what it needs" $([ $rc -eq 2 ] &&
 	has "on real kernels needs --matrix M" "$T/err"; echo $?)
+printf 'workload: { fio: { rw: read } }\n' >"$T/notree.yaml"
+run "$KB" bisect options --good tests/data/bisect/good.config --bad tests/data/bisect/bad.config --matrix "$T/notree.yaml" --db "$T/nt.db"
+check "bisect options on real kernels without source.tree: exit 2, nothing stored" $([ $rc -eq 2 ] &&
+	has "notree.yaml: bisecting options on real kernels needs source.tree" "$T/err" &&
+	[ ! -e "$T/nt.db" ]; echo $?)
+printf 'source: { tree: %s }\nworkload: { fio: { rw: read } }\n' "$T/no-such-tree" >"$T/gone.yaml"
+run "$KB" bisect options --good tests/data/bisect/good.config --bad tests/data/bisect/bad.config --matrix "$T/gone.yaml" --db "$T/nt.db"
+check "bisect options with a missing source.tree: exit 1, names it, nothing stored" $([ $rc -eq 1 ] &&
+	has "no-such-tree" "$T/err" && [ ! -e "$T/nt.db" ]; echo $?)
 
 # verbs that read never create a database, never change one they refuse,
 # and read one they cannot write
