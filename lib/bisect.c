@@ -451,7 +451,7 @@ static int ensure_build(struct bisect *b, struct point *p,
 		b->r->builds_cached++;
 	} else {
 		b->r->builds++;
-		if (p->set && b->ngroups) {
+		if (p->build.status == KB_BUILD_OK && p->set && b->ngroups) {
 			if (!b->last_set)
 				b->last_set = kb_malloc(b->ngroups);
 			memcpy(b->last_set, p->set, b->ngroups);
