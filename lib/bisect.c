@@ -420,6 +420,22 @@ static size_t point_new(struct bisect *b, const unsigned char *set,
 	return p->idx;
 }
 
+/*
+ * @p's kernel is the one the bisection got last (built, from the build
+ * cache or from the store): the build order starts from it.  Counting
+ * every kernel got, not only those compiled, makes the order depend on
+ * the bisection alone, so the same bisection probes the same sets again
+ * and builds nothing the second time.
+ */
+static void built_last(struct bisect *b, const struct point *p)
+{
+	if (p->build.status != KB_BUILD_OK || !p->set || !b->ngroups)
+		return;
+	if (!b->last_set)
+		b->last_set = kb_malloc(b->ngroups);
+	memcpy(b->last_set, p->set, b->ngroups);
+}
+
 static int ensure_build(struct bisect *b, struct point *p,
 			struct kb_err *err)
 {
@@ -432,6 +448,7 @@ static int ensure_build(struct bisect *b, struct point *p,
 				 &lookup);
 	if (ret == 0) {
 		p->have_build = 1;
+		built_last(b, p);
 		return 0;
 	}
 	if (ret != KB_ENOTFOUND)
@@ -447,17 +464,12 @@ static int ensure_build(struct bisect *b, struct point *p,
 		kb_build_result_release(&p->build);
 		return ret;
 	}
-	if (p->build.cached) {
+	if (p->build.cached)
 		b->r->builds_cached++;
-	} else {
+	else
 		b->r->builds++;
-		if (p->build.status == KB_BUILD_OK && p->set && b->ngroups) {
-			if (!b->last_set)
-				b->last_set = kb_malloc(b->ngroups);
-			memcpy(b->last_set, p->set, b->ngroups);
-		}
-	}
 	p->have_build = 1;
+	built_last(b, p);
 	return 0;
 }
 

@@ -148,8 +148,8 @@ struct kb_bisect_opts {
 	/* real builds: the units of the tree's O= folder that depend on
 	 * each option (kb_build_weights_scan); within each round of ddmin
 	 * the sets are probed cheapest to build first, from the last point
-	 * compiled (the weights of the changes whose levels differ).
-	 * NULL: in order.  Borrowed */
+	 * whose kernel the bisection got, built or reused (the weights of
+	 * the changes whose levels differ).  NULL: in order.  Borrowed */
 	const struct kb_build_weights *weights;
 	/* called after each probe is classified; may be NULL */
 	void (*progress)(const struct kb_bisect_probe *p,

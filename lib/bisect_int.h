@@ -68,7 +68,8 @@ struct bisect {
 	size_t ngroups;           /* change groups, numbered from 0 */
 	unsigned long *gweight;   /* per group: the build weight of its
 				   * changes (opts.weights), or NULL */
-	unsigned char *last_set;  /* the set of the last point compiled */
+	unsigned char *last_set;  /* the set of the last point whose kernel
+				   * the bisection got (built_last) */
 
 	size_t npoints;
 	struct point *points;     /* [0] good end, [1] bad end, probes */

@@ -691,6 +691,13 @@ static void test_bisect__probes_cheapest_build_first(void **state)
 	assert_string_equal(kb_bisect_class_name(f->r->probes[0].cls), "good");
 	assert_culprits(f->r, "OPT_00");
 	assert_true(f->r->minimal);
+	/* the same bisection again starts from the same point (the ends come
+	 * from the store now): the same probes, nothing built */
+	run_adjusted(f, KB_BISECT_DDMIN, with_weights, w);
+	kb_buf_reset(&first);
+	applied_text(f->r, 0, &first);
+	assert_string_equal(first.buf, "OPT_02 OPT_03");
+	assert_int_equal(f->r->builds, 0);
 	/* without weights, in order: {OPT_00 OPT_01} first */
 	run(f, KB_BISECT_DDMIN);
 	kb_buf_reset(&first);
