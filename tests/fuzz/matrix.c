@@ -1,6 +1,7 @@
 /*
  * libFuzzer harness for the matrix parser: any bytes go through
- * kb_matrix_parse_buffer() as "fuzz.yaml".  The parser must either refuse
+ * kb_matrix_parse_buffer() as "fuzz.yaml", and kb_matrix_parse_stored()
+ * as a matrix stored from a folder that is not there.  The parser must either refuse
  * them with a message that names the file, or hand back a matrix whose
  * views are all readable and within the documented limits.  A broken
  * invariant traps, which libFuzzer reports as a crash.
@@ -18,6 +19,7 @@
 #include "matrix.h"
 
 #define FILE_NAME "fuzz.yaml"
+#define STORED_NAME "/stored/matrix/fuzz.yaml" /* a folder not there */
 
 /* Touch every byte of @s, so that ASan sees a dangling or short string. */
 static size_t touch(const char *s)
@@ -56,7 +58,8 @@ static void check_factors(const struct kb_matrix *m)
 	}
 }
 
-static void check_sections(const struct kb_matrix *m, size_t size)
+static void check_sections(const struct kb_matrix *m, size_t size,
+			   const char *file)
 {
 	const struct kb_source *s = kb_matrix_source(m);
 	const struct kb_guest *g = kb_matrix_guest(m);
@@ -67,7 +70,7 @@ static void check_sections(const struct kb_matrix *m, size_t size)
 
 	touch(kb_matrix_name(m));
 	check(touch(kb_matrix_text(m)) == size);
-	check(strcmp(kb_matrix_file(m), FILE_NAME) == 0);
+	check(strcmp(kb_matrix_file(m), file) == 0);
 	touch(kb_design_name(kb_matrix_design(m)));
 
 	if (s->tree)
@@ -124,6 +127,28 @@ static void check_sections(const struct kb_matrix *m, size_t size)
 	}
 }
 
+/*
+ * The same bytes as a matrix stored with an experiment
+ * (kb_matrix_parse_stored: no look at the disk): what the file parser
+ * accepted it accepts too, and what it hands back holds the same
+ * invariants.
+ */
+static void stored(const uint8_t *data, size_t size, int accepted)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_matrix *m = NULL;
+	int ret;
+
+	ret = kb_matrix_parse_stored((const char *)data, size, STORED_NAME,
+				     &m, &err);
+	check(ret == 0 || !accepted);
+	if (!check_parsed(ret, &err, m, STORED_NAME))
+		return;
+	check_factors(m);
+	check_sections(m, size, STORED_NAME);
+	kb_matrix_free(m);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct kb_err err = KB_ERR_INIT;
@@ -132,10 +157,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	ret = kb_matrix_parse_buffer((const char *)data, size, FILE_NAME, &m,
 				     &err);
+	stored(data, size, ret == 0);
 	if (!check_parsed(ret, &err, m, FILE_NAME))
 		return 0;
 	check_factors(m);
-	check_sections(m, size);
+	check_sections(m, size, FILE_NAME);
 	kb_matrix_free(m);
 	return 0;
 }
