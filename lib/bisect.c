@@ -303,15 +303,27 @@ static int make_changes(struct bisect *b, struct kb_err *err)
 		r->changes[i].group = (unsigned)gid[root];
 	}
 	r->ngroups = b->ngroups;
-	if (b->o->weights) {
-		b->gweight = kb_calloc(b->ngroups, sizeof(*b->gweight));
-		for (i = 0; i < r->nchanges; i++)
-			b->gweight[r->changes[i].group] += kb_build_weights_get(
-				b->o->weights, r->changes[i].option);
-	}
 	free(gid);
 	free(parent);
 	return 0;
+}
+
+/*
+ * The build weight of each group (opts.weights), asked for once the ends
+ * are built: a cold O= folder has no build records before, and the same
+ * bisection run again weighs its options alike.
+ */
+static void weigh_groups(struct bisect *b)
+{
+	const struct kb_build_weights *w;
+	size_t i;
+
+	if (!b->o->weights || !(w = b->o->weights(b->o->weights_arg)))
+		return;
+	b->gweight = kb_calloc(b->ngroups + 1, sizeof(*b->gweight));
+	for (i = 0; i < b->r->nchanges; i++)
+		b->gweight[b->r->changes[i].group] +=
+			kb_build_weights_get(w, b->r->changes[i].option);
 }
 
 /* ---- points: the ends and the probes ---------------------------------- */
@@ -1436,6 +1448,7 @@ int kb_bisect_options(struct kb_store *s, struct kb_executor *ex,
 		for (i = 0; i < b.ngroups; i++)
 			cur[i] = i;
 		ncur = b.ngroups;
+		weigh_groups(&b);
 		ret = o->strategy == KB_BISECT_SPLIT
 			      ? split(&b, cur, &ncur, err)
 			      : ddmin(&b, cur, &ncur, err);

@@ -146,11 +146,15 @@ struct kb_bisect_opts {
 	 * of either config (the performance model) */
 	int changes_only;
 	/* real builds: the units of the tree's O= folder that depend on
-	 * each option (kb_build_weights_scan); within each round of ddmin
-	 * the sets are probed cheapest to build first, from the last point
-	 * whose kernel the bisection got, built or reused (the weights of
-	 * the changes whose levels differ).  NULL: in order.  Borrowed */
-	const struct kb_build_weights *weights;
+	 * each option (kb_build_weights_scan), asked for with @weights_arg
+	 * once the ends are built (before, a cold O= folder has no build
+	 * records) and borrowed until the bisection returns; within each
+	 * round of ddmin the sets are probed cheapest to build first, from
+	 * the last point whose kernel the bisection got, built or reused
+	 * (the weights of the changes whose levels differ).  NULL, or NULL
+	 * returned: in order */
+	const struct kb_build_weights *(*weights)(void *arg);
+	void *weights_arg;
 	/* called after each probe is classified; may be NULL */
 	void (*progress)(const struct kb_bisect_probe *p,
 			 const struct kb_bisect_change *changes, void *arg);

@@ -417,7 +417,8 @@ struct real {
 	struct kb_setting *settings; /* its settings */
 	struct kb_plan *ends[2];     /* good, bad: each resolved alone */
 	struct kb_ksyms *syms;
-	struct kb_build_weights *weights; /* of the tree's O= folder */
+	char *objdir;                 /* the tree's O= folder */
+	struct kb_build_weights *weights; /* its build records' */
 	char *good_file;             /* the good end as resolved */
 	char *salt;                  /* build salt: matrix, tree, compiler */
 	struct cmd_commit_env env;
@@ -432,6 +433,20 @@ static size_t tree_depends(void *arg, const char *option,
 static int tree_settable(void *arg, const char *option)
 {
 	return kb_ksyms_has_prompt(arg, option);
+}
+
+/* The units of the tree's O= folder depending on each option, read when
+ * the bisection asks (once its ends are built); NULL when unreadable. */
+static const struct kb_build_weights *tree_weights(void *arg)
+{
+	struct real *r = arg;
+	struct kb_err ignored = KB_ERR_INIT;
+
+	kb_build_weights_free(r->weights);
+	r->weights = NULL;
+	if (kb_build_weights_scan(r->objdir, &r->weights, &ignored))
+		r->weights = NULL;
+	return r->weights;
 }
 
 /* Say which options of @given olddefconfig set otherwise in @res. */
@@ -503,7 +518,6 @@ static int real_open(struct real *r, const struct kb_matrix *m,
 {
 	const struct kb_variant *v0;
 	const struct kb_plan_tree *t;
-	char *objdir;
 	size_t i;
 	int ret;
 
@@ -530,11 +544,7 @@ static int real_open(struct real *r, const struct kb_matrix *m,
 	t = kb_plan_tree(r->ends[0], 0);
 	if ((ret = kb_kconfig_tree_scan(t->dir, NULL, &r->syms, err)))
 		return ret;
-	objdir = kb_build_default_objdir(t->id);
-	ret = kb_build_weights_scan(objdir, &r->weights, err);
-	free(objdir);
-	if (ret)
-		return ret;
+	r->objdir = kb_build_default_objdir(t->id);
 	r->salt = kb_asprintf("%s\ntree=%s\ncompiler=%s\n", kb_matrix_text(m),
 			      t->id, kb_plan_compiler(r->ends[0]));
 	return cmd_commit_env_open(m, NULL, r->good_file, quiet, &r->env,
@@ -546,6 +556,7 @@ static void real_close(struct real *r)
 	cmd_commit_env_close(&r->env);
 	kb_ksyms_free(r->syms);
 	kb_build_weights_free(r->weights);
+	free(r->objdir);
 	kb_plan_free(r->ends[0]);
 	kb_plan_free(r->ends[1]);
 	kb_plan_free(r->plan);
@@ -564,7 +575,8 @@ static void real_opts(struct real *r, struct kb_bisect_opts *bo)
 	bo->settable = tree_settable;
 	bo->depends_arg = r->syms;
 	bo->changes_only = 1;
-	bo->weights = r->weights;
+	bo->weights = tree_weights;
+	bo->weights_arg = r;
 	bo->step = on_step;
 	bo->guest = &r->base.guest;
 	bo->nsettings = r->base.nsettings;

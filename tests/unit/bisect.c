@@ -667,9 +667,15 @@ static void applied_text(const struct kb_bisect_result *r, size_t i,
 			    r->changes[r->probes[i].applied[k]].option);
 }
 
+static const struct kb_build_weights *weights_of(void *arg)
+{
+	return arg;
+}
+
 static void with_weights(struct kb_bisect_opts *o, void *arg)
 {
-	o->weights = arg;
+	o->weights = weights_of;
+	o->weights_arg = arg;
 }
 
 static void test_bisect__probes_cheapest_build_first(void **state)
