@@ -314,6 +314,58 @@ static void test_realexec__prebuilt_image_has_its_digest_and_distro_config(
 }
 
 /*
+ * A fake kernel tree with @kconfig, whose Makefile's olddefconfig runs
+ * @olddefconfig (a recipe line) and whose bzImage is the .config, in a
+ * scratch folder that is also $XDG_CACHE_HOME's parent (its cache at
+ * ft->cache); fake_tree_end() puts XDG_CACHE_HOME back and removes it.
+ */
+struct fake_tree {
+	char dir[32];
+	char *old_cache, *cache, *tree;
+};
+
+/* Write the fake tree's Makefile with @olddefconfig as that recipe. */
+static void fake_tree_makefile(const struct fake_tree *ft,
+			       const char *olddefconfig)
+{
+	char *mk = kb_asprintf("olddefconfig:\n\t%s\n"
+			       "bzImage:\n\t@mkdir -p $(O)/arch/x86/boot\n"
+			       "\t@cp $(O)/.config $(O)/arch/x86/boot/bzImage\n",
+			       olddefconfig);
+
+	kb_test_put(ft->tree, "Makefile", mk);
+	free(mk);
+}
+
+static void fake_tree_begin(struct fake_tree *ft, const char *kconfig,
+			    const char *olddefconfig)
+{
+	const char *old = getenv("XDG_CACHE_HOME");
+
+	snprintf(ft->dir, sizeof(ft->dir), "/tmp/kb-realexec-XXXXXX");
+	assert_non_null(mkdtemp(ft->dir));
+	ft->old_cache = old ? kb_strdup(old) : NULL;
+	ft->cache = kb_asprintf("%s/cache", ft->dir);
+	setenv("XDG_CACHE_HOME", ft->cache, 1);
+	ft->tree = kb_asprintf("%s/linux", ft->dir);
+	assert_int_equal(mkdir(ft->tree, 0755), 0);
+	kb_test_put(ft->tree, "Kconfig", kconfig);
+	fake_tree_makefile(ft, olddefconfig);
+}
+
+static void fake_tree_end(struct fake_tree *ft)
+{
+	if (ft->old_cache)
+		setenv("XDG_CACHE_HOME", ft->old_cache, 1);
+	else
+		unsetenv("XDG_CACHE_HOME");
+	kb_test_rm_rf(ft->dir);
+	free(ft->old_cache);
+	free(ft->cache);
+	free(ft->tree);
+}
+
+/*
  * Option bisection's probes: resolved from a given .config, refused when
  * a change does not hold, a kernel built before found in the cache.
  */
@@ -329,33 +381,22 @@ static void test_realexec__probes_from_a_base_config(void **state)
 	struct kb_buf image = KB_BUF_INIT;
 	struct kb_variant probe;
 	struct fixture f;
-	char templ[] = "/tmp/kb-realexec-XXXXXX";
-	char *old_cache = getenv("XDG_CACHE_HOME")
-				  ? kb_strdup(getenv("XDG_CACHE_HOME"))
-				  : NULL;
-	char *tree, *cache, *text, *base;
+	struct fake_tree ft;
+	char *text, *base;
 
 	(void)state;
-	assert_non_null(mkdtemp(templ));
-	cache = kb_asprintf("%s/cache", templ);
-	setenv("XDG_CACHE_HOME", cache, 1);
-	tree = kb_asprintf("%s/linux", templ);
-	assert_int_equal(mkdir(tree, 0755), 0);
-	kb_test_put(tree, "Kconfig",
-		    "config SPIN\n\tbool \"spin\"\n"
-		    "config LOCK\n\tbool \"lock\"\n"
-		    "config BASE\n\tbool \"base\"\n");
 	/* this tree's olddefconfig never keeps LOCK */
-	kb_test_put(tree, "Makefile",
-	    "olddefconfig:\n\t@sed -i /CONFIG_LOCK/d $(O)/.config\n"
-	    "bzImage:\n\t@mkdir -p $(O)/arch/x86/boot\n"
-	    "\t@cp $(O)/.config $(O)/arch/x86/boot/bzImage\n");
-	base = kb_test_write(templ, "good.config",
+	fake_tree_begin(&ft,
+			"config SPIN\n\tbool \"spin\"\n"
+			"config LOCK\n\tbool \"lock\"\n"
+			"config BASE\n\tbool \"base\"\n",
+			"@sed -i /CONFIG_LOCK/d $(O)/.config");
+	base = kb_test_write(ft.dir, "good.config",
 			     "CONFIG_BASE=y\n# CONFIG_SPIN is not set\n", 0644);
 	text = kb_asprintf("source: { tree: %s, base: tinyconfig }\n"
 			   "build: { jobs: 1 }\n"
 			   "workload: { fio: { rw: read } }\n",
-			   tree);
+			   ft.tree);
 	make(&f, text);
 	assert_int_equal(kb_guest_connect("test:///default", &c, &err), 0);
 	xo.base_config = base;
@@ -400,16 +441,9 @@ static void test_realexec__probes_from_a_base_config(void **state)
 	kb_executor_free(ex);
 	kb_guest_disconnect(c);
 	release(&f);
-	if (old_cache)
-		setenv("XDG_CACHE_HOME", old_cache, 1);
-	else
-		unsetenv("XDG_CACHE_HOME");
-	kb_test_rm_rf(templ);
-	free(old_cache);
+	fake_tree_end(&ft);
 	free(base);
 	free(text);
-	free(tree);
-	free(cache);
 }
 
 static void test_realexec__builds_what_the_plan_resolved(void **state)
@@ -422,28 +456,16 @@ static void test_realexec__builds_what_the_plan_resolved(void **state)
 	struct kb_build_result b;
 	struct kb_variant probe;
 	struct fixture f;
-	char templ[] = "/tmp/kb-realexec-XXXXXX";
-	char *old_cache = getenv("XDG_CACHE_HOME")
-				  ? kb_strdup(getenv("XDG_CACHE_HOME"))
-				  : NULL;
-	char *tree, *cache, *text, *want;
+	struct fake_tree ft;
+	char *text, *want;
 
 	(void)state;
-	assert_non_null(mkdtemp(templ));
-	cache = kb_asprintf("%s/cache", templ);
-	setenv("XDG_CACHE_HOME", cache, 1);
-	tree = kb_asprintf("%s/linux", templ);
-	assert_int_equal(mkdir(tree, 0755), 0);
-	kb_test_put(tree, "Kconfig", "config SPIN\n\tbool \"spin\"\n");
-	kb_test_put(tree, "Makefile",
-	    "olddefconfig:\n\t@true\n"
-	    "bzImage:\n\t@mkdir -p $(O)/arch/x86/boot\n"
-	    "\t@cp $(O)/.config $(O)/arch/x86/boot/bzImage\n");
+	fake_tree_begin(&ft, "config SPIN\n\tbool \"spin\"\n", "@true");
 	text = kb_asprintf("source: { tree: %s }\n"
 			   "factors: { kconfig: { SPIN: [n, y] } }\n"
 			   "build: { jobs: 1 }\n"
 			   "workload: { fio: { rw: read } }\n",
-			   tree);
+			   ft.tree);
 	make(&f, text);
 	if (kb_plan_resolve(f.p, &ro, &err))
 		fail_msg("resolve: %s", err.msg);
@@ -453,14 +475,11 @@ static void test_realexec__builds_what_the_plan_resolved(void **state)
 
 	/* a new olddefconfig now would give another config, tree id and
 	 * key: the plan's variants are built as the plan resolved them */
-	kb_test_put(tree, "Makefile",
-	    "olddefconfig:\n\t@echo CONFIG_LOOP=y >> $(O)/.config\n"
-	    "bzImage:\n\t@mkdir -p $(O)/arch/x86/boot\n"
-	    "\t@cp $(O)/.config $(O)/arch/x86/boot/bzImage\n");
+	fake_tree_makefile(&ft, "@echo CONFIG_LOOP=y >> $(O)/.config");
 	if (kb_executor_build(ex, kb_plan_variant(f.p, 1), &b, &err))
 		fail_msg("build: %s", err.msg);
 	assert_int_equal(b.status, KB_BUILD_OK);
-	want = kb_asprintf("%s/kbisect/builds/%s/bzImage", cache,
+	want = kb_asprintf("%s/kbisect/builds/%s/bzImage", ft.cache,
 			   kb_plan_variant(f.p, 1)->build_key);
 	assert_string_equal(b.image, want);
 	free(want);
@@ -477,7 +496,7 @@ static void test_realexec__builds_what_the_plan_resolved(void **state)
 		fail_msg("build: %s", err.msg);
 	assert_int_equal(b.status, KB_BUILD_OK);
 	assert_null(strstr(b.image, kb_plan_variant(f.p, 1)->build_key));
-	want = kb_asprintf("%s/kbisect/builds/", cache);
+	want = kb_asprintf("%s/kbisect/builds/", ft.cache);
 	assert_int_equal(strncmp(b.image, want, strlen(want)), 0);
 	free(want);
 	kb_build_result_release(&b);
@@ -485,15 +504,8 @@ static void test_realexec__builds_what_the_plan_resolved(void **state)
 	kb_executor_free(ex);
 	kb_guest_disconnect(c);
 	release(&f);
-	if (old_cache)
-		setenv("XDG_CACHE_HOME", old_cache, 1);
-	else
-		unsetenv("XDG_CACHE_HOME");
-	kb_test_rm_rf(templ);
-	free(old_cache);
+	fake_tree_end(&ft);
 	free(text);
-	free(tree);
-	free(cache);
 }
 
 static const struct CMUnitTest tests[] = {
