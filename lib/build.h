@@ -73,7 +73,7 @@ unsigned long kb_build_distance(const char *a, const char *b,
  *
  * The order is that of the plain greedy walk, which measured every
  * remaining pair again at each step (O(n^2 S) string compares for n
- * configs of S symbols: 8 s at n = 1024, S = 2000), computed faster
+ * configs of S symbols: 8-14 s at n = 1024, S = 2000), computed faster
  * (kb_build_configs below; tests/bench/order.c, docs/builds.md).  The
  * configs are parsed once, each into a row of numbers: one per symbol
  * whose value differs between them (D symbols; the others add nothing to
@@ -84,8 +84,9 @@ unsigned long kb_build_distance(const char *a, const char *b,
  * consecutive picks: about 1 plus what olddefconfig moves along in a
  * 2^k matrix, so the parse dominates.  A cheaper order, a sort by the
  * Gray-code rank of the options that are on (heaviest first), was
- * measured and not taken: as good on a full 2^k, but 5-9% more units
- * rebuilt on random subsets of options, and it would change the order.
+ * measured and not taken: as good on a full 2^k, but about 9% more
+ * units rebuilt on random subsets of options, and it would change the
+ * order.
  */
 void kb_build_order(const char *const *configs, size_t n, const char *start,
 		    const struct kb_build_weights *w, size_t *order);
