@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,7 @@ static int spawn_piped(char *const argv[], pid_t *pid, int *fd,
 
 struct weight {
 	char *sym;
+	size_t len; /* strlen(sym) */
 	unsigned units;
 };
 
@@ -127,7 +129,7 @@ static struct weight *find_slot(const struct kb_build_weights *w,
 {
 	size_t i = hash_str(sym, len) & (w->nslots - 1);
 
-	while (w->slots[i].sym && (strlen(w->slots[i].sym) != len ||
+	while (w->slots[i].sym && (w->slots[i].len != len ||
 				   memcmp(w->slots[i].sym, sym, len)))
 		i = (i + 1) & (w->nslots - 1);
 	return &w->slots[i];
@@ -142,7 +144,7 @@ static void grow(struct kb_build_weights *w)
 	w->slots = kb_calloc(w->nslots, sizeof(*w->slots));
 	for (i = 0; i < n; i++)
 		if (old[i].sym)
-			*find_slot(w, old[i].sym, strlen(old[i].sym)) = old[i];
+			*find_slot(w, old[i].sym, old[i].len) = old[i];
 	free(old);
 }
 
@@ -157,6 +159,7 @@ static struct weight *weight_at(struct kb_build_weights *w, const char *sym,
 	s = find_slot(w, sym, len);
 	if (!s->sym) {
 		s->sym = kb_strndup(sym, len);
+		s->len = len;
 		s->units = 0;
 		w->n++;
 	}
@@ -273,26 +276,11 @@ int kb_build_weights_scan(const char *objdir, struct kb_build_weights **out,
 
 /* ---- distance and order ---------------------------------------------- */
 
-struct opt {
-	const char *name, *value; /* into the parsed copy */
-	size_t idx;               /* line order, so that the last one wins */
+/* One line of a config: the symbol it sets, if any. */
+struct line {
+	const char *name, *val; /* into the text; name NULL: no symbol */
+	size_t nlen, vlen;
 };
-
-struct parsed {
-	char *text;
-	struct opt *opts;
-	size_t n;
-};
-
-static int cmp_opt(const void *a, const void *b)
-{
-	const struct opt *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	if (c)
-		return c;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
 
 static int valid_name(const char *s, size_t len)
 {
@@ -301,158 +289,391 @@ static int valid_name(const char *s, size_t len)
 	if (len == 0)
 		return 0;
 	for (i = 0; i < len; i++)
-		if (!((s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
-		      (s[i] >= 'a' && s[i] <= 'z')))
+		if (!is_sym_char(s[i]))
 			return 0;
 	return 1;
 }
 
-static void parse_config(const char *text, struct parsed *p)
+/*
+ * Read the line at *@p into @l and move *@p past it; 0 at the end of the
+ * text.  "CONFIG_X=v" and "X=v" set X to v, "# CONFIG_X is not set" sets
+ * it to "n"; other lines set nothing.
+ */
+static int next_line(const char **p, struct line *l)
 {
-	char *line, *next;
-	size_t alloc = 0, i, j;
+	static const char unset[] = " is not set";
+	const char *s = *p, *e, *eq;
+	size_t len;
 
-	memset(p, 0, sizeof(*p));
-	p->text = kb_strdup(text ? text : "");
-	for (line = p->text; line && *line; line = next) {
-		char *eq, *name = NULL, *value = NULL;
-
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		if (!strncmp(line, "# CONFIG_", 9) &&
-		    has_suffix(line, " is not set")) {
-			name = line + 9;
-			line[strlen(line) - 11] = '\0';
-			value = "n";
-		} else if (*line != '#' && (eq = strchr(line, '='))) {
-			*eq = '\0';
-			name = line;
-			if (!strncmp(name, "CONFIG_", 7))
-				name += 7;
-			value = eq + 1;
+	if (!s || !*s)
+		return 0;
+	e = strchr(s, '\n');
+	len = e ? (size_t)(e - s) : strlen(s);
+	*p = e ? e + 1 : s + len;
+	l->name = NULL;
+	if (len >= 9 + sizeof(unset) - 1 && !strncmp(s, "# CONFIG_", 9) &&
+	    !memcmp(s + len - (sizeof(unset) - 1), unset, sizeof(unset) - 1)) {
+		l->name = s + 9;
+		l->nlen = len - 9 - (sizeof(unset) - 1);
+		l->val = "n";
+		l->vlen = 1;
+	} else if (*s != '#' && (eq = memchr(s, '=', len))) {
+		l->name = s;
+		l->nlen = (size_t)(eq - s);
+		if (l->nlen >= 7 && !strncmp(s, "CONFIG_", 7)) {
+			l->name += 7;
+			l->nlen -= 7;
 		}
-		if (!name || !valid_name(name, strlen(name)))
+		l->val = eq + 1;
+		l->vlen = len - (size_t)(eq + 1 - s);
+	}
+	if (l->name && !valid_name(l->name, l->nlen))
+		l->name = NULL;
+	return 1;
+}
+
+/* A value that no config has (for the start config's). */
+#define VAL_OTHER UINT32_MAX
+
+struct kb_build_configs {
+	struct kb_build_weights *syms; /* name -> 1 + symbol number */
+	struct kb_build_weights *vals; /* value -> its number, from 1 */
+	const char **names;            /* symbol number -> name, in @syms */
+	size_t nsyms, names_alloc;
+	unsigned *col;                 /* symbol number -> 1 + column; 0:
+					* the same in every config */
+	size_t n, ncols;               /* configs; symbols that differ */
+	const char **col_name;         /* column -> name, in @syms */
+	uint32_t *x;                   /* @n rows of @ncols values */
+};
+
+/*
+ * The tables of struct kb_build_weights double as interning tables: a
+ * string's units are its number, from 1, in the order strings came.
+ */
+static unsigned intern(struct kb_build_weights *t, const char *s, size_t len)
+{
+	struct weight *slot = weight_at(t, s, len);
+
+	if (!slot->units)
+		slot->units = (unsigned)t->n;
+	return slot->units;
+}
+
+/* @s's number in @t, 0 when it has none. */
+static unsigned lookup(const struct kb_build_weights *t, const char *s,
+		       size_t len)
+{
+	const struct weight *slot = find_slot(t, s, len);
+
+	return slot->sym ? slot->units : 0;
+}
+
+/* "n", "" and no line at all are one value, 0. */
+static int is_n(const struct line *l)
+{
+	return l->vlen == 0 || (l->vlen == 1 && l->val[0] == 'n');
+}
+
+/* The number of @l's symbol, numbering it when new. */
+static size_t sym_number(struct kb_build_configs *c, const struct line *l)
+{
+	unsigned id = intern(c->syms, l->name, l->nlen);
+
+	if (id > c->nsyms) {
+		if (c->nsyms == c->names_alloc) {
+			c->names_alloc = c->names_alloc ? 2 * c->names_alloc
+							: 256;
+			c->names = kb_reallocarray(c->names, c->names_alloc,
+						   sizeof(*c->names));
+		}
+		c->names[c->nsyms++] =
+			find_slot(c->syms, l->name, l->nlen)->sym;
+	}
+	return id - 1;
+}
+
+/* Two rows of values by symbol number, grown together as symbols come. */
+struct rows {
+	uint32_t *ref, *row;
+	size_t alloc;
+};
+
+static void rows_fit(struct rows *r, size_t nsyms)
+{
+	size_t old = r->alloc;
+
+	if (nsyms <= old)
+		return;
+	r->alloc = nsyms > 2 * old ? nsyms : 2 * old;
+	r->ref = kb_reallocarray(r->ref, r->alloc, sizeof(*r->ref));
+	r->row = kb_reallocarray(r->row, r->alloc, sizeof(*r->row));
+	memset(r->ref + old, 0, (r->alloc - old) * sizeof(*r->ref));
+	memset(r->row + old, 0, (r->alloc - old) * sizeof(*r->row));
+}
+
+/* Parse @text into r->ref (@into_ref) or r->row: the last line wins. */
+static void parse_row(struct kb_build_configs *c, const char *text,
+		      struct rows *r, int into_ref)
+{
+	struct line l;
+
+	while (next_line(&text, &l)) {
+		size_t s;
+		uint32_t v;
+
+		if (!l.name)
 			continue;
-		if (p->n == alloc) {
-			alloc = alloc ? alloc * 2 : 256;
-			p->opts = kb_reallocarray(p->opts, alloc,
-						  sizeof(*p->opts));
+		s = sym_number(c, &l);
+		v = is_n(&l) ? 0 : intern(c->vals, l.val, l.vlen);
+		rows_fit(r, c->nsyms);
+		(into_ref ? r->ref : r->row)[s] = v;
+	}
+}
+
+struct diff {
+	size_t sym;
+	uint32_t val;
+};
+
+struct kb_build_configs *kb_build_configs_new(const char *const *configs,
+					      size_t n)
+{
+	struct kb_build_configs *c = kb_calloc(1, sizeof(*c));
+	size_t *from = kb_calloc(n + 1, sizeof(*from));
+	struct rows r = { NULL, NULL, 0 };
+	struct diff *d = NULL;
+	size_t nd = 0, d_alloc = 0, i, s, k;
+
+	c->syms = kb_build_weights_new();
+	c->vals = kb_build_weights_new();
+	c->n = n;
+	/* configs[0] is the reference; the others are kept as the symbols
+	 * where they differ from it */
+	for (i = 0; i < n; i++) {
+		from[i] = nd;
+		if (i == 0) {
+			parse_row(c, configs[0], &r, 1);
+			continue;
 		}
-		p->opts[p->n].name = name;
-		p->opts[p->n].value = value;
-		p->opts[p->n].idx = p->n;
-		p->n++;
+		if (r.alloc)
+			memset(r.row, 0, r.alloc * sizeof(*r.row));
+		parse_row(c, configs[i], &r, 0);
+		for (s = 0; s < c->nsyms; s++) {
+			if (r.row[s] == r.ref[s])
+				continue;
+			if (nd == d_alloc) {
+				d_alloc = d_alloc ? 2 * d_alloc : 256;
+				d = kb_reallocarray(d, d_alloc, sizeof(*d));
+			}
+			d[nd].sym = s;
+			d[nd++].val = r.row[s];
+		}
 	}
-	/* sort by name, then line: the last of duplicates wins */
-	if (p->n)
-		qsort(p->opts, p->n, sizeof(*p->opts), cmp_opt);
-	for (i = 0, j = 0; i < p->n; i++) {
-		if (j && !strcmp(p->opts[j - 1].name, p->opts[i].name))
-			p->opts[j - 1] = p->opts[i];
-		else
-			p->opts[j++] = p->opts[i];
+	from[n] = nd;
+	/* a column for each symbol that differs somewhere */
+	c->col = kb_calloc(c->nsyms + 1, sizeof(*c->col));
+	for (k = 0; k < nd; k++)
+		c->col[d[k].sym] = 1;
+	c->col_name = kb_calloc(c->nsyms + 1, sizeof(*c->col_name));
+	for (s = 0; s < c->nsyms; s++) {
+		if (!c->col[s])
+			continue;
+		c->col_name[c->ncols] = c->names[s];
+		c->col[s] = (unsigned)++c->ncols;
 	}
-	p->n = j;
+	c->x = kb_calloc(n * c->ncols + 1, sizeof(*c->x));
+	for (i = 0; i < n; i++) {
+		uint32_t *x = c->x + i * c->ncols;
+
+		for (s = 0; s < c->nsyms; s++)
+			if (c->col[s])
+				x[c->col[s] - 1] = r.ref[s];
+		for (k = from[i]; k < from[i + 1]; k++)
+			x[c->col[d[k].sym] - 1] = d[k].val;
+	}
+	free(r.ref);
+	free(r.row);
+	free(from);
+	free(d);
+	return c;
 }
 
-static void parsed_release(struct parsed *p)
+void kb_build_configs_free(struct kb_build_configs *c)
 {
-	free(p->text);
-	free(p->opts);
+	if (!c)
+		return;
+	kb_build_weights_free(c->syms);
+	kb_build_weights_free(c->vals);
+	free(c->names);
+	free(c->col);
+	free(c->col_name);
+	free(c->x);
+	free(c);
 }
 
-static int is_n(const char *v)
+/*
+ * @text's values in the columns of @c, into @row: its other symbols are
+ * the same in every config of @c, so they add the same to each distance.
+ */
+static void project(const struct kb_build_configs *c, const char *text,
+		    uint32_t *row)
 {
-	return !v || !strcmp(v, "n") || !*v;
+	struct line l;
+
+	memset(row, 0, c->ncols * sizeof(*row));
+	while (next_line(&text, &l)) {
+		unsigned s, v;
+
+		if (!l.name || !(s = lookup(c->syms, l.name, l.nlen)) ||
+		    !c->col[s - 1])
+			continue;
+		v = is_n(&l) ? 0 : lookup(c->vals, l.val, l.vlen);
+		row[c->col[s - 1] - 1] = is_n(&l) || v ? v : VAL_OTHER;
+	}
 }
 
-static unsigned long distance(const struct parsed *a, const struct parsed *b,
-			      const struct kb_build_weights *w)
+/* Each column's weight under @w.  Caller frees. */
+static unsigned long *col_weights(const struct kb_build_configs *c,
+				  const struct kb_build_weights *w)
 {
+	unsigned long *wt = kb_calloc(c->ncols + 1, sizeof(*wt));
+	size_t k;
+
+	for (k = 0; k < c->ncols; k++)
+		wt[k] = kb_build_weights_get(w, c->col_name[k]);
+	return wt;
+}
+
+/* The distance from values @a to config @i of @c. */
+static unsigned long row_distance(const struct kb_build_configs *c,
+				  const uint32_t *a, size_t i,
+				  const unsigned long *wt)
+{
+	const uint32_t *b = c->x + i * c->ncols;
 	unsigned long d = 0;
-	size_t i = 0, j = 0;
+	size_t k;
 
-	while (i < a->n || j < b->n) {
-		int c = i == a->n   ? 1
-			: j == b->n ? -1
-				    : strcmp(a->opts[i].name, b->opts[j].name);
-		const char *name, *va, *vb;
-
-		if (c < 0) {
-			name = a->opts[i].name;
-			va = a->opts[i++].value;
-			vb = NULL;
-		} else if (c > 0) {
-			name = b->opts[j].name;
-			va = NULL;
-			vb = b->opts[j++].value;
-		} else {
-			name = a->opts[i].name;
-			va = a->opts[i++].value;
-			vb = b->opts[j++].value;
-		}
-		if (is_n(va) && is_n(vb))
-			continue;
-		if (va && vb && !strcmp(va, vb))
-			continue;
-		d += kb_build_weights_get(w, name);
-	}
+	for (k = 0; k < c->ncols; k++)
+		if (a[k] != b[k])
+			d += wt[k];
 	return d;
+}
+
+size_t kb_build_configs_nearest(const struct kb_build_configs *c,
+				const char *start,
+				const struct kb_build_weights *w,
+				const unsigned char *skip)
+{
+	uint32_t *row;
+	unsigned long *wt, bestd = 0;
+	size_t i, best = c->n;
+
+	if (!start) {
+		for (i = 0; i < c->n && skip && skip[i]; i++)
+			;
+		return i;
+	}
+	row = kb_calloc(c->ncols + 1, sizeof(*row));
+	wt = col_weights(c, w);
+	project(c, start, row);
+	for (i = 0; i < c->n; i++) {
+		unsigned long d;
+
+		if (skip && skip[i])
+			continue;
+		d = row_distance(c, row, i, wt);
+		if (best == c->n || d < bestd) {
+			best = i;
+			bestd = d;
+		}
+	}
+	free(wt);
+	free(row);
+	return best;
+}
+
+/*
+ * Greedy nearest neighbour over @c (see kb_build_order).  dist[i] is the
+ * distance from the last config placed to config i; placing the next one
+ * corrects it only in the columns where the two differ.
+ */
+static void order_greedy(const struct kb_build_configs *c, const char *start,
+			 const struct kb_build_weights *w, size_t *order)
+{
+	size_t n = c->n, m = c->ncols, i, j, k, nd;
+	unsigned long *wt = col_weights(c, w);
+	unsigned long *dist = kb_calloc(n + 1, sizeof(*dist));
+	unsigned char *done = kb_calloc(n + 1, 1);
+	size_t *diff = kb_calloc(m + 1, sizeof(*diff));
+	uint32_t *first = kb_calloc(m + 1, sizeof(*first));
+	const uint32_t *cur = c->x; /* no start: configs[0], at 0 */
+
+	if (start) {
+		project(c, start, first);
+		cur = first;
+	}
+	for (i = 0; i < n; i++)
+		dist[i] = row_distance(c, cur, i, wt);
+	for (k = 0; k < n; k++) {
+		const uint32_t *next;
+		size_t best = n;
+
+		for (i = 0; i < n; i++)
+			if (!done[i] && (best == n || dist[i] < dist[best]))
+				best = i;
+		order[k] = best;
+		done[best] = 1;
+		next = c->x + best * m;
+		for (j = 0, nd = 0; j < m; j++)
+			if (cur[j] != next[j])
+				diff[nd++] = j;
+		for (i = 0; nd && i < n; i++) {
+			const uint32_t *x = c->x + i * m;
+
+			if (done[i])
+				continue;
+			for (j = 0; j < nd; j++) {
+				size_t col = diff[j];
+
+				if (x[col] == cur[col])
+					dist[i] += wt[col];
+				else if (x[col] == next[col])
+					dist[i] -= wt[col];
+			}
+		}
+		cur = next;
+	}
+	free(first);
+	free(diff);
+	free(done);
+	free(dist);
+	free(wt);
 }
 
 unsigned long kb_build_distance(const char *a, const char *b,
 				const struct kb_build_weights *w)
 {
-	struct parsed pa, pb;
-	unsigned long d;
+	const char *const pair[2] = { a, b };
+	struct kb_build_configs *c = kb_build_configs_new(pair, 2);
+	unsigned long *wt = col_weights(c, w), d = 0;
+	size_t k;
 
-	parse_config(a, &pa);
-	parse_config(b, &pb);
-	d = distance(&pa, &pb, w);
-	parsed_release(&pa);
-	parsed_release(&pb);
+	/* with two configs, a column is a symbol where they differ */
+	for (k = 0; k < c->ncols; k++)
+		d += wt[k];
+	free(wt);
+	kb_build_configs_free(c);
 	return d;
 }
 
 void kb_build_order(const char *const *configs, size_t n, const char *start,
 		    const struct kb_build_weights *w, size_t *order)
 {
-	struct parsed *p = kb_calloc(n + 1, sizeof(*p));
-	unsigned char *done = kb_calloc(n + 1, 1);
-	size_t i, k, cur = n; /* p[n] is the start config */
+	struct kb_build_configs *c = kb_build_configs_new(configs, n);
 
-	for (i = 0; i < n; i++)
-		parse_config(configs[i], &p[i]);
-	parse_config(start, &p[n]);
-	for (k = 0; k < n; k++) {
-		size_t best = n;
-		unsigned long bestd = 0;
-
-		if (cur == n && !start) {
-			best = 0;
-		} else {
-			for (i = 0; i < n; i++) {
-				unsigned long d;
-
-				if (done[i])
-					continue;
-				d = distance(&p[cur], &p[i], w);
-				if (best == n || d < bestd) {
-					best = i;
-					bestd = d;
-				}
-			}
-		}
-		order[k] = best;
-		done[best] = 1;
-		cur = best;
-	}
-	for (i = 0; i <= n; i++)
-		parsed_release(&p[i]);
-	free(p);
-	free(done);
+	order_greedy(c, start, w, order);
+	kb_build_configs_free(c);
 }
 
 /* ---- logs -------------------------------------------------------------- */

@@ -70,9 +70,56 @@ unsigned long kb_build_distance(const char *a, const char *b,
  * the config nearest to @start (what the O= folder holds; NULL: start
  * with configs[0]), then always the nearest config not yet built; ties go
  * to the lower index.  Writes a permutation of 0..n-1 to @order.  Pure.
+ *
+ * The order is that of the plain greedy walk, which measured every
+ * remaining pair again at each step (O(n^2 S) string compares for n
+ * configs of S symbols: 8-14 s at n = 1024, S = 2000), computed faster
+ * (kb_build_configs below; tests/bench/order.c, docs/builds.md).  The
+ * configs are parsed once, each into a row of numbers: one per symbol
+ * whose value differs between them (D symbols; the others add nothing to
+ * any distance).  The walk keeps each remaining config's distance to the
+ * last one placed; placing the next one corrects it only in the d
+ * columns where the two differ.  O(n S) to parse, O(n D) for the first
+ * distances, O(n^2 (1 + d)) for the walk, d the mean difference between
+ * consecutive picks: about 1 plus what olddefconfig moves along in a
+ * 2^k matrix, so the parse dominates.  A cheaper order, a sort by the
+ * Gray-code rank of the options that are on (heaviest first), was
+ * measured and not taken: as good on a full 2^k, but about 9% more
+ * units rebuilt on random subsets of options, and it would change the
+ * order.
  */
 void kb_build_order(const char *const *configs, size_t n, const char *start,
 		    const struct kb_build_weights *w, size_t *order);
+
+/*
+ * @n configs parsed once, for picking builds one at a time (the
+ * pipeline's `kbisect build` picks the next build after each one, with
+ * the O= folder's new .config and weights): every symbol and value
+ * becomes a number, and each config a row of the values of the symbols
+ * that differ between the configs.  The symbols that are the same in
+ * all of them add the same to every distance and are left out.  The
+ * texts are read as kb_build_distance() reads them (NULL counts as
+ * empty) and may be freed afterwards.  Free with kb_build_configs_free()
+ * (NULL is fine).
+ */
+struct kb_build_configs;
+
+struct kb_build_configs *kb_build_configs_new(const char *const *configs,
+					      size_t n);
+void kb_build_configs_free(struct kb_build_configs *c);
+
+/*
+ * Of the configs of @c whose @skip byte is 0 (@skip NULL: all of them),
+ * the one nearest to config text @start under weights @w, ties to the
+ * lower index: the config kb_build_order() would put first among them.
+ * With @start NULL, the first not skipped.  Returns its index, or the
+ * number of configs when all are skipped.  O(S + n D), nothing parsed
+ * again but @start.
+ */
+size_t kb_build_configs_nearest(const struct kb_build_configs *c,
+				const char *start,
+				const struct kb_build_weights *w,
+				const unsigned char *skip);
 
 /* ---- running builds --------------------------------------------------- */
 

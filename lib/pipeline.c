@@ -526,30 +526,29 @@ static size_t make_jobs(const struct kb_plan *p, struct kb_pipeline_job *jobs)
 /*
  * The next job to build: of the pending jobs of the first pending job's
  * tree, the one kb_build_order() puts first from what that tree's O=
- * folder holds, weighted by its fixdep records.  @configs and @idx have
- * room for every job.
+ * folder holds, weighted by its fixdep records.  @configs holds every
+ * job's config, parsed once; @skip has room for every job.
  */
 static struct kb_pipeline_job *next_job(struct kb_pipeline_job *jobs,
-					size_t njobs, const char **configs,
-					size_t *idx, size_t *order)
+					size_t njobs,
+					const struct kb_build_configs *configs,
+					unsigned char *skip)
 {
 	struct kb_build_weights *w = NULL;
 	struct kb_buf start = KB_BUF_INIT;
 	struct kb_err ignored = KB_ERR_INIT;
 	const char *tree = NULL;
 	char *objdir, *path;
-	size_t i, n = 0;
+	size_t i;
 	int have_start;
 
 	for (i = 0; i < njobs; i++) {
+		skip[i] = 1;
 		if (jobs[i].outcome)
 			continue;
 		if (!tree)
 			tree = jobs[i].tree_id;
-		if (strcmp(jobs[i].tree_id, tree))
-			continue;
-		idx[n] = i;
-		configs[n++] = jobs[i].config;
+		skip[i] = strcmp(jobs[i].tree_id, tree) != 0;
 	}
 	objdir = kb_build_default_objdir(tree);
 	path = kb_asprintf("%s/.config", objdir);
@@ -557,12 +556,13 @@ static struct kb_pipeline_job *next_job(struct kb_pipeline_job *jobs,
 	kb_err_clear(&ignored);
 	if (kb_build_weights_scan(objdir, &w, &ignored))
 		w = NULL;
-	kb_build_order(configs, n, have_start ? start.buf : NULL, w, order);
+	i = kb_build_configs_nearest(configs, have_start ? start.buf : NULL, w,
+				     skip);
 	kb_build_weights_free(w);
 	kb_buf_release(&start);
 	free(path);
 	free(objdir);
-	return &jobs[idx[order[0]]];
+	return &jobs[i];
 }
 
 /* Build the jobs the store does not have, nearest first; store each. */
@@ -571,9 +571,9 @@ static int build_pending(struct kb_store *s, const struct kb_plan *p,
 			 struct kb_pipeline_job *jobs, size_t njobs,
 			 struct kb_err *err)
 {
-	const char **configs = kb_calloc(njobs + 1, sizeof(*configs));
-	size_t *idx = kb_calloc(njobs + 1, sizeof(*idx));
-	size_t *order = kb_calloc(njobs + 1, sizeof(*order));
+	const char **texts = kb_calloc(njobs + 1, sizeof(*texts));
+	unsigned char *skip = kb_calloc(njobs + 1, 1);
+	struct kb_build_configs *configs;
 	struct kb_executor *ex;
 	struct builder b;
 	size_t i, npending = 0;
@@ -583,15 +583,18 @@ static int build_pending(struct kb_store *s, const struct kb_plan *p,
 	b.p = p;
 	b.o = o;
 	ex = kb_executor_new(&builder_ops, &b);
-	for (i = 0; i < njobs; i++)
+	for (i = 0; i < njobs; i++) {
 		npending += !jobs[i].outcome;
+		texts[i] = jobs[i].config;
+	}
+	configs = kb_build_configs_new(texts, njobs);
 	b.ev.n = npending;
 	while (b.ev.i < npending) {
 		struct kb_pipeline_job *jb;
 		struct kb_store_build_detail d;
 		int reused = 0;
 
-		jb = next_job(jobs, njobs, configs, idx, order);
+		jb = next_job(jobs, njobs, configs, skip);
 		b.job = jb;
 		b.ev.i++;
 		build_report(&b, KB_PIPELINE_BUILD_START, NULL);
@@ -625,9 +628,9 @@ static int build_pending(struct kb_store *s, const struct kb_plan *p,
 		build_report(&b, KB_PIPELINE_BUILD_END, NULL);
 	}
 	kb_executor_free(ex);
-	free(order);
-	free(idx);
-	free(configs);
+	kb_build_configs_free(configs);
+	free(skip);
+	free(texts);
 	return ret;
 }
 

@@ -13,6 +13,7 @@
 #include "err.h"
 #include "matrix.h"
 #include "mem.h"
+#include "rng.h"
 #include "store.h"
 
 static char *tmp;
@@ -182,6 +183,184 @@ static void test_build__order_is_a_permutation(void **state)
 	for (i = 0; i < 4; i++)
 		if (order[i] == 0)
 			assert_int_equal(order[i + 1], 1);
+}
+
+/* Lines of symbols A..H in every spelling, some repeated, some left out. */
+static char *random_config(struct kb_rng *r)
+{
+	static const char *const vals[] = { "y", "m", "n", "", "1", "\"s\"" };
+	struct kb_buf b = KB_BUF_INIT;
+	char sym;
+
+	for (sym = 'A'; sym <= 'H'; sym++) {
+		unsigned k, lines = (unsigned)kb_rng_below(r, 3);
+
+		for (k = 0; k < lines; k++) {
+			const char *v = vals[kb_rng_below(r, 6)];
+
+			switch (kb_rng_below(r, 4)) {
+			case 0:
+				kb_buf_addf(&b, "# CONFIG_%c is not set\n", sym);
+				break;
+			case 1:
+				kb_buf_addf(&b, "%c=%s\n", sym, v);
+				break;
+			default:
+				kb_buf_addf(&b, "CONFIG_%c=%s\n", sym, v);
+			}
+		}
+		if (kb_rng_below(r, 8) == 0)
+			kb_buf_addf(&b, "# a comment\n");
+	}
+	return kb_buf_detach(&b);
+}
+
+static struct kb_build_weights *random_weights(struct kb_rng *r)
+{
+	struct kb_build_weights *w = kb_build_weights_new();
+	char sym[2] = "A";
+
+	for (sym[0] = 'A'; sym[0] <= 'H'; sym[0]++)
+		if (kb_rng_below(r, 4))
+			kb_build_weights_set(w, sym,
+					     1 + (unsigned)kb_rng_below(r, 40));
+	return w;
+}
+
+static void test_build__order_is_the_nearest_first_walk(void **state)
+{
+	uint64_t seed;
+
+	(void)state;
+	for (seed = 0; seed < 200; seed++) {
+		struct kb_rng r;
+		size_t n, i, k, order[12];
+		char *configs[12], *start;
+		unsigned char done[12];
+		struct kb_build_weights *w;
+		const char *cur;
+
+		kb_rng_init(&r, seed);
+		n = 1 + (size_t)kb_rng_below(&r, 12);
+		for (i = 0; i < n; i++)
+			configs[i] = random_config(&r);
+		start = kb_rng_below(&r, 3) ? random_config(&r) : NULL;
+		w = seed % 4 ? random_weights(&r) : NULL;
+		kb_build_order((const char *const *)configs, n, start, w,
+			       order);
+		/* the definition, one kb_build_distance() at a time */
+		memset(done, 0, sizeof(done));
+		cur = start;
+		for (k = 0; k < n; k++) {
+			size_t best = n;
+			unsigned long bestd = 0;
+
+			for (i = 0; i < n; i++) {
+				unsigned long d;
+
+				if (done[i])
+					continue;
+				d = cur ? kb_build_distance(cur, configs[i], w)
+					: 0;
+				if (best == n || d < bestd) {
+					best = i;
+					bestd = d;
+				}
+			}
+			assert_int_equal(order[k], best);
+			done[best] = 1;
+			cur = configs[best];
+		}
+		for (i = 0; i < n; i++)
+			free(configs[i]);
+		free(start);
+		kb_build_weights_free(w);
+	}
+}
+
+static void test_build__nearest_is_what_the_order_puts_first(void **state)
+{
+	uint64_t seed;
+
+	(void)state;
+	for (seed = 0; seed < 200; seed++) {
+		struct kb_rng r;
+		size_t n, i, m = 0, order[12], idx[12];
+		char *configs[12], *start;
+		const char *left[12];
+		unsigned char skip[12];
+		struct kb_build_weights *w;
+		struct kb_build_configs *c;
+
+		kb_rng_init(&r, 1000 + seed);
+		n = 1 + (size_t)kb_rng_below(&r, 12);
+		for (i = 0; i < n; i++) {
+			configs[i] = random_config(&r);
+			skip[i] = kb_rng_below(&r, 3) == 0;
+			if (!skip[i]) {
+				idx[m] = i;
+				left[m++] = configs[i];
+			}
+		}
+		start = kb_rng_below(&r, 4) ? random_config(&r) : NULL;
+		w = random_weights(&r);
+		c = kb_build_configs_new((const char *const *)configs, n);
+		i = kb_build_configs_nearest(c, start, w, skip);
+		if (m == 0) {
+			assert_int_equal(i, n);
+		} else {
+			kb_build_order(left, m, start, w, order);
+			assert_int_equal(i, idx[order[0]]);
+		}
+		kb_build_configs_free(c);
+		for (i = 0; i < n; i++)
+			free(configs[i]);
+		free(start);
+		kb_build_weights_free(w);
+	}
+}
+
+static void test_build__nearest_without_a_start_is_the_first_left(void **state)
+{
+	struct kb_build_configs *c = kb_build_configs_new(square, 4);
+	unsigned char skip[4] = { 1, 1, 0, 0 };
+
+	(void)state;
+	assert_int_equal(kb_build_configs_nearest(c, NULL, NULL, NULL), 0);
+	assert_int_equal(kb_build_configs_nearest(c, NULL, NULL, skip), 2);
+	memset(skip, 1, sizeof(skip));
+	assert_int_equal(kb_build_configs_nearest(c, NULL, NULL, skip), 4);
+	assert_int_equal(kb_build_configs_nearest(c, "S=y\n", NULL, skip), 4);
+	kb_build_configs_free(c);
+	kb_build_configs_free(NULL);
+}
+
+static void test_build__nearest_weighs_only_what_the_configs_differ_in(void **state)
+{
+	const char *const two[] = { "A=y\nB=y\n", "A=n\nB=y\n" };
+	struct kb_build_configs *c = kb_build_configs_new(two, 2);
+
+	(void)state;
+	/* Z is in neither, B the same in both, A's 2 in none: a tie */
+	assert_int_equal(kb_build_configs_nearest(c, "A=2\nB=n\nZ=y\n", NULL,
+						  NULL),
+			 0);
+	assert_int_equal(kb_build_configs_nearest(c, "# CONFIG_A is not set\n",
+						  NULL, NULL),
+			 1);
+	kb_build_configs_free(c);
+}
+
+static void test_build__order_of_nothing_writes_nothing(void **state)
+{
+	size_t order[1] = { 7 };
+	struct kb_build_configs *c = kb_build_configs_new(NULL, 0);
+
+	(void)state;
+	kb_build_order(NULL, 0, "A=y\n", NULL, order);
+	assert_int_equal(order[0], 7);
+	assert_int_equal(kb_build_configs_nearest(c, "A=y\n", NULL, NULL), 0);
+	kb_build_configs_free(c);
 }
 
 static void test_build__weights_come_from_fixdep_records(void **state)
@@ -641,6 +820,11 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_build__order_starts_near_the_objdir),
 	cmocka_unit_test(test_build__order_ties_go_to_the_lower_index),
 	cmocka_unit_test(test_build__order_is_a_permutation),
+	cmocka_unit_test(test_build__order_is_the_nearest_first_walk),
+	cmocka_unit_test(test_build__nearest_is_what_the_order_puts_first),
+	cmocka_unit_test(test_build__nearest_without_a_start_is_the_first_left),
+	cmocka_unit_test(test_build__nearest_weighs_only_what_the_configs_differ_in),
+	cmocka_unit_test(test_build__order_of_nothing_writes_nothing),
 	T(test_build__weights_come_from_fixdep_records),
 	cmocka_unit_test(test_build__weights_of_a_missing_objdir_are_empty),
 	T(test_build__run_keeps_artifacts_and_counts_units),
