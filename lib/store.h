@@ -295,6 +295,27 @@ int kb_store_environments(struct kb_store *s, int64_t exp, int a_idx,
 int kb_store_last_boot(struct kb_store *s, int64_t exp, unsigned idx,
 		       unsigned *out, struct kb_err *err);
 
+/* How sqlite runs one of the store's reads. */
+struct kb_store_read_plan {
+	const char *name; /* "boot-means", "failures", ... (static) */
+	char *plan;       /* EXPLAIN QUERY PLAN's steps, one a line:
+			   * "SEARCH b USING INDEX ...", "SCAN samples" */
+};
+
+/*
+ * The plans sqlite makes on @s for every read of one experiment whose
+ * cost grows with its boots and samples (those of results, compare,
+ * effects and why: kb_store_experiment_get(), kb_store_variants(),
+ * kb_store_metrics(), kb_store_environments(), kb_store_last_boot()), so
+ * that tests and benchmarks can check each finds its rows through an
+ * index: a "SCAN" of boots or samples would make every read of an
+ * experiment cost the whole database.  Caller frees *@out with
+ * kb_store_read_plans_free().
+ */
+int kb_store_read_plans(struct kb_store *s, struct kb_store_read_plan **out,
+			size_t *n, struct kb_err *err);
+void kb_store_read_plans_free(struct kb_store_read_plan *p, size_t n);
+
 /* ---- builds from source (lib/build.c, cmd/kbisect/build.c) ---------- */
 
 /* What a build from source adds to its row (db/0003-builds.sql). */
