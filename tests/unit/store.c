@@ -1795,7 +1795,7 @@ static void test_store__reads_of_an_experiment_search_indexes(void **state)
 			       "COVERING INDEX boots_variant_status"));
 	assert_non_null(strstr(read_plan(p, n, "failures"), "boots_failed"));
 	assert_non_null(strstr(read_plan(p, n, "boot-means"),
-			       "SEARCH s USING INDEX"));
+			       "INDEX sqlite_autoindex_samples_1"));
 	kb_store_read_plans_free(p, n);
 	kb_store_close(s);
 }
