@@ -241,6 +241,17 @@ int kb_store_variants(struct kb_store *s, int64_t exp, const char *metric,
 		      struct kb_store_variant **out, size_t *n,
 		      struct kb_err *err);
 
+/*
+ * As kb_store_variants(), but only variants @a_idx and @b_idx have their
+ * boot means and failures filled in (the others are listed with none),
+ * and only their boots and samples are read: comparing two variants on
+ * every metric of a large experiment costs their data, not all of it.
+ */
+int kb_store_variants_pair(struct kb_store *s, int64_t exp,
+			   const char *metric, unsigned a_idx,
+			   unsigned b_idx, struct kb_store_variant **out,
+			   size_t *n, struct kb_err *err);
+
 /* ---- analysis: comparisons, effects, adaptive sampling ---------------- */
 
 /* One analysis row (a comparison, an effect), as stored. */

@@ -357,8 +357,9 @@ void kb_store_variant_release(struct kb_store_variant *v)
  * push a variant filter into v_boot_means's GROUP BY, so that scanned
  * every boot and sample once per variant).  The boot means average each
  * ok boot's runs in run order, as v_boot_means does, so the values are
- * the same to the last bit.  Their plans are checked by the tests
- * (kb_store_read_plans()).
+ * the same to the last bit.  With ?3 >= 0 the boots read are those of
+ * variants ?3 and ?4 alone (kb_store_variants_pair()).  Their plans are
+ * checked by the tests (kb_store_read_plans()).
  */
 const char store_sql_variants[] =
 	"SELECT idx, label, build_key FROM variants"
@@ -367,7 +368,8 @@ const char store_sql_boot_means[] =
 	"SELECT v.idx, avg(s.value) FROM variants v"
 	" JOIN boots b ON b.variant_id = v.id"
 	" JOIN samples s ON s.boot_id = b.id"
-	" WHERE v.experiment_id = ?1 AND b.status = 'ok' AND s.metric = ?2"
+	" WHERE v.experiment_id = ?1 AND (?3 < 0 OR v.idx IN (?3, ?4))"
+	" AND b.status = 'ok' AND s.metric = ?2"
 	" GROUP BY v.idx, b.boot_no ORDER BY v.idx, b.boot_no";
 /* per variant with failures: the count, and the latest one (the bare
  * columns of max(b.id)) */
@@ -375,7 +377,8 @@ const char store_sql_failures[] =
 	"SELECT v.idx, count(*),"
 	" b.status || coalesce(': ' || b.reason, ''), max(b.id)"
 	" FROM variants v JOIN boots b ON b.variant_id = v.id"
-	" WHERE v.experiment_id = ?1 AND b.status <> 'ok'"
+	" WHERE v.experiment_id = ?1 AND (?3 < 0 OR v.idx IN (?3, ?4))"
+	" AND b.status <> 'ok'"
 	" GROUP BY v.idx ORDER BY v.idx";
 
 /* The variant of @v[0..n) (sorted by idx) with index @idx from *@at on,
@@ -444,9 +447,11 @@ static int read_failures(struct kb_store *s, sqlite3_stmt *st, int64_t exp,
 	return 0;
 }
 
-int kb_store_variants(struct kb_store *s, int64_t exp, const char *metric,
-		      struct kb_store_variant **out, size_t *n,
-		      struct kb_err *err)
+/* kb_store_variants(), or kb_store_variants_pair() when @a_idx >= 0. */
+static int read_variants(struct kb_store *s, int64_t exp, const char *metric,
+			 int64_t a_idx, int64_t b_idx,
+			 struct kb_store_variant **out, size_t *n,
+			 struct kb_err *err)
 {
 	struct kb_store_variant *v = NULL;
 	sqlite3_stmt *vst = NULL, *mst = NULL, *fst = NULL;
@@ -466,6 +471,10 @@ int kb_store_variants(struct kb_store *s, int64_t exp, const char *metric,
 	sqlite3_bind_int64(vst, 1, exp);
 	sqlite3_bind_int64(mst, 1, exp);
 	sqlite3_bind_int64(fst, 1, exp);
+	sqlite3_bind_int64(mst, 3, a_idx);
+	sqlite3_bind_int64(mst, 4, b_idx);
+	sqlite3_bind_int64(fst, 3, a_idx);
+	sqlite3_bind_int64(fst, 4, b_idx);
 	while ((rc = sqlite3_step(vst)) == SQLITE_ROW) {
 		if (len == cap) {
 			cap = cap ? 2 * cap : 16;
@@ -501,6 +510,21 @@ out:
 		kb_store_variant_release(&v[i]);
 	free(v);
 	return ret;
+}
+
+int kb_store_variants(struct kb_store *s, int64_t exp, const char *metric,
+		      struct kb_store_variant **out, size_t *n,
+		      struct kb_err *err)
+{
+	return read_variants(s, exp, metric, -1, -1, out, n, err);
+}
+
+int kb_store_variants_pair(struct kb_store *s, int64_t exp,
+			   const char *metric, unsigned a_idx,
+			   unsigned b_idx, struct kb_store_variant **out,
+			   size_t *n, struct kb_err *err)
+{
+	return read_variants(s, exp, metric, a_idx, b_idx, out, n, err);
 }
 
 /* ---- boots and their samples ------------------------------------------ */

@@ -1063,6 +1063,44 @@ static void test_store__variants_have_boot_means_and_failures(void **state)
 	kb_store_close(s);
 }
 
+static void test_store__variants_pair_reads_two_variants_alone(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	struct kb_store_variant *v = NULL;
+	const double b1[] = { 100, 110 }, b2[] = { 200, 220 };
+	int64_t id = create_ok(s, "pair");
+	size_t n = 0, i;
+
+	put_boot(s, id, 0, 1, KB_BOOT_OK, NULL, b1, 2);
+	put_boot(s, id, 1, 1, KB_BOOT_OK, NULL, b2, 2);
+	put_boot(s, id, 1, 2, KB_BOOT_PANIC, "oops", NULL, 0);
+	put_boot(s, id, 2, 1, KB_BOOT_OK, NULL, b2, 2);
+	put_boot(s, id, 2, 2, KB_BOOT_PANIC, NULL, NULL, 0);
+
+	/* every variant is listed; the boots are those of #0 and #2 */
+	assert_int_equal(kb_store_variants_pair(s, id, "read_iops", 2, 0, &v,
+						&n, &err),
+			 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(v[0].nboots, 1);
+	assert_true(v[0].boot_means[0] == 105.0);
+	assert_int_equal(v[1].idx, 1);
+	assert_string_equal(v[1].label, "A=n guest.vcpus=1");
+	assert_int_equal(v[1].nboots, 0);
+	assert_int_equal(v[1].nfailed, 0);
+	assert_null(v[1].last_failure);
+	assert_int_equal(v[2].nboots, 1);
+	assert_true(v[2].boot_means[0] == 210.0);
+	assert_int_equal(v[2].nfailed, 1);
+	assert_string_equal(v[2].last_failure, "panic");
+	for (i = 0; i < n; i++)
+		kb_store_variant_release(&v[i]);
+	free(v);
+	kb_store_close(s);
+}
+
 static void test_store__variant_summary_view_has_stats(void **state)
 {
 	struct fixture *f = *state;
@@ -1869,6 +1907,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_store__build_put_get_round_trip),
 	T(test_store__history_is_newest_first_with_counts),
 	T(test_store__variants_have_boot_means_and_failures),
+	T(test_store__variants_pair_reads_two_variants_alone),
 	T(test_store__variant_summary_view_has_stats),
 	T(test_store__concurrent_opens_migrate_once),
 	T(test_store__non_database_file_is_refused),
