@@ -7,7 +7,8 @@
 #   make fuzz       build the libFuzzer harnesses (clang) into build/fuzz/
 #   make fuzz-run   run each harness FUZZ_SECONDS (600) and keep its finds
 #   make bench      build and run the benchmarks, printing figures (and
-#                   tests/bench/*.sh: the daemon's stress run, ~1 min)
+#                   tests/bench/*.sh: the daemon's stress run, ~1 min;
+#                   the read verbs at 100k and 1M samples, ~30 s)
 #   make e2e        end-to-end checks with real kernel builds (slow)
 #   make lint       house rules that the compiler does not check
 #   make format     clang-format every C file

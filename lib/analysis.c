@@ -49,21 +49,30 @@ static void release_variants(struct kb_analysis *a)
 	a->nvariants = 0;
 }
 
-static int load_values(struct kb_analysis *a, struct kb_err *err)
+/* Leave out the boots set aside (kb_analysis_set_aside()) of the values
+ * just read. */
+static void skip_aside(struct kb_analysis *a)
 {
 	size_t i, k;
-	int ret;
 
-	release_variants(a);
-	ret = kb_store_variants(a->s, a->exp, a->metric, &a->v, &a->nvariants,
-				err);
-	for (i = 0; ret == 0 && i < a->naside && i < a->nvariants; i++) {
+	for (i = 0; i < a->naside && i < a->nvariants; i++) {
 		k = a->aside[i] < a->v[i].nboots ? a->aside[i]
 						  : a->v[i].nboots;
 		memmove(a->v[i].boot_means, a->v[i].boot_means + k,
 			(a->v[i].nboots - k) * sizeof(*a->v[i].boot_means));
 		a->v[i].nboots -= k;
 	}
+}
+
+static int load_values(struct kb_analysis *a, struct kb_err *err)
+{
+	int ret;
+
+	release_variants(a);
+	ret = kb_store_variants(a->s, a->exp, a->metric, &a->v, &a->nvariants,
+				err);
+	if (ret == 0)
+		skip_aside(a);
 	return ret;
 }
 
@@ -297,6 +306,36 @@ int kb_analysis_compare(struct kb_analysis *a, unsigned ia, unsigned ib,
 			struct kb_err *err)
 {
 	return compare(a, ia, ib, adaptive, a->opts.alpha, out, err);
+}
+
+int kb_analysis_compare_metric(const struct kb_analysis *a,
+			       const char *metric, unsigned ia, unsigned ib,
+			       struct kb_comparison *out,
+			       struct kb_metric_dir *dir, struct kb_err *err)
+{
+	/* @a as kb_analysis_open() would have made it for @metric: its
+	 * experiment, plan and options borrowed, its own direction and
+	 * values, and no executor (never adaptive) */
+	struct kb_analysis m = *a;
+	int ret;
+
+	m.metric = NULL;
+	m.v = NULL;
+	m.nvariants = 0;
+	m.ex = NULL;
+	m.popts = NULL;
+	m.la_alpha = 0;
+	m.dir = kb_metric_direction(kb_matrix_workload(a->m), metric);
+	m.opts.higher_is_better = m.dir.higher_is_better;
+	*dir = m.dir;
+	ret = kb_store_variants_pair(a->s, a->exp, metric, ia, ib, &m.v,
+				     &m.nvariants, err);
+	if (ret == 0) {
+		skip_aside(&m);
+		ret = compare(&m, ia, ib, 0, m.opts.alpha, out, err);
+	}
+	release_variants(&m);
+	return ret;
 }
 
 size_t kb_analysis_nonpositive(const struct kb_analysis *a, unsigned idx)

@@ -121,6 +121,20 @@ int kb_analysis_find(const struct kb_analysis *a, unsigned base,
 		     unsigned from, const size_t *factors, size_t k);
 
 /*
+ * Compare variants @ia and @ib on @metric, another metric of the same
+ * experiment, as kb_analysis_compare() without adaptive sampling would on
+ * the experiment opened for @metric: from the boots stored now, with
+ * @metric's direction (*@dir) and the experiment's options.  Reads the
+ * values of @metric of those two variants alone (kb_store_variants_pair()),
+ * so that `compare` answers every metric of a large experiment without
+ * reading all of it again for each.
+ */
+int kb_analysis_compare_metric(const struct kb_analysis *a,
+			       const char *metric, unsigned ia, unsigned ib,
+			       struct kb_comparison *out,
+			       struct kb_metric_dir *dir, struct kb_err *err);
+
+/*
  * kb_analysis_compare() at significance level @alpha (0 < alpha < 1)
  * instead of the experiment's compare.alpha, for a test that is one of a
  * family (`why` compares with the worst of C variants at alpha / C when

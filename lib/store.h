@@ -241,6 +241,17 @@ int kb_store_variants(struct kb_store *s, int64_t exp, const char *metric,
 		      struct kb_store_variant **out, size_t *n,
 		      struct kb_err *err);
 
+/*
+ * As kb_store_variants(), but only variants @a_idx and @b_idx have their
+ * boot means and failures filled in (the others are listed with none),
+ * and only their boots and samples are read: comparing two variants on
+ * every metric of a large experiment costs their data, not all of it.
+ */
+int kb_store_variants_pair(struct kb_store *s, int64_t exp,
+			   const char *metric, unsigned a_idx,
+			   unsigned b_idx, struct kb_store_variant **out,
+			   size_t *n, struct kb_err *err);
+
 /* ---- analysis: comparisons, effects, adaptive sampling ---------------- */
 
 /* One analysis row (a comparison, an effect), as stored. */
@@ -294,6 +305,27 @@ int kb_store_environments(struct kb_store *s, int64_t exp, int a_idx,
 /* The highest boot number stored for variant @idx of @exp (0: none). */
 int kb_store_last_boot(struct kb_store *s, int64_t exp, unsigned idx,
 		       unsigned *out, struct kb_err *err);
+
+/* How sqlite runs one of the store's reads. */
+struct kb_store_read_plan {
+	const char *name; /* "boot-means", "failures", ... (static) */
+	char *plan;       /* EXPLAIN QUERY PLAN's steps, one a line:
+			   * "SEARCH b USING INDEX ...", "SCAN samples" */
+};
+
+/*
+ * The plans sqlite makes on @s for every read of one experiment whose
+ * cost grows with its boots and samples (those of results, compare,
+ * effects and why: kb_store_experiment_get(), kb_store_variants(),
+ * kb_store_metrics(), kb_store_environments(), kb_store_last_boot()), so
+ * that tests and benchmarks can check each finds its rows through an
+ * index: a "SCAN" of boots or samples would make every read of an
+ * experiment cost the whole database.  Caller frees *@out with
+ * kb_store_read_plans_free().
+ */
+int kb_store_read_plans(struct kb_store *s, struct kb_store_read_plan **out,
+			size_t *n, struct kb_err *err);
+void kb_store_read_plans_free(struct kb_store_read_plan *p, size_t n);
 
 /* ---- builds from source (lib/build.c, cmd/kbisect/build.c) ---------- */
 

@@ -9,10 +9,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "err.h"
 #include "mem.h"
 #include "store_int.h"
 #include "banned.h"
+
+/* The reads of this file that grow with an experiment's boots and
+ * samples; kb_store_read_plans() explains them. */
+static const char sql_metrics[] =
+	"SELECT DISTINCT s.metric FROM samples s"
+	" JOIN boots b ON b.id = s.boot_id"
+	" JOIN variants v ON v.id = b.variant_id"
+	" WHERE v.experiment_id = ?1 ORDER BY s.metric";
+static const char sql_environments[] =
+	"SELECT count(DISTINCT b.environment) FROM boots b"
+	" JOIN variants v ON v.id = b.variant_id"
+	" WHERE v.experiment_id = ?1 AND b.status = 'ok'"
+	" AND (?2 < 0 OR v.idx IN (?2, ?3))";
+static const char sql_last_boot[] =
+	"SELECT coalesce(max(b.boot_no), 0) FROM boots b"
+	" JOIN variants v ON v.id = b.variant_id"
+	" WHERE v.experiment_id = ?1 AND v.idx = ?2";
 
 int kb_store_analyses_put(struct kb_store *s, int64_t exp,
 			  const struct kb_store_analysis *a, size_t n,
@@ -92,12 +110,7 @@ int kb_store_metrics(struct kb_store *s, int64_t exp, char ***out,
 
 	*out = NULL;
 	*n = 0;
-	ret = store_prepare(s,
-			    "SELECT DISTINCT s.metric FROM samples s"
-			    " JOIN boots b ON b.id = s.boot_id"
-			    " JOIN variants v ON v.id = b.variant_id"
-			    " WHERE v.experiment_id = ? ORDER BY s.metric",
-			    &st, err);
+	ret = store_prepare(s, sql_metrics, &st, err);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, exp);
@@ -156,12 +169,7 @@ int kb_store_environments(struct kb_store *s, int64_t exp, int a_idx,
 	int found, ret;
 
 	*n = 0;
-	ret = store_prepare(s,
-			    "SELECT count(DISTINCT b.environment) FROM boots b"
-			    " JOIN variants v ON v.id = b.variant_id"
-			    " WHERE v.experiment_id = ?1 AND b.status = 'ok'"
-			    " AND (?2 < 0 OR v.idx IN (?2, ?3))",
-			    &st, err);
+	ret = store_prepare(s, sql_environments, &st, err);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, exp);
@@ -183,11 +191,7 @@ int kb_store_last_boot(struct kb_store *s, int64_t exp, unsigned idx,
 	int found, ret;
 
 	*out = 0;
-	ret = store_prepare(s,
-			    "SELECT coalesce(max(b.boot_no), 0) FROM boots b"
-			    " JOIN variants v ON v.id = b.variant_id"
-			    " WHERE v.experiment_id = ? AND v.idx = ?",
-			    &st, err);
+	ret = store_prepare(s, sql_last_boot, &st, err);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, exp);
@@ -197,4 +201,64 @@ int kb_store_last_boot(struct kb_store *s, int64_t exp, unsigned idx,
 		*out = store_column_unsigned(st, 0);
 	sqlite3_finalize(st);
 	return ret;
+}
+
+/* Every read of an experiment whose cost grows with its data, by name. */
+static const struct {
+	const char *name;
+	const char *sql;
+} reads[] = {
+	{ "experiment", store_sql_info },
+	{ "variants", store_sql_variants },
+	{ "boot-means", store_sql_boot_means },
+	{ "failures", store_sql_failures },
+	{ "metrics", sql_metrics },
+	{ "environments", sql_environments },
+	{ "last-boot", sql_last_boot },
+};
+
+void kb_store_read_plans_free(struct kb_store_read_plan *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; p && i < n; i++)
+		free(p[i].plan);
+	free(p);
+}
+
+int kb_store_read_plans(struct kb_store *s, struct kb_store_read_plan **out,
+			size_t *n, struct kb_err *err)
+{
+	size_t nreads = sizeof(reads) / sizeof(reads[0]), i;
+	struct kb_store_read_plan *p = kb_calloc(nreads, sizeof(*p));
+	struct kb_buf b = KB_BUF_INIT;
+	sqlite3_stmt *st = NULL;
+	char *sql;
+	int rc, ret = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (i = 0; !ret && i < nreads; i++) {
+		sql = kb_asprintf("EXPLAIN QUERY PLAN %s", reads[i].sql);
+		ret = store_prepare(s, sql, &st, err);
+		free(sql);
+		while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW)
+			kb_buf_addf(&b, "%s\n",
+				    (const char *)sqlite3_column_text(st, 3));
+		if (!ret && rc != SQLITE_DONE)
+			ret = store_fail(s, err, "cannot explain the read '%s'",
+					 reads[i].name);
+		sqlite3_finalize(st);
+		st = NULL;
+		p[i].name = reads[i].name;
+		p[i].plan = kb_buf_detach(&b);
+	}
+	kb_buf_release(&b);
+	if (ret) {
+		kb_store_read_plans_free(p, nreads);
+		return ret;
+	}
+	*out = p;
+	*n = nreads;
+	return 0;
 }

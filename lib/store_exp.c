@@ -137,6 +137,8 @@ void kb_store_info_release(struct kb_store_info *i)
 	" EXISTS (SELECT 1 FROM jobs j WHERE j.experiment_id = e.id)"     \
 	" FROM experiments e JOIN v_history h ON h.experiment_id = e.id"
 
+const char store_sql_info[] = INFO_SELECT " WHERE e.id = ?1";
+
 static void read_info(sqlite3_stmt *st, struct kb_store_info *i)
 {
 	i->id = sqlite3_column_int64(st, 0);
@@ -179,8 +181,7 @@ int kb_store_experiment_get(struct kb_store *s, int64_t id,
 	sqlite3_stmt *st = NULL;
 	int ret;
 
-	ret = store_row_by_id(s, INFO_SELECT " WHERE e.id = ?", "experiment",
-			      id, &st, err);
+	ret = store_row_by_id(s, store_sql_info, "experiment", id, &st, err);
 	if (ret)
 		return ret;
 	memset(out, 0, sizeof(*out));
@@ -350,48 +351,111 @@ void kb_store_variant_release(struct kb_store_variant *v)
 	memset(v, 0, sizeof(*v));
 }
 
-/* Fill the boot means of @metric and the failures of variant row @vid. */
-static int read_variant_boots(struct kb_store *s, sqlite3_stmt *mst,
-			      sqlite3_stmt *fst, sqlite3_int64 vid,
-			      const char *metric, struct kb_store_variant *v,
-			      struct kb_err *err)
+/*
+ * The three reads of kb_store_variants(), each one pass over the whole
+ * experiment in plan order (never one query per variant: sqlite cannot
+ * push a variant filter into v_boot_means's GROUP BY, so that scanned
+ * every boot and sample once per variant).  The boot means average each
+ * ok boot's runs in run order, as v_boot_means does, so the values are
+ * the same to the last bit.  With ?3 >= 0 the boots read are those of
+ * variants ?3 and ?4 alone (kb_store_variants_pair()).  Their plans are
+ * checked by the tests (kb_store_read_plans()).
+ */
+const char store_sql_variants[] =
+	"SELECT idx, label, build_key FROM variants"
+	" WHERE experiment_id = ?1 ORDER BY idx";
+const char store_sql_boot_means[] =
+	"SELECT v.idx, avg(s.value) FROM variants v"
+	" JOIN boots b ON b.variant_id = v.id"
+	" JOIN samples s ON s.boot_id = b.id"
+	" WHERE v.experiment_id = ?1 AND (?3 < 0 OR v.idx IN (?3, ?4))"
+	" AND b.status = 'ok' AND s.metric = ?2"
+	" GROUP BY v.idx, b.boot_no ORDER BY v.idx, b.boot_no";
+/* per variant with failures: the count, and the latest one (the bare
+ * columns of max(b.id)) */
+const char store_sql_failures[] =
+	"SELECT v.idx, count(*),"
+	" b.status || coalesce(': ' || b.reason, ''), max(b.id)"
+	" FROM variants v JOIN boots b ON b.variant_id = v.id"
+	" WHERE v.experiment_id = ?1 AND (?3 < 0 OR v.idx IN (?3, ?4))"
+	" AND b.status <> 'ok'"
+	" GROUP BY v.idx ORDER BY v.idx";
+
+/* The variant of @v[0..n) (sorted by idx) with index @idx from *@at on,
+ * or NULL; *@at moves to it, so a walk in idx order is one pass. */
+static struct kb_store_variant *variant_at(struct kb_store_variant *v,
+					   size_t n, size_t *at,
+					   unsigned idx)
 {
+	while (*at < n && v[*at].idx < idx)
+		(*at)++;
+	return *at < n && v[*at].idx == idx ? &v[*at] : NULL;
+}
+
+/* Fill the boot means of @metric of variants @v[0..n) of @exp from @st. */
+static int read_boot_means(struct kb_store *s, sqlite3_stmt *st,
+			   int64_t exp, const char *metric,
+			   struct kb_store_variant *v, size_t n,
+			   struct kb_err *err)
+{
+	struct kb_store_variant *cur, *last = NULL;
+	size_t at = 0, cap = 0;
 	int rc;
 
-	sqlite3_reset(mst);
-	sqlite3_bind_int64(mst, 1, vid);
-	store_bind_text(mst, 2, metric);
-	while ((rc = sqlite3_step(mst)) == SQLITE_ROW) {
-		v->boot_means = kb_reallocarray(v->boot_means, v->nboots + 1,
-						sizeof(double));
-		v->boot_means[v->nboots++] = sqlite3_column_double(mst, 0);
-	}
-	if (rc != SQLITE_DONE)
-		return store_fail(s, err, "cannot read the boots of variant %u",
-				  v->idx);
-
-	sqlite3_reset(fst);
-	sqlite3_bind_int64(fst, 1, vid);
-	rc = sqlite3_step(fst);
-	if (rc == SQLITE_ROW) {
-		v->nfailed = store_column_unsigned(fst, 0);
-		v->last_failure = store_column_strdup(fst, 1);
-		rc = sqlite3_step(fst);
+	store_bind_text(st, 2, metric);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		cur = variant_at(v, n, &at, store_column_unsigned(st, 0));
+		if (!cur)
+			continue;
+		if (cur != last)
+			cap = 0; /* rows come in idx order: a new variant */
+		last = cur;
+		if (cur->nboots == cap) {
+			cap = cap ? 2 * cap : 16;
+			cur->boot_means = kb_reallocarray(cur->boot_means, cap,
+							  sizeof(double));
+		}
+		cur->boot_means[cur->nboots++] = sqlite3_column_double(st, 1);
 	}
 	if (rc != SQLITE_DONE)
 		return store_fail(s, err,
-				  "cannot read the failures of variant %u",
-				  v->idx);
+				  "cannot read the boots of experiment %lld",
+				  (long long)exp);
 	return 0;
 }
 
-int kb_store_variants(struct kb_store *s, int64_t exp, const char *metric,
-		      struct kb_store_variant **out, size_t *n,
-		      struct kb_err *err)
+/* Fill the failures of variants @v[0..n) of @exp from @st. */
+static int read_failures(struct kb_store *s, sqlite3_stmt *st, int64_t exp,
+			 struct kb_store_variant *v, size_t n,
+			 struct kb_err *err)
+{
+	struct kb_store_variant *cur;
+	size_t at = 0;
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		cur = variant_at(v, n, &at, store_column_unsigned(st, 0));
+		if (!cur)
+			continue;
+		cur->nfailed = store_column_unsigned(st, 1);
+		cur->last_failure = store_column_strdup(st, 2);
+	}
+	if (rc != SQLITE_DONE)
+		return store_fail(s, err,
+				  "cannot read the failures of experiment %lld",
+				  (long long)exp);
+	return 0;
+}
+
+/* kb_store_variants(), or kb_store_variants_pair() when @a_idx >= 0. */
+static int read_variants(struct kb_store *s, int64_t exp, const char *metric,
+			 int64_t a_idx, int64_t b_idx,
+			 struct kb_store_variant **out, size_t *n,
+			 struct kb_err *err)
 {
 	struct kb_store_variant *v = NULL;
 	sqlite3_stmt *vst = NULL, *mst = NULL, *fst = NULL;
-	size_t len = 0, i;
+	size_t len = 0, cap = 0, i;
 	int rc, ret;
 
 	*out = NULL;
@@ -400,42 +464,27 @@ int kb_store_variants(struct kb_store *s, int64_t exp, const char *metric,
 	ret = store_begin_read(s, err);
 	if (ret)
 		return ret;
-	ret = store_prepare(s,
-			    "SELECT id, idx, label, build_key FROM variants"
-			    " WHERE experiment_id = ? ORDER BY idx",
-			    &vst, err);
-	if (ret)
-		goto out;
-	ret = store_prepare(s,
-			    "SELECT value FROM v_boot_means"
-			    " WHERE variant_id = ? AND metric = ?"
-			    " ORDER BY boot_no",
-			    &mst, err);
-	if (ret)
-		goto out;
-	/* the count, and the latest failure (the bare columns of max(id)) */
-	ret = store_prepare(s,
-			    "SELECT count(*),"
-			    " status || coalesce(': ' || reason, ''), max(id)"
-			    " FROM boots"
-			    " WHERE variant_id = ? AND status <> 'ok'"
-			    " HAVING count(*) > 0",
-			    &fst, err);
-	if (ret)
+	if ((ret = store_prepare(s, store_sql_variants, &vst, err)) ||
+	    (ret = store_prepare(s, store_sql_boot_means, &mst, err)) ||
+	    (ret = store_prepare(s, store_sql_failures, &fst, err)))
 		goto out;
 	sqlite3_bind_int64(vst, 1, exp);
+	sqlite3_bind_int64(mst, 1, exp);
+	sqlite3_bind_int64(fst, 1, exp);
+	sqlite3_bind_int64(mst, 3, a_idx);
+	sqlite3_bind_int64(mst, 4, b_idx);
+	sqlite3_bind_int64(fst, 3, a_idx);
+	sqlite3_bind_int64(fst, 4, b_idx);
 	while ((rc = sqlite3_step(vst)) == SQLITE_ROW) {
-		v = kb_reallocarray(v, len + 1, sizeof(*v));
+		if (len == cap) {
+			cap = cap ? 2 * cap : 16;
+			v = kb_reallocarray(v, cap, sizeof(*v));
+		}
 		memset(&v[len], 0, sizeof(*v));
-		v[len].idx = store_column_unsigned(vst, 1);
-		v[len].label = store_column_strdup(vst, 2);
-		v[len].build_key = store_column_strdup(vst, 3);
+		v[len].idx = store_column_unsigned(vst, 0);
+		v[len].label = store_column_strdup(vst, 1);
+		v[len].build_key = store_column_strdup(vst, 2);
 		len++;
-		ret = read_variant_boots(s, mst, fst,
-					 sqlite3_column_int64(vst, 0), metric,
-					 &v[len - 1], err);
-		if (ret)
-			goto out;
 	}
 	if (rc != SQLITE_DONE) {
 		ret = store_fail(s, err,
@@ -443,8 +492,9 @@ int kb_store_variants(struct kb_store *s, int64_t exp, const char *metric,
 				 (long long)exp);
 		goto out;
 	}
-	ret = store_commit(s, err);
-	if (ret)
+	if ((ret = read_boot_means(s, mst, exp, metric, v, len, err)) ||
+	    (ret = read_failures(s, fst, exp, v, len, err)) ||
+	    (ret = store_commit(s, err)))
 		goto out;
 	*out = v;
 	*n = len;
@@ -460,6 +510,21 @@ out:
 		kb_store_variant_release(&v[i]);
 	free(v);
 	return ret;
+}
+
+int kb_store_variants(struct kb_store *s, int64_t exp, const char *metric,
+		      struct kb_store_variant **out, size_t *n,
+		      struct kb_err *err)
+{
+	return read_variants(s, exp, metric, -1, -1, out, n, err);
+}
+
+int kb_store_variants_pair(struct kb_store *s, int64_t exp,
+			   const char *metric, unsigned a_idx,
+			   unsigned b_idx, struct kb_store_variant **out,
+			   size_t *n, struct kb_err *err)
+{
+	return read_variants(s, exp, metric, a_idx, b_idx, out, n, err);
 }
 
 /* ---- boots and their samples ------------------------------------------ */

@@ -162,6 +162,20 @@ int store_insert_boot(struct kb_store *s, int64_t exp, unsigned idx,
 		      unsigned boot_no, int64_t build_id,
 		      const struct kb_boot_result *r, struct kb_err *err);
 
+/*
+ * The SQL of the reads of one experiment whose cost grows with its boots
+ * and samples (kb_store_experiment_get(), kb_store_variants() and
+ * kb_store_variants_pair()), for kb_store_read_plans() to explain
+ * alongside lib/store_analysis.c's own: each finds its rows through an
+ * index (db/0008), never by scanning a table.  ?1 is the experiment's id,
+ * ?2 the metric, ?3 and ?4 a pair of variant indexes (?3 = -1: every
+ * variant).
+ */
+extern const char store_sql_info[];
+extern const char store_sql_variants[];
+extern const char store_sql_boot_means[];
+extern const char store_sql_failures[];
+
 /* ---- evidence (lib/store_evidence.c, db/0007) ------------------------ */
 
 /*

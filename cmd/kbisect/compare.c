@@ -263,7 +263,7 @@ static int cmd_compare(const struct kb_args *args)
 	const struct compare_args *o = CMD_ARGS(struct compare_args, args);
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_store *s = NULL;
-	struct kb_analysis *a = NULL, *am = NULL;
+	struct kb_analysis *a = NULL;
 	struct cmd_analysis_boots boots;
 	struct kb_store_analysis *rows = NULL;
 	char **details = NULL;
@@ -335,19 +335,22 @@ static int cmd_compare(const struct kb_args *args)
 	}
 	for (i = 0; i < nmetrics; i++) {
 		struct kb_comparison cmp;
-		const struct kb_metric_dir *dir;
+		const struct kb_metric_dir *dir = &dirs[i];
 		int main_metric = !strcmp(metrics[i], kb_analysis_metric(a));
 
-		kb_analysis_free(am);
-		am = NULL;
-		if ((ret = kb_analysis_open(s, kb_analysis_info(a)->id,
-					    metrics[i], &am, &err)))
-			goto fail;
-		if (boots.r.ex)
-			kb_analysis_set_executor(am, boots.r.ex, &boots.o);
-		if ((ret = kb_analysis_compare(am, (unsigned)ia, (unsigned)ib,
-					       adaptive && main_metric, &cmp,
-					       &err)))
+		/* the experiment's metric (adaptive with --adaptive) on @a;
+		 * each other one reads its values of the two variants alone */
+		if (main_metric) {
+			dirs[i] = *kb_analysis_direction(a);
+			ret = kb_analysis_compare(a, (unsigned)ia, (unsigned)ib,
+						  adaptive, &cmp, &err);
+		} else {
+			ret = kb_analysis_compare_metric(a, metrics[i],
+							 (unsigned)ia,
+							 (unsigned)ib, &cmp,
+							 &dirs[i], &err);
+		}
+		if (ret)
 			goto fail;
 		details[i] = compare_detail(&cmp);
 		rows[i] = (struct kb_store_analysis){
@@ -355,8 +358,6 @@ static int cmd_compare(const struct kb_args *args)
 			cmp.ci_low, cmp.ci_high, cmp.p, "mann-whitney-u",
 			kb_verdict_name(cmp.verdict), details[i]
 		};
-		dir = kb_analysis_direction(am);
-		dirs[i] = *dir;
 		if (main_metric)
 			main_cmp = cmp;
 		if (json) {
@@ -431,7 +432,6 @@ out:
 	free(rows);
 	kb_json_free(j);
 	kb_buf_release(&b);
-	kb_analysis_free(am);
 	kb_analysis_free(a);
 	kb_store_close(s);
 	return ret;

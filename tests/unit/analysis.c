@@ -147,6 +147,89 @@ static void test_analysis__added_boots_make_later_looks(void **state)
 	assert_true(c.alpha < 0.025);
 }
 
+/* Store boot @boot_no of variant @idx: two runs, each with ops_per_s
+ * and lat_us. */
+static void put_boot_of_two_metrics(struct fixture *f, unsigned idx,
+				    unsigned boot_no, double v)
+{
+	struct kb_boot_result r = { 0 };
+	struct kb_err err = KB_ERR_INIT;
+	size_t i;
+
+	r.status = KB_BOOT_OK;
+	r.nruns = 2;
+	r.runs = kb_calloc(r.nruns, sizeof(*r.runs));
+	for (i = 0; i < r.nruns; i++) {
+		assert_int_equal(kb_sample_set(&r.runs[i], "ops_per_s", v + i),
+				 0);
+		assert_int_equal(kb_sample_set(&r.runs[i], "lat_us",
+					       1e6 / (v + i) + 0.1 * i),
+				 0);
+	}
+	if (kb_store_boot_put(f->s, f->exp, idx, boot_no, 0, &r, &err))
+		fail_msg("%s", err.msg);
+	kb_boot_result_release(&r);
+}
+
+static void assert_same_double(double a, double b)
+{
+	assert_memory_equal(&a, &b, sizeof(a));
+}
+
+static void test_analysis__compare_metric_is_the_analysis_of_that_metric(
+	void **state)
+{
+	static const char *const metrics[] = { "lat_us", "ops_per_s" };
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_analysis *am = NULL;
+	struct kb_comparison want, got;
+	struct kb_metric_dir dir;
+	unsigned b;
+	size_t i;
+
+	run_experiment(f, OPS_MATRIX("  better: higher\n"), OPS_MODEL);
+	/* boots stored after f->a was opened: it reads them afresh */
+	for (b = 4; b <= 6; b++) {
+		put_boot_of_two_metrics(f, 0, b, 1000 + 7 * b);
+		put_boot_of_two_metrics(f, 1, b, 790 + 5 * b);
+	}
+	for (i = 0; i < 2; i++) {
+		if (kb_analysis_open(f->s, f->exp, metrics[i], &am, &err) ||
+		    kb_analysis_compare(am, 0, 1, 0, &want, &err) ||
+		    kb_analysis_compare_metric(f->a, metrics[i], 0, 1, &got,
+					       &dir, &err))
+			fail_msg("%s", err.msg);
+		assert_int_equal(got.a.n, want.a.n);
+		assert_int_equal(got.b.n, want.b.n);
+		assert_same_double(got.a.mean, want.a.mean);
+		assert_same_double(got.b.mean, want.b.mean);
+		assert_same_double(got.change_pct, want.change_pct);
+		assert_same_double(got.ci_low, want.ci_low);
+		assert_same_double(got.ci_high, want.ci_high);
+		assert_same_double(got.p, want.p);
+		assert_same_double(got.alpha, want.alpha);
+		assert_int_equal(got.looks, want.looks);
+		assert_int_equal(got.verdict, want.verdict);
+		assert_int_equal(dir.higher_is_better,
+				 kb_analysis_direction(am)->higher_is_better);
+		assert_int_equal(dir.source, kb_analysis_direction(am)->source);
+		kb_analysis_free(am);
+		am = NULL;
+	}
+	/* ops_per_s has 6 boots a side, a later look; lat_us the 3 of
+	 * boots 4 to 6, and the opposite direction */
+	assert_int_equal(got.a.n, 6);
+	assert_true(got.looks > 1);
+	assert_int_equal(dir.higher_is_better, 1);
+	assert_int_equal(kb_analysis_compare_metric(f->a, "lat_us", 0, 1, &got,
+						    &dir, &err),
+			 0);
+	assert_int_equal(got.a.n, 3);
+	assert_int_equal(dir.higher_is_better, 0);
+	assert_true(got.change_pct > 20); /* B is slower */
+}
+
 static void test_effects__holm_adjusts_the_family(void **state)
 {
 	struct fixture *f = *state;
@@ -454,6 +537,7 @@ static void test_analysis__real_executor_adds_boots(void **state)
 static const struct CMUnitTest tests[] = {
 	T(test_analysis__workload_better_decides_the_verdict),
 	T(test_analysis__added_boots_make_later_looks),
+	T(test_analysis__compare_metric_is_the_analysis_of_that_metric),
 	T(test_effects__holm_adjusts_the_family),
 	T(test_effects__values_not_positive_are_refused),
 	T(test_analysis__reads_the_database_alone),

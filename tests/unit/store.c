@@ -1063,6 +1063,44 @@ static void test_store__variants_have_boot_means_and_failures(void **state)
 	kb_store_close(s);
 }
 
+static void test_store__variants_pair_reads_two_variants_alone(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	struct kb_store_variant *v = NULL;
+	const double b1[] = { 100, 110 }, b2[] = { 200, 220 };
+	int64_t id = create_ok(s, "pair");
+	size_t n = 0, i;
+
+	put_boot(s, id, 0, 1, KB_BOOT_OK, NULL, b1, 2);
+	put_boot(s, id, 1, 1, KB_BOOT_OK, NULL, b2, 2);
+	put_boot(s, id, 1, 2, KB_BOOT_PANIC, "oops", NULL, 0);
+	put_boot(s, id, 2, 1, KB_BOOT_OK, NULL, b2, 2);
+	put_boot(s, id, 2, 2, KB_BOOT_PANIC, NULL, NULL, 0);
+
+	/* every variant is listed; the boots are those of #0 and #2 */
+	assert_int_equal(kb_store_variants_pair(s, id, "read_iops", 2, 0, &v,
+						&n, &err),
+			 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(v[0].nboots, 1);
+	assert_true(v[0].boot_means[0] == 105.0);
+	assert_int_equal(v[1].idx, 1);
+	assert_string_equal(v[1].label, "A=n guest.vcpus=1");
+	assert_int_equal(v[1].nboots, 0);
+	assert_int_equal(v[1].nfailed, 0);
+	assert_null(v[1].last_failure);
+	assert_int_equal(v[2].nboots, 1);
+	assert_true(v[2].boot_means[0] == 210.0);
+	assert_int_equal(v[2].nfailed, 1);
+	assert_string_equal(v[2].last_failure, "panic");
+	for (i = 0; i < n; i++)
+		kb_store_variant_release(&v[i]);
+	free(v);
+	kb_store_close(s);
+}
+
 static void test_store__variant_summary_view_has_stats(void **state)
 {
 	struct fixture *f = *state;
@@ -1684,6 +1722,165 @@ static void test_store__migration_to_7_keeps_builds_and_boots(void **state)
 			 1);
 }
 
+/* The boot means of variant @idx of @exp as the view v_boot_means has
+ * them, in boot order; *@n of them (at most @max). */
+static void view_means(sqlite3 *db, int64_t exp, unsigned idx,
+		       const char *metric, double *out, size_t max, size_t *n)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT value FROM v_boot_means"
+			       " WHERE experiment_id = ?1 AND metric = ?3"
+			       " AND variant_id = (SELECT id FROM variants"
+			       " WHERE experiment_id = ?1 AND idx = ?2)"
+			       " ORDER BY boot_no",
+			       -1, &st, NULL) != SQLITE_OK)
+		fail_msg("v_boot_means: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, exp);
+	sqlite3_bind_int64(st, 2, idx);
+	sqlite3_bind_text(st, 3, metric, -1, SQLITE_STATIC);
+	*n = 0;
+	while (sqlite3_step(st) == SQLITE_ROW && *n < max)
+		out[(*n)++] = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+}
+
+static void test_store__boot_means_are_the_views_to_the_bit(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	struct kb_store_variant *v = NULL;
+	/* sums that round differently in another order */
+	const double r1[] = { 1e16, 1, -1e16, 3.3, 0.1 },
+		     r2[] = { 0.1, 0.2, 0.3, 1e-17, 7e15 }, r3[] = { 42 };
+	int64_t a = create_ok(s, "a"), b = create_ok(s, "b");
+	double want[8];
+	size_t n = 0, nwant, i, k;
+	sqlite3 *db;
+
+	/* boots stored out of order, interleaved with another experiment's,
+	 * failures between them */
+	put_boot(s, a, 1, 3, KB_BOOT_OK, NULL, r2, 5);
+	put_boot(s, b, 1, 1, KB_BOOT_OK, NULL, r3, 1);
+	put_boot(s, a, 1, 1, KB_BOOT_OK, NULL, r1, 5);
+	put_boot(s, a, 0, 2, KB_BOOT_PANIC, "oops", r3, 1);
+	put_boot(s, a, 0, 1, KB_BOOT_OK, NULL, r2, 4);
+	put_boot(s, a, 1, 2, KB_BOOT_OK, NULL, r3, 1);
+	put_boot(s, b, 0, 1, KB_BOOT_OK, NULL, r1, 3);
+	put_boot(s, a, 2, 1, KB_BOOT_OK, NULL, r1, 3);
+	db = raw_open(f->path);
+	for (k = 0; k < 2; k++) {
+		const char *metric = k ? "lat_us" : "read_iops";
+
+		assert_int_equal(kb_store_variants(s, a, metric, &v, &n, &err),
+				 0);
+		assert_int_equal(n, 3);
+		for (i = 0; i < n; i++) {
+			view_means(db, a, v[i].idx, metric, want, 8, &nwant);
+			assert_int_equal(v[i].nboots, nwant);
+			assert_memory_equal(v[i].boot_means, want,
+					    nwant * sizeof(double));
+			kb_store_variant_release(&v[i]);
+		}
+		free(v);
+	}
+	sqlite3_close(db);
+	kb_store_close(s);
+}
+
+/* The plan of read @name in @p[0..n). */
+static const char *read_plan(const struct kb_store_read_plan *p, size_t n,
+			     const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(p[i].name, name))
+			return p[i].plan;
+	fail_msg("no read '%s'", name);
+	return NULL;
+}
+
+static void test_store__reads_of_an_experiment_search_indexes(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 0);
+	struct kb_store_read_plan *p = NULL;
+	const double vals[] = { 1, 2 };
+	int64_t a = create_ok(s, "a"), b = create_ok(s, "b");
+	size_t n = 0, i;
+
+	put_boot(s, a, 0, 1, KB_BOOT_OK, NULL, vals, 2);
+	put_boot(s, a, 1, 1, KB_BOOT_PANIC, "oops", NULL, 0);
+	put_boot(s, b, 2, 1, KB_BOOT_OK, NULL, vals, 2);
+	assert_int_equal(kb_store_read_plans(s, &p, &n, &err), 0);
+	assert_true(n >= 7);
+	/* a SCAN (of boots, samples or any table) makes a read of one
+	 * experiment cost the whole database, and one per variant made
+	 * results quadratic (issue 16): every step must be a SEARCH */
+	for (i = 0; i < n; i++) {
+		if (strstr(p[i].plan, "SCAN"))
+			fail_msg("the read '%s' scans a table:\n%s", p[i].name,
+				 p[i].plan);
+		assert_non_null(strstr(p[i].plan, "SEARCH"));
+	}
+	/* db/0008's indexes: the boots side of the means is the index
+	 * alone, and only failed boots are visited for the failures */
+	assert_non_null(strstr(read_plan(p, n, "boot-means"),
+			       "COVERING INDEX boots_variant_status"));
+	assert_non_null(strstr(read_plan(p, n, "failures"), "boots_failed"));
+	assert_non_null(strstr(read_plan(p, n, "boot-means"),
+			       "INDEX sqlite_autoindex_samples_1"));
+	kb_store_read_plans_free(p, n);
+	kb_store_close(s);
+}
+
+static void test_store__migration_to_8_keeps_boots_and_their_means(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 7);
+	struct kb_store_variant *v = NULL;
+	const double b1[] = { 100, 110 }, b2[] = { 200, 220 };
+	int64_t exp;
+	size_t n = 0, i;
+
+	assert_int_equal(kb_store_version(s), 7);
+	exp = create_ok(s, "old");
+	put_boot(s, exp, 0, 1, KB_BOOT_OK, NULL, b1, 2);
+	put_boot(s, exp, 0, 2, KB_BOOT_OK, NULL, b2, 2);
+	put_boot(s, exp, 2, 1, KB_BOOT_PANIC, "oops", NULL, 0);
+	kb_store_close(s);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM sqlite_master"
+					   " WHERE name IN ('boots_variant_status',"
+					   " 'boots_failed')"),
+			 0);
+
+	s = open_ok(f->path, 0);
+	assert_int_equal(kb_store_version(s), kb_store_latest_version());
+	assert_int_equal(kb_store_variants(s, exp, "read_iops", &v, &n, &err),
+			 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(v[0].nboots, 2);
+	assert_true(v[0].boot_means[0] == 105.0);
+	assert_true(v[0].boot_means[1] == 210.0);
+	assert_int_equal(v[2].nfailed, 1);
+	assert_string_equal(v[2].last_failure, "panic: oops");
+	for (i = 0; i < n; i++)
+		kb_store_variant_release(&v[i]);
+	free(v);
+	kb_store_close(s);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM sqlite_master"
+					   " WHERE name IN ('boots_variant_status',"
+					   " 'boots_failed')"),
+			 2);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM samples"), 8);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
@@ -1710,6 +1907,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_store__build_put_get_round_trip),
 	T(test_store__history_is_newest_first_with_counts),
 	T(test_store__variants_have_boot_means_and_failures),
+	T(test_store__variants_pair_reads_two_variants_alone),
 	T(test_store__variant_summary_view_has_stats),
 	T(test_store__concurrent_opens_migrate_once),
 	T(test_store__non_database_file_is_refused),
@@ -1726,6 +1924,9 @@ static const struct CMUnitTest tests[] = {
 	T(test_store__evidence_of_a_failing_variant_is_its_latest_boot),
 	T(test_store__no_evidence_is_not_found),
 	T(test_store__migration_to_7_keeps_builds_and_boots),
+	T(test_store__boot_means_are_the_views_to_the_bit),
+	T(test_store__reads_of_an_experiment_search_indexes),
+	T(test_store__migration_to_8_keeps_boots_and_their_means),
 };
 
 KB_TEST_MAIN(tests)
