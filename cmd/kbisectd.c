@@ -171,7 +171,8 @@ static struct {
 	pthread_mutex_t lock;
 	struct worker workers[MAX_WORKERS];
 	struct kb_sched *sched; /* the experiments, their steps and leases */
-	int swept;              /* orphan guests looked for */
+	int swept;              /* orphan guests looked for: the queue
+				 * found at start is loaded */
 	struct client *clients[MAX_CLIENTS];
 	int stopping;
 	int wake;               /* schedule at once: a step ended, a job came */
@@ -475,9 +476,12 @@ static void schedule(void)
 		logm(L_ERROR, "%s", err.msg);
 		return;
 	}
-	d.swept = 1;
+	/* the experiments queued at start are loaded over a few passes:
+	 * each of them has its hosts swept */
 	if (kb_sched_behind(d.sched))
 		d.wake = 1;
+	else
+		d.swept = 1;
 	while (!d.stopping) {
 		if (started == PASS_STEPS) {
 			d.wake = 1;
