@@ -352,7 +352,7 @@ def burst(path, n, matrix, model, db, clients):
     con = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=10)
     live = len(ids)
     while live and time.monotonic() - t0 < 1800:
-        time.sleep(0.05)
+        time.sleep(0.01)
         try:
             live = con.execute("SELECT count(*) FROM experiments WHERE"
                                " state IN ('queued', 'running')").fetchone()[0]
