@@ -47,6 +47,10 @@
 #define MAX_CLIENTS 64
 #define MAX_WORKERS 64
 #define TICK_MS 200
+/* Steps started, and experiments loaded, by one pass at most: the rest
+ * waits for the next turn of the loop, after the clients are served. */
+#define PASS_STEPS 8
+#define PASS_LOADS 16
 #define STATUS_RECENT 20
 /* Connections waiting while every client slot is taken. */
 #define LISTEN_BACKLOG 128
@@ -167,7 +171,8 @@ static struct {
 	pthread_mutex_t lock;
 	struct worker workers[MAX_WORKERS];
 	struct kb_sched *sched; /* the experiments, their steps and leases */
-	int swept;              /* orphan guests looked for */
+	int swept;              /* orphan guests looked for: the queue
+				 * found at start is loaded */
 	struct client *clients[MAX_CLIENTS];
 	int stopping;
 	int wake;               /* schedule at once: a step ended, a job came */
@@ -457,27 +462,41 @@ static void reap(void)
 	}
 }
 
-/* Claim and start every step there is room for (lib/scheduler.h). */
+/* Claim and start the steps there is room for (lib/scheduler.h), up to
+ * PASS_STEPS: with more to do, the next turn of the loop goes on at once,
+ * once the clients have been served. */
 static void schedule(void)
 {
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_sched_step st;
+	unsigned started = 0;
 	int ret;
 
 	if (kb_sched_refresh(d.sched, &err)) {
 		logm(L_ERROR, "%s", err.msg);
 		return;
 	}
-	d.swept = 1;
+	/* the experiments queued at start are loaded over a few passes:
+	 * each of them has its hosts swept */
+	if (kb_sched_behind(d.sched))
+		d.wake = 1;
+	else
+		d.swept = 1;
 	while (!d.stopping) {
+		if (started == PASS_STEPS) {
+			d.wake = 1;
+			break;
+		}
 		kb_err_clear(&err);
 		ret = kb_sched_next(d.sched, time(NULL), &st, &err);
 		if (ret == KB_ENOTFOUND)
 			break;
-		if (ret)
+		if (ret) {
 			logm(L_ERROR, "%s", err.msg);
-		else
+		} else {
 			start_step(&st);
+			started++;
+		}
 	}
 }
 
@@ -1004,7 +1023,8 @@ static int loop(void)
 		now = kb_monotime();
 		if (d.awake && now - d.awake > STALL_S)
 			d.stalled += now - d.awake - STALL_S;
-		if (poll(pf, n, TICK_MS) < 0 && errno != EINTR) {
+		/* a pass left work: serve the clients, then go on */
+		if (poll(pf, n, d.wake ? 0 : TICK_MS) < 0 && errno != EINTR) {
 			logm(L_ERROR, "poll: %s", strerror(errno));
 			return 1;
 		}
@@ -1074,6 +1094,7 @@ static int start_scheduler(struct kb_err *err)
 	o.max_steps = MAX_WORKERS;
 	o.lease_s = d.lease_s;
 	o.time_scale = d.time_scale;
+	o.max_loads = PASS_LOADS;
 	o.note = on_note;
 	return kb_sched_new(&o, &d.sched, err);
 }

@@ -2,6 +2,23 @@
  * scheduler: which queued jobs the daemon starts now, given its build
  * slots, its hosts' capacities and the leases in the store (scheduler.h,
  * docs/daemon.md).
+ *
+ * A pass does work in proportion to what changed, not to the queue: the
+ * scheduler remembers, per experiment, whether it may have a build or a
+ * boot ready and whether its jobs changed since it was last settled, and
+ * asks the store only about those.  A claim that finds nothing clears the
+ * hint; what can make a job ready sets it again:
+ *
+ *  - a new experiment (refresh: those submitted since the last one);
+ *  - a build of the experiment ending (its boots wait for it);
+ *  - a lease of it lapsing (kb_store_queue_lapsed(), read by an index);
+ *  - anything else done to the database by someone else (another
+ *    scheduler on it, a hand edit): every second the first pass looks
+ *    again at a few held experiments in turn (LOOK_PER_SECOND), so that
+ *    each is looked at again within held / LOOK_PER_SECOND seconds.
+ *
+ * An experiment is settled once it runs nothing and its jobs changed (a
+ * step of it ended, it was loaded or looked at again), not on every pass.
  */
 #include "scheduler.h"
 
@@ -15,11 +32,17 @@
 
 /* Hosts the scheduler counts boots on: more get no boots. */
 #define MAX_HOSTS 64
+/* Held experiments looked at again each second, in turn. */
+#define LOOK_PER_SECOND 8
 
 struct sched_exp {
 	struct kb_queue_exp *x;
+	int64_t id;
 	unsigned running; /* steps of it handed out and not finished */
-	int seen;         /* in the queue at the last refresh */
+	int seen;         /* in the queue, as far as the scheduler knows */
+	int builds;       /* may have a build ready */
+	int boots;        /* may have a boot ready */
+	int dirty;        /* its jobs changed since it was last settled */
 };
 
 struct sched_host {
@@ -28,19 +51,23 @@ struct sched_host {
 };
 
 /* Where a pass is: kb_sched_next() goes on from there. */
-enum phase { PHASE_BUILDS, PHASE_BOOTS, PHASE_DONE };
+enum phase { PHASE_LOOK, PHASE_BUILDS, PHASE_BOOTS, PHASE_DONE };
 
 struct kb_sched {
 	struct kb_store *s;
 	char *owner;
-	unsigned build_jobs, max_steps;
+	unsigned build_jobs, max_steps, max_loads;
 	int64_t lease_s;
 	double time_scale;
 	void (*note)(const struct kb_sched_note *n, void *arg);
 	void *arg;
 
-	struct sched_exp **exps; /* oldest first; each allocated */
+	struct sched_exp **exps; /* by id, oldest first; each allocated */
 	size_t nexps;
+	int64_t last_id;         /* the newest experiment loaded */
+	int behind;              /* refresh left experiments to load */
+	size_t look_i;           /* the next experiment to look at again */
+	int64_t last_look;       /* the second of the last look() */
 	struct sched_host hosts[MAX_HOSTS];
 	size_t nhosts;
 	unsigned running, builds_running;
@@ -69,10 +96,12 @@ int kb_sched_new(const struct kb_sched_opts *o, struct kb_sched **out,
 	sc->owner = kb_strdup(o->owner);
 	sc->build_jobs = o->build_jobs;
 	sc->max_steps = o->max_steps;
+	sc->max_loads = o->max_loads;
 	sc->lease_s = o->lease_s;
 	sc->time_scale = o->time_scale;
 	sc->note = o->note;
 	sc->arg = o->arg;
+	sc->last_look = -1;
 	sc->phase = PHASE_DONE;
 	*out = sc;
 	return 0;
@@ -112,14 +141,20 @@ static void tell(struct kb_sched *sc, enum kb_sched_note_kind kind,
 		sc->note(&n, sc->arg);
 }
 
+/* Experiment @id, by bisection (the array is in order of id), or NULL. */
 static struct sched_exp *find_exp(const struct kb_sched *sc, int64_t id)
 {
-	size_t i;
+	size_t lo = 0, hi = sc->nexps;
 
-	for (i = 0; i < sc->nexps; i++)
-		if (kb_queue_exp_id(sc->exps[i]->x) == id)
-			return sc->exps[i];
-	return NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sc->exps[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < sc->nexps && sc->exps[lo]->id == id ? sc->exps[lo] : NULL;
 }
 
 /* The index of @uri's slot, or nhosts when it has none. */
@@ -148,7 +183,14 @@ static struct sched_host *host(struct kb_sched *sc, const char *uri)
 	return &sc->hosts[i];
 }
 
-/* Load experiment @id; one stored that no longer plans is failed. */
+/* Something of @e may have changed: claim from it and settle it again. */
+static void stir(struct sched_exp *e)
+{
+	e->builds = e->boots = e->dirty = 1;
+}
+
+/* Load experiment @id, newer than every one held; one stored that no
+ * longer plans is failed. */
 static void load_exp(struct kb_sched *sc, int64_t id)
 {
 	struct kb_err err = KB_ERR_INIT, ignored = KB_ERR_INIT;
@@ -163,7 +205,9 @@ static void load_exp(struct kb_sched *sc, int64_t id)
 	}
 	e = kb_calloc(1, sizeof(*e));
 	e->x = x;
+	e->id = id;
 	e->seen = 1;
+	stir(e);
 	sc->exps = kb_reallocarray(sc->exps, sc->nexps + 1, sizeof(*sc->exps));
 	sc->exps[sc->nexps++] = e;
 	tell(sc, KB_SCHED_NOTE_LOADED, id, x, NULL, NULL);
@@ -172,18 +216,20 @@ static void load_exp(struct kb_sched *sc, int64_t id)
 /* Forget experiments that left the queue and run nothing any more. */
 static void forget_ended(struct kb_sched *sc)
 {
-	size_t i = 0;
+	size_t i, k = 0, look_i = sc->look_i;
 
-	while (i < sc->nexps) {
-		if (sc->exps[i]->seen || sc->exps[i]->running) {
-			i++;
+	for (i = 0; i < sc->nexps; i++) {
+		struct sched_exp *e = sc->exps[i];
+
+		if (e->seen || e->running) {
+			sc->exps[k++] = e;
 			continue;
 		}
-		exp_free(sc->exps[i]);
-		memmove(&sc->exps[i], &sc->exps[i + 1],
-			(sc->nexps - i - 1) * sizeof(*sc->exps));
-		sc->nexps--;
+		exp_free(e);
+		if (i < look_i) /* the turn goes on where it was */
+			sc->look_i--;
 	}
+	sc->nexps = k;
 }
 
 int kb_sched_refresh(struct kb_sched *sc, struct kb_err *err)
@@ -193,41 +239,91 @@ int kb_sched_refresh(struct kb_sched *sc, struct kb_err *err)
 	int ret;
 
 	sc->phase = PHASE_DONE;
-	if ((ret = kb_store_queue_experiments(sc->s, &ids, &n, err))) {
-		forget_ended(sc);
-		return ret;
-	}
-	for (i = 0; i < sc->nexps; i++)
-		sc->exps[i]->seen = 0;
-	for (i = 0; i < n; i++) {
-		struct sched_exp *e = find_exp(sc, ids[i]);
-
-		if (e)
-			e->seen = 1;
-		else
-			load_exp(sc, ids[i]);
-	}
-	free(ids);
 	forget_ended(sc);
-	sc->phase = PHASE_BUILDS;
+	if ((ret = kb_store_queue_experiments_after(sc->s, sc->last_id,
+						    sc->max_loads, &ids, &n,
+						    err)))
+		return ret;
+	for (i = 0; i < n; i++) {
+		/* ids come in order, each newer than the last loaded */
+		load_exp(sc, ids[i]);
+		sc->last_id = ids[i];
+	}
+	sc->behind = sc->max_loads && n == sc->max_loads;
+	free(ids);
+	sc->phase = PHASE_LOOK;
 	sc->exp_i = 0;
 	sc->host_i = 0;
 	sc->exp_over = 0;
 	return 0;
 }
 
+int kb_sched_behind(const struct kb_sched *sc)
+{
+	return sc->behind;
+}
+
 static void settle(struct kb_sched *sc, int64_t id)
 {
 	struct kb_err err = KB_ERR_INIT;
+	struct sched_exp *e = find_exp(sc, id);
 	char *state = NULL;
 
 	if (kb_store_experiment_settle(sc->s, id, &state, &err)) {
 		tell(sc, KB_SCHED_NOTE_ERROR, id, NULL, NULL, err.msg);
 		return;
 	}
-	if (strcmp(state, "queued") && strcmp(state, "running"))
+	if (e)
+		e->dirty = 0;
+	if (strcmp(state, "queued") && strcmp(state, "running")) {
 		tell(sc, KB_SCHED_NOTE_ENDED, id, NULL, state, NULL);
+		if (e) /* forgotten at the next refresh */
+			e->seen = e->builds = e->boots = 0;
+	}
 	free(state);
+}
+
+/*
+ * The start of the first pass in second @now: the experiments with a
+ * lease that lapsed (leases lapse by the second), and the next few held
+ * ones in turn, may have changed without the scheduler: stir them (or,
+ * for one that left the queue, forget it without a note, as whoever
+ * ended it told).
+ */
+static int look(struct kb_sched *sc, int64_t now, struct kb_err *err)
+{
+	int64_t *ids = NULL;
+	size_t n = 0, i, k;
+	int live, ret;
+
+	if (now == sc->last_look)
+		return 0;
+	sc->last_look = now;
+	if ((ret = kb_store_queue_lapsed(sc->s, now, &ids, &n, err)))
+		return ret;
+	for (i = 0; i < n; i++) {
+		struct sched_exp *e = find_exp(sc, ids[i]);
+
+		if (e && e->seen)
+			stir(e);
+	}
+	free(ids);
+	for (k = 0; k < LOOK_PER_SECOND && k < sc->nexps; k++) {
+		struct sched_exp *e;
+
+		if (sc->look_i >= sc->nexps)
+			sc->look_i = 0;
+		e = sc->exps[sc->look_i++];
+		if (!e->seen)
+			continue;
+		if ((ret = kb_store_queue_has(sc->s, e->id, &live, err)))
+			return ret;
+		if (live)
+			stir(e);
+		else
+			e->seen = e->builds = e->boots = 0;
+	}
+	return 0;
 }
 
 /* Lease the next job of @kind of @e (boots: on host @h); count it. */
@@ -243,7 +339,7 @@ static int claim(struct kb_sched *sc, struct sched_exp *e,
 	c.now = now;
 	c.lease_s = sc->lease_s;
 	c.kind = kind;
-	c.experiment = kb_queue_exp_id(e->x);
+	c.experiment = e->id;
 	c.host = h ? h->uri : NULL;
 	if ((ret = kb_store_job_claim(sc->s, &c, &out->job, err)))
 		return ret;
@@ -262,12 +358,13 @@ static int claim(struct kb_sched *sc, struct sched_exp *e,
 static int next_build(struct kb_sched *sc, int64_t now,
 		      struct kb_sched_step *out, struct kb_err *err)
 {
-	while (sc->exp_i < sc->nexps) {
+	while (sc->exp_i < sc->nexps &&
+	       sc->builds_running < sc->build_jobs &&
+	       sc->running < sc->max_steps) {
 		struct sched_exp *e = sc->exps[sc->exp_i];
 		int ret;
 
-		if (!e->seen || sc->builds_running >= sc->build_jobs ||
-		    sc->running >= sc->max_steps) {
+		if (!e->seen || !e->builds) {
 			sc->exp_i++;
 			continue;
 		}
@@ -278,12 +375,14 @@ static int next_build(struct kb_sched *sc, int64_t now,
 		sc->exp_i++;
 		if (ret != KB_ENOTFOUND)
 			return ret;
+		e->builds = 0;
 	}
 	return KB_ENOTFOUND;
 }
 
 /* Boots: oldest experiment first, per host of its matrix up to the
- * capacity it gives there; then the experiment is settled if idle. */
+ * capacity it gives there; then the experiment is settled if it runs
+ * nothing and its jobs changed. */
 static int next_boot(struct kb_sched *sc, int64_t now,
 		     struct kb_sched_step *out, struct kb_err *err)
 {
@@ -295,7 +394,8 @@ static int next_boot(struct kb_sched *sc, int64_t now,
 			sc->exp_i++;
 			continue;
 		}
-		while (!sc->exp_over && sc->host_i < kb_matrix_nhosts(m)) {
+		while (e->boots && !sc->exp_over &&
+		       sc->host_i < kb_matrix_nhosts(m)) {
 			const struct kb_host *h = kb_matrix_host(m, sc->host_i);
 			struct sched_host *hs = host(sc, h->uri);
 			int ret;
@@ -312,9 +412,10 @@ static int next_boot(struct kb_sched *sc, int64_t now,
 			sc->exp_over = 1;
 			if (ret != KB_ENOTFOUND)
 				return ret; /* settled at the next call */
+			e->boots = 0;
 		}
-		if (!e->running)
-			settle(sc, kb_queue_exp_id(e->x));
+		if (e->dirty && !e->running)
+			settle(sc, e->id);
 		sc->exp_i++;
 		sc->host_i = 0;
 		sc->exp_over = 0;
@@ -328,6 +429,11 @@ int kb_sched_next(struct kb_sched *sc, int64_t now, struct kb_sched_step *out,
 	int ret;
 
 	memset(out, 0, sizeof(*out));
+	if (sc->phase == PHASE_LOOK) {
+		sc->phase = PHASE_BUILDS;
+		if ((ret = look(sc, now, err)))
+			return ret; /* the pass goes on without it */
+	}
 	if (sc->phase == PHASE_BUILDS) {
 		if ((ret = next_build(sc, now, out, err)) != KB_ENOTFOUND)
 			return ret;
@@ -361,7 +467,15 @@ void kb_sched_finished(struct kb_sched *sc, struct kb_sched_step *st)
 	}
 	if (e && e->running)
 		e->running--;
-	settle(sc, st->job.experiment);
+	if (e && e->seen) {
+		/* a build done readies its boots; and its jobs changed */
+		if (st->job.kind == KB_STORE_JOB_BUILD)
+			e->boots = 1;
+		e->dirty = 1;
+	}
+	/* the last step of it to end settles it */
+	if (!e || !e->running)
+		settle(sc, st->job.experiment);
 	kb_store_job_release(&st->job);
 	memset(st, 0, sizeof(*st));
 }

@@ -20,6 +20,12 @@ struct kb_err;
  * two daemons, and a lease that expired is taken back by whoever claims
  * next.
  *
+ * A pass does work in proportion to what changed, not to the queue: the
+ * experiments submitted since the last pass are loaded, and the store is
+ * asked only about experiments that may have a job ready (new ones, one
+ * whose build ended, one with a lapsed lease, a few looked at again each
+ * second in turn) or whose jobs changed (to settle them).
+ *
  * It talks to no socket and prints nothing: what happens to experiments
  * as it goes is told to a note callback.  Besides the store, it only
  * loads experiments (kb_queue_exp_load(), which may resolve a real
@@ -62,13 +68,16 @@ struct kb_sched_opts {
 	unsigned max_steps;     /* steps of any kind at once, at least 1 */
 	int64_t lease_s;        /* lease length in seconds, at least 1 */
 	double time_scale;      /* for kb_queue_exp_load() */
+	unsigned max_loads;     /* experiments loaded by one refresh at
+				 * most (loading plans them); 0: all */
 	/* told what happens to experiments; may be NULL */
 	void (*note)(const struct kb_sched_note *n, void *arg);
 	void *arg;
 };
 #define KB_SCHED_OPTS_INIT                                                 \
 	{ .store = NULL, .owner = NULL, .build_jobs = 1, .max_steps = 64,  \
-	  .lease_s = 60, .time_scale = 1, .note = NULL, .arg = NULL }
+	  .lease_s = 60, .time_scale = 1, .max_loads = 0, .note = NULL,     \
+	  .arg = NULL }
 
 /* A job to run now, as kb_sched_next() hands it out. */
 struct kb_sched_step {
@@ -98,14 +107,18 @@ int kb_sched_new(const struct kb_sched_opts *o, struct kb_sched **out,
 void kb_sched_free(struct kb_sched *sc);
 
 /*
- * Start a pass: read the queued and running experiments from the store
- * (kb_store_queue_experiments), load those new to the scheduler (note
- * LOADED; one that no longer loads is failed in the store, note ERROR),
- * and forget those that left the queue and run no step.  Returns 0, or
- * the store's error (the experiments held stay as they were, and the
- * pass hands out nothing).
+ * Start a pass: forget the experiments that left the queue and run no
+ * step, and load those submitted since the last refresh, oldest first, at
+ * most max_loads (kb_store_queue_experiments_after; note LOADED; one that
+ * no longer loads is failed in the store, note ERROR).  Returns 0, or the
+ * store's error (the experiments held stay as they were, and the pass
+ * hands out nothing).
  */
 int kb_sched_refresh(struct kb_sched *sc, struct kb_err *err);
+
+/* Whether the last refresh stopped at max_loads with experiments perhaps
+ * left to load: start the next pass without waiting. */
+int kb_sched_behind(const struct kb_sched *sc);
 
 /*
  * The next step of the pass kb_sched_refresh() started, leased until
@@ -114,20 +127,22 @@ int kb_sched_refresh(struct kb_sched *sc, struct kb_err *err);
  * matrix while the host runs fewer boots than its capacity there.  The
  * store hands out only ready jobs: a boot once its build is done, nothing
  * of an experiment being cancelled or ended, a leased job once its lease
- * expired.  An experiment whose boots were looked at and that runs
- * nothing is settled (kb_store_experiment_settle; note ENDED when it
- * ended).  Returns 0 with *@out filled (the step counts as running until
- * kb_sched_finished()), KB_ENOTFOUND when the pass has nothing more to
- * start, or a store error for one claim: the pass goes on with the next
- * experiment when called again.
+ * expired.  An experiment that runs nothing and whose jobs changed since
+ * it was last settled is settled (kb_store_experiment_settle; note ENDED
+ * when it ended).  Returns 0 with *@out filled (the step counts as
+ * running until kb_sched_finished()), KB_ENOTFOUND when the pass has
+ * nothing more to start, or a store error for one claim (or for the
+ * look at lapsed leases the first call of a second makes): the pass goes
+ * on when called again.
  */
 int kb_sched_next(struct kb_sched *sc, int64_t now, struct kb_sched_step *out,
 		  struct kb_err *err);
 
 /*
  * Step @st has ended (its result stored, or not): its slots are free
- * again, and its experiment is settled when it runs nothing more (notes
- * ENDED or ERROR).  Releases @st's job and clears @st.
+ * again, a build's experiment is asked for boots at the next pass, and
+ * the experiment is settled when it runs nothing more (notes ENDED or
+ * ERROR).  Releases @st's job and clears @st.
  */
 void kb_sched_finished(struct kb_sched *sc, struct kb_sched_step *st);
 

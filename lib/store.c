@@ -76,6 +76,67 @@ int store_prepare(struct kb_store *s, const char *sql, sqlite3_stmt **st,
 	return 0;
 }
 
+/*
+ * The statement cache (store_int.h, store_stmt()).  A connection runs a
+ * few dozen distinct statements, each from a literal in one place of the
+ * code, so the cache is a short array searched by the literal's address;
+ * entries are made on first use and finalized when the store closes.
+ * Nothing is evicted: past STORE_STMT_CACHE texts, a statement is
+ * prepared for each use, as without a cache.
+ */
+int store_stmt(struct kb_store *s, const char *sql, sqlite3_stmt **st,
+	       struct kb_err *err)
+{
+	struct store_cached *c = NULL;
+	size_t i;
+	int ret;
+
+	*st = NULL;
+	for (i = 0; i < s->ncached; i++)
+		if (s->cache[i].sql == sql) {
+			c = &s->cache[i];
+			break;
+		}
+	if (c && !c->busy && strcmp(sqlite3_sql(c->st), sql)) {
+		/* another text at an address used before: compile it */
+		sqlite3_finalize(c->st);
+		if ((ret = store_prepare(s, sql, &c->st, err))) {
+			*c = s->cache[--s->ncached];
+			return ret;
+		}
+	}
+	if (c && !c->busy) {
+		c->busy = 1;
+		*st = c->st;
+		return 0;
+	}
+	if (c || s->ncached == STORE_STMT_CACHE)
+		return store_prepare(s, sql, st, err); /* not cached */
+	if ((ret = store_prepare(s, sql, st, err)))
+		return ret;
+	c = &s->cache[s->ncached++];
+	c->sql = sql;
+	c->st = *st;
+	c->busy = 1;
+	return 0;
+}
+
+void store_stmt_done(struct kb_store *s, sqlite3_stmt *st)
+{
+	size_t i;
+
+	if (!st)
+		return;
+	for (i = 0; i < s->ncached; i++)
+		if (s->cache[i].st == st) {
+			sqlite3_reset(st);
+			sqlite3_clear_bindings(st);
+			s->cache[i].busy = 0;
+			return;
+		}
+	sqlite3_finalize(st);
+}
+
 static int exec(sqlite3 *db, const char *path, const char *sql,
 		struct kb_err *err)
 {
@@ -84,23 +145,38 @@ static int exec(sqlite3 *db, const char *path, const char *sql,
 	return 0;
 }
 
+/* exec() through the cache, for the statements of every transaction. */
+static int exec_cached(struct kb_store *s, const char *sql,
+		       struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	if ((ret = store_stmt(s, sql, &st, err)))
+		return ret;
+	if (sqlite3_step(st) != SQLITE_DONE)
+		ret = store_fail(s, err, "cannot run '%s'", sql);
+	store_stmt_done(s, st);
+	return ret;
+}
+
 int store_begin(struct kb_store *s, struct kb_err *err)
 {
 	if (s->read_only)
 		return kb_err_set(err, KB_EFAIL,
 				  "cannot write to database '%s': it is open read-only",
 				  s->path);
-	return exec(s->db, s->path, "BEGIN IMMEDIATE", err);
+	return exec_cached(s, "BEGIN IMMEDIATE", err);
 }
 
 int store_begin_read(struct kb_store *s, struct kb_err *err)
 {
-	return exec(s->db, s->path, "BEGIN", err);
+	return exec_cached(s, "BEGIN", err);
 }
 
 int store_commit(struct kb_store *s, struct kb_err *err)
 {
-	return exec(s->db, s->path, "COMMIT", err);
+	return exec_cached(s, "COMMIT", err);
 }
 
 /* Undo an open transaction after a failure; the first error stands. */
@@ -268,6 +344,22 @@ int store_row_by_id(struct kb_store *s, const char *sql, const char *noun,
 	ret = store_step_row(s, *st, err, "%s %lld", noun, (long long)id);
 	if (ret) {
 		sqlite3_finalize(*st);
+		*st = NULL;
+	}
+	return ret;
+}
+
+int store_row_cached(struct kb_store *s, const char *sql, const char *noun,
+		     int64_t id, sqlite3_stmt **st, struct kb_err *err)
+{
+	int ret;
+
+	if ((ret = store_stmt(s, sql, st, err)))
+		return ret;
+	sqlite3_bind_int64(*st, 1, id);
+	ret = store_step_row(s, *st, err, "%s %lld", noun, (long long)id);
+	if (ret) {
+		store_stmt_done(s, *st);
 		*st = NULL;
 	}
 	return ret;
@@ -755,8 +847,12 @@ out:
 
 void kb_store_close(struct kb_store *s)
 {
+	size_t i;
+
 	if (!s)
 		return;
+	for (i = 0; i < s->ncached; i++)
+		sqlite3_finalize(s->cache[i].st);
 	sqlite3_close(s->db);
 	free(s->path);
 	free(s);

@@ -505,6 +505,10 @@ struct kb_store_claim {
  * @c->owner until now + lease_s, its attempts grow by one, its
  * experiment becomes running.  Returns 0 with *@out filled (caller
  * releases), KB_ENOTFOUND when nothing is ready.
+ *
+ * With @c->experiment the job is found by one indexed query over that
+ * experiment's jobs, and a claim that finds nothing takes no write lock;
+ * without, every queued job is read.
  */
 int kb_store_job_claim(struct kb_store *s, const struct kb_store_claim *c,
 		       struct kb_store_job *out, struct kb_err *err);
@@ -570,6 +574,29 @@ int kb_store_experiment_settle(struct kb_store *s, int64_t exp,
  * Caller frees *@ids. */
 int kb_store_queue_experiments(struct kb_store *s, int64_t **ids,
 			       size_t *n, struct kb_err *err);
+
+/*
+ * Those of kb_store_queue_experiments() whose id is above @after, at most
+ * @max of them (0: all), oldest first: what was submitted since
+ * experiment @after, read by the primary key, not by reading every
+ * experiment.  Caller frees *@ids.
+ */
+int kb_store_queue_experiments_after(struct kb_store *s, int64_t after,
+				     size_t max, int64_t **ids, size_t *n,
+				     struct kb_err *err);
+
+/*
+ * The experiments with a job whose lease lapsed before @now (seconds
+ * since the epoch), oldest first, each once; only the lapsed leases are
+ * read (by the index of jobs by state and expiry).  Caller frees *@ids.
+ */
+int kb_store_queue_lapsed(struct kb_store *s, int64_t now, int64_t **ids,
+			  size_t *n, struct kb_err *err);
+
+/* Whether experiment @exp is in the queue (kb_store_queue_experiments()):
+ * *@live is 1 or 0, 0 also when there is no experiment @exp. */
+int kb_store_queue_has(struct kb_store *s, int64_t exp, int *live,
+		       struct kb_err *err);
 
 /* How far a queued experiment got, from its jobs. */
 struct kb_store_progress {

@@ -20,11 +20,24 @@
 struct kb_err;
 struct kb_proc_id;
 
+/* Statements a connection keeps prepared (store_stmt()). */
+#define STORE_STMT_CACHE 48
+
+/* One statement of the cache: the text it was asked for by, and whether
+ * a caller holds it now. */
+struct store_cached {
+	const char *sql;  /* the caller's text: the key is its address */
+	sqlite3_stmt *st;
+	int busy;         /* handed out, not given back yet */
+};
+
 struct kb_store {
 	sqlite3 *db;
 	char *path;
 	unsigned version; /* user_version after migration */
 	int read_only;    /* kb_store_read_only() */
+	struct store_cached cache[STORE_STMT_CACHE]; /* store_stmt() */
+	size_t ncached;
 };
 
 /* ---- errors and transactions (lib/store.c) ---------------------------- */
@@ -53,6 +66,28 @@ void store_rollback(struct kb_store *s);
 /* Compile @sql into *@st (NULL on failure); the caller finalizes it. */
 int store_prepare(struct kb_store *s, const char *sql, sqlite3_stmt **st,
 		  struct kb_err *err);
+
+/*
+ * The statement for @sql, prepared once for the life of the connection:
+ * a statement the daemon runs on every pass is compiled once, not on
+ * every call (sqlite3_prepare_v2() costs more than most of our queries).
+ * Bind, step, then give it back with store_stmt_done(), never
+ * sqlite3_finalize(); kb_store_close() finalizes the cache.
+ *
+ * The cache is keyed by the address of @sql, so pass a string literal
+ * (or any text that stays as it is while the store is open); the text is
+ * compared too, so another text at a reused address is compiled anew
+ * rather than mistaken.  When the statement for @sql is held already (a
+ * query run again inside a loop over its own rows) or the cache is full
+ * (STORE_STMT_CACHE), *@st is a fresh statement that store_stmt_done()
+ * finalizes.  *@st is NULL on failure.
+ */
+int store_stmt(struct kb_store *s, const char *sql, sqlite3_stmt **st,
+	       struct kb_err *err);
+
+/* Give back @st from store_stmt() (NULL is fine): reset, its bindings
+ * cleared, ready for the next caller; finalized if it was not cached. */
+void store_stmt_done(struct kb_store *s, sqlite3_stmt *st);
 
 /* Bind a C string, NULL as SQL NULL (sqlite copies the text). */
 int store_bind_text(sqlite3_stmt *st, int i, const char *v);
@@ -105,6 +140,12 @@ int store_step_row(struct kb_store *s, sqlite3_stmt *st, struct kb_err *err,
  */
 int store_row_by_id(struct kb_store *s, const char *sql, const char *noun,
 		    int64_t id, sqlite3_stmt **st, struct kb_err *err);
+
+/* store_row_by_id() with a statement of the cache (store_stmt()): on
+ * success read the row from *@st and give it back with
+ * store_stmt_done(). */
+int store_row_cached(struct kb_store *s, const char *sql, const char *noun,
+		     int64_t id, sqlite3_stmt **st, struct kb_err *err);
 
 /*
  * Step UPDATE @st of the one row @fmt names: KB_ENOTFOUND "no <what> in

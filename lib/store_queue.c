@@ -3,6 +3,11 @@
  * experiment submitted with its build and boot jobs, jobs leased to a
  * daemon and renewed, ended or handed back, cancelling and settling an
  * experiment, and its progress read from its jobs.
+ *
+ * The daemon runs these on every scheduling pass and every request, so
+ * each statement is prepared once per connection (store_stmt()) and
+ * looks rows up by an index: what one call costs grows with the jobs of
+ * the experiment it is about, not with the queue.
  */
 #include "store.h"
 
@@ -36,12 +41,12 @@ int kb_store_experiment_submit(struct kb_store *s,
 	if ((ret = store_begin(s, err)))
 		return ret;
 	if ((ret = store_insert_experiment(s, e, "queued", &eid, err)) ||
-	    (ret = store_prepare(s,
-				 "INSERT INTO jobs (experiment_id, kind,"
-				 " variant_id, boot_no, seq)"
-				 " SELECT ?1, ?2, id, ?4, ?5 FROM variants"
-				 " WHERE experiment_id = ?1 AND idx = ?3",
-				 &st, err)))
+	    (ret = store_stmt(s,
+			      "INSERT INTO jobs (experiment_id, kind,"
+			      " variant_id, boot_no, seq)"
+			      " SELECT ?1, ?2, id, ?4, ?5 FROM variants"
+			      " WHERE experiment_id = ?1 AND idx = ?3",
+			      &st, err)))
 		goto out;
 	for (i = 0; i < njobs; i++) {
 		const struct kb_store_job_spec *j = &jobs[i];
@@ -64,10 +69,12 @@ int kb_store_experiment_submit(struct kb_store *s,
 			goto out;
 		}
 	}
+	store_stmt_done(s, st);
+	st = NULL;
 	if ((ret = store_commit(s, err)) == 0)
 		*id = eid;
 out:
-	sqlite3_finalize(st);
+	store_stmt_done(s, st);
 	if (ret)
 		store_rollback(s);
 	return ret;
@@ -82,93 +89,139 @@ void kb_store_job_release(struct kb_store_job *j)
 	memset(j, 0, sizeof(*j));
 }
 
-/* A job is ready when it is queued or its lease lapsed, its experiment is
- * live and not being cancelled, and (boots) its build job is done. */
-#define JOB_READY                                                           \
-	" (j.state = 'queued' OR (j.state = 'leased' AND"                   \
-	"  j.lease_expires_at < strftime('%Y-%m-%dT%H:%M:%SZ', ?2,"         \
-	"  'unixepoch')))"                                                  \
+/* A ready job of variant v and experiment e, besides its own state: the
+ * experiment is live and not being cancelled, and (boots) its build job
+ * is done. */
+#define JOB_LIVE                                                            \
 	" AND e.state IN ('queued', 'running') AND e.cancel_requested = 0"  \
 	" AND (j.kind = 'build' OR EXISTS (SELECT 1 FROM jobs bj"           \
 	"  JOIN variants bv ON bv.id = bj.variant_id"                       \
 	"  WHERE bj.experiment_id = j.experiment_id AND bj.kind = 'build'"  \
 	"  AND bj.state = 'done' AND bv.build_key IS v.build_key))"
+/* ... and its own: queued, or leased with a lease that lapsed before ?2 */
+#define LEASE_LAPSED                                                        \
+	" j.state = 'leased' AND j.lease_expires_at <"                      \
+	" strftime('%Y-%m-%dT%H:%M:%SZ', ?2, 'unixepoch')"
+#define CLAIM_COLUMNS                                                       \
+	"SELECT j.id, j.experiment_id, v.idx, j.boot_no, j.attempts,"       \
+	" v.build_key, j.seq FROM jobs j"                                   \
+	" JOIN experiments e ON e.id = j.experiment_id"                     \
+	" JOIN variants v ON v.id = j.variant_id"
+
+/*
+ * The first ready job of kind ?1 of experiment ?3 at time ?2: its queued
+ * jobs in order from the index jobs_queue (experiment, kind, state, seq),
+ * merged with its lapsed leases, so that sqlite stops at the first ready
+ * row instead of sorting the experiment's jobs.
+ */
+static const char claim_one_sql[] =
+	CLAIM_COLUMNS
+	" WHERE j.experiment_id = ?3 AND j.kind = ?1 AND j.state = 'queued'"
+	JOB_LIVE
+	" UNION ALL "
+	CLAIM_COLUMNS
+	" WHERE j.experiment_id = ?3 AND j.kind = ?1 AND" LEASE_LAPSED
+	JOB_LIVE
+	" ORDER BY 7, 1 LIMIT 1";
+
+/* The first ready job of kind ?1 of any experiment: this reads every
+ * queued job, for callers that do not name one. */
+static const char claim_any_sql[] =
+	CLAIM_COLUMNS
+	" WHERE j.kind = ?1 AND (j.state = 'queued' OR" LEASE_LAPSED ")"
+	JOB_LIVE
+	" ORDER BY j.experiment_id, j.seq, j.id LIMIT 1";
+
+/* Find the job @c asks for into *@out (*@found: whether there is one). */
+static int claim_find(struct kb_store *s, const struct kb_store_claim *c,
+		      struct kb_store_job *out, int *found,
+		      struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if ((ret = store_stmt(s, c->experiment ? claim_one_sql : claim_any_sql,
+			      &st, err)))
+		return ret;
+	store_bind_text(st, 1, job_kind_name(c->kind));
+	sqlite3_bind_int64(st, 2, c->now);
+	if (c->experiment)
+		sqlite3_bind_int64(st, 3, c->experiment);
+	ret = store_step_maybe(s, st, found, err, "cannot look for a job");
+	if (!ret && *found) {
+		out->id = sqlite3_column_int64(st, 0);
+		out->kind = c->kind;
+		out->experiment = sqlite3_column_int64(st, 1);
+		out->variant_idx = store_column_unsigned(st, 2);
+		out->boot_no = store_column_unsigned(st, 3);
+		out->attempts = store_column_unsigned(st, 4) + 1;
+		out->build_key = store_column_strdup(st, 5);
+		out->host = c->host ? kb_strdup(c->host) : NULL;
+	}
+	store_stmt_done(s, st);
+	return ret;
+}
 
 int kb_store_job_claim(struct kb_store *s, const struct kb_store_claim *c,
 		       struct kb_store_job *out, struct kb_err *err)
 {
-	sqlite3_stmt *st = NULL, *up = NULL;
-	sqlite3_int64 jid;
+	sqlite3_stmt *up = NULL;
 	int found, ret;
 
-	memset(out, 0, sizeof(*out));
+	/* Look without the write lock first: most claims of a pass find
+	 * nothing, and a read does not wait for the steps' commits.  What
+	 * is found is looked for again inside the transaction, which alone
+	 * decides. */
+	if ((ret = claim_find(s, c, out, &found, err)))
+		return ret;
+	kb_store_job_release(out);
+	if (!found)
+		return kb_err_set(err, KB_ENOTFOUND, "no %s job is ready",
+				  job_kind_name(c->kind));
 	if ((ret = store_begin(s, err)))
 		return ret;
-	if ((ret = store_prepare(s,
-				 "SELECT j.id, j.experiment_id, v.idx,"
-				 " j.boot_no, j.attempts, v.build_key"
-				 " FROM jobs j"
-				 " JOIN experiments e ON e.id = j.experiment_id"
-				 " JOIN variants v ON v.id = j.variant_id"
-				 " WHERE j.kind = ?1 AND (?3 = 0 OR"
-				 " j.experiment_id = ?3) AND" JOB_READY
-				 " ORDER BY j.experiment_id, j.seq, j.id"
-				 " LIMIT 1",
-				 &st, err)))
-		goto out;
-	store_bind_text(st, 1, job_kind_name(c->kind));
-	sqlite3_bind_int64(st, 2, c->now);
-	sqlite3_bind_int64(st, 3, c->experiment);
-	if ((ret = store_step_maybe(s, st, &found, err,
-				    "cannot look for a job")))
+	if ((ret = claim_find(s, c, out, &found, err)))
 		goto out;
 	if (!found) {
 		ret = kb_err_set(err, KB_ENOTFOUND, "no %s job is ready",
 				 job_kind_name(c->kind));
 		goto out;
 	}
-	jid = sqlite3_column_int64(st, 0);
-	out->id = jid;
-	out->kind = c->kind;
-	out->experiment = sqlite3_column_int64(st, 1);
-	out->variant_idx = store_column_unsigned(st, 2);
-	out->boot_no = store_column_unsigned(st, 3);
-	out->attempts = store_column_unsigned(st, 4) + 1;
-	out->build_key = store_column_strdup(st, 5);
-	out->host = c->host ? kb_strdup(c->host) : NULL;
-	if ((ret = store_prepare(s,
-				 "UPDATE jobs SET state = 'leased',"
-				 " lease_owner = ?1, lease_expires_at ="
-				 " strftime('%Y-%m-%dT%H:%M:%SZ', ?2,"
-				 " 'unixepoch'), attempts = attempts + 1,"
-				 " started_at = strftime('%Y-%m-%dT%H:%M:%SZ',"
-				 " ?3, 'unixepoch'), updated_at = strftime("
-				 "'%Y-%m-%dT%H:%M:%SZ', 'now'), host = ?4,"
-				 " error = NULL WHERE id = ?5",
-				 &up, err)))
+	if ((ret = store_stmt(s,
+			      "UPDATE jobs SET state = 'leased',"
+			      " lease_owner = ?1, lease_expires_at ="
+			      " strftime('%Y-%m-%dT%H:%M:%SZ', ?2,"
+			      " 'unixepoch'), attempts = attempts + 1,"
+			      " started_at = strftime('%Y-%m-%dT%H:%M:%SZ',"
+			      " ?3, 'unixepoch'), updated_at = strftime("
+			      "'%Y-%m-%dT%H:%M:%SZ', 'now'), host = ?4,"
+			      " error = NULL WHERE id = ?5",
+			      &up, err)))
 		goto out;
 	store_bind_text(up, 1, c->owner);
 	sqlite3_bind_int64(up, 2, c->now + c->lease_s);
 	sqlite3_bind_int64(up, 3, c->now);
 	store_bind_text(up, 4, c->host);
-	sqlite3_bind_int64(up, 5, jid);
+	sqlite3_bind_int64(up, 5, out->id);
 	if ((ret = store_step_done(s, up, err, "cannot lease a job")))
 		goto out;
-	sqlite3_finalize(up);
+	store_stmt_done(s, up);
 	up = NULL;
-	if ((ret = store_prepare(s,
-				 "UPDATE experiments SET state = 'running'"
-				 " WHERE id = ? AND state = 'queued'",
-				 &up, err)))
+	if ((ret = store_stmt(s,
+			      "UPDATE experiments SET state = 'running'"
+			      " WHERE id = ? AND state = 'queued'",
+			      &up, err)))
 		goto out;
 	sqlite3_bind_int64(up, 1, out->experiment);
 	if ((ret = store_step_done(s, up, err,
 				   "cannot start an experiment")))
 		goto out;
+	store_stmt_done(s, up);
+	up = NULL;
 	ret = store_commit(s, err);
 out:
-	sqlite3_finalize(st);
-	sqlite3_finalize(up);
+	store_stmt_done(s, up);
 	if (ret) {
 		store_rollback(s);
 		kb_store_job_release(out);
@@ -176,8 +229,8 @@ out:
 	return ret;
 }
 
-/* Run @sql binding ?1 = @owner, ?2 = @a (text) and ?3 = @b; sets *@n to
- * the rows it changed when @n is not NULL. */
+/* Run @sql (a literal: store_stmt()) binding ?1 = @owner, ?2 = @a (text)
+ * and ?3 = @b; sets *@n to the rows it changed when @n is not NULL. */
 static int owner_update(struct kb_store *s, const char *sql,
 			const char *owner, const char *a, sqlite3_int64 b,
 			unsigned *n, struct kb_err *err)
@@ -185,7 +238,7 @@ static int owner_update(struct kb_store *s, const char *sql,
 	sqlite3_stmt *st = NULL;
 	int ret;
 
-	if ((ret = store_prepare(s, sql, &st, err)))
+	if ((ret = store_stmt(s, sql, &st, err)))
 		return ret;
 	store_bind_text(st, 1, owner);
 	store_bind_text(st, 2, a);
@@ -193,7 +246,7 @@ static int owner_update(struct kb_store *s, const char *sql,
 	ret = store_step_done(s, st, err, "cannot update the job queue");
 	if (ret == 0 && n)
 		*n = (unsigned)sqlite3_changes(s->db);
-	sqlite3_finalize(st);
+	store_stmt_done(s, st);
 	return ret;
 }
 
@@ -227,10 +280,10 @@ static int lease_held(struct kb_store *s, int64_t id, const char *owner,
 	sqlite3_stmt *st = NULL;
 	int found, ret;
 
-	if ((ret = store_prepare(s,
-				 "SELECT 1 FROM jobs WHERE id = ? AND state ="
-				 " 'leased' AND lease_owner = ?",
-				 &st, err)))
+	if ((ret = store_stmt(s,
+			      "SELECT 1 FROM jobs WHERE id = ? AND state ="
+			      " 'leased' AND lease_owner = ?",
+			      &st, err)))
 		return ret;
 	sqlite3_bind_int64(st, 1, id);
 	store_bind_text(st, 2, owner);
@@ -240,7 +293,7 @@ static int lease_held(struct kb_store *s, int64_t id, const char *owner,
 		ret = kb_err_set(err, KB_ENOTFOUND,
 				 "job %lld is no longer leased by '%s'",
 				 (long long)id, owner);
-	sqlite3_finalize(st);
+	store_stmt_done(s, st);
 	return ret;
 }
 
@@ -251,20 +304,20 @@ static int job_end(struct kb_store *s, int64_t id, const char *state,
 	sqlite3_stmt *st = NULL;
 	int ret;
 
-	if ((ret = store_prepare(s,
-				 "UPDATE jobs SET state = ?1, duration_s = ?2,"
-				 " error = ?3, lease_owner = NULL,"
-				 " lease_expires_at = NULL, updated_at ="
-				 " strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
-				 " WHERE id = ?4",
-				 &st, err)))
+	if ((ret = store_stmt(s,
+			      "UPDATE jobs SET state = ?1, duration_s = ?2,"
+			      " error = ?3, lease_owner = NULL,"
+			      " lease_expires_at = NULL, updated_at ="
+			      " strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+			      " WHERE id = ?4",
+			      &st, err)))
 		return ret;
 	store_bind_text(st, 1, state);
 	store_bind_real(st, 2, duration_s);
 	store_bind_text(st, 3, error);
 	sqlite3_bind_int64(st, 4, id);
 	ret = store_step_done(s, st, err, "cannot end a job");
-	sqlite3_finalize(st);
+	store_stmt_done(s, st);
 	return ret;
 }
 
@@ -329,18 +382,18 @@ static int cancel_queued(struct kb_store *s, int64_t exp, struct kb_err *err)
 	sqlite3_stmt *st = NULL;
 	int ret;
 
-	if ((ret = store_prepare(s,
-				 "UPDATE jobs SET state = 'cancelled',"
-				 " updated_at = strftime('%Y-%m-%dT%H:%M:%SZ',"
-				 " 'now') WHERE experiment_id = ?"
-				 " AND state = 'queued'",
-				 &st, err)))
+	if ((ret = store_stmt(s,
+			      "UPDATE jobs SET state = 'cancelled',"
+			      " updated_at = strftime('%Y-%m-%dT%H:%M:%SZ',"
+			      " 'now') WHERE experiment_id = ?"
+			      " AND state = 'queued'",
+			      &st, err)))
 		return ret;
 	sqlite3_bind_int64(st, 1, exp);
 	ret = store_step_done(s, st, err,
 			      "cannot cancel the jobs of experiment %lld",
 			      (long long)exp);
-	sqlite3_finalize(st);
+	store_stmt_done(s, st);
 	return ret;
 }
 
@@ -420,79 +473,120 @@ out:
 	return ret;
 }
 
+/* What kb_store_experiment_settle() decides from. */
+struct settle_facts {
+	char *state;  /* the experiment's, or NULL */
+	char *error;  /* its first failed job's, or NULL */
+	sqlite3_int64 cancel, jobs, queued, leased, failed;
+};
+
+static void settle_facts_release(struct settle_facts *f)
+{
+	free(f->state);
+	free(f->error);
+	memset(f, 0, sizeof(*f));
+}
+
+/* Read what settling @exp decides from: one pass over its jobs by the
+ * index jobs_queue, and the error only when a job failed. */
+static int settle_read(struct kb_store *s, int64_t exp,
+		       struct settle_facts *f, struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	ret = store_row_cached(s,
+			       "SELECT e.state, e.cancel_requested,"
+			       " count(j.id), total(j.state = 'queued'),"
+			       " total(j.state = 'leased'),"
+			       " total(j.state = 'failed'),"
+			       " CASE WHEN total(j.state = 'failed') > 0"
+			       "  THEN (SELECT error FROM jobs WHERE"
+			       "  experiment_id = e.id AND state = 'failed'"
+			       "  ORDER BY id LIMIT 1) END"
+			       " FROM experiments e"
+			       " LEFT JOIN jobs j ON j.experiment_id = e.id"
+			       " WHERE e.id = ? GROUP BY e.id",
+			       "experiment", exp, &st, err);
+	if (ret)
+		return ret;
+	f->state = store_column_strdup(st, 0);
+	f->cancel = sqlite3_column_int64(st, 1);
+	f->jobs = sqlite3_column_int64(st, 2);
+	f->queued = sqlite3_column_int64(st, 3);
+	f->leased = sqlite3_column_int64(st, 4);
+	f->failed = sqlite3_column_int64(st, 5);
+	f->error = store_column_strdup(st, 6);
+	store_stmt_done(s, st);
+	return 0;
+}
+
+/* The state settling @f ends its experiment in, or NULL: none. */
+static const char *settle_next(const struct settle_facts *f)
+{
+	/* without jobs it is a `kbisect run` experiment: not ours to end */
+	if (!f->state ||
+	    (strcmp(f->state, "queued") && strcmp(f->state, "running")) ||
+	    f->leased || !f->jobs)
+		return NULL;
+	if (f->failed)
+		return "failed";
+	if (f->cancel)
+		return "cancelled";
+	if (f->queued == 0)
+		return "done";
+	return NULL;
+}
+
 int kb_store_experiment_settle(struct kb_store *s, int64_t exp,
 			       char **state, struct kb_err *err)
 {
-	sqlite3_stmt *st = NULL;
-	sqlite3_int64 queued, leased, failed, cancel, jobs;
-	char *cur = NULL, *error = NULL;
-	const char *next = NULL;
+	struct settle_facts f;
+	const char *next;
 	int ret;
 
 	*state = NULL;
+	/* Read first, without the write lock: most settles change nothing
+	 * (a step of the experiment still runs).  One that would end it
+	 * reads again inside the transaction, which alone decides. */
+	if ((ret = settle_read(s, exp, &f, err)))
+		return ret;
+	if (!settle_next(&f)) {
+		*state = kb_strdup(f.state ? f.state : "?");
+		settle_facts_release(&f);
+		return 0;
+	}
+	settle_facts_release(&f);
 	if ((ret = store_begin(s, err)))
 		return ret;
-	ret = store_row_by_id(s,
-			      "SELECT e.state, e.cancel_requested,"
-			      " (SELECT count(*) FROM jobs WHERE"
-			      "  experiment_id = e.id AND state = 'queued'),"
-			      " (SELECT count(*) FROM jobs WHERE"
-			      "  experiment_id = e.id AND state = 'leased'),"
-			      " (SELECT count(*) FROM jobs WHERE"
-			      "  experiment_id = e.id AND state = 'failed'),"
-			      " (SELECT error FROM jobs WHERE"
-			      "  experiment_id = e.id AND state = 'failed'"
-			      "  ORDER BY id LIMIT 1),"
-			      " (SELECT count(*) FROM jobs WHERE"
-			      "  experiment_id = e.id)"
-			      " FROM experiments e WHERE e.id = ?",
-			      "experiment", exp, &st, err);
-	if (ret)
+	if ((ret = settle_read(s, exp, &f, err)))
 		goto out;
-	cur = store_column_strdup(st, 0);
-	cancel = sqlite3_column_int64(st, 1);
-	queued = sqlite3_column_int64(st, 2);
-	leased = sqlite3_column_int64(st, 3);
-	failed = sqlite3_column_int64(st, 4);
-	error = store_column_strdup(st, 5);
-	jobs = sqlite3_column_int64(st, 6);
-	sqlite3_finalize(st);
-	st = NULL;
-	/* without jobs it is a `kbisect run` experiment: not ours to end */
-	if (cur && (!strcmp(cur, "queued") || !strcmp(cur, "running")) &&
-	    leased == 0 && jobs > 0) {
-		if (failed)
-			next = "failed";
-		else if (cancel)
-			next = "cancelled";
-		else if (queued == 0)
-			next = "done";
-	}
+	next = settle_next(&f);
 	if (next &&
 	    ((ret = cancel_queued(s, exp, err)) ||
 	     (ret = kb_store_experiment_finish(s, exp, next,
-					       failed ? error : NULL, err))))
+					       f.failed ? f.error : NULL,
+					       err))))
 		goto out;
 	if ((ret = store_commit(s, err)))
 		goto out;
-	*state = kb_strdup(next ? next : cur ? cur : "?");
+	*state = kb_strdup(next ? next : f.state ? f.state : "?");
 out:
-	free(cur);
-	free(error);
-	sqlite3_finalize(st);
+	settle_facts_release(&f);
 	if (ret)
 		store_rollback(s);
 	return ret;
 }
 
 /*
- * Run @sql, a query of one column of ids whose ?1 is the most rows to
- * return (-1: all), into *@ids (caller frees) and *@n; on failure record
- * "cannot <what>".
+ * Run @sql (a literal: store_stmt()), a query of one column of ids whose
+ * ?1 is the most rows to return (-1: all) and ?2, if it has one, @arg,
+ * into *@ids (caller frees) and *@n; on failure record "cannot <what>".
  */
 static int query_ids(struct kb_store *s, const char *sql, sqlite3_int64 max,
-		     const char *what, int64_t **ids, size_t *n,
-		     struct kb_err *err)
+		     sqlite3_int64 arg, const char *what, int64_t **ids,
+		     size_t *n, struct kb_err *err)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t *v = NULL;
@@ -501,9 +595,11 @@ static int query_ids(struct kb_store *s, const char *sql, sqlite3_int64 max,
 
 	*ids = NULL;
 	*n = 0;
-	if ((ret = store_prepare(s, sql, &st, err)))
+	if ((ret = store_stmt(s, sql, &st, err)))
 		return ret;
 	sqlite3_bind_int64(st, 1, max);
+	if (sqlite3_bind_parameter_count(st) >= 2)
+		sqlite3_bind_int64(st, 2, arg);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		v = kb_reallocarray(v, len + 1, sizeof(*v));
 		v[len++] = sqlite3_column_int64(st, 0);
@@ -515,20 +611,61 @@ static int query_ids(struct kb_store *s, const char *sql, sqlite3_int64 max,
 		*ids = v;
 		*n = len;
 	}
-	sqlite3_finalize(st);
+	store_stmt_done(s, st);
 	return ret;
 }
 
 int kb_store_queue_experiments(struct kb_store *s, int64_t **ids,
 			       size_t *n, struct kb_err *err)
 {
+	return kb_store_queue_experiments_after(s, 0, 0, ids, n, err);
+}
+
+int kb_store_queue_experiments_after(struct kb_store *s, int64_t after,
+				     size_t max, int64_t **ids, size_t *n,
+				     struct kb_err *err)
+{
 	return query_ids(s,
 			 "SELECT e.id FROM experiments e"
-			 " WHERE e.state IN ('queued', 'running')"
+			 " WHERE e.id > ?2"
+			 " AND e.state IN ('queued', 'running')"
 			 " AND EXISTS (SELECT 1 FROM jobs j"
 			 "  WHERE j.experiment_id = e.id)"
 			 " ORDER BY e.id LIMIT ?1",
-			 -1, "list the queued experiments", ids, n, err);
+			 max ? (sqlite3_int64)max : -1, after,
+			 "list the queued experiments", ids, n, err);
+}
+
+int kb_store_queue_lapsed(struct kb_store *s, int64_t now, int64_t **ids,
+			  size_t *n, struct kb_err *err)
+{
+	/* the index jobs_state (state, lease_expires_at) holds them in
+	 * order of expiry: only the lapsed ones are read */
+	return query_ids(s,
+			 "SELECT DISTINCT j.experiment_id FROM jobs j"
+			 " WHERE" LEASE_LAPSED " ORDER BY 1 LIMIT ?1",
+			 -1, now, "look for lapsed leases", ids, n, err);
+}
+
+int kb_store_queue_has(struct kb_store *s, int64_t exp, int *live,
+		       struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	*live = 0;
+	if ((ret = store_stmt(s,
+			      "SELECT 1 FROM experiments e WHERE e.id = ?"
+			      " AND e.state IN ('queued', 'running')"
+			      " AND EXISTS (SELECT 1 FROM jobs j"
+			      "  WHERE j.experiment_id = e.id)",
+			      &st, err)))
+		return ret;
+	sqlite3_bind_int64(st, 1, exp);
+	ret = store_step_maybe(s, st, live, err,
+			       "cannot read experiment %lld", (long long)exp);
+	store_stmt_done(s, st);
+	return ret;
 }
 
 void kb_store_progress_release(struct kb_store_progress *p)
@@ -555,24 +692,24 @@ static int run_progress(struct kb_store *s, int64_t exp,
 	sqlite3_stmt *st = NULL;
 	int ret;
 
-	ret = store_row_by_id(s,
-			      "SELECT (SELECT count(*) FROM variants v WHERE"
-			      "  v.experiment_id = e.id AND (SELECT count(*)"
-			      "  FROM boots b WHERE b.variant_id = v.id)"
-			      "  >= e.boots),"
-			      " (SELECT count(DISTINCT build_key) FROM"
-			      "  variants WHERE experiment_id = e.id),"
-			      " (SELECT count(DISTINCT v.build_key) FROM"
-			      "  variants v JOIN builds bu ON bu.build_key ="
-			      "  v.build_key WHERE v.experiment_id = e.id),"
-			      " e.boots * (SELECT count(*) FROM variants WHERE"
-			      "  experiment_id = e.id),"
-			      " (SELECT count(*) FROM boots b JOIN variants v"
-			      "  ON v.id = b.variant_id WHERE"
-			      "  v.experiment_id = e.id),"
-			      " owner_host, owner_pid, owner_start, owner_boot"
-			      " FROM experiments e WHERE e.id = ?",
-			      "experiment", exp, &st, err);
+	ret = store_row_cached(s,
+			       "SELECT (SELECT count(*) FROM variants v WHERE"
+			       "  v.experiment_id = e.id AND (SELECT count(*)"
+			       "  FROM boots b WHERE b.variant_id = v.id)"
+			       "  >= e.boots),"
+			       " (SELECT count(DISTINCT build_key) FROM"
+			       "  variants WHERE experiment_id = e.id),"
+			       " (SELECT count(DISTINCT v.build_key) FROM"
+			       "  variants v JOIN builds bu ON bu.build_key ="
+			       "  v.build_key WHERE v.experiment_id = e.id),"
+			       " e.boots * (SELECT count(*) FROM variants WHERE"
+			       "  experiment_id = e.id),"
+			       " (SELECT count(*) FROM boots b JOIN variants v"
+			       "  ON v.id = b.variant_id WHERE"
+			       "  v.experiment_id = e.id),"
+			       " owner_host, owner_pid, owner_start, owner_boot"
+			       " FROM experiments e WHERE e.id = ?",
+			       "experiment", exp, &st, err);
 	if (ret)
 		return ret;
 	out->variants_done = store_column_unsigned(st, 0);
@@ -585,7 +722,7 @@ static int run_progress(struct kb_store *s, int64_t exp,
 		free(out->state);
 		out->state = kb_strdup("interrupted");
 	}
-	sqlite3_finalize(st);
+	store_stmt_done(s, st);
 	return 0;
 }
 
@@ -597,35 +734,35 @@ int kb_store_progress_get(struct kb_store *s, int64_t exp,
 	int rc, ret;
 
 	memset(out, 0, sizeof(*out));
-	ret = store_row_by_id(s,
-			      "SELECT e.name, e.state, e.executor, e.error,"
-			      " e.cancel_requested,"
-			      " (SELECT count(*) FROM variants WHERE"
-			      "  experiment_id = e.id),"
-			      " (SELECT count(*) FROM variants v WHERE"
-			      "  v.experiment_id = e.id AND NOT EXISTS"
-			      "  (SELECT 1 FROM jobs j WHERE j.variant_id ="
-			      "  v.id AND j.kind = 'boot' AND"
-			      "  j.state <> 'done')),"
-			      " sum(j.kind = 'build'),"
-			      " sum(j.kind = 'build' AND j.state = 'done'),"
-			      " sum(j.kind = 'boot'),"
-			      " sum(j.kind = 'boot' AND j.state = 'done'),"
-			      " sum(j.kind = 'build' AND"
-			      "  j.state = 'leased'),"
-			      " sum(j.kind = 'boot' AND j.state = 'leased'),"
-			      " avg(CASE WHEN j.kind = 'build' THEN"
-			      "  j.duration_s END),"
-			      " avg(CASE WHEN j.kind = 'boot' THEN"
-			      "  j.duration_s END),"
-			      " CAST(strftime('%s', coalesce(e.finished_at,"
-			      "  'now')) AS INTEGER) - CAST(strftime('%s',"
-			      "  e.created_at) AS INTEGER),"
-			      " count(j.id)"
-			      " FROM experiments e"
-			      " LEFT JOIN jobs j ON j.experiment_id = e.id"
-			      " WHERE e.id = ? GROUP BY e.id",
-			      "experiment", exp, &st, err);
+	ret = store_row_cached(s,
+			       "SELECT e.name, e.state, e.executor, e.error,"
+			       " e.cancel_requested,"
+			       " (SELECT count(*) FROM variants WHERE"
+			       "  experiment_id = e.id),"
+			       " (SELECT count(*) FROM variants v WHERE"
+			       "  v.experiment_id = e.id AND NOT EXISTS"
+			       "  (SELECT 1 FROM jobs j WHERE j.variant_id ="
+			       "  v.id AND j.kind = 'boot' AND"
+			       "  j.state <> 'done')),"
+			       " sum(j.kind = 'build'),"
+			       " sum(j.kind = 'build' AND j.state = 'done'),"
+			       " sum(j.kind = 'boot'),"
+			       " sum(j.kind = 'boot' AND j.state = 'done'),"
+			       " sum(j.kind = 'build' AND"
+			       "  j.state = 'leased'),"
+			       " sum(j.kind = 'boot' AND j.state = 'leased'),"
+			       " avg(CASE WHEN j.kind = 'build' THEN"
+			       "  j.duration_s END),"
+			       " avg(CASE WHEN j.kind = 'boot' THEN"
+			       "  j.duration_s END),"
+			       " CAST(strftime('%s', coalesce(e.finished_at,"
+			       "  'now')) AS INTEGER) - CAST(strftime('%s',"
+			       "  e.created_at) AS INTEGER),"
+			       " count(j.id)"
+			       " FROM experiments e"
+			       " LEFT JOIN jobs j ON j.experiment_id = e.id"
+			       " WHERE e.id = ? GROUP BY e.id",
+			       "experiment", exp, &st, err);
 	if (ret)
 		goto out;
 	out->id = exp;
@@ -646,20 +783,20 @@ int kb_store_progress_get(struct kb_store *s, int64_t exp,
 	out->boot_mean_s = store_column_real(st, 14);
 	out->elapsed_s = (double)sqlite3_column_int64(st, 15);
 	out->has_jobs = sqlite3_column_int64(st, 16) != 0;
-	sqlite3_finalize(st);
+	store_stmt_done(s, st);
 	st = NULL;
 	if (!out->has_jobs && (ret = run_progress(s, exp, out, err)))
 		goto out;
 
 	/* what runs now, in words */
-	if ((ret = store_prepare(s,
-				 "SELECT j.kind, v.idx, v.label, j.boot_no,"
-				 " j.host FROM jobs j"
-				 " JOIN variants v ON v.id = j.variant_id"
-				 " WHERE j.experiment_id = ?"
-				 " AND j.state = 'leased'"
-				 " ORDER BY j.kind DESC, j.seq",
-				 &st, err)))
+	if ((ret = store_stmt(s,
+			      "SELECT j.kind, v.idx, v.label, j.boot_no,"
+			      " j.host FROM jobs j"
+			      " JOIN variants v ON v.id = j.variant_id"
+			      " WHERE j.experiment_id = ?"
+			      " AND j.state = 'leased'"
+			      " ORDER BY j.kind DESC, j.seq",
+			      &st, err)))
 		goto out;
 	sqlite3_bind_int64(st, 1, exp);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -689,7 +826,7 @@ int kb_store_progress_get(struct kb_store *s, int64_t exp,
 	out->current = cur.len ? kb_buf_detach(&cur) : NULL;
 out:
 	kb_buf_release(&cur);
-	sqlite3_finalize(st);
+	store_stmt_done(s, st);
 	if (ret)
 		kb_store_progress_release(out);
 	return ret;
@@ -704,5 +841,6 @@ int kb_store_progress_recent(struct kb_store *s, size_t max, int64_t **ids,
 			 "  WHERE j.experiment_id = e.id)"
 			 " ORDER BY e.state IN ('queued', 'running')"
 			 " DESC, e.id DESC LIMIT ?1",
-			 (sqlite3_int64)max, "list experiments", ids, n, err);
+			 (sqlite3_int64)max, 0, "list experiments", ids, n,
+			 err);
 }

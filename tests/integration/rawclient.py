@@ -24,6 +24,11 @@ tests/bench/daemon-stress.sh.  Each subcommand prints one result line
                               SECONDS: submit, poll, disconnect abruptly,
                               riding out daemon restarts; the ids of the
                               acknowledged submissions go to ACKS
+  burst SOCK N MATRIX MODEL DB CLIENTS
+                              N submissions as fast as CLIENTS connections
+                              take them, each one's latency, a STATUS
+                              every 10 ms meanwhile, and the time until
+                              all N have ended (read from DB)
 """
 import json
 import os
@@ -282,6 +287,93 @@ def timesubmit(path, matrix, model):
           % (len(line), answer, took, max(waits)))
 
 
+def percentile(v, p):
+    """The p-th percentile of v (nearest rank), 0 for none."""
+    if not v:
+        return 0.0
+    v = sorted(v)
+    return v[min(len(v) - 1, max(0, int(len(v) * p / 100.0 + 0.999999) - 1))]
+
+
+def burst(path, n, matrix, model, db, clients):
+    import sqlite3
+    n, clients = int(n), int(clients)
+    sub = json.dumps({"msg": 10, "matrix": open(matrix).read(),
+                      "matrix_path": os.path.abspath(matrix),
+                      "model": open(model).read()}).encode() + b"\n"
+    lock = threading.Lock()
+    left, ids, lat, errors = [n], [], [], [0]
+    stop, status_lat = [False], []
+
+    def submitter():
+        s = connect(path, 60)
+        buf = new_buf()
+        hello(s, buf)
+        while True:
+            with lock:
+                if not left[0]:
+                    break
+                left[0] -= 1
+            t = time.monotonic()
+            s.sendall(sub)
+            m = read_line(s, buf) or {}
+            took = time.monotonic() - t
+            with lock:
+                if m.get("msg") == 20:
+                    ids.append(m["id"])
+                    lat.append(took)
+                else:
+                    errors[0] += 1
+
+    def prober():
+        s = connect(path, 60)
+        buf = new_buf()
+        hello(s, buf)
+        while not stop[0]:
+            with lock:
+                last = ids[-1] if ids else 0
+            t = time.monotonic()
+            s.sendall(b'{"msg":11,"id":%d}\n' % last if last else STATUS)
+            if read_line(s, buf) is None:
+                break
+            status_lat.append(time.monotonic() - t)
+            time.sleep(0.01)
+
+    pr = threading.Thread(target=prober)
+    pr.start()
+    time.sleep(0.2)
+    t0 = time.monotonic()
+    th = [threading.Thread(target=submitter) for _ in range(clients)]
+    for t in th:
+        t.start()
+    for t in th:
+        t.join()
+    t_sub = time.monotonic() - t0
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=10)
+    live = len(ids)
+    while live and time.monotonic() - t0 < 1800:
+        time.sleep(0.01)
+        try:
+            live = con.execute("SELECT count(*) FROM experiments WHERE"
+                               " state IN ('queued', 'running')").fetchone()[0]
+        except sqlite3.OperationalError:
+            pass
+    took = time.monotonic() - t0
+    done = con.execute("SELECT count(*) FROM experiments WHERE"
+                       " state = 'done'").fetchone()[0]
+    con.close()
+    stop[0] = True
+    pr.join()
+    ms = lambda v: "%.1f" % (v * 1000)
+    print("n=%d done=%d errors=%d seconds=%.2f rate=%.1f submitting=%.2f"
+          " submit_p50_ms=%s submit_p99_ms=%s submit_max_ms=%s"
+          " status_p99_ms=%s status_max_ms=%s"
+          % (n, done, errors[0], took, len(ids) / took if took else 0, t_sub,
+             ms(percentile(lat, 50)), ms(percentile(lat, 99)),
+             ms(max(lat or [0])), ms(percentile(status_lat, 99)),
+             ms(max(status_lat or [0]))))
+
+
 class Storm:
     def __init__(self, path, matrix, model, acks, seconds, rounds):
         self.path = path
@@ -374,7 +466,8 @@ def main(argv):
     else:
         {"flood": flood, "noread": noread, "bigline": bigline,
          "pipeline": pipeline, "watch": watch, "halfway": halfway,
-         "listen": listen, "timesubmit": timesubmit}[cmd](*args)
+         "listen": listen, "timesubmit": timesubmit,
+         "burst": burst}[cmd](*args)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
 #include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "testfs.h"
 #include "err.h"
 #include "executor.h"
+#include "fsutil.h"
 #include "mem.h"
 #include "queue.h"
 #include "store.h"
@@ -577,6 +579,150 @@ static void test_queue__newline_in_fio_value_is_refused(void **state)
 	free(ids);
 }
 
+static void assert_ids(const int64_t *ids, size_t n, const int64_t *want,
+		       size_t nwant)
+{
+	size_t i;
+
+	assert_int_equal(n, nwant);
+	for (i = 0; i < n; i++)
+		assert_int_equal(ids[i], want[i]);
+}
+
+static void test_queue__experiments_after_lists_newer_live_ones(void **state)
+{
+	struct fixture *f = *state;
+	int64_t a = submit(f->s, MATRIX, MODEL);
+	int64_t b = submit(f->s, MATRIX, MODEL);
+	int64_t c = submit(f->s, MATRIX, MODEL);
+	struct kb_err err = KB_ERR_INIT;
+	int64_t *ids = NULL;
+	size_t n = 0;
+	char *st;
+	int live = -1;
+
+	/* b ends: it leaves the queue */
+	assert_int_equal(kb_store_experiment_cancel(f->s, b, &err), 0);
+	st = settle(f->s, b);
+	assert_string_equal(st, "cancelled");
+	free(st);
+	assert_int_equal(kb_store_queue_experiments_after(f->s, 0, 0, &ids, &n,
+							  &err),
+			 0);
+	assert_ids(ids, n, (int64_t[]){ a, c }, 2);
+	free(ids);
+	assert_int_equal(kb_store_queue_experiments_after(f->s, a, 0, &ids, &n,
+							  &err),
+			 0);
+	assert_ids(ids, n, (int64_t[]){ c }, 1);
+	free(ids);
+	/* at most max, oldest first */
+	assert_int_equal(kb_store_queue_experiments_after(f->s, 0, 1, &ids, &n,
+							  &err),
+			 0);
+	assert_ids(ids, n, (int64_t[]){ a }, 1);
+	free(ids);
+	assert_int_equal(kb_store_queue_experiments_after(f->s, c, 0, &ids, &n,
+							  &err),
+			 0);
+	assert_int_equal(n, 0);
+	free(ids);
+	assert_int_equal(kb_store_queue_has(f->s, a, &live, &err), 0);
+	assert_int_equal(live, 1);
+	assert_int_equal(kb_store_queue_has(f->s, b, &live, &err), 0);
+	assert_int_equal(live, 0);
+	assert_int_equal(kb_store_queue_has(f->s, 999, &live, &err), 0);
+	assert_int_equal(live, 0);
+}
+
+/* Lease a job of @kind of experiment @exp for @owner at @now (10 s). */
+static int claim_of(struct kb_store *s, int64_t exp, const char *owner,
+		    int64_t now, enum kb_store_job_kind kind,
+		    struct kb_store_job *j)
+{
+	struct kb_store_claim c = { owner, now, 10, kind, exp, NULL };
+	struct kb_err err = KB_ERR_INIT;
+	int ret = kb_store_job_claim(s, &c, j, &err);
+
+	if (ret && ret != KB_ENOTFOUND)
+		fail_msg("claim: %s", err.msg);
+	return ret;
+}
+
+static void test_queue__lapsed_names_experiments_whose_lease_lapsed(
+	void **state)
+{
+	struct fixture *f = *state;
+	int64_t a = submit(f->s, MATRIX, MODEL);
+	int64_t b = submit(f->s, MATRIX, MODEL);
+	struct kb_store_job ja, ja2, jb;
+	struct kb_err err = KB_ERR_INIT;
+	int64_t *ids = NULL;
+	size_t n = 0;
+
+	/* a's two builds until 1010, b's first until 1015 */
+	assert_int_equal(claim_of(f->s, a, A, 1000, KB_STORE_JOB_BUILD, &ja),
+			 0);
+	assert_int_equal(claim_of(f->s, a, A, 1000, KB_STORE_JOB_BUILD, &ja2),
+			 0);
+	assert_int_equal(ja.experiment, a);
+	assert_int_equal(claim_of(f->s, b, B, 1005, KB_STORE_JOB_BUILD, &jb),
+			 0);
+	assert_int_equal(jb.experiment, b);
+	assert_int_equal(kb_store_queue_lapsed(f->s, 1009, &ids, &n, &err), 0);
+	assert_int_equal(n, 0);
+	free(ids);
+	/* each experiment once */
+	assert_int_equal(kb_store_queue_lapsed(f->s, 1011, &ids, &n, &err), 0);
+	assert_ids(ids, n, (int64_t[]){ a }, 1);
+	free(ids);
+	assert_int_equal(kb_store_queue_lapsed(f->s, 1016, &ids, &n, &err), 0);
+	assert_ids(ids, n, (int64_t[]){ a, b }, 2);
+	free(ids);
+	/* a lease taken back is no longer lapsed */
+	kb_store_job_release(&jb);
+	assert_int_equal(claim_of(f->s, b, A, 1016, KB_STORE_JOB_BUILD, &jb),
+			 0);
+	assert_int_equal(kb_store_queue_lapsed(f->s, 1016, &ids, &n, &err), 0);
+	assert_ids(ids, n, (int64_t[]){ a }, 1);
+	free(ids);
+	kb_store_job_release(&ja);
+	kb_store_job_release(&ja2);
+	kb_store_job_release(&jb);
+}
+
+/* A claim that finds nothing and a settle that changes nothing read
+ * without the write lock: they do not wait for a writer (a step
+ * committing its boot) to finish. */
+static void test_queue__claim_and_settle_finding_nothing_do_not_wait(
+	void **state)
+{
+	struct fixture *f = *state;
+	int64_t id = submit(f->s, MATRIX, MODEL);
+	struct kb_store_job j;
+	sqlite3 *db = NULL;
+	double t0;
+	char *st;
+
+	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL),
+			 SQLITE_OK);
+	t0 = kb_monotime();
+	/* no boot is ready before its build */
+	assert_int_equal(claim_of(f->s, id, A, 1, KB_STORE_JOB_BOOT, &j),
+			 KB_ENOTFOUND);
+	st = settle(f->s, id);
+	assert_string_equal(st, "queued");
+	free(st);
+	/* the busy timeout is 5 s */
+	assert_true(kb_monotime() - t0 < 2.0);
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(db);
+	/* and once the writer is gone, a claim that finds one leases it */
+	assert_int_equal(claim_of(f->s, id, A, 1, KB_STORE_JOB_BUILD, &j), 0);
+	kb_store_job_release(&j);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -594,6 +740,9 @@ int main(int argc, char **argv)
 		T(test_queue__cancel_lets_the_running_step_end),
 		T(test_queue__failed_step_fails_the_experiment),
 		T(test_queue__run_experiments_are_left_alone),
+		T(test_queue__experiments_after_lists_newer_live_ones),
+		T(test_queue__lapsed_names_experiments_whose_lease_lapsed),
+		T(test_queue__claim_and_settle_finding_nothing_do_not_wait),
 		cmocka_unit_test(test_queue__eta_from_measured_step_times),
 		cmocka_unit_test(test_queue__instance_ids_differ),
 #undef T

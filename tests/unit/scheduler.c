@@ -1,3 +1,4 @@
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "queue.h"
 #include "scheduler.h"
 #include "store.h"
+#include "store_int.h"
 
 /*
  * The daemon's scheduler: what it starts given its build slots, host
@@ -609,6 +611,90 @@ static void test_sched__new_needs_a_store_an_owner_and_slots(void **state)
 	kb_sched_free(NULL);
 }
 
+/*
+ * Statements the store's connection has run so far: sqlite's run count
+ * of each statement alive on it, which are those of its cache
+ * (store_int.h): what a pass asked the store.
+ */
+static int store_runs(struct kb_store *s)
+{
+	sqlite3_stmt *st = NULL;
+	int n = 0;
+
+	while ((st = sqlite3_next_stmt(s->db, st)))
+		n += sqlite3_stmt_status(st, SQLITE_STMTSTATUS_RUN, 0);
+	return n;
+}
+
+#define MANY 30
+
+static void test_sched__pass_asks_the_store_about_what_changed(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_sched *sc = sched(f, A, 1, MAX);
+	struct kb_sched_step st[MAX];
+	size_t n = 0;
+	int i, before;
+
+	memset(st, 0, sizeof(st));
+	for (i = 0; i < MANY; i++)
+		submit(f, AA);
+	/* the first pass looks at every one: one build runs */
+	assert_int_equal(pass(sc, 100, st, &n), 1);
+	assert_int_equal(f->notes.loaded, MANY);
+	/* nothing changed: one question (anything new?), not one per
+	 * experiment */
+	before = store_runs(f->s);
+	assert_int_equal(pass(sc, 100, st, &n), 0);
+	assert_int_equal(store_runs(f->s) - before, 1);
+	/* the build ends: its experiment's boot and the next build start,
+	 * and the store is asked about those, not about the others */
+	finish(f, sc, st, &n, 0);
+	before = store_runs(f->s);
+	assert_int_equal(pass(sc, 100, st, &n), 2);
+	assert_true(store_runs(f->s) - before < MANY / 2);
+	assert_int_equal(count_kind(st, n, KB_STORE_JOB_BUILD), 1);
+	assert_int_equal(count_kind(st, n, KB_STORE_JOB_BOOT), 1);
+	release_all(st, n);
+	kb_sched_free(sc);
+}
+
+static void test_sched__experiment_ended_elsewhere_is_forgotten_quietly(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_sched *sc = sched(f, A, 1, MAX);
+	struct kb_sched_step st[MAX];
+	struct kb_err err = KB_ERR_INIT;
+	size_t n = 0;
+	int64_t ids[10], now;
+	char *state_after = NULL;
+	int i;
+
+	memset(st, 0, sizeof(st));
+	for (i = 0; i < 10; i++)
+		ids[i] = submit(f, MATRIX);
+	assert_int_equal(pass(sc, 100, st, &n), 1);
+	assert_int_equal(kb_sched_boot_slots(sc, ids[6]), 3);
+	/* someone else cancels it, and settles it: it ends cancelled */
+	assert_int_equal(kb_store_experiment_cancel(f->s, ids[6], &err), 0);
+	assert_int_equal(kb_store_experiment_settle(f->s, ids[6],
+						    &state_after, &err),
+			 0);
+	assert_string_equal(state_after, "cancelled");
+	free(state_after);
+	/* each second a few are looked at again: it is forgotten within
+	 * a few seconds, and without a note (whoever ended it told) */
+	for (now = 101; now < 104; now++)
+		assert_int_equal(pass(sc, now, st, &n), 0);
+	assert_int_equal(kb_sched_boot_slots(sc, ids[6]), 1);
+	assert_int_equal(kb_sched_boot_slots(sc, ids[7]), 3);
+	assert_int_equal(f->notes.ended, 0);
+	release_all(st, n);
+	kb_sched_free(sc);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -626,6 +712,8 @@ int main(int argc, char **argv)
 		T(test_sched__older_experiment_goes_first),
 		T(test_sched__next_before_refresh_starts_nothing),
 		T(test_sched__new_needs_a_store_an_owner_and_slots),
+		T(test_sched__pass_asks_the_store_about_what_changed),
+		T(test_sched__experiment_ended_elsewhere_is_forgotten_quietly),
 #undef T
 	};
 

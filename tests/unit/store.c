@@ -17,6 +17,7 @@
 #include "fsutil.h"
 #include "mem.h"
 #include "store.h"
+#include "store_int.h"
 #include "variant.h"
 
 /*
@@ -1883,6 +1884,84 @@ static void test_store__migration_to_8_keeps_boots_and_their_means(
 
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
+/* Statements alive on @db, cached or not. */
+static int count_stmts(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int n = 0;
+
+	while ((st = sqlite3_next_stmt(db, st)))
+		n++;
+	return n;
+}
+
+/*
+ * The statement cache (store_int.h, the store's inside): one statement
+ * per text for the life of the connection, handed back reset and
+ * unbound; a fresh one, finalized after use, while it is held; another
+ * text at an address used before compiled anew.  kb_store_close()
+ * finalizes the cache (else sqlite cannot close the connection, which
+ * the sanitizer build finds leaked).
+ */
+static void test_store__statements_are_prepared_once_per_connection(
+	void **state)
+{
+	static const char sql[] = "SELECT count(*) FROM experiments";
+	static const char bound[] = "SELECT ?1";
+	struct fixture *f = *state;
+	struct kb_store *s = open_ok(f->path, 0);
+	struct kb_err err = KB_ERR_INIT;
+	sqlite3_stmt *a = NULL, *b = NULL, *c = NULL;
+	char text[32];
+	int n;
+
+	assert_int_equal(store_stmt(s, sql, &a, &err), 0);
+	assert_int_equal(sqlite3_step(a), SQLITE_ROW);
+	store_stmt_done(s, a);
+	assert_int_equal(store_stmt(s, sql, &b, &err), 0);
+	assert_ptr_equal(a, b);
+	assert_false(sqlite3_stmt_busy(b));
+	/* held: another user gets a statement of its own, for one use */
+	n = count_stmts(s->db);
+	assert_int_equal(store_stmt(s, sql, &c, &err), 0);
+	assert_ptr_not_equal(b, c);
+	assert_int_equal(sqlite3_step(c), SQLITE_ROW);
+	store_stmt_done(s, c);
+	assert_int_equal(count_stmts(s->db), n);
+	store_stmt_done(s, b);
+	/* another text at the same address is not taken for the first */
+	snprintf(text, sizeof(text), "SELECT 1");
+	assert_int_equal(store_stmt(s, text, &a, &err), 0);
+	assert_int_equal(sqlite3_step(a), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(a, 0), 1);
+	store_stmt_done(s, a);
+	snprintf(text, sizeof(text), "SELECT 2");
+	assert_int_equal(store_stmt(s, text, &a, &err), 0);
+	assert_int_equal(sqlite3_step(a), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(a, 0), 2);
+	store_stmt_done(s, a);
+	/* bindings do not outlive a use */
+	assert_int_equal(store_stmt(s, bound, &a, &err), 0);
+	sqlite3_bind_int(a, 1, 7);
+	assert_int_equal(sqlite3_step(a), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(a, 0), 7);
+	store_stmt_done(s, a);
+	assert_int_equal(store_stmt(s, bound, &b, &err), 0);
+	assert_ptr_equal(a, b);
+	assert_int_equal(sqlite3_step(b), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_type(b, 0), SQLITE_NULL);
+	store_stmt_done(s, b);
+	/* a bad text: an error, nothing cached */
+	n = count_stmts(s->db);
+	assert_int_equal(store_stmt(s, "SELECT nonsense FROM", &a, &err),
+			 KB_EFAIL);
+	assert_null(a);
+	assert_int_equal(count_stmts(s->db), n);
+	kb_store_close(s);
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+
 static const struct CMUnitTest tests[] = {
 	T(test_store__open_creates_and_migrates_to_latest),
 	T(test_store__reopen_is_a_no_op),
@@ -1927,6 +2006,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_store__boot_means_are_the_views_to_the_bit),
 	T(test_store__reads_of_an_experiment_search_indexes),
 	T(test_store__migration_to_8_keeps_boots_and_their_means),
+	T(test_store__statements_are_prepared_once_per_connection),
 };
 
 KB_TEST_MAIN(tests)
