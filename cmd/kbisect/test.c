@@ -39,6 +39,7 @@ int cmd_commit_env_open(const struct kb_matrix *m, const char *model_path,
 			struct cmd_commit_env *env, struct kb_err *err)
 {
 	const struct kb_source *src = kb_matrix_source(m);
+	struct kb_realexec_opts ro = KB_REALEXEC_OPTS_INIT;
 	double scale;
 	int ret;
 
@@ -63,17 +64,13 @@ int cmd_commit_env_open(const struct kb_matrix *m, const char *model_path,
 					  "invalid model time scale %g",
 					  scale);
 		return 0;
-	} else {
-		struct kb_realexec_opts ro = KB_REALEXEC_OPTS_INIT;
-
-		/* env is the caller's and stays put: kb_bisect_commits() and
-		 * kb_bisect_test() set the id through bo->experiment_id */
-		ro.experiment = &env->experiment;
-		ro.base_config = base_config;
-		ro.require_held = base_config != NULL;
-		return cmd_realexec_open(m, &ro, quiet, &env->conn, &env->ex,
-					 err);
 	}
+	/* env is the caller's and stays put: kb_bisect_commits() and
+	 * kb_bisect_test() set the id through bo->experiment_id */
+	ro.experiment = &env->experiment;
+	ro.base_config = base_config;
+	ro.require_held = base_config != NULL;
+	return cmd_realexec_open(m, &ro, quiet, &env->conn, &env->ex, err);
 }
 
 void cmd_commit_env_close(struct cmd_commit_env *env)
