@@ -194,7 +194,7 @@ static void disk(struct w *w, const struct kb_domxml *d, size_t i)
 		attr(w, "name", "phy");
 	} else {
 		attr(w, "name", "qemu");
-		attr(w, "type", "raw");
+		attr(w, "type", k->format && !k->block ? k->format : "raw");
 		if (!xen) {
 			attr(w, "cache", "none");
 			attr(w, "io", "native");

@@ -30,7 +30,10 @@ struct kb_err;
 /* A disk for the workload: an image file or a host block device. */
 struct kb_domxml_disk {
 	const char *path;
-	int block; /* a block device (<disk type='block'>), else a file */
+	int block;          /* a block device (<disk type='block'>), else a
+			     * file */
+	const char *format; /* a file's format: NULL "raw", or "qcow2" (a
+			     * copy-on-write overlay) */
 };
 
 struct kb_domxml {
