@@ -106,6 +106,10 @@ struct kb_domxml_moved {
 	size_t nscratch;
 	char **scratch;    /* the disk images of the boot folder, now
 			    * DIR/NAME: made empty before each boot */
+	size_t noverlays;
+	char **overlays;   /* its qcow2 disks (guest.image's root disk
+			    * overlay), now DIR/NAME: made again over the
+			    * image before each boot */
 };
 void kb_domxml_moved_release(struct kb_domxml_moved *m);
 

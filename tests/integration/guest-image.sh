@@ -97,6 +97,26 @@ grep -q "guest image from the cache" "$T/run2.err" ||
 [ "$(sha256sum < "$image")" = "$sum" ] || fail "a boot changed the cached image"
 ls "$T"/kbisect-boot-* >/dev/null 2>&1 && fail "a boot folder was left behind"
 
+# kbisect repro of a boot with an image: root.img from the cache, a new
+# overlay over it made by boot.sh, which boots and prints the metric
+R=$T/bug
+if "$KB" repro 1 0 -o "$R" > "$T/repro.out" 2>&1; then
+	[ -s "$R/root.img" ] || fail "kbisect repro wrote no root.img"
+	grep -q "root.qcow2" "$R/domain.xml" || fail "domain.xml has no root overlay"
+	"$R/boot.sh" > "$T/boot.out" 2> "$T/boot.err" ||
+		{ fail "boot.sh failed:"; cat "$T/boot.err"; tail -20 "$R/console.log"; }
+	grep -Eq '^run 1: events_per_s [0-9]+(\.[0-9]+)?$' "$T/boot.out" ||
+		fail "boot.sh printed no events_per_s: $(cat "$T/boot.out")"
+	[ -e "$R/root.qcow2" ] && fail "boot.sh left its overlay"
+	[ "$(sha256sum < "$image")" = "$sum" ] || fail "boot.sh changed the cached image"
+	virsh -c "$URI" domstate repro-kbisect-1-0 >/dev/null 2>&1 &&
+		{ virsh -c "$URI" destroy repro-kbisect-1-0 >/dev/null 2>&1;
+		  fail "boot.sh left its guest"; }
+else
+	fail "kbisect repro failed:"
+	cat "$T/repro.out"
+fi
+
 echo "guest-image: $(( $(date +%s) - started )) s in all"
 [ $failed = 0 ] || exit 1
 echo "guest-image: ok"
