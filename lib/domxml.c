@@ -194,7 +194,7 @@ static void disk(struct w *w, const struct kb_domxml *d, size_t i)
 		attr(w, "name", "phy");
 	} else {
 		attr(w, "name", "qemu");
-		attr(w, "type", "raw");
+		attr(w, "type", k->format && !k->block ? k->format : "raw");
 		if (!xen) {
 			attr(w, "cache", "none");
 			attr(w, "io", "native");
@@ -471,6 +471,9 @@ void kb_domxml_moved_release(struct kb_domxml_moved *m)
 	free(m->type);
 	free(m->cmdline);
 	free(m->console_log);
+	for (i = 0; i < m->noverlays; i++)
+		free(m->overlays[i]);
+	free(m->overlays);
 	for (i = 0; i < m->nscratch; i++)
 		free(m->scratch[i]);
 	free(m->scratch);
@@ -560,7 +563,12 @@ static void move_disk(struct move *m, xmlNodePtr disk)
 	char *to = attr_is(disk, "type", "file") ? moved_path(m, file) : NULL;
 	struct kb_domxml_moved *o = m->out;
 
-	if (to) {
+	if (to && attr_is(child(disk, "driver"), "type", "qcow2")) {
+		set_attr(m, src, "file", to);
+		o->overlays = kb_reallocarray(o->overlays, o->noverlays + 1,
+					      sizeof(*o->overlays));
+		o->overlays[o->noverlays++] = to;
+	} else if (to) {
 		set_attr(m, src, "file", to);
 		o->scratch = kb_reallocarray(o->scratch, o->nscratch + 1,
 					     sizeof(*o->scratch));

@@ -30,7 +30,10 @@ struct kb_err;
 /* A disk for the workload: an image file or a host block device. */
 struct kb_domxml_disk {
 	const char *path;
-	int block; /* a block device (<disk type='block'>), else a file */
+	int block;          /* a block device (<disk type='block'>), else a
+			     * file */
+	const char *format; /* a file's format: NULL "raw", or "qcow2" (a
+			     * copy-on-write overlay) */
 };
 
 struct kb_domxml {
@@ -103,6 +106,10 @@ struct kb_domxml_moved {
 	size_t nscratch;
 	char **scratch;    /* the disk images of the boot folder, now
 			    * DIR/NAME: made empty before each boot */
+	size_t noverlays;
+	char **overlays;   /* its qcow2 disks (guest.image's root disk
+			    * overlay), now DIR/NAME: made again over the
+			    * image before each boot */
 };
 void kb_domxml_moved_release(struct kb_domxml_moved *m);
 

@@ -35,7 +35,11 @@
 
 /* Modules /init loads for a distro kernel, with what they depend on. */
 static const char *const wanted_modules[] = { "virtio_pci", "virtio_blk",
-					      "xen_blkfront" };
+					      "xen_blkfront", "crc32c_generic",
+					      "ext4" };
+/* ... of which the last ones only with a root disk image (ext4 asks for
+ * a crc32c driver whatever the features) */
+#define NWANTED_IMAGE 2
 
 /* ---- cpio newc --------------------------------------------------------- */
 
@@ -234,18 +238,21 @@ out:
 	return ret;
 }
 
-/* The virtio and xen-blkfront modules of @dir, in load order. */
-static int add_modules(struct plan *p, const char *dir, struct kb_err *err)
+/* The virtio and xen-blkfront modules of @dir, and ext4's for a root
+ * disk image (@image), in load order. */
+static int add_modules(struct plan *p, const char *dir, int image,
+		       struct kb_err *err)
 {
 	struct kb_buf dep = KB_BUF_INIT;
 	char *depfile = kb_asprintf("%s/modules.dep", dir);
-	size_t i;
+	size_t i, n = sizeof(wanted_modules) / sizeof(wanted_modules[0]);
 	int ret;
 
+	if (!image)
+		n -= NWANTED_IMAGE;
 	if ((ret = kb_buf_read_file(&dep, depfile, 16u << 20, err)))
 		goto out;
-	for (i = 0; i < sizeof(wanted_modules) / sizeof(wanted_modules[0]);
-	     i++) {
+	for (i = 0; i < n; i++) {
 		char *line = dep.buf, *nl, *colon;
 
 		for (; *line; line = nl ? nl + 1 : line + strlen(line)) {
@@ -390,7 +397,10 @@ static int make_plan(struct plan *p, const struct kb_workload *w,
 		    (ret = add_libs(p, fio, err)))
 			return ret;
 	}
-	if (o->modules && (ret = add_modules(p, o->modules, err)))
+	if (o->root_image)
+		kb_buf_addf(&p->conf, "root=kbisect-root\n");
+	if (o->modules &&
+	    (ret = add_modules(p, o->modules, o->root_image, err)))
 		return ret;
 	return 0;
 }

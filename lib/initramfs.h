@@ -18,8 +18,9 @@ struct kb_workload;
  *   /lib/modules/...       virtio (and xen-blkfront) modules when
  *                          opts.modules is given, loaded by /init in
  *                          dependency order unless built in
- *   /kbisect/workload.conf "kind=fio|command" and "runs=N", read by /init
- *                          line by line, never evaluated
+ *   /kbisect/workload.conf "kind=fio|command", "runs=N" and, with a root
+ *                          disk image, "root=kbisect-root", read by
+ *                          /init line by line, never evaluated
  *   /kbisect/job.fio       the fio job text (fio.h)
  *   /kbisect/command       the user's command (run with sh)
  *   /kbisect/modules       module files to load, one a line, in order
@@ -38,10 +39,16 @@ struct kb_initramfs_opts {
 	const char *modules; /* /lib/modules/VERSION to take virtio modules
 			      * from; NULL: none (the kernel has them built
 			      * in) */
+	int root_image;      /* a root disk image labelled kbisect-root
+			      * (guestimage.h) comes with each boot: /init
+			      * mounts it and runs a command workload in it
+			      * ("root=kbisect-root" in workload.conf); with
+			      * .modules, ext4's modules are added */
 };
 
 #define KB_INITRAMFS_OPTS_INIT \
-	{ .init = NULL, .busybox = NULL, .fio = NULL, .modules = NULL }
+	{ .init = NULL, .busybox = NULL, .fio = NULL, .modules = NULL, \
+	  .root_image = 0 }
 
 /*
  * Build (or find in @cache_dir, created if missing) the initramfs that runs

@@ -431,12 +431,82 @@ static int guest_disk(struct ctx *c, const struct kb_ynode *n,
 	return 0;
 }
 
+/* A Debian package name (Policy 5.6.7): [a-z0-9][a-z0-9+.-]+. */
+static int package_valid(const char *s)
+{
+	const char *p;
+
+	if (strlen(s) < 2 || strlen(s) > 100 ||
+	    !((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')))
+		return 0;
+	for (p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		      *p == '+' || *p == '.' || *p == '-'))
+			return 0;
+	return 1;
+}
+
+/* guest.image: { packages: [...], suite: NAME, size_mib: N } */
+static int guest_image(struct ctx *c, const struct kb_ynode *n)
+{
+	static const char *const keys[] = { "packages", "suite", "size_mib" };
+	struct kb_guest_image *im;
+	const struct kb_ynode *v;
+	const char **pkgs;
+	size_t i;
+	int ret;
+
+	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "guest.image")) ||
+	    (ret = kb_ycheck_keys(&c->y, n, "'guest.image'", keys, 3)))
+		return ret;
+	im = keep(c->m, kb_calloc(1, sizeof(*im)));
+	if (!(v = kb_ynode_get(n, "packages")))
+		return fail(c, n,
+			    "guest.image needs 'packages': the Debian packages the workload uses, such as [fio, sysbench]");
+	if ((ret = kb_ycheck_type(&c->y, v, KB_Y_SEQ, "guest.image.packages")))
+		return ret;
+	if (v->n == 0 || v->n > 256)
+		return fail(c, v,
+			    "guest.image.packages must list 1 to 256 packages, found %zu",
+			    v->n);
+	pkgs = keep(c->m, kb_calloc(v->n, sizeof(*pkgs)));
+	for (i = 0; i < v->n; i++) {
+		if ((ret = kb_ycheck_string(&c->y, v->items[i],
+					    "a Debian package name", &pkgs[i])))
+			return ret;
+		if (!package_valid(pkgs[i]))
+			return fail(c, v->items[i],
+				    "invalid Debian package name '%s': expected lower case letters, digits, '+', '.' and '-', such as sysbench",
+				    pkgs[i]);
+	}
+	im->packages = pkgs;
+	im->npackages = v->n;
+	if ((v = kb_ynode_get(n, "suite"))) {
+		if ((ret = kb_ycheck_string(&c->y, v, "guest.image.suite",
+					    &im->suite)))
+			return ret;
+		i = strlen(im->suite);
+		if (!i || i > 64 ||
+		    strspn(im->suite, "abcdefghijklmnopqrstuvwxyz0123456789-") !=
+			    i)
+			return fail(c, v,
+					    "invalid suite '%s': expected a Debian suite such as bookworm",
+					    im->suite);
+	}
+	if ((v = kb_ynode_get(n, "size_mib")) &&
+	    (ret = get_uint(c, v, "guest.image.size_mib", 64, 1u << 20,
+			    &im->size_mib)))
+		return ret;
+	c->m->guest.image = im;
+	return 0;
+}
+
 static int guest(struct ctx *c, const struct kb_ynode *n)
 {
 	static const char *const keys[] = { "hypervisor", "mode", "vcpus",
 					    "memory_mib", "pin",
 					    "passthrough", "disks",
-					    "boot_timeout_s" };
+					    "boot_timeout_s", "image" };
 	static const char *const hvs[] = { "xen", "kvm", "qemu" };
 	struct kb_guest *g = &c->m->guest;
 	const struct kb_ynode *v, *pin = NULL;
@@ -448,7 +518,10 @@ static int guest(struct ctx *c, const struct kb_ynode *n)
 
 	if (n) {
 		if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'guest'")) ||
-		    (ret = kb_ycheck_keys(&c->y, n, "'guest'", keys, 8)))
+		    (ret = kb_ycheck_keys(&c->y, n, "'guest'", keys, 9)))
+			return ret;
+		if ((v = kb_ynode_get(n, "image")) &&
+		    (ret = guest_image(c, v)))
 			return ret;
 		if ((v = kb_ynode_get(n, "hypervisor"))) {
 			if ((ret = kb_ycheck_choice(&c->y, v, "hypervisor", hvs,
@@ -668,10 +741,49 @@ static int regex_bounded(struct ctx *c, const struct kb_ynode *n)
 	return 0;
 }
 
+/*
+ * workload.files: host files copied into guest.image as /data/NAME, so
+ * two may not share a name.  guest is parsed first.
+ */
+static int workload_files(struct ctx *c, const struct kb_ynode *n)
+{
+	const struct kb_ynode *v = kb_ynode_get(n, "files");
+	struct kb_workload *w = &c->m->workload;
+	const char **files;
+	size_t i, j;
+	int ret;
+
+	if (!v)
+		return 0;
+	if ((ret = kb_ycheck_type(&c->y, v, KB_Y_SEQ, "workload.files")))
+		return ret;
+	if (!c->m->guest.image)
+		return fail(c, v,
+			    "workload.files needs guest.image: the files are copied into the guest's image as /data/NAME");
+	files = keep(c->m, kb_calloc(v->n + 1, sizeof(*files)));
+	for (i = 0; i < v->n; i++) {
+		if ((ret = get_file(c, v->items[i], "workload file",
+				    &files[i])))
+			return ret;
+		for (j = 0; j < i; j++)
+			if (!strcmp(kb_path_base(files[i]),
+				    kb_path_base(files[j])))
+				return fail(c, v->items[i],
+					    "workload file '%s' has the same name as '%s': both would be /data/%s in the image",
+					    files[i], files[j],
+					    kb_path_base(files[i]));
+	}
+	w->files = files;
+	w->nfiles = v->n;
+	return 0;
+}
+
 static int workload(struct ctx *c, const struct kb_ynode *n)
 {
-	static const char *const keys[] = { "fio", "fio_job", "command",
-					    "metric", "timeout_s", "better" };
+	static const char *const keys[] = { "fio",	 "fio_job",
+					    "command",	 "metric",
+					    "timeout_s", "better",
+					    "files" };
 	static const char *const betters[] = { "higher", "lower" };
 	static const char *const cmd_keys[] = { "run", "regex" };
 	struct kb_workload *w = &c->m->workload;
@@ -684,7 +796,8 @@ static int workload(struct ctx *c, const struct kb_ynode *n)
 		return fail(c, kb_ydoc_root(c->m->doc),
 			    "missing required key 'workload': say what to measure (fio, fio_job or command)");
 	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'workload'")) ||
-	    (ret = kb_ycheck_keys(&c->y, n, "'workload'", keys, 6)))
+	    (ret = kb_ycheck_keys(&c->y, n, "'workload'", keys, 7)) ||
+	    (ret = workload_files(c, n)))
 		return ret;
 	if ((v = kb_ynode_get(n, "better"))) {
 		size_t which;

@@ -79,6 +79,14 @@ struct kb_source {
 				 * a Kconfig or kernel.rev factor: refused */
 };
 
+/* guest.image: a root filesystem made from Debian packages (lib/guestimage.h). */
+struct kb_guest_image {
+	size_t npackages;
+	const char *const *packages; /* Debian package names, as written */
+	const char *suite;           /* a Debian suite; NULL: the host's */
+	unsigned size_mib;           /* the disk's size; 0: fitted to it */
+};
+
 struct kb_guest {
 	enum kb_hypervisor hypervisor;
 	const char *mode;      /* xen: "pv", "pvh", "hvm"; kvm/qemu: "hvm" */
@@ -95,6 +103,9 @@ struct kb_guest {
 	const char *const *disks;
 	unsigned boot_timeout_s; /* guest.boot_timeout_s: until the workload
 				  * starts (default 120) */
+	const struct kb_guest_image *image; /* guest.image, or NULL: the
+					     * workload runs from the
+					     * initramfs */
 };
 
 enum kb_workload_kind {
@@ -133,6 +144,9 @@ struct kb_workload {
 	unsigned timeout_s;          /* workload.timeout_s: from the start of
 				      * the workload to its end, all runs of a
 				      * boot; 0 = derived from the job */
+	size_t nfiles;               /* workload.files: host files (resolved)
+				      * copied into guest.image as /data/NAME */
+	const char *const *files;
 };
 
 struct kb_repeat {

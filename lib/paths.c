@@ -79,6 +79,13 @@ char *kb_path_relative_to(const char *base, const char *rel)
 	return kb_asprintf("%.*s/%s", (int)(slash - base), base, rel);
 }
 
+const char *kb_path_base(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 char *kb_path_absolute(const char *path)
 {
 	char cwd[PATH_MAX];

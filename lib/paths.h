@@ -35,4 +35,7 @@ char *kb_path_relative_to(const char *base, const char *rel);
  */
 char *kb_path_absolute(const char *path);
 
+/* The last component of @path ("b" for "a/b"), a pointer into it. */
+const char *kb_path_base(const char *path);
+
 #endif

@@ -17,9 +17,11 @@
 #include "executor.h"
 #include "fsutil.h"
 #include "guest.h"
+#include "guestimage.h"
 #include "kconfig.h"
 #include "mem.h"
 #include "plan.h"
+#include "program.h"
 #include "sha256.h"
 #include "variant.h"
 #include "banned.h"
@@ -34,6 +36,8 @@ struct realexec {
 	unsigned initrd_runs;
 	char *initrd_modules;
 	char *workload;      /* what that initramfs runs (its job or command) */
+	char *image;         /* guest.image: the root disk image, got at the
+			      * first boot that needs it (guestimage.h) */
 };
 
 /* ---- sizes and timeouts ------------------------------------------------- */
@@ -270,6 +274,7 @@ static int get_initrd(struct realexec *x, const char *kernel, unsigned runs,
 
 	if (!io.modules)
 		io.modules = modules = kb_initramfs_modules_for(kernel);
+	io.root_image = kb_matrix_guest(x->m)->image != NULL;
 	if (x->initrd && x->initrd_runs == runs &&
 	    !strcmp(x->initrd_modules ? x->initrd_modules : "",
 		    io.modules ? io.modules : "")) {
@@ -291,6 +296,7 @@ static int get_initrd(struct realexec *x, const char *kernel, unsigned runs,
 		text = NULL;
 		free(x->initrd);
 		free(x->initrd_modules);
+	free(x->image);
 		x->initrd = path;
 		x->initrd_runs = runs;
 		x->initrd_modules = io.modules ? kb_strdup(io.modules) : NULL;
@@ -422,6 +428,81 @@ static int make_scratch(const char *path, unsigned long long bytes,
 	return 0;
 }
 
+/* The guest's root disk image (guest.image), found or built once. */
+static int get_image(struct realexec *x, struct kb_err *err)
+{
+	const struct kb_guest_image *im = kb_matrix_guest(x->m)->image;
+	const struct kb_workload *w = kb_matrix_workload(x->m);
+	char *cache = NULL, *msg;
+	double t0 = kb_monotime();
+	int built = 0, ret;
+
+	if (x->image || !im)
+		return 0;
+	if (!x->opts.image_cache)
+		cache = kb_guestimage_default_cache();
+	if (x->opts.image_note) {
+		msg = kb_asprintf("guest image: %zu package%s, %zu file%s",
+				  im->npackages, im->npackages == 1 ? "" : "s",
+				  w->nfiles, w->nfiles == 1 ? "" : "s");
+		x->opts.image_note(msg, x->opts.build_arg);
+		free(msg);
+	}
+	ret = kb_guestimage_get(im, w->nfiles, w->files, NULL,
+				cache ? cache : x->opts.image_cache, &x->image,
+				&built, err);
+	if (!ret && x->opts.image_note) {
+		msg = built ? kb_asprintf("guest image built in %.0f s: %s",
+					  kb_monotime() - t0, x->image)
+			    : kb_asprintf("guest image from the cache: %s",
+					  x->image);
+		x->opts.image_note(msg, x->opts.build_arg);
+		free(msg);
+	}
+	free(cache);
+	return ret;
+}
+
+/*
+ * The boot's root disk: the cached image linked (or, across file
+ * systems, copied) into @dir as root.img, under a copy-on-write overlay
+ * @dir/root.qcow2 (*@overlay) that takes every write of the boot, so the
+ * cached image never changes.  *@base is root.img.
+ */
+static int root_overlay(const char *image, const char *dir, char **base,
+			char **overlay, struct kb_err *err)
+{
+	struct kb_buf out = KB_BUF_INIT;
+	int status = 0, ret = 0;
+
+	*overlay = NULL;
+	*base = kb_asprintf("%s/root.img", dir);
+	if (link(image, *base) < 0) {
+		free(*base);
+		if ((ret = copy_in(image, dir, "root.img", base, err)))
+			return ret;
+	}
+	*overlay = kb_asprintf("%s/root.qcow2", dir);
+	{
+		const char *argv[] = { "qemu-img", "create", "-q", "-f", "qcow2",
+				       "-F", "raw", "-b", *base, *overlay, NULL };
+		struct kb_program p = { .argv = argv,
+					.out = KB_PROGRAM_PIPE,
+					.err = KB_PROGRAM_PIPE };
+
+		ret = kb_program_capture(&p, &out, 4096, &status, err);
+	}
+	if (!ret && status != 0)
+		ret = kb_err_set(err, KB_EFAIL,
+				 "qemu-img create of the root overlay failed (status %d): %s",
+				 status, out.buf ? out.buf : "");
+	kb_buf_release(&out);
+	if (!ret && chmod(*overlay, 0644) < 0)
+		ret = kb_err_set(err, KB_EFAIL, "cannot chmod '%s': %s",
+				 *overlay, strerror(errno));
+	return ret;
+}
+
 static void failed(struct kb_boot_result *out, enum kb_boot_status s,
 		   const char *reason)
 {
@@ -436,9 +517,10 @@ static void failed(struct kb_boot_result *out, enum kb_boot_status s,
  * console log file (or NULL).
  */
 static int describe(const struct kb_matrix *m, const struct kb_variant *v,
-		    const char *kernel, const char *initrd, const char *dir,
-		    int stream, const char *name, const char *comment,
-		    char **scratch, char **log, char **xml, struct kb_err *err)
+		    const char *kernel, const char *initrd, const char *root,
+		    const char *dir, int stream, const char *name,
+		    const char *comment, char **scratch, char **log,
+		    char **xml, struct kb_err *err)
 {
 	const struct kb_guest *g = &v->guest;
 	const struct kb_workload *w = kb_matrix_workload(m);
@@ -450,7 +532,7 @@ static int describe(const struct kb_matrix *m, const struct kb_variant *v,
 	int ret;
 
 	*scratch = *log = NULL;
-	disks = kb_calloc(g->ndisks + 1, sizeof(*disks));
+	disks = kb_calloc(g->ndisks + 2, sizeof(*disks));
 	for (i = 0; i < g->ndisks; i++) {
 		disks[i].path = g->disks[i];
 		disks[i].block = stat(g->disks[i], &st) == 0 &&
@@ -461,6 +543,10 @@ static int describe(const struct kb_matrix *m, const struct kb_variant *v,
 	    w->kind != KB_WORKLOAD_COMMAND) {
 		*scratch = kb_asprintf("%s/scratch.raw", dir);
 		disks[n++].path = *scratch;
+	}
+	if (root) { /* last: the workload's disks keep their names */
+		disks[n].path = root;
+		disks[n++].format = "qcow2";
 	}
 	if (g->hypervisor == KB_HV_QEMU && !stream)
 		*log = kb_asprintf("%s/console.log", dir);
@@ -500,8 +586,9 @@ int kb_realexec_domxml(const struct kb_matrix *m, const struct kb_variant *v,
 		"variant %u: %s\n"
 		"%s"
 		"The initramfs is built at boot (placeholder path below); the\n"
-		"scratch disk and console log live in a folder made for each\n"
-		"boot (KBISECT-BOOT-DIR below), and the domain is named\n"
+		"scratch disk, the root disk's overlay (guest.image) and the\n"
+		"console log live in a folder made for each boot\n"
+		"(KBISECT-BOOT-DIR below), and the domain is named\n"
 		"kbisect-EXPERIMENT-VARIANT-BOOT.",
 		v->idx, v->label,
 		kernel ? ""
@@ -511,6 +598,7 @@ int kb_realexec_domxml(const struct kb_matrix *m, const struct kb_variant *v,
 		       kernel ? kernel
 			      : "/KBISECT-NOT-BUILT/bzImage",
 		       "/KBISECT-INITRAMFS/initramfs.cpio.gz",
+		       v->guest.image ? "/KBISECT-BOOT-DIR/root.qcow2" : NULL,
 		       "/KBISECT-BOOT-DIR", 0, name, comment, &scratch, &log,
 		       xml, err);
 	free(scratch);
@@ -533,7 +621,8 @@ static int boot(void *self, const struct kb_variant *v,
 	const char *kernel, *initrd = NULL;
 	char *dir = NULL, *scratch = NULL, *log = NULL, *xml = NULL;
 	char *name = NULL, *kernel_copy = NULL, *initrd_copy = NULL;
-	const char *files[4];
+	char *root_base = NULL, *root = NULL;
+	const char *files[6];
 	double t0 = kb_monotime(), dur = 0;
 	int ret;
 
@@ -555,7 +644,10 @@ static int boot(void *self, const struct kb_variant *v,
 	if ((ret = get_initrd(x, kernel, runs, &initrd, err)) ||
 	    (ret = make_workdir(x, &dir, err)) ||
 	    (ret = copy_in(kernel, dir, "kernel", &kernel_copy, err)) ||
-	    (ret = copy_in(initrd, dir, "initrd", &initrd_copy, err)))
+	    (ret = copy_in(initrd, dir, "initrd", &initrd_copy, err)) ||
+	    (ret = get_image(x, err)) ||
+	    (x->image &&
+	     (ret = root_overlay(x->image, dir, &root_base, &root, err))))
 		goto out;
 	kernel = kernel_copy;
 	initrd = initrd_copy;
@@ -563,7 +655,7 @@ static int boot(void *self, const struct kb_variant *v,
 	name = kb_guest_name(x->opts.experiment ? (long long)*x->opts.experiment
 						: 0,
 			     v->idx, boot_no);
-	if ((ret = describe(x->m, v, kernel, initrd, dir,
+	if ((ret = describe(x->m, v, kernel, initrd, root, dir,
 			    x->opts.console_stream, name, NULL, &scratch,
 			    &log, &xml, err)))
 		goto out;
@@ -616,7 +708,9 @@ out:
 	files[1] = log;
 	files[2] = kernel_copy;
 	files[3] = initrd_copy;
-	remove_workdir(dir, files, 4);
+	files[4] = root;
+	files[5] = root_base;
+	remove_workdir(dir, files, 6);
 	kb_console_free(console);
 	free(scratch);
 	free(log);
@@ -624,6 +718,8 @@ out:
 	free(name);
 	free(kernel_copy);
 	free(initrd_copy);
+	free(root);
+	free(root_base);
 	if (ret)
 		kb_boot_result_release(out);
 	return ret;

@@ -80,12 +80,18 @@ struct kb_realexec_opts {
 	 * (kb_build_opts.progress), with @build_arg */
 	void (*build_progress)(const struct kb_build_progress *p, void *arg);
 	void *build_arg;
+	/* guest.image cache folder; NULL: kb_guestimage_default_cache() */
+	const char *image_cache;
+	/* may be NULL: a line saying that the guest image is being got
+	 * (mmdebstrap takes a minute) and then how, with @build_arg */
+	void (*image_note)(const char *line, void *arg);
 };
 #define KB_REALEXEC_OPTS_INIT                                             \
 	{ .experiment = NULL, .work_dir = NULL, .initramfs_cache = NULL,  \
 	  .initramfs = KB_INITRAMFS_OPTS_INIT, .console_stream = 0,        \
 	  .plan = NULL, .stop = NULL, .base_config = NULL,                 \
-	  .require_held = 0, .build_progress = NULL, .build_arg = NULL }
+	  .require_held = 0, .build_progress = NULL, .build_arg = NULL,    \
+	  .image_cache = NULL, .image_note = NULL }
 
 /*
  * Make the real executor for matrix @m booting on @conn; both are

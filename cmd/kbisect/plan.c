@@ -230,6 +230,14 @@ static void plan_text(const struct kb_plan *p)
 	       kb_plan_nbuilds(p) == 1 ? "" : "s", kb_plan_nboots(p),
 	       kb_plan_nboots(p) == 1 ? "" : "s", r->boots, kb_plan_nruns(p),
 	       kb_plan_nruns(p) == 1 ? "" : "s", r->runs_per_boot);
+	if (kb_matrix_guest(m)->image) {
+		const struct kb_guest_image *im = kb_matrix_guest(m)->image;
+
+		printf("guest image: %zu Debian package%s and %zu file%s, made once by mmdebstrap and cached (docs/guests.md)\n",
+		       im->npackages, im->npackages == 1 ? "" : "s",
+		       kb_matrix_workload(m)->nfiles,
+		       kb_matrix_workload(m)->nfiles == 1 ? "" : "s");
+	}
 }
 
 struct resolve_progress {

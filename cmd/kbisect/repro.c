@@ -22,6 +22,7 @@
 #include "buf.h"
 #include "domxml.h"
 #include "fsutil.h"
+#include "guestimage.h"
 #include "initramfs.h"
 #include "json.h"
 #include "matrix.h"
@@ -370,6 +371,7 @@ static int put_initrd(struct repro *r, int quiet, struct kb_err *err)
 		w.fio_job = job;
 	}
 	io.modules = modules;
+	io.root_image = kb_matrix_guest(r->m)->image != NULL;
 	if (!quiet)
 		fprintf(stderr,
 			"kbisect: making the initramfs (%s, %u run%s per boot)\n",
@@ -385,6 +387,40 @@ static int put_initrd(struct repro *r, int quiet, struct kb_err *err)
 	free(command);
 	free(cache);
 	free(modules);
+	return ret;
+}
+
+/*
+ * guest.image: the root disk image, found in the cache (or built again)
+ * from the stored matrix, linked into DIR as root.img where the file
+ * system allows, else copied; boot.sh lays a new overlay over it before
+ * the boot.
+ */
+static int put_image(struct repro *r, int quiet, struct kb_err *err)
+{
+	const struct kb_guest_image *im = kb_matrix_guest(r->m)->image;
+	const struct kb_workload *w = kb_matrix_workload(r->m);
+	char *cache, *image = NULL, *path;
+	int built = 0, ret;
+
+	if (!im || !r->moved.noverlays)
+		return 0;
+	if (!quiet)
+		fprintf(stderr, "kbisect: getting the guest image (%zu package%s)\n",
+			im->npackages, im->npackages == 1 ? "" : "s");
+	cache = kb_guestimage_default_cache();
+	ret = kb_guestimage_get(im, w->nfiles, w->files, NULL, cache, &image,
+				&built, err);
+	free(cache);
+	if (ret)
+		return ret;
+	path = path_in(r, "root.img");
+	if (link(image, path) == 0)
+		wrote(r, "root.img");
+	else
+		ret = put_copy(r, "root.img", image, err);
+	free(path);
+	free(image);
 	return ret;
 }
 
@@ -544,6 +580,18 @@ static void boot_sh(const struct repro *r, struct kb_buf *b)
 			kb_buf_release(&q);
 		}
 	}
+	for (i = 0; i < r->moved.noverlays; i++) {
+		const char *base = strrchr(r->moved.overlays[i], '/');
+		struct kb_buf q = KB_BUF_INIT;
+
+		sh_quote(&q, base ? base + 1 : r->moved.overlays[i]);
+		kb_buf_addf(b, "\n# -- the root disk (guest.image): a new overlay over root.img,\n"
+			       "# which the boot never changes\n"
+			       "rm -f %s\n"
+			       "qemu-img create -q -f qcow2 -F raw -b \"$here/root.img\" %s || exit 1\n",
+			    q.buf, q.buf);
+		kb_buf_release(&q);
+	}
 	kb_buf_adds(b, "\n# -- boot once; the guest powers itself off when its runs are done\n"
 		       "rm -f console.log run-*.out run-*.json\n"
 		       "trap 'stop; exit 130' INT\n"
@@ -574,11 +622,14 @@ static void boot_sh(const struct repro *r, struct kb_buf *b)
 	}
 	kb_buf_addf(b, "running && { say \"$name is still there\"; exit 1; }\n"
 		       "say \"$name is gone\"\n");
-	for (i = 0; i < r->moved.nscratch; i++) {
-		const char *base = strrchr(r->moved.scratch[i], '/');
+	for (i = 0; i < r->moved.nscratch + r->moved.noverlays; i++) {
+		const char *f = i < r->moved.nscratch
+					? r->moved.scratch[i]
+					: r->moved.overlays[i - r->moved.nscratch];
+		const char *base = strrchr(f, '/');
 		struct kb_buf q = KB_BUF_INIT;
 
-		sh_quote(&q, base ? base + 1 : r->moved.scratch[i]);
+		sh_quote(&q, base ? base + 1 : f);
 		kb_buf_addf(b, "rm -f %s\n", q.buf);
 		kb_buf_release(&q);
 	}
@@ -712,6 +763,10 @@ static void readme(const struct repro *r, struct kb_buf *b)
 	if (r->moved.nscratch)
 		kb_buf_addf(b, "scratch.raw   made by boot.sh before the boot (%llu bytes), removed after\n",
 			    kb_realexec_scratch_bytes(w));
+	if (r->moved.noverlays)
+		kb_buf_adds(b, "root.img      the guest image (guest.image), never written\n"
+			       "root.qcow2    made by boot.sh over root.img before the boot: the\n"
+			       "              boot's writes; removed after\n");
 	if (w->kind == KB_WORKLOAD_COMMAND && w->regex)
 		kb_buf_addf(b, "\nThe metric is the number the regex (%s) takes from the\n"
 			       "command's output; boot.sh applies it line by line (grep -E).\n",
@@ -804,7 +859,8 @@ static int write_all(struct repro *r, const char *dir, int force, int quiet,
 	if ((ret = put_copy(r, "kernel", r->e.image, err)) ||
 	    (ret = put_text(r, fio ? "workload.fio" : "workload.sh",
 			    r->e.workload_text, 0644, err)) ||
-	    (ret = put_initrd(r, quiet, err)))
+	    (ret = put_initrd(r, quiet, err)) ||
+	    (ret = put_image(r, quiet, err)))
 		goto out;
 	kb_buf_addf(&b, "%s\n", r->moved.cmdline ? r->moved.cmdline : "");
 	if ((ret = put_text(r, "cmdline", b.buf, 0644, err)) ||

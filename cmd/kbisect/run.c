@@ -95,6 +95,13 @@ static void on_make(const struct kb_build_progress *p, void *arg)
 	}
 }
 
+/* guest.image: what is being got, and how it came. */
+static void on_image(const char *line, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "  %s\n", line);
+}
+
 int cmd_realexec_open(const struct kb_matrix *m, struct kb_realexec_opts *ro,
 		      int quiet, struct kb_guest_conn **conn,
 		      struct kb_executor **ex, struct kb_err *err)
@@ -120,8 +127,10 @@ int cmd_realexec_open(const struct kb_matrix *m, struct kb_realexec_opts *ro,
 			     !strcmp(getenv("KBISECT_GUEST_CONSOLE"), "stream");
 	/* a stop destroys the running guest */
 	ro->stop = &cmd_stop_signal;
-	if (!quiet)
+	if (!quiet) {
 		ro->build_progress = on_make;
+		ro->image_note = on_image;
+	}
 	return kb_realexec_new(m, *conn, ro, ex, err);
 }
 

@@ -98,6 +98,14 @@ factors:
 Y
 run "$KB" plan "$T/bad.yaml"
 check "bad level: exit 2 with file:line:col" $([ $rc -eq 2 ] && has "$T/bad.yaml:4:25: invalid level 'yes'" "$T/err"; echo $?)
+printf 'guest:\n  image: { packages: [sysbench, "fio;x"] }\nworkload: { command: { run: "true" } }\n' > "$T/img.yaml"
+run "$KB" plan "$T/img.yaml"
+check "guest.image: a bad package name, exit 2 with file:line:col" $([ $rc -eq 2 ] &&
+	has "$T/img.yaml:2:33: invalid Debian package name 'fio;x'" "$T/err"; echo $?)
+printf 'workload: { command: { run: "true" }, files: [img.yaml] }\n' > "$T/files.yaml"
+run "$KB" plan "$T/files.yaml"
+check "workload.files without guest.image: exit 2" $([ $rc -eq 2 ] &&
+	has "$T/files.yaml:1:46: workload.files needs guest.image" "$T/err"; echo $?)
 run "$KB" run "$T/bad.yaml" --model "$MODEL" --db "$T/bad.db"
 check "run with a bad matrix writes no database" $([ $rc -eq 2 ] && [ ! -e "$T/bad.db" ]; echo $?)
 printf 'metric: read_iops\nbase: -1\n' >"$T/bad-model.yaml"

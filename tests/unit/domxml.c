@@ -157,8 +157,8 @@ static void test_domxml__xen_hvm_validates(void **state)
 {
 	struct kb_guest g = xen_guest("hvm");
 	struct kb_domxml d = xen_dom(&g);
-	struct kb_domxml_disk disks[] = { { "/dev/nvme0n1", 1 },
-					  { "/srv/img.raw", 0 } };
+	struct kb_domxml_disk disks[] = { { "/dev/nvme0n1", 1, NULL },
+					  { "/srv/img.raw", 0, NULL } };
 	char *xml;
 
 	(void)state;
@@ -181,8 +181,9 @@ static void test_domxml__kvm_virtio_disks_validate(void **state)
 {
 	struct kb_guest g;
 	struct kb_domxml d = KB_DOMXML_INIT;
-	struct kb_domxml_disk disks[] = { { "/srv/a.raw", 0 },
-					  { "/dev/sdb", 1 } };
+	struct kb_domxml_disk disks[] = { { "/srv/a.raw", 0, NULL },
+					  { "/dev/sdb", 1, NULL },
+					  { "/srv/root.qcow2", 0, "qcow2" } };
 	char *xml;
 
 	(void)state;
@@ -194,10 +195,14 @@ static void test_domxml__kvm_virtio_disks_validate(void **state)
 	d.name = "kbisect-2-3-4";
 	d.guest = &g;
 	d.kernel = "/boot/vmlinuz";
-	d.ndisks = 2;
+	d.ndisks = 3;
 	d.disks = disks;
 	xml = build_ok(&d);
 	assert_has(xml, "<domain type=\"kvm\">");
+	/* a guest image's overlay (guest.image): qcow2, the last disk */
+	assert_has(xml, "<driver name=\"qemu\" type=\"qcow2\" cache=\"none\" io=\"native\"/>\n"
+			"      <source file=\"/srv/root.qcow2\"/>\n"
+			"      <target dev=\"vdc\" bus=\"virtio\"/>");
 	assert_has(xml, "<driver name=\"qemu\" type=\"raw\" cache=\"none\" io=\"native\"/>");
 	assert_has(xml, "<disk type=\"file\" device=\"disk\">");
 	assert_has(xml, "<source file=\"/srv/a.raw\"/>");
@@ -215,7 +220,7 @@ static void test_domxml__qemu_file_serial_logs_validate(void **state)
 {
 	struct kb_guest g;
 	struct kb_domxml d = KB_DOMXML_INIT;
-	struct kb_domxml_disk disk = { "/var/tmp/scratch.raw", 0 };
+	struct kb_domxml_disk disk = { "/var/tmp/scratch.raw", 0, NULL };
 	char *xml;
 
 	(void)state;
@@ -250,7 +255,7 @@ static void test_domxml__special_characters_are_escaped(void **state)
 	struct kb_guest g = xen_guest("pvh");
 	struct kb_guest q;
 	struct kb_domxml d = xen_dom(&g);
-	struct kb_domxml_disk disk = { "/srv/a&b<c>'d\".raw", 0 };
+	struct kb_domxml_disk disk = { "/srv/a&b<c>'d\".raw", 0, NULL };
 	char *xml;
 
 	(void)state;
@@ -339,7 +344,7 @@ static char *as_booted(const struct kb_guest *g, const char *bootdir,
 		       int console_file)
 {
 	struct kb_domxml d = KB_DOMXML_INIT;
-	struct kb_domxml_disk disks[2];
+	struct kb_domxml_disk disks[2] = { { NULL, 0, NULL }, { NULL, 0, NULL } };
 	char kernel[256], initrd[256], scratch[256], log[256];
 
 	snprintf(kernel, sizeof(kernel), "%s/kernel", bootdir);

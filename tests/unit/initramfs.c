@@ -185,6 +185,96 @@ static void test_initramfs__command_archive_contents(void **state)
 	free(cache);
 }
 
+/* File @name of archive @gz into @out. */
+static void archive_file(const char *gz, const char *name, struct kb_buf *out)
+{
+	char *zcat[] = { "gzip", "-dc", (char *)gz, NULL };
+	char *dir = scratch(), path[256];
+	struct kb_buf raw = KB_BUF_INIT;
+	char *cpio[] = { "cpio", "-i", "--to-stdout", "--quiet", (char *)name,
+			 NULL };
+
+	assert_int_equal(run(zcat, NULL, &raw), 0);
+	snprintf(path, sizeof(path), "%s/a.cpio", dir);
+	write_file(path, &raw);
+	assert_int_equal(run(cpio, path, out), 0);
+	rm_rf(dir);
+	free(dir);
+	kb_buf_release(&raw);
+}
+
+/* A root disk image: /init is told its label, and a distro kernel's
+ * modules folder gives ext4 and what it needs, after the disk driver;
+ * without one, neither. */
+static void test_initramfs__root_image_adds_ext4(void **state)
+{
+	static const char *const mods[] = {
+		"kernel/drivers/virtio/virtio_pci.ko",
+		"kernel/drivers/block/virtio_blk.ko",
+		"kernel/crypto/crc32c_generic.ko", "kernel/fs/jbd2/jbd2.ko",
+		"kernel/fs/mbcache.ko", "kernel/fs/ext4/ext4.ko"
+	};
+	struct kb_initramfs_opts o = opts_here();
+	struct kb_workload w = command_workload("sysbench cpu run");
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf b = KB_BUF_INIT, conf = KB_BUF_INIT, order = KB_BUF_INIT;
+	char *cache = scratch(), *mdir = scratch(), *with = NULL, *without = NULL;
+	char path[512], *mkdir_p[] = { "mkdir", "-p", path, NULL };
+	size_t i;
+
+	(void)state;
+	kb_buf_addf(&b, "kernel/drivers/virtio/virtio_pci.ko:\n"
+			"kernel/drivers/block/virtio_blk.ko:\n"
+			"kernel/crypto/crc32c_generic.ko:\n"
+			"kernel/fs/ext4/ext4.ko: kernel/fs/mbcache.ko "
+			"kernel/fs/jbd2/jbd2.ko\n"
+			"kernel/fs/jbd2/jbd2.ko:\nkernel/fs/mbcache.ko:\n");
+	snprintf(path, sizeof(path), "%s/modules.dep", mdir);
+	write_file(path, &b);
+	for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", mdir, mods[i]);
+		*strrchr(path, '/') = '\0';
+		assert_int_equal(run(mkdir_p, NULL, NULL), 0);
+		snprintf(path, sizeof(path), "%s/%s", mdir, mods[i]);
+		write_file(path, &b);
+	}
+	o.modules = mdir;
+	o.root_image = 1;
+	if (kb_initramfs_build(&w, 1, &o, cache, &with, &err))
+		fail_msg("%s", err.msg);
+	archive_file(with, "kbisect/workload.conf", &conf);
+	assert_msg_contains(conf.buf, "root=kbisect-root\n");
+	archive_file(with, "kbisect/modules", &order);
+	/* the disk driver first; ext4 after its dependencies */
+	assert_true(strstr(order.buf, "virtio_blk.ko") <
+		    strstr(order.buf, "crc32c_generic.ko"));
+	assert_true(strstr(order.buf, "jbd2.ko") < strstr(order.buf, "ext4.ko"));
+	assert_true(strstr(order.buf, "mbcache.ko") <
+		    strstr(order.buf, "ext4.ko"));
+	kb_buf_release(&conf);
+	kb_buf_release(&order);
+
+	o.root_image = 0;
+	assert_int_equal(kb_initramfs_build(&w, 1, &o, cache, &without, &err),
+			 0);
+	assert_string_not_equal(with, without);
+	archive_file(without, "kbisect/workload.conf", &conf);
+	assert_null(strstr(conf.buf, "root="));
+	archive_file(without, "kbisect/modules", &order);
+	assert_msg_contains(order.buf, "virtio_blk.ko");
+	assert_null(strstr(order.buf, "ext4"));
+	assert_null(strstr(order.buf, "crc32c"));
+	kb_buf_release(&conf);
+	kb_buf_release(&order);
+	kb_buf_release(&b);
+	free(with);
+	free(without);
+	rm_rf(cache);
+	rm_rf(mdir);
+	free(cache);
+	free(mdir);
+}
+
 /* Same inputs, same file; other runs or command, another file. */
 static void test_initramfs__cache_is_keyed_by_inputs(void **state)
 {
@@ -341,6 +431,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_initramfs__missing_files_fail),
 	cmocka_unit_test(test_initramfs__bad_fio_option_is_input_error),
 	cmocka_unit_test(test_initramfs__modules_folder_of_distro_kernel),
+	cmocka_unit_test(test_initramfs__root_image_adds_ext4),
 	cmocka_unit_test(test_initramfs__default_cache_follows_xdg),
 };
 

@@ -259,6 +259,72 @@ static void test_matrix__repeats_must_be_positive(void **state)
 	    "compare.alpha must be a number greater than 0 and less than 0.5");
 }
 
+static void test_matrix__guest_image(void **state)
+{
+	struct kb_matrix *m;
+	const struct kb_guest_image *im;
+
+	(void)state;
+	m = ok(W "guest:\n  image:\n    packages: [sysbench, g++, libc6.1]\n"
+		 "    suite: bookworm-backports\n    size_mib: 2048\n");
+	im = kb_matrix_guest(m)->image;
+	assert_non_null(im);
+	assert_int_equal(im->npackages, 3);
+	assert_string_equal(im->packages[1], "g++");
+	assert_string_equal(im->suite, "bookworm-backports");
+	assert_int_equal(im->size_mib, 2048);
+	assert_int_equal(kb_matrix_workload(m)->nfiles, 0);
+	kb_matrix_free(m);
+	m = ok(W);
+	assert_null(kb_matrix_guest(m)->image);
+	kb_matrix_free(m);
+
+	bad(W "guest:\n  image: [fio]\n", 3, 10,
+	    "guest.image must be a mapping");
+	bad(W "guest:\n  image: { suite: bookworm }\n", 3, 10,
+	    "guest.image needs 'packages'");
+	bad(W "guest:\n  image: { packages: [] }\n", 3, 22,
+	    "must list 1 to 256 packages, found 0");
+	bad(W "guest:\n  image: { packages: [fio, \"fio,evil\"] }\n", 3, 28,
+	    "invalid Debian package name 'fio,evil'");
+	bad(W "guest:\n  image: { packages: [-fio] }\n", 3, 23,
+	    "invalid Debian package name '-fio'");
+	bad(W "guest:\n  image: { packages: [fio], suite: \"../x\" }\n", 3,
+	    36, "invalid suite '../x'");
+	bad(W "guest:\n  image: { packages: [fio], size_mib: 1 }\n", 3, 39,
+	    "guest.image.size_mib must be an integer from 64");
+	bad(W "guest:\n  image: { packages: [fio], pkgs: [x] }\n", 3, 29,
+	    "unknown key 'pkgs'");
+}
+
+static void test_matrix__workload_files(void **state)
+{
+	struct kb_matrix *m;
+	const struct kb_workload *w;
+
+	(void)state;
+	m = ok("guest: { image: { packages: [tar] } }\n"
+	       "workload:\n  command: { run: \"tar tf /data/job.fio\" }\n"
+	       "  files: [job.fio, configs/base.config]\n");
+	w = kb_matrix_workload(m);
+	assert_int_equal(w->nfiles, 2);
+	assert_string_equal(w->files[0], KB_TEST_DATA "/matrix/job.fio");
+	kb_matrix_free(m);
+
+	bad("workload:\n  command: { run: \"true\" }\n  files: [job.fio]\n",
+	    3, 10, "workload.files needs guest.image");
+	bad("guest: { image: { packages: [tar] } }\n"
+	    "workload:\n  command: { run: \"true\" }\n  files: [nope.tar]\n",
+	    4, 11, "workload file 'nope.tar' does not exist");
+	bad("guest: { image: { packages: [tar] } }\n"
+	    "workload:\n  command: { run: \"true\" }\n"
+	    "  files: [job.fio, configs/../job.fio]\n",
+	    4, 20, "both would be /data/job.fio in the image");
+	bad("guest: { image: { packages: [tar] } }\n"
+	    "workload:\n  command: { run: \"true\" }\n  files: job.fio\n",
+	    4, 10, "workload.files must be a list");
+}
+
 static void test_matrix__missing_referenced_files(void **state)
 {
 	(void)state;
@@ -702,6 +768,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_matrix__guest_mode_needs_xen),
 	cmocka_unit_test(test_matrix__prebuilt_image_refuses_kconfig_and_rev),
 	cmocka_unit_test(test_matrix__hosts),
+	cmocka_unit_test(test_matrix__guest_image),
+	cmocka_unit_test(test_matrix__workload_files),
 	cmocka_unit_test(test_matrix__empty_and_non_mapping),
 	cmocka_unit_test(test_matrix__load_reads_file),
 };
