@@ -183,6 +183,30 @@ static const char *prebuilt(const struct realexec *x,
 	return kb_matrix_source(x->m)->kernel;
 }
 
+int kb_realexec_check_kernels(const struct kb_plan *p, struct kb_err *err)
+{
+	const struct kb_matrix *m = kb_plan_matrix(p);
+	struct realexec x;
+	const char *last = NULL;
+	size_t i;
+	int ret = 0;
+
+	memset(&x, 0, sizeof(x));
+	x.m = m;
+	for (i = 0; i < kb_plan_nvariants(p) && !ret; i++) {
+		const struct kb_variant *v = kb_plan_variant(p, i);
+		const char *img = prebuilt(&x, v);
+
+		if (!img || (last && !strcmp(img, last)))
+			continue;
+		last = img;
+		ret = kb_initramfs_check_modules(
+			img, v->guest.hypervisor == KB_HV_XEN,
+			v->guest.image != NULL, NULL, err);
+	}
+	return ret;
+}
+
 /*
  * What of @res did not hold, "config does not hold: CONFIG_X=y (resolved
  * n: depends on Y), ...", or NULL when everything did.  Caller frees.

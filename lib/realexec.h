@@ -104,6 +104,13 @@ int kb_realexec_new(const struct kb_matrix *m, struct kb_guest_conn *conn,
 		    struct kb_executor **out, struct kb_err *err);
 
 /*
+ * Before anything boots: whether each prebuilt kernel of plan @p finds
+ * the modules its boots need (kb_initramfs_check_modules).  Returns 0,
+ * or KB_EINPUT naming the kernel, the option and the missing folder.
+ */
+int kb_realexec_check_kernels(const struct kb_plan *p, struct kb_err *err);
+
+/*
  * The domain XML variant @v of @m would boot with (`kbisect domxml`):
  * what a boot would use, with placeholder paths for what is made at boot
  * (initramfs, boot folder) and for a kernel not built yet, each said in a

@@ -148,6 +148,8 @@ int cmd_runner_open(struct cmd_runner *r, const struct kb_plan *p,
 
 		ro.experiment = &r->exp;
 		ro.plan = p; /* builds take its resolution */
+		if ((ret = kb_realexec_check_kernels(p, err)))
+			return ret;
 		return cmd_realexec_open(m, &ro, quiet, &r->conn, &r->ex, err);
 	}
 	if ((ret = kb_model_time_scale_env(&scale, err)))
