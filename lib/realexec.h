@@ -80,6 +80,12 @@ struct kb_realexec_opts {
 	 * (kb_build_opts.progress), with @build_arg */
 	void (*build_progress)(const struct kb_build_progress *p, void *arg);
 	void *build_arg;
+	/* the host's libvirt storage pool (kb_host.pool) that each boot's
+	 * kernel, initramfs, guest image and disks are shipped to through
+	 * the connection (guest.h); NULL: the client's files, in a boot
+	 * folder (a local host) */
+	const char *pool;
+	unsigned long long pool_max_bytes; /* its bound; 0: 8 GiB */
 	/* guest.image cache folder; NULL: kb_guestimage_default_cache() */
 	const char *image_cache;
 	/* may be NULL: a line saying that the guest image is being got
@@ -91,7 +97,8 @@ struct kb_realexec_opts {
 	  .initramfs = KB_INITRAMFS_OPTS_INIT, .console_stream = 0,        \
 	  .plan = NULL, .stop = NULL, .base_config = NULL,                 \
 	  .require_held = 0, .build_progress = NULL, .build_arg = NULL,    \
-	  .image_cache = NULL, .image_note = NULL }
+	  .image_cache = NULL, .image_note = NULL, .pool = NULL,           \
+	  .pool_max_bytes = 0 }
 
 /*
  * Make the real executor for matrix @m booting on @conn; both are

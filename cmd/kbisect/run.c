@@ -108,6 +108,9 @@ int cmd_realexec_open(const struct kb_matrix *m, struct kb_realexec_opts *ro,
 {
 	const char *uri = kb_matrix_host(m, 0)->uri;
 	unsigned orphans = 0;
+
+	/* a host with a pool gets every file it boots over the connection */
+	ro->pool = kb_matrix_host(m, 0)->pool;
 	int ret;
 
 	if ((ret = kb_fio_check(kb_matrix_workload(m), kb_matrix_file(m),
