@@ -21,12 +21,8 @@
 #include "fsutil.h"
 #include "json.h"
 #include "mem.h"
+#include "guest_int.h"
 #include "banned.h"
-
-struct kb_guest_conn {
-	virConnectPtr conn;
-	char *uri;
-};
 
 struct kb_guest_dom {
 	virDomainPtr dom;
@@ -62,7 +58,7 @@ static void setup(void)
 }
 
 /* Set @err from libvirt's last error: "WHAT: libvirt's message". */
-static int lverr(struct kb_err *err, const char *what, const char *subject)
+int kb_guest__lverr(struct kb_err *err, const char *what, const char *subject)
 {
 	const char *msg = virGetLastErrorMessage();
 
@@ -80,7 +76,7 @@ int kb_guest_connect(const char *uri, struct kb_guest_conn **out,
 	setup();
 	conn = virConnectOpen(uri);
 	if (!conn)
-		return lverr(err, "cannot connect to libvirt at", uri);
+		return kb_guest__lverr(err, "cannot connect to libvirt at", uri);
 	c = kb_calloc(1, sizeof(*c));
 	c->conn = conn;
 	c->uri = kb_strdup(uri);
@@ -92,6 +88,9 @@ void kb_guest_disconnect(struct kb_guest_conn *c)
 {
 	if (!c)
 		return;
+	if (c->pool)
+		virStoragePoolFree(c->pool);
+	free(c->pool_name);
 	virConnectClose(c->conn);
 	free(c->uri);
 	free(c);
@@ -149,12 +148,12 @@ int kb_guest_environment(struct kb_guest_conn *c, char **json,
 	*json = NULL;
 	type = virConnectGetType(c->conn);
 	if (!type) {
-		ret = lverr(err, "cannot get the hypervisor type of", c->uri);
+		ret = kb_guest__lverr(err, "cannot get the hypervisor type of", c->uri);
 		goto out;
 	}
 	if (virConnectGetVersion(c->conn, &hv) < 0 ||
 	    virConnectGetLibVersion(c->conn, &lib) < 0) {
-		ret = lverr(err, "cannot get the versions of", c->uri);
+		ret = kb_guest__lverr(err, "cannot get the versions of", c->uri);
 		goto out;
 	}
 	hvv = version_text(hv);
@@ -221,7 +220,7 @@ static int revive(struct kb_guest_conn *c, struct kb_err *err)
 		return 0;
 	conn = virConnectOpen(c->uri);
 	if (!conn)
-		return lverr(err, "cannot reconnect to libvirt at", c->uri);
+		return kb_guest__lverr(err, "cannot reconnect to libvirt at", c->uri);
 	virConnectClose(c->conn);
 	c->conn = conn;
 	return 0;
@@ -241,7 +240,7 @@ int kb_guest_start(struct kb_guest_conn *c, const char *xml, int paused,
 	dom = virDomainCreateXML(c->conn, xml,
 				 paused ? VIR_DOMAIN_START_PAUSED : 0);
 	if (!dom)
-		return lverr(err, "cannot start a guest on", c->uri);
+		return kb_guest__lverr(err, "cannot start a guest on", c->uri);
 	d = kb_calloc(1, sizeof(*d));
 	d->dom = dom;
 	name = virDomainGetName(dom);
@@ -255,7 +254,7 @@ char *kb_guest_xml(struct kb_guest_dom *d, struct kb_err *err)
 	char *x = virDomainGetXMLDesc(d->dom, 0), *copy;
 
 	if (!x) {
-		lverr(err, "cannot read the XML of guest", d->name);
+		kb_guest__lverr(err, "cannot read the XML of guest", d->name);
 		return NULL;
 	}
 	copy = kb_strdup(x);
@@ -279,7 +278,7 @@ int kb_guest_active(struct kb_guest_dom *d, struct kb_err *err)
 	if (virDomainGetState(d->dom, &state, &reason, 0) < 0) {
 		if (gone_error())
 			return 0;
-		return lverr(err, "cannot get the state of guest", d->name);
+		return kb_guest__lverr(err, "cannot get the state of guest", d->name);
 	}
 	return state == VIR_DOMAIN_RUNNING || state == VIR_DOMAIN_PAUSED ||
 	       state == VIR_DOMAIN_BLOCKED || state == VIR_DOMAIN_PMSUSPENDED;
@@ -292,7 +291,7 @@ int kb_guest_destroy(struct kb_guest_dom *d, struct kb_err *err)
 	if (!d)
 		return 0;
 	if (virDomainDestroy(d->dom) < 0 && !gone_error())
-		ret = lverr(err, "cannot destroy guest", d->name);
+		ret = kb_guest__lverr(err, "cannot destroy guest", d->name);
 	virDomainFree(d->dom);
 	free(d->name);
 	free(d);
@@ -356,7 +355,7 @@ int kb_guest_destroy_orphans(struct kb_guest_conn *c,
 	count = virConnectListAllDomains(c->conn, &doms,
 					 VIR_CONNECT_LIST_DOMAINS_ACTIVE);
 	if (count < 0)
-		return lverr(err, "cannot list the guests on", c->uri);
+		return kb_guest__lverr(err, "cannot list the guests on", c->uri);
 	for (i = 0; i < count; i++) {
 		const char *name = virDomainGetName(doms[i]);
 
@@ -364,7 +363,7 @@ int kb_guest_destroy_orphans(struct kb_guest_conn *c,
 		    !strncmp(name, KB_GUEST_PREFIX, strlen(KB_GUEST_PREFIX)) &&
 		    !(keep && keep(name, arg)) && !owned_by_live(doms[i])) {
 			if (virDomainDestroy(doms[i]) < 0 && !gone_error())
-				ret = lverr(err, "cannot destroy orphan guest",
+				ret = kb_guest__lverr(err, "cannot destroy orphan guest",
 					    name);
 			else
 				n++;
@@ -504,14 +503,14 @@ int kb_guest_run(struct kb_guest_conn *c, const char *xml,
 						      VIR_STREAM_EVENT_HANGUP |
 						      VIR_STREAM_EVENT_ERROR,
 					      on_stream, &r, NULL) < 0) {
-			ret = lverr(err, "cannot open the console of guest",
+			ret = kb_guest__lverr(err, "cannot open the console of guest",
 				    d->name);
 			goto out;
 		}
 		timer = virEventAddTimeout(50, on_tick, NULL, NULL);
 	}
 	if (!opts->console_file && virDomainResume(d->dom) < 0) {
-		ret = lverr(err, "cannot resume guest", d->name);
+		ret = kb_guest__lverr(err, "cannot resume guest", d->name);
 		goto out;
 	}
 	for (;;) {
@@ -522,7 +521,7 @@ int kb_guest_run(struct kb_guest_conn *c, const char *xml,
 			if (!final(console))
 				nap(0.05);
 		} else if (virEventRunDefaultImpl() < 0) {
-			ret = lverr(err, "the event loop failed for guest",
+			ret = kb_guest__lverr(err, "the event loop failed for guest",
 				    d->name);
 			goto out;
 		}

@@ -136,4 +136,58 @@ int kb_guest_run(struct kb_guest_conn *c, const char *xml,
 		 struct kb_console *console, enum kb_guest_end *end,
 		 double *duration_s, struct kb_err *err);
 
+/* ---- files shipped to a host through libvirt storage (guest_pool.c) --
+ *
+ * A boot on a remote host needs its kernel, initramfs and disks there.
+ * They cross the libvirt connection itself: a directory storage pool on
+ * the host (defined, built and started when missing), one volume per
+ * file uploaded with virStorageVolUpload (holes stay holes), named by
+ * the caller after the file's content so that it crosses once per host.
+ * An empty "NAME.done" volume marks an upload that ended; a volume
+ * without one is uploaded again.  No ssh, scp or shared folder.
+ */
+
+/*
+ * Open (or define, build and start) directory pool @name on @c's host,
+ * at @dir there (NULL: /var/lib/libvirt/NAME); later calls use it.
+ * Returns 0, KB_EINPUT for a bad name, or KB_EFAIL with libvirt's
+ * message.
+ */
+int kb_guest_pool_open(struct kb_guest_conn *c, const char *name,
+		       const char *dir, struct kb_err *err);
+
+/*
+ * Make local file @local volume @name of the open pool, uploading it
+ * unless an upload of it ended before.  Returns 0 with its path on the
+ * host in *@path (caller frees) and *@shipped 1 when it was uploaded now,
+ * or KB_EFAIL (the partial volume is deleted).
+ */
+int kb_guest_ship(struct kb_guest_conn *c, const char *local,
+		  const char *name, char **path, int *shipped,
+		  struct kb_err *err);
+
+/*
+ * Create volume @name of @bytes in the open pool (replacing one of that
+ * name): raw and empty, or with @backing (a path on the host) a qcow2
+ * overlay over that raw image.  Returns 0 with its path on the host in
+ * *@path (caller frees), or KB_EFAIL.
+ */
+int kb_guest_volume_new(struct kb_guest_conn *c, const char *name,
+			unsigned long long bytes, const char *backing,
+			char **path, struct kb_err *err);
+
+/* Delete volume @name of the open pool if it is there.  0 or KB_EFAIL. */
+int kb_guest_volume_delete(struct kb_guest_conn *c, const char *name,
+			   struct kb_err *err);
+
+/*
+ * The cache bound: when the volumes of the open pool whose names start
+ * with @prefix take more than @max_bytes, delete such volumes (and their
+ * markers), but none of the @nkeep names in @keep, until they do not.
+ * Sets *@removed.  Returns 0 or KB_EFAIL.
+ */
+int kb_guest_pool_trim(struct kb_guest_conn *c, const char *prefix,
+		       unsigned long long max_bytes, const char *const *keep,
+		       size_t nkeep, unsigned *removed, struct kb_err *err);
+
 #endif

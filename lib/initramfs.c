@@ -738,27 +738,120 @@ out:
 	return ret;
 }
 
-char *kb_initramfs_modules_for(const char *kernel_image)
+int kb_initramfs_kernel_version(const char *image, char *out, size_t n)
 {
-	const char *b = strrchr(kernel_image, '/');
-	char *dir, *dep;
-	int ok;
+	unsigned char buf[0x8000];
+	ssize_t got = 0, r;
+	size_t at, len;
+	int fd = open(image, O_RDONLY | O_CLOEXEC);
 
-	b = b ? b + 1 : kernel_image;
-	if (strncmp(b, "vmlinuz-", 8) != 0 && strncmp(b, "vmlinux-", 8) != 0)
-		return NULL;
-	if (!b[8] || strchr(b + 8, '/') || !strcmp(b + 8, "..") ||
-	    !strcmp(b + 8, "."))
-		return NULL;
-	dir = kb_asprintf("/lib/modules/%s", b + 8);
-	dep = kb_asprintf("%s/modules.dep", dir);
-	ok = exists(dep);
+	if (!n)
+		return -1;
+	out[0] = '\0';
+	if (fd < 0)
+		return -1;
+	while (got < (ssize_t)sizeof(buf) &&
+	       (r = read(fd, buf + got, sizeof(buf) - (size_t)got)) > 0)
+		got += r;
+	close(fd);
+	/* the boot protocol's setup header: "HdrS" at 0x202, version >=
+	 * 2.00, kernel_version at 0x20e (an offset from 0x200) */
+	if (got < 0x210 || memcmp(buf + 0x202, "HdrS", 4) ||
+	    (buf[0x206] | buf[0x207] << 8) < 0x200)
+		return -1;
+	at = 0x200 + (size_t)(buf[0x20e] | buf[0x20f] << 8);
+	if (at <= 0x200 || at >= (size_t)got)
+		return -1;
+	for (len = 0; at + len < (size_t)got && len + 1 < n; len++) {
+		unsigned char c = buf[at + len];
+
+		if (c <= ' ' || c >= 0x7f || c == '/')
+			break;
+		out[len] = (char)c;
+	}
+	out[len] = '\0';
+	if (!len || !strcmp(out, ".") || !strcmp(out, "..")) {
+		out[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+/* "@root/lib/modules/@version" when it holds a modules.dep, else NULL. */
+static char *modules_dir(const char *root, const char *version)
+{
+	char *dir = kb_asprintf("%s/lib/modules/%s", root, version);
+	char *dep = kb_asprintf("%s/modules.dep", dir);
+	int ok = exists(dep);
+
 	free(dep);
 	if (!ok) {
 		free(dir);
 		return NULL;
 	}
 	return dir;
+}
+
+char *kb_initramfs_modules_for(const char *kernel_image)
+{
+	const char *b = strrchr(kernel_image, '/');
+	char version[256];
+
+	if (kb_initramfs_kernel_version(kernel_image, version,
+					sizeof(version)) == 0)
+		return modules_dir("", version);
+	/* not a bzImage (a vmlinux): its file name */
+	b = b ? b + 1 : kernel_image;
+	if (strncmp(b, "vmlinuz-", 8) != 0 && strncmp(b, "vmlinux-", 8) != 0)
+		return NULL;
+	if (!b[8] || strchr(b + 8, '/') || !strcmp(b + 8, "..") ||
+	    !strcmp(b + 8, "."))
+		return NULL;
+	return modules_dir("", b + 8);
+}
+
+int kb_initramfs_check_modules(const char *image, int xen, int root_image,
+			       const char *root, struct kb_err *err)
+{
+	static const char *const qemu_need[] = { "VIRTIO_PCI", "VIRTIO_BLK" };
+	static const char *const xen_need[] = { "XEN_BLKFRONT" };
+	const char *const *need = xen ? xen_need : qemu_need;
+	size_t nneed = xen ? 1 : 2, i;
+	struct kb_buf cfg = KB_BUF_INIT;
+	struct kb_err ignored = KB_ERR_INIT;
+	char version[256], *dir, *file = NULL, *line = NULL;
+	const char *missing = NULL;
+	int ret = 0;
+
+	if (kb_initramfs_kernel_version(image, version, sizeof(version)))
+		return 0; /* not a bzImage: cannot tell */
+	if (!root)
+		root = "";
+	if ((dir = modules_dir(root, version))) {
+		free(dir);
+		return 0;
+	}
+	file = kb_asprintf("%s/boot/config-%s", root, version);
+	if (kb_buf_read_file(&cfg, file, 16u << 20, &ignored))
+		goto out; /* no config: cannot tell */
+	for (i = 0; i < nneed + (root_image ? 1 : 0) && !missing; i++) {
+		const char *opt = i < nneed ? need[i] : "EXT4_FS";
+
+		free(line);
+		line = kb_asprintf("\nCONFIG_%s=m\n", opt);
+		if (strstr(cfg.buf, line) ||
+		    !strncmp(cfg.buf, line + 1, strlen(line + 1)))
+			missing = opt;
+	}
+	if (missing)
+		ret = kb_err_set(err, KB_EINPUT,
+				 "kernel '%s' (%s) has CONFIG_%s=m (%s), but %s/lib/modules/%s has no modules.dep: every boot would miss its driver. Install the kernel's modules, or use a kernel with it built in",
+				 image, version, missing, file, root, version);
+out:
+	kb_buf_release(&cfg);
+	free(line);
+	free(file);
+	return ret;
 }
 
 char *kb_initramfs_default_cache(void)

@@ -74,11 +74,35 @@ int kb_initramfs_workload_text(const struct kb_workload *w, char **out,
 			       struct kb_err *err);
 
 /*
- * The module folder for a distro kernel image: "/lib/modules/VERSION" for
- * ".../vmlinuz-VERSION" when that folder holds a modules.dep, else NULL.
- * Caller frees.
+ * The release of the x86 kernel image (bzImage) at @image, as `uname -r`
+ * gives it ("6.1.0-57-amd64"), read from its setup header (the boot
+ * protocol's kernel_version string, up to its first space), into @out
+ * (@n bytes).  Returns 0, or -1 when @image is not a bzImage with a
+ * version (then @out is "").
+ */
+int kb_initramfs_kernel_version(const char *image, char *out, size_t n);
+
+/*
+ * The module folder of a kernel image: "/lib/modules/VERSION" for the
+ * release the image's header names (kb_initramfs_kernel_version), or for
+ * an image that has none (a vmlinux), the VERSION of its file name
+ * ".../vmlinuz-VERSION" — when that folder holds a modules.dep; else
+ * NULL.  So a distro kernel copied anywhere finds its modules.  Caller
+ * frees.
  */
 char *kb_initramfs_modules_for(const char *kernel_image);
+
+/*
+ * Whether kernel @image can find the modules its boots need: when its
+ * release (kb_initramfs_kernel_version) has no /lib/modules folder but
+ * /boot/config-RELEASE builds the disk driver as a module (virtio_pci
+ * and virtio_blk; xen-blkfront for @xen; ext4 too for a @root_image),
+ * KB_EINPUT naming the option and the folder.  0 when the modules are
+ * there, the drivers are built in, or it cannot be told (not a bzImage,
+ * no config).  @root: the file system those folders are in (NULL: /).
+ */
+int kb_initramfs_check_modules(const char *image, int xen, int root_image,
+			       const char *root, struct kb_err *err);
 
 /* The default cache folder: $XDG_CACHE_HOME/kbisect/initramfs, else
  * $HOME/.cache/kbisect/initramfs.  Caller frees. */

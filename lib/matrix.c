@@ -1014,9 +1014,36 @@ static int build(struct ctx *c, const struct kb_ynode *n)
 	return 0;
 }
 
+/* Whether libvirt URI @uri names a host: DRIVER[+T]://HOST/... */
+static int uri_names_host(const char *uri)
+{
+	const char *p = strstr(uri, "://");
+
+	return p && p[3] && p[3] != '/';
+}
+
+/* hosts[].pool: a libvirt storage pool name. */
+static int host_pool(struct ctx *c, const struct kb_ynode *v,
+		     const char **out)
+{
+	int ret = kb_ycheck_string(&c->y, v, "a storage pool name", out);
+	size_t n;
+
+	if (ret)
+		return ret;
+	n = strlen(*out);
+	if (!n || n > 64 || **out == '.' ||
+	    strspn(*out, "abcdefghijklmnopqrstuvwxyz"
+			 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n)
+		return fail(c, v,
+			    "invalid storage pool name '%s': expected 1 to 64 letters, digits, '.', '_' and '-'",
+			    *out);
+	return 0;
+}
+
 static int hosts(struct ctx *c, const struct kb_ynode *n)
 {
-	static const char *const keys[] = { "uri", "capacity" };
+	static const char *const keys[] = { "uri", "capacity", "pool" };
 	struct kb_matrix *m = c->m;
 	size_t i;
 	int ret;
@@ -1046,7 +1073,7 @@ static int hosts(struct ctx *c, const struct kb_ynode *n)
 		} else {
 			if ((ret = kb_ycheck_type(&c->y, h, KB_Y_MAP,
 						  "a host")) ||
-			    (ret = kb_ycheck_keys(&c->y, h, "a host", keys, 2)))
+			    (ret = kb_ycheck_keys(&c->y, h, "a host", keys, 3)))
 				return ret;
 			if (!(v = kb_ynode_get(h, "uri")))
 				return fail(c, h,
@@ -1057,9 +1084,13 @@ static int hosts(struct ctx *c, const struct kb_ynode *n)
 			if ((v = kb_ynode_get(h, "capacity")))
 				ret = get_uint(c, v, "host capacity", 1, 256,
 					       &host->capacity);
+			if (!ret && (v = kb_ynode_get(h, "pool")))
+				ret = host_pool(c, v, &host->pool);
 		}
 		if (ret)
 			return ret;
+		if (!host->pool && uri_names_host(host->uri))
+			host->pool = "kbisect";
 		if (!strstr(host->uri, ":/"))
 			return fail(c, h,
 				    "invalid libvirt URI '%s': expected DRIVER[+TRANSPORT]://[HOST]/PATH, such as xen:///system",

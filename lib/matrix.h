@@ -170,6 +170,11 @@ struct kb_build_cfg {
 struct kb_host {
 	const char *uri;   /* libvirt connection URI */
 	unsigned capacity; /* concurrent boots on this host */
+	const char *pool;  /* hosts[].pool: the libvirt storage pool that
+			    * kernels, initramfs and disks are shipped to
+			    * (guest.h); NULL: the files are the client's
+			    * own (a local host).  A URI naming a host
+			    * defaults to "kbisect" */
 };
 
 struct kb_matrix;

@@ -38,6 +38,11 @@ struct realexec {
 	char *workload;      /* what that initramfs runs (its job or command) */
 	char *image;         /* guest.image: the root disk image, got at the
 			      * first boot that needs it (guestimage.h) */
+	/* opts.pool: files shipped to the host's pool, most recent last */
+	struct shipped {
+		char *local, *remote;
+	} shipped[8];
+	size_t nshipped;
 };
 
 /* ---- sizes and timeouts ------------------------------------------------- */
@@ -183,6 +188,30 @@ static const char *prebuilt(const struct realexec *x,
 	return kb_matrix_source(x->m)->kernel;
 }
 
+int kb_realexec_check_kernels(const struct kb_plan *p, struct kb_err *err)
+{
+	const struct kb_matrix *m = kb_plan_matrix(p);
+	struct realexec x;
+	const char *last = NULL;
+	size_t i;
+	int ret = 0;
+
+	memset(&x, 0, sizeof(x));
+	x.m = m;
+	for (i = 0; i < kb_plan_nvariants(p) && !ret; i++) {
+		const struct kb_variant *v = kb_plan_variant(p, i);
+		const char *img = prebuilt(&x, v);
+
+		if (!img || (last && !strcmp(img, last)))
+			continue;
+		last = img;
+		ret = kb_initramfs_check_modules(
+			img, v->guest.hypervisor == KB_HV_XEN,
+			v->guest.image != NULL, NULL, err);
+	}
+	return ret;
+}
+
 /*
  * What of @res did not hold, "config does not hold: CONFIG_X=y (resolved
  * n: depends on Y), ...", or NULL when everything did.  Caller frees.
@@ -296,7 +325,6 @@ static int get_initrd(struct realexec *x, const char *kernel, unsigned runs,
 		text = NULL;
 		free(x->initrd);
 		free(x->initrd_modules);
-	free(x->image);
 		x->initrd = path;
 		x->initrd_runs = runs;
 		x->initrd_modules = io.modules ? kb_strdup(io.modules) : NULL;
@@ -428,6 +456,134 @@ static int make_scratch(const char *path, unsigned long long bytes,
 	return 0;
 }
 
+/* Whether a boot of guest @g gets a scratch disk made for it. */
+static int needs_scratch(const struct kb_guest *g, const struct kb_workload *w)
+{
+	return !g->ndisks && g->hypervisor != KB_HV_XEN &&
+	       w->kind != KB_WORKLOAD_COMMAND;
+}
+
+/* ---- shipping to the host's storage pool (opts.pool) ----------------- */
+
+#define SHIP_PREFIX "kb-f-"
+#define BOOT_PREFIX "kb-boot-"
+
+/*
+ * Local file @local as a volume of the host's pool: *@remote its path
+ * there (borrowed from @x).  The volume is named after the file's
+ * content, so each file crosses the connection once per host; the pool
+ * is then trimmed to opts.pool_max_bytes.
+ */
+static int ship_file(struct realexec *x, const char *local, const char *kind,
+		     const char **remote, struct kb_err *err)
+{
+	char hex[KB_SHA256_HEX_LEN + 1], *name = NULL, *path = NULL;
+	const char *keep[8];
+	unsigned removed = 0;
+	size_t i;
+	int shipped = 0, ret;
+
+	for (i = 0; i < x->nshipped; i++)
+		if (!strcmp(x->shipped[i].local, local)) {
+			*remote = x->shipped[i].remote;
+			return 0;
+		}
+	if ((ret = kb_sha256_file(local, hex, err)))
+		return ret;
+	name = kb_asprintf(SHIP_PREFIX "%s-%.32s", kind, hex);
+	if ((ret = kb_guest_ship(x->conn, local, name, &path, &shipped, err)))
+		goto out;
+	if (x->nshipped == sizeof(x->shipped) / sizeof(x->shipped[0])) {
+		free(x->shipped[0].local);
+		free(x->shipped[0].remote);
+		memmove(x->shipped, x->shipped + 1,
+			(x->nshipped - 1) * sizeof(x->shipped[0]));
+		x->nshipped--;
+	}
+	x->shipped[x->nshipped].local = kb_strdup(local);
+	x->shipped[x->nshipped].remote = path;
+	*remote = path;
+	x->nshipped++;
+	if (x->opts.image_note && shipped) {
+		char *msg = kb_asprintf("shipped %s to pool %s on %s", local,
+					x->opts.pool, kb_guest_uri(x->conn));
+
+		x->opts.image_note(msg, x->opts.build_arg);
+		free(msg);
+	}
+	if (shipped) { /* the bound: never what this run still uses */
+		for (i = 0; i < x->nshipped; i++) {
+			const char *b = strrchr(x->shipped[i].remote, '/');
+
+			keep[i] = b ? b + 1 : x->shipped[i].remote;
+		}
+		ret = kb_guest_pool_trim(x->conn, SHIP_PREFIX,
+					 x->opts.pool_max_bytes
+						 ? x->opts.pool_max_bytes
+						 : 8ull << 30,
+					 keep, x->nshipped, &removed, err);
+	}
+out:
+	free(name);
+	return ret;
+}
+
+/* What a boot made in the host's pool, deleted after it. */
+struct boot_vols {
+	char *scratch_name, *scratch;
+	char *root_name, *root;
+};
+
+static int ship_boot(struct realexec *x, const struct kb_variant *v,
+		     const char *name, const char **kernel,
+		     const char **initrd, struct boot_vols *bv,
+		     struct kb_err *err)
+{
+	const char *image = NULL;
+	struct stat st;
+	int ret;
+
+	if ((ret = ship_file(x, *kernel, "kernel", kernel, err)) ||
+	    (ret = ship_file(x, *initrd, "initrd", initrd, err)) ||
+	    (x->image && (ret = ship_file(x, x->image, "image", &image, err))))
+		return ret;
+	if (needs_scratch(&v->guest, kb_matrix_workload(x->m))) {
+		bv->scratch_name = kb_asprintf(BOOT_PREFIX "%s-scratch.raw",
+					       name);
+		if ((ret = kb_guest_volume_new(
+			     x->conn, bv->scratch_name,
+			     kb_realexec_scratch_bytes(kb_matrix_workload(x->m)),
+			     NULL, &bv->scratch, err)))
+			return ret;
+	}
+	if (image) {
+		if (stat(x->image, &st) < 0)
+			return kb_err_set(err, KB_EFAIL, "cannot stat '%s': %s",
+					  x->image, strerror(errno));
+		bv->root_name = kb_asprintf(BOOT_PREFIX "%s-root.qcow2", name);
+		if ((ret = kb_guest_volume_new(x->conn, bv->root_name,
+					       (unsigned long long)st.st_size,
+					       image, &bv->root, err)))
+			return ret;
+	}
+	return 0;
+}
+
+static void boot_vols_release(struct realexec *x, struct boot_vols *bv)
+{
+	struct kb_err ignored = KB_ERR_INIT;
+
+	if (bv->scratch_name)
+		kb_guest_volume_delete(x->conn, bv->scratch_name, &ignored);
+	if (bv->root_name)
+		kb_guest_volume_delete(x->conn, bv->root_name, &ignored);
+	free(bv->scratch_name);
+	free(bv->scratch);
+	free(bv->root_name);
+	free(bv->root);
+	memset(bv, 0, sizeof(*bv));
+}
+
 /* The guest's root disk image (guest.image), found or built once. */
 static int get_image(struct realexec *x, struct kb_err *err)
 {
@@ -513,14 +669,14 @@ static void failed(struct kb_boot_result *out, enum kb_boot_status s,
 
 /*
  * The domain XML of @v booting @kernel and @initrd with its files in
- * @dir: *@scratch is the scratch image to make (or NULL), *@log the
+ * @dir (its scratch disk at @scratch_at when not NULL): *@scratch is the scratch image to make (or NULL), *@log the
  * console log file (or NULL).
  */
 static int describe(const struct kb_matrix *m, const struct kb_variant *v,
 		    const char *kernel, const char *initrd, const char *root,
-		    const char *dir, int stream, const char *name,
-		    const char *comment, char **scratch, char **log,
-		    char **xml, struct kb_err *err)
+		    const char *scratch_at, const char *dir, int stream,
+		    const char *name, const char *comment, char **scratch,
+		    char **log, char **xml, struct kb_err *err)
 {
 	const struct kb_guest *g = &v->guest;
 	const struct kb_workload *w = kb_matrix_workload(m);
@@ -539,9 +695,9 @@ static int describe(const struct kb_matrix *m, const struct kb_variant *v,
 				 S_ISBLK(st.st_mode);
 	}
 	n = g->ndisks;
-	if (!n && g->hypervisor != KB_HV_XEN &&
-	    w->kind != KB_WORKLOAD_COMMAND) {
-		*scratch = kb_asprintf("%s/scratch.raw", dir);
+	if (needs_scratch(g, w)) {
+		*scratch = scratch_at ? kb_strdup(scratch_at)
+				      : kb_asprintf("%s/scratch.raw", dir);
 		disks[n++].path = *scratch;
 	}
 	if (root) { /* last: the workload's disks keep their names */
@@ -599,8 +755,8 @@ int kb_realexec_domxml(const struct kb_matrix *m, const struct kb_variant *v,
 			      : "/KBISECT-NOT-BUILT/bzImage",
 		       "/KBISECT-INITRAMFS/initramfs.cpio.gz",
 		       v->guest.image ? "/KBISECT-BOOT-DIR/root.qcow2" : NULL,
-		       "/KBISECT-BOOT-DIR", 0, name, comment, &scratch, &log,
-		       xml, err);
+		       NULL, "/KBISECT-BOOT-DIR", 0, name, comment, &scratch,
+		       &log, xml, err);
 	free(scratch);
 	free(log);
 	free(name);
@@ -622,6 +778,7 @@ static int boot(void *self, const struct kb_variant *v,
 	char *dir = NULL, *scratch = NULL, *log = NULL, *xml = NULL;
 	char *name = NULL, *kernel_copy = NULL, *initrd_copy = NULL;
 	char *root_base = NULL, *root = NULL;
+	struct boot_vols bv = { NULL, NULL, NULL, NULL };
 	const char *files[6];
 	double t0 = kb_monotime(), dur = 0;
 	int ret;
@@ -641,27 +798,34 @@ static int boot(void *self, const struct kb_variant *v,
 		failed(out, KB_BOOT_FAILED, "the build has no kernel image");
 		return 0;
 	}
-	if ((ret = get_initrd(x, kernel, runs, &initrd, err)) ||
-	    (ret = make_workdir(x, &dir, err)) ||
-	    (ret = copy_in(kernel, dir, "kernel", &kernel_copy, err)) ||
-	    (ret = copy_in(initrd, dir, "initrd", &initrd_copy, err)) ||
-	    (ret = get_image(x, err)) ||
-	    (x->image &&
-	     (ret = root_overlay(x->image, dir, &root_base, &root, err))))
-		goto out;
-	kernel = kernel_copy;
-	initrd = initrd_copy;
-
 	name = kb_guest_name(x->opts.experiment ? (long long)*x->opts.experiment
 						: 0,
 			     v->idx, boot_no);
-	if ((ret = describe(x->m, v, kernel, initrd, root, dir,
-			    x->opts.console_stream, name, NULL, &scratch,
-			    &log, &xml, err)))
+	if ((ret = get_initrd(x, kernel, runs, &initrd, err)) ||
+	    (ret = make_workdir(x, &dir, err)) ||
+	    (ret = get_image(x, err)))
+		goto out;
+	if (x->opts.pool) {
+		/* the host has none of the client's files */
+		if ((ret = ship_boot(x, v, name, &kernel, &initrd, &bv, err)))
+			goto out;
+	} else {
+		if ((ret = copy_in(kernel, dir, "kernel", &kernel_copy, err)) ||
+		    (ret = copy_in(initrd, dir, "initrd", &initrd_copy, err)) ||
+		    (x->image && (ret = root_overlay(x->image, dir, &root_base,
+						     &root, err))))
+			goto out;
+		kernel = kernel_copy;
+		initrd = initrd_copy;
+	}
+	if ((ret = describe(x->m, v, kernel, initrd, bv.root ? bv.root : root,
+			    bv.scratch, dir,
+			    x->opts.console_stream || x->opts.pool, name, NULL,
+			    &scratch, &log, &xml, err)))
 		goto out;
 	out->domain_xml = kb_strdup(xml);
 	out->workload_text = x->workload ? kb_strdup(x->workload) : NULL;
-	if (scratch &&
+	if (scratch && !bv.scratch &&
 	    (ret = make_scratch(scratch, kb_realexec_scratch_bytes(w), err)))
 		goto out;
 
@@ -704,7 +868,8 @@ static int boot(void *self, const struct kb_variant *v,
 	ret = 0;
 out:
 	out->duration_s = kb_monotime() - t0;
-	files[0] = scratch;
+	files[0] = bv.scratch ? NULL : scratch; /* NULL: none, or in the pool */
+	boot_vols_release(x, &bv);
 	files[1] = log;
 	files[2] = kernel_copy;
 	files[3] = initrd_copy;
@@ -728,12 +893,18 @@ out:
 static void realexec_free(void *self)
 {
 	struct realexec *x = self;
+	size_t i;
 
 	if (!x)
 		return;
 	free(x->env);
 	free(x->initrd);
 	free(x->initrd_modules);
+	free(x->image);
+	for (i = 0; i < x->nshipped; i++) {
+		free(x->shipped[i].local);
+		free(x->shipped[i].remote);
+	}
 	free(x->workload);
 	free(x);
 }
@@ -762,6 +933,11 @@ int kb_realexec_new(const struct kb_matrix *m, struct kb_guest_conn *conn,
 	x->conn = conn;
 	x->opts = opts ? *opts : defaults;
 	x->env = env;
+	if (x->opts.pool &&
+	    (ret = kb_guest_pool_open(conn, x->opts.pool, NULL, err))) {
+		realexec_free(x);
+		return ret;
+	}
 	*out = kb_executor_new(&realexec_ops, x);
 	return 0;
 }

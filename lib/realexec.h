@@ -80,6 +80,12 @@ struct kb_realexec_opts {
 	 * (kb_build_opts.progress), with @build_arg */
 	void (*build_progress)(const struct kb_build_progress *p, void *arg);
 	void *build_arg;
+	/* the host's libvirt storage pool (kb_host.pool) that each boot's
+	 * kernel, initramfs, guest image and disks are shipped to through
+	 * the connection (guest.h); NULL: the client's files, in a boot
+	 * folder (a local host) */
+	const char *pool;
+	unsigned long long pool_max_bytes; /* its bound; 0: 8 GiB */
 	/* guest.image cache folder; NULL: kb_guestimage_default_cache() */
 	const char *image_cache;
 	/* may be NULL: a line saying that the guest image is being got
@@ -91,7 +97,8 @@ struct kb_realexec_opts {
 	  .initramfs = KB_INITRAMFS_OPTS_INIT, .console_stream = 0,        \
 	  .plan = NULL, .stop = NULL, .base_config = NULL,                 \
 	  .require_held = 0, .build_progress = NULL, .build_arg = NULL,    \
-	  .image_cache = NULL, .image_note = NULL }
+	  .image_cache = NULL, .image_note = NULL, .pool = NULL,           \
+	  .pool_max_bytes = 0 }
 
 /*
  * Make the real executor for matrix @m booting on @conn; both are
@@ -102,6 +109,13 @@ struct kb_realexec_opts {
 int kb_realexec_new(const struct kb_matrix *m, struct kb_guest_conn *conn,
 		    const struct kb_realexec_opts *opts,
 		    struct kb_executor **out, struct kb_err *err);
+
+/*
+ * Before anything boots: whether each prebuilt kernel of plan @p finds
+ * the modules its boots need (kb_initramfs_check_modules).  Returns 0,
+ * or KB_EINPUT naming the kernel, the option and the missing folder.
+ */
+int kb_realexec_check_kernels(const struct kb_plan *p, struct kb_err *err);
 
 /*
  * The domain XML variant @v of @m would boot with (`kbisect domxml`):

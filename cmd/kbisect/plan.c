@@ -11,6 +11,7 @@
 #include "kconfig.h"
 #include "matrix.h"
 #include "plan.h"
+#include "realexec.h"
 #include "variant.h"
 #include "banned.h"
 
@@ -422,6 +423,7 @@ static int cmd_plan(const struct kb_args *args)
 	if ((ret = kb_matrix_load(args->pos[0], &m, &err)) ||
 	    (ret = kb_plan_new(m, &p, &err)) ||
 	    (ret = kb_plan_check_limits(p, &lim, &err)) ||
+	    (ret = kb_realexec_check_kernels(p, &err)) ||
 	    (ret = cmd_plan_resolve(p, quiet, &err))) {
 		ret = cmd_fail(&err);
 		goto out;

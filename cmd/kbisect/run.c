@@ -108,6 +108,9 @@ int cmd_realexec_open(const struct kb_matrix *m, struct kb_realexec_opts *ro,
 {
 	const char *uri = kb_matrix_host(m, 0)->uri;
 	unsigned orphans = 0;
+
+	/* a host with a pool gets every file it boots over the connection */
+	ro->pool = kb_matrix_host(m, 0)->pool;
 	int ret;
 
 	if ((ret = kb_fio_check(kb_matrix_workload(m), kb_matrix_file(m),
@@ -148,6 +151,8 @@ int cmd_runner_open(struct cmd_runner *r, const struct kb_plan *p,
 
 		ro.experiment = &r->exp;
 		ro.plan = p; /* builds take its resolution */
+		if ((ret = kb_realexec_check_kernels(p, err)))
+			return ret;
 		return cmd_realexec_open(m, &ro, quiet, &r->conn, &r->ex, err);
 	}
 	if ((ret = kb_model_time_scale_env(&scale, err)))

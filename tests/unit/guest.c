@@ -304,7 +304,58 @@ static void test_guest__refused_domain_is_an_error(void **state)
 	kb_guest_disconnect(c);
 }
 
+/* A storage pool on the test driver: defined when missing, volumes made
+ * and deleted, and the cache bound spares what a run still uses.  (The
+ * test driver takes no upload: tests/integration/hosts-ship.sh ships for
+ * real.) */
+static void test_guest__pool_volumes_and_trim(void **state)
+{
+	struct kb_guest_conn *c = conn();
+	struct kb_err err = KB_ERR_INIT;
+	char *a = NULL, *b = NULL, *o = NULL;
+	const char *keep[] = { "kb-b" };
+	unsigned removed = 9;
+
+	(void)state;
+	assert_int_equal(kb_guest_pool_open(c, "bad name", NULL, &err),
+			 KB_EINPUT);
+	kb_err_clear(&err);
+	assert_int_equal(kb_guest_volume_new(c, "kb-a", 1024, NULL, &a, &err),
+			 KB_EFAIL);
+	assert_msg_contains(err.msg, "no storage pool open");
+	kb_err_clear(&err);
+	if (kb_guest_pool_open(c, "kbisect-test", "/kbisect-test-pool", &err))
+		fail_msg("%s", err.msg);
+	/* open again: the same pool, nothing defined twice */
+	assert_int_equal(kb_guest_pool_open(c, "kbisect-test", NULL, &err), 0);
+	if (kb_guest_volume_new(c, "kb-a", 1u << 20, NULL, &a, &err) ||
+	    kb_guest_volume_new(c, "kb-b", 1u << 20, NULL, &b, &err) ||
+	    kb_guest_volume_new(c, "other", 1u << 20, NULL, &o, &err))
+		fail_msg("%s", err.msg);
+	assert_string_equal(a, "/kbisect-test-pool/kb-a");
+	assert_int_equal(kb_guest_volume_new(c, "../x", 1, NULL, &o, &err),
+			 KB_EINPUT);
+	/* within the bound: nothing goes */
+	assert_int_equal(kb_guest_pool_trim(c, "kb-", 16u << 20, keep, 1,
+					    &removed, &err),
+			 0);
+	assert_int_equal(removed, 0);
+	/* over it: kb-a goes, kb-b is kept, "other" is not ours */
+	assert_int_equal(kb_guest_pool_trim(c, "kb-", 0, keep, 1, &removed,
+					    &err),
+			 0);
+	assert_int_equal(removed, 1);
+	assert_int_equal(kb_guest_volume_delete(c, "kb-a", &err), 0); /* gone */
+	assert_int_equal(kb_guest_volume_delete(c, "kb-b", &err), 0);
+	assert_int_equal(kb_guest_volume_delete(c, "other", &err), 0);
+	free(a);
+	free(b);
+	free(o);
+	kb_guest_disconnect(c);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_guest__pool_volumes_and_trim),
 	cmocka_unit_test(test_guest__xen_domain_lifecycle_keeps_hostdevs),
 	cmocka_unit_test(test_guest__orphans_are_destroyed_and_others_left),
 	cmocka_unit_test(test_guest__live_owners_guests_are_not_orphans),

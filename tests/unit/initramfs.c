@@ -404,6 +404,95 @@ static void test_initramfs__modules_folder_of_distro_kernel(void **state)
 	free(m);
 }
 
+/* Whether @image (release 6.1.99-test) finds its modules, in a file
+ * system under @dir. */
+static void check_modules(const char *dir, const char *image)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf b = KB_BUF_INIT;
+	char path[512], *mkdir_p[] = { "mkdir", "-p", path, NULL };
+
+	/* no config: cannot tell */
+	assert_int_equal(kb_initramfs_check_modules(image, 0, 0, dir, &err), 0);
+	snprintf(path, sizeof(path), "%s/boot", dir);
+	assert_int_equal(run(mkdir_p, NULL, NULL), 0);
+	snprintf(path, sizeof(path), "%s/boot/config-6.1.99-test", dir);
+	kb_buf_adds(&b, "CONFIG_VIRTIO_PCI=y\nCONFIG_VIRTIO_BLK=y\n"
+			"CONFIG_XEN_BLKFRONT=m\nCONFIG_EXT4_FS=m\n");
+	write_file(path, &b);
+	/* built in: fine for QEMU; Xen's driver and ext4 are modules */
+	assert_int_equal(kb_initramfs_check_modules(image, 0, 0, dir, &err), 0);
+	assert_int_equal(kb_initramfs_check_modules(image, 1, 0, dir, &err),
+			 KB_EINPUT);
+	assert_msg_contains(err.msg, "CONFIG_XEN_BLKFRONT=m");
+	assert_msg_contains(err.msg, "/lib/modules/6.1.99-test has no modules.dep");
+	kb_err_clear(&err);
+	assert_int_equal(kb_initramfs_check_modules(image, 0, 1, dir, &err),
+			 KB_EINPUT);
+	assert_msg_contains(err.msg, "CONFIG_EXT4_FS=m");
+	/* with the modules there, all is well */
+	snprintf(path, sizeof(path), "%s/lib/modules/6.1.99-test", dir);
+	assert_int_equal(run(mkdir_p, NULL, NULL), 0);
+	snprintf(path, sizeof(path), "%s/lib/modules/6.1.99-test/modules.dep",
+		 dir);
+	write_file(path, &b);
+	assert_int_equal(kb_initramfs_check_modules(image, 1, 1, dir, &err), 0);
+	kb_buf_release(&b);
+}
+
+/* A bzImage's release comes from its setup header, whatever its file is
+ * called: a distro kernel copied to .../vmlinuz finds its modules. */
+static void test_initramfs__kernel_version_from_the_header(void **state)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	char *dir = scratch(), path[256], v[64], *m;
+	unsigned char h[0x400];
+
+	(void)state;
+	memset(h, 0, sizeof(h));
+	memcpy(h + 0x202, "HdrS", 4);
+	h[0x206] = 0x0f; /* protocol 2.15 */
+	h[0x207] = 0x02;
+	h[0x20e] = 0x00; /* kernel_version at 0x200 + 0x100 */
+	h[0x20f] = 0x01;
+	memcpy(h + 0x300, "6.1.99-test (builder@host) #1 SMP", 34);
+	kb_buf_add(&b, h, sizeof(h));
+	snprintf(path, sizeof(path), "%s/bzImage", dir);
+	write_file(path, &b);
+	assert_int_equal(kb_initramfs_kernel_version(path, v, sizeof(v)), 0);
+	assert_string_equal(v, "6.1.99-test");
+	assert_int_equal(kb_initramfs_kernel_version(path, v, 4), 0);
+	assert_string_equal(v, "6.1"); /* cut to the buffer */
+	assert_null(kb_initramfs_modules_for(path)); /* no such modules */
+	check_modules(dir, path);
+	/* no header: no version, and the name decides */
+	memcpy(h + 0x202, "HdrX", 4);
+	kb_buf_reset(&b);
+	kb_buf_add(&b, h, sizeof(h));
+	write_file(path, &b);
+	assert_int_equal(kb_initramfs_kernel_version(path, v, sizeof(v)), -1);
+	assert_string_equal(v, "");
+	assert_int_equal(kb_initramfs_kernel_version("/nonexistent", v,
+						     sizeof(v)),
+			 -1);
+	/* the distro kernel, copied to a name without its version */
+	if (access("/boot/vmlinuz-6.1.0-57-amd64", R_OK) == 0 &&
+	    access("/lib/modules/6.1.0-57-amd64/modules.dep", F_OK) == 0) {
+		char *cp[] = { "cp", "/boot/vmlinuz-6.1.0-57-amd64", path, NULL };
+
+		assert_int_equal(run(cp, NULL, NULL), 0);
+		assert_int_equal(kb_initramfs_kernel_version(path, v, sizeof(v)),
+				 0);
+		assert_string_equal(v, "6.1.0-57-amd64");
+		m = kb_initramfs_modules_for(path);
+		assert_string_equal(m, "/lib/modules/6.1.0-57-amd64");
+		free(m);
+	}
+	kb_buf_release(&b);
+	rm_rf(dir);
+	free(dir);
+}
+
 static void test_initramfs__default_cache_follows_xdg(void **state)
 {
 	char *old = getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME"))
@@ -431,6 +520,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_initramfs__missing_files_fail),
 	cmocka_unit_test(test_initramfs__bad_fio_option_is_input_error),
 	cmocka_unit_test(test_initramfs__modules_folder_of_distro_kernel),
+	cmocka_unit_test(test_initramfs__kernel_version_from_the_header),
 	cmocka_unit_test(test_initramfs__root_image_adds_ext4),
 	cmocka_unit_test(test_initramfs__default_cache_follows_xdg),
 };
