@@ -349,7 +349,7 @@ static void alias_partial_text(const struct kb_plan *p, size_t f1, size_t f2,
 			col += (size_t)printf(" %s", name);
 		}
 	}
-	printf("%s\n", n ? "" : " none");
+	printf("\n");
 	free(used);
 }
 
@@ -362,15 +362,18 @@ static void aliases_text(const struct kb_plan *p)
 	if (kb_matrix_design(kb_plan_matrix(p)) == KB_DESIGN_PLACKETT_BURMAN) {
 		char *sizes = kb_design_alias_sizes(d);
 
-		if (*sizes)
+		if (*sizes) {
 			printf("main effects are clear of each other but partially aliased with two-factor\n"
 			       "interactions: the estimate of each also holds %s of each interaction\n"
 			       "of two other factors listed below, so a large main effect may be an\n"
 			       "interaction; confirm the few large ones with a full or fractional design\n"
 			       "aliases (two-factor interactions in each main effect, by coefficient):\n",
 			       sizes);
+			each_alias_set(p, alias_partial_text, NULL);
+		} else {
+			printf("aliases up to two-factor interactions: none\n");
+		}
 		free(sizes);
-		each_alias_set(p, alias_partial_text, NULL);
 		return;
 	}
 	printf("aliases up to two-factor interactions (AB = CD: one column, estimated once\n"
@@ -599,7 +602,9 @@ const struct cmd cmd_plan_entry = {
 	.help = "Reads MATRIX (YAML, see docs/matrix.md), expands its design and\n"
 		"prints every variant with its factor levels, how many kernels must\n"
 		"be built and how many guests booted.  Writes nothing.  A plan of more\n"
-		"boots or samples than the limits (docs/matrix.md) is refused.\n",
+		"boots or samples than the limits (docs/matrix.md) is refused.\n"
+		"A fractional or Plackett-Burman design is shown with its factors'\n"
+		"letters and its aliases up to two-factor interactions.\n",
 	.epilog = "With source.tree, every variant's config is resolved with the\n"
 		  "tree's Kconfig (make olddefconfig): options that did not hold are\n"
 		  "shown with why, and the plan exits 1 (docs/kconfig.md).\n\n"
