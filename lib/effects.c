@@ -26,7 +26,7 @@ static void column(const struct kb_design *d, size_t f1, size_t f2,
 	}
 }
 
-/* Same column up to sign? */
+/* Same column (1), the opposite one (-1), or neither (0)? */
 static int aliased(const int *x, const int *y, size_t n)
 {
 	size_t r;
@@ -36,7 +36,23 @@ static int aliased(const int *x, const int *y, size_t n)
 		same &= x[r] == y[r];
 		opposite &= x[r] == -y[r];
 	}
-	return same || opposite;
+	return same ? 1 : opposite ? -1 : 0;
+}
+
+/* Add @name, opposite or not, to @e's aliases; "..." when full. */
+static void add_alias_name(struct kb_effect *e, int sign, const char *n1,
+			   const char *n2)
+{
+	size_t len = strlen(e->aliases), size = sizeof(e->aliases);
+	int w;
+
+	if (len >= 3 && !strcmp(e->aliases + len - 3, "..."))
+		return;
+	w = snprintf(e->aliases + len, size - len, "%s%s%s%s%s",
+		     len ? ", " : "", sign < 0 ? "-" : "", n1, n2 ? ":" : "",
+		     n2 ? n2 : "");
+	if (w < 0 || (size_t)w >= size - len)
+		memcpy(e->aliases + size - 4, "...", 4);
 }
 
 static int by_size(const void *x, const void *y)
@@ -61,13 +77,14 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 	int **cols = NULL;
 	struct kb_effect *e = NULL;
 	size_t ne = 0;
+	int pb = kb_matrix_design(m) == KB_DESIGN_PLACKETT_BURMAN;
 	int ret = 0;
 
 	*out = NULL;
 	*n = 0;
 	if (kb_matrix_design(m) == KB_DESIGN_ONE_AT_A_TIME)
 		return kb_err_set(err, KB_EINPUT,
-				  "effects need a full or fractional design; this experiment is one-at-a-time (compare its variants with the baseline instead)");
+				  "effects need a full, fractional or plackett-burman design; this experiment is one-at-a-time (compare its variants with the baseline instead)");
 	if (nf == 0)
 		return kb_err_set(err, KB_EINPUT,
 				  "the experiment has no factors: nothing has an effect");
@@ -108,26 +125,23 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 	cols = kb_calloc(ncand, sizeof(*cols));
 	e = kb_calloc(ncand, sizeof(*e));
 	for (i = 0; i < nf; i++) {
-		for (j = i; j < nf; j++) {
-			int inter = j != i;
+		/* a Plackett-Burman design cannot tell an interaction from the
+		 * main effects it is partially aliased with: mains only */
+		for (j = i; j < (pb ? i + 1 : nf); j++) {
+			int inter = j != i, sign = 0;
 			struct kb_effect *x;
 			double sum = 0, se, t, q;
 			int *col = kb_calloc(runs, sizeof(*col));
 
 			column(d, i, j, inter, col);
 			for (k = 0; k < ne; k++)
-				if (aliased(cols[k], col, runs))
+				if ((sign = aliased(cols[k], col, runs)))
 					break;
 			if (k < ne) {
-				size_t len = strlen(e[k].aliases);
-
-				snprintf(e[k].aliases + len,
-					 sizeof(e[k].aliases) - len, "%s%s%s%s",
-					 len ? ", " : "",
-					 kb_matrix_factor(m, i)->name,
-					 inter ? ":" : "",
-					 inter ? kb_matrix_factor(m, j)->name
-					       : "");
+				add_alias_name(&e[k], sign,
+					       kb_matrix_factor(m, i)->name,
+					       inter ? kb_matrix_factor(m, j)->name
+						     : NULL);
 				free(col);
 				continue;
 			}
@@ -139,6 +153,12 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 			snprintf(x->name, sizeof(x->name), "%s%s%s",
 				 kb_matrix_factor(m, i)->name, inter ? ":" : "",
 				 inter ? kb_matrix_factor(m, j)->name : "");
+			if (pb) {
+				struct kb_alias *al = NULL;
+
+				x->npartial = kb_design_aliases(d, i, i, &al);
+				free(al);
+			}
 			for (r = 0; r < runs; r++)
 				sum += col[r] * cell[r];
 			x->log_effect = 2 * sum / (double)runs;

@@ -8,9 +8,10 @@
 struct kb_err;
 
 /*
- * Factorial effects of a two-level design (full or fractional), on the
- * log scale so that they are multiplicative: a main effect of -2.2 is a
- * factor exp(-2.2) = 0.11 on the metric, i.e. -89%.
+ * Factorial effects of a two-level design (full, fractional or
+ * Plackett-Burman), on the log scale so that they are multiplicative: a
+ * main effect of -2.2 is a factor exp(-2.2) = 0.11 on the metric, i.e.
+ * -89%.
  *
  * With cells m_i (the mean of log per-boot values of variant i) and s_i = +1
  * where the factor is at its second level, -1 at its first, an effect is
@@ -39,8 +40,15 @@ struct kb_effect {
 	double ci_low_pct, ci_high_pct;
 	double p;                 /* two-sided t-test of effect = 0 */
 	int significant;          /* p_adjusted < alpha */
-	char aliases[320];        /* other effects with the same column, or "" */
+	char aliases[1024];       /* other effects with the same column, a
+				   * "-" before one with the opposite column
+				   * ("C:D, -E:F"), or ""; "..." ends a list
+				   * too long for it */
 	double p_adjusted;        /* p adjusted over the family (Holm) */
+	size_t npartial;          /* Plackett-Burman: the two-way interactions
+				   * partially aliased with this main effect,
+				   * which kb_design_aliases() lists with
+				   * their coefficients; 0 otherwise */
 };
 
 /* The multiplicity adjustment of kb_effect.p_adjusted, "holm". */
@@ -50,10 +58,13 @@ struct kb_effect {
  * Estimate every main effect and two-way interaction of @a's experiment,
  * ranked by |log effect|, largest first.  Aliased effects (fractional
  * designs) are estimated once, under the first name, with the others in
- * `aliases`.  Errors: the design is one-at-a-time, a factor has other
- * than two levels, a variant has no measurement or a value <= 0 (the log
- * scale cannot take it: the message says how many), or no variant has
- * two boots (no variance).  Caller frees *@out.
+ * `aliases`.  A Plackett-Burman design gives main effects only: every
+ * two-way interaction is partially aliased with main effects
+ * (`npartial`), so none can be told apart from them.  Errors: the design
+ * is one-at-a-time, a factor has other than two levels, a variant has no
+ * measurement or a value <= 0 (the log scale cannot take it: the message
+ * says how many), or no variant has two boots (no variance).  Caller
+ * frees *@out.
  */
 int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 			size_t *n, double *resid_cv, double *df,

@@ -62,6 +62,8 @@ const char *kb_design_name(enum kb_design_kind kind)
 		return "one-at-a-time";
 	case KB_DESIGN_FRACTIONAL:
 		return "fractional";
+	case KB_DESIGN_PLACKETT_BURMAN:
+		return "plackett-burman";
 	}
 	return "?";
 }
@@ -1130,7 +1132,8 @@ static int top(struct ctx *c, const struct kb_ynode *root)
 					    "compare",  "hosts",
 					    "build" };
 	static const char *const designs[] = { "full", "one-at-a-time",
-					       "fractional" };
+					       "fractional",
+					       "plackett-burman" };
 	struct kb_matrix *m = c->m;
 	const struct kb_ynode *v;
 	size_t i;
@@ -1160,7 +1163,7 @@ static int top(struct ctx *c, const struct kb_ynode *root)
 	if ((ret = prebuilt_mix(c, section(root, "source"))))
 		return ret;
 	if ((v = kb_ynode_get(root, "design"))) {
-		if ((ret = kb_ycheck_choice(&c->y, v, "design", designs, 3,
+		if ((ret = kb_ycheck_choice(&c->y, v, "design", designs, 4,
 					    &i)))
 			return ret;
 		m->design = (enum kb_design_kind)i;

@@ -58,6 +58,7 @@ enum kb_design_kind {
 	KB_DESIGN_FULL,
 	KB_DESIGN_ONE_AT_A_TIME,
 	KB_DESIGN_FRACTIONAL,
+	KB_DESIGN_PLACKETT_BURMAN,
 };
 
 enum kb_hypervisor {

@@ -44,9 +44,10 @@ static void *keep(struct kb_plan *p, void *s)
 	return s;
 }
 
-static int check_fractional(const struct kb_matrix *m, struct kb_err *err)
+static int check_two_level(const struct kb_matrix *m, struct kb_err *err)
 {
-	size_t i, n = kb_matrix_nfactors(m);
+	enum kb_design_kind kind = kb_matrix_design(m);
+	size_t i, n = kb_matrix_nfactors(m), max = kb_design_max_factors(kind);
 
 	for (i = 0; i < n; i++) {
 		const struct kb_factor *f = kb_matrix_factor(m, i);
@@ -54,13 +55,16 @@ static int check_fractional(const struct kb_matrix *m, struct kb_err *err)
 		if (f->nlevels != 2)
 			return kb_err_at(err, kb_matrix_file(m), f->loc.line,
 					 f->loc.col,
-					 "a fractional design needs two-level factors, and %s has %zu levels: give it two or use design: full or one-at-a-time",
-					 f->name, f->nlevels);
-		if (i == 8)
+					 "a %s design needs two-level factors, and %s has %zu levels: give it two or use design: full or one-at-a-time",
+					 kb_design_name(kind), f->name, f->nlevels);
+		if (i == max) /* 17th or 24th: the limits are 16 and 23 */
 			return kb_err_at(err, kb_matrix_file(m), f->loc.line,
 					 f->loc.col,
-					 "a fractional design takes at most 8 two-level factors, and %s is the 9th: split the matrix or use one-at-a-time",
-					 f->name);
+					 "a %s design takes at most %zu two-level factors, and %s is the %zuth: %s",
+					 kb_design_name(kind), max, f->name, i + 1,
+					 kind == KB_DESIGN_FRACTIONAL
+						 ? "use design: plackett-burman (up to 23 factors), split the matrix or use one-at-a-time"
+						 : "split the matrix or use one-at-a-time");
 	}
 	return 0;
 }
@@ -172,7 +176,9 @@ int kb_plan_new(const struct kb_matrix *m, struct kb_plan **out,
 	p->m = m;
 	for (i = 0; i < nf; i++)
 		nlevels[i] = kb_matrix_factor(m, i)->nlevels;
-	if (kind == KB_DESIGN_FRACTIONAL && (ret = check_fractional(m, err)))
+	if ((kind == KB_DESIGN_FRACTIONAL ||
+	     kind == KB_DESIGN_PLACKETT_BURMAN) &&
+	    (ret = check_two_level(m, err)))
 		goto out;
 	if (kind == KB_DESIGN_FULL &&
 	    kb_design_full_size(nf, nlevels) > KB_MATRIX_MAX_VARIANTS) {

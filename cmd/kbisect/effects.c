@@ -6,12 +6,56 @@
 #include "kbisect.h"
 #include "analysis.h"
 #include "buf.h"
+#include "design.h"
 #include "effects.h"
 #include "json.h"
+#include "matrix.h"
 #include "mem.h"
+#include "plan.h"
 #include "store.h"
 #include "variant.h"
 #include "banned.h"
+
+/* Each effect aliased with @e, with its coefficient (kb_design_aliases()). */
+static void aliases_json(struct kb_json *j, const struct kb_analysis *a,
+			 const struct kb_effect *e)
+{
+	const struct kb_matrix *m = kb_plan_matrix(kb_analysis_plan(a));
+	struct kb_alias *al = NULL;
+	size_t k, n = kb_design_aliases(kb_plan_design(kb_analysis_plan(a)),
+					e->f1, e->f2, &al);
+	char text[320];
+
+	kb_json_key(j, "aliases");
+	kb_json_array_begin(j);
+	for (k = 0; k < n; k++) {
+		kb_json_object_begin(j);
+		snprintf(text, sizeof(text), "%s%s%s",
+			 kb_matrix_factor(m, al[k].f1)->name,
+			 al[k].f2 != al[k].f1 ? ":" : "",
+			 al[k].f2 != al[k].f1 ? kb_matrix_factor(m, al[k].f2)->name
+					      : "");
+		kb_json_kv_string(j, "effect", text);
+		kb_json_kv_number(j, "coefficient", al[k].coef);
+		snprintf(text, sizeof(text), al[k].den == 1 ? "%d" : "%d/%d",
+			 al[k].num, al[k].den);
+		kb_json_kv_string(j, "fraction", text);
+		kb_json_object_end(j);
+	}
+	kb_json_array_end(j);
+	free(al);
+}
+
+/* " aliased with C:D", " partially aliased with 45 ... (±1/3 each)" or "" */
+static char *aliases_text(const struct kb_effect *e, const char *sizes)
+{
+	if (e->npartial)
+		return kb_asprintf(" partially aliased with %zu two-way interaction%s (%s each)",
+				   e->npartial, e->npartial == 1 ? "" : "s",
+				   sizes);
+	return kb_asprintf("%s%s", e->aliases[0] ? " aliased with " : "",
+			   e->aliases);
+}
 
 static void effects_json(const struct kb_analysis *a,
 			 const struct kb_effect *e, size_t n, double cv,
@@ -29,6 +73,9 @@ static void effects_json(const struct kb_analysis *a,
 	kb_json_kv_string(j, "better_source",
 			  kb_metric_source_name(kb_analysis_direction(a)->source));
 	kb_json_kv_string(j, "adjustment", KB_EFFECTS_ADJUST);
+	kb_json_kv_string(j, "design",
+			  kb_design_name(kb_matrix_design(
+				  kb_plan_matrix(kb_analysis_plan(a)))));
 	kb_json_kv_number(j, "residual_cv_pct", cv);
 	kb_json_kv_number(j, "df", df);
 	kb_json_key(j, "effects");
@@ -48,8 +95,7 @@ static void effects_json(const struct kb_analysis *a,
 		kb_json_kv_number(j, "p", e[i].p);
 		kb_json_kv_number(j, "p_adjusted", e[i].p_adjusted);
 		kb_json_kv_bool(j, "significant", e[i].significant);
-		kb_json_kv_string(j, "aliases",
-				  e[i].aliases[0] ? e[i].aliases : NULL);
+		aliases_json(j, a, &e[i]);
 		kb_json_object_end(j);
 	}
 	kb_json_array_end(j);
@@ -59,7 +105,7 @@ static void effects_json(const struct kb_analysis *a,
 
 static void effects_text(const struct kb_analysis *a,
 			 const struct kb_effect *e, size_t n, double cv,
-			 double df)
+			 double df, const char *sizes)
 {
 	int width = 6;
 	size_t i;
@@ -79,14 +125,16 @@ static void effects_text(const struct kb_analysis *a,
 	for (i = 0; i < n; i++) {
 		char ci[72];
 
+		char *al = aliases_text(&e[i], sizes);
+
 		snprintf(ci, sizeof(ci), "[%s, %s]",
 			 cmd_pct(e[i].ci_low_pct, 1).s,
 			 cmd_pct(e[i].ci_high_pct, 1).s);
-		printf("%4zu  %-*s %9s  %-20s %9.2g %9.2g %-3s%s%s\n",
+		printf("%4zu  %-*s %9s  %-20s %9.2g %9.2g %-3s%s\n",
 		       i + 1, width, e[i].name, cmd_pct(e[i].change_pct, 1).s,
 		       ci, e[i].p, e[i].p_adjusted, cmd_stars(e[i].p_adjusted),
-		       e[i].aliases[0] ? " aliased with " : "",
-		       e[i].aliases);
+		       al);
+		free(al);
 	}
 	printf("\nA main effect is the change from a factor's first level to its second,\n"
 	       "averaged over the other factors; A:B is half the change of A's effect\n"
@@ -94,6 +142,14 @@ static void effects_text(const struct kb_analysis *a,
 	       "by Holm's method, and significance (p Holm < %g) and the stars come\n"
 	       "from it: * < 0.05, ** < 0.01, *** < 0.001.\n",
 	       n, kb_analysis_opts(a)->alpha);
+	if (n && e[0].npartial)
+		printf("\nPlackett-Burman design: main effects only.  Each is partially aliased\n"
+		       "with two-way interactions of other factors: its estimate also holds\n"
+		       "%s of each of them (kbisect plan lists them, --json gives each with\n"
+		       "its coefficient), so a large main effect may be an interaction.  No\n"
+		       "interaction can be told apart from the main effects: confirm the few\n"
+		       "large effects with a full or fractional design of their factors.\n",
+		       sizes);
 }
 
 struct effects_args {
@@ -124,7 +180,9 @@ const struct cmd cmd_effects_entry = {
 		"(estimated on the log scale), with confidence intervals and\n"
 		"p-values, raw and adjusted by Holm's method over all the effects\n"
 		"(significance is from the adjusted one), ranked by size.  Aliased\n"
-		"effects of a fractional design are named.\n",
+		"effects of a fractional design are named.  A Plackett-Burman\n"
+		"design gives main effects only, each partially aliased with\n"
+		"two-way interactions (--json lists them with their coefficients).\n",
 	.epilog = "Example:\n  kbisect effects 1\n",
 };
 
@@ -135,7 +193,7 @@ static int cmd_effects(const struct kb_args *args)
 	struct kb_analysis *a = NULL;
 	struct kb_effect *e = NULL;
 	struct kb_store_analysis *rows = NULL;
-	char **details = NULL;
+	char **details = NULL, *sizes = NULL;
 	const char *db = args->db;
 	const char *metric = CMD_ARGS(struct effects_args, args)->metric;
 	size_t n = 0, i;
@@ -153,15 +211,17 @@ static int cmd_effects(const struct kb_args *args)
 	details = calloc(n ? n : 1, sizeof(*details));
 	if (!details)
 		abort();
+	sizes = kb_design_alias_sizes(kb_plan_design(kb_analysis_plan(a)));
 	for (i = 0; i < n; i++) {
+		char *al = aliases_text(&e[i], sizes);
+
 		/* the adjusted p and the call travel in the detail */
 		details[i] = kb_asprintf("holm-adjusted p %.3g of %zu: %s%s%s",
 					 e[i].p_adjusted, n,
 					 e[i].significant ? "significant"
 							  : "not significant",
-					 e[i].aliases[0] ? "; aliased with "
-							 : "",
-					 e[i].aliases);
+					 *al ? ";" : "", al);
+		free(al);
 		rows[i] = (struct kb_store_analysis){
 			e[i].interaction ? "interaction" : "main-effect",
 			kb_analysis_metric(a), -1, -1, e[i].name,
@@ -175,7 +235,7 @@ static int cmd_effects(const struct kb_args *args)
 	if (json)
 		effects_json(a, e, n, cv, df);
 	else
-		effects_text(a, e, n, cv, df);
+		effects_text(a, e, n, cv, df, sizes);
 	ret = 0;
 	goto out;
 fail:
@@ -184,6 +244,7 @@ out:
 	for (i = 0; details && i < n; i++)
 		free(details[i]);
 	free(details);
+	free(sizes);
 	free(rows);
 	free(e);
 	kb_analysis_free(a);

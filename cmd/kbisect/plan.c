@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "json.h"
 #include "kconfig.h"
 #include "matrix.h"
+#include "mem.h"
 #include "plan.h"
 #include "realexec.h"
 #include "variant.h"
@@ -50,6 +52,103 @@ static void resolution_json(struct kb_json *j,
 	kb_json_kv_bool(j, "resolution_cached", r->cached);
 }
 
+/* Fractional and Plackett-Burman designs name their factors A, B, ... */
+static int has_letters(const struct kb_design *d)
+{
+	return kb_design_resolution(d) != 0;
+}
+
+/* "A" or "AB" (letters), "X" or "X:Y" (names). */
+static void effect_name(const struct kb_matrix *m, size_t f1, size_t f2,
+			int letters, char *buf, size_t size)
+{
+	if (letters)
+		snprintf(buf, size, "%c%c", kb_design_letter(f1),
+			 f2 != f1 ? kb_design_letter(f2) : '\0');
+	else
+		snprintf(buf, size, "%s%s%s", kb_matrix_factor(m, f1)->name,
+			 f2 != f1 ? ":" : "",
+			 f2 != f1 ? kb_matrix_factor(m, f2)->name : "");
+}
+
+/*
+ * The effects `effects` estimates, in its order, each with its aliases up
+ * to two-factor interactions: every main effect, and each interaction
+ * that is not an earlier effect's alias (Plackett-Burman designs: main
+ * effects only).  @fn is called for each main effect and each interaction
+ * with aliases; returns the number of interactions without.
+ */
+static size_t each_alias_set(const struct kb_plan *p,
+			     void (*fn)(const struct kb_plan *p, size_t f1,
+					size_t f2, const struct kb_alias *al,
+					size_t n, void *arg),
+			     void *arg)
+{
+	const struct kb_design *d = kb_plan_design(p);
+	size_t nf = kb_design_nfactors(d), i, j, k, n, clear = 0;
+	int pb = kb_matrix_design(kb_plan_matrix(p)) ==
+		 KB_DESIGN_PLACKETT_BURMAN;
+	char *done = kb_calloc(nf * nf + 1, 1);
+	struct kb_alias *al;
+
+	for (i = 0; i < nf; i++)
+		for (j = i; j < (pb ? i + 1 : nf); j++) {
+			if (done[i * nf + j])
+				continue;
+			n = kb_design_aliases(d, i, j, &al);
+			for (k = 0; k < n; k++)
+				done[al[k].f1 * nf + al[k].f2] = 1;
+			if (n || j == i)
+				fn(p, i, j, al, n, arg);
+			else
+				clear++;
+			free(al);
+		}
+	free(done);
+	return clear;
+}
+
+static void alias_set_json(const struct kb_plan *p, size_t f1, size_t f2,
+			   const struct kb_alias *al, size_t n, void *arg)
+{
+	const struct kb_matrix *m = kb_plan_matrix(p);
+	struct kb_json *j = arg;
+	char name[160];
+	size_t k;
+
+	kb_json_object_begin(j);
+	effect_name(m, f1, f2, 0, name, sizeof(name));
+	kb_json_kv_string(j, "effect", name);
+	effect_name(m, f1, f2, 1, name, sizeof(name));
+	kb_json_kv_string(j, "letters", name);
+	kb_json_key(j, "aliases");
+	kb_json_array_begin(j);
+	for (k = 0; k < n; k++) {
+		kb_json_object_begin(j);
+		effect_name(m, al[k].f1, al[k].f2, 0, name, sizeof(name));
+		kb_json_kv_string(j, "effect", name);
+		effect_name(m, al[k].f1, al[k].f2, 1, name, sizeof(name));
+		kb_json_kv_string(j, "letters", name);
+		kb_json_kv_number(j, "coefficient", al[k].coef);
+		snprintf(name, sizeof(name), al[k].den == 1 ? "%d" : "%d/%d",
+			 al[k].num, al[k].den);
+		kb_json_kv_string(j, "fraction", name);
+		kb_json_object_end(j);
+	}
+	kb_json_array_end(j);
+	kb_json_object_end(j);
+}
+
+/* "aliases": [] unless the design is a fraction or Plackett-Burman. */
+static void aliases_json(struct kb_json *j, const struct kb_plan *p)
+{
+	kb_json_key(j, "aliases");
+	kb_json_array_begin(j);
+	if (has_letters(kb_plan_design(p)))
+		each_alias_set(p, alias_set_json, j);
+	kb_json_array_end(j);
+}
+
 static void plan_json(const struct kb_plan *p)
 {
 	const struct kb_matrix *m = kb_plan_matrix(p);
@@ -78,6 +177,11 @@ static void plan_json(const struct kb_plan *p)
 		kb_json_object_begin(j);
 		kb_json_kv_string(j, "name", f->name);
 		kb_json_kv_string(j, "kind", kind_name(f->kind));
+		if (has_letters(d)) {
+			char letter[2] = { kb_design_letter(i), '\0' };
+
+			kb_json_kv_string(j, "letter", letter);
+		}
 		kb_json_key(j, "levels");
 		kb_json_array_begin(j);
 		for (l = 0; l < f->nlevels; l++)
@@ -86,6 +190,7 @@ static void plan_json(const struct kb_plan *p)
 		kb_json_object_end(j);
 	}
 	kb_json_array_end(j);
+	aliases_json(j, p);
 	kb_json_key(j, "variants");
 	kb_json_array_begin(j);
 	for (i = 0; i < kb_plan_nvariants(p); i++) {
@@ -187,6 +292,106 @@ static void builds_text(const struct kb_plan *p)
 	free(done);
 }
 
+/* One effect's aliases on one line: "  AB = CD = -EF". */
+static void alias_chain_text(const struct kb_plan *p, size_t f1, size_t f2,
+			     const struct kb_alias *al, size_t n, void *arg)
+{
+	char name[8];
+	size_t k;
+
+	(void)arg;
+	if (!n)
+		return;
+	effect_name(kb_plan_matrix(p), f1, f2, 1, name, sizeof(name));
+	printf("  %s", name);
+	for (k = 0; k < n; k++) {
+		effect_name(kb_plan_matrix(p), al[k].f1, al[k].f2, 1, name,
+			    sizeof(name));
+		printf(" = %s%s", al[k].num < 0 ? "-" : "", name);
+	}
+	printf("\n");
+}
+
+/*
+ * A main effect's partial aliases, grouped by coefficient, the largest
+ * first, wrapped: "  A  +1/3: BC BE ...  -1/3: BD ...".
+ */
+static void alias_partial_text(const struct kb_plan *p, size_t f1, size_t f2,
+			       const struct kb_alias *al, size_t n, void *arg)
+{
+	char *used = kb_calloc(n ? n : 1, 1), name[8];
+	size_t k, g, col;
+
+	(void)f2;
+	(void)arg;
+	col = (size_t)printf("  %c ", kb_design_letter(f1));
+	for (g = 0; g < n; g++) {
+		const struct kb_alias *best = NULL;
+
+		/* the next coefficient: the largest left, + before - */
+		for (k = 0; k < n; k++)
+			if (!used[k] &&
+			    (!best || fabs(al[k].coef) > fabs(best->coef) ||
+			     (fabs(al[k].coef) == fabs(best->coef) &&
+			      al[k].coef > best->coef)))
+				best = &al[k];
+		if (!best)
+			break;
+		col += (size_t)printf(" %+d/%d:", best->num, best->den);
+		for (k = 0; k < n; k++) {
+			if (used[k] || al[k].num != best->num ||
+			    al[k].den != best->den)
+				continue;
+			used[k] = 1;
+			effect_name(kb_plan_matrix(p), al[k].f1, al[k].f2, 1,
+				    name, sizeof(name));
+			if (col + 1 + strlen(name) > 78)
+				col = (size_t)printf("\n      ") - 1;
+			col += (size_t)printf(" %s", name);
+		}
+	}
+	printf("\n");
+	free(used);
+}
+
+/* The alias table of a fractional or Plackett-Burman design. */
+static void aliases_text(const struct kb_plan *p)
+{
+	const struct kb_design *d = kb_plan_design(p);
+	size_t clear;
+
+	if (kb_matrix_design(kb_plan_matrix(p)) == KB_DESIGN_PLACKETT_BURMAN) {
+		char *sizes = kb_design_alias_sizes(d);
+
+		if (*sizes) {
+			printf("main effects are clear of each other but partially aliased with two-factor\n"
+			       "interactions: the estimate of each also holds %s of each interaction\n"
+			       "of two other factors listed below, so a large main effect may be an\n"
+			       "interaction; confirm the few large ones with a full or fractional design\n"
+			       "aliases (two-factor interactions in each main effect, by coefficient):\n",
+			       sizes);
+			each_alias_set(p, alias_partial_text, NULL);
+		} else {
+			printf("aliases up to two-factor interactions: none\n");
+		}
+		free(sizes);
+		return;
+	}
+	printf("aliases up to two-factor interactions (AB = CD: one column, estimated once\n"
+	       "as their sum; AB = -CD: as their difference):\n");
+	if (kb_design_resolution(d) >= 4)
+		printf("  main effects: clear of each other and of every two-factor interaction\n");
+	clear = each_alias_set(p, alias_chain_text, NULL);
+	if (clear)
+		printf("  %s %zu two-factor interaction%s: clear of every main effect and other\n"
+		       "  two-factor interaction\n",
+		       clear == kb_design_nfactors(d) *
+					(kb_design_nfactors(d) - 1) / 2
+			       ? "all"
+			       : "the other",
+		       clear, clear == 1 ? "" : "s");
+}
+
 static void plan_text(const struct kb_plan *p)
 {
 	const struct kb_matrix *m = kb_plan_matrix(p);
@@ -209,9 +414,15 @@ static void plan_text(const struct kb_plan *p)
 		printf("fractional 2^(%zu-%zu) design, resolution %s, generators %s\n",
 		       nf, nf - (size_t)__builtin_ctzl((unsigned long)n),
 		       roman[res < 6 ? res : 0], kb_design_generators(d));
+	} else if (has_letters(d)) {
+		printf("plackett-burman design: %zu runs for %zu two-level factor%s, resolution III\n",
+		       n, nf, nf == 1 ? "" : "s");
+	}
+	if (has_letters(d)) {
 		for (i = 0; i < nf; i++)
-			printf("  %c = %s\n", (char)('A' + i),
+			printf("  %c = %s\n", kb_design_letter(i),
 			       kb_matrix_factor(m, i)->name);
+		aliases_text(p);
 	}
 	if (nf == 0)
 		printf("no factors: a single variant, an A/A run that measures noise\n");
@@ -400,7 +611,9 @@ const struct cmd cmd_plan_entry = {
 	.help = "Reads MATRIX (YAML, see docs/matrix.md), expands its design and\n"
 		"prints every variant with its factor levels, how many kernels must\n"
 		"be built and how many guests booted.  Writes nothing.  A plan of more\n"
-		"boots or samples than the limits (docs/matrix.md) is refused.\n",
+		"boots or samples than the limits (docs/matrix.md) is refused.\n"
+		"A fractional or Plackett-Burman design is shown with its factors'\n"
+		"letters and its aliases up to two-factor interactions.\n",
 	.epilog = "With source.tree, every variant's config is resolved with the\n"
 		  "tree's Kconfig (make olddefconfig): options that did not hold are\n"
 		  "shown with why, and the plan exits 1 (docs/kconfig.md).\n\n"

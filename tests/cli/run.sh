@@ -460,6 +460,42 @@ check "effects --json has p_adjusted" $([ $rc -eq 0 ] && has '"p_adjusted"' "$T/
 run "$KB" results 1 --json --db "$T/ops.db"
 check "results --json reads the declared direction" $([ $rc -eq 0 ] && has '"better_source": "declared"' "$T/out"; echo $?)
 
+# screening designs (issue 16): Plackett-Burman and 32-run fractions,
+# with their alias tables in plan and their aliases in effects
+opts() { i=1 s=; while [ $i -le "$1" ]; do s="$s${s:+, }O$i: [n, y]"; i=$((i + 1)); done; echo "$s"; }
+screen_matrix() { # DESIGN NFACTORS FILE
+	printf 'workload: { fio: { rw: randread } }\ndesign: %s\nfactors: { kconfig: { %s } }\nrepeat: { boots: 2 }\n' \
+		"$1" "$(opts "$2")" >"$3"
+}
+screen_matrix plackett-burman 12 "$T/pb.yaml"
+run "$KB" plan "$T/pb.yaml"
+check "plan of a Plackett-Burman design: 20 runs, letters, the caveat and the alias table" $([ $rc -eq 0 ] &&
+	has "^plackett-burman design: 20 runs for 12 two-level factors, resolution III" "$T/out" &&
+	has "^  J = O9$" "$T/out" && has "^main effects are clear of each other but partially aliased" "$T/out" &&
+	has "^  A  -3/5: BJ CF GL +1/5: " "$T/out" && has "^20 variants" "$T/out"; echo $?)
+run "$KB" plan --json "$T/pb.yaml"
+check "plan --json gives letters and each alias with its coefficient" $([ $rc -eq 0 ] && json_ok "$T/out" &&
+	has '"letter": "J"' "$T/out" && has '"fraction": "-3/5"' "$T/out"; echo $?)
+printf 'metric: read_iops\nbase: 1000\nnoise: { boot_cv: 0.02 }\nseed: 3\neffects:\n  - when: { O2: y }\n    factor: 0.5\n' >"$T/pb.model.yaml"
+run "$KB" run "$T/pb.yaml" --model "$T/pb.model.yaml" --db "$T/pb.db" --quiet
+run "$KB" effects 1 --db "$T/pb.db"
+check "effects of a Plackett-Burman design: main effects only, partial aliases stated" $([ $rc -eq 0 ] &&
+	has "^   1  O2 .* partially aliased with 55 two-way interactions (±1/5 or ±3/5 each)$" "$T/out" &&
+	! has "^ *[0-9][0-9]*  O[0-9]*:" "$T/out" && has "^Plackett-Burman design: main effects only" "$T/out"; echo $?)
+run "$KB" effects 1 --json --db "$T/pb.db"
+check "effects --json lists the aliases with their coefficients" $([ $rc -eq 0 ] && json_ok "$T/out" &&
+	has '"design": "plackett-burman"' "$T/out" && has '"effect": "O1:O3"' "$T/out" &&
+	has '"fraction": "-1/5"' "$T/out"; echo $?)
+screen_matrix fractional 16 "$T/f16.yaml"
+run "$KB" plan "$T/f16.yaml"
+check "plan of 16 factors: 2^(16-11) IV in 32 runs with its alias chains" $([ $rc -eq 0 ] &&
+	has "^fractional 2^(16-11) design, resolution IV, generators F=ABC G=ABD" "$T/out" &&
+	has "^  AB = CF = DG = EH = JM = KN = LO = PQ$" "$T/out" && has "^32 variants" "$T/out"; echo $?)
+screen_matrix fractional 17 "$T/f17.yaml"
+run "$KB" plan "$T/f17.yaml"
+check "a fractional design of 17 factors: exit 2, points at plackett-burman" $([ $rc -eq 2 ] &&
+	has "f17.yaml:3:.*: a fractional design takes at most 16 two-level factors, and O17 is the 17th: use design: plackett-burman" "$T/err"; echo $?)
+
 # analysis verbs read the database alone (issue 10): the same bytes from
 # another folder, and on a copy after the matrix and every file it names
 # are gone.  The run is from $T with a relative matrix path, stored

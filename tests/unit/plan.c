@@ -252,8 +252,45 @@ static void test_plan__fractional_errors_name_the_factor(void **state)
 	    "a fractional design needs two-level factors, and B has 3 levels");
 	bad(W "design: fractional\nfactors:\n  kconfig: { A: [y, n], B: [y, n], "
 	      "C: [y, n], D: [y, n], E: [y, n], F: [y, n], G: [y, n], "
-	      "H: [y, n], I: [y, n] }\n",
-	    FILE_NAME ":4:", "at most 8 two-level factors, and I is the 9th");
+	      "H: [y, n], I: [y, n], J: [y, n], K: [y, n], L: [y, n], "
+	      "M: [y, n], N: [y, n], O: [y, n], P: [y, n], Q: [y, n] }\n",
+	    FILE_NAME ":4:",
+	    "at most 16 two-level factors, and Q is the 17th: use design: plackett-burman");
+}
+
+static void test_plan__plackett_burman_errors_name_the_factor(void **state)
+{
+	(void)state;
+	bad(W "design: plackett-burman\nfactors:\n  kconfig:\n    A: [y, n]\n"
+	      "    B: [y, n, m]\n",
+	    FILE_NAME ":6:5: ",
+	    "a plackett-burman design needs two-level factors, and B has 3 levels");
+	bad(W "design: plackett-burman\nfactors:\n  kconfig: { A: [y, n], "
+	      "B: [y, n], C: [y, n], D: [y, n], E: [y, n], F: [y, n], "
+	      "G: [y, n], H: [y, n], I: [y, n], J: [y, n], K: [y, n], "
+	      "L: [y, n], M: [y, n], N: [y, n], O: [y, n], P: [y, n], "
+	      "Q: [y, n], R: [y, n], S: [y, n], T: [y, n], U: [y, n], "
+	      "V: [y, n], W: [y, n], X: [y, n] }\n",
+	    FILE_NAME ":4:",
+	    "at most 23 two-level factors, and X is the 24th");
+}
+
+static void test_plan__plackett_burman_of_twelve_factors_has_twenty_runs(
+	void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	make(&f, W "design: plackett-burman\nfactors:\n  kconfig: { A: [y, n], "
+		   "B: [y, n], C: [y, n], D: [y, n], E: [y, n], F: [y, n], "
+		   "G: [y, n], H: [y, n], I: [y, n], J: [y, n], K: [y, n], "
+		   "L: [y, n] }\n");
+	assert_int_equal(kb_plan_nvariants(f.p), 20);
+	assert_string_equal(kb_plan_variant(f.p, 0)->label,
+			    "A=y B=y C=y D=y E=y F=y G=y H=y I=y J=y K=y L=y");
+	assert_null(kb_design_generators(kb_plan_design(f.p)));
+	assert_int_equal(kb_design_resolution(kb_plan_design(f.p)), 3);
+	release(&f);
 }
 
 static void test_plan__fractional_has_sixteen_runs(void **state)
@@ -526,6 +563,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_plan__pins_follow_vcpus_per_variant),
 	cmocka_unit_test(test_plan__fractional_errors_name_the_factor),
 	cmocka_unit_test(test_plan__fractional_has_sixteen_runs),
+	cmocka_unit_test(test_plan__plackett_burman_errors_name_the_factor),
+	cmocka_unit_test(test_plan__plackett_burman_of_twelve_factors_has_twenty_runs),
 	cmocka_unit_test(test_plan__oversize_design_is_refused),
 	cmocka_unit_test_setup_teardown(
 		test_plan__each_revision_resolves_against_its_own_tree,

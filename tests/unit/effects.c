@@ -1,0 +1,297 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "testfs.h"
+#include "analysis.h"
+#include "design.h"
+#include "effects.h"
+#include "err.h"
+#include "executor.h"
+#include "matrix.h"
+#include "model.h"
+#include "pipeline.h"
+#include "plan.h"
+#include "store.h"
+
+/*
+ * Screening designs against known truth: a Plackett-Burman design of 12
+ * factors and a 2^(16-11) fraction run on performance models (noise
+ * included, time scale 0); `effects` must recover the planted main
+ * effects, state each one's aliases, and never estimate an interaction
+ * it cannot tell from a main effect.  (tests/unit/why.c has the full and
+ * 2^(4-1) designs.)
+ */
+
+struct fixture {
+	char dir[64], db[128];
+	struct kb_store *s;
+	int64_t exp;
+	struct kb_analysis *a;
+	struct kb_effect *e;
+	size_t n;
+};
+
+/* "O1: [n, y], O2: [n, y], ..." for @k factors */
+static char *factors(size_t k)
+{
+	static char buf[1024];
+	size_t i, len = 0;
+
+	for (i = 0; i < k; i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+					"%sO%zu: [n, y]", i ? ", " : "", i + 1);
+	return buf;
+}
+
+static void run_experiment(struct fixture *f, const char *design, size_t k,
+			   const char *model_effects)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_matrix *m = NULL;
+	struct kb_plan *p = NULL;
+	struct kb_model *mo = NULL;
+	struct kb_executor *ex = NULL;
+	struct kb_pipeline_opts o = KB_PIPELINE_OPTS_INIT;
+	double cv, df;
+	char matrix[2048], model[1024];
+
+	snprintf(matrix, sizeof(matrix),
+		 "workload: { fio: { rw: randread } }\n"
+		 "design: %s\n"
+		 "factors: { kconfig: { %s } }\n"
+		 "repeat: { boots: 2 }\n",
+		 design, factors(k));
+	snprintf(model, sizeof(model),
+		 "metric: read_iops\nbase: 1000\n"
+		 "noise: { boot_cv: 0.02 }\nseed: 3\n"
+		 "effects:\n%s",
+		 model_effects);
+	if (kb_matrix_parse_buffer(matrix, strlen(matrix), "t.yaml", &m,
+				   &err) ||
+	    kb_plan_new(m, &p, &err) ||
+	    kb_model_parse_buffer(model, strlen(model), "model.yaml", &mo,
+				  &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(kb_model_executor_new(mo, 0, &ex), 0);
+	o.model_text = kb_model_text(mo);
+	if (kb_pipeline_run(f->s, p, ex, &o, &f->exp, &err) ||
+	    kb_analysis_open(f->s, f->exp, NULL, &f->a, &err) ||
+	    kb_effects_estimate(f->a, &f->e, &f->n, &cv, &df, &err))
+		fail_msg("%s", err.msg);
+	kb_executor_free(ex);
+	kb_model_free(mo);
+	kb_plan_free(p);
+	kb_matrix_free(m);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct kb_err err = KB_ERR_INIT;
+
+	setenv("KBISECT_MODEL_TIME_SCALE", "0", 1);
+	kb_test_scratch_db("effects", f->dir, sizeof(f->dir), f->db,
+			   sizeof(f->db));
+	if (kb_store_open(f->db, NULL, &f->s, &err))
+		fail_msg("%s", err.msg);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	free(f->e);
+	kb_analysis_free(f->a);
+	kb_store_close(f->s);
+	kb_test_rm_rf(f->dir);
+	free(f);
+	return 0;
+}
+
+static const struct kb_effect *find(const struct fixture *f, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (!strcmp(f->e[i].name, name))
+			return &f->e[i];
+	fail_msg("no effect %s", name);
+	return NULL;
+}
+
+static const struct kb_design *design(const struct fixture *f)
+{
+	return kb_plan_design(kb_analysis_plan(f->a));
+}
+
+/* The estimate is within @tol of @truth (log scale), and so is its CI. */
+static void assert_near(const struct kb_effect *x, double truth, double tol)
+{
+	if (fabs(x->log_effect - truth) > tol ||
+	    x->log_ci_low > truth + tol || x->log_ci_high < truth - tol)
+		fail_msg("%s: %.4f [%.4f, %.4f], expected %.4f", x->name,
+			 x->log_effect, x->log_ci_low, x->log_ci_high, truth);
+}
+
+/*
+ * 12 factors need the 20-run design (12 runs take 11).  Three planted
+ * main effects come back, significant; the others are near zero; there
+ * is no interaction, and each main effect names its 55 partial aliases.
+ */
+static void test_effects__plackett_burman_12_factors_recovers_main_effects(
+	void **state)
+{
+	struct fixture *f = *state;
+	size_t i, k, nsig = 0;
+
+	run_experiment(f, "plackett-burman", 12,
+		       "  - when: { O2: y }\n    factor: 0.5\n"
+		       "  - when: { O7: y }\n    factor: 1.3\n"
+		       "  - when: { O11: y }\n    factor: 0.8\n");
+	assert_int_equal(kb_design_nruns(design(f)), 20);
+	assert_int_equal(f->n, 12);
+	for (i = 0; i < f->n; i++) {
+		struct kb_alias *al = NULL;
+		const struct kb_effect *x = &f->e[i];
+		size_t na = kb_design_aliases(design(f), x->f1, x->f2, &al);
+
+		assert_false(x->interaction);
+		assert_int_equal(x->f1, x->f2);
+		/* partial aliases only: no column is shared */
+		assert_string_equal(x->aliases, "");
+		assert_int_equal(x->npartial, 11 * 10 / 2);
+		assert_int_equal(na, x->npartial);
+		for (k = 0; k < na; k++) {
+			assert_true(al[k].f1 != x->f1 && al[k].f2 != x->f1);
+			assert_true(fabs(fabs(al[k].coef) - 0.2) < 1e-12 ||
+				    fabs(fabs(al[k].coef) - 0.6) < 1e-12);
+		}
+		free(al);
+		nsig += x->significant;
+	}
+	assert_near(find(f, "O2"), log(0.5), 0.03);
+	assert_near(find(f, "O7"), log(1.3), 0.03);
+	assert_near(find(f, "O11"), log(0.8), 0.03);
+	assert_true(find(f, "O2")->significant);
+	assert_true(find(f, "O7")->significant);
+	assert_true(find(f, "O11")->significant);
+	for (i = 0; i < f->n; i++)
+		if (strcmp(f->e[i].name, "O2") && strcmp(f->e[i].name, "O7") &&
+		    strcmp(f->e[i].name, "O11"))
+			assert_near(&f->e[i], 0, 0.03);
+	assert_int_equal(nsig, 3);
+	/* ranked by size: O2 (|log 0.5| = 0.69) first */
+	assert_string_equal(f->e[0].name, "O2");
+}
+
+/*
+ * The caveat is quantitative: an interaction O2:O3 (a factor 0.5 when
+ * both are y, an interaction effect of log(0.5)/2) shows up in every
+ * other main effect of the 12-run design as its coefficient (±1/3) times
+ * that, as kb_design_aliases() says; O2 and O3 carry their own halves.
+ */
+static void test_effects__plackett_burman_interaction_enters_mains_by_coefficient(
+	void **state)
+{
+	struct fixture *f = *state;
+	double inter = log(0.5) / 2;
+	size_t i, k;
+
+	run_experiment(f, "plackett-burman", 11,
+		       "  - when: { O2: y, O3: y }\n    factor: 0.5\n");
+	assert_int_equal(kb_design_nruns(design(f)), 12);
+	assert_int_equal(f->n, 11);
+	for (i = 0; i < f->n; i++) {
+		const struct kb_effect *x = &f->e[i];
+		struct kb_alias *al = NULL;
+		size_t na = kb_design_aliases(design(f), x->f1, x->f1, &al);
+		double coef = 0;
+
+		assert_false(x->interaction);
+		for (k = 0; k < na; k++)
+			if (al[k].f1 == 1 && al[k].f2 == 2)
+				coef = al[k].coef;
+		if (x->f1 == 1 || x->f1 == 2) {
+			assert_near(x, inter, 0.03);
+		} else {
+			assert_true(fabs(fabs(coef) - 1.0 / 3) < 1e-12);
+			assert_near(x, coef * inter, 0.03);
+		}
+		free(al);
+	}
+}
+
+/*
+ * 2^(16-11) IV in 32 runs: main effects clear of two-factor
+ * interactions, each interaction estimated once for its chain of eight.
+ * The planted O1:O2 interaction is named with the seven others of its
+ * chain (AB = CF = DG = EH = JM = KN = LO = PQ) and no main effect is
+ * ever named as an interaction's alias.
+ */
+static void test_effects__fractional_16_factors_recovers_main_effects(
+	void **state)
+{
+	struct fixture *f = *state;
+	const struct kb_effect *x;
+	double inter = log(0.7) / 2;
+	size_t i;
+
+	run_experiment(f, "fractional", 16,
+		       "  - when: { O1: y }\n    factor: 0.6\n"
+		       "  - when: { O9: y }\n    factor: 1.25\n"
+		       "  - when: { O16: y }\n    factor: 0.9\n"
+		       "  - when: { O1: y, O2: y }\n    factor: 0.7\n");
+	assert_int_equal(kb_design_nruns(design(f)), 32);
+	assert_string_equal(kb_design_generators(design(f)),
+			    "F=ABC G=ABD H=ABE J=ACD K=ACE L=ADE M=BCD N=BCE O=BDE P=CDE Q=ABCDE");
+	/* 16 main effects and 15 chains of 8 interactions: 31 columns */
+	assert_int_equal(f->n, 16 + 15);
+	for (i = 0; i < f->n; i++) {
+		struct kb_alias *al = NULL;
+		size_t na;
+
+		x = &f->e[i];
+		na = kb_design_aliases(design(f), x->f1, x->f2, &al);
+		assert_int_equal(x->npartial, 0);
+		if (!x->interaction) {
+			assert_string_equal(x->aliases, "");
+			assert_int_equal(na, 0);
+		} else {
+			assert_int_equal(na, 7);
+			assert_true(x->aliases[0] == 'O');
+			assert_null(strstr(x->aliases, "..."));
+		}
+		free(al);
+	}
+	/* the main effects, the interaction's halves in O1 and O2 */
+	assert_near(find(f, "O1"), log(0.6) + inter, 0.03);
+	assert_near(find(f, "O2"), inter, 0.03);
+	assert_near(find(f, "O9"), log(1.25), 0.03);
+	assert_near(find(f, "O16"), log(0.9), 0.03);
+	for (i = 0; i < f->n; i++)
+		if (!f->e[i].interaction && f->e[i].f1 != 0 &&
+		    f->e[i].f1 != 1 && f->e[i].f1 != 8 && f->e[i].f1 != 15)
+			assert_near(&f->e[i], 0, 0.03);
+	x = find(f, "O1:O2");
+	assert_string_equal(x->aliases,
+			    "O3:O6, O4:O7, O5:O8, O9:O12, O10:O13, O11:O14, O15:O16");
+	assert_near(x, inter, 0.03);
+	assert_true(x->significant);
+	assert_true(find(f, "O1")->significant);
+	assert_true(find(f, "O9")->significant);
+	assert_true(find(f, "O16")->significant);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+static const struct CMUnitTest tests[] = {
+	T(test_effects__plackett_burman_12_factors_recovers_main_effects),
+	T(test_effects__plackett_burman_interaction_enters_mains_by_coefficient),
+	T(test_effects__fractional_16_factors_recovers_main_effects),
+};
+
+KB_TEST_MAIN(tests)
