@@ -288,44 +288,46 @@ static void trend_text(const struct kb_trend_series *t,
 
 /*
  * Print the `kbisect bisect commits` line for change point @k (1-based)
- * of @t, or its JSON.  Returns the exit status.
+ * of @t, or its JSON; or say why there is none (exit status 2).  Returns
+ * the exit status.
  */
 static int print_bisect(const struct trend_args *o,
 			const struct kb_trend_series *t,
 			const struct kb_trend_change *c, size_t nc, uint64_t k)
 {
 	const struct kb_trend_point *a, *z;
+	struct kb_err err = KB_ERR_INIT;
 	const char *argv[16];
 	struct kb_buf b = KB_BUF_INIT;
 	size_t n = 0, i;
 	int model;
 
 	if (k > nc) {
-		fprintf(stderr,
-			"kbisect: change point %llu asked for, but the trend of '%s' has %zu\n",
-			(unsigned long long)k, t->name, nc);
-		return 2;
+		kb_err_set(&err, KB_EINPUT,
+			   "change point %llu asked for, but the trend of '%s' has %zu",
+			   (unsigned long long)k, t->name, nc);
+		return cmd_fail(&err);
 	}
 	a = &t->points[c[k - 1].index - 1];
 	z = &t->points[c[k - 1].index];
 	if (!bisect_rev(a) || !bisect_rev(z)) {
-		fprintf(stderr,
-			"kbisect: experiment %lld has no kernel revision (no source.rev, no kernel.rev factor): there are no commits to bisect\n",
-			(long long)(bisect_rev(a) ? z : a)->experiment);
-		return 2;
+		kb_err_set(&err, KB_EINPUT,
+			   "experiment %lld has no kernel revision (no source.rev, no kernel.rev factor): there are no commits to bisect",
+			   (long long)(bisect_rev(a) ? z : a)->experiment);
+		return cmd_fail(&err);
 	}
 	if (!strcmp(bisect_rev(a), bisect_rev(z))) {
-		fprintf(stderr,
-			"kbisect: experiments %lld and %lld either side of change point %llu ran the same revision '%s': the change is not in the kernel's commits (the host, the guest or the workload changed?)\n",
-			(long long)a->experiment, (long long)z->experiment,
-			(unsigned long long)k, bisect_rev(a));
-		return 2;
+		kb_err_set(&err, KB_EINPUT,
+			   "experiments %lld and %lld either side of change point %llu ran the same revision '%s': the change is not in the kernel's commits (the host, the guest or the workload changed?)",
+			   (long long)a->experiment, (long long)z->experiment,
+			   (unsigned long long)k, bisect_rev(a));
+		return cmd_fail(&err);
 	}
 	if (!t->matrix_path) {
-		fprintf(stderr,
-			"kbisect: experiment %lld was stored without the path of its matrix: give `kbisect bisect commits --good %s --bad %s` a matrix\n",
-			(long long)z->experiment, bisect_rev(a), bisect_rev(z));
-		return 2;
+		kb_err_set(&err, KB_EINPUT,
+			   "experiment %lld was stored without the path of its matrix: give `kbisect bisect commits --good %s --bad %s` a matrix",
+			   (long long)z->experiment, bisect_rev(a), bisect_rev(z));
+		return cmd_fail(&err);
 	}
 	model = t->executor && !strcmp(t->executor, "model");
 	argv[n++] = "kbisect";

@@ -131,6 +131,18 @@ EOF
 	run "$KB" trend nightly --db "$T/tr.db" --by revision --bisect 1 --json
 	check "trend --bisect --json: the revisions and the argv" $([ $rc -eq 0 ] && json_ok "$T/out" &&
 		python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["argv"][:4] == ["kbisect","bisect","commits","--good"] and d["good"] == sys.argv[2] and d["bad"] == sys.argv[3] and d["needs_model"] is True' "$T/out" "$good" "$bad"; echo $?)
+	# the same revision on both sides: not a kernel change
+	for k in 1 2 3 4 5 6 7 8; do
+		printf "name: samerev\nsource: { tree: %s, rev: v1 }\nworkload:\n  command: { run: bench, regex: '([0-9.]+) ops/s' }\n  metric: ops_per_s\n" \
+			"$T/tr/repo" >"$T/tr/same.yaml"
+		base=1000; [ "$k" -ge 5 ] && base=700
+		printf 'metric: ops_per_s\nbase: %s\nnoise: { boot_cv: 0.01 }\nseed: %s\n' "$base" "$k" >"$T/tr/model.yaml"
+		KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/tr/same.yaml" --model "$T/tr/model.yaml" --db "$T/tr.db" -q >/dev/null 2>&1
+	done
+	run "$KB" trend samerev --db "$T/tr.db" --by revision --bisect 1 --max-pvalue 0.05
+	check "trend --bisect of a change on one revision: exit 2, not a kernel change" $([ $rc -eq 2 ] &&
+		has "ran the same revision '[0-9a-f]\{40\}': the change is not in the kernel's commits" "$T/err" &&
+		[ ! -s "$T/out" ]; echo $?)
 	run "$KB" trend nightly --db "$T/tr.db" --bisect 2
 	check "trend --bisect past the change points: exit 2" $([ $rc -eq 2 ] &&
 		has "change point 2 asked for, but the trend of 'nightly' has 1" "$T/err"; echo $?)
