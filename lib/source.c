@@ -475,6 +475,38 @@ out:
 	return ret;
 }
 
+int kb_source_resolve_time(const char *tree, const char *rev,
+			   struct kb_source_commit **out, int64_t *time,
+			   struct kb_err *err)
+{
+	struct kb_source_commit *c = kb_calloc(1, sizeof(*c));
+	git_repository *repo = NULL;
+	git_commit *commit = NULL;
+	git_oid oid;
+	int ret;
+
+	*out = NULL;
+	*time = 0;
+	git_libgit2_init();
+	if ((ret = open_repo(tree, &repo, err)) ||
+	    (ret = resolve_commit(repo, tree, rev, &oid, err)) ||
+	    (ret = describe(repo, &oid, c, err)))
+		goto out;
+	if (git_commit_lookup(&commit, repo, &oid) < 0) {
+		ret = git_fail(err, KB_EFAIL, "cannot read commit", c->sha);
+		goto out;
+	}
+	*time = (int64_t)git_commit_time(commit);
+	*out = c;
+	c = NULL;
+out:
+	git_commit_free(commit);
+	kb_source_commits_free(c, 1);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return ret;
+}
+
 int kb_source_commits(const char *tree, const char *good, const char *bad,
 		      struct kb_source_commit **out, size_t *n,
 		      struct kb_err *err)

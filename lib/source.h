@@ -2,6 +2,7 @@
 #define KB_SOURCE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct kb_err;
 
@@ -89,6 +90,15 @@ void kb_source_commits_free(struct kb_source_commit *c, size_t n);
  */
 int kb_source_resolve(const char *tree, const char *rev,
 		      struct kb_source_commit **out, struct kb_err *err);
+
+/*
+ * As kb_source_resolve(), and the commit's committer time, in seconds
+ * since the epoch, into *@time: the date a trend orders revisions by
+ * (lib/trend.h).
+ */
+int kb_source_resolve_time(const char *tree, const char *rev,
+			   struct kb_source_commit **out, int64_t *time,
+			   struct kb_err *err);
 
 /*
  * The commits from @good to @bad in the git repository @tree, for

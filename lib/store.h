@@ -317,7 +317,8 @@ struct kb_store_read_plan {
  * The plans sqlite makes on @s for every read of one experiment whose
  * cost grows with its boots and samples (those of results, compare,
  * effects and why: kb_store_experiment_get(), kb_store_variants(),
- * kb_store_metrics(), kb_store_environments(), kb_store_last_boot()), so
+ * kb_store_metrics(), kb_store_environments(), kb_store_last_boot(); and
+ * kb_store_export()'s samples), so
  * that tests and benchmarks can check each finds its rows through an
  * index: a "SCAN" of boots or samples would make every read of an
  * experiment cost the whole database.  Caller frees *@out with
@@ -659,5 +660,77 @@ void kb_store_evidence_release(struct kb_store_evidence *e);
  */
 int kb_store_evidence_get(struct kb_store *s, int64_t exp, unsigned idx,
 			  struct kb_store_evidence *out, struct kb_err *err);
+
+/* ---- export: every sample of an experiment (store_export.c) ---------- */
+
+/* One sample as kb_store_export() hands it out; the strings are valid
+ * until the callback returns. */
+struct kb_store_sample_row {
+	unsigned variant_idx;
+	const char *label;         /* the variant's */
+	const char *const *levels; /* its level of each factor the header
+				    * named, in that order; NULL where the
+				    * variant does not set that factor */
+	int64_t boot_id;           /* the boots row */
+	unsigned boot_no;
+	const char *boot_status;   /* "ok", "panic", "boot-timeout" ... */
+	const char *host;          /* where it ran, or NULL */
+	unsigned run_no;
+	const char *metric;
+	double value;
+};
+
+/* What kb_store_export() calls; a nonzero return stops the export and
+ * becomes its return (the callback sets @err, if it wants a message). */
+struct kb_store_export_cb {
+	/* once, first: the factors of the experiment's variants (Kconfig
+	 * options, "kernel.rev", "guest.vcpus" ...), in the order the
+	 * matrix gave them, each once */
+	int (*header)(void *arg, const char *const *factors, size_t n);
+	/* once per sample */
+	int (*row)(void *arg, const struct kb_store_sample_row *r);
+	void *arg;
+};
+
+/*
+ * Hand every sample of experiment @exp to @cb, one row each, in the
+ * order of variant index, boot number, run number and metric name, in
+ * one read transaction (a sample stored meanwhile is not half seen).
+ * Rows are read as they are handed out: memory does not grow with the
+ * samples.  KB_ENOTFOUND "no experiment N in ..." when there is none.
+ */
+int kb_store_export(struct kb_store *s, int64_t exp,
+		    const struct kb_store_export_cb *cb, struct kb_err *err);
+
+/* ---- trends: a variant across experiments of a name (store_trend.c) -- */
+
+/* One experiment of a series, as stored. */
+struct kb_store_series_point {
+	int64_t experiment;
+	char *created_at;
+	char *matrix_path;  /* or NULL */
+	char *matrix_yaml;
+	char *executor;     /* "model", "libvirt", or NULL */
+	int variant_idx;    /* the variant asked for; -1: it has none */
+	char *label;        /* that variant's label, or NULL */
+	char *kernel_rev;   /* its kernel.rev level, or NULL */
+	size_t nboots;      /* its ok boots with a value of the metric */
+	double *boot_means; /* each one's mean over its runs (owned) */
+};
+void kb_store_series_point_release(struct kb_store_series_point *p);
+
+/*
+ * The experiments named @name (experiments.name), by id, but those made
+ * by a bisection or `kbisect test` (design "bisect-..."), each with its
+ * variant labelled @label (NULL: its baseline, #0) and that variant's
+ * ok boot means of @metric, in one read transaction.  @metric NULL
+ * means the metric of the newest of those experiments; *@metric_out
+ * (caller frees) is the metric read.  Caller releases each point and
+ * frees *@out.  *@n is 0 when no experiment has the name.
+ */
+int kb_store_series(struct kb_store *s, const char *name, const char *label,
+		    const char *metric, char **metric_out,
+		    struct kb_store_series_point **out, size_t *n,
+		    struct kb_err *err);
 
 #endif

@@ -215,6 +215,7 @@ static const struct {
 	{ "metrics", sql_metrics },
 	{ "environments", sql_environments },
 	{ "last-boot", sql_last_boot },
+	{ "export", store_sql_export },
 };
 
 void kb_store_read_plans_free(struct kb_store_read_plan *p, size_t n)

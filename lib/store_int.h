@@ -216,6 +216,9 @@ extern const char store_sql_info[];
 extern const char store_sql_variants[];
 extern const char store_sql_boot_means[];
 extern const char store_sql_failures[];
+/* Every sample of experiment ?1 with its boot and variant index
+ * (lib/store_export.c). */
+extern const char store_sql_export[];
 
 /* ---- evidence (lib/store_evidence.c, db/0007) ------------------------ */
 
