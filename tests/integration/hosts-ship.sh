@@ -1,0 +1,112 @@
+#!/bin/sh
+# A "remote" host on one machine (tools/libvirtd-remote: libvirtd in a
+# mount namespace that hides the client's files), for real: a kernel copy
+# in this test's folder boots there under QEMU (TCG) only because kbisect
+# ships it, its initramfs and its scratch disk through the libvirt
+# connection into a storage pool (hosts[].pool, lib/guest_pool.c).
+#
+#   1. without a pool the host cannot find the kernel: every boot fails
+#      as libvirt-error, none is ok;
+#   2. with a pool: every boot ok; the kernel and the initramfs are
+#      uploaded once; the domain XML names paths of the pool;
+#   3. again: nothing crosses the connection, every boot ok, and no boot
+#      volume is left in the pool.
+#
+# Usage: tests/integration/hosts-ship.sh path/to/kbisect
+# Skips (exit 0, "SKIP: ...") only when a component is truly missing.
+set -u
+
+KB=${1:?usage: $0 path/to/kbisect}
+case $KB in /*) ;; *) KB=$PWD/$KB ;; esac
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+T=$(mktemp -d /var/tmp/kbisect-hosts-ship.XXXXXX)
+chmod 755 "$T"
+started=$(date +%s)
+NAME=hosts-ship
+URI=qemu:///system
+. "$(dirname "$0")/lib/libvirt.sh"
+# the remote's folder: not under a folder it hides (/tmp, /var/tmp)
+R=
+
+cleanup() {
+	[ -n "$R" ] && "$TOP/tools/libvirtd-remote" stop "$R"
+	[ -n "$R" ] && rm -rf "$R"
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+libvirt_need sqlite3 unshare
+R=$(mktemp -d /run/kbisect-remote.XXXXXX) || skip "cannot make a folder in /run"
+RURI=$("$TOP/tools/libvirtd-remote" start "$R" "$T")
+case $? in
+0) ;;
+2) skip "a libvirtd in a mount namespace cannot start here (see above)" ;;
+*) fail "the namespaced libvirtd did not answer"; exit 1 ;;
+esac
+virsh -c "$RURI" domcapabilities --virttype qemu >/dev/null 2>&1 ||
+	skip "libvirt has no qemu (TCG) domains here"
+
+export KBISECT_DB="$T/kb.db" XDG_CACHE_HOME="$T/cache" TMPDIR="$T"
+q() { sqlite3 "$KBISECT_DB" "$1"; }
+cp "$KERNEL" "$T/vmlinuz"
+
+matrix() { # FILE HOSTLINE
+	cat > "$1" <<YAML
+name: hosts-ship-it
+source: { kernel: $T/vmlinuz }
+guest: { hypervisor: qemu, vcpus: 1, memory_mib: 512, boot_timeout_s: 120 }
+workload:
+  fio: { rw: randread, bs: 4k, size: 16m, runtime: 1, time_based: 1,
+         ioengine: libaio, direct: 1 }
+repeat: { boots: 2, runs_per_boot: 1 }
+hosts: [$2]
+YAML
+}
+# boots of experiment $1 as "STATUS COUNT" lines
+statuses() {
+	q "SELECT status || ' ' || count(*) FROM boots b
+	   JOIN variants v ON v.id = b.variant_id
+	   WHERE v.experiment_id = $1 GROUP BY status"
+}
+
+# ---- 1. no pool: the namespaced host sees none of the client's files ------
+matrix "$T/local.yaml" "\"$RURI\""
+"$KB" run "$T/local.yaml" > "$T/run1.out" 2> "$T/run1.err"
+[ "$(statuses 1)" = "libvirt-error 2" ] ||
+	fail "without a pool, expected 2 libvirt-error boots, got: $(statuses 1)"
+
+# ---- 2. a pool: files shipped once, boots ok --------------------------------
+matrix "$T/ship.yaml" "{ uri: \"$RURI\", pool: kbisect-it }"
+t0=$(date +%s)
+"$KB" run "$T/ship.yaml" > "$T/run2.out" 2> "$T/run2.err" ||
+	{ fail "kbisect run with a pool failed:"; cat "$T/run2.out" "$T/run2.err"; }
+echo "hosts-ship: run with a pool took $(($(date +%s) - t0)) s"
+[ "$(statuses 2)" = "ok 2" ] || {
+	fail "with a pool, expected 2 ok boots, got: $(statuses 2)"
+	q "SELECT console_tail FROM boots" | tail -20
+}
+[ "$(grep -c "^  shipped $T/vmlinuz to pool kbisect-it" "$T/run2.err")" = 1 ] ||
+	fail "the kernel was not shipped exactly once: $(cat "$T/run2.err")"
+[ "$(grep -c '^  shipped .*initramfs.*to pool kbisect-it' "$T/run2.err")" = 1 ] ||
+	fail "the initramfs was not shipped exactly once: $(cat "$T/run2.err")"
+[ "$(q "SELECT count(*) FROM boots b JOIN variants v ON v.id = b.variant_id
+	WHERE v.experiment_id = 2
+	AND domain_xml LIKE '%<kernel>/var/lib/libvirt/kbisect-it/kb-f-kernel-%'
+	AND domain_xml NOT LIKE '%$T%'")" = 2 ] ||
+	fail "the domain XML does not name the pool's kernel, or names a client path"
+
+# ---- 3. again: nothing crosses, nothing is left -----------------------------
+"$KB" run "$T/ship.yaml" > "$T/run3.out" 2> "$T/run3.err" ||
+	{ fail "the second run failed:"; cat "$T/run3.err"; }
+[ "$(statuses 3)" = "ok 2" ] || fail "second run: $(statuses 3)"
+grep -q "shipped" "$T/run3.err" && fail "the second run shipped again: $(cat "$T/run3.err")"
+vols=$(virsh -c "$RURI" vol-list kbisect-it --details 2>/dev/null | awk 'NR > 2 && NF { print $1 }')
+echo "$vols" | grep -q '^kb-boot-' && fail "boot volumes left in the pool: $vols"
+[ "$(echo "$vols" | grep -c '^kb-f-')" = 4 ] ||
+	fail "expected a kernel, an initramfs and their markers in the pool: $vols"
+virsh -c "$RURI" list --name | grep -q '^kbisect-' && fail "a guest was left running"
+
+echo "hosts-ship: $(( $(date +%s) - started )) s in all"
+[ $failed = 0 ] || exit 1
+echo "hosts-ship: ok"
