@@ -141,7 +141,7 @@ static int other_level(struct ctx *c, const char *name,
 		       const struct kb_ynode *n, char **out)
 {
 	const char *s;
-	char what[32];
+	char what[160];
 	int ret;
 
 	if (!strncmp(name, "guest.", 6))
@@ -161,6 +161,11 @@ static int cond_name(struct ctx *c, const struct kb_ynode *key, char **out,
 	size_t i;
 	int ret;
 
+	if (kb_runtime_factor_name_valid(name)) {
+		*out = kb_strdup(name);
+		*kconfig = 0;
+		return 0;
+	}
 	if (strchr(name, '.')) {
 		for (i = 0; i < N(other_factors); i++) {
 			if (!strcmp(name, other_factors[i])) {
@@ -175,7 +180,7 @@ static int cond_name(struct ctx *c, const struct kb_ynode *key, char **out,
 				    "unknown factor '%s' (did you mean '%s'?)",
 				    name, hint);
 		return fail(c, key,
-			    "unknown factor '%s': expected a Kconfig option or one of guest.mode, guest.vcpus, guest.pin, guest.memory_mib, kernel.rev, kernel.image",
+			    "unknown factor '%s': expected a Kconfig option or one of guest.mode, guest.vcpus, guest.pin, guest.memory_mib, kernel.rev, kernel.image, workload.copies, workload.NAME, cmdline.NAME, sysctl.NAME",
 			    name);
 	}
 	if ((ret = kb_ycheck_kconfig_name(&c->y, key, &name)))
@@ -277,6 +282,13 @@ static int parse_when(struct ctx *c, const struct kb_ynode *n,
 		if (stage == STAGE_BUILD && !strncmp(cd->name, "guest.", 6)) {
 			ret = fail(c, n->keys[i],
 				   "a build failure cannot depend on '%s': guest factors do not change the build (use stage: boot)",
+				   cd->name);
+			goto out;
+		}
+		if (stage == STAGE_BUILD &&
+		    kb_runtime_factor_name_valid(cd->name)) {
+			ret = fail(c, n->keys[i],
+				   "a build failure cannot depend on '%s': workload, cmdline and sysctl factors do not change the build (use stage: boot)",
 				   cd->name);
 			goto out;
 		}
