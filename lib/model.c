@@ -316,13 +316,15 @@ static int parse_metric(struct ctx *c, const struct kb_ynode *n)
 	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_SCALAR, "'metric'")))
 		return ret;
 	s = n->str;
-	if (!n->len || n->len >= KB_METRIC_NAME_MAX ||
-	    strlen(s) != n->len ||
-	    strspn(s, "abcdefghijklmnopqrstuvwxyz"
-		      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != n->len ||
-	    (s[0] >= '0' && s[0] <= '9'))
+	/* or a derived name the matrix can name: "real_s.sum" (matrix.h) */
+	if ((!n->len || n->len >= KB_METRIC_NAME_MAX ||
+	     strlen(s) != n->len ||
+	     strspn(s, "abcdefghijklmnopqrstuvwxyz"
+		       "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != n->len ||
+	     (s[0] >= '0' && s[0] <= '9')) &&
+	    !(strlen(s) == n->len && kb_metric_name_valid(s)))
 		return fail(c, n,
-			    "invalid metric '%s': expected a name of letters, digits and _ of at most %d characters, such as read_iops",
+			    "invalid metric '%s': expected a name of letters, digits and _ of at most %d characters, such as read_iops (or real_s.sum)",
 			    s, KB_METRIC_NAME_MAX - 1);
 	c->m->metric = kb_strdup(s);
 	return 0;
