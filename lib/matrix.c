@@ -781,8 +781,13 @@ static int workload(struct ctx *c, const struct kb_ynode *n)
 		break;
 	case KB_WORKLOAD_COMMAND:
 		if ((ret = kb_ycheck_type(&c->y, kind, KB_Y_MAP,
-					  "workload.command")) ||
-		    (ret = kb_ycheck_keys(&c->y, kind, "'workload.command'",
+					  "workload.command")))
+			return ret;
+		for (i = 0; i < kind->n; i++)
+			if (!strcmp(kind->keys[i]->str, "metric"))
+				return fail(c, kind->keys[i],
+					    "unknown key 'metric' in 'workload.command': the metric verdicts are about is workload.metric, beside command (workload.command.metrics names more numbers of the output)");
+		if ((ret = kb_ycheck_keys(&c->y, kind, "'workload.command'",
 					  cmd_keys, 4)))
 			return ret;
 		if (!(v = kb_ynode_get(kind, "run")))

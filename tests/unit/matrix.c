@@ -828,6 +828,8 @@ static void test_matrix__named_metrics_and_parsers(void **state)
 	    "workload.command.metrics names 0 metrics");
 	bad("workload: { command: { run: b, parser: ddd } }\n", 1, 40,
 	    "invalid workload.command.parser 'ddd' (did you mean 'dd'?)");
+	bad("workload: { command: { run: b, metric: real_s } }\n", 1, 32,
+	    "unknown key 'metric' in 'workload.command': the metric verdicts are about is workload.metric, beside command");
 	bad("workload: { command: { run: b, metrics: { ops: '(a)' }, regex: 'x(1)' }, metric: ops }\n",
 	    1, 43, "metric 'ops' is taken by workload.command.regex");
 }
