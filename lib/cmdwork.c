@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "matrix.h"
 #include "mem.h"
 #include "variant.h"
 #include "banned.h"
@@ -160,6 +161,7 @@ static void last_line(const struct report *r, char *out, size_t size)
 static int take_regex(const struct report *r, const char *file,
 		      const char *regex, double *out, struct kb_err *err)
 {
+	/* workload.command.regex, or a metric of workload.command.metrics */
 	regex_t re;
 	regmatch_t m[2];
 	char *text = kb_strndup(r->output, r->output_len);
@@ -232,4 +234,36 @@ int kb_cmdwork_parse_buffer(const char *data, size_t len, const char *file,
 	}
 	*out = s;
 	return 0;
+}
+
+int kb_cmdwork_parse_workload(const char *data, size_t len, const char *file,
+			      const struct kb_workload *w,
+			      struct kb_sample *out, struct kb_err *err)
+{
+	struct kb_sample *s = kb_calloc(1, sizeof(*s));
+	struct report r;
+	double v = 0;
+	size_t i;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if ((ret = kb_cmdwork_parse_buffer(data, len, file, w->regex,
+					   w->metric, s, err)) ||
+	    (ret = parse_report(data, len, file, &r, err)))
+		goto out;
+	for (i = 0; i < w->nmetrics; i++) {
+		if ((ret = take_regex(&r, file, w->metrics[i].value, &v, err)))
+			goto out;
+		(void)kb_sample_set(s, w->metrics[i].key, v);
+	}
+	if (w->parser == KB_PARSER_DD)
+		ret = kb_cmdwork_parse_dd(r.output, r.output_len, file, s, err);
+	else if (w->parser == KB_PARSER_UNIXBENCH)
+		ret = kb_cmdwork_parse_unixbench(r.output, r.output_len, file,
+						 s, err);
+	if (ret == 0)
+		*out = *s;
+out:
+	free(s);
+	return ret;
 }

@@ -464,6 +464,99 @@ static void judged(struct kb_boot_result *out, enum kb_boot_status status,
 	out->reason = reason;
 }
 
+/* One copy's payload (a command report, fio's JSON) into @out. */
+static int parse_one(const char *data, size_t len, const char *file,
+		     const struct kb_workload *w, struct kb_sample *out,
+		     struct kb_err *err)
+{
+	if (w->kind == KB_WORKLOAD_COMMAND)
+		return kb_cmdwork_parse_workload(data, len, file, w, out, err);
+	return kb_fio_parse_buffer_devices(data, len, file, w->per_device, out,
+					   err);
+}
+
+/* A number ending at a space or newline; advances *@p past it. */
+static int header_num(const char **p, const char *end, char stop,
+		      size_t *out)
+{
+	const char *s = *p;
+	size_t v = 0;
+
+	if (s >= end || *s < '0' || *s > '9')
+		return -1;
+	for (; s < end && *s >= '0' && *s <= '9'; s++) {
+		if (v > KB_CONSOLE_MAX_FRAME)
+			return -1;
+		v = v * 10 + (size_t)(*s - '0');
+	}
+	if (s >= end || *s != stop)
+		return -1;
+	*p = s + 1;
+	*out = v;
+	return 0;
+}
+
+/*
+ * A run of w->copies copies (guests/init): "kbisect-copies N", then per
+ * copy "copy K LEN" and LEN bytes of its payload; the run's sample is
+ * kb_sample_copies() of the copies' samples.
+ */
+static int parse_copies(const char *data, size_t len, const char *file,
+			const struct kb_workload *w, struct kb_sample *out,
+			struct kb_err *err)
+{
+	static const char magic[] = "kbisect-copies ";
+	const char *p = data, *end = data + len;
+	struct kb_sample *each = NULL;
+	size_t n, k, want, clen;
+	char name[80];
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (len < sizeof(magic) - 1 || memcmp(p, magic, sizeof(magic) - 1))
+		return kb_err_set(err, KB_EINPUT,
+				  "%s: expected the output of %u copies ('%s%u')",
+				  file, w->copies, magic, w->copies);
+	p += sizeof(magic) - 1;
+	if (header_num(&p, end, '\n', &n) || n != w->copies)
+		return kb_err_set(err, KB_EINPUT,
+				  "%s: the guest ran another number of copies than the %u asked (stale initramfs?)",
+				  file, w->copies);
+	each = kb_calloc(n, sizeof(*each));
+	for (k = 0; k < n; k++) {
+		if ((size_t)(end - p) < 5 || memcmp(p, "copy ", 5) ||
+		    (p += 5, header_num(&p, end, ' ', &want)) ||
+		    want != k + 1 || header_num(&p, end, '\n', &clen) ||
+		    clen > (size_t)(end - p)) {
+			ret = kb_err_set(err, KB_EINPUT,
+					 "%s: malformed header of copy %zu",
+					 file, k + 1);
+			goto out;
+		}
+		snprintf(name, sizeof(name), "%s copy %zu", file, k + 1);
+		if ((ret = parse_one(p, clen, name, w, &each[k], err)))
+			goto out;
+		p += clen;
+	}
+	while (p < end && *p == '\n')
+		p++;
+	if (p != end) {
+		ret = kb_err_set(err, KB_EINPUT,
+				 "%s: data after the last copy's output", file);
+		goto out;
+	}
+	if (kb_sample_copies(w, each, n, out)) {
+		ret = kb_err_set(err, KB_EINPUT,
+				 "%s: the copies yield more metrics than a sample holds (%d)",
+				 file, KB_SAMPLE_MAX_METRICS);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(each);
+	return ret;
+}
+
 /* Parse every frame into out->runs; 0, or -1 with the reason set. */
 static int samples(const struct kb_console *c, const struct kb_workload *w,
 		   struct kb_boot_result *out)
@@ -478,13 +571,12 @@ static int samples(const struct kb_console *c, const struct kb_workload *w,
 		int ret;
 
 		snprintf(file, sizeof(file), "run %u", f->run);
-		if (w->kind == KB_WORKLOAD_COMMAND)
-			ret = kb_cmdwork_parse_buffer(f->data, f->len, file,
-						      w->regex, w->metric,
-						      &runs[i], &err);
+		if (w->copies > 1)
+			ret = parse_copies(f->data, f->len, file, w, &runs[i],
+					   &err);
 		else
-			ret = kb_fio_parse_buffer(f->data, f->len, file,
-						  &runs[i], &err);
+			ret = parse_one(f->data, f->len, file, w, &runs[i],
+					&err);
 		if (ret) {
 			judged(out, KB_BOOT_BAD_OUTPUT,
 			       kb_asprintf("guest output: %s", err.msg));

@@ -103,8 +103,11 @@ int kb_console_parse_buffer(const char *data, size_t len, const char *file,
 /*
  * Judge a boot once reading stopped, filling @out's status, reason,
  * console_tail (last 50 lines) and runs (one sample per frame, parsed as
- * fio JSON or command output according to @w); duration and host are left
- * alone.  @runs is the number of runs asked for; @timed_out says the
+ * fio JSON, per device with w->per_device, or as command output with
+ * w's regex, named metrics and parser); duration and host are left
+ * alone.  With w->copies above 1 a frame's payload holds every copy's
+ * ("kbisect-copies N", then per copy "copy K LEN" and LEN bytes of its
+ * payload), and its sample is their kb_sample_copies().  @runs is the number of runs asked for; @timed_out says the
  * runner gave up waiting (else the console ended or reached a final
  * state).  Statuses: PANIC if a panic was seen; BAD_OUTPUT if the console
  * is bad, /init reported an error, a payload does not parse, or the guest

@@ -146,27 +146,106 @@ static int add_dir(json_object *job, size_t idx, size_t d, const char *file,
 	return 0;
 }
 
-/* Set metric DIR_WHAT; finite numbers can still add up past a double. */
+/* Set metric DIR_WHAT (DIR_WHAT.SUFFIX with a @suffix); finite numbers
+ * can still add up past a double. */
 static int set(struct kb_sample *out, const char *dir, const char *what,
-	       double v, const char *file, struct kb_err *err)
+	       const char *suffix, double v, const char *file,
+	       struct kb_err *err)
 {
 	char name[KB_METRIC_NAME_MAX];
 
-	snprintf(name, sizeof(name), "%s_%s", dir, what);
+	snprintf(name, sizeof(name), "%s_%s%s%s", dir, what,
+		 suffix ? "." : "", suffix ? suffix : "");
 	if (!isfinite(v))
 		return kb_err_set(err, KB_EINPUT,
 				  "%s: '%s' is out of range: the jobs' numbers add up past what a double holds",
 				  file, name);
-	(void)kb_sample_set(out, name, v);
+	if (kb_sample_set(out, name, v))
+		return kb_err_set(err, KB_EINPUT,
+				  "%s: more metrics than a sample holds (%d)",
+				  file, KB_SAMPLE_MAX_METRICS);
 	return 0;
 }
 
-static int metrics(json_object *root, const char *file, struct kb_sample *out,
-		   struct kb_err *err)
+/* The metrics of @sums (one per direction), named with @suffix. */
+static int emit(struct kb_sample *out, struct dir_sum *sums,
+		const char *suffix, const char *file, struct kb_err *err)
+{
+	size_t d, k;
+	int ret;
+
+	for (d = 0; d < NDIRS; d++) {
+		struct dir_sum *s = &sums[d];
+
+		if (d == 2 && s->ios == 0 && s->iops == 0 && s->bw_kib == 0)
+			continue;
+		if ((ret = set(out, dirs[d], "iops", suffix, s->iops, file,
+			       err)) ||
+		    (ret = set(out, dirs[d], "bw_kib", suffix, s->bw_kib, file,
+			       err)))
+			return ret;
+		if (s->ios <= 0)
+			continue;
+		if ((ret = set(out, dirs[d], "lat_mean_us", suffix,
+			       s->clat_sum_ns / s->ios / 1000, file, err)))
+			return ret;
+		for (k = 0; k < NPCTS; k++)
+			if (s->have_pct[k] &&
+			    (ret = set(out, dirs[d], pcts[k].suffix, suffix,
+				       s->pct_ns[k] / 1000, file, err)))
+				return ret;
+	}
+	return 0;
+}
+
+/* The jobs of one device, for per-device metrics. */
+struct device {
+	char name[KB_FIO_DEVICE_NAME_MAX + 1];
+	struct dir_sum sums[NDIRS];
+};
+
+/*
+ * The device job @job did its I/O on, as a metric qualifier: the last
+ * part of its "filename" option (fio shows it with the environment
+ * expanded), else its job name; characters other than [a-z0-9_] as _.
+ */
+static void device_of(json_object *job, char *out)
+{
+	json_object *o = get(get(job, "job options"), "filename");
+	const char *s = NULL, *slash;
+	size_t i, j = 0;
+
+	if (o && json_object_is_type(o, json_type_string))
+		s = json_object_get_string(o);
+	if (!s || !*s) {
+		o = get(job, "jobname");
+		s = o && json_object_is_type(o, json_type_string)
+			    ? json_object_get_string(o)
+			    : "job";
+	}
+	if ((slash = strrchr(s, '/')) && slash[1])
+		s = slash + 1;
+	for (i = 0; s[i] && j < KB_FIO_DEVICE_NAME_MAX; i++) {
+		char ch = s[i];
+
+		if (ch >= 'A' && ch <= 'Z')
+			ch = (char)(ch - 'A' + 'a');
+		out[j++] = ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9'))
+				   ? ch
+				   : '_';
+	}
+	if (!j)
+		out[j++] = '_';
+	out[j] = '\0';
+}
+
+static int metrics(json_object *root, const char *file, int per_device,
+		   struct kb_sample *out, struct kb_err *err)
 {
 	struct dir_sum sums[NDIRS];
+	struct device *devs = NULL;
 	json_object *jobs = get(root, "jobs");
-	size_t i, d, k, n;
+	size_t i, d, n, k, ndevs = 0;
 	double e;
 	int ret;
 
@@ -179,53 +258,68 @@ static int metrics(json_object *root, const char *file, struct kb_sample *out,
 		return kb_err_set(err, KB_EINPUT,
 				  "%s: fio output lists no jobs", file);
 	memset(sums, 0, sizeof(sums));
+	if (per_device)
+		devs = kb_calloc(n, sizeof(*devs));
 	for (i = 0; i < n; i++) {
 		json_object *job = json_object_array_get_idx(jobs, i);
+		struct device *dev = NULL;
 
-		if (!job || !json_object_is_type(job, json_type_object))
-			return kb_err_set(err, KB_EINPUT,
-					  "%s: job %zu is not an object", file,
-					  i);
+		if (!job || !json_object_is_type(job, json_type_object)) {
+			ret = kb_err_set(err, KB_EINPUT,
+					 "%s: job %zu is not an object", file,
+					 i);
+			goto out;
+		}
 		if (number(get(job, "error"), &e) == 0 && e != 0) {
 			json_object *o = get(job, "jobname");
 			const char *name = "?";
 
 			if (o && json_object_is_type(o, json_type_string))
 				name = json_object_get_string(o);
-			return kb_err_set(err, KB_EINPUT,
-					  "%s: fio job '%s' failed with error %.0f",
-					  file, name, e);
+			ret = kb_err_set(err, KB_EINPUT,
+					 "%s: fio job '%s' failed with error %.0f",
+					 file, name, e);
+			goto out;
+		}
+		if (devs) {
+			char name[KB_FIO_DEVICE_NAME_MAX + 1];
+
+			device_of(job, name);
+			for (k = 0; k < ndevs && strcmp(devs[k].name, name);
+			     k++)
+				;
+			if (k == ndevs)
+				memcpy(devs[ndevs++].name, name, sizeof(name));
+			dev = &devs[k];
 		}
 		for (d = 0; d < NDIRS; d++)
-			if ((ret = add_dir(job, i, d, file, &sums[d], err)))
-				return ret;
+			if ((ret = add_dir(job, i, d, file, &sums[d], err)) ||
+			    (dev && (ret = add_dir(job, i, d, file,
+						   &dev->sums[d], err))))
+				goto out;
 	}
-	for (d = 0; d < NDIRS; d++) {
-		struct dir_sum *s = &sums[d];
-
-		if (d == 2 && s->ios == 0 && s->iops == 0 && s->bw_kib == 0)
-			continue;
-		if ((ret = set(out, dirs[d], "iops", s->iops, file, err)) ||
-		    (ret = set(out, dirs[d], "bw_kib", s->bw_kib, file, err)))
-			return ret;
-		if (s->ios <= 0)
-			continue;
-		if ((ret = set(out, dirs[d], "lat_mean_us",
-			       s->clat_sum_ns / s->ios / 1000, file, err)))
-			return ret;
-		for (k = 0; k < NPCTS; k++)
-			if (s->have_pct[k] &&
-			    (ret = set(out, dirs[d], pcts[k].suffix,
-				       s->pct_ns[k] / 1000, file, err)))
-				return ret;
-	}
-	return 0;
+	if ((ret = emit(out, sums, NULL, file, err)))
+		goto out;
+	for (k = 0; k < ndevs; k++)
+		if ((ret = emit(out, devs[k].sums, devs[k].name, file, err)))
+			goto out;
+	ret = 0;
+out:
+	free(devs);
+	return ret;
 }
 
 int kb_fio_parse_buffer(const char *data, size_t len, const char *file,
 			struct kb_sample *out, struct kb_err *err)
 {
-	struct kb_sample s;
+	return kb_fio_parse_buffer_devices(data, len, file, 0, out, err);
+}
+
+int kb_fio_parse_buffer_devices(const char *data, size_t len,
+				const char *file, int per_device,
+				struct kb_sample *out, struct kb_err *err)
+{
+	struct kb_sample *s = kb_calloc(1, sizeof(*s));
 	json_tokener *tok = NULL;
 	json_object *root = NULL;
 	enum json_tokener_error jerr;
@@ -234,21 +328,26 @@ int kb_fio_parse_buffer(const char *data, size_t len, const char *file,
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	memset(&s, 0, sizeof(s));
-	if (len > KB_FIO_MAX_OUTPUT)
-		return kb_err_set(err, KB_EINPUT,
-				  "%s: fio output of %zu bytes is larger than the %u byte limit",
-				  file, len, KB_FIO_MAX_OUTPUT);
+	if (len > KB_FIO_MAX_OUTPUT) {
+		ret = kb_err_set(err, KB_EINPUT,
+				 "%s: fio output of %zu bytes is larger than the %u byte limit",
+				 file, len, KB_FIO_MAX_OUTPUT);
+		goto out;
+	}
 	start = len ? memchr(data, '{', len) : NULL;
-	if (!start)
-		return kb_err_set(err, KB_EINPUT,
-				  "%s: no JSON object in the fio output (was fio run with --output-format=json?)",
-				  file);
+	if (!start) {
+		ret = kb_err_set(err, KB_EINPUT,
+				 "%s: no JSON object in the fio output (was fio run with --output-format=json?)",
+				 file);
+		goto out;
+	}
 	skip = (size_t)(start - data);
 	tok = json_tokener_new();
-	if (!tok)
-		return kb_err_set(err, KB_EFAIL, "%s: cannot allocate a JSON parser",
-				  file);
+	if (!tok) {
+		ret = kb_err_set(err, KB_EFAIL,
+				 "%s: cannot allocate a JSON parser", file);
+		goto out;
+	}
 	root = json_tokener_parse_ex(tok, start, (int)(len - skip));
 	jerr = json_tokener_get_error(tok);
 	if (!root || jerr != json_tokener_success) {
@@ -269,13 +368,15 @@ int kb_fio_parse_buffer(const char *data, size_t len, const char *file,
 				 "%s: fio JSON output is not an object", file);
 		goto out;
 	}
-	if ((ret = metrics(root, file, &s, err)))
+	if ((ret = metrics(root, file, per_device, s, err)))
 		goto out;
-	*out = s;
+	*out = *s;
 	ret = 0;
 out:
 	json_object_put(root);
-	json_tokener_free(tok);
+	if (tok)
+		json_tokener_free(tok);
+	free(s);
 	return ret;
 }
 
@@ -317,7 +418,7 @@ int kb_fio_job_text(const struct kb_workload *w, char **out,
 	*out = NULL;
 	switch (w->kind) {
 	case KB_WORKLOAD_FIO:
-		kb_buf_adds(&b, "[kbisect]\n");
+		kb_buf_adds(&b, w->per_device ? "[global]\n" : "[kbisect]\n");
 		for (i = 0; i < w->nfio; i++) {
 			const struct kb_option *o = &w->fio[i];
 			size_t at, size;
@@ -334,7 +435,11 @@ int kb_fio_job_text(const struct kb_workload *w, char **out,
 			}
 			kb_buf_addf(&b, "%s=%s\n", o->key, o->value);
 		}
-		if (!names_files(w))
+		if (w->per_device)
+			for (i = 1; i <= w->targets_count; i++)
+				kb_buf_addf(&b, "[kbisect-%zu]\nfilename=${%s%zu}\n",
+					    i, KB_FIO_DISK_ENV, i);
+		else if (!names_files(w))
 			kb_buf_addf(&b, "filename=${%s}\n", KB_FIO_DISKS_ENV);
 		break;
 	case KB_WORKLOAD_FIO_JOB:
@@ -367,20 +472,24 @@ const char *const *kb_fio_args(void)
 	return args;
 }
 
-/* environ with KBISECT_DISKS set to a harmless value; caller frees. */
-static char **check_env(void)
+/* environ with KBISECT_DISKS and KBISECT_DISK1.. set to a harmless
+ * value; caller frees the array and the strings from @strings on. */
+static char **check_env(size_t ndisks, size_t *strings)
 {
 	size_t n = 0, i, j = 0;
 	char **env;
 
 	while (environ && environ[n])
 		n++;
-	env = kb_calloc(n + 2, sizeof(*env));
+	env = kb_calloc(n + ndisks + 2, sizeof(*env));
 	for (i = 0; i < n; i++)
-		if (strncmp(environ[i], KB_FIO_DISKS_ENV "=",
-			    strlen(KB_FIO_DISKS_ENV) + 1) != 0)
+		if (strncmp(environ[i], KB_FIO_DISK_ENV,
+			    strlen(KB_FIO_DISK_ENV)) != 0)
 			env[j++] = environ[i];
 	env[j++] = (char *)KB_FIO_DISKS_ENV "=/dev/null";
+	*strings = j;
+	for (i = 1; i <= ndisks; i++)
+		env[j++] = kb_asprintf("%s%zu=/dev/null", KB_FIO_DISK_ENV, i);
 	env[j] = NULL;
 	return env;
 }
@@ -442,12 +551,14 @@ static const struct kb_option *blamed(const struct kb_workload *w,
 	return best;
 }
 
-int kb_fio_check(const struct kb_workload *w, const char *matrix_file,
-		 const char *fio, struct kb_err *err)
+/* kb_fio_check() of one workload, its {{NAME}} parameters filled. */
+static int check_one(const struct kb_workload *w, const char *matrix_file,
+		     const char *fio, struct kb_err *err)
 {
 	struct kb_buf errout = KB_BUF_INIT;
 	char *job = NULL, *complaint = NULL, **env = NULL;
 	char path[] = "/tmp/kbisect-job-XXXXXX";
+	size_t strings = 0, k;
 	const struct kb_option *o;
 	char *argv[5];
 	int fd = -1, status = 0, ret;
@@ -485,7 +596,7 @@ int kb_fio_check(const struct kb_workload *w, const char *matrix_file,
 	argv[2] = (char *)kb_fio_args()[0];
 	argv[3] = path;
 	argv[4] = NULL;
-	env = check_env();
+	env = check_env(w->per_device ? w->targets_count : 0, &strings);
 	{
 		struct kb_program prog = {
 			.argv = (const char *const *)argv,
@@ -520,9 +631,48 @@ out:
 		close(fd);
 	if (path[0] && strcmp(path, "/tmp/kbisect-job-XXXXXX") != 0)
 		unlink(path);
+	for (k = strings; env && env[k]; k++)
+		free(env[k]);
 	free(env);
 	free(complaint);
 	free(job);
 	kb_buf_release(&errout);
+	return ret;
+}
+
+int kb_fio_check(const struct kb_workload *w, const char *matrix_file,
+		 const char *fio, struct kb_err *err)
+{
+	struct kb_param *levels;
+	struct kb_guest g;
+	size_t p, l;
+	int ret;
+
+	if (w->kind == KB_WORKLOAD_COMMAND)
+		return 0;
+	if (!w->nparams)
+		return check_one(w, matrix_file, fio, err);
+	/* the baseline, then each other level of each parameter once */
+	memset(&g, 0, sizeof(g));
+	levels = kb_calloc(w->nparams, sizeof(*levels));
+	for (p = 0; p < w->nparams; p++) {
+		levels[p].name = w->params[p]->name + strlen("workload.");
+		levels[p].value = w->params[p]->levels[0].value;
+	}
+	g.params = levels;
+	g.nparams = w->nparams;
+	ret = 0;
+	for (p = 0; p < w->nparams && !ret; p++) {
+		for (l = p ? 1 : 0; l < w->params[p]->nlevels && !ret; l++) {
+			struct kb_workload_inst wi;
+
+			levels[p].value = w->params[p]->levels[l].value;
+			if (!(ret = kb_workload_instance(w, &g, &wi, err)))
+				ret = check_one(&wi.w, matrix_file, fio, err);
+			kb_workload_inst_release(&wi);
+		}
+		levels[p].value = w->params[p]->levels[0].value;
+	}
+	free(levels);
 	return ret;
 }

@@ -36,6 +36,11 @@ struct kb_workload;
  * /init sets it to the target disks joined by ':' ("/dev/vdb:/dev/vdc").
  */
 #define KB_FIO_DISKS_ENV "KBISECT_DISKS"
+/* With workload.per_device: job "kbisect-K" names its device as
+ * ${KBISECT_DISKK}, which /init sets to the K-th target disk. */
+#define KB_FIO_DISK_ENV "KBISECT_DISK"
+/* A device's name as a metric qualifier: at most this many bytes. */
+#define KB_FIO_DEVICE_NAME_MAX 13
 
 /*
  * Parse @len bytes at @data, fio's JSON output, named @file in messages,
@@ -47,6 +52,18 @@ struct kb_workload;
 int kb_fio_parse_buffer(const char *data, size_t len, const char *file,
 			struct kb_sample *out, struct kb_err *err);
 
+/*
+ * kb_fio_parse_buffer(), and with @per_device each metric again per
+ * device, "<metric>.<device>" ("read_iops.vdb"): the jobs are grouped by
+ * the last part of their "filename" option (fio's JSON shows it with the
+ * environment expanded: "/dev/vdb"), else by job name, in lower case
+ * with characters other than [a-z0-9_] as '_', at most
+ * KB_FIO_DEVICE_NAME_MAX of them.  The plain names stay the totals.
+ */
+int kb_fio_parse_buffer_devices(const char *data, size_t len,
+				const char *file, int per_device,
+				struct kb_sample *out, struct kb_err *err);
+
 /* Read the file at @path (at most KB_FIO_MAX_OUTPUT bytes) and parse it. */
 int kb_fio_parse_file(const char *path, struct kb_sample *out,
 		      struct kb_err *err);
@@ -55,7 +72,10 @@ int kb_fio_parse_file(const char *path, struct kb_sample *out,
  * The fio job file text for workload @w: for workload.fio, one job
  * "[kbisect]" with each option as "key=value" in matrix order, plus
  * "filename=${KBISECT_DISKS}" unless the options name filename, directory
- * or filename_format; for fio_job, the user's file as it is (it may use
+ * or filename_format; with workload.per_device, the options as a
+ * "[global]" section and a job "[kbisect-K]" with
+ * "filename=${KBISECT_DISKK}" for each of the workload.targets_count
+ * devices; for fio_job, the user's file as it is (it may use
  * ${KBISECT_DISKS} itself).  Returns 0 with a string the caller frees in
  * *@out, KB_EINPUT when an option value holds a newline or another
  * control character (kb_ycheck_control(); a loaded matrix never has one:
@@ -78,7 +98,9 @@ const char *const *kb_fio_args(void);
  * "@matrix_file:LINE:COL" of the option fio complained about (else the
  * workload's line; for fio_job, the job file) and quoting fio's message;
  * KB_EFAIL when fio cannot be run.  Does nothing (returns 0) for a command
- * workload.
+ * workload.  With {{NAME}} parameters (workload.fio values filled from
+ * workload.NAME factors) the job is checked with every parameter at its
+ * first level, then with each other level of each parameter once.
  */
 int kb_fio_check(const struct kb_workload *w, const char *matrix_file,
 		 const char *fio, struct kb_err *err);

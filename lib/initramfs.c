@@ -367,6 +367,26 @@ int kb_initramfs_workload_text(const struct kb_workload *w, char **out,
 	return kb_fio_job_text(w, out, err);
 }
 
+/*
+ * The workload.conf lines beyond kind and runs, each only when it says
+ * something (so a plain workload's archive stays the same): copies,
+ * targets (one line per glob), targets_count, and sysctl=NAME=VALUE.
+ */
+static void conf_more(struct kb_buf *conf, const struct kb_workload *w)
+{
+	size_t i;
+
+	if (w->copies > 1)
+		kb_buf_addf(conf, "copies=%u\n", w->copies);
+	for (i = 0; i < w->ntargets; i++)
+		kb_buf_addf(conf, "targets=%s\n", w->targets[i]);
+	if (w->targets_count)
+		kb_buf_addf(conf, "targets_count=%u\n", w->targets_count);
+	for (i = 0; i < w->nsysctl; i++)
+		kb_buf_addf(conf, "sysctl=%s=%s\n", w->sysctl[i].name,
+			    w->sysctl[i].value);
+}
+
 static int make_plan(struct plan *p, const struct kb_workload *w,
 		     unsigned runs, const struct kb_initramfs_opts *o,
 		     struct kb_err *err)
@@ -397,6 +417,7 @@ static int make_plan(struct plan *p, const struct kb_workload *w,
 		    (ret = add_libs(p, fio, err)))
 			return ret;
 	}
+	conf_more(&p->conf, w);
 	if (o->root_image)
 		kb_buf_addf(&p->conf, "root=kbisect-root\n");
 	if (o->modules &&

@@ -18,9 +18,12 @@ struct kb_workload;
  *   /lib/modules/...       virtio (and xen-blkfront) modules when
  *                          opts.modules is given, loaded by /init in
  *                          dependency order unless built in
- *   /kbisect/workload.conf "kind=fio|command", "runs=N" and, with a root
- *                          disk image, "root=kbisect-root", read by
- *                          /init line by line, never evaluated
+ *   /kbisect/workload.conf "kind=fio|command" and "runs=N", read by /init
+ *                          line by line, never evaluated; and when the
+ *                          workload has them, "copies=N", a
+ *                          "targets=GLOB" per glob, "targets_count=N",
+ *                          a "sysctl=NAME=VALUE" per sysctl; with a root
+ *                          disk image, "root=kbisect-root"
  *   /kbisect/job.fio       the fio job text (fio.h)
  *   /kbisect/command       the user's command (run with sh)
  *   /kbisect/modules       module files to load, one a line, in order
@@ -52,7 +55,8 @@ struct kb_initramfs_opts {
 
 /*
  * Build (or find in @cache_dir, created if missing) the initramfs that runs
- * workload @w @runs times per boot.  @opts may be NULL for the defaults.
+ * workload @w @runs times per boot: a matrix's workload, or a variant's
+ * (kb_workload_instance(): its parameters filled, copies and sysctls).  @opts may be NULL for the defaults.
  * Returns 0 with the archive's path in *@path_out (caller frees; the file
  * belongs to the cache: do not remove it), KB_EINPUT for a bad workload
  * (fio.h), or KB_EFAIL when a file is missing or a program fails.

@@ -8,47 +8,23 @@
 #include <sys/stat.h>
 
 #include "err.h"
+#include "matrix_int.h"
 #include "mem.h"
 #include "paths.h"
 #include "ycheck.h"
 #include "ydoc.h"
 #include "banned.h"
 
-struct kb_matrix {
-	struct kb_ydoc *doc;
-	const char *file;
-	const char *name;
-	enum kb_design_kind design;
-	size_t nfactors;
-	struct kb_factor factors[KB_MATRIX_MAX_FACTORS];
-	struct kb_source source;
-	struct kb_guest guest;
-	struct kb_workload workload;
-	struct kb_repeat repeat;
-	struct kb_compare compare;
-	struct kb_build_cfg build;
-	size_t nhosts;
-	struct kb_host *hosts;
-	/* every string and array allocated for the views above */
-	void **pool;
-	size_t npool;
-};
-
-/* Validation context: the matrix being filled and where errors go. */
-struct ctx {
-	struct kb_matrix *m;
-	struct kb_ycheck y;
-	int stored; /* kb_matrix_parse_stored(): look at nothing on disk */
-};
-
-/* The input error "file:line:col: message" at node @n (lib/ycheck.h). */
-#define fail(c, ...) kb_ycheck_fail(&(c)->y, __VA_ARGS__)
-
 static void *keep(struct kb_matrix *m, void *p)
 {
 	m->pool = kb_reallocarray(m->pool, m->npool + 1, sizeof(*m->pool));
 	m->pool[m->npool++] = p;
 	return p;
+}
+
+void *kb_matrix__keep(struct kb_matrix *m, void *p)
+{
+	return keep(m, p);
 }
 
 /* ---- Kconfig names ---------------------------------------------------- */
@@ -79,6 +55,20 @@ const char *kb_hypervisor_name(enum kb_hypervisor hv)
 		return "qemu";
 	}
 	return "?";
+}
+
+int kb_factor_kind_builds(enum kb_factor_kind kind)
+{
+	return kind == KB_FACTOR_KCONFIG || kind == KB_FACTOR_KERNEL;
+}
+
+const char *kb_factor_kind_name(enum kb_factor_kind kind)
+{
+	static const char *const names[] = { "kconfig", "kernel", "guest",
+					     "workload", "cmdline", "sysctl" };
+
+	return (size_t)kind < sizeof(names) / sizeof(names[0]) ? names[kind]
+							     : "?";
 }
 
 /* ---- typed accessors ---------------------------------------------------- */
@@ -166,6 +156,9 @@ static int other_level(struct ctx *c, struct kb_factor *f,
 	char *text;
 	int ret;
 
+	if (f->kind == KB_FACTOR_WORKLOAD || f->kind == KB_FACTOR_CMDLINE ||
+	    f->kind == KB_FACTOR_SYSCTL)
+		return kb_matrix__runtime_level(c, f, n, out);
 	if (f->kind == KB_FACTOR_GUEST) {
 		if ((ret = kb_ycheck_guest_level(&c->y, n, f->name, &text)))
 			return ret;
@@ -219,9 +212,9 @@ static int levels(struct ctx *c, struct kb_factor *f, const struct kb_ynode *n)
 	return 0;
 }
 
-static int add_factor(struct ctx *c, enum kb_factor_kind kind,
-		      const char *name, const struct kb_ynode *key,
-		      const struct kb_ynode *value)
+int kb_matrix__add_factor(struct ctx *c, enum kb_factor_kind kind,
+			  const char *name, const struct kb_ynode *key,
+			  const struct kb_ynode *value)
 {
 	struct kb_matrix *m = c->m;
 	struct kb_factor *f;
@@ -246,7 +239,9 @@ static int add_factor(struct ctx *c, enum kb_factor_kind kind,
 
 static int factors(struct ctx *c, const struct kb_ynode *n)
 {
-	static const char *const groups[] = { "kconfig", "guest", "kernel" };
+	static const char *const groups[] = { "kconfig", "guest", "kernel",
+					      "workload", "cmdline",
+					      "sysctl" };
 	static const char *const guest_keys[] = { "mode", "vcpus", "pin",
 						  "memory_mib" };
 	static const char *const kernel_keys[] = { "rev", "image" };
@@ -254,7 +249,7 @@ static int factors(struct ctx *c, const struct kb_ynode *n)
 	int ret;
 
 	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'factors'")) ||
-	    (ret = kb_ycheck_keys(&c->y, n, "'factors'", groups, 3)))
+	    (ret = kb_ycheck_keys(&c->y, n, "'factors'", groups, 6)))
 		return ret;
 	for (g = 0; g < n->n; g++) {
 		const struct kb_ynode *grp = n->items[g];
@@ -270,6 +265,12 @@ static int factors(struct ctx *c, const struct kb_ynode *n)
 		if (!strcmp(gname, "kernel") &&
 		    (ret = kb_ycheck_keys(&c->y, grp, what, kernel_keys, 2)))
 			return ret;
+		if (!strcmp(gname, "workload") || !strcmp(gname, "cmdline") ||
+		    !strcmp(gname, "sysctl")) {
+			if ((ret = kb_matrix__runtime_group(c, gname, grp)))
+				return ret;
+			continue;
+		}
 		for (i = 0; i < grp->n; i++) {
 			const struct kb_ynode *key = grp->keys[i];
 			const char *name;
@@ -278,12 +279,12 @@ static int factors(struct ctx *c, const struct kb_ynode *n)
 				if ((ret = kb_ycheck_kconfig_name(&c->y, key,
 								  &name)))
 					return ret;
-				ret = add_factor(c, KB_FACTOR_KCONFIG, name,
+				ret = kb_matrix__add_factor(c, KB_FACTOR_KCONFIG, name,
 						 key, grp->items[i]);
 			} else {
 				name = keep(c->m, kb_asprintf("%s.%s", gname,
 							      key->str));
-				ret = add_factor(c,
+				ret = kb_matrix__add_factor(c,
 						 !strcmp(gname, "guest")
 							 ? KB_FACTOR_GUEST
 							 : KB_FACTOR_KERNEL,
@@ -508,7 +509,8 @@ static int guest(struct ctx *c, const struct kb_ynode *n)
 	static const char *const keys[] = { "hypervisor", "mode", "vcpus",
 					    "memory_mib", "pin",
 					    "passthrough", "disks",
-					    "boot_timeout_s", "image" };
+					    "boot_timeout_s", "scratch_disks",
+					    "image" };
 	static const char *const hvs[] = { "xen", "kvm", "qemu" };
 	struct kb_guest *g = &c->m->guest;
 	const struct kb_ynode *v, *pin = NULL;
@@ -520,7 +522,7 @@ static int guest(struct ctx *c, const struct kb_ynode *n)
 
 	if (n) {
 		if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'guest'")) ||
-		    (ret = kb_ycheck_keys(&c->y, n, "'guest'", keys, 9)))
+		    (ret = kb_ycheck_keys(&c->y, n, "'guest'", keys, 10)))
 			return ret;
 		if ((v = kb_ynode_get(n, "image")) &&
 		    (ret = guest_image(c, v)))
@@ -596,6 +598,13 @@ static int guest(struct ctx *c, const struct kb_ynode *n)
 		    (ret = get_uint(c, v, "guest.boot_timeout_s", 1, 86400,
 				    &g->boot_timeout_s)))
 			return ret;
+		if ((v = kb_ynode_get(n, "scratch_disks")) &&
+		    (ret = get_uint(c, v, "guest.scratch_disks", 1,
+				    KB_MATRIX_MAX_TARGETS, &g->scratch_disks)))
+			return ret;
+		if (v && g->scratch_disks && g->hypervisor == KB_HV_XEN)
+			return fail(c, v,
+				    "guest.scratch_disks needs hypervisor kvm or qemu: give a Xen guest guest.disks or passthrough devices");
 	}
 	if (!g->boot_timeout_s)
 		g->boot_timeout_s = 120;
@@ -625,11 +634,6 @@ static int word_valid(const char *s, size_t max)
 		      *p == '_'))
 			return 0;
 	return 1;
-}
-
-static int metric_name_valid(const char *s)
-{
-	return *s >= 'a' && *s <= 'z' && word_valid(s, KB_METRIC_NAME_MAX);
 }
 
 /*
@@ -671,14 +675,15 @@ static const char *fio_default_metric(const struct kb_workload *w)
 #define REGEX_MAX_COUNTED 2
 #define REGEX_MAX_DEPTH 4
 
-static int regex_bounded(struct ctx *c, const struct kb_ynode *n)
+static int regex_bounded(struct ctx *c, const struct kb_ynode *n,
+			 const char *what)
 {
 	const char *p;
 	unsigned counted = 0;
 
 	if (n->len > REGEX_MAX_LEN)
-		return fail(c, n, "workload.command.regex is longer than %d characters",
-			    REGEX_MAX_LEN);
+		return fail(c, n, "%s is longer than %d characters",
+			    what, REGEX_MAX_LEN);
 	int after_rep = 0; /* the previous item was a repetition */
 	int depth = 0;     /* of parentheses */
 
@@ -688,8 +693,8 @@ static int regex_bounded(struct ctx *c, const struct kb_ynode *n)
 
 		if (is_rep && after_rep)
 			return fail(c, n,
-				    "workload.command.regex repeats a repetition ('%.2s'): write one of them",
-				    p - 1);
+				    "%s repeats a repetition ('%.2s'): write one of them",
+				    what, p - 1);
 		after_rep = is_rep;
 		if (*p == '\\' && p[1]) {
 			p++;
@@ -697,8 +702,8 @@ static int regex_bounded(struct ctx *c, const struct kb_ynode *n)
 		}
 		if (*p == '(' && ++depth > REGEX_MAX_DEPTH)
 			return fail(c, n,
-				    "workload.command.regex nests groups more than %d deep",
-				    REGEX_MAX_DEPTH);
+				    "%s nests groups more than %d deep",
+				    what, REGEX_MAX_DEPTH);
 		if (*p == ')' && depth > 0)
 			depth--;
 		if (*p == '[') {
@@ -717,8 +722,8 @@ static int regex_bounded(struct ctx *c, const struct kb_ynode *n)
 			continue;
 		if (++counted > REGEX_MAX_COUNTED)
 			return fail(c, n,
-				    "workload.command.regex has more than %d counted repetitions {m,n}: use + or * instead",
-				    REGEX_MAX_COUNTED);
+				    "%s has more than %d counted repetitions {m,n}: use + or * instead",
+				    what, REGEX_MAX_COUNTED);
 		for (q = p + 1; *q && *q != '}'; q++) {
 			if (*q >= '0' && *q <= '9') {
 				char *end;
@@ -727,16 +732,18 @@ static int regex_bounded(struct ctx *c, const struct kb_ynode *n)
 				q = end - 1;
 				if (v > REGEX_MAX_COUNT)
 					return fail(c, n,
-						    "workload.command.regex repeats something %lu times: counts above %d are refused (they make the regex huge)",
-						    v, REGEX_MAX_COUNT);
+						    "%s repeats something %lu times: counts above %d are refused (they make the regex huge)",
+						    what, v, REGEX_MAX_COUNT);
 			} else if (*q == ',' && (q[1] == '}')) {
 				return fail(c, n,
-					    "workload.command.regex has an open count {m,}: use + or * instead");
+					    "%s has an open count {m,}: use + or * instead",
+					    what);
 			}
 		}
 		if (p[1] == ',')
 			return fail(c, n,
-				    "workload.command.regex has a count {,n} without a minimum: write {0,n}");
+				    "%s has a count {,n} without a minimum: write {0,n}",
+				    what);
 		if (*q == '}')
 			p = q; /* the count is one repetition, read */
 	}
@@ -780,14 +787,40 @@ static int workload_files(struct ctx *c, const struct kb_ynode *n)
 	return 0;
 }
 
+int kb_matrix__regex_one_group(struct ctx *c, const struct kb_ynode *n,
+			       const char *what)
+{
+	regex_t re;
+	int rc, ret;
+
+	if ((ret = regex_bounded(c, n, what)))
+		return ret;
+	rc = regcomp(&re, n->str, REG_EXTENDED);
+	if (rc) {
+		char msg[128];
+
+		regerror(rc, &re, msg, sizeof(msg));
+		return fail(c, n, "invalid regex: %s", msg);
+	}
+	if (re.re_nsub != 1) {
+		regfree(&re);
+		return fail(c, n,
+			    "the regex must have exactly one (group) around the number to take, found %zu",
+			    re.re_nsub);
+	}
+	regfree(&re);
+	return 0;
+}
+
 static int workload(struct ctx *c, const struct kb_ynode *n)
 {
-	static const char *const keys[] = { "fio",	 "fio_job",
-					    "command",	 "metric",
-					    "timeout_s", "better",
-					    "files" };
+	static const char *const keys[] = { "fio", "fio_job", "command",
+					    "metric", "timeout_s", "better",
+					    "targets", "targets_count",
+					    "per_device", "files" };
 	static const char *const betters[] = { "higher", "lower" };
-	static const char *const cmd_keys[] = { "run", "regex" };
+	static const char *const cmd_keys[] = { "run", "regex", "metrics",
+						"parser" };
 	struct kb_workload *w = &c->m->workload;
 	const struct kb_ynode *v, *kind = NULL;
 	struct kb_option *opts;
@@ -798,7 +831,7 @@ static int workload(struct ctx *c, const struct kb_ynode *n)
 		return fail(c, kb_ydoc_root(c->m->doc),
 			    "missing required key 'workload': say what to measure (fio, fio_job or command)");
 	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'workload'")) ||
-	    (ret = kb_ycheck_keys(&c->y, n, "'workload'", keys, 7)) ||
+	    (ret = kb_ycheck_keys(&c->y, n, "'workload'", keys, 10)) ||
 	    (ret = workload_files(c, n)))
 		return ret;
 	if ((v = kb_ynode_get(n, "better"))) {
@@ -862,9 +895,14 @@ static int workload(struct ctx *c, const struct kb_ynode *n)
 		break;
 	case KB_WORKLOAD_COMMAND:
 		if ((ret = kb_ycheck_type(&c->y, kind, KB_Y_MAP,
-					  "workload.command")) ||
-		    (ret = kb_ycheck_keys(&c->y, kind, "'workload.command'",
-					  cmd_keys, 2)))
+					  "workload.command")))
+			return ret;
+		for (i = 0; i < kind->n; i++)
+			if (!strcmp(kind->keys[i]->str, "metric"))
+				return fail(c, kind->keys[i],
+					    "unknown key 'metric' in 'workload.command': the metric verdicts are about is workload.metric, beside command (workload.command.metrics names more numbers of the output)");
+		if ((ret = kb_ycheck_keys(&c->y, kind, "'workload.command'",
+					  cmd_keys, 4)))
 			return ret;
 		if (!(v = kb_ynode_get(kind, "run")))
 			return fail(c, kind,
@@ -872,42 +910,24 @@ static int workload(struct ctx *c, const struct kb_ynode *n)
 		if ((ret = kb_ycheck_script(&c->y, v, "workload.command.run",
 					    &w->command)))
 			return ret;
-		if ((v = kb_ynode_get(kind, "regex"))) {
-			regex_t re;
-			int rc;
-
-			if ((ret = kb_ycheck_string(&c->y, v,
-						    "workload.command.regex",
-						    &w->regex)))
-				return ret;
-			if ((ret = regex_bounded(c, v)))
-				return ret;
-			rc = regcomp(&re, w->regex, REG_EXTENDED);
-			if (rc) {
-				char msg[128];
-
-				regerror(rc, &re, msg, sizeof(msg));
-				return fail(c, v, "invalid regex: %s", msg);
-			}
-			if (re.re_nsub != 1) {
-				regfree(&re);
-				return fail(c, v,
-					    "the regex must have exactly one (group) around the number to take, found %zu",
-					    re.re_nsub);
-			}
-			regfree(&re);
-		}
+		if ((v = kb_ynode_get(kind, "regex")) &&
+		    ((ret = kb_ycheck_string(&c->y, v, "workload.command.regex",
+					     &w->regex)) ||
+		     (ret = kb_matrix__regex_one_group(
+			      c, v, "workload.command.regex"))))
+			return ret;
 		break;
 	}
 	if ((v = kb_ynode_get(n, "metric"))) {
 		if ((ret = kb_ycheck_string(&c->y, v, "workload.metric",
 					    &w->metric)))
 			return ret;
-		if (!metric_name_valid(w->metric))
+		if (!kb_metric_name_valid(w->metric))
 			return fail(c, v,
 				    "invalid metric name '%s': expected lower case letters, digits and _, such as read_iops",
 				    w->metric);
-		return 0;
+		return kb_matrix__workload_more(
+			c, n, w->kind == KB_WORKLOAD_COMMAND ? kind : NULL);
 	}
 	if (w->kind == KB_WORKLOAD_COMMAND && !w->regex)
 		w->metric = "real_s";
@@ -918,7 +938,8 @@ static int workload(struct ctx *c, const struct kb_ynode *n)
 	if (!w->metric)
 		return fail(c, n,
 			    "workload needs 'metric': the metric verdicts are about, such as read_iops or real_s");
-	return 0;
+	return kb_matrix__workload_more(
+		c, n, w->kind == KB_WORKLOAD_COMMAND ? kind : NULL);
 }
 
 static int repeat(struct ctx *c, const struct kb_ynode *n)

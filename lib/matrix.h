@@ -32,7 +32,28 @@ enum kb_factor_kind {
 	KB_FACTOR_KCONFIG, /* a Kconfig option; name without CONFIG_ */
 	KB_FACTOR_KERNEL,  /* kernel.rev or kernel.image */
 	KB_FACTOR_GUEST,   /* guest.mode, guest.vcpus, guest.pin, guest.memory_mib */
+	KB_FACTOR_WORKLOAD, /* workload.copies, workload.NAME: a {{NAME}} */
+	KB_FACTOR_CMDLINE,  /* cmdline.NAME: text on the kernel command line */
+	KB_FACTOR_SYSCTL,   /* sysctl.NAME: written to /proc/sys by /init */
 };
+
+/*
+ * Whether factors of @kind change the kernel that is built (Kconfig and
+ * kernel.* factors).  Guest, workload, cmdline and sysctl factors never
+ * do: variants that differ only in them share one build.
+ */
+int kb_factor_kind_builds(enum kb_factor_kind kind);
+
+/*
+ * Whether @name is the name of a run-time factor a matrix can have:
+ * "workload.copies", "workload.NAME" (NAME lower case letters, digits
+ * and _), "cmdline.NAME" (a kernel parameter's name) or "sysctl.NAME"
+ * (dotted lower case words), as the performance model names them too.
+ */
+int kb_runtime_factor_name_valid(const char *name);
+
+/* "kconfig", "kernel", "guest", "workload", "cmdline" or "sysctl". */
+const char *kb_factor_kind_name(enum kb_factor_kind kind);
 
 /* Where something was written in the matrix file. */
 struct kb_loc {
@@ -88,6 +109,13 @@ struct kb_guest_image {
 	unsigned size_mib;           /* the disk's size; 0: fitted to it */
 };
 
+/* A name and its text: a sysctl and its value, a workload parameter and
+ * its level. */
+struct kb_param {
+	const char *name;
+	const char *value;
+};
+
 struct kb_guest {
 	enum kb_hypervisor hypervisor;
 	const char *mode;      /* xen: "pv", "pvh", "hvm"; kvm/qemu: "hvm" */
@@ -107,6 +135,24 @@ struct kb_guest {
 	const struct kb_guest_image *image; /* guest.image, or NULL: the
 					     * workload runs from the
 					     * initramfs */
+	/* guest.scratch_disks: kvm/qemu raw images made for each boot,
+	 * after guest.disks; 0 = one when there are no guest.disks and the
+	 * workload is fio, else none */
+	unsigned scratch_disks;
+	/*
+	 * What a variant's cmdline.*, sysctl.* and workload.* factors set,
+	 * filled by the plan for each variant (lib/plan.h) and empty in the
+	 * matrix's own guest section, so that they travel with the guest
+	 * shape as guest factors do:
+	 */
+	const char *cmdline;          /* text for the kernel command line,
+				       * the levels' in factor order; NULL */
+	size_t nsysctl;
+	const struct kb_param *sysctl; /* "kernel.x" and the value /init
+					* writes to /proc/sys/kernel/x */
+	unsigned copies;               /* workload.copies; 0 = 1 */
+	size_t nparams;
+	const struct kb_param *params; /* workload.NAME levels: {{NAME}} */
 };
 
 enum kb_workload_kind {
@@ -124,6 +170,22 @@ struct kb_option {
 /* A metric name's size with its NUL: names are shorter (workload.metric,
  * struct kb_metric in lib/variant.h). */
 #define KB_METRIC_NAME_MAX 32
+
+/* workload.command.parser: a known output format read for metrics. */
+enum kb_parser {
+	KB_PARSER_NONE,
+	KB_PARSER_DD,        /* dd's "N bytes ... copied, S s, R" line */
+	KB_PARSER_UNIXBENCH, /* UnixBench's index lines and score */
+};
+
+/* The most copies of a workload (workload.copies levels). */
+#define KB_MATRIX_MAX_COPIES 64
+/* The most devices workload.targets_count may ask for. */
+#define KB_MATRIX_MAX_TARGETS 64
+/* The most metrics one workload run may yield (struct kb_sample in
+ * lib/variant.h holds that many): a matrix whose workload could yield
+ * more is refused. */
+#define KB_MATRIX_MAX_METRICS 256
 
 /* workload.better: the direction of the workload's metric. */
 enum kb_better {
@@ -148,7 +210,63 @@ struct kb_workload {
 	size_t nfiles;               /* workload.files: host files (resolved)
 				      * copied into guest.image as /data/NAME */
 	const char *const *files;
+	size_t nmetrics;             /* COMMAND: workload.command.metrics, */
+	const struct kb_option *metrics; /* metric name -> ERE, one group */
+	enum kb_parser parser;       /* COMMAND: workload.command.parser */
+	size_t ntargets;             /* workload.targets: globs of the */
+	const char *const *targets;  /* devices; 0 = every vd*, else xvd* */
+	unsigned targets_count;      /* devices to wait for; 0 = at least 1 */
+	int per_device;              /* FIO: one job per target device */
+	/* the workload.NAME factors (not copies), whose levels fill
+	 * {{NAME}} in workload.command.run and workload.fio values */
+	size_t nparams;
+	const struct kb_factor *const *params;
+	/* Set in a variant's workload only (kb_workload_instance()); the
+	 * matrix's has copies 0 and no sysctl: */
+	unsigned copies;             /* instances run at once; 0 = 1 */
+	size_t nsysctl;
+	const struct kb_param *sysctl; /* written to /proc/sys by /init */
 };
+
+/*
+ * A variant's workload: the matrix's with the {{NAME}} parameters of
+ * workload.command.run and workload.fio values filled from the guest
+ * shape's workload levels, its copies and sysctls.  @w is the usable
+ * workload; the struct owns the texts it points at.
+ */
+struct kb_workload_inst {
+	struct kb_workload w;
+	char *command;           /* owned: w.command */
+	struct kb_option *fio;   /* owned: w.fio, values owned */
+};
+
+/*
+ * Make @out, the workload @w runs in guest shape @g (a plan variant's
+ * v->guest).  Returns 0, or KB_EINPUT when a {{NAME}} has no level in
+ * @g ("workload parameter {{bs}} has no level").  Release @out with
+ * kb_workload_inst_release() either way.
+ */
+int kb_workload_instance(const struct kb_workload *w, const struct kb_guest *g,
+			 struct kb_workload_inst *out, struct kb_err *err);
+void kb_workload_inst_release(struct kb_workload_inst *wi);
+
+/*
+ * The text a level of cmdline factor @factor ("cmdline.xen_nopvspin")
+ * adds to the kernel command line: NULL for "off", the parameter's name
+ * for "on" ("xen_nopvspin"), a level holding "=" or a space as it is
+ * ("mitigations=off", "nosmt nopti"), else NAME=LEVEL
+ * ("clocksource=tsc").  Caller frees.
+ */
+char *kb_cmdline_level_text(const char *factor, const char *level);
+
+/*
+ * Whether @s is a metric name a matrix may name: a name of lower case
+ * letters, digits and _ starting with a letter, then any number of
+ * ".QUALIFIER" parts of letters, digits and _ ("read_iops",
+ * "real_s.max", "read_iops.vdb", "real_s.copy2"); under
+ * KB_METRIC_NAME_MAX bytes in all.
+ */
+int kb_metric_name_valid(const char *s);
 
 struct kb_repeat {
 	unsigned boots;         /* boots per variant */

@@ -141,7 +141,7 @@ static int other_level(struct ctx *c, const char *name,
 		       const struct kb_ynode *n, char **out)
 {
 	const char *s;
-	char what[32];
+	char what[160];
 	int ret;
 
 	if (!strncmp(name, "guest.", 6))
@@ -161,6 +161,11 @@ static int cond_name(struct ctx *c, const struct kb_ynode *key, char **out,
 	size_t i;
 	int ret;
 
+	if (kb_runtime_factor_name_valid(name)) {
+		*out = kb_strdup(name);
+		*kconfig = 0;
+		return 0;
+	}
 	if (strchr(name, '.')) {
 		for (i = 0; i < N(other_factors); i++) {
 			if (!strcmp(name, other_factors[i])) {
@@ -175,7 +180,7 @@ static int cond_name(struct ctx *c, const struct kb_ynode *key, char **out,
 				    "unknown factor '%s' (did you mean '%s'?)",
 				    name, hint);
 		return fail(c, key,
-			    "unknown factor '%s': expected a Kconfig option or one of guest.mode, guest.vcpus, guest.pin, guest.memory_mib, kernel.rev, kernel.image",
+			    "unknown factor '%s': expected a Kconfig option or one of guest.mode, guest.vcpus, guest.pin, guest.memory_mib, kernel.rev, kernel.image, workload.copies, workload.NAME, cmdline.NAME, sysctl.NAME",
 			    name);
 	}
 	if ((ret = kb_ycheck_kconfig_name(&c->y, key, &name)))
@@ -280,6 +285,13 @@ static int parse_when(struct ctx *c, const struct kb_ynode *n,
 				   cd->name);
 			goto out;
 		}
+		if (stage == STAGE_BUILD &&
+		    kb_runtime_factor_name_valid(cd->name)) {
+			ret = fail(c, n->keys[i],
+				   "a build failure cannot depend on '%s': workload, cmdline and sysctl factors do not change the build (use stage: boot)",
+				   cd->name);
+			goto out;
+		}
 		if ((ret = cond_levels(c, cd, n->items[i])))
 			goto out;
 		kb_buf_addf(&text, "%s%s=", i ? " " : "", cd->name);
@@ -304,13 +316,15 @@ static int parse_metric(struct ctx *c, const struct kb_ynode *n)
 	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_SCALAR, "'metric'")))
 		return ret;
 	s = n->str;
-	if (!n->len || n->len >= KB_METRIC_NAME_MAX ||
-	    strlen(s) != n->len ||
-	    strspn(s, "abcdefghijklmnopqrstuvwxyz"
-		      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != n->len ||
-	    (s[0] >= '0' && s[0] <= '9'))
+	/* or a derived name the matrix can name: "real_s.sum" (matrix.h) */
+	if ((!n->len || n->len >= KB_METRIC_NAME_MAX ||
+	     strlen(s) != n->len ||
+	     strspn(s, "abcdefghijklmnopqrstuvwxyz"
+		       "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != n->len ||
+	     (s[0] >= '0' && s[0] <= '9')) &&
+	    !(strlen(s) == n->len && kb_metric_name_valid(s)))
 		return fail(c, n,
-			    "invalid metric '%s': expected a name of letters, digits and _ of at most %d characters, such as read_iops",
+			    "invalid metric '%s': expected a name of letters, digits and _ of at most %d characters, such as read_iops (or real_s.sum)",
 			    s, KB_METRIC_NAME_MAX - 1);
 	c->m->metric = kb_strdup(s);
 	return 0;

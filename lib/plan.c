@@ -98,7 +98,7 @@ static char *make_build_key(const struct kb_matrix *m,
 		kb_buf_addf(&b, "fragment=%s\n", src->fragments[i]);
 	kb_buf_addf(&b, "kernel=%s\n", src->kernel ? src->kernel : "");
 	for (i = 0; i < n; i++)
-		if (s[i].kind != KB_FACTOR_GUEST)
+		if (kb_factor_kind_builds(s[i].kind))
 			kb_buf_addf(&b, "%s=%s\n", s[i].name, s[i].value);
 	kb_sha256_hex(b.buf, b.len, hex);
 	kb_buf_release(&b);
@@ -110,6 +110,61 @@ static unsigned parse_u(const char *s)
 	return (unsigned)strtoul(s, NULL, 10);
 }
 
+/*
+ * Apply the cmdline.*, sysctl.* and workload.* settings of @v to its
+ * guest shape: the command line text, the sysctls, the copies and the
+ * {{NAME}} parameters.
+ */
+static void shape_runtime(struct kb_plan *p, struct kb_variant *v)
+{
+	struct kb_param *sysctl = NULL, *params = NULL;
+	struct kb_buf cmdline = KB_BUF_INIT;
+	size_t i, ns = 0, np = 0;
+
+	for (i = 0; i < v->nsettings; i++) {
+		const struct kb_setting *s = &v->settings[i];
+		char *text;
+
+		switch (s->kind) {
+		case KB_FACTOR_CMDLINE:
+			if ((text = kb_cmdline_level_text(s->name, s->value)))
+				kb_buf_addf(&cmdline, "%s%s",
+					    cmdline.len ? " " : "", text);
+			free(text);
+			break;
+		case KB_FACTOR_SYSCTL:
+			if (!sysctl)
+				sysctl = keep(p, kb_calloc(v->nsettings,
+							   sizeof(*sysctl)));
+			sysctl[ns].name = s->name + strlen("sysctl.");
+			sysctl[ns++].value = s->value;
+			break;
+		case KB_FACTOR_WORKLOAD:
+			if (!strcmp(s->name, "workload.copies")) {
+				v->guest.copies = parse_u(s->value);
+				break;
+			}
+			if (!params)
+				params = keep(p, kb_calloc(v->nsettings,
+							   sizeof(*params)));
+			params[np].name = s->name + strlen("workload.");
+			params[np++].value = s->value;
+			break;
+		case KB_FACTOR_KCONFIG:
+		case KB_FACTOR_KERNEL:
+		case KB_FACTOR_GUEST:
+			break;
+		}
+	}
+	v->guest.cmdline = cmdline.len ? keep(p, kb_buf_detach(&cmdline))
+				       : NULL;
+	kb_buf_release(&cmdline);
+	v->guest.sysctl = sysctl;
+	v->guest.nsysctl = ns;
+	v->guest.params = params;
+	v->guest.nparams = np;
+}
+
 /* Apply guest.* settings to the variant's guest shape. */
 static int shape_guest(struct kb_plan *p, struct kb_variant *v,
 		       const struct kb_level *const *lv, struct kb_err *err)
@@ -119,6 +174,7 @@ static int shape_guest(struct kb_plan *p, struct kb_variant *v,
 	size_t i;
 
 	v->guest = *kb_matrix_guest(m);
+	shape_runtime(p, v);
 	for (i = 0; i < v->nsettings; i++) {
 		const struct kb_setting *s = &v->settings[i];
 
@@ -445,7 +501,7 @@ static char *config_request(const struct kb_variant *v, size_t t)
 
 	kb_buf_addf(&b, "tree=%zu\n", t);
 	for (i = 0; i < v->nsettings; i++)
-		if (v->settings[i].kind != KB_FACTOR_GUEST)
+		if (kb_factor_kind_builds(v->settings[i].kind))
 			kb_buf_addf(&b, "%s=%s\n", v->settings[i].name,
 				    v->settings[i].value);
 	return kb_buf_detach(&b);

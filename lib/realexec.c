@@ -36,6 +36,7 @@ struct realexec {
 	unsigned initrd_runs;
 	char *initrd_modules;
 	char *workload;      /* what that initramfs runs (its job or command) */
+	char *initrd_conf;   /* and the copies and sysctls it runs them with */
 	char *image;         /* guest.image: the root disk image, got at the
 			      * first boot that needs it (guestimage.h) */
 	/* opts.pool: files shipped to the host's pool, most recent last */
@@ -294,35 +295,54 @@ static int build(void *self, const struct kb_variant *v,
 
 /* ---- boot ---------------------------------------------------------------- */
 
-static int get_initrd(struct realexec *x, const char *kernel, unsigned runs,
-		      const char **out, struct kb_err *err)
+/* The copies and sysctls of variant workload @w, as a text to compare. */
+static char *run_conf(const struct kb_workload *w)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	size_t i;
+
+	kb_buf_addf(&b, "copies=%u\n", w->copies);
+	for (i = 0; i < w->nsysctl; i++)
+		kb_buf_addf(&b, "%s=%s\n", w->sysctl[i].name,
+			    w->sysctl[i].value);
+	return kb_buf_detach(&b);
+}
+
+static int get_initrd(struct realexec *x, const struct kb_workload *w,
+		      const char *kernel, unsigned runs, const char **out,
+		      struct kb_err *err)
 {
 	struct kb_initramfs_opts io = x->opts.initramfs;
 	char *modules = NULL, *cache = NULL, *path = NULL, *text = NULL;
+	char *conf = run_conf(w);
 	int ret;
 
 	if (!io.modules)
 		io.modules = modules = kb_initramfs_modules_for(kernel);
 	io.root_image = kb_matrix_guest(x->m)->image != NULL;
+	/* what it runs, for the boots' evidence (db/0007) */
+	if ((ret = kb_initramfs_workload_text(w, &text, err)))
+		goto out;
 	if (x->initrd && x->initrd_runs == runs &&
 	    !strcmp(x->initrd_modules ? x->initrd_modules : "",
-		    io.modules ? io.modules : "")) {
+		    io.modules ? io.modules : "") &&
+	    !strcmp(x->workload ? x->workload : "", text) &&
+	    !strcmp(x->initrd_conf ? x->initrd_conf : "", conf)) {
 		*out = x->initrd;
-		free(modules);
-		return 0;
+		goto out;
 	}
 	if (!x->opts.initramfs_cache)
 		cache = kb_initramfs_default_cache();
-	/* what it runs, for the boots' evidence (db/0007) */
-	ret = kb_initramfs_workload_text(kb_matrix_workload(x->m), &text, err);
-	if (ret == 0)
-		ret = kb_initramfs_build(kb_matrix_workload(x->m), runs, &io,
-					 cache ? cache : x->opts.initramfs_cache,
-					 &path, err);
+	ret = kb_initramfs_build(w, runs, &io,
+				 cache ? cache : x->opts.initramfs_cache,
+				 &path, err);
 	if (ret == 0) {
 		free(x->workload);
 		x->workload = text;
 		text = NULL;
+		free(x->initrd_conf);
+		x->initrd_conf = conf;
+		conf = NULL;
 		free(x->initrd);
 		free(x->initrd_modules);
 		x->initrd = path;
@@ -330,6 +350,8 @@ static int get_initrd(struct realexec *x, const char *kernel, unsigned runs,
 		x->initrd_modules = io.modules ? kb_strdup(io.modules) : NULL;
 		*out = x->initrd;
 	}
+out:
+	free(conf);
 	free(text);
 	free(cache);
 	free(modules);
@@ -456,11 +478,18 @@ static int make_scratch(const char *path, unsigned long long bytes,
 	return 0;
 }
 
-/* Whether a boot of guest @g gets a scratch disk made for it. */
-static int needs_scratch(const struct kb_guest *g, const struct kb_workload *w)
+/*
+ * The scratch images a guest of shape @g gets for workload @w:
+ * guest.scratch_disks, else one for a kvm/qemu fio guest without
+ * guest.disks.
+ */
+static unsigned nscratch(const struct kb_guest *g, const struct kb_workload *w)
 {
-	return !g->ndisks && g->hypervisor != KB_HV_XEN &&
-	       w->kind != KB_WORKLOAD_COMMAND;
+	if (g->hypervisor == KB_HV_XEN)
+		return 0;
+	if (g->scratch_disks)
+		return g->scratch_disks;
+	return !g->ndisks && w->kind != KB_WORKLOAD_COMMAND;
 }
 
 /* ---- shipping to the host's storage pool (opts.pool) ----------------- */
@@ -530,15 +559,17 @@ out:
 
 /* What a boot made in the host's pool, deleted after it. */
 struct boot_vols {
-	char *scratch_name, *scratch;
+	unsigned nscratch;
+	char **scratch_names, **scratch; /* NULL-terminated */
 	char *root_name, *root;
 };
 
 static int ship_boot(struct realexec *x, const struct kb_variant *v,
-		     const char *name, const char **kernel,
-		     const char **initrd, struct boot_vols *bv,
-		     struct kb_err *err)
+		     const struct kb_workload *w, const char *name,
+		     const char **kernel, const char **initrd,
+		     struct boot_vols *bv, struct kb_err *err)
 {
+	unsigned ns = nscratch(&v->guest, w), k;
 	const char *image = NULL;
 	struct stat st;
 	int ret;
@@ -547,13 +578,17 @@ static int ship_boot(struct realexec *x, const struct kb_variant *v,
 	    (ret = ship_file(x, *initrd, "initrd", initrd, err)) ||
 	    (x->image && (ret = ship_file(x, x->image, "image", &image, err))))
 		return ret;
-	if (needs_scratch(&v->guest, kb_matrix_workload(x->m))) {
-		bv->scratch_name = kb_asprintf(BOOT_PREFIX "%s-scratch.raw",
-					       name);
-		if ((ret = kb_guest_volume_new(
-			     x->conn, bv->scratch_name,
-			     kb_realexec_scratch_bytes(kb_matrix_workload(x->m)),
-			     NULL, &bv->scratch, err)))
+	if (ns) {
+		bv->scratch_names = kb_calloc(ns + 1, sizeof(char *));
+		bv->scratch = kb_calloc(ns + 1, sizeof(char *));
+	}
+	for (k = 0; k < ns; k++) {
+		bv->scratch_names[k] = kb_asprintf(BOOT_PREFIX "%s-scratch%u.raw",
+						   name, k + 1);
+		bv->nscratch = k + 1;
+		if ((ret = kb_guest_volume_new(x->conn, bv->scratch_names[k],
+					       kb_realexec_scratch_bytes(w),
+					       NULL, &bv->scratch[k], err)))
 			return ret;
 	}
 	if (image) {
@@ -572,12 +607,16 @@ static int ship_boot(struct realexec *x, const struct kb_variant *v,
 static void boot_vols_release(struct realexec *x, struct boot_vols *bv)
 {
 	struct kb_err ignored = KB_ERR_INIT;
+	unsigned k;
 
-	if (bv->scratch_name)
-		kb_guest_volume_delete(x->conn, bv->scratch_name, &ignored);
+	for (k = 0; k < bv->nscratch; k++) {
+		kb_guest_volume_delete(x->conn, bv->scratch_names[k], &ignored);
+		free(bv->scratch_names[k]);
+		free(bv->scratch[k]);
+	}
 	if (bv->root_name)
 		kb_guest_volume_delete(x->conn, bv->root_name, &ignored);
-	free(bv->scratch_name);
+	free(bv->scratch_names);
 	free(bv->scratch);
 	free(bv->root_name);
 	free(bv->root);
@@ -667,38 +706,60 @@ static void failed(struct kb_boot_result *out, enum kb_boot_status s,
 	out->reason = kb_strdup(reason);
 }
 
+/* The scratch images of one boot, NULL-terminated; NULL-safe. */
+static void scratch_free(char **scratch)
+{
+	size_t i;
+
+	for (i = 0; scratch && scratch[i]; i++)
+		free(scratch[i]);
+	free(scratch);
+}
+
 /*
  * The domain XML of @v booting @kernel and @initrd with its files in
- * @dir (its scratch disk at @scratch_at when not NULL): *@scratch is the scratch image to make (or NULL), *@log the
- * console log file (or NULL).
+ * @dir: *@scratch the scratch images to make (a NULL-terminated array,
+ * NULL when none: scratch.raw, scratch2.raw, ...; or, with @scratch_at,
+ * those paths: volumes already made on the host), *@log the console log
+ * file (or NULL); @root, when not NULL, the root disk's overlay
+ * (guest.image), the last disk.  The kernel command line is kbisect's
+ * (kb_realexec_cmdline()) and the variant's cmdline.* levels.
  */
 static int describe(const struct kb_matrix *m, const struct kb_variant *v,
 		    const char *kernel, const char *initrd, const char *root,
-		    const char *scratch_at, const char *dir, int stream,
-		    const char *name, const char *comment, char **scratch,
+		    char *const *scratch_at, const char *dir, int stream,
+		    const char *name, const char *comment, char ***scratch,
 		    char **log, char **xml, struct kb_err *err)
 {
 	const struct kb_guest *g = &v->guest;
 	const struct kb_workload *w = kb_matrix_workload(m);
 	struct kb_domxml d = KB_DOMXML_INIT;
 	struct kb_domxml_disk *disks;
-	char *owner;
+	unsigned ns = nscratch(g, w), k;
+	char *owner, *cmdline;
 	struct stat st;
 	size_t i, n;
 	int ret;
 
-	*scratch = *log = NULL;
-	disks = kb_calloc(g->ndisks + 2, sizeof(*disks));
+	*scratch = NULL;
+	*log = NULL;
+	disks = kb_calloc(g->ndisks + ns + 2, sizeof(*disks));
 	for (i = 0; i < g->ndisks; i++) {
 		disks[i].path = g->disks[i];
 		disks[i].block = stat(g->disks[i], &st) == 0 &&
 				 S_ISBLK(st.st_mode);
 	}
 	n = g->ndisks;
-	if (needs_scratch(g, w)) {
-		*scratch = scratch_at ? kb_strdup(scratch_at)
-				      : kb_asprintf("%s/scratch.raw", dir);
-		disks[n++].path = *scratch;
+	if (ns)
+		*scratch = kb_calloc(ns + 1, sizeof(**scratch));
+	for (k = 0; k < ns; k++) {
+		if (scratch_at)
+			(*scratch)[k] = kb_strdup(scratch_at[k]);
+		else
+			(*scratch)[k] =
+				k ? kb_asprintf("%s/scratch%u.raw", dir, k + 1)
+				  : kb_asprintf("%s/scratch.raw", dir);
+		disks[n++].path = (*scratch)[k];
 	}
 	if (root) { /* last: the workload's disks keep their names */
 		disks[n].path = root;
@@ -706,11 +767,14 @@ static int describe(const struct kb_matrix *m, const struct kb_variant *v,
 	}
 	if (g->hypervisor == KB_HV_QEMU && !stream)
 		*log = kb_asprintf("%s/console.log", dir);
+	cmdline = g->cmdline ? kb_asprintf("%s %s", kb_realexec_cmdline(g),
+					   g->cmdline)
+			     : kb_strdup(kb_realexec_cmdline(g));
 	d.name = name;
 	d.guest = g;
 	d.kernel = kernel;
 	d.initrd = initrd;
-	d.cmdline = kb_realexec_cmdline(g);
+	d.cmdline = cmdline;
 	d.ndisks = n;
 	d.disks = disks;
 	d.console_log = *log;
@@ -718,11 +782,13 @@ static int describe(const struct kb_matrix *m, const struct kb_variant *v,
 	d.owner = owner = kb_guest_owner_self();
 	ret = kb_domxml_build(&d, xml, err);
 	free(owner);
+	free(cmdline);
 	free(disks);
 	if (ret) {
-		free(*scratch);
+		scratch_free(*scratch);
 		free(*log);
-		*scratch = *log = NULL;
+		*scratch = NULL;
+		*log = NULL;
 	}
 	return ret;
 }
@@ -732,7 +798,7 @@ int kb_realexec_domxml(const struct kb_matrix *m, const struct kb_variant *v,
 {
 	struct realexec x;
 	const char *kernel;
-	char *scratch = NULL, *log = NULL, *name, *comment;
+	char **scratch = NULL, *log = NULL, *name, *comment;
 	int ret;
 
 	memset(&x, 0, sizeof(x));
@@ -757,7 +823,7 @@ int kb_realexec_domxml(const struct kb_matrix *m, const struct kb_variant *v,
 		       v->guest.image ? "/KBISECT-BOOT-DIR/root.qcow2" : NULL,
 		       NULL, "/KBISECT-BOOT-DIR", 0, name, comment, &scratch,
 		       &log, xml, err);
-	free(scratch);
+	scratch_free(scratch);
 	free(log);
 	free(name);
 	free(comment);
@@ -769,21 +835,30 @@ static int boot(void *self, const struct kb_variant *v,
 		unsigned runs, struct kb_boot_result *out, struct kb_err *err)
 {
 	struct realexec *x = self;
-	const struct kb_workload *w = kb_matrix_workload(x->m);
+	struct kb_workload_inst wi;
+	const struct kb_workload *w = &wi.w;
 	struct kb_guest_run_opts ro = KB_GUEST_RUN_OPTS_INIT;
 	struct kb_console *console = NULL;
 	struct kb_err gerr = KB_ERR_INIT;
 	enum kb_guest_end end = KB_GUEST_END_CONSOLE;
 	const char *kernel, *initrd = NULL;
-	char *dir = NULL, *scratch = NULL, *log = NULL, *xml = NULL;
+	char *dir = NULL, **scratch = NULL, *log = NULL, *xml = NULL;
 	char *name = NULL, *kernel_copy = NULL, *initrd_copy = NULL;
 	char *root_base = NULL, *root = NULL;
-	struct boot_vols bv = { NULL, NULL, NULL, NULL };
-	const char *files[6];
+	struct boot_vols bv = { 0, NULL, NULL, NULL, NULL };
+	const char **files = NULL;
 	double t0 = kb_monotime(), dur = 0;
+	size_t i, nfiles = 0;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
+	/* the variant's workload: its {{NAME}} levels, copies, sysctls */
+	if (kb_workload_instance(kb_matrix_workload(x->m), &v->guest, &wi,
+				 &gerr)) {
+		kb_workload_inst_release(&wi);
+		failed(out, KB_BOOT_FAILED, gerr.msg);
+		return 0;
+	}
 	out->host = kb_strdup(kb_guest_uri(x->conn));
 	out->environment = kb_strdup(x->env);
 	kernel = prebuilt(x, v);
@@ -792,22 +867,25 @@ static int boot(void *self, const struct kb_variant *v,
 	if (b && b->status != KB_BUILD_OK) {
 		failed(out, KB_BOOT_BUILD_FAILED,
 		       b->reason ? b->reason : "build failed");
+		kb_workload_inst_release(&wi);
 		return 0;
 	}
 	if (!kernel) {
 		failed(out, KB_BOOT_FAILED, "the build has no kernel image");
+		kb_workload_inst_release(&wi);
 		return 0;
 	}
 	name = kb_guest_name(x->opts.experiment ? (long long)*x->opts.experiment
 						: 0,
 			     v->idx, boot_no);
-	if ((ret = get_initrd(x, kernel, runs, &initrd, err)) ||
+	if ((ret = get_initrd(x, w, kernel, runs, &initrd, err)) ||
 	    (ret = make_workdir(x, &dir, err)) ||
 	    (ret = get_image(x, err)))
 		goto out;
 	if (x->opts.pool) {
 		/* the host has none of the client's files */
-		if ((ret = ship_boot(x, v, name, &kernel, &initrd, &bv, err)))
+		if ((ret = ship_boot(x, v, w, name, &kernel, &initrd, &bv,
+				     err)))
 			goto out;
 	} else {
 		if ((ret = copy_in(kernel, dir, "kernel", &kernel_copy, err)) ||
@@ -825,9 +903,10 @@ static int boot(void *self, const struct kb_variant *v,
 		goto out;
 	out->domain_xml = kb_strdup(xml);
 	out->workload_text = x->workload ? kb_strdup(x->workload) : NULL;
-	if (scratch && !bv.scratch &&
-	    (ret = make_scratch(scratch, kb_realexec_scratch_bytes(w), err)))
-		goto out;
+	for (i = 0; scratch && scratch[i] && !bv.scratch; i++)
+		if ((ret = make_scratch(scratch[i],
+					kb_realexec_scratch_bytes(w), err)))
+			goto out;
 
 	ro.console_file = log;
 	ro.boot_timeout_s = v->guest.boot_timeout_s ? v->guest.boot_timeout_s
@@ -868,16 +947,23 @@ static int boot(void *self, const struct kb_variant *v,
 	ret = 0;
 out:
 	out->duration_s = kb_monotime() - t0;
-	files[0] = bv.scratch ? NULL : scratch; /* NULL: none, or in the pool */
+	for (i = 0; scratch && scratch[i]; i++)
+		;
+	files = kb_calloc(i + 5, sizeof(*files));
+	/* scratch volumes in the host's pool go with boot_vols_release */
+	for (i = 0; scratch && scratch[i] && !bv.scratch; i++)
+		files[nfiles++] = scratch[i];
 	boot_vols_release(x, &bv);
-	files[1] = log;
-	files[2] = kernel_copy;
-	files[3] = initrd_copy;
-	files[4] = root;
-	files[5] = root_base;
-	remove_workdir(dir, files, 6);
+	files[nfiles++] = log;
+	files[nfiles++] = kernel_copy;
+	files[nfiles++] = initrd_copy;
+	files[nfiles++] = root;
+	files[nfiles++] = root_base;
+	remove_workdir(dir, files, nfiles);
+	free(files);
 	kb_console_free(console);
-	free(scratch);
+	kb_workload_inst_release(&wi);
+	scratch_free(scratch);
 	free(log);
 	free(xml);
 	free(name);
@@ -906,6 +992,7 @@ static void realexec_free(void *self)
 		free(x->shipped[i].remote);
 	}
 	free(x->workload);
+	free(x->initrd_conf);
 	free(x);
 }
 

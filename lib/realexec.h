@@ -28,12 +28,16 @@ struct kb_plan;
  * built the same way; the build result says whether the kernel came from
  * the build cache (kb_build_result.cached).
  *
- * Boot: the workload's initramfs (initramfs.h, cached), the domain XML
- * (domxml.h) for the variant's guest shape, one transient guest
+ * Boot: the variant's workload (kb_workload_instance(): its {{NAME}}
+ * parameters filled, its copies and sysctls, from the guest shape), its
+ * initramfs (initramfs.h, cached), the domain XML (domxml.h) for the
+ * variant's guest shape with its cmdline.* text after kbisect's own
+ * command line, one transient guest
  * "kbisect-<experiment>-<variant>-<boot>" run to the end of its console
  * (guest.h), the console judged into a status and one sample per run
- * (console.h).  kvm/qemu guests without guest.disks get a scratch raw
- * image sized for the job, made for the boot and removed after; qemu
+ * (console.h).  kvm/qemu guests get guest.scratch_disks raw images
+ * sized for the job (without it, one for fio without guest.disks),
+ * made for the boot and removed after; qemu
  * (TCG) guests log their console to a file, others are read through
  * libvirt's console stream.  Timeouts: guest.boot_timeout_s until the
  * workload starts, then workload.timeout_s (default: from the fio
@@ -141,7 +145,8 @@ unsigned kb_realexec_workload_timeout(const struct kb_workload *w,
  */
 unsigned long long kb_realexec_scratch_bytes(const struct kb_workload *w);
 
-/* The kernel command line for a guest of shape @g. */
+/* kbisect's kernel command line for a guest of shape @g; a variant's
+ * cmdline.* text (g->cmdline) follows it in the domain XML. */
 const char *kb_realexec_cmdline(const struct kb_guest *g);
 
 #endif

@@ -234,6 +234,11 @@ static const char *kind_name(enum kb_factor_kind k)
 	case KB_FACTOR_KERNEL:
 		return "kernel";
 	case KB_FACTOR_GUEST:
+	/* run-time factors of the guest; db/0001's CHECK knows these
+	 * three kinds, and the option's name says which ("workload.x") */
+	case KB_FACTOR_WORKLOAD:
+	case KB_FACTOR_CMDLINE:
+	case KB_FACTOR_SYSCTL:
 		return "guest";
 	}
 	return "?";

@@ -163,22 +163,95 @@ int kb_metric_higher_is_better(const char *name)
 	return 1;
 }
 
+/* Whether @a and @b name one metric family: the same up to a '.'. */
+static int same_family(const char *a, const char *b)
+{
+	size_t la = strcspn(a, "."), lb = strcspn(b, ".");
+
+	return la == lb && !strncmp(a, b, la);
+}
+
 struct kb_metric_dir kb_metric_direction(const struct kb_workload *w,
 					 const char *name)
 {
 	struct kb_metric_dir d = { .higher_is_better = 1,
 				   .source = KB_METRIC_GUESSED };
+	char base[KB_METRIC_NAME_MAX];
 
+	/* "real_s.max", "read_iops.vdb": the direction of "real_s" */
+	snprintf(base, sizeof(base), "%.*s", (int)strcspn(name, "."), name);
 	if (w && w->better != KB_BETTER_UNSET && w->metric &&
-	    !strcmp(w->metric, name)) {
+	    (!strcmp(w->metric, name) ||
+	     (!strchr(w->metric, '.') && same_family(w->metric, name)))) {
 		d.higher_is_better = w->better == KB_BETTER_HIGHER;
 		d.source = KB_METRIC_DECLARED;
-	} else if (known_direction(name, &d.higher_is_better)) {
+	} else if (known_direction(base, &d.higher_is_better)) {
 		d.source = KB_METRIC_KNOWN;
 	} else {
-		d.higher_is_better = kb_metric_higher_is_better(name);
+		d.higher_is_better = kb_metric_higher_is_better(base);
 	}
 	return d;
+}
+
+/* The aggregate a metric's plain name holds over copies: the sum of a
+ * higher-is-better one (a rate: the total), else the max (a time: the
+ * wall time of all copies; a latency: the worst copy). */
+static int aggregate_is_sum(const struct kb_workload *w, const char *name)
+{
+	return kb_metric_direction(w, name).higher_is_better;
+}
+
+int kb_sample_copies(const struct kb_workload *w,
+		     const struct kb_sample *copies, size_t n,
+		     struct kb_sample *out)
+{
+	char name[KB_METRIC_NAME_MAX + 16];
+	size_t i, k, j;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < copies[i].n; k++) {
+			const struct kb_metric *m = &copies[i].m[k];
+			double sum = 0, max = 0, v;
+			size_t have = 0;
+			int qualified = strchr(m->name, '.') != NULL;
+
+			if (kb_sample_get(out, m->name, &v) == 0)
+				continue; /* done from an earlier copy */
+			for (j = 0; j < n; j++) {
+				if (kb_sample_get(&copies[j], m->name, &v))
+					continue;
+				if (!have || v > max)
+					max = v;
+				sum += v;
+				have++;
+				if (qualified)
+					continue;
+				snprintf(name, sizeof(name), "%s.copy%zu",
+					 m->name, j + 1);
+				if (strlen(name) >= KB_METRIC_NAME_MAX ||
+				    kb_sample_set(out, name, v))
+					return -1;
+			}
+			if (kb_sample_set(out, m->name,
+					  aggregate_is_sum(w, m->name) ? sum
+								       : max))
+				return -1;
+			if (qualified)
+				continue;
+			snprintf(name, sizeof(name), "%s.sum", m->name);
+			if (kb_sample_set(out, name, sum))
+				return -1;
+			snprintf(name, sizeof(name), "%s.mean", m->name);
+			if (kb_sample_set(out, name, sum / (double)have))
+				return -1;
+			snprintf(name, sizeof(name), "%s.max", m->name);
+			if (strlen(name) >= KB_METRIC_NAME_MAX ||
+			    kb_sample_set(out, name, max))
+				return -1;
+		}
+	}
+	return 0;
 }
 
 const char *kb_metric_dir_text(const struct kb_metric_dir *d)

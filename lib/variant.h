@@ -31,7 +31,7 @@ struct kb_variant {
 /* The level of factor @name in @v, or NULL when @v does not set it. */
 const char *kb_variant_get(const struct kb_variant *v, const char *name);
 
-#define KB_SAMPLE_MAX_METRICS 64
+#define KB_SAMPLE_MAX_METRICS KB_MATRIX_MAX_METRICS
 
 struct kb_metric {
 	char name[KB_METRIC_NAME_MAX]; /* "read_iops", "lat_p99_us", "real_s" */
@@ -48,6 +48,23 @@ struct kb_sample {
 int kb_sample_set(struct kb_sample *s, const char *name, double value);
 /* Look a metric up; returns 0 and sets *value, or -1 when absent. */
 int kb_sample_get(const struct kb_sample *s, const char *name, double *value);
+
+/*
+ * The sample of one run of @n copies of workload @w run at once, from
+ * each copy's sample (docs/matrix.md, "copies"): for every metric NAME
+ * of the copies, NAME.copy1 .. NAME.copyN (each copy's), NAME.sum,
+ * NAME.mean and NAME.max over the copies, and NAME itself, the
+ * aggregate verdicts use: the sum for a higher-is-better metric (a rate:
+ * the copies' total), the max for a lower-is-better one (a time: the
+ * wall time of all copies; a latency: the worst copy), directions as
+ * kb_metric_direction() gives them.  A qualified name ("read_iops.vdb",
+ * per device) gets the aggregate alone.  A copy without a metric is left
+ * out of its aggregates.  Returns 0, or -1 when the names do not fit in
+ * a sample (the matrix's limit is meant to prevent it).
+ */
+int kb_sample_copies(const struct kb_workload *w,
+		     const struct kb_sample *copies, size_t n,
+		     struct kb_sample *out);
 
 enum kb_build_status {
 	KB_BUILD_OK,
@@ -130,7 +147,10 @@ struct kb_metric_dir {
  * the matrix declares it; else the direction of a known metric —
  * {read,write,trim}_{iops,bw_kib} higher, their lat_mean_us, lat_p50_us,
  * lat_p99_us and lat_p999_us lower (lib/fio.c), real_s, user_s and sys_s
- * lower (lib/cmdwork.c); else the name's guess, marked as one.
+ * lower (lib/cmdwork.c); else the name's guess, marked as one.  A name
+ * with qualifiers ("real_s.max", "read_iops.vdb", "ops.copy2") has the
+ * direction of the name before its first '.', which workload.better
+ * declares when it is the workload's metric.
  */
 struct kb_metric_dir kb_metric_direction(const struct kb_workload *w,
 					 const char *name);

@@ -19,9 +19,7 @@
 
 static const char *kind_name(enum kb_factor_kind k)
 {
-	return k == KB_FACTOR_KCONFIG ? "kconfig"
-	       : k == KB_FACTOR_KERNEL ? "kernel"
-				       : "guest";
+	return kb_factor_kind_name(k);
 }
 
 /* Per variant: resolved levels, whether each held, and why not. */

@@ -656,5 +656,126 @@ sqlite3 "$T/k.db" "pragma user_version = 99"
 run "$KB" history --db "$T/k.db"
 check "a database from a newer kbisect is refused" $([ $rc -eq 1 ] && has "newer than this kbisect" "$T/err"; echo $?)
 
+
+# workload, cmdline and sysctl factors, named metrics, target devices
+# (issue 13): each bad key is exit 2 with file:line:col, nothing written
+wl_bad() { # NAME FILE-TEXT MESSAGE
+	printf '%s' "$2" >"$T/wl.yaml"
+	run "$KB" plan "$T/wl.yaml"
+	check "plan: $1, exit 2 with file:line:col" $([ $rc -eq 2 ] && has "$T/wl.yaml:$3" "$T/err"; echo $?)
+}
+wl_bad "an unknown {{NAME}}" \
+	"factors: { workload: { bs: [4k] } }
+workload: { fio: { rw: randread, bs: '{{bs}}', iodepth: '{{depth}}' } }
+" "2:57: unknown workload parameter '{{depth}}'"
+wl_bad "a workload parameter no text uses" \
+	"factors: { workload: { bs: [4k], depth: [1] } }
+workload: { fio: { rw: randread, bs: '{{bs}}' } }
+" "1:34: factor workload.depth is not used: write {{depth}}"
+wl_bad "a workload parameter with a fio_job" \
+	"factors: { workload: { bs: [4k] } }
+workload: { fio_job: $PWD/$MATRIX, metric: read_iops }
+" "1:24: factor workload.bs cannot fill a fio_job file"
+wl_bad "a bad workload parameter name" \
+	"factors: { workload: { BS: [4k] } }
+workload: { command: { run: 'dd bs={{BS}}' } }
+" "1:24: invalid workload parameter name 'BS'"
+wl_bad "too many copies" \
+	"factors: { workload: { copies: [1, 100] } }
+workload: { command: { run: x } }
+" "1:36: workload.copies must be an integer from 1 to 64, found '100'"
+wl_bad "a cmdline level that would break the command line" \
+	"factors: { cmdline: { quiet: [off, 'a\"b'] } }
+workload: { command: { run: x } }
+" "1:36: invalid level 'a\"b' for cmdline.quiet"
+wl_bad "a bad kernel parameter name" \
+	"factors: { cmdline: { 'a/b': [on] } }
+workload: { command: { run: x } }
+" "1:23: invalid kernel parameter name 'a/b'"
+wl_bad "a bad sysctl name" \
+	"factors: { sysctl: { 'kernel/x': [1] } }
+workload: { command: { run: x } }
+" "1:22: invalid sysctl name 'kernel/x'"
+wl_bad "a sysctl value of two lines" \
+	"factors: { sysctl: { kernel.x: [\"1\\n2\"] } }
+workload: { command: { run: x } }
+" "1:33: a level contains a control character (U+000A, a newline)"
+wl_bad "a named metric's regex with two groups" \
+	"workload: { command: { run: b, metrics: { ops: '(a)(b)' } } }
+" "1:48: the regex must have exactly one (group)"
+wl_bad "a named metric that is the command's time" \
+	"workload: { command: { run: b, metrics: { real_s: '(a)' } } }
+" "1:43: metric 'real_s' is the command's own time"
+wl_bad "an unknown parser" \
+	"workload: { command: { run: b, parser: iozone } }
+" "1:40: invalid workload.command.parser 'iozone'"
+wl_bad "a target glob outside /dev" \
+	"workload: { fio: { rw: read }, targets: /tmp/x }
+" "1:41: invalid workload.targets glob '/tmp/x'"
+wl_bad "targets_count without targets" \
+	"workload: { fio: { rw: read }, targets_count: 2 }
+" "1:47: workload.targets_count needs workload.targets"
+wl_bad "per_device without targets_count" \
+	"workload: { fio: { rw: read }, targets: /dev/vdb, per_device: true }
+" "1:63: workload.per_device needs workload.targets_count"
+wl_bad "per_device with a command" \
+	"workload: { command: { run: x }, targets: /dev/vdb, targets_count: 1, per_device: true }
+" "1:83: workload.per_device needs workload.fio"
+wl_bad "per_device with a filename" \
+	"workload: { fio: { rw: read, filename: /dev/vdb }, targets: /dev/vdb, targets_count: 1, per_device: true }
+" "1:30: fio option 'filename' names the files"
+wl_bad "more metrics than a sample holds" \
+	"factors: { workload: { copies: [1, 4] } }
+workload: { command: { run: b, parser: unixbench } }
+" "1:24: a run of this workload may yield 280 metrics"
+wl_bad "scratch disks on Xen" \
+	"guest: { scratch_disks: 2 }
+workload: { fio: { rw: read } }
+" "1:25: guest.scratch_disks needs hypervisor kvm or qemu"
+wl_bad "an invalid derived metric name" \
+	"workload: { command: { run: b }, metric: 'real_s..max' }
+" "1:42: invalid metric name 'real_s..max'"
+run "$KB" run "$T/wl.yaml" --model "$MODEL" --db "$T/wl.db"
+check "run: a bad workload key writes no database" $([ $rc -eq 2 ] && [ ! -e "$T/wl.db" ]; echo $?)
+
+# seed 002 on the model: pinning x copies, one build, effects by name
+cat >"$T/seed002.yaml" <<'Y'
+name: seed002-pinning-copies
+factors:
+  guest: { pin: [none, [0, 0, 0, 0]] }
+  workload: { copies: [1, 2] }
+  sysctl: { kernel.sched_min_granularity_ns: [3000000, 10000000] }
+guest: { hypervisor: qemu, vcpus: 4 }
+workload:
+  command: { run: 'dd if=/dev/urandom count=1M | cat >/dev/null' }
+  metric: real_s.sum
+repeat: { boots: 3 }
+Y
+cat >"$T/seed002.model.yaml" <<'Y'
+metric: real_s.sum
+base: 79.92
+noise: { boot_cv: 0.01 }
+seed: 5
+effects:
+  - when: { workload.copies: 2 }
+    factor: 3.394
+  - when: { guest.pin: [0, 0, 0, 0] }
+    factor: 5.012
+  - when: { guest.pin: [0, 0, 0, 0], workload.copies: 2 }
+    factor: 0.9347
+Y
+run "$KB" plan "$T/seed002.yaml"
+check "plan: workload and sysctl factors share one build" $([ $rc -eq 0 ] &&
+	has "8 variants, 1 build" "$T/out" &&
+	has "guest.pin=0,0,0,0 workload.copies=2 sysctl.kernel.sched_min_granularity_ns=3000000" "$T/out"; echo $?)
+run "$KB" plan "$T/seed002.yaml" --json
+check "plan --json names the new factor kinds" $([ $rc -eq 0 ] && has '"kind": "workload"' "$T/out" &&
+	has '"kind": "sysctl"' "$T/out" && json_ok "$T/out"; echo $?)
+KBISECT_MODEL_TIME_SCALE=0 run "$KB" run -q "$T/seed002.yaml" --model "$T/seed002.model.yaml" --db "$T/seed002.db"
+check "run: a model keyed by workload.copies and guest.pin" $([ $rc -eq 0 ]; echo $?)
+run "$KB" effects 1 --db "$T/seed002.db"
+check "effects: workload.copies, guest.pin and their interaction" $([ $rc -eq 0 ] &&
+	has "workload.copies" "$T/out" && has "guest.pin:workload.copies" "$T/out"; echo $?)
+
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -95,6 +95,16 @@ static void check_sections(const struct kb_matrix *m, size_t size,
 		check(touch(g->passthrough[i]) == 12);
 
 	check(touch(w->metric) > 0);
+	check(kb_metric_name_valid(w->metric));
+	for (i = 0; i < w->nmetrics; i++)
+		check(touch(w->metrics[i].key) > 0 &&
+		      touch(w->metrics[i].value) > 0);
+	for (i = 0; i < w->ntargets; i++)
+		check(touch(w->targets[i]) > 5);
+	check(!w->per_device || (w->targets_count > 0 &&
+				 w->kind == KB_WORKLOAD_FIO));
+	for (i = 0; i < w->nparams; i++)
+		check(w->params[i]->kind == KB_FACTOR_WORKLOAD);
 	switch (w->kind) {
 	case KB_WORKLOAD_FIO:
 		check(w->nfio > 0);

@@ -534,11 +534,74 @@ static void test_analysis__real_executor_adds_boots(void **state)
 }
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+/*
+ * Seed 002 at time scale 0: 4 vCPUs free or pinned to one pCPU, and 1
+ * or 2 copies of `dd | cat` at once.  Its real times (the sums of the
+ * copies: 79.92 s, 271.28 s free; 400.55 s, 1270.68 s pinned) as a
+ * model of effects keyed by the factors' names: copies x3.394, pinning
+ * x5.012, and pinning with 2 copies x0.9347 more (1270.68 / 400.55
+ * against 271.28 / 79.92).  The effects name the workload and guest
+ * factors and find the interaction.
+ */
+static void test_effects__workload_copies_and_pinning_interact(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_effect *e = NULL;
+	double cv, df;
+	size_t n, i;
+	int seen = 0;
+
+	run_experiment(f,
+		       "factors:\n"
+		       "  guest: { pin: [none, [0, 0, 0, 0]] }\n"
+		       "  workload: { copies: [1, 2] }\n"
+		       "guest: { vcpus: 4 }\n"
+		       "workload:\n"
+		       "  command: { run: 'dd if=/dev/urandom count=1M | cat >/dev/null' }\n"
+		       "  metric: real_s.sum\n"
+		       "repeat: { boots: 4 }\n",
+		       "metric: real_s.sum\nbase: 79.92\n"
+		       "noise: { boot_cv: 0.01 }\nseed: 2\n"
+		       "effects:\n"
+		       "  - when: { workload.copies: 2 }\n    factor: 3.394\n"
+		       "  - when: { guest.pin: [0, 0, 0, 0] }\n    factor: 5.012\n"
+		       "  - when: { guest.pin: [0, 0, 0, 0], workload.copies: 2 }\n"
+		       "    factor: 0.9347\n");
+	if (kb_effects_estimate(f->a, &e, &n, &cv, &df, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(n, 3);
+	for (i = 0; i < n; i++) {
+		double want;
+
+		if (!strcmp(e[i].name, "guest.pin"))
+			want = log(5.012) + 0.5 * log(0.9347);
+		else if (!strcmp(e[i].name, "workload.copies"))
+			want = log(3.394) + 0.5 * log(0.9347);
+		else if (!strcmp(e[i].name, "guest.pin:workload.copies"))
+			want = 0.5 * log(0.9347);
+		else
+			fail_msg("unexpected effect '%s'", e[i].name);
+		seen++;
+		assert_float_equal(e[i].log_effect, want, 0.02);
+		assert_true(e[i].significant);
+	}
+	assert_int_equal(seen, 3);
+	/* ranked: pinning costs most, then copies, then their interaction */
+	assert_string_equal(e[0].name, "guest.pin");
+	assert_string_equal(e[2].name, "guest.pin:workload.copies");
+	assert_true(e[2].interaction);
+	assert_true(e[2].change_pct < 0);
+	free(e);
+}
+
 static const struct CMUnitTest tests[] = {
 	T(test_analysis__workload_better_decides_the_verdict),
 	T(test_analysis__added_boots_make_later_looks),
 	T(test_analysis__compare_metric_is_the_analysis_of_that_metric),
 	T(test_effects__holm_adjusts_the_family),
+	T(test_effects__workload_copies_and_pinning_interact),
 	T(test_effects__values_not_positive_are_refused),
 	T(test_analysis__reads_the_database_alone),
 	T(test_analysis__real_executor_adds_boots),

@@ -8,6 +8,7 @@
 #include "console.h"
 #include "err.h"
 #include "matrix.h"
+#include "mem.h"
 #include "variant.h"
 
 /* zlib's CRC-32, written again here so that the test checks the parser. */
@@ -552,7 +553,154 @@ static void test_console__fuzz_corpus_replays(void **state)
 	assert_true(bad >= 2);
 }
 
+
+/* ---- copies, named metrics, devices (issue 13) ------------------------ */
+
+static double value_of(const struct kb_sample *s, const char *name)
+{
+	double v;
+
+	if (kb_sample_get(s, name, &v))
+		fail_msg("metric '%s' missing", name);
+	return v;
+}
+
+/* A command report: time @real s, and "@ops ops/s" in the output. */
+static char *cmd_report(double real, double ops)
+{
+	char out[64];
+
+	snprintf(out, sizeof(out), "bench: %g ops/s\n", ops);
+	return kb_asprintf("kbisect-command 1\nexit 0\nreal %.2f\nuser 0.50\n"
+			   "sys %.2f\noutput %zu\n%s",
+			   real, real - 1, strlen(out), out);
+}
+
+/* Judge a one-run console whose frame carries @payload. */
+static void judge_one(const char *payload, const struct kb_workload *w,
+		      struct kb_boot_result *r)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_console *c;
+	struct kb_err err = KB_ERR_INIT;
+
+	kb_buf_adds(&b, "KBISECT-START 1\n");
+	frame(&b, 1, payload);
+	kb_buf_adds(&b, "KBISECT-DONE 1\n");
+	c = feed_text(b.buf);
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(kb_console_judge(c, w, 1, 0, r, &err), 0);
+	kb_console_free(c);
+	kb_buf_release(&b);
+}
+
+/* Seed 002's dd | cat in 2 copies: each copy's times, their sum, mean
+ * and max, and real_s the wall time of both (the max); a rate adds up. */
+static void test_console__copies_store_each_and_the_aggregates(void **state)
+{
+	struct kb_option metrics[] = { { .key = "ops",
+					 .value = "([0-9.]+) ops/s" } };
+	struct kb_workload w = { .kind = KB_WORKLOAD_COMMAND,
+				 .metric = "real_s",
+				 .nmetrics = 1,
+				 .metrics = metrics,
+				 .copies = 2 };
+	struct kb_buf p = KB_BUF_INIT;
+	struct kb_boot_result r;
+	char *c1 = cmd_report(79.92, 100), *c2 = cmd_report(120.5, 50);
+
+	(void)state;
+	kb_buf_addf(&p, "kbisect-copies 2\ncopy 1 %zu\n%scopy 2 %zu\n%s\n",
+		    strlen(c1), c1, strlen(c2), c2);
+	judge_one(p.buf, &w, &r);
+	assert_int_equal(r.status, KB_BOOT_OK);
+	assert_int_equal(r.nruns, 1);
+	assert_float_equal(value_of(&r.runs[0], "real_s"), 120.5, 0);
+	assert_float_equal(value_of(&r.runs[0], "real_s.max"), 120.5, 0);
+	assert_float_equal(value_of(&r.runs[0], "real_s.sum"), 200.42, 1e-9);
+	assert_float_equal(value_of(&r.runs[0], "real_s.mean"), 100.21, 1e-9);
+	assert_float_equal(value_of(&r.runs[0], "real_s.copy1"), 79.92, 0);
+	assert_float_equal(value_of(&r.runs[0], "real_s.copy2"), 120.5, 0);
+	assert_float_equal(value_of(&r.runs[0], "sys_s.sum"), 198.42, 1e-9);
+	/* a higher-is-better metric's plain name is the copies' total */
+	assert_float_equal(value_of(&r.runs[0], "ops"), 150, 0);
+	assert_float_equal(value_of(&r.runs[0], "ops.max"), 100, 0);
+	assert_float_equal(value_of(&r.runs[0], "ops.copy2"), 50, 0);
+	/* 4 metrics x (2 copies + sum, mean, max + aggregate) */
+	assert_int_equal(r.runs[0].n, 4 * 6);
+	kb_boot_result_release(&r);
+	/* a payload of another number of copies is no result */
+	w.copies = 3;
+	judge_one(p.buf, &w, &r);
+	assert_int_equal(r.status, KB_BOOT_BAD_OUTPUT);
+	assert_msg_contains(r.reason, "another number of copies than the 3 asked");
+	kb_boot_result_release(&r);
+	kb_buf_release(&p);
+	free(c1);
+	free(c2);
+}
+
+/* fio in 2 copies, one job per device: totals and per device. */
+static void test_console__fio_copies_per_device(void **state)
+{
+	struct kb_workload w = { .kind = KB_WORKLOAD_FIO,
+				 .metric = "read_iops",
+				 .per_device = 1,
+				 .targets_count = 2,
+				 .copies = 2 };
+	struct kb_buf json = KB_BUF_INIT, p = KB_BUF_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_boot_result r;
+	double v;
+
+	(void)state;
+	if (kb_buf_read_file(&json, KB_TEST_DATA "/fio/per-device-two-files.json",
+			     1u << 20, &err))
+		fail_msg("%s", err.msg);
+	kb_buf_addf(&p, "kbisect-copies 2\ncopy 1 %zu\n%scopy 2 %zu\n%s",
+		    json.len, json.buf, json.len, json.buf);
+	judge_one(p.buf, &w, &r);
+	assert_int_equal(r.status, KB_BOOT_OK);
+	assert_float_equal(value_of(&r.runs[0], "read_iops"),
+			   2 * (264985.014985 + 198919.080919), 1e-6);
+	assert_float_equal(value_of(&r.runs[0], "read_iops.copy1"),
+			   264985.014985 + 198919.080919, 1e-6);
+	assert_float_equal(value_of(&r.runs[0], "read_iops.vdb"),
+			   2 * 264985.014985, 1e-6);
+	/* a latency's aggregate is the worst copy's */
+	assert_float_equal(value_of(&r.runs[0], "read_lat_mean_us.vdc"),
+			   3.647682967, 1e-9);
+	/* per device, the aggregate alone */
+	assert_int_equal(kb_sample_get(&r.runs[0], "read_iops.vdb.copy1", &v),
+			 -1);
+	kb_boot_result_release(&r);
+	kb_buf_release(&json);
+	kb_buf_release(&p);
+}
+
+/* /init could not find the devices the matrix names: the boot's
+ * failure says which glob, as "no target disk" did. */
+static void test_console__missing_targets_fail_the_boot(void **state)
+{
+	struct kb_workload w = { .kind = KB_WORKLOAD_FIO, .metric = "read_iops" };
+	struct kb_boot_result r;
+	struct kb_console *c;
+
+	(void)state;
+	c = feed_text("KBISECT-START 1\n"
+		      "KBISECT-ERROR 1 found 1 of 2 target disks matching /dev/vd[b-c] after 30 s\n");
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(kb_console_judge(c, &w, 1, 0, &r, NULL), 0);
+	assert_int_equal(r.status, KB_BOOT_BAD_OUTPUT);
+	assert_msg_contains(r.reason, "the guest reports an error: 1 found 1 of 2 target disks matching /dev/vd[b-c]");
+	kb_boot_result_release(&r);
+	kb_console_free(c);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_console__copies_store_each_and_the_aggregates),
+	cmocka_unit_test(test_console__fio_copies_per_device),
+	cmocka_unit_test(test_console__missing_targets_fail_the_boot),
 	cmocka_unit_test(test_console__crc_is_zlib_crc32),
 	cmocka_unit_test(test_console__frames_among_kernel_lines),
 	cmocka_unit_test(test_console__split_at_every_byte_boundary),

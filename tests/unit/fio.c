@@ -8,6 +8,7 @@
 #include "err.h"
 #include "fio.h"
 #include "matrix.h"
+#include "mem.h"
 #include "variant.h"
 
 #define DATA KB_TEST_DATA "/fio/"
@@ -451,7 +452,82 @@ static void test_fio__fuzz_corpus_replays(void **state)
 	assert_true(bad >= 2);
 }
 
+
+/* ---- per device, and parameters (issue 13) --------------------------- */
+
+/* fio 3.33 on this machine: two jobs kbisect-1 and kbisect-2 with
+ * filename=${KBISECT_DISK1} and ${KBISECT_DISK2} set to vdb and vdc;
+ * figures read from the JSON with python. */
+static void test_fio__per_device_metrics_and_totals(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_sample *s = kb_calloc(1, sizeof(*s));
+
+	(void)state;
+	if (kb_buf_read_file(&b, DATA "per-device-two-files.json", 1u << 20,
+			     &err) ||
+	    kb_fio_parse_buffer_devices(b.buf, b.len, "run 1", 1, s, &err))
+		fail_msg("%s", err.msg);
+	assert_float_equal(metric(s, "read_iops.vdb"), 264985.014985, 1e-6);
+	assert_float_equal(metric(s, "read_iops.vdc"), 198919.080919, 1e-6);
+	assert_float_equal(metric(s, "read_iops"),
+			   264985.014985 + 198919.080919, 1e-6);
+	assert_float_equal(metric(s, "read_bw_kib.vdb"), 1059940, 1e-9);
+	assert_float_equal(metric(s, "read_lat_mean_us.vdb"), 2.795259981,
+			   1e-9);
+	assert_float_equal(metric(s, "read_lat_mean_us.vdc"), 3.647682967,
+			   1e-9);
+	assert_true(has(s, "read_lat_p99_us.vdc"));
+	assert_true(has(s, "write_iops.vdb"));
+	/* without per_device, the totals alone, as before */
+	assert_int_equal(kb_fio_parse_buffer(b.buf, b.len, "run 1", s, &err),
+			 0);
+	assert_false(has(s, "read_iops.vdb"));
+	assert_float_equal(metric(s, "read_iops"),
+			   264985.014985 + 198919.080919, 1e-6);
+	kb_buf_release(&b);
+	free(s);
+}
+
+/* The host's fio accepts the per-device job, and checks every level. */
+static void test_fio__check_per_device_and_parameters(void **state)
+{
+	static const struct kb_option o[] = {
+		{ "rw", "randread", { 2, 5 } },
+		{ "iodepth", "{{depth}}", { 3, 5 } },
+	};
+	static const struct kb_level good[] = { { .value = "1" },
+						{ .value = "32" } };
+	static const struct kb_level bad[] = { { .value = "1" },
+					       { .value = "abc" } };
+	struct kb_factor f = { .kind = KB_FACTOR_WORKLOAD,
+			       .name = "workload.depth",
+			       .nlevels = 2,
+			       .levels = good };
+	const struct kb_factor *params[] = { &f };
+	struct kb_workload w;
+	struct kb_err err = KB_ERR_INIT;
+
+	(void)state;
+	memset(&w, 0, sizeof(w));
+	w.kind = KB_WORKLOAD_FIO;
+	w.fio = o;
+	w.nfio = 2;
+	w.targets_count = 2;
+	w.per_device = 1;
+	w.nparams = 1;
+	w.params = params;
+	if (kb_fio_check(&w, "m.yaml", NULL, &err))
+		fail_msg("fio refused a valid job: %s", err.msg);
+	f.levels = bad;
+	assert_int_equal(kb_fio_check(&w, "m.yaml", NULL, &err), KB_EINPUT);
+	assert_msg_contains(err.msg, "m.yaml:3:5: fio rejects option 'iodepth: abc'");
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_fio__per_device_metrics_and_totals),
+	cmocka_unit_test(test_fio__check_per_device_and_parameters),
 	cmocka_unit_test(test_fio__randread_psync_read_metrics),
 	cmocka_unit_test(test_fio__randrw_has_both_directions),
 	cmocka_unit_test(test_fio__write_only_has_no_read_latency),

@@ -511,7 +511,91 @@ static void test_initramfs__default_cache_follows_xdg(void **state)
 	free(old);
 }
 
+/* A variant's workload: workload.conf says its copies, targets and
+ * sysctls, one line each, and /init reads them; the plain workload's
+ * lines stay as they were. */
+static void test_initramfs__conf_has_copies_targets_and_sysctl(void **state)
+{
+	static const char *const globs[] = { "/dev/vd[b-c]", "/dev/sdb" };
+	static const struct kb_param sysctl[] = {
+		{ "kernel.sched_min_granularity_ns", "3000000" },
+		{ "vm.dirty_ratio", "5" },
+	};
+	struct kb_initramfs_opts o = opts_here();
+	struct kb_workload w = command_workload("dd if=/dev/zero count=1");
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf conf = KB_BUF_INIT;
+	char *cache = scratch(), *path = NULL;
+
+	(void)state;
+	if (kb_initramfs_build(&w, 2, &o, cache, &path, &err))
+		fail_msg("%s", err.msg);
+	archive_file(path, "kbisect/workload.conf", &conf);
+	assert_string_equal(conf.buf, "kind=command\nruns=2\n");
+	free(path);
+	kb_buf_reset(&conf);
+	w.copies = 4;
+	w.ntargets = 2;
+	w.targets = globs;
+	w.targets_count = 3;
+	w.nsysctl = 2;
+	w.sysctl = sysctl;
+	if (kb_initramfs_build(&w, 2, &o, cache, &path, &err))
+		fail_msg("%s", err.msg);
+	archive_file(path, "kbisect/workload.conf", &conf);
+	assert_string_equal(conf.buf,
+			    "kind=command\nruns=2\ncopies=4\n"
+			    "targets=/dev/vd[b-c]\ntargets=/dev/sdb\n"
+			    "targets_count=3\n"
+			    "sysctl=kernel.sched_min_granularity_ns=3000000\n"
+			    "sysctl=vm.dirty_ratio=5\n");
+	kb_buf_release(&conf);
+	free(path);
+	rm_rf(cache);
+	free(cache);
+}
+
+/* Per device: one fio job per target device, named by its variable. */
+static void test_initramfs__fio_job_per_device(void **state)
+{
+	static const struct kb_option opt[] = {
+		{ "rw", "randread", { 2, 3 } },
+		{ "bs", "{{bs}}", { 2, 3 } },
+	};
+	static const char *const globs[] = { "/dev/vd[b-c]" };
+	static const struct kb_param params[] = { { "bs", "64k" } };
+	struct kb_workload w;
+	struct kb_workload_inst wi;
+	struct kb_guest g;
+	struct kb_err err = KB_ERR_INIT;
+	char *text = NULL;
+
+	(void)state;
+	memset(&w, 0, sizeof(w));
+	memset(&g, 0, sizeof(g));
+	w.kind = KB_WORKLOAD_FIO;
+	w.fio = opt;
+	w.nfio = 2;
+	w.ntargets = 1;
+	w.targets = globs;
+	w.targets_count = 2;
+	w.per_device = 1;
+	g.params = params;
+	g.nparams = 1;
+	g.copies = 2;
+	assert_int_equal(kb_workload_instance(&w, &g, &wi, &err), 0);
+	assert_int_equal(wi.w.copies, 2);
+	assert_int_equal(kb_initramfs_workload_text(&wi.w, &text, &err), 0);
+	assert_string_equal(text, "[global]\nrw=randread\nbs=64k\n"
+				  "[kbisect-1]\nfilename=${KBISECT_DISK1}\n"
+				  "[kbisect-2]\nfilename=${KBISECT_DISK2}\n");
+	free(text);
+	kb_workload_inst_release(&wi);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_initramfs__conf_has_copies_targets_and_sysctl),
+	cmocka_unit_test(test_initramfs__fio_job_per_device),
 	cmocka_unit_test(test_initramfs__cpio_header_is_newc),
 	cmocka_unit_test(test_initramfs__cpio_lists_with_gnu_cpio),
 	cmocka_unit_test(test_initramfs__command_archive_contents),

@@ -739,6 +739,250 @@ static void test_matrix__known_metrics_have_their_direction(void **state)
 	assert_int_equal(kb_metric_higher_is_better("compile_s"), 0);
 }
 
+
+/* ---- workload, cmdline and sysctl factors (issue 13) ----------------- */
+
+#define CMD2 "workload:\n  command: { run: 'dd bs={{bs}} count=1' }\n"
+
+static void test_matrix__runtime_factors_parse(void **state)
+{
+	struct kb_matrix *m;
+	const struct kb_factor *f;
+
+	(void)state;
+	m = ok("factors:\n"
+	       "  guest: { pin: [none, [0, 0]] }\n"
+	       "  workload: { copies: [1, 2, 4], bs: [4k, 64k] }\n"
+	       "  cmdline: { xen_nopvspin: [off, on], mitigations: [auto, 'mitigations=off'] }\n"
+	       "  sysctl: { kernel.sched_min_granularity_ns: [3000000, 10000000] }\n"
+	       "guest: { vcpus: 2 }\n" CMD2);
+	assert_int_equal(kb_matrix_nfactors(m), 6);
+	f = kb_matrix_factor(m, 1);
+	assert_string_equal(f->name, "workload.copies");
+	assert_int_equal(f->kind, KB_FACTOR_WORKLOAD);
+	assert_int_equal(f->nlevels, 3);
+	assert_string_equal(f->levels[2].value, "4");
+	f = kb_matrix_factor(m, 2);
+	assert_string_equal(f->name, "workload.bs");
+	assert_string_equal(f->levels[1].value, "64k");
+	f = kb_matrix_factor(m, 3);
+	assert_string_equal(f->name, "cmdline.xen_nopvspin");
+	assert_int_equal(f->kind, KB_FACTOR_CMDLINE);
+	f = kb_matrix_factor(m, 5);
+	assert_string_equal(f->name, "sysctl.kernel.sched_min_granularity_ns");
+	assert_int_equal(f->kind, KB_FACTOR_SYSCTL);
+	assert_int_equal(kb_matrix_workload(m)->nparams, 1);
+	assert_ptr_equal(kb_matrix_workload(m)->params[0],
+			 kb_matrix_factor(m, 2));
+	assert_false(kb_factor_kind_builds(KB_FACTOR_WORKLOAD));
+	assert_false(kb_factor_kind_builds(KB_FACTOR_CMDLINE));
+	assert_false(kb_factor_kind_builds(KB_FACTOR_SYSCTL));
+	assert_false(kb_factor_kind_builds(KB_FACTOR_GUEST));
+	assert_true(kb_factor_kind_builds(KB_FACTOR_KCONFIG));
+	assert_true(kb_factor_kind_builds(KB_FACTOR_KERNEL));
+	assert_string_equal(kb_factor_kind_name(KB_FACTOR_SYSCTL), "sysctl");
+	kb_matrix_free(m);
+}
+
+static void test_matrix__cmdline_levels_become_text(void **state)
+{
+	char *t;
+
+	(void)state;
+	assert_null(kb_cmdline_level_text("cmdline.xen_nopvspin", "off"));
+	t = kb_cmdline_level_text("cmdline.xen_nopvspin", "on");
+	assert_string_equal(t, "xen_nopvspin");
+	free(t);
+	t = kb_cmdline_level_text("cmdline.clocksource", "tsc");
+	assert_string_equal(t, "clocksource=tsc");
+	free(t);
+	t = kb_cmdline_level_text("cmdline.mitigations", "mitigations=off");
+	assert_string_equal(t, "mitigations=off");
+	free(t);
+	t = kb_cmdline_level_text("cmdline.smt", "nosmt nopti");
+	assert_string_equal(t, "nosmt nopti");
+	free(t);
+}
+
+static void test_matrix__workload_parameters_are_checked(void **state)
+{
+	(void)state;
+	/* a reference without a factor, at the text that holds it */
+	bad("factors: { workload: { bs: [4k] } }\n"
+	    "workload:\n  command: { run: 'dd bs={{bs}} count={{cnt}}' }\n",
+	    3, 19, "unknown workload parameter '{{cnt}}'");
+	bad("workload:\n  fio: { rw: randread, bs: '{{bs}}' }\n", 2, 28,
+	    "unknown workload parameter '{{bs}}'");
+	/* a factor no text uses, at the factor */
+	bad("factors: { workload: { bs: [4k], iodepth: [1, 32] } }\n"
+	    "workload:\n  fio: { rw: randread, bs: '{{bs}}' }\n",
+	    1, 34, "factor workload.iodepth is not used: write {{iodepth}}");
+	bad("factors: { workload: { bs: [4k] } }\n"
+	    "workload: { fio_job: job.fio, metric: read_iops }\n",
+	    1, 24, "factor workload.bs cannot fill a fio_job file");
+	bad("factors: { workload: { Bs: [4k] } }\n" CMD2, 1, 24,
+	    "invalid workload parameter name 'Bs': expected lower case letters, digits and _, starting with a letter, at most 31 (did you mean 'bs'?)");
+	/* other braces are shell's or awk's, not references */
+	kb_matrix_free(ok("workload:\n  command: { run: \"awk '{{print $1}}' f; echo ${HOME}\" }\n"));
+}
+
+static void test_matrix__runtime_levels_are_checked(void **state)
+{
+	(void)state;
+	bad("factors: { workload: { copies: [1, 65] } }\n"
+	    "workload: { command: { run: x } }\n",
+	    1, 36, "workload.copies must be an integer from 1 to 64");
+	bad("factors: { workload: { copies: [1, 01] } }\n"
+	    "workload: { command: { run: x } }\n",
+	    1, 36, "level '1' of workload.copies is listed twice");
+	bad("factors: { cmdline: { quiet: [off, 'a\"b'] } }\n"
+	    "workload: { command: { run: x } }\n",
+	    1, 36, "invalid level 'a\"b' for cmdline.quiet: kernel command-line text is");
+	bad("factors: { cmdline: { quiet: [off, 'a<b'] } }\n"
+	    "workload: { command: { run: x } }\n",
+	    1, 36, "invalid level 'a<b' for cmdline.quiet");
+	bad("factors: { cmdline: { 'a b': [on] } }\n"
+	    "workload: { command: { run: x } }\n",
+	    1, 23, "invalid kernel parameter name 'a b'");
+	bad("factors: { sysctl: { Kernel.X: [1] } }\n"
+	    "workload: { command: { run: x } }\n",
+	    1, 22, "invalid sysctl name 'Kernel.X': expected lower case words of letters, digits and _ joined by dots, such as kernel.sched_min_granularity_ns (did you mean 'kernel.x'?)");
+	bad("factors: { sysctl: { kernel..x: [1] } }\n"
+	    "workload: { command: { run: x } }\n",
+	    1, 22, "invalid sysctl name 'kernel..x'");
+	bad("factors: { sysctl: { kernel.x: [\"1\\n2\"] } }\n"
+	    "workload: { command: { run: x } }\n",
+	    1, 33, "contains a control character (U+000A, a newline)");
+	bad("factors: { bogus: { x: [1] } }\nworkload: { command: { run: x } }\n",
+	    1, 12, "unknown key 'bogus' in 'factors'");
+}
+
+static void test_matrix__named_metrics_and_parsers(void **state)
+{
+	struct kb_matrix *m;
+	const struct kb_workload *w;
+
+	(void)state;
+	m = ok("workload:\n"
+	       "  command:\n"
+	       "    run: bench\n"
+	       "    metrics: { ops: '([0-9.]+) ops/s', lat_ms: 'lat ([0-9.]+) ms' }\n"
+	       "    parser: dd\n"
+	       "  metric: ops\n"
+	       "  better: higher\n");
+	w = kb_matrix_workload(m);
+	assert_int_equal(w->nmetrics, 2);
+	assert_string_equal(w->metrics[1].key, "lat_ms");
+	assert_string_equal(w->metrics[1].value, "lat ([0-9.]+) ms");
+	assert_int_equal(w->parser, KB_PARSER_DD);
+	assert_string_equal(w->metric, "ops");
+	kb_matrix_free(m);
+	/* without metric, the command is still timed */
+	m = ok("workload: { command: { run: b, metrics: { ops: 'x([0-9]+)' }, parser: unixbench } }\n");
+	assert_string_equal(kb_matrix_workload(m)->metric, "real_s");
+	assert_int_equal(kb_matrix_workload(m)->parser, KB_PARSER_UNIXBENCH);
+	kb_matrix_free(m);
+	bad("workload: { command: { run: b, metrics: { ops: '(a)(b)' } } }\n",
+	    1, 48, "the regex must have exactly one (group) around the number to take, found 2");
+	bad("workload: { command: { run: b, metrics: { Ops: '(a)' } } }\n",
+	    1, 43, "invalid metric name 'Ops'");
+	bad("workload: { command: { run: b, metrics: { real_s: '(a)' } } }\n",
+	    1, 43, "metric 'real_s' is the command's own time");
+	bad("workload: { command: { run: b, metrics: { x: '(a+++)' } } }\n",
+	    1, 46, "workload.command.metrics.x repeats a repetition");
+	bad("workload: { command: { run: b, metrics: {} } }\n", 1, 41,
+	    "workload.command.metrics names 0 metrics");
+	bad("workload: { command: { run: b, parser: ddd } }\n", 1, 40,
+	    "invalid workload.command.parser 'ddd' (did you mean 'dd'?)");
+	bad("workload: { command: { run: b, metric: real_s } }\n", 1, 32,
+	    "unknown key 'metric' in 'workload.command': the metric verdicts are about is workload.metric, beside command");
+	bad("workload: { command: { run: b, metrics: { ops: '(a)' }, regex: 'x(1)' }, metric: ops }\n",
+	    1, 43, "metric 'ops' is taken by workload.command.regex");
+}
+
+static void test_matrix__derived_metric_names(void **state)
+{
+	struct kb_matrix *m;
+
+	(void)state;
+	assert_true(kb_metric_name_valid("real_s"));
+	assert_true(kb_metric_name_valid("real_s.max"));
+	assert_true(kb_metric_name_valid("read_iops.vdb"));
+	assert_true(kb_metric_name_valid("read_iops.vdb.copy2"));
+	assert_false(kb_metric_name_valid("real_s."));
+	assert_false(kb_metric_name_valid("real_s..max"));
+	assert_false(kb_metric_name_valid(".max"));
+	assert_false(kb_metric_name_valid("Real_s"));
+	assert_false(kb_metric_name_valid("a_metric_name_of_32_characters_x"));
+	m = ok("workload: { command: { run: b }, metric: real_s.sum }\n");
+	assert_string_equal(kb_matrix_workload(m)->metric, "real_s.sum");
+	kb_matrix_free(m);
+	bad("workload: { command: { run: b }, metric: 'real_s.' }\n", 1, 42,
+	    "invalid metric name 'real_s.'");
+}
+
+static void test_matrix__targets_and_devices(void **state)
+{
+	struct kb_matrix *m;
+	const struct kb_workload *w;
+
+	(void)state;
+	m = ok("guest: { hypervisor: qemu, scratch_disks: 2 }\n"
+	       "workload:\n"
+	       "  fio: { rw: randread, bs: 4k }\n"
+	       "  targets: /dev/vd[a-c]\n"
+	       "  targets_count: 2\n"
+	       "  per_device: true\n");
+	w = kb_matrix_workload(m);
+	assert_int_equal(w->ntargets, 1);
+	assert_string_equal(w->targets[0], "/dev/vd[a-c]");
+	assert_int_equal(w->targets_count, 2);
+	assert_true(w->per_device);
+	assert_int_equal(kb_matrix_guest(m)->scratch_disks, 2);
+	kb_matrix_free(m);
+	m = ok("workload: { fio: { rw: read }, targets: ['/dev/sd[a-p]', /dev/xvdb] }\n");
+	assert_int_equal(kb_matrix_workload(m)->ntargets, 2);
+	assert_false(kb_matrix_workload(m)->per_device);
+	kb_matrix_free(m);
+	bad("workload: { fio: { rw: read }, targets: /dev/disk/by-id/x }\n", 1,
+	    41, "invalid workload.targets glob '/dev/disk/by-id/x'");
+	bad("workload: { fio: { rw: read }, targets: 'vd[b-c]' }\n", 1, 41,
+	    "invalid workload.targets glob 'vd[b-c]'");
+	bad("workload: { fio: { rw: read }, targets_count: 2 }\n", 1, 47,
+	    "workload.targets_count needs workload.targets");
+	bad("workload: { fio: { rw: read }, targets: /dev/vdb, targets_count: 65 }\n",
+	    1, 66, "workload.targets_count must be an integer from 1 to 64");
+	bad("workload: { fio: { rw: read }, targets: /dev/vdb, per_device: true }\n",
+	    1, 63, "workload.per_device needs workload.targets_count");
+	bad("workload: { fio_job: job.fio, metric: read_iops, targets: /dev/vdb,"
+	    " targets_count: 1, per_device: true }\n",
+	    1, 99, "workload.per_device needs workload.fio");
+	bad("workload: { fio: { rw: read, filename: /dev/vdb }, targets: /dev/vdb,"
+	    " targets_count: 1, per_device: true }\n",
+	    1, 30, "fio option 'filename' names the files");
+	bad("workload: { fio: { rw: read }, per_device: yes }\n", 1, 44,
+	    "invalid workload.per_device 'yes'");
+	bad("guest: { scratch_disks: 2 }\n" W, 1, 25,
+	    "guest.scratch_disks needs hypervisor kvm or qemu");
+	bad("guest: { hypervisor: qemu, scratch_disks: 0 }\n" W, 1, 43,
+	    "guest.scratch_disks must be an integer from 1 to 64");
+}
+
+static void test_matrix__metrics_must_fit_a_sample(void **state)
+{
+	(void)state;
+	/* 18 fio metrics per device and in total, 16 devices: 306 */
+	bad("workload: { fio: { rw: randtrim }, targets: '/dev/sd[a-p]',"
+	    " targets_count: 16, per_device: true }\n",
+	    1, 11, "a run of this workload may yield 306 metrics (18 per device), more than 256: use fewer devices");
+	/* unixbench's 35 metrics, 4 copies: 35 x 8 */
+	bad("factors: { workload: { copies: [1, 4] } }\n"
+	    "workload: { command: { run: b, parser: unixbench } }\n",
+	    1, 24, "a run of this workload may yield 280 metrics (35 per copy, 4 copies with their sum, mean, max and aggregate), more than 256");
+	kb_matrix_free(ok("factors: { workload: { copies: [1, 3] } }\n"
+			  "workload: { command: { run: b, parser: unixbench } }\n"));
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_matrix__full_example_parses),
 	cmocka_unit_test(test_matrix__defaults),
@@ -772,6 +1016,14 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_matrix__workload_files),
 	cmocka_unit_test(test_matrix__empty_and_non_mapping),
 	cmocka_unit_test(test_matrix__load_reads_file),
+	cmocka_unit_test(test_matrix__runtime_factors_parse),
+	cmocka_unit_test(test_matrix__cmdline_levels_become_text),
+	cmocka_unit_test(test_matrix__workload_parameters_are_checked),
+	cmocka_unit_test(test_matrix__runtime_levels_are_checked),
+	cmocka_unit_test(test_matrix__named_metrics_and_parsers),
+	cmocka_unit_test(test_matrix__derived_metric_names),
+	cmocka_unit_test(test_matrix__targets_and_devices),
+	cmocka_unit_test(test_matrix__metrics_must_fit_a_sample),
 };
 
 KB_TEST_MAIN(tests)

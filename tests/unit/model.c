@@ -756,6 +756,35 @@ static void test_model__values_that_overflow_or_vanish_are_refused(
 	kb_model_free(m);
 }
 
+
+/* Workload, cmdline and sysctl factors are keyed by their names, as the
+ * matrix names them; they never make a build fail (issue 13). */
+static void test_model__runtime_factors_are_keyed_by_name(void **state)
+{
+	struct kb_model *m = parse_ok(
+		HEAD "effects:\n"
+		     "  - when: { workload.copies: 2 }\n    factor: 2\n"
+		     "  - when: { workload.bs: [64k, 1m] }\n    factor: 3\n"
+		     "  - when: { cmdline.xen_nopvspin: on, sysctl.kernel.x: 5 }\n"
+		     "    factor: 0.5\n");
+
+	(void)state;
+	assert_true(expected(m, "workload.copies=1") == 1000);
+	assert_true(expected(m, "workload.copies=2") == 2000);
+	assert_true(expected(m, "workload.copies=2 workload.bs=1m") == 6000);
+	assert_true(expected(m, "cmdline.xen_nopvspin=on") == 1000);
+	assert_true(expected(m, "cmdline.xen_nopvspin=on sysctl.kernel.x=5") ==
+		    500);
+	kb_model_free(m);
+	parse_err(HEAD "failures:\n  - when: { workload.copies: 2 }\n"
+		       "    stage: build\n",
+		  "t.yaml:4:13: a build failure cannot depend on 'workload.copies': workload, cmdline and sysctl factors do not change the build (use stage: boot)");
+	parse_err(HEAD "effects:\n  - when: { workload.Bs: 2 }\n    factor: 2\n",
+		  "t.yaml:4:13: unknown factor 'workload.Bs'");
+	parse_err(HEAD "effects:\n  - when: { sysctl.kernel..x: 2 }\n    factor: 2\n",
+		  "t.yaml:4:13: unknown factor 'sysctl.kernel..x'");
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_model__values_that_overflow_or_vanish_are_refused),
 	cmocka_unit_test(test_model__loads_file_and_keeps_its_text),
@@ -775,6 +804,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_model__invalid_levels_are_refused),
 	cmocka_unit_test(test_model__control_characters_are_refused),
 	cmocka_unit_test(test_model__guest_levels_are_the_matrix_levels),
+	cmocka_unit_test(test_model__runtime_factors_are_keyed_by_name),
 	cmocka_unit_test(test_model__build_failure_cannot_depend_on_guest),
 	cmocka_unit_test(test_model__negative_times_are_refused),
 	cmocka_unit_test(test_model__seed_must_be_a_non_negative_integer),

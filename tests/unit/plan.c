@@ -552,7 +552,127 @@ static void test_plan__a_given_tree_refuses_kernel_rev(void **state)
 	free(repo);
 }
 
+
+/* Workload, cmdline and sysctl factors: in every design, in the guest
+ * shape, never in a build key (issue 13). */
+#define RUNTIME                                                           \
+	"  workload: { copies: [1, 2], bs: [4k, 64k] }\n"                 \
+	"  cmdline: { xen_nopvspin: [off, on] }\n"                        \
+	"  sysctl: { kernel.sched_min_granularity_ns: [3000000, 10000000] }\n"
+#define RUNTIME_W "workload: { fio: { rw: randread, bs: '{{bs}}' } }\n"
+
+static void test_plan__runtime_factors_full_design(void **state)
+{
+	struct fixture f;
+	const struct kb_variant *v;
+	size_t i;
+
+	(void)state;
+	make(&f, "factors:\n  kconfig: { PREEMPT: [n, y] }\n" RUNTIME
+		 RUNTIME_W);
+	assert_int_equal(kb_plan_nvariants(f.p), 32);
+	/* the workload, cmdline and sysctl levels never change the kernel */
+	assert_int_equal(kb_plan_nbuilds(f.p), 2);
+	for (i = 0; i < 32; i++) {
+		v = kb_plan_variant(f.p, i);
+		assert_string_equal(v->build_key,
+				    kb_plan_variant(f.p, i < 16 ? 0 : 16)
+					    ->build_key);
+	}
+	v = kb_plan_variant(f.p, 0);
+	assert_string_equal(v->label,
+			    "PREEMPT=n workload.copies=1 workload.bs=4k cmdline.xen_nopvspin=off sysctl.kernel.sched_min_granularity_ns=3000000");
+	assert_int_equal(v->guest.copies, 1);
+	assert_null(v->guest.cmdline);
+	assert_int_equal(v->guest.nparams, 1);
+	assert_string_equal(v->guest.params[0].name, "bs");
+	assert_string_equal(v->guest.params[0].value, "4k");
+	assert_int_equal(v->guest.nsysctl, 1);
+	assert_string_equal(v->guest.sysctl[0].name,
+			    "kernel.sched_min_granularity_ns");
+	assert_string_equal(v->guest.sysctl[0].value, "3000000");
+	v = kb_plan_variant(f.p, 15);
+	assert_string_equal(v->label,
+			    "PREEMPT=n workload.copies=2 workload.bs=64k cmdline.xen_nopvspin=on sysctl.kernel.sched_min_granularity_ns=10000000");
+	assert_int_equal(v->guest.copies, 2);
+	assert_string_equal(v->guest.cmdline, "xen_nopvspin");
+	assert_string_equal(v->guest.params[0].value, "64k");
+	assert_string_equal(v->guest.sysctl[0].value, "10000000");
+	/* the matrix's own guest section stays bare */
+	assert_int_equal(kb_matrix_guest(f.m)->copies, 0);
+	assert_null(kb_matrix_guest(f.m)->cmdline);
+	release(&f);
+}
+
+static void test_plan__runtime_factors_fractional_design(void **state)
+{
+	struct fixture f;
+	size_t i, j, builds = 0;
+
+	(void)state;
+	/* 6 two-level factors: 2^(6-2), 16 variants, 4 of them kernels */
+	make(&f, "design: fractional\n"
+		 "factors:\n  kconfig: { A: [n, y], B: [n, y] }\n" RUNTIME
+		 RUNTIME_W);
+	assert_int_equal(kb_plan_nvariants(f.p), 16);
+	assert_int_equal(kb_plan_nbuilds(f.p), 4);
+	for (i = 0; i < 16; i++) {
+		const struct kb_variant *v = kb_plan_variant(f.p, i);
+		const char *copies = kb_variant_get(v, "workload.copies");
+
+		assert_non_null(copies);
+		assert_int_equal(v->guest.copies, (unsigned)atoi(copies));
+		for (j = 0; j < i; j++)
+			if (!strcmp(kb_plan_variant(f.p, j)->build_key,
+				    v->build_key))
+				break;
+		builds += j == i;
+		/* the same Kconfig levels, the same build */
+		for (j = 0; j < i; j++)
+			if (!strcmp(kb_variant_get(kb_plan_variant(f.p, j), "A"),
+				    kb_variant_get(v, "A")) &&
+			    !strcmp(kb_variant_get(kb_plan_variant(f.p, j), "B"),
+				    kb_variant_get(v, "B")))
+				assert_string_equal(
+					kb_plan_variant(f.p, j)->build_key,
+					v->build_key);
+	}
+	assert_int_equal(builds, 4);
+	release(&f);
+}
+
+static void test_plan__variant_workload_fills_parameters(void **state)
+{
+	struct fixture f;
+	struct kb_workload_inst wi;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_guest g;
+	const struct kb_variant *v;
+
+	(void)state;
+	make(&f, "factors: { workload: { copies: [1, 3], bs: [4k, 64k] } }\n"
+		 "workload:\n  command: { run: 'dd bs={{bs}} count=1 # {{bs}}' }\n");
+	v = kb_plan_variant(f.p, 3);
+	assert_int_equal(kb_workload_instance(kb_matrix_workload(f.m),
+					      &v->guest, &wi, &err),
+			 0);
+	assert_string_equal(wi.w.command, "dd bs=64k count=1 # 64k");
+	assert_int_equal(wi.w.copies, 3);
+	kb_workload_inst_release(&wi);
+	/* the matrix's workload has no levels to fill */
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(kb_workload_instance(kb_matrix_workload(f.m), &g, &wi,
+					      &err),
+			 KB_EINPUT);
+	assert_msg_contains(err.msg, "workload parameter '{{bs}}' has no level");
+	kb_workload_inst_release(&wi);
+	release(&f);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_plan__runtime_factors_full_design),
+	cmocka_unit_test(test_plan__runtime_factors_fractional_design),
+	cmocka_unit_test(test_plan__variant_workload_fills_parameters),
 	cmocka_unit_test(test_plan__labels_and_baseline),
 	cmocka_unit_test(test_plan__whole_plan_is_capped_in_boots_and_samples),
 	cmocka_unit_test(test_plan__no_factors_is_an_aa_run),

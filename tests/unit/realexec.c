@@ -508,7 +508,41 @@ static void test_realexec__builds_what_the_plan_resolved(void **state)
 	free(text);
 }
 
+
+/* A variant's cmdline levels follow kbisect's own command line, and
+ * guest.scratch_disks gives the guest that many scratch images. */
+static void test_realexec__domxml_has_cmdline_levels_and_scratch_disks(
+	void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct fixture f;
+	char *xml = NULL;
+
+	(void)state;
+	make(&f, "source: { kernel: /bin/sh }\n"
+		 "guest: { hypervisor: qemu, scratch_disks: 2 }\n"
+		 "factors:\n"
+		 "  cmdline: { xen_nopvspin: [off, on], clocksource: [tsc] }\n"
+		 "workload: { fio: { rw: randread, size: 64m }, targets: '/dev/vd[a-b]',\n"
+		 "            targets_count: 2, per_device: true }\n");
+	assert_int_equal(kb_realexec_domxml(f.m, kb_plan_variant(f.p, 1), &xml,
+					    &err),
+			 0);
+	assert_non_null(strstr(xml, "<cmdline>console=ttyS0 panic=-1 quiet xen_nopvspin clocksource=tsc</cmdline>"));
+	assert_non_null(strstr(xml, "/KBISECT-BOOT-DIR/scratch.raw"));
+	assert_non_null(strstr(xml, "/KBISECT-BOOT-DIR/scratch2.raw"));
+	assert_non_null(strstr(xml, "<target dev=\"vdb\" bus=\"virtio\"/>"));
+	free(xml);
+	assert_int_equal(kb_realexec_domxml(f.m, kb_plan_variant(f.p, 0), &xml,
+					    &err),
+			 0);
+	assert_non_null(strstr(xml, "<cmdline>console=ttyS0 panic=-1 quiet clocksource=tsc</cmdline>"));
+	free(xml);
+	release(&f);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_realexec__domxml_has_cmdline_levels_and_scratch_disks),
 	cmocka_unit_test(test_realexec__matrix_guest_keys),
 	cmocka_unit_test(test_realexec__matrix_guest_keys_are_checked),
 	cmocka_unit_test(test_realexec__workload_timeout_from_runtime),
