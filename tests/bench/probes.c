@@ -24,22 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "bisect.h"
-#include "buf.h"
-#include "err.h"
-#include "executor.h"
-#include "kconfig.h"
-#include "model.h"
+#include "bisect_model.h"
 #include "rng.h"
-#include "store.h"
 
-#define FACTOR 0.8
 #define CV 0.05
-#define NKEEP 4   /* unchanged options in both configs */
-#define NSMALL 3  /* options with small effects */
+#define NSMALL 3 /* options with small effects */
 
 static const unsigned sizes[] = { 32, 128, 512 };
 
@@ -53,33 +44,6 @@ struct tally {
 	unsigned cases, right, minimal, max_probes;
 	double probes, boots, secs;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static struct kb_kconfig *config(unsigned n, const char *level)
-{
-	struct kb_buf b = KB_BUF_INIT;
-	struct kb_kconfig *c = NULL;
-	struct kb_err err = KB_ERR_INIT;
-	unsigned i;
-
-	for (i = 0; i < NKEEP; i++)
-		kb_buf_addf(&b, "CONFIG_KEEP_%u=y\n", i);
-	for (i = 0; i < n; i++)
-		kb_buf_addf(&b, "CONFIG_OPT_%03u=%s\n", i, level);
-	if (kb_kconfig_parse_buffer(b.buf, b.len, "bench.config", &c, &err)) {
-		fprintf(stderr, "bench probes: %s\n", err.msg);
-		exit(1);
-	}
-	kb_buf_release(&b);
-	return c;
-}
 
 /* Is @c among the first @n of @v? */
 static int among(const unsigned *v, unsigned n, unsigned c)
@@ -140,49 +104,22 @@ static void show(const struct kb_bisect_result *r)
 static int one(struct kb_store *s, unsigned n, enum kind kind, uint64_t seed,
 	       enum kb_bisect_strategy strategy, struct tally *t)
 {
-	struct kb_bisect_opts o = KB_BISECT_OPTS_INIT;
-	struct kb_err err = KB_ERR_INIT;
-	struct kb_buf text = KB_BUF_INIT, truth = KB_BUF_INIT,
-		      got = KB_BUF_INIT;
-	struct kb_model *m = NULL;
-	struct kb_executor *ex = NULL;
-	struct kb_kconfig *good = config(n, "n"), *bad = config(n, "y");
+	struct kb_buf truth = KB_BUF_INIT, got = KB_BUF_INIT;
 	struct kb_bisect_result *r = NULL;
 	unsigned opt[3 + NSMALL], k = kind_k[kind], i;
+	double factor[NSMALL], t0 = bench_now();
+	struct bench_case c = { .n = n, .digits = 3, .culprit = opt, .k = k,
+				.small = opt + k, .small_factor = factor,
+				.nsmall = NSMALL, .cv = CV, .seed = seed };
 	struct kb_rng rng;
-	double t0 = now_s();
 	int ret = 1, right;
 
 	kb_rng_init(&rng, seed);
 	draw(&rng, n, kind, opt);
-	kb_buf_addf(&text,
-		    "metric: read_iops\nbase: 100000\n"
-		    "noise: { boot_cv: %g }\nseed: %llu\neffects:\n"
-		    "  - when: {",
-		    CV, (unsigned long long)seed);
-	for (i = 0; i < k; i++) {
-		kb_buf_addf(&text, "%s OPT_%03u: y", i ? "," : "", opt[i]);
-		kb_buf_addf(&truth, "%sOPT_%03u", i ? " " : "", opt[i]);
-	}
-	kb_buf_addf(&text, " }\n    factor: %g\n", FACTOR);
-	for (i = k; i < k + NSMALL; i++)
-		kb_buf_addf(&text, "  - when: { OPT_%03u: y }\n    factor: %.4f\n",
-			    opt[i], 0.99 + 0.02 * kb_rng_uniform(&rng));
-	if (kb_model_parse_buffer(text.buf, text.len, "bench.yaml", &m,
-				  &err) ||
-	    kb_model_executor_new(m, 0, &ex))
+	for (i = 0; i < NSMALL; i++)
+		factor[i] = 0.99 + 0.02 * kb_rng_uniform(&rng);
+	if (bench_bisect(s, &c, strategy, &r, &truth, &got))
 		goto out;
-	o.metric = "read_iops";
-	o.higher_is_better = 1;
-	o.strategy = strategy;
-	o.good_name = "good.config";
-	o.bad_name = "bad.config";
-	o.model_text = kb_model_text(m);
-	o.build_salt = kb_model_text(m);
-	if (kb_bisect_options(s, ex, good, bad, &o, &r, &err))
-		goto out;
-	for (i = 0; i < r->nculprits; i++)
-		kb_buf_addf(&got, "%s%s", i ? " " : "", r->culprits[i].option);
 	right = !strcmp(got.buf, truth.buf);
 	if ((!right || !r->minimal) && getenv("KBISECT_BENCH_VERBOSE"))
 		printf("  N %u, %s, seed %llu: '%s'%s, expected '%s'"
@@ -201,31 +138,13 @@ static int one(struct kb_store *s, unsigned n, enum kind kind, uint64_t seed,
 	t->boots += r->boots;
 	if (r->nprobes > t->max_probes)
 		t->max_probes = (unsigned)r->nprobes;
-	t->secs += now_s() - t0;
+	t->secs += bench_now() - t0;
 	ret = 0;
 out:
-	if (ret)
-		fprintf(stderr, "bench probes: %s\n", err.msg);
 	kb_bisect_result_free(r);
-	kb_executor_free(ex);
-	kb_model_free(m);
-	kb_kconfig_free(good);
-	kb_kconfig_free(bad);
-	kb_buf_release(&text);
 	kb_buf_release(&truth);
 	kb_buf_release(&got);
 	return ret;
-}
-
-static void remove_db(const char *db)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s-wal", db);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s-shm", db);
-	unlink(path);
-	unlink(db);
 }
 
 static void print_tally(const struct tally *t, unsigned n)
@@ -262,7 +181,7 @@ int main(void)
 	struct kb_err err = KB_ERR_INIT;
 	char dir[] = "/tmp/kb-bench-probes-XXXXXX", db[128];
 	unsigned s, failed = 0, missed = 0;
-	double t0 = now_s();
+	double t0 = bench_now();
 	size_t ni;
 	int kind, st;
 
@@ -303,7 +222,7 @@ int main(void)
 						      strategies[st], &t[st]);
 			}
 			kb_store_close(store);
-			remove_db(db);
+			bench_remove_db(db);
 			if (!t[0].cases || !t[1].cases)
 				continue;
 			printf("%3u %-13s |      ", sizes[ni], kind_names[kind]);
@@ -323,7 +242,7 @@ int main(void)
 	       " 1-minimal; single <= ceil(log2 N) + 2 probes in every seed;"
 	       " at N = 128 and 512 pairs <= 4 log2 N + 4 and triples <="
 	       " 6 log2 N + 6 on average): %s\n",
-	       now_s() - t0, missed ? "MISSED" : "met");
+	       bench_now() - t0, missed ? "MISSED" : "met");
 	if (failed)
 		printf("%u bisections failed\n", failed);
 	return missed || failed;
