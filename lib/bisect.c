@@ -1458,11 +1458,12 @@ int kb_bisect_options(struct kb_store *s, struct kb_executor *ex,
 			cur[i] = i;
 		ncur = b.ngroups;
 		weigh_groups(&b);
-		ret = o->strategy == KB_BISECT_SPLIT
-			      ? split(&b, cur, &ncur, err)
-		      : o->strategy == KB_BISECT_DDMIN
-			      ? ddmin(&b, cur, &ncur, err)
-			      : kb_bisect__group(&b, cur, &ncur, err);
+		if (o->strategy == KB_BISECT_SPLIT)
+			ret = split(&b, cur, &ncur, err);
+		else if (o->strategy == KB_BISECT_DDMIN)
+			ret = ddmin(&b, cur, &ncur, err);
+		else
+			ret = kb_bisect__group(&b, cur, &ncur, err);
 		if (ret)
 			goto out;
 		b.r->complete = !b.stopped;

@@ -62,8 +62,7 @@ static uint64_t set_hash(const unsigned char *set, size_t n)
 	return h;
 }
 
-static int same_set(const unsigned char *a, const unsigned char *x,
-		    size_t n)
+static int same_set(const unsigned char *a, const unsigned char *x, size_t n)
 {
 	size_t i;
 
@@ -156,8 +155,7 @@ static int verdict(const struct search *s, enum kb_bisect_class cls)
 		return 1;
 	if (cls == KB_BISECT_GOOD)
 		return 0;
-	if (cls == KB_BISECT_UNKNOWN &&
-	    (p = kb_bisect__cached(s->b, s->set)) &&
+	if (cls == KB_BISECT_UNKNOWN && (p = kb_bisect__cached(s->b, s->set)) &&
 	    kb_bisect__in_between(s->b, p))
 		return 0;
 	return -1;
@@ -342,8 +340,7 @@ static int shrink(struct search *s, struct kb_err *err)
 			if ((ret = find_needed(s, &lo, &hi, err)))
 				return ret;
 			s->ncand = hi;
-			if (s->b->stopped ||
-			    (lo >= 0 && hi == (size_t)lo + 1))
+			if (s->b->stopped || (lo >= 0 && hi == (size_t)lo + 1))
 				break;
 			reverse(s, lo < 0 ? 0 : (size_t)lo, hi);
 		}
