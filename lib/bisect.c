@@ -110,6 +110,7 @@ void kb_bisect__release(struct bisect *b)
 	free(b->change_name);
 	free(b->gweight);
 	free(b->last_set);
+	free(b->cache);
 }
 
 void kb_bisect__init(struct bisect *b, struct kb_store *s,
@@ -377,6 +378,25 @@ static void exec_changes(const struct bisect *b, struct point *p)
 	p->exec.nsettings = n;
 }
 
+void kb_bisect__set_key(const struct bisect *b, const unsigned char *set,
+			char *hex)
+{
+	struct kb_buf text = KB_BUF_INIT;
+	size_t i;
+
+	kb_buf_addf(&text, "kbisect-bisect-build-v1\nsalt=%s\n",
+		    b->o->build_salt ? b->o->build_salt : "");
+	for (i = 0; i < b->nnames; i++) {
+		long c = b->change_of[i];
+
+		kb_buf_addf(&text, "%s=%s\n", b->names[i],
+			    c >= 0 && applied(b, set, (size_t)c) ? b->badv[i]
+								 : b->goodv[i]);
+	}
+	kb_sha256_hex(text.buf, text.len, hex);
+	kb_buf_release(&text);
+}
+
 /*
  * Add a point for @set (one byte per group).  @label NULL: the moved
  * options ("A=y B=n").  Returns its index in b->points.
@@ -385,7 +405,7 @@ static size_t point_new(struct bisect *b, const unsigned char *set,
 			const char *label)
 {
 	const struct kb_bisect_result *r = b->r;
-	struct kb_buf text = KB_BUF_INIT, lab = KB_BUF_INIT;
+	struct kb_buf lab = KB_BUF_INIT;
 	char hex[KB_SHA256_HEX_LEN + 1];
 	struct point *p = kb_bisect__point_add(b);
 	size_t i, k;
@@ -395,8 +415,6 @@ static size_t point_new(struct bisect *b, const unsigned char *set,
 	p->full = kb_calloc(b->nnames + 1, sizeof(*p->full));
 	p->moved = kb_calloc(r->nchanges, sizeof(*p->moved));
 
-	kb_buf_addf(&text, "kbisect-bisect-build-v1\nsalt=%s\n",
-		    b->o->build_salt ? b->o->build_salt : "");
 	for (i = 0; i < b->nnames; i++) {
 		long c = b->change_of[i];
 		const char *v = b->goodv[i];
@@ -409,7 +427,6 @@ static size_t point_new(struct bisect *b, const unsigned char *set,
 		p->full[i].name = b->names[i];
 		p->full[i].value = v;
 		p->full[i].kind = KB_FACTOR_KCONFIG;
-		kb_buf_addf(&text, "%s=%s\n", b->names[i], v);
 	}
 	for (k = 0; k < r->nchanges; k++) {
 		size_t i2 = b->change_name[k];
@@ -419,7 +436,7 @@ static size_t point_new(struct bisect *b, const unsigned char *set,
 						       : b->goodv[i2];
 		p->moved[k].kind = KB_FACTOR_KCONFIG;
 	}
-	kb_sha256_hex(text.buf, text.len, hex);
+	kb_bisect__set_key(b, set, hex);
 	p->key = kb_strdup(hex);
 	p->label = label ? kb_strdup(label) : kb_buf_detach(&lab);
 	kb_bisect__point_variants(b, p, b->nnames);
@@ -427,7 +444,6 @@ static size_t point_new(struct bisect *b, const unsigned char *set,
 	p->stored.settings = p->moved;
 	if (b->o->changes_only)
 		exec_changes(b, p);
-	kb_buf_release(&text);
 	kb_buf_release(&lab);
 	return p->idx;
 }
@@ -780,11 +796,12 @@ static void fill_applied(const struct bisect *b, const unsigned char *set,
  * answered from memory.  When max_probes is reached, answers unknown and
  * sets b->stopped.
  */
-static int test(struct bisect *b, const unsigned char *set,
-		enum kb_bisect_class *cls, struct kb_err *err)
+int kb_bisect__test(struct bisect *b, const unsigned char *set,
+		    enum kb_bisect_class *cls, struct kb_err *err)
 {
 	struct kb_bisect_result *r = b->r;
 	struct kb_bisect_probe pr;
+	const struct point *seen;
 	size_t i, k, nset = 0;
 	int ret;
 
@@ -798,12 +815,9 @@ static int test(struct bisect *b, const unsigned char *set,
 		*cls = KB_BISECT_BAD;
 		return 0;
 	}
-	for (i = 2; i < b->npoints; i++) {
-		if (b->points[i].classified &&
-		    !memcmp(b->points[i].set, set, b->ngroups)) {
-			*cls = b->points[i].cls;
-			return 0;
-		}
+	if ((seen = kb_bisect__cached(b, set))) {
+		*cls = seen->cls;
+		return 0;
 	}
 	if (r->nprobes >= b->max_probes) {
 		b->stopped = 1;
@@ -820,6 +834,7 @@ static int test(struct bisect *b, const unsigned char *set,
 		return ret;
 	}
 	fill_applied(b, set, &pr);
+	kb_bisect__cache_add(b, k);
 	b->points[k].probe = r->nprobes;
 	r->probes = kb_reallocarray(r->probes, r->nprobes + 1,
 				    sizeof(*r->probes));
@@ -841,7 +856,7 @@ static int test_groups(struct bisect *b, const size_t *groups, size_t n,
 	memset(set, 0, b->ngroups);
 	for (i = 0; i < n; i++)
 		set[groups[i]] = 1;
-	return test(b, set, cls, err);
+	return kb_bisect__test(b, set, cls, err);
 }
 
 /*
@@ -1205,13 +1220,8 @@ static int class_of(struct bisect *b, const unsigned char *set,
 		return KB_BISECT_GOOD;
 	if (nset == b->ngroups)
 		return KB_BISECT_BAD;
-	for (i = 2; i < b->npoints; i++) {
-		if (b->points[i].classified &&
-		    !memcmp(b->points[i].set, set, b->ngroups)) {
-			*pt = &b->points[i];
-			return (int)b->points[i].cls;
-		}
-	}
+	if ((*pt = kb_bisect__cached(b, set)))
+		return (int)(*pt)->cls;
 	return -1;
 }
 
@@ -1267,8 +1277,7 @@ static double boots_to_settle(const struct bisect *b, const struct point *p)
 	return fmax(n, (p ? (double)p->nvalues : 0) + 1);
 }
 
-/* Shown worse than the good end and better than the bad end. */
-static int in_between(const struct bisect *b, const struct point *p)
+int kb_bisect__in_between(const struct bisect *b, const struct point *p)
 {
 	struct kb_comparison g, d;
 
@@ -1290,7 +1299,7 @@ static void unsettled(struct bisect *b, const struct point *p, int cls,
 		r->nskipped++;
 		return;
 	}
-	if (p && in_between(b, p)) {
+	if (p && kb_bisect__in_between(b, p)) {
 		r->nbetween++;
 		return;
 	}
@@ -1449,9 +1458,12 @@ int kb_bisect_options(struct kb_store *s, struct kb_executor *ex,
 			cur[i] = i;
 		ncur = b.ngroups;
 		weigh_groups(&b);
-		ret = o->strategy == KB_BISECT_SPLIT
-			      ? split(&b, cur, &ncur, err)
-			      : ddmin(&b, cur, &ncur, err);
+		if (o->strategy == KB_BISECT_SPLIT)
+			ret = split(&b, cur, &ncur, err);
+		else if (o->strategy == KB_BISECT_DDMIN)
+			ret = ddmin(&b, cur, &ncur, err);
+		else
+			ret = kb_bisect__group(&b, cur, &ncur, err);
 		if (ret)
 			goto out;
 		b.r->complete = !b.stopped;

@@ -41,19 +41,35 @@ struct kb_store;
  * uncertainty included) beyond +-5.3, about one wrong call in 200; until
  * then the probe gets one more boot at a time, up to max_boots.
  *
- * Only "bad" narrows the search: unknown and skip never do, so a noisy or
+ * Unknown and skip never narrow the search (only "bad" does in ddmin;
+ * "bad", "good" and "in between" in the group search), so a noisy or
  * broken probe costs probes, never the answer.  Before searching, the
  * ends are compared (with adaptive sampling up to max_boots a side); a
  * regression that does not reproduce is reported, not bisected.  Then
  * both ends are topped up to max_boots: every probe is compared with them.
  *
- * The search is ddmin (Zeller and Hildebrandt, "Simplifying and Isolating
- * Failure-Inducing Input", IEEE TSE 28(2), 2002): it finds a 1-minimal set
- * of change groups that reproduces the regression, i.e. one from which no
- * single group can be left out — a single culprit in about log2(N)
- * probes, interacting pairs and triples as sets.  The answer is called
- * 1-minimal (result->minimal) only when the set itself was classified bad
- * and every set without one of its groups good; when some were unknown
+ * The search (KB_BISECT_GROUP, the default) is adaptive group testing:
+ * with the members found so far held applied, a binary search over the
+ * prefixes of the remaining groups (in order) finds the shortest prefix
+ * that still reproduces the regression; its last group is needed (the
+ * prefix without it does not reproduce) and joins the members, and the
+ * search goes on in the groups before it until the members alone
+ * reproduce; then each set without one member is probed.  A probe that
+ * is unknown or skipped narrows nothing: the untested prefix nearest the
+ * middle is tried instead; when none is left, those undecided groups are
+ * searched once more in reverse order, then held as a block (the answer
+ * is then not minimised).  A probe in between the ends (part of the
+ * regression) counts as not bad.  A single culprit costs ceil(log2 N)
+ * probes and one to confirm it alone (none when it is the first group);
+ * k interacting groups about k (log2 N + 2) - 1.  A set probed before is
+ * answered from a cache keyed by the set, never probed again.  ddmin
+ * (KB_BISECT_DDMIN; Zeller and Hildebrandt, "Simplifying and Isolating
+ * Failure-Inducing Input", IEEE TSE 28(2), 2002) is kept for comparison.
+ * Both find a 1-minimal set of change groups that reproduces the
+ * regression, i.e. one from which no single group can be left out.  The
+ * answer is called 1-minimal (result->minimal) only when the set itself
+ * was classified bad and every set without one of its groups good (the
+ * group search probes those it has not); when some were unknown
  * (or skipped, or never probed) the set is only a candidate set, "not
  * minimised", with the number of such probes and an estimate of the
  * boots that would likely settle them: per side, the larger of
@@ -84,6 +100,8 @@ enum kb_bisect_class {
 enum kb_bisect_strategy {
 	KB_BISECT_DDMIN, /* delta debugging: 1-minimal, finds interactions */
 	KB_BISECT_SPLIT, /* plain binary split, one culprit only (ktest) */
+	KB_BISECT_GROUP, /* adaptive group testing: 1-minimal, about
+			  * k log2 N probes for k interacting groups */
 };
 
 #define KB_BISECT_MAX_CHANGES 16384  /* differing options we bisect */
@@ -148,11 +166,14 @@ struct kb_bisect_opts {
 	/* real builds: the units of the tree's O= folder that depend on
 	 * each option (kb_build_weights_scan), asked for with @weights_arg
 	 * once the ends are built (before, a cold O= folder has no build
-	 * records) and borrowed until the bisection returns; within each
-	 * round of ddmin the sets are probed cheapest to build first, from
-	 * the last point whose kernel the bisection got, built or reused
-	 * (the weights of the changes whose levels differ).  NULL, or NULL
-	 * returned: in order */
+	 * records) and borrowed until the bisection returns.  The cost of a
+	 * set is the weight of the changes whose levels differ from the last
+	 * point whose kernel the bisection got, built or reused.  ddmin
+	 * probes the sets of each round cheapest first; the group search,
+	 * among the prefixes that split the candidates equally well (the
+	 * same expected number of probes), takes one classified before, else
+	 * one whose build the store holds, else the cheapest.  NULL, or NULL
+	 * returned: in order (the middle prefix) */
 	const struct kb_build_weights *(*weights)(void *arg);
 	void *weights_arg;
 	/* called after each probe is classified; may be NULL */
@@ -196,7 +217,7 @@ struct kb_bisect_opts {
 #define KB_BISECT_OPTS_INIT                                               \
 	{ .metric = NULL, .higher_is_better = 1, .boots = 3,               \
 	  .runs_per_boot = 1, .max_boots = 10, .threshold_pct = 5.0,       \
-	  .alpha = 0.05, .max_probes = 0, .strategy = KB_BISECT_DDMIN }
+	  .alpha = 0.05, .max_probes = 0, .strategy = KB_BISECT_GROUP }
 
 struct kb_bisect_result {
 	int reproduced;               /* the ends differ: a regression */

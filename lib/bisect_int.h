@@ -2,12 +2,13 @@
 #define KB_BISECT_INT_H
 
 /*
- * Private to the bisect module: what option bisection (bisect.c) and
- * commit bisection (bisect_commits.c) share.  A point is one measured
+ * Private to the bisect module: what option bisection (bisect.c, and its
+ * adaptive group testing search in bisect_group.c) and commit bisection
+ * (bisect_commits.c) share.  A point is one measured
  * configuration; struct bisect is the state of one bisection; the
  * functions measure and classify points, compare the ends, and store the
  * experiment and its steps, the same way for both.  Not part of the
- * library's API: only those two files include this header, and its
+ * library's API: only those files include this header, and its
  * functions are named kb_bisect__* (two underscores) to say so.
  */
 #include <stddef.h>
@@ -74,6 +75,12 @@ struct bisect {
 	size_t npoints;
 	struct point *points;     /* [0] good end, [1] bad end, probes */
 	int stopped;              /* max_probes reached */
+
+	size_t *cache;            /* the probes classified, by the hash of
+				   * their set: point index + 1, 0 empty
+				   * (open addressing, bisect_group.c) */
+	size_t ncache;            /* its slots, a power of two (or 0) */
+	size_t ncached;           /* slots in use */
 };
 
 /* Fill @b for a bisection with @o on @ex into @s, with an empty result
@@ -117,6 +124,41 @@ void kb_bisect__compare(const struct point *a, const struct point *p,
  * boot more at a time while undecided (bisect.h); fills *@out. */
 int kb_bisect__classify(struct bisect *b, struct point *p,
 			struct kb_bisect_probe *out, struct kb_err *err);
+
+/* The build key of the point of @set (one byte per group) into @hex
+ * (KB_SHA256_HEX_LEN + 1 bytes): the salt and every option's level. */
+void kb_bisect__set_key(const struct bisect *b, const unsigned char *set,
+			char *hex);
+
+/* The probe of @set classified before in this bisection (not the ends),
+ * or NULL.  The pointer is valid until the next point is added. */
+struct point *kb_bisect__cached(const struct bisect *b,
+				const unsigned char *set);
+
+/* Remember the classified probe b->points[@k] for kb_bisect__cached(). */
+void kb_bisect__cache_add(struct bisect *b, size_t k);
+
+/*
+ * Classify the good config with the groups of @set moved into *@cls: the
+ * empty set is the good end, the full set the bad end, a set classified
+ * before is answered from the cache (no probe); else a new probe,
+ * measured, classified, stored as a step and added to b->r->probes.  When
+ * max_probes is reached, answers unknown and sets b->stopped.
+ */
+int kb_bisect__test(struct bisect *b, const unsigned char *set,
+		    enum kb_bisect_class *cls, struct kb_err *err);
+
+/* @p was shown worse than the good end and better than the bad end (by
+ * the probe thresholds): it holds part of the regression. */
+int kb_bisect__in_between(const struct bisect *b, const struct point *p);
+
+/*
+ * The adaptive group testing search (bisect.h) over the groups in
+ * cur[0..*ncur), which reproduce the regression together: leaves in cur
+ * the set found, *ncur its size.  Sets b->stopped when max_probes ends it.
+ */
+int kb_bisect__group(struct bisect *b, size_t *cur, size_t *ncur,
+		     struct kb_err *err);
 
 /* Store probe @pr as a bisection step described by @text. */
 int kb_bisect__store_step(struct bisect *b, const struct kb_bisect_probe *pr,

@@ -1,9 +1,10 @@
 /*
- * Option bisection benchmark: noise-aware ddmin (lib/bisect.h) against a
- * plain binary split that halves the option set at each step (ktest's
- * config bisect: test the first half, recurse into it when bad, else
- * into the second half), both with the same noise-aware probe test, on
- * the same generated performance models:
+ * Option bisection benchmark: adaptive group testing (the default,
+ * lib/bisect.h) and noise-aware ddmin against a plain binary split that
+ * halves the option set at each step (ktest's config bisect: test the
+ * first half, recurse into it when bad, else into the second half), all
+ * with the same noise-aware probe test, on the same generated performance
+ * models:
  *
  *   - N differing options (8, 16, 32, 64), all n in the good config and y
  *     in the bad one, plus a few unchanged ones;
@@ -17,28 +18,20 @@
  * An answer is right when the culprit set is exactly the true one.  The
  * probes counted are the bisection's own (not the two ends); boots are
  * all boots, the ends' included.  Runs at time scale 0 in a scratch
- * database.  Exits 1 when the target of issue 6 is missed: with 5% noise
- * over 32 options, ddmin right in >= 95% of seeds for single culprits and
- * pairs, and at most 2 log2(N) + 4 probes for a single culprit.
+ * database.  Exits 1 when the target of issue 6 is missed, by group
+ * testing or by ddmin: with 5% noise over 32 options, right in >= 95% of
+ * seeds for single culprits and pairs, and at most 2 log2(N) + 4 probes
+ * for a single culprit.  tests/bench/probes.c counts the probes of both
+ * up to N = 512.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "bisect.h"
-#include "buf.h"
-#include "err.h"
-#include "executor.h"
-#include "kconfig.h"
-#include "model.h"
+#include "bisect_model.h"
 #include "rng.h"
-#include "store.h"
-
-#define FACTOR 0.8
-#define NKEEP 4 /* unchanged options in both configs */
 
 static const unsigned sizes[] = { 8, 16, 32, 64 };
 static const double cvs[] = { 0.02, 0.05, 0.10 };
@@ -51,35 +44,8 @@ struct tally {
 };
 
 struct cell {
-	struct tally t[2]; /* ddmin, split */
+	struct tally t[3]; /* group testing, ddmin, split */
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static struct kb_kconfig *config(unsigned n, const char *level)
-{
-	struct kb_buf b = KB_BUF_INIT;
-	struct kb_kconfig *c = NULL;
-	struct kb_err err = KB_ERR_INIT;
-	unsigned i;
-
-	for (i = 0; i < NKEEP; i++)
-		kb_buf_addf(&b, "CONFIG_KEEP_%u=y\n", i);
-	for (i = 0; i < n; i++)
-		kb_buf_addf(&b, "CONFIG_OPT_%02u=%s\n", i, level);
-	if (kb_kconfig_parse_buffer(b.buf, b.len, "bench.config", &c, &err)) {
-		fprintf(stderr, "bench bisect: %s\n", err.msg);
-		exit(1);
-	}
-	kb_buf_release(&b);
-	return c;
-}
 
 /* Draw @k distinct options of @n into @out, sorted. */
 static void draw(struct kb_rng *r, unsigned n, unsigned k, unsigned *out)
@@ -128,16 +94,15 @@ static int one(struct kb_store *s, unsigned n, unsigned k, double cv,
 	       uint64_t seed, enum kb_bisect_strategy strategy,
 	       struct tally *t)
 {
-	struct kb_bisect_opts o = KB_BISECT_OPTS_INIT;
-	struct kb_err err = KB_ERR_INIT;
-	struct kb_buf text = KB_BUF_INIT, truth = KB_BUF_INIT,
-		      got = KB_BUF_INIT;
-	struct kb_model *m = NULL;
-	struct kb_executor *ex = NULL;
-	struct kb_kconfig *good = config(n, "n"), *bad = config(n, "y");
+	struct kb_buf truth = KB_BUF_INIT, got = KB_BUF_INIT;
 	struct kb_bisect_result *r = NULL;
 	struct kb_rng rng;
 	unsigned culprit[3], other[3 + 3], i, j;
+	double factor[3];
+	struct bench_case bc = { .n = n, .digits = 2, .culprit = culprit,
+				 .k = k, .small = other + k,
+				 .small_factor = factor, .nsmall = 3,
+				 .cv = cv, .seed = seed };
 	int ret = 1;
 
 	kb_rng_init(&rng, seed);
@@ -157,39 +122,14 @@ static int one(struct kb_store *s, unsigned n, unsigned k, double cv,
 			culprit[j] = culprit[j - 1];
 			culprit[j - 1] = c;
 		}
-	kb_buf_addf(&text,
-		    "metric: read_iops\nbase: 100000\n"
-		    "noise: { boot_cv: %g }\nseed: %llu\neffects:\n"
-		    "  - when: {",
-		    cv, (unsigned long long)seed);
-	for (i = 0; i < k; i++) {
-		kb_buf_addf(&text, "%s OPT_%02u: y", i ? "," : "", culprit[i]);
-		kb_buf_addf(&truth, "%sOPT_%02u", i ? " " : "", culprit[i]);
-	}
-	kb_buf_addf(&text, " }\n    factor: %g\n", FACTOR);
-	for (i = k; i < k + 3; i++)
-		kb_buf_addf(&text, "  - when: { OPT_%02u: y }\n    factor: %.4f\n",
-			    other[i], 0.99 + 0.02 * kb_rng_uniform(&rng));
-
-	if (kb_model_parse_buffer(text.buf, text.len, "bench.yaml", &m,
-				  &err) ||
-	    kb_model_executor_new(m, 0, &ex))
+	for (i = 0; i < 3; i++)
+		factor[i] = 0.99 + 0.02 * kb_rng_uniform(&rng);
+	if (bench_bisect(s, &bc, strategy, &r, &truth, &got))
 		goto out;
-	o.metric = "read_iops";
-	o.higher_is_better = 1;
-	o.strategy = strategy;
-	o.good_name = "good.config";
-	o.bad_name = "bad.config";
-	o.model_text = kb_model_text(m);
-	o.build_salt = kb_model_text(m);
-	if (kb_bisect_options(s, ex, good, bad, &o, &r, &err))
-		goto out;
-	for (i = 0; i < r->nculprits; i++)
-		kb_buf_addf(&got, "%s%s", i ? " " : "", r->culprits[i].option);
 	t->cases++;
 	t->reproduced += r->reproduced != 0;
 	t->right += !strcmp(got.buf, truth.buf);
-	if (strcmp(got.buf, truth.buf) && strategy == KB_BISECT_DDMIN &&
+	if (strcmp(got.buf, truth.buf) && strategy != KB_BISECT_SPLIT &&
 	    getenv("KBISECT_BENCH_VERBOSE"))
 		show(r, n, cv, seed, truth.buf, got.buf);
 	t->probes += (double)r->nprobes;
@@ -199,28 +139,10 @@ static int one(struct kb_store *s, unsigned n, unsigned k, double cv,
 		t->max_probes = (unsigned)r->nprobes;
 	ret = 0;
 out:
-	if (ret)
-		fprintf(stderr, "bench bisect: %s\n", err.msg);
 	kb_bisect_result_free(r);
-	kb_executor_free(ex);
-	kb_model_free(m);
-	kb_kconfig_free(good);
-	kb_kconfig_free(bad);
-	kb_buf_release(&text);
 	kb_buf_release(&truth);
 	kb_buf_release(&got);
 	return ret;
-}
-
-static void remove_db(const char *db)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s-wal", db);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s-shm", db);
-	unlink(path);
-	unlink(db);
 }
 
 static void print_tally(const struct tally *t)
@@ -231,13 +153,16 @@ static void print_tally(const struct tally *t)
 
 int main(void)
 {
+	static const enum kb_bisect_strategy strategies[3] = {
+		KB_BISECT_GROUP, KB_BISECT_DDMIN, KB_BISECT_SPLIT
+	};
 	const char *env = getenv("KBISECT_BENCH_SEEDS");
 	unsigned nseeds = env && *env ? (unsigned)strtoul(env, NULL, 10) : 20;
 	struct kb_err err = KB_ERR_INIT;
 	char dir[] = "/tmp/kb-bench-bisect-XXXXXX", db[128];
 	size_t ni, ki, ci;
 	unsigned s, failed = 0;
-	double t0 = now_s();
+	double t0 = bench_now();
 	int bad = 0;
 
 	if (nseeds < 1)
@@ -246,13 +171,15 @@ int main(void)
 		perror("bench bisect: mkdtemp");
 		return 1;
 	}
-	printf("== bisect: noise-aware ddmin against a plain binary split (ktest)\n"
+	printf("== bisect: adaptive group testing and noise-aware ddmin against"
+	       " a plain binary split (ktest)\n"
 	       "%u seeds per cell; effect -20%%; threshold 5%%, alpha 0.05,"
 	       " 3 boots per probe, up to 10\n"
 	       "right: culprit set exactly the true one; probes: mean and max,"
 	       " ends not counted; boots: mean, ends included\n\n",
 	       nseeds);
-	printf("  N culprits noise |  ddmin right probes  max   boots |"
+	printf("  N culprits noise |  group right probes  max   boots |"
+	       "  ddmin right probes  max   boots |"
 	       "  split right probes  max   boots\n");
 	for (ni = 0; ni < sizeof(sizes) / sizeof(*sizes); ni++) {
 		for (ki = 0; ki < 3; ki++) {
@@ -272,40 +199,46 @@ int main(void)
 					uint64_t seed = 1000003ull * s +
 							100 * ni + 10 * ki + ci;
 
-					for (strat = 0; strat < 2; strat++)
+					for (strat = 0; strat < 3; strat++)
 						failed += one(st, sizes[ni],
 							      (unsigned)ki + 1,
 							      cvs[ci], seed,
-							      strat ? KB_BISECT_SPLIT
-								    : KB_BISECT_DDMIN,
+							      strategies[strat],
 							      &c.t[strat]);
 				}
 				kb_store_close(st);
-				remove_db(db);
-				if (!c.t[0].cases || !c.t[1].cases)
+				bench_remove_db(db);
+				if (!c.t[0].cases || !c.t[1].cases ||
+				    !c.t[2].cases)
 					continue;
-				printf(" %2u %-8s %4.0f%%  |       ", sizes[ni],
+				printf(" %2u %-8s %4.0f%% ", sizes[ni],
 				       kinds[ki], 100 * cvs[ci]);
-				print_tally(&c.t[0]);
-				printf(" |       ");
-				print_tally(&c.t[1]);
+				for (strat = 0; strat < 3; strat++) {
+					printf(" |       ");
+					print_tally(&c.t[strat]);
+				}
 				printf("\n");
 				fflush(stdout);
-				if (sizes[ni] == 32 && cvs[ci] == 0.05 &&
-				    ki < 2 &&
-				    c.t[0].right * 100 < 95 * c.t[0].cases)
-					bad = 1;
-				if (ki == 0 && cvs[ci] == 0.05 &&
-				    c.t[0].max_probes >
-					    2 * log2((double)sizes[ni]) + 4)
-					bad = 1;
+				for (strat = 0; strat < 2; strat++) {
+					if (sizes[ni] == 32 && cvs[ci] == 0.05 &&
+					    ki < 2 &&
+					    c.t[strat].right * 100 <
+						    95 * c.t[strat].cases)
+						bad = 1;
+					if (ki == 0 && cvs[ci] == 0.05 &&
+					    c.t[strat].max_probes >
+						    2 * log2((double)sizes[ni]) +
+							    4)
+						bad = 1;
+				}
 			}
 		}
 	}
 	rmdir(dir);
-	printf("\n%.0f s; target (5%% noise, N = 32: single and pair right in"
-	       " >= 95%%, single <= 2 log2 N + 4 probes): %s\n",
-	       now_s() - t0, bad ? "MISSED" : "met");
+	printf("\n%.0f s; target (group testing and ddmin, 5%% noise, N = 32:"
+	       " single and pair right in >= 95%%, single <= 2 log2 N + 4"
+	       " probes): %s\n",
+	       bench_now() - t0, bad ? "MISSED" : "met");
 	if (failed)
 		printf("%u bisections failed\n", failed);
 	return bad || failed;

@@ -827,6 +827,354 @@ static void test_bisect__stops_when_asked(void **state)
 	stop_flag = 0;
 }
 
+/* ---- adaptive group testing (KB_BISECT_GROUP, the default) ------------- */
+
+static void test_bisect__group_is_the_default(void **state)
+{
+	struct kb_bisect_opts o = KB_BISECT_OPTS_INIT;
+
+	(void)state;
+	assert_int_equal(o.strategy, KB_BISECT_GROUP);
+}
+
+/* ceil(log2 N) + 2 for N = 16 */
+#define GROUP_SINGLE_BOUND 6
+
+/* A single culprit @opt among 16 options, found by group testing. */
+static void group_single(struct fixture *f, const char *opt)
+{
+	char *model = kb_asprintf("metric: read_iops\nbase: 1000\n" NOISE
+				  "seed: 7\neffects:\n  - when: { %s: y }\n"
+				  "    factor: 0.7\n",
+				  opt);
+
+	load_model(f, model);
+	free(model);
+	f->good = options(16, "n");
+	f->bad = options(16, "y");
+	run(f, KB_BISECT_GROUP);
+	assert_culprits(f->r, opt);
+	assert_true(f->r->minimal);
+	assert_true(f->r->complete);
+	assert_int_equal(f->r->nunsettled, 0);
+	if (f->r->nprobes > GROUP_SINGLE_BOUND)
+		fail_msg("%zu probes for %s, more than ceil(log2 16) + 2",
+			 f->r->nprobes, opt);
+	assert_true(fabs(f->r->change_pct + 30) < 6);
+	assert_int_equal(f->r->culprit_boots, 10);
+}
+
+static void test_bisect__group_single_culprit_first(void **state)
+{
+	struct fixture *f = *state;
+
+	group_single(f, "OPT_00");
+	/* the shortest bad prefix is the culprit alone: its probe is the
+	 * confirmation, and nothing more is asked */
+	assert_int_equal(f->r->nprobes, 4);
+}
+
+static void test_bisect__group_single_culprit_middle(void **state)
+{
+	group_single(*state, "OPT_08");
+}
+
+static void test_bisect__group_single_culprit_last(void **state)
+{
+	struct fixture *f = *state;
+
+	group_single(f, "OPT_15");
+	/* log2(16) prefixes, then the culprit alone */
+	assert_int_equal(f->r->nprobes, 5);
+	assert_int_equal(f->r->probes[4].napplied, 1);
+	assert_int_equal(f->r->probes[4].cls, KB_BISECT_BAD);
+}
+
+/* The number of probes that applied exactly the options in @want. */
+static size_t probes_of(const struct kb_bisect_result *r, const char *want)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nprobes; i++) {
+		kb_buf_reset(&b);
+		applied_text(r, i, &b);
+		n += !strcmp(b.buf, want);
+	}
+	kb_buf_release(&b);
+	return n;
+}
+
+static void test_bisect__group_finds_interacting_pair(void **state)
+{
+	struct fixture *f = *state;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 3\n"
+		      "effects:\n  - when: { OPT_03: y, OPT_12: y }\n"
+		      "    factor: 0.7\n");
+	f->good = options(16, "n");
+	f->bad = options(16, "y");
+	run(f, KB_BISECT_GROUP);
+	assert_culprits(f->r, "OPT_03 OPT_12");
+	assert_true(f->r->minimal);
+	/* each without the other was shown good */
+	assert_int_equal(probes_of(f->r, "OPT_03"), 1);
+	assert_int_equal(probes_of(f->r, "OPT_12"), 1);
+	assert_true(fabs(f->r->change_pct + 30) < 6);
+	/* 4 log2 N + 4 */
+	assert_in_range(f->r->nprobes, 8, 20);
+}
+
+/*
+ * OPT_12 alone is probed once, when it is the member found first; the
+ * check that OPT_03 is needed asks for the same set and gets the verdict
+ * from the cache: every stored step is a distinct set.
+ */
+static void test_bisect__group_reuses_a_verdict(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_store_bisection sb;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf a = KB_BUF_INIT, x = KB_BUF_INIT;
+	size_t i, k, twelve = 0, three = 0;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 3\n"
+		      "effects:\n  - when: { OPT_03: y, OPT_12: y }\n"
+		      "    factor: 0.7\n");
+	f->good = options(16, "n");
+	f->bad = options(16, "y");
+	run(f, KB_BISECT_GROUP);
+	assert_culprits(f->r, "OPT_03 OPT_12");
+	for (i = 0; i < f->r->nprobes; i++) {
+		kb_buf_reset(&a);
+		applied_text(f->r, i, &a);
+		if (!strcmp(a.buf, "OPT_12"))
+			twelve = i;
+		if (!strcmp(a.buf, "OPT_03"))
+			three = i;
+		for (k = 0; k < i; k++) {
+			kb_buf_reset(&x);
+			applied_text(f->r, k, &x);
+			if (!strcmp(a.buf, x.buf))
+				fail_msg("probes %zu and %zu both applied '%s'",
+					 k, i, a.buf);
+		}
+	}
+	/* OPT_12 alone came before OPT_03 alone, which was the last probe
+	 * (the set without OPT_03 answered from the cache) */
+	assert_true(twelve < three);
+	assert_int_equal(three, f->r->nprobes - 1);
+	assert_int_equal(kb_store_bisection_get(f->s, f->r->bisection, &sb,
+						&err),
+			 0);
+	assert_int_equal(sb.nsteps, f->r->nprobes + 1);
+	assert_int_equal(f->r->builds, f->r->nprobes + 2);
+	kb_store_bisection_release(&sb);
+	kb_buf_release(&a);
+	kb_buf_release(&x);
+}
+
+static void test_bisect__group_finds_triple(void **state)
+{
+	struct fixture *f = *state;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 5\n"
+		      "effects:\n  - when: { OPT_02: y, OPT_07: y, OPT_13: y }\n"
+		      "    factor: 0.7\n");
+	f->good = options(16, "n");
+	f->bad = options(16, "y");
+	run(f, KB_BISECT_GROUP);
+	assert_culprits(f->r, "OPT_02 OPT_07 OPT_13");
+	assert_true(f->r->minimal);
+	/* 6 log2 N + 6 */
+	assert_in_range(f->r->nprobes, 12, 30);
+}
+
+/*
+ * The middle prefix (OPT_00..OPT_07) does not build: a skip, neither
+ * good nor bad.  The search tries the prefix beside it instead and still
+ * finds OPT_11, 1-minimal.
+ */
+static void test_bisect__group_skip_in_the_middle(void **state)
+{
+	struct fixture *f = *state;
+	size_t i, nskip = 0;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 7\n"
+		      "effects:\n  - when: { OPT_11: y }\n    factor: 0.7\n"
+		      "failures:\n  - when: { OPT_07: y, OPT_08: n }\n"
+		      "    stage: build\n");
+	f->good = options(16, "n");
+	f->bad = options(16, "y");
+	run(f, KB_BISECT_GROUP);
+	assert_culprits(f->r, "OPT_11");
+	assert_true(f->r->minimal);
+	for (i = 0; i < f->r->nprobes; i++) {
+		const struct kb_bisect_probe *p = &f->r->probes[i];
+
+		if (p->cls != KB_BISECT_SKIP)
+			continue;
+		nskip++;
+		assert_int_equal(p->boots, 0);
+		assert_int_equal(p->napplied, 8);
+		assert_msg_contains(p->reason,
+				    "build fails when OPT_07=y OPT_08=n");
+	}
+	assert_int_equal(nskip, 1);
+	assert_int_equal(f->r->probes[0].cls, KB_BISECT_SKIP);
+	assert_true(f->r->nprobes <= GROUP_SINGLE_BOUND + 1);
+}
+
+/*
+ * A 9% regression under 10% boot noise: probes stay unknown after 10
+ * boots, the search holds the undecided changes as a block, and the
+ * answer is the candidates, not minimised, with the boots that would
+ * settle it; no option is named a culprit.
+ */
+static void test_bisect__group_noise_is_not_minimised(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_store_bisection sb;
+	struct kb_err err = KB_ERR_INIT;
+	size_t i;
+	int has_culprit = 0;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n"
+		      "noise: { boot_cv: 0.10 }\nseed: 2\n"
+		      "effects:\n  - when: { OPT_03: y }\n    factor: 0.91\n");
+	f->good = options(8, "n");
+	f->bad = options(8, "y");
+	run(f, KB_BISECT_GROUP);
+	assert_true(f->r->reproduced);
+	assert_true(f->r->complete);
+	assert_false(f->r->minimal);
+	assert_true(f->r->nculprits >= 2);
+	for (i = 0; i < f->r->nculprits; i++)
+		has_culprit |= !strcmp(f->r->culprits[i].option, "OPT_03");
+	assert_true(has_culprit);
+	assert_true(f->r->nunsettled >= 1);
+	assert_int_equal(f->r->nbetween, 0);
+	assert_in_range(f->r->settle_boots, 40, 200);
+	assert_true(f->r->more_boots > 0);
+	assert_int_equal(kb_store_bisection_get(f->s, f->r->bisection, &sb,
+						&err),
+			 0);
+	assert_msg_contains(sb.result, "not minimised:");
+	kb_store_bisection_release(&sb);
+}
+
+/* Two options that each cost 25%: the pair, in between, not minimised. */
+static void test_bisect__group_probes_in_between_are_not_minimised(void **state)
+{
+	struct fixture *f = *state;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n"
+		      "noise: { boot_cv: 0.02 }\nseed: 3\n"
+		      "effects:\n  - when: { OPT_02: y }\n    factor: 0.75\n"
+		      "  - when: { OPT_05: y }\n    factor: 0.75\n");
+	f->good = options(8, "n");
+	f->bad = options(8, "y");
+	run(f, KB_BISECT_GROUP);
+	assert_culprits(f->r, "OPT_02 OPT_05");
+	assert_false(f->r->minimal);
+	assert_int_equal(f->r->nunsettled, 2);
+	assert_int_equal(f->r->nbetween, 2);
+}
+
+static void limit_probes(struct kb_bisect_opts *o, void *arg)
+{
+	o->max_probes = *(unsigned *)arg;
+}
+
+/* Stopped by max_probes: the last bad prefix, incomplete, not minimal. */
+static void test_bisect__group_probe_limit_leaves_candidates(void **state)
+{
+	struct fixture *f = *state;
+	unsigned limit = 2;
+	size_t i;
+	int has_culprit = 0;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 7\n"
+		      "effects:\n  - when: { OPT_05: y }\n    factor: 0.7\n");
+	f->good = options(16, "n");
+	f->bad = options(16, "y");
+	run_adjusted(f, KB_BISECT_GROUP, limit_probes, &limit);
+	assert_int_equal(f->r->nprobes, 2);
+	assert_false(f->r->complete);
+	assert_false(f->r->minimal);
+	/* the first 8 options bad, the first 4 good: the answer is the 8
+	 * (the first 4 could still hold a partner of the one needed) */
+	assert_int_equal(f->r->nculprits, 8);
+	for (i = 0; i < f->r->nculprits; i++)
+		has_culprit |= !strcmp(f->r->culprits[i].option, "OPT_05");
+	assert_true(has_culprit);
+}
+
+static void test_bisect__group_reuses_builds_from_the_store(void **state)
+{
+	struct fixture *f = *state;
+	unsigned probes;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 3\n"
+		      "effects:\n  - when: { OPT_03: y, OPT_12: y }\n"
+		      "    factor: 0.7\n");
+	f->good = options(16, "n");
+	f->bad = options(16, "y");
+	run(f, KB_BISECT_GROUP);
+	probes = (unsigned)f->r->nprobes;
+	assert_int_equal(f->r->builds, probes + 2);
+	run(f, KB_BISECT_GROUP);
+	assert_int_equal(f->r->nprobes, probes);
+	assert_int_equal(f->r->builds, 0);
+	assert_culprits(f->r, "OPT_03 OPT_12");
+}
+
+/*
+ * Six options: prefixes of 2, 3 and 4 split the answers equally well.
+ * Without weights the middle one (3) goes first.  With OPT_03 dear to
+ * rebuild from the bad end (built last), it still does while its build
+ * is in the store; in a new store the prefix that keeps OPT_03 at its
+ * bad level (4) goes first.
+ */
+static void test_bisect__group_prefers_cheap_builds(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_build_weights *w = kb_build_weights_new();
+	struct kb_buf first = KB_BUF_INIT;
+	struct kb_err err = KB_ERR_INIT;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 7\n"
+		      "effects:\n  - when: { OPT_05: y }\n    factor: 0.7\n");
+	f->good = options(6, "n");
+	f->bad = options(6, "y");
+	run(f, KB_BISECT_GROUP);
+	applied_text(f->r, 0, &first);
+	assert_string_equal(first.buf, "OPT_00 OPT_01 OPT_02");
+	assert_culprits(f->r, "OPT_05");
+	kb_build_weights_set(w, "OPT_03", 1000);
+	kb_build_weights_set(w, "OPT_04", 1);
+	kb_build_weights_set(w, "OPT_05", 1);
+	run_adjusted(f, KB_BISECT_GROUP, with_weights, w);
+	kb_buf_reset(&first);
+	applied_text(f->r, 0, &first);
+	assert_string_equal(first.buf, "OPT_00 OPT_01 OPT_02");
+	assert_int_equal(f->r->builds, 0);
+	/* a new store: nothing built */
+	kb_store_close(f->s);
+	f->s = NULL;
+	unlink(f->db);
+	if (kb_store_open(f->db, NULL, &f->s, &err))
+		fail_msg("%s", err.msg);
+	run_adjusted(f, KB_BISECT_GROUP, with_weights, w);
+	kb_buf_reset(&first);
+	applied_text(f->r, 0, &first);
+	assert_string_equal(first.buf, "OPT_00 OPT_01 OPT_02 OPT_03");
+	assert_culprits(f->r, "OPT_05");
+	assert_true(f->r->minimal);
+	kb_buf_release(&first);
+	kb_build_weights_free(w);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
@@ -852,6 +1200,19 @@ static const struct CMUnitTest tests[] = {
 	T(test_bisect__options_no_prompt_sets_follow),
 	T(test_bisect__says_each_build_and_boot),
 	T(test_bisect__stops_when_asked),
+	T(test_bisect__group_is_the_default),
+	T(test_bisect__group_single_culprit_first),
+	T(test_bisect__group_single_culprit_middle),
+	T(test_bisect__group_single_culprit_last),
+	T(test_bisect__group_finds_interacting_pair),
+	T(test_bisect__group_reuses_a_verdict),
+	T(test_bisect__group_finds_triple),
+	T(test_bisect__group_skip_in_the_middle),
+	T(test_bisect__group_noise_is_not_minimised),
+	T(test_bisect__group_probes_in_between_are_not_minimised),
+	T(test_bisect__group_probe_limit_leaves_candidates),
+	T(test_bisect__group_reuses_builds_from_the_store),
+	T(test_bisect__group_prefers_cheap_builds),
 };
 
 KB_TEST_MAIN(tests)
