@@ -574,7 +574,14 @@ static int samples(const struct kb_console *c, const struct kb_workload *w,
 		if (w->copies > 1)
 			ret = parse_copies(f->data, f->len, file, w, &runs[i],
 					   &err);
-		else
+		else if (w->copies_factor) { /* one copy: named as N would be */
+			struct kb_sample one;
+
+			ret = parse_one(f->data, f->len, file, w, &one, &err);
+			if (!ret && kb_sample_copies(w, &one, 1, &runs[i]))
+				ret = kb_err_set(&err, KB_EINPUT,
+						 "%s: too many metrics", file);
+		} else
 			ret = parse_one(f->data, f->len, file, w, &runs[i],
 					&err);
 		if (ret) {

@@ -224,6 +224,9 @@ struct kb_workload {
 	/* Set in a variant's workload only (kb_workload_instance()); the
 	 * matrix's has copies 0 and no sysctl: */
 	unsigned copies;             /* instances run at once; 0 = 1 */
+	int copies_factor;           /* a workload.copies factor: every
+				      * variant's runs, one copy's too, store
+				      * the per-copy and aggregate names */
 	size_t nsysctl;
 	const struct kb_param *sysctl; /* written to /proc/sys by /init */
 };

@@ -171,6 +171,7 @@ int kb_workload_instance(const struct kb_workload *w, const struct kb_guest *g,
 	memset(out, 0, sizeof(*out));
 	out->w = *w;
 	out->w.copies = g->copies ? g->copies : 1;
+	out->w.copies_factor = g->copies != 0;
 	out->w.nsysctl = g->nsysctl;
 	out->w.sysctl = g->sysctl;
 	if (w->command) {

@@ -635,6 +635,18 @@ static void test_console__copies_store_each_and_the_aggregates(void **state)
 	assert_int_equal(r.status, KB_BOOT_BAD_OUTPUT);
 	assert_msg_contains(r.reason, "another number of copies than the 3 asked");
 	kb_boot_result_release(&r);
+	/* the variant of 1 copy (the factor's level 1) runs the plain
+	 * workload, and stores the same names: real_s.sum is its real_s,
+	 * so that metric: real_s.sum has samples in every variant */
+	w.copies = 1;
+	w.copies_factor = 1;
+	judge_one(c1, &w, &r);
+	assert_int_equal(r.status, KB_BOOT_OK);
+	assert_float_equal(value_of(&r.runs[0], "real_s.sum"), 79.92, 0);
+	assert_float_equal(value_of(&r.runs[0], "real_s.copy1"), 79.92, 0);
+	assert_float_equal(value_of(&r.runs[0], "real_s"), 79.92, 0);
+	assert_float_equal(value_of(&r.runs[0], "ops.max"), 100, 0);
+	kb_boot_result_release(&r);
 	kb_buf_release(&p);
 	free(c1);
 	free(c2);
