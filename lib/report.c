@@ -496,6 +496,21 @@ static void guest(struct rep *r)
 	kb_buf_adds(b, "</dl>\n");
 }
 
+/* The variants built as @key, as links. */
+static void builds_for(struct rep *r, const char *key)
+{
+	size_t i, n = 0;
+
+	for (i = 0; key && i < r->nvs; i++) {
+		if (!r->vs[i].build_key || strcmp(r->vs[i].build_key, key))
+			continue;
+		kb_buf_adds(&r->page, n++ ? " " : "");
+		rep_variant_link(&r->page, r->vs[i].idx);
+	}
+	if (!n)
+		kb_buf_addch(&r->page, '-');
+}
+
 /* The kernel: its source as the matrix gives it, and the builds. */
 static void kernel(struct rep *r)
 {
@@ -553,7 +568,7 @@ static void kernel(struct rep *r)
 
 		kb_buf_addf(b, "<tr><td class=\"num\">%lld</td><td>",
 			    (long long)w->id);
-		rep_esc(b, w->label ? w->label : "-");
+		builds_for(r, w->build_key);
 		kb_buf_addf(b, "</td><td class=\"%s\">",
 			    w->status && !strcmp(w->status, "ok") ? "good"
 								  : "bad");

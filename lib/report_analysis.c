@@ -218,6 +218,12 @@ static int forest_plot(struct rep *r, const struct kb_effect *e, size_t n,
 	o.title = "effects, each with its confidence interval";
 	o.x_label = "change, %";
 	o.nrows = n;
+	/* room for the longest name, "A:B", within reason */
+	for (i = 0, nv = 0; i < n; i++)
+		if (strlen(e[i].name) > nv)
+			nv = strlen(e[i].name);
+	o.label_width = fmin(fmax(8.0 * (double)nv + 16, 140), 460);
+	o.width = o.label_width + 640;
 	if ((ret = kb_svg_rows_begin(&r->page, &o, &x, &s, err)))
 		goto out;
 	ret = kb_svg_line(s, 0, "zero", "no effect", err);
