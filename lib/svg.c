@@ -463,8 +463,9 @@ int kb_svg_rows_begin(struct kb_buf *out, const struct kb_svg_rows_opts *o,
 int kb_svg_row_label(struct kb_svg *s, size_t row, const char *text,
 		     const char *tooltip, struct kb_err *err)
 {
-	/* about 7 px a character at the stylesheet's 12 px */
-	size_t room = (size_t)fmax((s->label_w - 12) / 7, 4), len, cut;
+	/* about 7 px a character at the stylesheet's 12 px, 8 for
+	 * capitals: room for the widest */
+	size_t room = (size_t)fmax((s->label_w - 12) / 8, 4), len, cut;
 	struct kb_buf b = KB_BUF_INIT;
 	int ret;
 

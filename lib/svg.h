@@ -51,9 +51,10 @@ struct kb_svg_axis {
  * A linear axis for values from @min to @max (min <= max) with about
  * @want ticks (2 to KB_SVG_MAX_TICKS - 1): nice numbers (Heckbert), a
  * step of 1, 2 or 5 times a power of ten nearest (max - min) / (want -
- * 1), the domain widened to whole steps around the data.  Equal ends are widened by a tenth of their
- * size (0 to [-1, 1]).  KB_EINPUT for ends that are not finite or not
- * in order, with a message.
+ * 1), the domain widened to whole steps around the data.  Equal ends
+ * are widened by a tenth of their size (0 to [-1, 1]).  KB_EINPUT for
+ * ends that are not finite or not in order, or a domain too wide (or
+ * narrow) for a double, with a message.
  */
 int kb_svg_axis_linear(double min, double max, size_t want,
 		       struct kb_svg_axis *out, struct kb_err *err);
@@ -99,7 +100,8 @@ struct kb_svg_rows_opts {
 	size_t nrows;        /* 0 draws the axis alone */
 	double width;        /* of the whole drawing, px (0: 900) */
 	double row_height;   /* px (0: 22) */
-	double label_width;  /* left of the plot area, for row labels (0: 260) */
+	double label_width;  /* left of the plot area, for the row labels
+			      * (0: 260) */
 };
 #define KB_SVG_ROWS_OPTS_INIT                                     \
 	{ .id = NULL, .title = NULL, .x_label = NULL, .nrows = 0, \
