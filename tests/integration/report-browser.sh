@@ -86,6 +86,19 @@ cd "$TOP" || exit 1
 	--model tests/data/bisect/seed000.model.yaml -q >"$T/bisect.out" 2>&1 ||
 	{ fail "kbisect bisect options failed:"; cat "$T/bisect.out"; exit 1; }
 
+# the evidence a real boot keeps (db/0007), on boot 1 of variant 3, so
+# that the page links repro/3/ files: the model keeps none
+python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+boot = """SELECT b.id FROM boots b JOIN variants v ON v.id = b.variant_id
+	WHERE v.experiment_id = 1 AND v.idx = 3 AND b.boot_no = 1"""
+c.execute("UPDATE boots SET domain_xml = ?, workload_text = ? WHERE id = (" +
+	boot + ")", ("<domain type=\"qemu\"><name>kbisect-1-3-1</name></domain>\n",
+	"[job]\nrw=randread\n"))
+c.execute("UPDATE builds SET config_text = ? WHERE id = (SELECT build_id" +
+	" FROM boots WHERE id = (" + boot + "))", ("CONFIG_DEBUG_KMEMLEAK=y\n",))
+c.commit()' "$DB" || fail "cannot add evidence to the database"
+
 # what the plots must show, from the database (Python's sqlite3)
 expect() { # SQL
 	python3 -c 'import sqlite3, sys
@@ -157,8 +170,9 @@ page() { # NAME DIR SVG-SPEC...
 
 # strip plot: a dot per ok boot, a mean mark per variant; forest plot: a
 # point and an interval (3 lines) per effect, the zero line; probes: a
-# point per step
-page experiment "$T/exp" "strip-plot:$boots1:8" \
+# point per step; the experiment links variant 3's config, domain.xml
+# and workload.fio
+page experiment "$T/exp" files:3 "strip-plot:$boots1:8" \
 	"effects-plot:$effects:$((3 * effects + 1))"
 page bisection "$T/bis" "strip-plot:$boots2:8" \
 	"bisect-plot-$bisection:$steps:$((steps + 1))"

@@ -9,13 +9,13 @@ Standard library only (no pip):
   report_check.py html-parser FILE
       FILE passes Python's HTML parser with a strict check of nesting:
       every start tag but the void ones is closed, in order.
-  report_check.py dom DOM REPORT_DIR ID:CIRCLES:LINES ...
+  report_check.py dom DOM REPORT_DIR [files:N] ID:CIRCLES:LINES ...
       DOM (chromium's --dump-dom) has, for each ID, an <svg id="ID">
       with exactly CIRCLES <circle> and at least LINES <line> elements;
       no <script>; no src or href that leaves the folder (http:, //) or
-      names a file that is not in REPORT_DIR; every "#x" link has an
-      element with id x; and the Content-Security-Policy forbidding
-      scripts and fetches is there.
+      names a file that is not in REPORT_DIR, and at least N links to
+      files in it; every "#x" link has an element with id x; and the
+      Content-Security-Policy forbidding scripts and fetches is there.
   report_check.py png FILE
       FILE (chromium's --screenshot) is not blank: more than one colour,
       and at least 1% of its pixels differ from the most common one.
@@ -126,7 +126,11 @@ def dom(path, folder, specs):
     d.feed(open(path, encoding="utf-8").read())
     d.close()
     bad = []
+    want_files = 0
     for spec in specs:
+        if spec.startswith("files:"):
+            want_files = int(spec[6:])
+            continue
         sid, circles, lines = spec.rsplit(":", 2)
         c = d.count.get(sid)
         if c is None:
@@ -156,6 +160,8 @@ def dom(path, folder, specs):
             bad.append(f"a link to '{link}', which is not in {folder}")
         else:
             files += 1
+    if files < want_files:
+        bad.append(f"{files} links to files in the folder, expected {want_files} or more")
     print(f"  {len(d.links)} links ({files} to files in the folder), "
           f"{len(d.ids)} ids, no script: {d.scripts == 0}")
     for b in bad:
