@@ -562,6 +562,10 @@ static void kernel(struct rep *r)
 		rep_note(b, "no build of these variants is stored");
 		return;
 	}
+	/* a long list folded: the time section sums it up */
+	kb_buf_addf(b, "<details%s><summary>%zu build%s</summary>\n",
+		    r->nbuilds <= 16 ? " open=\"open\"" : "", r->nbuilds,
+		    r->nbuilds == 1 ? "" : "s");
 	kb_buf_adds(b, "<table class=\"builds\">\n<thead><tr><th class=\"num\">build</th><th>for</th><th>status</th><th class=\"num\">time</th><th class=\"num\">units compiled</th><th>tree</th><th>made</th></tr></thead>\n<tbody>\n");
 	for (i = 0; i < r->nbuilds; i++) {
 		const struct kb_store_build_row *w = &r->builds[i];
@@ -587,7 +591,7 @@ static void kernel(struct rep *r)
 		rep_esc(b, w->created_at);
 		kb_buf_adds(b, "</td></tr>\n");
 	}
-	kb_buf_adds(b, "</tbody>\n</table>\n");
+	kb_buf_adds(b, "</tbody>\n</table>\n</details>\n");
 }
 
 static void environment(struct rep *r)
