@@ -216,6 +216,10 @@ static const struct {
 	{ "environments", sql_environments },
 	{ "last-boot", sql_last_boot },
 	{ "export", store_sql_export },
+	{ "boot-rows", store_sql_boot_rows },
+	{ "run-values", store_sql_run_values },
+	{ "environment-rows", store_sql_env_rows },
+	{ "experiment-builds", store_sql_exp_builds },
 };
 
 void kb_store_read_plans_free(struct kb_store_read_plan *p, size_t n)

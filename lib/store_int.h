@@ -220,6 +220,16 @@ extern const char store_sql_failures[];
  * (lib/store_export.c). */
 extern const char store_sql_export[];
 
+/*
+ * The reads of lib/store_report.c whose cost grows with an experiment's
+ * boots and samples, for kb_store_read_plans(): ?1 is the experiment's
+ * id, ?2 the metric.
+ */
+extern const char store_sql_boot_rows[];
+extern const char store_sql_run_values[];
+extern const char store_sql_env_rows[];
+extern const char store_sql_exp_builds[];
+
 /* ---- evidence (lib/store_evidence.c, db/0007) ------------------------ */
 
 /*

@@ -652,6 +652,29 @@ check "repro of a kernel that is gone: exit 1, says what to do" $([ $rc -eq 1 ] 
 	has "the kernel image '$T/vmlinuz-9.9' that boot 2 booted (build .*) is gone: put that kernel back" "$T/err" &&
 	[ ! -e "$T/rp-gone" ]; echo $?)
 
+# kbisect report: the experiment as an HTML page (tests/integration/
+# report-browser.sh opens it in chromium)
+run "$KB" report 1 --db "$T/k.db" -o "$T/rep" --json
+check "report writes the page and lists it (--json)" $([ $rc -eq 0 ] && json_ok "$T/out" &&
+	has '"index": "'"$T"'/rep/index.html"' "$T/out" && has '"replaced": false' "$T/out" &&
+	has 'id="strip-plot"' "$T/rep/index.html" && has 'id="effects-plot"' "$T/rep/index.html"; echo $?)
+run "$KB" report 1 --db "$T/k.db" -o "$T/rep"
+check "report again replaces the earlier one and prints the page's path" $([ $rc -eq 0 ] &&
+	has "(the earlier report replaced)" "$T/out" && [ "$(tail -1 "$T/out")" = "$T/rep/index.html" ]; echo $?)
+run "$KB" report 9 --db "$T/k.db" -o "$T/rep-none"
+check "report of an unknown experiment: exit 2, says so, no folder" $([ $rc -eq 2 ] &&
+	has "no experiment 9 in" "$T/err" && [ ! -e "$T/rep-none" ]; echo $?)
+run "$KB" report nine --db "$T/k.db"
+check "report with a bad id: a usage error, exit 2" $([ $rc -eq 2 ] &&
+	has "^usage: kbisect report EXPERIMENT" "$T/err"; echo $?)
+mkdir "$T/rep-mine" && echo mine >"$T/rep-mine/notes"
+run "$KB" report 1 --db "$T/k.db" -o "$T/rep-mine"
+check "report into a folder of other files: exit 2, they stay" $([ $rc -eq 2 ] &&
+	has "not a kbisect report" "$T/err" && [ "$(cat "$T/rep-mine/notes")" = mine ]; echo $?)
+run "$KB" report 1 --db "$T/k.db" -o "$T/rep-mine/notes/x"
+check "report where no folder can be made: exit 2" $([ $rc -eq 2 ] &&
+	has "cannot write a report to" "$T/err"; echo $?)
+
 sqlite3 "$T/k.db" "pragma user_version = 99"
 run "$KB" history --db "$T/k.db"
 check "a database from a newer kbisect is refused" $([ $rc -eq 1 ] && has "newer than this kbisect" "$T/err"; echo $?)

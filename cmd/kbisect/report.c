@@ -1,0 +1,143 @@
+/*
+ * kbisect report ID [-o DIR]: an experiment as a static HTML page with
+ * its plots, for a browser with no network (lib/report.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kbisect.h"
+#include "buf.h"
+#include "json.h"
+#include "mem.h"
+#include "report.h"
+#include "store.h"
+#include "banned.h"
+
+struct report_args {
+	struct kb_args common; /* first: CMD_ARGS */
+	const char *dir;
+};
+
+static const struct kb_opt report_opts[] = {
+	KB_OPT_STRING(struct report_args, dir, 'o', "output", "DIR",
+		      "the folder to write: new, empty, or an earlier report, which is replaced (default: ./kbisect-report-ID)"),
+	KB_OPT_DB,
+	KB_OPT_JSON("print what was written as JSON"),
+	KB_OPT_END,
+};
+
+static int cmd_report(const struct kb_args *args);
+
+const struct cmd cmd_report_entry = {
+	.name = "report",
+	.rank = 67,
+	.args = "EXPERIMENT",
+	.opts = report_opts,
+	.size = sizeof(struct report_args),
+	.fn = cmd_report,
+	.summary = "write an experiment as an HTML page with its plots",
+	.help = "Writes DIR/index.html: one page, with its style and plots inside\n"
+		"it (SVG), that any browser shows without a network and without\n"
+		"running a script (its Content-Security-Policy forbids both).  From\n"
+		"the database alone, nothing written to it and no boot added:\n"
+		"\n"
+		"  experiment    name, state, design, executor, metric, and the\n"
+		"                matrix (and model) text it was submitted with\n"
+		"  environment   the hosts, hypervisor, libvirt and host kernel\n"
+		"                versions its boots ran on; the guest's shape; the\n"
+		"                kernel source and every build\n"
+		"  time          where it went: builds, boots, workload runs\n"
+		"  boot means    a strip plot: each boot a dot, each variant's mean\n"
+		"                marked, the baseline's 95% interval as a band; and\n"
+		"                the table of `kbisect results`\n"
+		"  compare       every variant against the baseline, as `kbisect\n"
+		"                compare` judges it: %change, +-%stddev, verdict\n"
+		"  effects       a forest plot of the main effects and interactions\n"
+		"                with their intervals, and their table\n"
+		"  why           the answer of `kbisect why --no-boots`\n"
+		"  bisection     for a bisection's experiment: the probes in order\n"
+		"                with their verdicts, plotted, and the culprit set\n"
+		"  variants      each boot and the value of each run, and links to\n"
+		"                what the boot booted and ran (repro/N/: config,\n"
+		"                domain.xml, workload), when the database keeps it\n"
+		"\n"
+		"The report is written into a new folder beside DIR and renamed to\n"
+		"DIR at the end: DIR never holds half a report, and a failure\n"
+		"leaves nothing.  DIR may be new, empty, or an earlier report\n"
+		"(replaced); a file, or a folder holding anything else, is refused\n"
+		"with exit status 2, as are an unknown EXPERIMENT and a DIR that\n"
+		"cannot be made or written.  Prints the page's path.\n",
+	.epilog = "Example:\n"
+		  "  kbisect report 1 -o report && xdg-open report/index.html\n",
+};
+
+static void print_json(int64_t exp, const struct kb_report_result *r)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_json *j = kb_json_new(&b, 1);
+	size_t i;
+
+	kb_json_object_begin(j);
+	kb_json_kv_int(j, "experiment", exp);
+	kb_json_kv_string(j, "dir", r->dir);
+	kb_json_kv_string(j, "index", r->index);
+	kb_json_kv_int(j, "plots", r->nplots);
+	kb_json_kv_bool(j, "replaced", r->replaced);
+	kb_json_key(j, "files");
+	kb_json_array_begin(j);
+	for (i = 0; i < r->nfiles; i++) {
+		char *path = kb_asprintf("%s/%s", r->dir, r->files[i]);
+
+		kb_json_object_begin(j);
+		kb_json_kv_string(j, "name", r->files[i]);
+		kb_json_kv_string(j, "path", path);
+		kb_json_object_end(j);
+		free(path);
+	}
+	kb_json_array_end(j);
+	kb_json_object_end(j);
+	cmd_json_put(j, &b);
+}
+
+static int cmd_report(const struct kb_args *args)
+{
+	const struct report_args *a = CMD_ARGS(struct report_args, args);
+	struct kb_report_result res;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = NULL;
+	struct kb_buf p = KB_BUF_INIT;
+	char *dir = NULL;
+	int64_t exp;
+	int ret;
+
+	memset(&res, 0, sizeof(res));
+	if (cmd_parse_id(args->pos[0], &exp) < 0)
+		return cmd_usage_error("report",
+				       "'%s' is not an EXPERIMENT id (a number from 1 to 9223372036854775807; see kbisect history)",
+				       args->pos[0]);
+	if (a->dir && !*a->dir)
+		return cmd_usage_error("report", "-o needs a folder, not ''");
+	dir = a->dir ? kb_strdup(a->dir)
+		     : kb_asprintf("kbisect-report-%lld", (long long)exp);
+	if ((ret = cmd_open_store_as(args->db, KB_STORE_READ_ONLY, &s,
+				     &err)) ||
+	    (ret = kb_report_write(s, exp, dir, &res, &err))) {
+		ret = cmd_fail(&err);
+		goto out;
+	}
+	if (args->json) {
+		print_json(exp, &res);
+	} else {
+		printf("wrote the report of experiment %lld: %zu files, %u plots%s\n",
+		       (long long)exp, res.nfiles, res.nplots,
+		       res.replaced ? " (the earlier report replaced)" : "");
+		printf("%s\n", cmd_printable(res.index, 0, &p));
+	}
+out:
+	kb_buf_release(&p);
+	kb_report_result_release(&res);
+	kb_store_close(s);
+	free(dir);
+	return ret;
+}

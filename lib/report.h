@@ -1,0 +1,63 @@
+#ifndef KB_REPORT_H
+#define KB_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct kb_err;
+struct kb_store;
+
+/*
+ * A report: one experiment as a static, self-contained HTML page in a
+ * folder, for a browser with no network and no script (the page's
+ * Content-Security-Policy forbids both).  From the database alone:
+ *
+ * - the experiment: name, state, design, executor, metric, the matrix
+ *   (and model) text it was submitted with;
+ * - its environment: the hosts and environments its boots ran in
+ *   (db/0004), the kernel source and the builds, the guest's shape;
+ * - where the time went: builds, boots, workload runs, elapsed;
+ * - the boot means of every variant as a strip plot (each boot a dot,
+ *   the mean marked, the baseline's 95% interval as a band);
+ * - the comparison of each variant with the baseline, as `kbisect
+ *   compare` makes it (lib/analysis.h), effects as a forest plot
+ *   (lib/effects.h), `why`'s answer from the stored boots (lib/why.h,
+ *   as `kbisect why --no-boots`);
+ * - each bisection of the experiment: its probes in order with their
+ *   verdicts, plotted, and the culprit set;
+ * - per variant: its boots and the values of every run, and its
+ *   evidence (db/0007) written as repro/N/ with links to it.
+ *
+ * Nothing is written to the database, and no boot is added: the store
+ * may be open read-only.  An experiment whose stored matrix does not
+ * plan in this version (a bisection without a matrix) gets every part
+ * that does not need the analysis, and the page says why the others
+ * are missing.
+ */
+
+/* What kb_report_write() wrote. */
+struct kb_report_result {
+	char *dir;       /* the report's folder, absolute */
+	char *index;     /* its page: dir/index.html */
+	size_t nfiles;
+	char **files;    /* every file written, relative to dir, index.html
+			  * last */
+	unsigned nplots; /* the plots on the page */
+	int replaced;    /* dir held an earlier report, now replaced */
+};
+void kb_report_result_release(struct kb_report_result *r);
+
+/*
+ * Write the report of experiment @exp of @s into folder @dir: made when
+ * missing (with its parents), else it must be empty or hold an earlier
+ * report (which is replaced).  The report is written into a new folder
+ * beside @dir and renamed to @dir at the end, so that @dir never holds
+ * half a report: on any failure nothing is left.  Fills *@out (caller
+ * releases).  KB_EINPUT for an experiment that is not in the database
+ * and for a @dir that is a file, holds something else, or cannot be
+ * made or written; KB_EFAIL when the store or the disk fails.
+ */
+int kb_report_write(struct kb_store *s, int64_t exp, const char *dir,
+		    struct kb_report_result *out, struct kb_err *err);
+
+#endif

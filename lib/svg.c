@@ -1,0 +1,681 @@
+/*
+ * Plain SVG plots (lib/svg.h): nice-number axes, linear and logarithmic,
+ * and the row chart that the report's strip and forest plots are made
+ * of.  Nothing here reads or writes a file.
+ */
+#include "svg.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "err.h"
+#include "mem.h"
+#include "banned.h"
+
+/* ---- text ------------------------------------------------------------- */
+
+/* The length of the UTF-8 sequence at @s (1 to 4), or 0 when it is not
+ * one (a stray continuation byte, an overlong form, a surrogate, past
+ * U+10FFFF, cut short). */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0];
+	size_t n, i;
+	unsigned long cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+void kb_svg_escape(struct kb_buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
+	if (!s)
+		return;
+	while (*p) {
+		switch (*p) {
+		case '&':
+			kb_buf_adds(b, "&amp;");
+			break;
+		case '<':
+			kb_buf_adds(b, "&lt;");
+			break;
+		case '>':
+			kb_buf_adds(b, "&gt;");
+			break;
+		case '"':
+			kb_buf_adds(b, "&quot;");
+			break;
+		case '\'':
+			kb_buf_adds(b, "&#39;");
+			break;
+		case '\t':
+		case '\n':
+			kb_buf_addch(b, (char)*p);
+			break;
+		case '\r':
+			kb_buf_adds(b, "\\r");
+			break;
+		default:
+			if (*p < 0x20 || *p == 0x7f) {
+				kb_buf_addf(b, "\\x%02x", *p);
+				break;
+			}
+			n = utf8_len(p);
+			if (!n) {
+				kb_buf_adds(b, "&#xfffd;");
+				break;
+			}
+			/* C1 controls, U+0080 to U+009F */
+			if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
+				kb_buf_addf(b, "\\u%04x", p[1]);
+				p += 2;
+				continue;
+			}
+			kb_buf_add(b, p, n);
+			p += n;
+			continue;
+		}
+		p++;
+	}
+}
+
+/* ---- axes ------------------------------------------------------------- */
+
+/* Heckbert's nice number near @x > 0: 1, 2, 5 or 10 times a power of
+ * ten, rounded to the nearest when @round, else the next above. */
+static double nice_num(double x, int round)
+{
+	double e = floor(log10(x)), f = x / pow(10, e), nf;
+
+	if (round)
+		nf = f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10;
+	else
+		nf = f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10;
+	return nf * pow(10, e);
+}
+
+static int check_ends(double min, double max, int positive,
+		      struct kb_err *err)
+{
+	if (!isfinite(min) || !isfinite(max))
+		return kb_err_set(err, KB_EINPUT,
+				  "an axis from %g to %g: its ends must be finite numbers",
+				  min, max);
+	if (min > max)
+		return kb_err_set(err, KB_EINPUT,
+				  "an axis from %g to %g: its ends are not in order",
+				  min, max);
+	if (positive && min <= 0)
+		return kb_err_set(err, KB_EINPUT,
+				  "a log axis from %g to %g: its values must be positive",
+				  min, max);
+	return 0;
+}
+
+int kb_svg_axis_linear(double min, double max, size_t want,
+		       struct kb_svg_axis *out, struct kb_err *err)
+{
+	double step, lo, hi, t;
+	size_t i, n;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if ((ret = check_ends(min, max, 0, err)))
+		return ret;
+	if (want < 2 || want >= KB_SVG_MAX_TICKS)
+		return kb_err_set(err, KB_EINPUT,
+				  "an axis of %zu ticks: ask for 2 to %d",
+				  want, KB_SVG_MAX_TICKS - 1);
+	if (min == max) {
+		double pad = min ? fabs(min) / 10 : 1;
+
+		min -= pad;
+		max += pad;
+	}
+	step = nice_num((max - min) / (double)(want - 1), 1);
+	for (;;) {
+		lo = floor(min / step) * step;
+		hi = ceil(max / step) * step;
+		if (!isfinite(step) || step <= 0 || !isfinite(lo) ||
+		    !isfinite(hi) || !isfinite(hi - lo) || !(lo < hi))
+			return kb_err_set(err, KB_EINPUT,
+					  "an axis from %g to %g: too wide or too narrow for a double",
+					  min, max);
+		n = (size_t)llround((hi - lo) / step) + 1;
+		if (n <= KB_SVG_MAX_TICKS)
+			break;
+		/* rounding asked for more steps than the room */
+		step = nice_num(step * 1.5, 0);
+	}
+	out->log = 0;
+	out->lo = lo;
+	out->hi = hi;
+	out->step = step;
+	for (i = 0; i < n; i++) {
+		t = lo + (double)i * step;
+		if (fabs(t) < step * 1e-9)
+			t = 0; /* not 1.2e-17, nor -0 */
+		out->ticks[i] = t;
+	}
+	out->ticks[n - 1] = hi;
+	out->nticks = n;
+	return 0;
+}
+
+/* The 1-2-5 numbers: index k is m * 10^e with e = floor(k / 3) and m
+ * the (k mod 3)-th of 1, 2, 5. */
+static double seq125(long k)
+{
+	static const double m[3] = { 1, 2, 5 };
+	long e = k >= 0 ? k / 3 : -((-k + 2) / 3);
+
+	return m[k - 3 * e] * pow(10, (double)e);
+}
+
+/* The index of the largest 1-2-5 number at or below @v > 0. */
+static long seq125_floor(double v)
+{
+	long k = 3 * (long)floor(log10(v));
+
+	while (seq125(k + 1) <= v * (1 + 1e-12))
+		k++;
+	while (seq125(k) > v * (1 + 1e-12))
+		k--;
+	return k;
+}
+
+int kb_svg_axis_log(double min, double max, struct kb_svg_axis *out,
+		    struct kb_err *err)
+{
+	long klo, khi, k, e0, e1, e, every;
+	size_t n = 0;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if ((ret = check_ends(min, max, 1, err)))
+		return ret;
+	klo = seq125_floor(min);
+	khi = seq125_floor(max);
+	if (seq125(khi) < max * (1 - 1e-12))
+		khi++;
+	if (khi == klo)
+		khi++;
+	out->log = 1;
+	out->lo = seq125(klo);
+	out->hi = seq125(khi);
+	if (!isfinite(out->hi) || out->lo <= 0)
+		return kb_err_set(err, KB_EINPUT,
+				  "a log axis from %g to %g: too wide for a double",
+				  min, max);
+	if (khi - klo <= 6) {
+		/* two decades at most: every 1-2-5 number */
+		for (k = klo; k <= khi; k++)
+			out->ticks[n++] = seq125(k);
+		out->nticks = n;
+		return 0;
+	}
+	/* powers of ten between the ends, every @every decades */
+	e0 = (long)ceil(log10(out->lo) - 1e-12);
+	e1 = (long)floor(log10(out->hi) + 1e-12);
+	every = (e1 - e0) / (KB_SVG_MAX_TICKS - 3) + 1;
+	if (out->lo < pow(10, (double)e0) * (1 - 1e-12))
+		out->ticks[n++] = out->lo;
+	for (e = e0; e <= e1; e += every)
+		out->ticks[n++] = pow(10, (double)e);
+	if (out->ticks[n - 1] < out->hi * (1 - 1e-12))
+		out->ticks[n++] = out->hi;
+	out->nticks = n;
+	return 0;
+}
+
+int kb_svg_axis_auto(const double *v, size_t n, double decades,
+		     struct kb_svg_axis *out, struct kb_err *err)
+{
+	double min = INFINITY, max = -INFINITY;
+	size_t i, finite = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!isfinite(v[i]))
+			continue;
+		finite++;
+		if (v[i] < min)
+			min = v[i];
+		if (v[i] > max)
+			max = v[i];
+	}
+	if (!finite)
+		return kb_svg_axis_linear(0, 1, 6, out, err);
+	if (min > 0 && max / min > pow(10, decades))
+		return kb_svg_axis_log(min, max, out, err);
+	return kb_svg_axis_linear(min, max, 6, out, err);
+}
+
+double kb_svg_axis_frac(const struct kb_svg_axis *a, double v)
+{
+	if (!isfinite(v) || (a->log && v <= 0))
+		return NAN;
+	if (a->log)
+		return (log10(v) - log10(a->lo)) /
+		       (log10(a->hi) - log10(a->lo));
+	return (v - a->lo) / (a->hi - a->lo);
+}
+
+void kb_svg_tick_label(const struct kb_svg_axis *a, double v, char *buf,
+		       size_t len)
+{
+	double big = fmax(fabs(a->lo), fabs(a->hi));
+	double unit = 1, step = a->step;
+	const char *suffix = "";
+	int decimals = 0;
+
+	if (a->log) {
+		/* 1-2-5 numbers: %g is exact for them */
+		if (v >= 1e6 && v < 1e15) {
+			unit = 1e6;
+			suffix = "M";
+		} else if (v >= 1e3 && v < 1e6) {
+			unit = 1e3;
+			suffix = "k";
+		} else if (v < 1e-4 || v >= 1e15) {
+			snprintf(buf, len, "%.0e", v);
+			return;
+		}
+		snprintf(buf, len, "%g%s", v / unit, suffix);
+		return;
+	}
+	if (big >= 1e6 && step >= 1e5) {
+		unit = 1e6;
+		suffix = "M";
+	} else if (big >= 1e4 && step >= 1e2) {
+		unit = 1e3;
+		suffix = "k";
+	}
+	if (fabs(v) < step * 1e-9)
+		v = 0; /* "0", never "-0.0" */
+	step /= unit;
+	if (step < 1)
+		decimals = (int)ceil(-log10(step) - 1e-9);
+	if (decimals > 12 || big >= 1e15) {
+		snprintf(buf, len, "%g", v);
+		return;
+	}
+	snprintf(buf, len, "%.*f%s", decimals, v / unit, suffix);
+}
+
+/* ---- the row chart ---------------------------------------------------- */
+
+#define TOP 26    /* room above the rows: band and line labels */
+#define BOTTOM 44 /* room below: the axis, its labels and its name */
+#define RIGHT 24  /* room right of the plot area for the last label */
+
+struct kb_svg {
+	struct kb_buf *out;
+	struct kb_buf back;  /* grid, bands and lines: behind the data */
+	struct kb_buf front; /* labels, points, marks, intervals */
+	struct kb_svg_axis x;
+	char *x_label;
+	size_t nrows;
+	double width, row_h, label_w, plot_w, height;
+};
+
+static double px(const struct kb_svg *s, double v)
+{
+	return s->label_w + kb_svg_axis_frac(&s->x, v) * s->plot_w;
+}
+
+static double row_y(const struct kb_svg *s, size_t row)
+{
+	return TOP + ((double)row + 0.5) * s->row_h;
+}
+
+/* Refuse @v where it cannot be drawn. */
+static int check_value(const struct kb_svg *s, double v, const char *what,
+		       struct kb_err *err)
+{
+	if (!isfinite(v))
+		return kb_err_set(err, KB_EINPUT,
+				  "%s of '%s' at %g: not a finite number",
+				  what, s->x_label ? s->x_label : "?", v);
+	if (s->x.log && v <= 0)
+		return kb_err_set(err, KB_EINPUT,
+				  "%s of '%s' at %g: not positive, on a log axis",
+				  what, s->x_label ? s->x_label : "?", v);
+	return 0;
+}
+
+static int check_row(const struct kb_svg *s, size_t row, struct kb_err *err)
+{
+	if (row >= s->nrows)
+		return kb_err_set(err, KB_EINPUT,
+				  "row %zu of a chart of %zu rows", row,
+				  s->nrows);
+	return 0;
+}
+
+/* @v's x, kept inside the plot area (an interval may reach past it). */
+static double clamp_x(const struct kb_svg *s, double v)
+{
+	double x = px(s, v);
+
+	return fmin(fmax(x, s->label_w), s->label_w + s->plot_w);
+}
+
+/* " class=\"@base @cls\"" */
+static void add_class(struct kb_buf *b, const char *base, const char *cls)
+{
+	kb_buf_addf(b, " class=\"%s", base);
+	if (cls && *cls) {
+		kb_buf_addch(b, ' ');
+		kb_svg_escape(b, cls);
+	}
+	kb_buf_addch(b, '"');
+}
+
+/* Close an element: "/>" or "><title>...</title></@name>". */
+static void close_el(struct kb_buf *b, const char *name, const char *tooltip)
+{
+	if (!tooltip) {
+		kb_buf_adds(b, "/>\n");
+		return;
+	}
+	kb_buf_adds(b, "><title>");
+	kb_svg_escape(b, tooltip);
+	kb_buf_addf(b, "</title></%s>\n", name);
+}
+
+int kb_svg_rows_begin(struct kb_buf *out, const struct kb_svg_rows_opts *o,
+		      const struct kb_svg_axis *x, struct kb_svg **svg,
+		      struct kb_err *err)
+{
+	struct kb_svg *s;
+
+	*svg = NULL;
+	if (!o->id || !*o->id)
+		return kb_err_set(err, KB_EINPUT, "a chart without an id");
+	if (o->width < 0 || o->row_height < 0 || o->label_width < 0 ||
+	    !isfinite(o->width + o->row_height + o->label_width) ||
+	    o->nrows > 100000)
+		return kb_err_set(err, KB_EINPUT,
+				  "chart '%s': a size is out of range", o->id);
+	if (!(x->lo < x->hi) || !x->nticks || (x->log && x->lo <= 0))
+		return kb_err_set(err, KB_EINPUT,
+				  "chart '%s': its axis is not one (make it with kb_svg_axis_*())",
+				  o->id);
+	s = kb_calloc(1, sizeof(*s));
+	s->out = out;
+	kb_buf_init(&s->back);
+	kb_buf_init(&s->front);
+	s->x = *x;
+	s->x_label = o->x_label ? kb_strdup(o->x_label) : NULL;
+	s->nrows = o->nrows;
+	s->width = o->width ? o->width : 900;
+	s->row_h = o->row_height ? o->row_height : 22;
+	s->label_w = o->label_width ? o->label_width : 260;
+	if (s->label_w + RIGHT + 100 > s->width)
+		s->width = s->label_w + RIGHT + 100;
+	s->plot_w = s->width - s->label_w - RIGHT;
+	s->height = TOP + (double)s->nrows * s->row_h + BOTTOM;
+	kb_buf_adds(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"");
+	kb_svg_escape(out, o->id);
+	kb_buf_addf(out,
+		    "\" class=\"chart\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\"",
+		    s->width, s->height, s->width, s->height);
+	if (o->title) {
+		kb_buf_adds(out, " aria-label=\"");
+		kb_svg_escape(out, o->title);
+		kb_buf_adds(out, "\"><title>");
+		kb_svg_escape(out, o->title);
+		kb_buf_adds(out, "</title>\n");
+	} else {
+		kb_buf_adds(out, ">\n");
+	}
+	*svg = s;
+	return 0;
+}
+
+int kb_svg_row_label(struct kb_svg *s, size_t row, const char *text,
+		     const char *tooltip, struct kb_err *err)
+{
+	/* about 7 px a character at the stylesheet's 12 px, 8 for
+	 * capitals: room for the widest */
+	size_t room = (size_t)fmax((s->label_w - 12) / 8, 4), len, cut;
+	struct kb_buf b = KB_BUF_INIT;
+	int ret;
+
+	if ((ret = check_row(s, row, err)))
+		return ret;
+	if (!text)
+		text = "";
+	kb_buf_addf(&s->front,
+		    "<text class=\"label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" dominant-baseline=\"middle\"",
+		    s->label_w - 8, row_y(s, row));
+	len = strlen(text);
+	if (len > room) {
+		/* cut on a character, not inside a UTF-8 sequence */
+		cut = room - 3;
+		while (cut && ((unsigned char)text[cut] & 0xc0) == 0x80)
+			cut--;
+		kb_buf_add(&b, text, cut);
+		kb_buf_adds(&b, "...");
+		text = b.buf;
+	}
+	if (tooltip) {
+		kb_buf_adds(&s->front, "><title>");
+		kb_svg_escape(&s->front, tooltip);
+		kb_buf_adds(&s->front, "</title>");
+	} else {
+		kb_buf_addch(&s->front, '>');
+	}
+	kb_svg_escape(&s->front, text);
+	kb_buf_adds(&s->front, "</text>\n");
+	kb_buf_release(&b);
+	return 0;
+}
+
+int kb_svg_point(struct kb_svg *s, size_t row, double v, double dy, double r,
+		 const char *cls, const char *tooltip, struct kb_err *err)
+{
+	int ret;
+
+	if ((ret = check_row(s, row, err)) ||
+	    (ret = check_value(s, v, "a point", err)))
+		return ret;
+	if (!isfinite(dy) || !isfinite(r) || r <= 0)
+		return kb_err_set(err, KB_EINPUT,
+				  "a point of radius %g moved by %g", r, dy);
+	kb_buf_addf(&s->front, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.1f\"",
+		    clamp_x(s, v), row_y(s, row) + dy, r);
+	add_class(&s->front, "point", cls);
+	close_el(&s->front, "circle", tooltip);
+	return 0;
+}
+
+int kb_svg_mark(struct kb_svg *s, size_t row, double v, const char *cls,
+		const char *tooltip, struct kb_err *err)
+{
+	double x, y, h;
+	int ret;
+
+	if ((ret = check_row(s, row, err)) ||
+	    (ret = check_value(s, v, "a mark", err)))
+		return ret;
+	x = clamp_x(s, v);
+	y = row_y(s, row);
+	h = s->row_h * 0.4;
+	kb_buf_addf(&s->front,
+		    "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"",
+		    x, y - h, x, y + h);
+	add_class(&s->front, "mark", cls);
+	close_el(&s->front, "line", tooltip);
+	return 0;
+}
+
+int kb_svg_interval(struct kb_svg *s, size_t row, double lo, double hi,
+		    const char *cls, const char *tooltip, struct kb_err *err)
+{
+	double x0, x1, y, h;
+	int ret;
+
+	if ((ret = check_row(s, row, err)) ||
+	    (ret = check_value(s, lo, "an interval", err)) ||
+	    (ret = check_value(s, hi, "an interval", err)))
+		return ret;
+	if (lo > hi)
+		return kb_err_set(err, KB_EINPUT,
+				  "an interval from %g to %g: its ends are not in order",
+				  lo, hi);
+	x0 = clamp_x(s, lo);
+	x1 = clamp_x(s, hi);
+	y = row_y(s, row);
+	h = s->row_h * 0.2;
+	kb_buf_adds(&s->front, "<g");
+	add_class(&s->front, "interval", cls);
+	kb_buf_adds(&s->front, ">");
+	if (tooltip) {
+		kb_buf_adds(&s->front, "<title>");
+		kb_svg_escape(&s->front, tooltip);
+		kb_buf_adds(&s->front, "</title>");
+	}
+	kb_buf_addf(&s->front,
+		    "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>"
+		    "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>"
+		    "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>"
+		    "</g>\n",
+		    x0, y, x1, y, x0, y - h, x0, y + h, x1, y - h, x1, y + h);
+	return 0;
+}
+
+/* A label at the top of the plot area, at @x. */
+static void top_label(struct kb_svg *s, double x, const char *label)
+{
+	if (!label)
+		return;
+	kb_buf_addf(&s->back,
+		    "<text class=\"label top\" x=\"%.2f\" y=\"%d\" text-anchor=\"middle\">",
+		    x, TOP - 8);
+	kb_svg_escape(&s->back, label);
+	kb_buf_adds(&s->back, "</text>\n");
+}
+
+int kb_svg_band(struct kb_svg *s, double lo, double hi, const char *cls,
+		const char *label, struct kb_err *err)
+{
+	double x0, x1;
+	int ret;
+
+	if ((ret = check_value(s, lo, "a band", err)) ||
+	    (ret = check_value(s, hi, "a band", err)))
+		return ret;
+	if (lo > hi)
+		return kb_err_set(err, KB_EINPUT,
+				  "a band from %g to %g: its ends are not in order",
+				  lo, hi);
+	x0 = clamp_x(s, lo);
+	x1 = clamp_x(s, hi);
+	kb_buf_addf(&s->back,
+		    "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%.2f\"",
+		    x0, TOP, fmax(x1 - x0, 1), (double)s->nrows * s->row_h);
+	add_class(&s->back, "band", cls);
+	close_el(&s->back, "rect", NULL);
+	top_label(s, (x0 + x1) / 2, label);
+	return 0;
+}
+
+int kb_svg_line(struct kb_svg *s, double v, const char *cls,
+		const char *label, struct kb_err *err)
+{
+	double x;
+	int ret;
+
+	if ((ret = check_value(s, v, "a line", err)))
+		return ret;
+	x = clamp_x(s, v);
+	kb_buf_addf(&s->back,
+		    "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%.2f\"", x,
+		    TOP, x, TOP + (double)s->nrows * s->row_h);
+	add_class(&s->back, "line", cls);
+	close_el(&s->back, "line", NULL);
+	top_label(s, x, label);
+	return 0;
+}
+
+void kb_svg_rows_end(struct kb_svg *s)
+{
+	double bottom = TOP + (double)s->nrows * s->row_h, x;
+	struct kb_buf *o = s->out;
+	char label[64];
+	size_t i;
+
+	/* grid behind everything, then bands and lines, then the data */
+	kb_buf_adds(o, "<g class=\"grid\">");
+	for (i = 0; i < s->x.nticks; i++) {
+		x = px(s, s->x.ticks[i]);
+		kb_buf_addf(o,
+			    "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%.2f\"/>",
+			    x, TOP, x, bottom);
+	}
+	kb_buf_adds(o, "</g>\n");
+	kb_buf_add(o, s->back.buf, s->back.len);
+	kb_buf_add(o, s->front.buf, s->front.len);
+	kb_buf_addf(o,
+		    "<g class=\"axis\"><line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n",
+		    s->label_w, bottom, s->label_w + s->plot_w, bottom);
+	for (i = 0; i < s->x.nticks; i++) {
+		x = px(s, s->x.ticks[i]);
+		kb_svg_tick_label(&s->x, s->x.ticks[i], label, sizeof(label));
+		kb_buf_addf(o,
+			    "<line class=\"tick\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>"
+			    "<text class=\"tick\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">",
+			    x, bottom, x, bottom + 5, x, bottom + 18);
+		kb_svg_escape(o, label);
+		kb_buf_adds(o, "</text>\n");
+	}
+	if (s->x_label) {
+		kb_buf_addf(o,
+			    "<text class=\"label axis-label\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">",
+			    s->label_w + s->plot_w / 2, bottom + 36);
+		kb_svg_escape(o, s->x_label);
+		if (s->x.log)
+			kb_buf_adds(o, " (log scale)");
+		kb_buf_adds(o, "</text>\n");
+	}
+	kb_buf_adds(o, "</g>\n</svg>\n");
+	kb_svg_free(s);
+}
+
+void kb_svg_free(struct kb_svg *s)
+{
+	if (!s)
+		return;
+	kb_buf_release(&s->back);
+	kb_buf_release(&s->front);
+	free(s->x_label);
+	free(s);
+}

@@ -1,0 +1,165 @@
+#ifndef KB_SVG_H
+#define KB_SVG_H
+
+#include <stddef.h>
+
+/*
+ * Plots as plain SVG text, for reports that a browser shows without any
+ * script or network (lib/report.c): a value axis with ticks at nice
+ * numbers (linear, or logarithmic for values that span decades), and a
+ * *row chart* on it -- one row per item (a variant, an effect, a probe),
+ * values along the x axis: points, marks, intervals, a band and lines
+ * across every row.  The strip plot of boot means and the forest plot of
+ * effects are both row charts.
+ *
+ * The SVG is appended to a struct kb_buf, so it can be inlined in an
+ * HTML page or written to a file.  Elements carry class names ("point",
+ * "mark", "interval", "band", "line", "axis", "tick", "label") plus the
+ * caller's, for a stylesheet to draw them; sizes and positions are
+ * attributes, so the SVG also reads without one.  Every text is escaped
+ * (kb_svg_escape()).  A value that is not a finite number (NaN, an
+ * infinity), or not positive on a log axis, is refused with KB_EINPUT
+ * and draws nothing: a plot never shows a point where there is none.
+ */
+
+struct kb_buf;
+struct kb_err;
+
+/*
+ * Append @s to @b as XML text, fit for element content and quoted
+ * attribute values alike: & < > " ' as entities; control characters
+ * (C0 but tab and newline, DEL, C1), which XML 1.0 and HTML forbid or
+ * warn about, written visibly as \xHH, \r or \u00HH, as `kbisect`
+ * prints them on a terminal; bytes that are not UTF-8 as U+FFFD.  NULL
+ * appends nothing.
+ */
+void kb_svg_escape(struct kb_buf *b, const char *s);
+
+/* The most ticks an axis has. */
+#define KB_SVG_MAX_TICKS 24
+
+/* A value axis: its domain and the ticks labelled on it. */
+struct kb_svg_axis {
+	int log;          /* logarithmic (base 10) */
+	double lo, hi;    /* the domain, lo < hi: the outer ticks */
+	size_t nticks;
+	double ticks[KB_SVG_MAX_TICKS]; /* increasing, lo and hi among them */
+	double step;      /* linear: between ticks; log: 0 */
+};
+
+/*
+ * A linear axis for values from @min to @max (min <= max) with about
+ * @want ticks (2 to KB_SVG_MAX_TICKS - 1): nice numbers (Heckbert), a
+ * step of 1, 2 or 5 times a power of ten nearest (max - min) / (want -
+ * 1), the domain widened to whole steps around the data.  Equal ends
+ * are widened by a tenth of their size (0 to [-1, 1]).  KB_EINPUT for
+ * ends that are not finite or not in order, or a domain too wide (or
+ * narrow) for a double, with a message.
+ */
+int kb_svg_axis_linear(double min, double max, size_t want,
+		       struct kb_svg_axis *out, struct kb_err *err);
+
+/*
+ * A logarithmic axis for positive values from @min to @max: the domain
+ * from the largest 1, 2 or 5 times a power of ten at or below @min to
+ * the smallest at or above @max (never a single value), ticks at those
+ * numbers when the domain spans at most two decades, else at powers of
+ * ten (every few when there are too many).  KB_EINPUT for ends that are
+ * not finite, not positive or not in order.
+ */
+int kb_svg_axis_log(double min, double max, struct kb_svg_axis *out,
+		    struct kb_err *err);
+
+/*
+ * A log axis when every value is positive and they span more than
+ * @decades decades (max / min > 10^decades), else a linear one with
+ * about 6 ticks.  @v[0..n) are the values; the non-finite ones are left
+ * out (an empty set gives the linear axis of [0, 1]).
+ */
+int kb_svg_axis_auto(const double *v, size_t n, double decades,
+		     struct kb_svg_axis *out, struct kb_err *err);
+
+/* Where value @v lies on axis @a, 0 at lo and 1 at hi (beyond: < 0 or
+ * > 1); NaN for a non-finite @v, or one not positive on a log axis. */
+double kb_svg_axis_frac(const struct kb_svg_axis *a, double v);
+
+/*
+ * A tick's label into @buf of @len bytes: as many decimals as the step
+ * needs ("0.25", "-10", "1.5"), thousands and millions as "250k" and
+ * "1.2M" when the ticks are that large.
+ */
+void kb_svg_tick_label(const struct kb_svg_axis *a, double v, char *buf,
+		       size_t len);
+
+/* ---- a row chart ------------------------------------------------------ */
+
+struct kb_svg_rows_opts {
+	const char *id;      /* the <svg> element's id (required) */
+	const char *title;   /* its <title>, for screen readers and tooltips */
+	const char *x_label; /* under the axis, or NULL */
+	size_t nrows;        /* 0 draws the axis alone */
+	double width;        /* of the whole drawing, px (0: 900) */
+	double row_height;   /* px (0: 22) */
+	double label_width;  /* left of the plot area, for the row labels
+			      * (0: 260) */
+};
+#define KB_SVG_ROWS_OPTS_INIT                                     \
+	{ .id = NULL, .title = NULL, .x_label = NULL, .nrows = 0, \
+	  .width = 0, .row_height = 0, .label_width = 0 }
+
+struct kb_svg;
+
+/*
+ * Start a row chart on axis @x (copied), appending to @out, which must
+ * outlive it.  Rows are numbered from 0 at the top.  Draw with the
+ * functions below, then kb_svg_rows_end(), which writes the axis and
+ * closes the element.  KB_EINPUT without an id or with a bad size.
+ * *@svg is the caller's: kb_svg_rows_end() or kb_svg_free() frees it.
+ */
+int kb_svg_rows_begin(struct kb_buf *out, const struct kb_svg_rows_opts *o,
+		      const struct kb_svg_axis *x, struct kb_svg **svg,
+		      struct kb_err *err);
+
+/* The label of row @row, left of the plot area, with @tooltip (may be
+ * NULL) as its <title>; a label too long for the room is cut, "...". */
+int kb_svg_row_label(struct kb_svg *s, size_t row, const char *text,
+		     const char *tooltip, struct kb_err *err);
+
+/*
+ * A point (circle of radius @r px) at value @v on row @row, moved @dy px
+ * down from the row's middle (to spread points of equal value), of class
+ * "point @cls", with @tooltip (may be NULL) as its <title>.
+ */
+int kb_svg_point(struct kb_svg *s, size_t row, double v, double dy, double r,
+		 const char *cls, const char *tooltip, struct kb_err *err);
+
+/* A short vertical mark at @v on row @row (a mean), class "mark @cls". */
+int kb_svg_mark(struct kb_svg *s, size_t row, double v, const char *cls,
+		const char *tooltip, struct kb_err *err);
+
+/* A horizontal interval from @lo to @hi on row @row, with end ticks
+ * (a confidence interval), class "interval @cls". */
+int kb_svg_interval(struct kb_svg *s, size_t row, double lo, double hi,
+		    const char *cls, const char *tooltip, struct kb_err *err);
+
+/* A band from @lo to @hi across every row (a baseline's interval), class
+ * "band @cls", labelled @label at its top (may be NULL). */
+int kb_svg_band(struct kb_svg *s, double lo, double hi, const char *cls,
+		const char *label, struct kb_err *err);
+
+/* A vertical line at @v across every row (zero, a threshold), class
+ * "line @cls", labelled @label at its top (may be NULL). */
+int kb_svg_line(struct kb_svg *s, double v, const char *cls,
+		const char *label, struct kb_err *err);
+
+/*
+ * Draw the x axis (a line, the ticks with their labels and grid lines,
+ * the axis label), close the <svg> element and free @s.  After a failed
+ * draw the chart is still whole: the drawing that failed left nothing.
+ */
+void kb_svg_rows_end(struct kb_svg *s);
+
+/* Free @s without ending it (what it appended stays); NULL is fine. */
+void kb_svg_free(struct kb_svg *s);
+
+#endif

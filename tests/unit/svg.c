@@ -1,0 +1,356 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+
+#include "buf.h"
+#include "err.h"
+#include "svg.h"
+
+/* How many times @needle occurs in @hay. */
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
+static void assert_ticks(const struct kb_svg_axis *a, const double *want,
+			 size_t n)
+{
+	size_t i;
+
+	if (a->nticks != n)
+		fail_msg("%zu ticks from %g to %g, expected %zu", a->nticks,
+			 a->lo, a->hi, n);
+	for (i = 0; i < n; i++)
+		if (fabs(a->ticks[i] - want[i]) > 1e-9 * fmax(1, fabs(want[i])))
+			fail_msg("tick %zu is %.17g, expected %g", i,
+				 a->ticks[i], want[i]);
+}
+
+static void test_svg__linear_ticks_are_nice_numbers(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_svg_axis a;
+	const double t1[] = { 0, 20, 40, 60, 80, 100 };
+	const double t2[] = { -100, -80, -60, -40, -20, 0, 20 };
+	const double t3[] = { 0.1, 0.15, 0.2, 0.25, 0.3, 0.35 };
+
+	(void)state;
+	assert_int_equal(kb_svg_axis_linear(3, 97, 6, &a, &err), 0);
+	assert_ticks(&a, t1, 6);
+	assert_true(a.lo == 0 && a.hi == 100 && a.step == 20 && !a.log);
+	/* a forest plot's percentages, across zero: an exact 0 tick */
+	assert_int_equal(kb_svg_axis_linear(-97.7, 12.3, 6, &a, &err), 0);
+	assert_ticks(&a, t2, 7);
+	assert_true(a.ticks[5] == 0 && !signbit(a.ticks[5]));
+	assert_int_equal(kb_svg_axis_linear(0.11, 0.34, 6, &a, &err), 0);
+	assert_ticks(&a, t3, 6);
+}
+
+static void test_svg__log_ticks_span_the_data(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_svg_axis a;
+	const double t1[] = { 2000, 5000, 10000, 20000, 50000, 100000, 200000 };
+	const double t2[] = { 1, 10, 100, 1000, 10000, 100000, 1000000 };
+	double v[] = { 3480.76, 534771, 12137.8 };
+
+	(void)state;
+	/* two decades: every 1-2-5 number */
+	assert_int_equal(kb_svg_axis_log(3000, 150000, &a, &err), 0);
+	assert_ticks(&a, t1, 7);
+	assert_true(a.log && a.lo == 2000 && a.hi == 200000);
+	/* more: powers of ten */
+	assert_int_equal(kb_svg_axis_log(1, 999999, &a, &err), 0);
+	assert_ticks(&a, t2, 7);
+	/* the seed-000 boot means span two decades: log; 3 to 5 do not */
+	assert_int_equal(kb_svg_axis_auto(v, 3, 1, &a, &err), 0);
+	assert_true(a.log && a.lo <= 3480.76 && a.hi >= 534771);
+	v[0] = 3;
+	v[1] = 5;
+	v[2] = 4;
+	assert_int_equal(kb_svg_axis_auto(v, 3, 1, &a, &err), 0);
+	assert_false(a.log);
+	assert_true(a.lo <= 3 && a.hi >= 5);
+}
+
+static void test_svg__scale_maps_the_domain_to_zero_one(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_svg_axis a;
+
+	(void)state;
+	assert_int_equal(kb_svg_axis_linear(0, 100, 6, &a, &err), 0);
+	assert_true(kb_svg_axis_frac(&a, 0) == 0);
+	assert_true(kb_svg_axis_frac(&a, 100) == 1);
+	assert_true(fabs(kb_svg_axis_frac(&a, 25) - 0.25) < 1e-12);
+	assert_true(isnan(kb_svg_axis_frac(&a, NAN)));
+	assert_int_equal(kb_svg_axis_log(10, 1000, &a, &err), 0);
+	assert_true(fabs(kb_svg_axis_frac(&a, 100) - 0.5) < 1e-12);
+	assert_true(isnan(kb_svg_axis_frac(&a, 0)));
+	assert_true(isnan(kb_svg_axis_frac(&a, -5)));
+}
+
+static void test_svg__tick_labels_say_as_much_as_the_step(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_svg_axis a;
+	char l[64];
+
+	(void)state;
+	assert_int_equal(kb_svg_axis_linear(0.11, 0.34, 6, &a, &err), 0);
+	kb_svg_tick_label(&a, a.ticks[1], l, sizeof(l));
+	assert_string_equal(l, "0.15");
+	assert_int_equal(kb_svg_axis_linear(0, 600000, 6, &a, &err), 0);
+	kb_svg_tick_label(&a, 200000, l, sizeof(l));
+	assert_string_equal(l, "200k");
+	assert_int_equal(kb_svg_axis_linear(0, 3e6, 6, &a, &err), 0);
+	kb_svg_tick_label(&a, 1.5e6, l, sizeof(l));
+	assert_string_equal(l, "1.5M");
+	assert_int_equal(kb_svg_axis_linear(-97.7, 12.3, 6, &a, &err), 0);
+	kb_svg_tick_label(&a, a.ticks[5], l, sizeof(l));
+	assert_string_equal(l, "0");
+	kb_svg_tick_label(&a, a.ticks[0], l, sizeof(l));
+	assert_string_equal(l, "-100");
+	assert_int_equal(kb_svg_axis_log(3000, 150000, &a, &err), 0);
+	kb_svg_tick_label(&a, 5000, l, sizeof(l));
+	assert_string_equal(l, "5k");
+}
+
+static void test_svg__escaping_keeps_markup_and_controls_out(void **state)
+{
+	struct kb_buf b = KB_BUF_INIT;
+
+	(void)state;
+	kb_svg_escape(&b, "<script>alert(\"x\" & 'y')</script>");
+	assert_string_equal(b.buf,
+			    "&lt;script&gt;alert(&quot;x&quot; &amp; &#39;y&#39;)&lt;/script&gt;");
+	kb_buf_reset(&b);
+	/* ESC, CR and a C1 control shown, tab and newline kept, UTF-8
+	 * kept, a stray byte replaced */
+	kb_svg_escape(&b, "a\x1b[31m\r\tb\nc \xc2\x9b \xc3\xa9 \xff.");
+	assert_string_equal(b.buf,
+			    "a\\x1b[31m\\r\tb\nc \\u009b \xc3\xa9 &#xfffd;.");
+	kb_buf_reset(&b);
+	kb_svg_escape(&b, NULL);
+	assert_int_equal(b.len, 0);
+	/* a sequence cut short at the end of the text */
+	kb_svg_escape(&b, "x\xe2\x82");
+	assert_string_equal(b.buf, "x&#xfffd;&#xfffd;");
+	kb_buf_release(&b);
+}
+
+static void test_svg__empty_data_draws_a_whole_chart(void **state)
+{
+	struct kb_svg_rows_opts o = KB_SVG_ROWS_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_svg_axis a;
+	struct kb_svg *s = NULL;
+
+	(void)state;
+	assert_int_equal(kb_svg_axis_auto(NULL, 0, 1, &a, &err), 0);
+	assert_true(a.lo == 0 && a.hi == 1);
+	o.id = "empty";
+	o.title = "nothing <yet>";
+	assert_int_equal(kb_svg_rows_begin(&b, &o, &a, &s, &err), 0);
+	kb_svg_rows_end(s);
+	assert_non_null(strstr(b.buf, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"empty\""));
+	assert_non_null(strstr(b.buf, "<title>nothing &lt;yet&gt;</title>"));
+	assert_int_equal(count(b.buf, "<circle"), 0);
+	assert_int_equal(count(b.buf, "<svg"), 1);
+	assert_int_equal(count(b.buf, "</svg>"), 1);
+	assert_true(count(b.buf, "<text class=\"tick\"") == a.nticks);
+	kb_buf_release(&b);
+}
+
+static void test_svg__one_point_gets_an_axis_around_it(void **state)
+{
+	struct kb_svg_rows_opts o = KB_SVG_ROWS_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_svg_axis a;
+	struct kb_svg *s = NULL;
+	double v = 42, cx;
+	const char *c;
+
+	(void)state;
+	assert_int_equal(kb_svg_axis_auto(&v, 1, 1, &a, &err), 0);
+	assert_true(a.lo < 42 && a.hi > 42);
+	o.id = "one";
+	o.nrows = 1;
+	o.width = 500;
+	o.label_width = 100;
+	assert_int_equal(kb_svg_rows_begin(&b, &o, &a, &s, &err), 0);
+	assert_int_equal(kb_svg_row_label(s, 0, "#0 base", "the baseline",
+					  &err), 0);
+	assert_int_equal(kb_svg_point(s, 0, 42, 0, 3, "boot", "42 <ok>",
+				      &err), 0);
+	assert_int_equal(kb_svg_mark(s, 0, 42, "mean", NULL, &err), 0);
+	kb_svg_rows_end(s);
+	c = strstr(b.buf, "<circle cx=\"");
+	assert_non_null(c);
+	cx = strtod(c + strlen("<circle cx=\""), NULL);
+	/* 100 px of labels, 376 px of plot (24 px right) */
+	assert_true(fabs(cx - (100 + kb_svg_axis_frac(&a, 42) * 376)) < 0.01);
+	assert_non_null(strstr(b.buf, "class=\"point boot\"><title>42 &lt;ok&gt;</title></circle>"));
+	assert_non_null(strstr(b.buf, "class=\"mark mean\"/>"));
+	assert_non_null(strstr(b.buf, ">#0 base</text>"));
+	kb_buf_release(&b);
+}
+
+static void test_svg__nan_and_infinity_are_refused(void **state)
+{
+	struct kb_svg_rows_opts o = KB_SVG_ROWS_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_svg_axis a;
+	struct kb_svg *s = NULL;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(kb_svg_axis_linear(NAN, 1, 6, &a, &err), KB_EINPUT);
+	assert_msg_contains(err.msg, "finite");
+	kb_err_clear(&err);
+	assert_int_equal(kb_svg_axis_linear(0, INFINITY, 6, &a, &err),
+			 KB_EINPUT);
+	kb_err_clear(&err);
+	assert_int_equal(kb_svg_axis_linear(2, 1, 6, &a, &err), KB_EINPUT);
+	kb_err_clear(&err);
+	assert_int_equal(kb_svg_axis_log(0, 10, &a, &err), KB_EINPUT);
+	assert_msg_contains(err.msg, "positive");
+	kb_err_clear(&err);
+	assert_int_equal(kb_svg_axis_log(1, INFINITY, &a, &err), KB_EINPUT);
+	kb_err_clear(&err);
+
+	assert_int_equal(kb_svg_axis_linear(-10, 10, 6, &a, &err), 0);
+	o.id = "forest";
+	o.nrows = 2;
+	o.x_label = "change %";
+	assert_int_equal(kb_svg_rows_begin(&b, &o, &a, &s, &err), 0);
+	assert_int_equal(kb_svg_line(s, 0, "zero", "0", &err), 0);
+	len = b.len;
+	assert_int_equal(kb_svg_point(s, 0, NAN, 0, 3, NULL, NULL, &err),
+			 KB_EINPUT);
+	assert_msg_contains(err.msg, "a point of 'change %' at nan");
+	kb_err_clear(&err);
+	assert_int_equal(kb_svg_interval(s, 1, -1, INFINITY, NULL, NULL, &err),
+			 KB_EINPUT);
+	kb_err_clear(&err);
+	assert_int_equal(kb_svg_mark(s, 1, -INFINITY, NULL, NULL, &err),
+			 KB_EINPUT);
+	kb_err_clear(&err);
+	assert_int_equal(kb_svg_band(s, NAN, 1, NULL, NULL, &err), KB_EINPUT);
+	kb_err_clear(&err);
+	assert_int_equal(kb_svg_interval(s, 0, 3, -3, NULL, NULL, &err),
+			 KB_EINPUT);
+	kb_err_clear(&err);
+	assert_int_equal(kb_svg_point(s, 2, 1, 0, 3, NULL, NULL, &err),
+			 KB_EINPUT);
+	assert_msg_contains(err.msg, "row 2 of a chart of 2 rows");
+	kb_err_clear(&err);
+	assert_int_equal(kb_svg_interval(s, 0, -3, 3, "ci", "[-3, 3]", &err),
+			 0);
+	assert_int_equal(b.len, len); /* drawn at the end, and only once */
+	kb_svg_rows_end(s);
+	assert_int_equal(count(b.buf, "<circle"), 0);
+	assert_int_equal(count(b.buf, "class=\"interval ci\""), 1);
+	assert_int_equal(count(b.buf, "class=\"line zero\""), 1);
+	assert_int_equal(count(b.buf, "nan"), 0);
+	assert_int_equal(count(b.buf, "inf"), 0);
+	kb_buf_release(&b);
+}
+
+static void test_svg__log_chart_refuses_what_is_not_positive(void **state)
+{
+	struct kb_svg_rows_opts o = KB_SVG_ROWS_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_svg_axis a;
+	struct kb_svg *s = NULL;
+
+	(void)state;
+	assert_int_equal(kb_svg_axis_log(10, 1000, &a, &err), 0);
+	o.id = "log";
+	o.nrows = 1;
+	assert_int_equal(kb_svg_rows_begin(&b, &o, &a, &s, &err), 0);
+	assert_int_equal(kb_svg_point(s, 0, 0, 0, 3, NULL, NULL, &err),
+			 KB_EINPUT);
+	assert_msg_contains(err.msg, "not positive, on a log axis");
+	kb_svg_rows_end(s);
+	kb_buf_release(&b);
+}
+
+static void test_svg__long_labels_are_cut_on_a_character(void **state)
+{
+	struct kb_svg_rows_opts o = KB_SVG_ROWS_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_svg_axis a;
+	struct kb_svg *s = NULL;
+	char label[200];
+	size_t i;
+
+	(void)state;
+	/* "é" is two bytes: a cut must not fall between them */
+	for (i = 0; i + 2 < sizeof(label); i += 2)
+		memcpy(label + i, "\xc3\xa9", 2);
+	label[i] = 0;
+	assert_int_equal(kb_svg_axis_linear(0, 1, 6, &a, &err), 0);
+	o.id = "cut";
+	o.nrows = 1;
+	o.label_width = 100;
+	assert_int_equal(kb_svg_rows_begin(&b, &o, &a, &s, &err), 0);
+	assert_int_equal(kb_svg_row_label(s, 0, label, label, &err), 0);
+	kb_svg_rows_end(s);
+	assert_non_null(strstr(b.buf, "...</text>"));
+	assert_null(strstr(b.buf, "&#xfffd;"));
+	assert_non_null(strstr(b.buf, label)); /* whole in the tooltip */
+	kb_buf_release(&b);
+}
+
+static void test_svg__a_chart_needs_an_id_and_an_axis(void **state)
+{
+	struct kb_svg_rows_opts o = KB_SVG_ROWS_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_svg_axis a;
+	struct kb_svg *s = NULL;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	o.id = "x";
+	assert_int_equal(kb_svg_rows_begin(&b, &o, &a, &s, &err), KB_EINPUT);
+	assert_null(s);
+	kb_err_clear(&err);
+	assert_int_equal(kb_svg_axis_linear(0, 1, 6, &a, &err), 0);
+	o.id = NULL;
+	assert_int_equal(kb_svg_rows_begin(&b, &o, &a, &s, &err), KB_EINPUT);
+	assert_null(s);
+	assert_int_equal(b.len, 0);
+	kb_svg_free(NULL);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_svg__linear_ticks_are_nice_numbers),
+	cmocka_unit_test(test_svg__log_ticks_span_the_data),
+	cmocka_unit_test(test_svg__scale_maps_the_domain_to_zero_one),
+	cmocka_unit_test(test_svg__tick_labels_say_as_much_as_the_step),
+	cmocka_unit_test(test_svg__escaping_keeps_markup_and_controls_out),
+	cmocka_unit_test(test_svg__empty_data_draws_a_whole_chart),
+	cmocka_unit_test(test_svg__one_point_gets_an_axis_around_it),
+	cmocka_unit_test(test_svg__nan_and_infinity_are_refused),
+	cmocka_unit_test(test_svg__log_chart_refuses_what_is_not_positive),
+	cmocka_unit_test(test_svg__long_labels_are_cut_on_a_character),
+	cmocka_unit_test(test_svg__a_chart_needs_an_id_and_an_axis),
+};
+
+KB_TEST_MAIN(tests)
