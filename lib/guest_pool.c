@@ -68,8 +68,13 @@ int kb_guest_pool_open(struct kb_guest_conn *c, const char *name,
 		}
 		virStoragePoolSetAutostart(pool, 1);
 	}
+	/* a pool defined before whose folder is gone (another boot of the
+	 * host, a tmpfs) is built again as it starts */
 	active = virStoragePoolIsActive(pool);
-	if (active == 0 && virStoragePoolCreate(pool, 0) < 0 &&
+	if (active == 0 &&
+	    virStoragePoolCreate(pool, VIR_STORAGE_POOL_CREATE_WITH_BUILD) <
+		    0 &&
+	    virStoragePoolCreate(pool, 0) < 0 && /* drivers without the flag */
 	    virStoragePoolIsActive(pool) != 1) {
 		ret = kb_guest__lverr(err, "cannot start storage pool", name);
 		goto out;
