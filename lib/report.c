@@ -142,7 +142,7 @@ static void fact(struct kb_buf *b, const char *name)
 
 /* ---- reading ---------------------------------------------------------- */
 
-static void rep_release(struct rep *r)
+void rep_release(struct rep *r)
 {
 	size_t i;
 
@@ -284,10 +284,8 @@ static const char style[] =
 	"{fill:#9a6700}svg .point.no-change,svg .point.ns{fill:#6e7781}"
 	"svg .point.baseline{fill:#0969da}\n";
 
-static void head(struct rep *r)
+void rep_page_open(struct kb_buf *b, const char *title)
 {
-	struct kb_buf *b = &r->page;
-
 	kb_buf_adds(b,
 		    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 		    "<meta charset=\"utf-8\"/>\n"
@@ -297,10 +295,19 @@ static void head(struct rep *r)
 		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
 		    "<meta name=\"generator\" content=\"kbisect report\"/>\n"
 		    "<title>");
-	rep_escf(b, "kbisect report: experiment %lld %s",
-		 (long long)r->exp, r->info.name);
+	rep_esc(b, title);
 	kb_buf_addf(b, "</title>\n<style>\n%s</style>\n</head>\n<body>\n",
 		    style);
+}
+
+static void head(struct rep *r)
+{
+	struct kb_buf *b = &r->page;
+	char *title = kb_asprintf("kbisect report: experiment %lld %s",
+				  (long long)r->exp, r->info.name);
+
+	rep_page_open(b, title);
+	free(title);
 	kb_buf_adds(b, "<header>\n<h1>");
 	rep_escf(b, "Experiment %lld \u201c%s\u201d", (long long)r->exp,
 		 r->info.name);
@@ -1053,13 +1060,31 @@ void kb_report_result_release(struct kb_report_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
+int rep_finish(struct rep *r, const char *dir, struct kb_report_result *out,
+	       struct kb_err *err)
+{
+	const char *name;
+	size_t i;
+	int ret;
+
+	if ((ret = rep_put(r, "index.html", r->page.buf, r->page.len, err)) ||
+	    (ret = rep_dir_commit(r, dir, &out->dir, &out->replaced, err)))
+		return ret;
+	out->index = kb_asprintf("%s/index.html", out->dir);
+	out->nplots = r->nplots;
+	out->files = kb_calloc(r->nfiles ? r->nfiles : 1, sizeof(*out->files));
+	for (i = 0, name = r->files.buf; i < r->nfiles;
+	     i++, name += strlen(name) + 1)
+		out->files[i] = kb_strdup(name);
+	out->nfiles = r->nfiles;
+	return 0;
+}
+
 int kb_report_write(struct kb_store *s, int64_t exp, const char *dir,
 		    struct kb_report_result *out, struct kb_err *err)
 {
 	struct kb_err found = KB_ERR_INIT;
 	struct rep r;
-	const char *name;
-	size_t i;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -1069,8 +1094,9 @@ int kb_report_write(struct kb_store *s, int64_t exp, const char *dir,
 	kb_buf_init(&r.page);
 	kb_buf_init(&r.files);
 	ret = kb_store_experiment_get(s, exp, &r.info, &found);
-	if (ret == KB_ENOTFOUND) /* the id given names nothing */
-		ret = kb_err_set(err, KB_EINPUT, "%s: see kbisect history",
+	if (ret == KB_ENOTFOUND) /* the id given names nothing: exit 1, as
+				  * results and repro say it */
+		ret = kb_err_set(err, KB_ENOTFOUND, "%s: see kbisect history",
 				 found.msg);
 	else if (ret)
 		ret = kb_err_set(err, ret, "%s", found.msg);
@@ -1078,17 +1104,9 @@ int kb_report_write(struct kb_store *s, int64_t exp, const char *dir,
 	    (ret = rep_dir_open(&r, dir, err)) || (ret = rep_repro(&r, err)))
 		goto out;
 	rep_analyse(&r);
-	if ((ret = page(&r, err)) ||
-	    (ret = rep_put(&r, "index.html", r.page.buf, r.page.len, err)) ||
-	    (ret = rep_dir_commit(&r, dir, &out->dir, &out->replaced, err)))
+	if ((ret = page(&r, err)))
 		goto out;
-	out->index = kb_asprintf("%s/index.html", out->dir);
-	out->nplots = r.nplots;
-	out->files = kb_calloc(r.nfiles ? r.nfiles : 1, sizeof(*out->files));
-	for (i = 0, name = r.files.buf; i < r.nfiles;
-	     i++, name += strlen(name) + 1)
-		out->files[i] = kb_strdup(name);
-	out->nfiles = r.nfiles;
+	ret = rep_finish(&r, dir, out, err);
 out:
 	if (ret)
 		kb_report_result_release(out);

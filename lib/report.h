@@ -53,11 +53,28 @@ void kb_report_result_release(struct kb_report_result *r);
  * report (which is replaced).  The report is written into a new folder
  * beside @dir and renamed to @dir at the end, so that @dir never holds
  * half a report: on any failure nothing is left.  Fills *@out (caller
- * releases).  KB_EINPUT for an experiment that is not in the database
- * and for a @dir that is a file, holds something else, or cannot be
- * made or written; KB_EFAIL when the store or the disk fails.
+ * releases).  KB_ENOTFOUND for an experiment that is not in the
+ * database; KB_EINPUT for a @dir that is a file, holds something else,
+ * or cannot be made or written; KB_EFAIL when the store or the disk
+ * fails.
  */
 int kb_report_write(struct kb_store *s, int64_t exp, const char *dir,
 		    struct kb_report_result *out, struct kb_err *err);
+
+struct kb_trend_opts;
+struct kb_trend_series_opts;
+
+/*
+ * Write the trend of matrix name @name (the series kb_trend_series_load()
+ * reads with @so, the change points kb_trend_changes() finds with @to,
+ * NULL: its defaults) as a page in folder @dir, as kb_report_write()
+ * does for an experiment: a row chart of the series, one experiment a
+ * row, and the change points.  KB_ENOTFOUND for a name with no
+ * experiments (as kb_trend_series_load()), KB_EINPUT for a bad @dir.
+ */
+int kb_report_trend_write(struct kb_store *s, const char *name,
+			  const struct kb_trend_series_opts *so,
+			  const struct kb_trend_opts *to, const char *dir,
+			  struct kb_report_result *out, struct kb_err *err);
 
 #endif

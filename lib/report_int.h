@@ -22,6 +22,7 @@
 
 struct kb_analysis;
 struct kb_err;
+struct kb_report_result;
 
 /* Rows of per-run samples shown per variant; the rest are counted. */
 #define REPORT_MAX_RUN_ROWS 1000
@@ -78,6 +79,14 @@ struct rep {
 };
 
 /* ---- HTML (lib/report.c) ---------------------------------------------- */
+
+/* A page's start, to <body>: its title, the policy and the style. */
+void rep_page_open(struct kb_buf *b, const char *title);
+/* Write r->page as index.html, move the folder to @dir and fill @out. */
+int rep_finish(struct rep *r, const char *dir, struct kb_report_result *out,
+	       struct kb_err *err);
+/* Free what @r holds, and what is left of a folder being written. */
+void rep_release(struct rep *r);
 
 /* Append @s escaped (kb_svg_escape()); NULL appends nothing. */
 void rep_esc(struct kb_buf *b, const char *s);

@@ -662,11 +662,11 @@ run "$KB" report 1 --db "$T/k.db" -o "$T/rep"
 check "report again replaces the earlier one and prints the page's path" $([ $rc -eq 0 ] &&
 	has "(the earlier report replaced)" "$T/out" && [ "$(tail -1 "$T/out")" = "$T/rep/index.html" ]; echo $?)
 run "$KB" report 9 --db "$T/k.db" -o "$T/rep-none"
-check "report of an unknown experiment: exit 2, says so, no folder" $([ $rc -eq 2 ] &&
+check "report of an unknown experiment: exit 1 (as results), says so, no folder" $([ $rc -eq 1 ] &&
 	has "no experiment 9 in" "$T/err" && [ ! -e "$T/rep-none" ]; echo $?)
 run "$KB" report nine --db "$T/k.db"
 check "report with a bad id: a usage error, exit 2" $([ $rc -eq 2 ] &&
-	has "^usage: kbisect report EXPERIMENT" "$T/err"; echo $?)
+	has "^usage: kbisect report \[EXPERIMENT\]" "$T/err"; echo $?)
 mkdir "$T/rep-mine" && echo mine >"$T/rep-mine/notes"
 run "$KB" report 1 --db "$T/k.db" -o "$T/rep-mine"
 check "report into a folder of other files: exit 2, they stay" $([ $rc -eq 2 ] &&

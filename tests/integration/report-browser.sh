@@ -129,6 +129,25 @@ assert j["experiment"] == 2 and j["plots"] == 2, j
 assert j["files"][-1]["name"] == "index.html", j["files"]' "$T/report2.out" ||
 	fail "kbisect report --json: $(cat "$T/report2.out")"
 
+# the trend of the matrix's name over four runs of it (experiments 1, 3,
+# 4, 5: a bisection's experiment is not in it), kbisect report --trend
+for i in 3 4 5; do
+	"$KB" run kconfig-matrix/xen-pvops-spinlocks.yaml \
+		--model kconfig-matrix/xen-pvops-spinlocks.model.yaml -q >"$T/run$i.out" 2>&1 ||
+		{ fail "kbisect run $i failed:"; cat "$T/run$i.out"; }
+done
+tboots=$(expect "SELECT count(*) FROM boots b JOIN variants v ON v.id = b.variant_id
+	WHERE v.experiment_id IN (1, 3, 4, 5) AND v.idx = 0 AND b.status = 'ok'")
+"$KB" report --trend xen-pvops-spinlocks -o "$T/trend" --json >"$T/trend.out" 2>&1 ||
+	{ fail "kbisect report --trend failed:"; cat "$T/trend.out"; }
+python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["trend"] == "xen-pvops-spinlocks" and j["plots"] == 1, j' "$T/trend.out" ||
+	fail "kbisect report --trend --json: $(cat "$T/trend.out")"
+"$KB" report --trend no-such-name -o "$T/none" >/dev/null 2>"$T/none.err"
+[ $? = 1 ] && [ ! -e "$T/none" ] ||
+	fail "report --trend of an unknown name: want exit 1 (as trend) and no folder: $(cat "$T/none.err")"
+
 # ---- 3. each page: well-formed, no console message, its plots, drawn ------
 # The element names libxml2's HTML 4 parser does not know; any other
 # message of it is a failure.
@@ -176,6 +195,8 @@ page experiment "$T/exp" files:3 "strip-plot:$boots1:8" \
 	"effects-plot:$effects:$((3 * effects + 1))"
 page bisection "$T/bis" "strip-plot:$boots2:8" \
 	"bisect-plot-$bisection:$steps:$((steps + 1))"
+# a dot per ok boot of the baseline, a mean mark per experiment
+page trend "$T/trend" "trend-plot:$tboots:4"
 
 echo "$NAME: $(( $(date +%s) - started )) s in all"
 [ $failed = 0 ] || exit 1

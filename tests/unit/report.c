@@ -234,7 +234,8 @@ static void test_report__bad_id_fails_and_leaves_no_folder(void **state)
 	int left;
 
 	f->exp = run_model(f, matrix);
-	assert_int_equal(kb_report_write(f->s, 99, dir, &r, &err), KB_EINPUT);
+	assert_int_equal(kb_report_write(f->s, 99, dir, &r, &err),
+			 KB_ENOTFOUND);
 	assert_msg_contains(err.msg, "no experiment 99");
 	assert_null(r.dir);
 	assert_int_equal(r.nfiles, 0);
