@@ -242,6 +242,13 @@ int cmd_runner_open(struct cmd_runner *r, const struct kb_plan *p,
 		    const struct kb_model *model, int quiet,
 		    struct kb_err *err);
 void cmd_runner_close(struct cmd_runner *r);
+
+/* --variant, --metric and --by of trend and report --trend into @so;
+ * a usage error (exit 2) for a --by other than time or revision. */
+struct kb_trend_series_opts;
+int cmd_trend_series_opts(const char *verb, const char *variant,
+			  const char *metric, const char *by,
+			  struct kb_trend_series_opts *so);
 /*
  * Execute @p with @r: a new experiment (kb_pipeline_run, @model_text
  * stored with it), or when r->exp is set, the missing boots of that one

@@ -147,15 +147,9 @@ static int report_trend(const struct kb_args *args)
 				       "give an EXPERIMENT id or --trend NAME, not both");
 	if (a->dir && !*a->dir)
 		return cmd_usage_error("report", "-o needs a folder, not ''");
-	so.label = a->variant;
-	so.metric = a->metric;
-	if (!a->by || !strcmp(a->by, "time"))
-		so.by = KB_TREND_BY_TIME;
-	else if (!strcmp(a->by, "revision"))
-		so.by = KB_TREND_BY_REVISION;
-	else
-		return cmd_usage_error("report",
-				       "--by '%s': give time or revision", a->by);
+	if ((ret = cmd_trend_series_opts("report", a->variant, a->metric,
+					 a->by, &so)))
+		return ret;
 	dir = a->dir ? kb_strdup(a->dir)
 		     : kb_asprintf("kbisect-trend-%s", a->trend);
 	if ((ret = cmd_open_store_as(args->db, KB_STORE_READ_ONLY, &s,
