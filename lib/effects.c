@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "design.h"
+#include "effects_int.h"
 #include "err.h"
 #include "mem.h"
 #include "stats.h"
@@ -55,7 +56,7 @@ static void add_alias_name(struct kb_effect *e, int sign, const char *n1,
 		memcpy(e->aliases + size - 4, "...", 4);
 }
 
-static int by_size(const void *x, const void *y)
+int kb_effects__by_size(const void *x, const void *y)
 {
 	double a = fabs(((const struct kb_effect *)x)->log_effect);
 	double b = fabs(((const struct kb_effect *)y)->log_effect);
@@ -78,7 +79,8 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 	struct kb_effect *e = NULL;
 	size_t ne = 0;
 	int pb = kb_matrix_design(m) == KB_DESIGN_PLACKETT_BURMAN;
-	int ret = 0;
+	int levels = 0, ret = 0;
+	size_t *ncell = NULL;
 
 	*out = NULL;
 	*n = 0;
@@ -90,10 +92,10 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 				  "the experiment has no factors: nothing has an effect");
 	for (i = 0; i < nf; i++)
 		if (kb_matrix_factor(m, i)->nlevels != 2)
-			return kb_err_set(err, KB_EINPUT,
-					  "effects need two-level factors, and %s has %zu levels: compare its variants instead",
-					  kb_matrix_factor(m, i)->name,
-					  kb_matrix_factor(m, i)->nlevels);
+			levels = 1;
+	if (levels && kb_matrix_design(m) != KB_DESIGN_FULL)
+		return kb_err_set(err, KB_EINPUT,
+				  "effects of factors of more than two levels need a full design");
 	kb_analysis_log_pooled(a, &var, df);
 	if (isnan(var) || *df < 1)
 		return kb_err_set(err, KB_EINPUT,
@@ -110,17 +112,20 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 					  bad == 1 ? "it" : "them");
 	}
 	cell = kb_calloc(runs, sizeof(*cell));
+	ncell = kb_calloc(runs, sizeof(*ncell));
 	for (r = 0; r < runs; r++) {
-		size_t cn;
-
-		kb_analysis_log_cell(a, (unsigned)r, &cell[r], &cn);
-		if (!cn) {
+		kb_analysis_log_cell(a, (unsigned)r, &cell[r], &ncell[r]);
+		if (!ncell[r]) {
 			ret = kb_err_set(err, KB_EINPUT,
 					 "variant #%zu has no measurement of %s: effects need every variant (failed builds or boots leave holes)",
 					 r, kb_analysis_metric(a));
 			goto out;
 		}
-		sumw += 1.0 / (double)cn;
+		sumw += 1.0 / (double)ncell[r];
+	}
+	if (levels) { /* lib/effects_levels.c */
+		ret = kb_effects__levels(a, cell, ncell, var, *df, out, n, err);
+		goto out;
 	}
 	cols = kb_calloc(ncand, sizeof(*cols));
 	e = kb_calloc(ncand, sizeof(*e));
@@ -183,7 +188,7 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 		e[k].significant = e[k].p_adjusted < alpha;
 	}
 	free(raw);
-	qsort(e, ne, sizeof(*e), by_size);
+	qsort(e, ne, sizeof(*e), kb_effects__by_size);
 	*out = e;
 	*n = ne;
 	e = NULL;
@@ -192,6 +197,7 @@ out:
 		free(cols[k]);
 	free(cols);
 	free(cell);
+	free(ncell);
 	free(e);
 	return ret;
 }

@@ -56,12 +56,16 @@ struct kb_effect {
 
 /*
  * Estimate every main effect and two-way interaction of @a's experiment,
- * ranked by |log effect|, largest first.  Aliased effects (fractional
+ * ranked by |log effect|, largest first.  A full design with a factor of
+ * more than two levels gets treatment contrasts instead (each level
+ * against the factor's first, "F=L"; interactions "F=L:G=K" as
+ * differences of differences: lib/effects_levels.c).  Aliased effects (fractional
  * designs) are estimated once, under the first name, with the others in
  * `aliases`.  A Plackett-Burman design gives main effects only: every
  * two-way interaction is partially aliased with main effects
  * (`npartial`), so none can be told apart from them.  Errors: the design
- * is one-at-a-time, a factor has other than two levels, a variant has no
+ * is one-at-a-time, a factor of more than two levels is not in a full
+ * design, a variant has no
  * measurement or a value <= 0 (the log scale cannot take it: the message
  * says how many), or no variant has two boots (no variance).  Caller
  * frees *@out.

@@ -136,11 +136,17 @@ static void effects_text(const struct kb_analysis *a,
 		       al);
 		free(al);
 	}
-	printf("\nA main effect is the change from a factor's first level to its second,\n"
-	       "averaged over the other factors; A:B is half the change of A's effect\n"
-	       "between B's levels.  The %zu effects are one family: \"p Holm\" is p adjusted\n"
-	       "by Holm's method, and significance (p Holm < %g) and the stars come\n"
-	       "from it: * < 0.05, ** < 0.01, *** < 0.001.\n",
+	if (n && strchr(e[0].name, '=')) /* levels: lib/effects_levels.c */
+		printf("\nF=L is the change from factor F's first level to its level L,\n"
+		       "averaged over the other factors; F=L:G=K is how much F=L's change\n"
+		       "differs between G's first level and K.\n");
+	else
+		printf("\nA main effect is the change from a factor's first level to its second,\n"
+		       "averaged over the other factors; A:B is half the change of A's effect\n"
+		       "between B's levels.\n");
+	printf("The %zu effects are one family: \"p Holm\" is p adjusted by Holm's\n"
+	       "method, and significance (p Holm < %g) and the stars come from it:\n"
+	       "* < 0.05, ** < 0.01, *** < 0.001.\n",
 	       n, kb_analysis_opts(a)->alpha);
 	if (n && e[0].npartial)
 		printf("\nPlackett-Burman design: main effects only.  Each is partially aliased\n"

@@ -46,8 +46,8 @@ static char *factors(size_t k)
 	return buf;
 }
 
-static void run_experiment(struct fixture *f, const char *design, size_t k,
-			   const char *model_effects)
+static void run_matrix(struct fixture *f, const char *matrix,
+		       const char *model)
 {
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_matrix *m = NULL;
@@ -56,19 +56,7 @@ static void run_experiment(struct fixture *f, const char *design, size_t k,
 	struct kb_executor *ex = NULL;
 	struct kb_pipeline_opts o = KB_PIPELINE_OPTS_INIT;
 	double cv, df;
-	char matrix[2048], model[1024];
 
-	snprintf(matrix, sizeof(matrix),
-		 "workload: { fio: { rw: randread } }\n"
-		 "design: %s\n"
-		 "factors: { kconfig: { %s } }\n"
-		 "repeat: { boots: 2 }\n",
-		 design, factors(k));
-	snprintf(model, sizeof(model),
-		 "metric: read_iops\nbase: 1000\n"
-		 "noise: { boot_cv: 0.02 }\nseed: 3\n"
-		 "effects:\n%s",
-		 model_effects);
 	if (kb_matrix_parse_buffer(matrix, strlen(matrix), "t.yaml", &m,
 				   &err) ||
 	    kb_plan_new(m, &p, &err) ||
@@ -85,6 +73,25 @@ static void run_experiment(struct fixture *f, const char *design, size_t k,
 	kb_model_free(mo);
 	kb_plan_free(p);
 	kb_matrix_free(m);
+}
+
+static void run_experiment(struct fixture *f, const char *design, size_t k,
+			   const char *model_effects)
+{
+	char matrix[2048], model[1024];
+
+	snprintf(matrix, sizeof(matrix),
+		 "workload: { fio: { rw: randread } }\n"
+		 "design: %s\n"
+		 "factors: { kconfig: { %s } }\n"
+		 "repeat: { boots: 2 }\n",
+		 design, factors(k));
+	snprintf(model, sizeof(model),
+		 "metric: read_iops\nbase: 1000\n"
+		 "noise: { boot_cv: 0.02 }\nseed: 3\n"
+		 "effects:\n%s",
+		 model_effects);
+	run_matrix(f, matrix, model);
 }
 
 static int setup(void **state)
@@ -288,7 +295,42 @@ static void test_effects__fractional_16_factors_recovers_main_effects(
 }
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+/* A factor of three levels (seed 002's copies 1, 2, 4) in a full design:
+ * each level against the first, averaged over the other factor, and
+ * each pair of levels' difference of differences; a planted interaction
+ * found, and none where there is none. */
+static void test_effects__levels_against_the_first(void **state)
+{
+	struct fixture *f = *state;
+	const double l15 = log(1.5), l08 = log(0.8);
+
+	run_matrix(f,
+		   "workload: { command: { run: \"true\" } }\n"
+		   "factors:\n  kconfig: { A: [n, y] }\n"
+		   "  workload: { copies: [1, 2, 4] }\n"
+		   "repeat: { boots: 4 }\n",
+		   "metric: real_s\nbase: 10\nnoise: { boot_cv: 0.02 }\n"
+		   "seed: 5\neffects:\n"
+		   "  - { when: { workload.copies: 2 }, factor: 2.0 }\n"
+		   "  - { when: { workload.copies: 4 }, factor: 4.0 }\n"
+		   "  - { when: { A: y }, factor: 1.5 }\n"
+		   "  - { when: { A: y, workload.copies: 4 }, factor: 0.8 }\n");
+	/* 2 + 2 main contrasts, 1 x 2 interactions */
+	assert_int_equal(f->n, 5);
+	assert_near(find(f, "workload.copies=2"), log(2.0), 0.04);
+	/* averaged over A: half the time with the interaction */
+	assert_near(find(f, "workload.copies=4"), log(4.0) + l08 / 2, 0.04);
+	assert_near(find(f, "A=y"), l15 + l08 / 3, 0.04);
+	assert_near(find(f, "A=y:workload.copies=4"), l08, 0.06);
+	assert_true(find(f, "A=y:workload.copies=4")->significant);
+	assert_true(find(f, "A=y:workload.copies=4")->interaction);
+	assert_near(find(f, "A=y:workload.copies=2"), 0, 0.06);
+	assert_false(find(f, "A=y:workload.copies=2")->significant);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test_setup_teardown(test_effects__levels_against_the_first,
+					setup, teardown),
 	T(test_effects__plackett_burman_12_factors_recovers_main_effects),
 	T(test_effects__plackett_burman_interaction_enters_mains_by_coefficient),
 	T(test_effects__fractional_16_factors_recovers_main_effects),
