@@ -216,6 +216,9 @@ static const struct {
 	{ "environments", sql_environments },
 	{ "last-boot", sql_last_boot },
 	{ "export", store_sql_export },
+	{ "host-boots", store_sql_host_boots },
+	{ "host-events", store_sql_host_events },
+	{ "boot-hosts", store_sql_boot_hosts },
 };
 
 void kb_store_read_plans_free(struct kb_store_read_plan *p, size_t n)
