@@ -384,9 +384,9 @@ static void test_sched__boot_waits_for_its_build(void **state)
 	for (i = 0; i < n; i++)
 		if (st[i].job.kind == KB_STORE_JOB_BOOT)
 			assert_int_equal(st[i].job.variant_idx, built);
-	/* both its boots on a; none left for b */
-	assert_int_equal(kb_sched_host_running(sc, HOST_A), 2);
-	assert_int_equal(kb_sched_host_running(sc, HOST_B), 0);
+	/* its two boots spread over the hosts: one on a, one on b */
+	assert_int_equal(kb_sched_host_running(sc, HOST_A), 1);
+	assert_int_equal(kb_sched_host_running(sc, HOST_B), 1);
 	release_all(st, n);
 	kb_sched_free(sc);
 }
