@@ -55,7 +55,8 @@ struct model_host {
 	char *uri;
 	double factor;       /* multiplies the values of its boots */
 	unsigned fail_after; /* boots after which it fails them: libvirt
-			      * errors, as a host that is lost; 0: never */
+			      * errors, as a host that is lost */
+	int fails;           /* fail_after was given */
 };
 
 struct kb_model {
@@ -633,7 +634,7 @@ static int host_factor(struct ctx *c, const struct kb_ynode *v, double *out)
 static int parse_hosts(struct ctx *c, const struct kb_ynode *n)
 {
 	struct kb_model *m = c->m;
-	size_t i, j;
+	size_t i;
 	int ret;
 
 	if (kb_ynode_is_null(n))
@@ -658,11 +659,6 @@ static int parse_hosts(struct ctx *c, const struct kb_ynode *n)
 			return fail(c, n->keys[i],
 				    "invalid libvirt URI '%s': expected DRIVER[+TRANSPORT]://[HOST]/PATH, as the matrix's hosts name it",
 				    uri);
-		for (j = 0; j < i; j++)
-			if (!strcmp(m->hosts[j].uri, uri))
-				return fail(c, n->keys[i],
-					    "host '%s' appears twice in 'hosts'",
-					    uri);
 		h->uri = kb_strdup(uri);
 		h->factor = 1;
 		m->nhosts = i + 1;
@@ -682,6 +678,7 @@ static int parse_hosts(struct ctx *c, const struct kb_ynode *n)
 					  1000000, &after)))
 			return ret;
 		h->fail_after = (unsigned)after;
+		h->fails = f != NULL;
 	}
 	return 0;
 }
@@ -1023,7 +1020,7 @@ static int model_boot(void *self, const struct kb_variant *v,
 		const struct model_host *h = &m->hosts[x->host_i];
 		unsigned n = atomic_fetch_add(&m->booted[x->host_i], 1) + 1;
 
-		if (h->fail_after && n > h->fail_after) {
+		if (h->fails && n > h->fail_after) {
 			wait_scaled(x, m->time.boot_s);
 			out->duration_s = m->time.boot_s;
 			out->status = KB_BOOT_LIBVIRT_ERROR;
