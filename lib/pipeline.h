@@ -31,7 +31,7 @@ enum kb_progress_kind {
 	KB_PROGRESS_BUILD_REUSED, /* found in the store: not built again */
 	KB_PROGRESS_BOOT_START,
 	KB_PROGRESS_BOOT_DONE,
-	/* the host's own failure (status "libvirt-error", or "error" for an
+	/* the host's own failure (status "libvirt-error", also for an
 	 * executor error; reason): not stored as the variant's boot, which
 	 * runs again */
 	KB_PROGRESS_HOST_FAILURE,
