@@ -234,13 +234,25 @@ int kb_queue_exp_executor(const struct kb_queue_exp *x, const char *host,
 					  x->time_scale);
 		return 0;
 	}
-	if (!host)
-		host = kb_matrix_host(x->m, 0)->uri;
-	for (size_t i = 0; i < kb_matrix_nhosts(x->m); i++)
-		if (!strcmp(kb_matrix_host(x->m, i)->uri, host))
-			ro.pool = kb_matrix_host(x->m, i)->pool;
-	if ((ret = kb_guest_connect(host, &c, err)))
-		return ret;
+	if (!host) {
+		/* a build: it never uses the connection, made for the
+		 * executor's reading of the environment; the first host of
+		 * the matrix that answers (one drained may not) */
+		size_t i, n = kb_matrix_nhosts(x->m);
+		struct kb_err first = KB_ERR_INIT;
+
+		for (i = 0, ret = KB_EFAIL; i < n && ret; i++)
+			ret = kb_guest_connect(kb_matrix_host(x->m, i)->uri, &c,
+					       i ? NULL : &first);
+		if (ret)
+			return kb_err_set(err, first.code, "%s", first.msg);
+	} else {
+		for (size_t i = 0; i < kb_matrix_nhosts(x->m); i++)
+			if (!strcmp(kb_matrix_host(x->m, i)->uri, host))
+				ro.pool = kb_matrix_host(x->m, i)->pool;
+		if ((ret = kb_guest_connect(host, &c, err)))
+			return ret;
+	}
 	ro.experiment = &x->id;
 	ro.console_stream = mode && !strcmp(mode, "stream");
 	ro.plan = x->plan;

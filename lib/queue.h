@@ -81,7 +81,7 @@ int kb_queue_exp_is_model(const struct kb_queue_exp *x);
 
 /*
  * Make an executor for one step of @x booting on @host (a URI of the
- * matrix's hosts; builds: the first).  For real runs this connects to
+ * matrix's hosts; builds, NULL: the first of them that answers).  For real runs this connects to
  * libvirt, files shipped to the host's pool when it has one; *@conn is
  * then the connection (caller frees it after the executor, with
  * kb_queue_conn_free()).  On the model, the boots record @host when the
