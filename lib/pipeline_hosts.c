@@ -393,13 +393,14 @@ static void boot_ended(struct engine *e, size_t h, struct task *t)
 	int ret;
 
 	e->hosts[h].running--;
-	if (t->ret) { /* the executor could not work: the host's doing */
-		host_failed(e, h, b, t->err.msg);
+	if ((t->ret || t->res.status != KB_BOOT_OK) && pipeline_stopped(r)) {
+		/* a guest destroyed by the stop is no result, and no failure
+		 * of its host */
+		waits(e, b, 1);
 		goto out;
 	}
-	if (t->res.status != KB_BOOT_OK && pipeline_stopped(r)) {
-		/* a guest destroyed by the stop is no result */
-		waits(e, b, 1);
+	if (t->ret) { /* the executor could not work: the host's doing */
+		host_failed(e, h, b, t->err.msg);
 		goto out;
 	}
 	if (t->res.status == KB_BOOT_LIBVIRT_ERROR) {

@@ -1,4 +1,6 @@
 #include <math.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -411,6 +413,113 @@ static void test_pipeline_hosts__every_host_drained_stops_and_resumes(
 	rig_down(&r);
 }
 
+/* An executor on a host that forwards to the model's, and at the Nth
+ * boot of all (counted over every host) stops the run as a signal would,
+ * the guest cut short as a real one is (a libvirt error). */
+static atomic_uint boots_begun;
+static unsigned stop_at;
+static volatile sig_atomic_t stop_flag;
+
+static int s_build(void *self, const struct kb_variant *v,
+		   struct kb_build_result *out, struct kb_err *err)
+{
+	return kb_executor_build(self, v, out, err);
+}
+
+static int s_boot(void *self, const struct kb_variant *v,
+		  const struct kb_build_result *build, unsigned boot_no,
+		  unsigned runs, struct kb_boot_result *out,
+		  struct kb_err *err)
+{
+	if (atomic_fetch_add(&boots_begun, 1) + 1 == stop_at) {
+		stop_flag = SIGTERM;
+		memset(out, 0, sizeof(*out));
+		out->status = KB_BOOT_LIBVIRT_ERROR;
+		out->reason = kb_strdup("guest destroyed");
+		return 0;
+	}
+	return kb_executor_boot(self, v, build, boot_no, runs, out, err);
+}
+
+static const struct kb_executor_ops stopping_ops = {
+	.name = "model",
+	.build = s_build,
+	.boot = s_boot,
+	.free = NULL,
+};
+
+static void test_pipeline_hosts__stop_interrupts_and_resume_loses_nothing(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_pipeline_opts o = KB_PIPELINE_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store_host_count *hc = NULL;
+	struct kb_executor *wrap[NHOSTS];
+	struct kb_executor *slots[NHOSTS][2];
+	struct kb_pipeline_host hosts[NHOSTS];
+	struct kb_store_info info;
+	struct rig r;
+	unsigned c[8][NHOSTS], not_ok, rows, first, begun;
+	size_t h, k, nhc = 0;
+	int64_t exp = 0;
+
+	rig_up(&r, f->m, "", 0);
+	for (h = 0; h < NHOSTS; h++) {
+		wrap[h] = kb_executor_new(&stopping_ops, r.ex[h]);
+		hosts[h] = r.hosts[h];
+		for (k = 0; k < hosts[h].nslots; k++)
+			slots[h][k] = wrap[h];
+		hosts[h].slots = slots[h];
+	}
+	atomic_store(&boots_begun, 0);
+	stop_at = 10;
+	stop_flag = 0;
+	o.model_text = kb_model_text(r.model);
+	o.hosts = hosts;
+	o.nhosts = NHOSTS;
+	o.overlap = 1;
+	o.stop = &stop_flag;
+	assert_int_equal(kb_pipeline_run(f->s, f->p, r.builder, &o, &exp,
+					 &err),
+			 KB_EFAIL);
+	assert_msg_contains(err.msg, "interrupted by SIGTERM");
+	assert_int_equal(kb_store_experiment_get(f->s, exp, &info, &err), 0);
+	assert_string_equal(info.state, "interrupted");
+	kb_store_info_release(&info);
+	/* what ended ok is stored; the guest the stop cut short is neither
+	 * a boot nor a failure of its host */
+	count(f, exp, c, &not_ok, &rows);
+	assert_int_equal(not_ok, 0);
+	assert_true(rows >= 9 && rows < 48);
+	first = rows;
+	/* every boot begun was stored, but the one cut short (boots begun
+	 * on other slots before the stop was seen end ok) */
+	begun = atomic_load(&boots_begun);
+	assert_int_equal(begun, first + 1);
+	assert_int_equal(kb_store_host_counts(f->s, exp, &hc, &nhc, &err), 0);
+	for (h = 0; h < nhc; h++)
+		assert_int_equal(hc[h].failures, 0);
+	kb_store_host_counts_free(hc, nhc);
+
+	stop_flag = 0;
+	stop_at = 0;
+	kb_err_clear(&err);
+	assert_int_equal(kb_pipeline_resume(f->s, exp, f->p, r.builder, &o,
+					    &err),
+			 0);
+	count(f, exp, c, &not_ok, &rows);
+	assert_int_equal(rows, 48);
+	assert_int_equal(not_ok, 0);
+	assert_true(atomic_load(&boots_begun) == begun + (48 - first));
+	for (size_t v = 0; v < 8; v++)
+		for (h = 0; h < NHOSTS; h++)
+			assert_int_equal(c[v][h], 2);
+	for (h = 0; h < NHOSTS; h++)
+		kb_executor_free(wrap[h]);
+	rig_down(&r);
+}
+
 static void test_pipeline_hosts__a_host_down_from_the_start(void **state)
 {
 	struct fixture *f = *state;
@@ -609,6 +718,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_pipeline_hosts__same_matrix_spreads_alike),
 	T(test_pipeline_hosts__lost_host_is_drained_and_not_counted),
 	T(test_pipeline_hosts__every_host_drained_stops_and_resumes),
+	T(test_pipeline_hosts__stop_interrupts_and_resume_loses_nothing),
 	T(test_pipeline_hosts__a_host_down_from_the_start),
 	T(test_pipeline_hosts__builds_overlap_boots_when_asked),
 	T(test_pipeline_hosts__host_speeds_leave_the_effects_alone),
