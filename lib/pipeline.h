@@ -63,8 +63,9 @@ struct kb_pipeline_host {
 	 * real executor's libvirt connection is); one executor may fill
 	 * several slots when it is thread-safe (the model's is) */
 	struct kb_executor *const *slots;
-	/* why it cannot be used from the start (a connection refused), or
-	 * NULL: it is drained at once and its boots go to the others */
+	/* why it cannot be used from the start ("host X cannot be used: a
+	 * connection refused"), or NULL: it is drained at once (reported,
+	 * and a "drained" host event) and its boots go to the others */
 	const char *down;
 };
 

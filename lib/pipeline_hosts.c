@@ -614,8 +614,14 @@ int pipeline_execute_hosts(struct run *r, struct kb_err *err)
 			      sizeof(*r->builds));
 	if ((ret = plan_boots(&e, err)))
 		goto out;
-	for (h = 0; h < e.nhosts; h++)
+	for (h = 0; h < e.nhosts && !e.ret; h++)
 		if (o->hosts[h].down) {
+			if ((ret = kb_store_host_event_put(r->s, r->exp,
+							   o->hosts[h].uri,
+							   "drained", -1, 0,
+							   o->hosts[h].down,
+							   &serr)))
+				fail(&e, ret, &serr);
 			r->ev.host = o->hosts[h].uri;
 			pipeline_report(r, KB_PROGRESS_HOST_DRAINED, NULL, 0,
 					"drained", o->hosts[h].down);

@@ -718,8 +718,8 @@ struct kb_store_host_count {
 };
 
 /*
- * The hosts of experiment @exp, by URI: those its boots ran on and those
- * with events.  Caller frees with kb_store_host_counts_free().
+ * The hosts of experiment @exp, by URI (NULL, boots with no host,
+ * first): those its boots ran on and those with events.  Caller frees with kb_store_host_counts_free().
  */
 int kb_store_host_counts(struct kb_store *s, int64_t exp,
 			 struct kb_store_host_count **out, size_t *n,

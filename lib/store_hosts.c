@@ -138,6 +138,16 @@ static struct kb_store_host_count *count_of(struct kb_store_host_count **c,
 	return &(*c)[(*n)++];
 }
 
+static int by_host(const void *x, const void *y)
+{
+	const char *a = ((const struct kb_store_host_count *)x)->host;
+	const char *b = ((const struct kb_store_host_count *)y)->host;
+
+	if (!a || !b)
+		return !!a - !!b;
+	return strcmp(a, b);
+}
+
 int kb_store_host_counts(struct kb_store *s, int64_t exp,
 			 struct kb_store_host_count **out, size_t *n,
 			 struct kb_err *err)
@@ -186,6 +196,8 @@ out:
 		kb_store_host_counts_free(c, len);
 		return ret;
 	}
+	if (len > 1)
+		qsort(c, len, sizeof(*c), by_host);
 	*out = c;
 	*n = len;
 	return 0;

@@ -219,8 +219,12 @@ static int open_real_hosts(struct cmd_runner *r, const struct kb_plan *p,
 
 			if (open_slot(m, host, k == 0, &ro, quiet, &c,
 				      &slots[k], &e)) {
+				/* said by the pipeline's progress, which
+				 * records it with the experiment */
 				if (k == 0) {
-					r->down[h] = kb_strdup(e.msg);
+					r->down[h] = kb_asprintf(
+						"host %s cannot be used: %s",
+						host->uri, e.msg);
 					if (!first.code)
 						first = e;
 				}
@@ -233,10 +237,6 @@ static int open_real_hosts(struct cmd_runner *r, const struct kb_plan *p,
 		}
 		r->hosts[h].nslots = k;
 		r->hosts[h].down = r->down[h];
-		if (r->down[h] && !quiet)
-			fprintf(stderr,
-				"kbisect: host %s cannot be used: %s; its boots go to the other hosts\n",
-				host->uri, r->down[h]);
 	}
 	if (!builder_conn)
 		return kb_err_set(err, first.code ? first.code : KB_EFAIL, "%s",

@@ -524,6 +524,8 @@ static void test_pipeline_hosts__a_host_down_from_the_start(void **state)
 {
 	struct fixture *f = *state;
 	struct kb_err err = KB_ERR_INIT;
+	struct kb_store_host_count *hc = NULL;
+	size_t nhc = 0;
 	struct seen seen;
 	struct rig r;
 	unsigned c[8][NHOSTS], not_ok, rows;
@@ -544,6 +546,13 @@ static void test_pipeline_hosts__a_host_down_from_the_start(void **state)
 		assert_int_equal(c[v][0], 3);
 		assert_int_equal(c[v][2], 3);
 	}
+	/* recorded with the experiment, for kbisect hosts */
+	assert_int_equal(kb_store_host_counts(f->s, exp, &hc, &nhc, &err), 0);
+	assert_int_equal(nhc, 3);
+	assert_string_equal(hc[1].host, H2);
+	assert_true(hc[1].drained);
+	assert_string_equal(hc[1].last_failure, "cannot connect to " H2);
+	kb_store_host_counts_free(hc, nhc);
 	rig_down(&r);
 }
 
