@@ -335,6 +335,24 @@ static void on_note(const struct kb_sched_note *n, void *arg)
 	}
 }
 
+/* What befell a host (docs/guests.md, "Several hosts"). */
+static void on_host_note(const struct kb_sched_host_note *n, void *arg)
+{
+	(void)arg;
+	switch (n->kind) {
+	case KB_SCHED_HOST_DRAINED:
+		logm(L_WARN, "%s; its queued boots go to the other hosts",
+		     n->msg);
+		break;
+	case KB_SCHED_HOST_BACK:
+		logm(L_INFO, "host %s is tried again", n->host);
+		break;
+	case KB_SCHED_HOST_STUCK:
+		logm(L_ERROR, "experiment %lld: %s", (long long)n->id, n->msg);
+		break;
+	}
+}
+
 /* ---- steps --------------------------------------------------------------- */
 
 static void *run_step(void *arg)
@@ -348,17 +366,33 @@ static void *run_step(void *arg)
 	char c = 1;
 	int ret;
 
-	if ((ret = kb_store_open(d.db_path, NULL, &s, &w->err)) ||
-	    (ret = kb_queue_exp_executor(w->step.exp, w->step.host, &ex,
-					 &conn, &w->err)))
+	if ((ret = kb_store_open(d.db_path, NULL, &s, &w->err)))
 		goto out;
+	if ((ret = kb_queue_exp_executor(w->step.exp, w->step.host, &ex,
+					 &conn, &w->err))) {
+		/* a host that cannot be reached fails its boot, not the
+		 * experiment: the boot runs again, and the host is drained
+		 * after a few (lib/scheduler.h) */
+		struct kb_err why = w->err;
+
+		if (j->kind != KB_STORE_JOB_BOOT)
+			goto out;
+		kb_err_clear(&w->err);
+		ret = kb_queue_host_failed(s, j, d.owner, why.msg,
+					   &w->step.host_failure, &w->err);
+		goto out;
+	}
 	if (j->kind == KB_STORE_JOB_BUILD)
 		ret = kb_queue_run_build(s, w->step.exp, j, d.owner, ex,
 					 &w->err);
 	else
-		ret = kb_queue_run_boot(s, w->step.exp, j, d.owner, ex,
-					&w->err);
+		ret = kb_queue_run_boot_host(s, w->step.exp, j, d.owner, ex,
+					     &w->step.host_failure, &w->err);
 out:
+	if (w->step.host_failure)
+		logm(L_WARN, "experiment %lld: boot %u of #%u could not run on %s (run again, not counted): %s",
+		     (long long)j->experiment, j->boot_no, j->variant_idx,
+		     w->step.host, w->step.host_failure);
 	/* an executor or store error stops the experiment, as in the
 	 * pipeline; a lost lease (KB_ENOTFOUND) records nothing */
 	if (ret && ret != KB_ENOTFOUND && s &&
@@ -1096,6 +1130,7 @@ static int start_scheduler(struct kb_err *err)
 	o.time_scale = d.time_scale;
 	o.max_loads = PASS_LOADS;
 	o.note = on_note;
+	o.host_note = on_host_note;
 	return kb_sched_new(&o, &d.sched, err);
 }
 

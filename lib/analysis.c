@@ -49,6 +49,21 @@ static void release_variants(struct kb_analysis *a)
 	a->nvariants = 0;
 }
 
+/* Drop the first @k boots of @v, their values and hosts. */
+static void drop_front(struct kb_store_variant *v, size_t k)
+{
+	size_t i;
+
+	for (i = 0; v->boot_hosts && i < k; i++)
+		free(v->boot_hosts[i]);
+	memmove(v->boot_means, v->boot_means + k,
+		(v->nboots - k) * sizeof(*v->boot_means));
+	if (v->boot_hosts)
+		memmove(v->boot_hosts, v->boot_hosts + k,
+			(v->nboots - k) * sizeof(*v->boot_hosts));
+	v->nboots -= k;
+}
+
 /* Leave out the boots set aside (kb_analysis_set_aside()) of the values
  * just read. */
 static void skip_aside(struct kb_analysis *a)
@@ -58,9 +73,7 @@ static void skip_aside(struct kb_analysis *a)
 	for (i = 0; i < a->naside && i < a->nvariants; i++) {
 		k = a->aside[i] < a->v[i].nboots ? a->aside[i]
 						  : a->v[i].nboots;
-		memmove(a->v[i].boot_means, a->v[i].boot_means + k,
-			(a->v[i].nboots - k) * sizeof(*a->v[i].boot_means));
-		a->v[i].nboots -= k;
+		drop_front(&a->v[i], k);
 	}
 }
 
@@ -203,6 +216,17 @@ const double *kb_analysis_values(const struct kb_analysis *a, unsigned idx,
 	}
 	*n = a->v[idx].nboots;
 	return a->v[idx].boot_means;
+}
+
+const char *const *kb_analysis_hosts(const struct kb_analysis *a,
+				     unsigned idx, size_t *n)
+{
+	if (idx >= a->nvariants || !a->v[idx].boot_hosts) {
+		*n = 0;
+		return NULL;
+	}
+	*n = a->v[idx].nboots;
+	return (const char *const *)a->v[idx].boot_hosts;
 }
 
 /*
@@ -455,7 +479,7 @@ size_t kb_analysis_set_aside(struct kb_analysis *a, unsigned idx)
 	}
 	n = a->v[idx].nboots;
 	a->aside[idx] += n;
-	a->v[idx].nboots = 0;
+	drop_front(&a->v[idx], n);
 	return n;
 }
 

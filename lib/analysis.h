@@ -62,6 +62,13 @@ unsigned kb_analysis_boots_added(const struct kb_analysis *a);
 /* Per-boot values of variant @idx (runs averaged within each boot). */
 const double *kb_analysis_values(const struct kb_analysis *a, unsigned idx,
 				 size_t *n);
+/*
+ * The host each of those boots ran on (its libvirt URI, "model", or NULL
+ * when not recorded), in the same order; *@n is 0 and NULL returned when
+ * the variant has no boot.
+ */
+const char *const *kb_analysis_hosts(const struct kb_analysis *a,
+				     unsigned idx, size_t *n);
 
 /*
  * The direction of the metric analysed (workload.better, a known metric's,

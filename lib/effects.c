@@ -56,6 +56,299 @@ static void add_alias_name(struct kb_effect *e, int sign, const char *n1,
 		memcpy(e->aliases + size - 4, "...", 4);
 }
 
+/* ---- host blocks -------------------------------------------------------- */
+
+/*
+ * The log per-boot values fitted with an additive block per host (a
+ * two-way layout without interaction, unbalanced in general):
+ *
+ *     log y = mu[variant] + h[host] + e,   h[0] = 0
+ *
+ * by least squares.  The variants are absorbed: the host effects solve
+ * the reduced normal equations A h = b of H - 1 unknowns, with
+ *
+ *     A[j][k] = n_j [j = k] - sum_v n_vj n_vk / n_v
+ *     b[j]    = S_j - sum_v n_vj ybar_v
+ *
+ * (n_vj the boots of variant v on host j, S_j the sum of host j's
+ * values), and mu[v] = ybar_v - sum_j p_vj h[j] with p_vj = n_vj / n_v.
+ * ybar_v and the host effects are uncorrelated, so a contrast c of the
+ * mu has variance s^2 (sum c_v^2 / n_v + w' A^-1 w), w_j = sum_v c_v p_vj.
+ * s^2 is the residual variance, with N - variants - (H - 1) degrees of
+ * freedom.  With every variant's boots spread alike over the hosts (the
+ * spread's, lib/spread.h), w is 0 and the contrasts are those of the
+ * plain cell means; only the variance loses the hosts' differences.
+ */
+struct hostfit {
+	size_t nh, nv;         /* hosts; variants */
+	const char **host;     /* names, in the matrix's order (borrowed) */
+	size_t *hn;            /* boots per host */
+	double *hsum;          /* sum of the (plain) values per host */
+	size_t *vn;            /* boots per variant */
+	double *p;             /* [v * nh + j]: n_vj / n_v */
+	double *ainv;          /* (nh - 1)^2: the inverse of A */
+	double *h;             /* host effects, h[0] = 0 */
+	double *mu;            /* variant cells, adjusted for the hosts */
+	double var, df;
+};
+
+static void hostfit_free(struct hostfit *f)
+{
+	if (!f)
+		return;
+	free(f->host);
+	free(f->hn);
+	free(f->hsum);
+	free(f->vn);
+	free(f->p);
+	free(f->ainv);
+	free(f->h);
+	free(f->mu);
+	free(f);
+}
+
+/* The index of host @name in @f (added when new); NULL is "?" */
+static size_t host_index(struct hostfit *f, const char *name, size_t cap)
+{
+	size_t j;
+
+	if (!name)
+		name = "?";
+	for (j = 0; j < f->nh; j++)
+		if (!strcmp(f->host[j], name))
+			return j;
+	if (f->nh == cap)
+		return cap; /* cannot happen: cap counts every boot */
+	f->host[f->nh] = name;
+	return f->nh++;
+}
+
+/* Invert the @n x @n matrix @a in place (Gauss-Jordan, partial
+ * pivoting); -1 when it is singular. */
+static int invert(double *a, size_t n)
+{
+	double *inv = kb_calloc(n * n + 1, sizeof(*inv)), scale = 0;
+	size_t i, j, k;
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		inv[i * n + i] = 1;
+		for (j = 0; j < n; j++)
+			if (fabs(a[i * n + j]) > scale)
+				scale = fabs(a[i * n + j]);
+	}
+	for (i = 0; i < n && !ret; i++) {
+		size_t piv = i;
+		double d;
+
+		for (k = i + 1; k < n; k++)
+			if (fabs(a[k * n + i]) > fabs(a[piv * n + i]))
+				piv = k;
+		if (!(fabs(a[piv * n + i]) > 1e-9 * scale)) {
+			ret = -1;
+			break;
+		}
+		for (j = 0; j < n && piv != i; j++) {
+			double t = a[i * n + j];
+
+			a[i * n + j] = a[piv * n + j];
+			a[piv * n + j] = t;
+			t = inv[i * n + j];
+			inv[i * n + j] = inv[piv * n + j];
+			inv[piv * n + j] = t;
+		}
+		d = a[i * n + i];
+		for (j = 0; j < n; j++) {
+			a[i * n + j] /= d;
+			inv[i * n + j] /= d;
+		}
+		for (k = 0; k < n; k++) {
+			double m = a[k * n + i];
+
+			if (k == i || m == 0)
+				continue;
+			for (j = 0; j < n; j++) {
+				a[k * n + j] -= m * a[i * n + j];
+				inv[k * n + j] -= m * inv[i * n + j];
+			}
+		}
+	}
+	if (!ret)
+		memcpy(a, inv, n * n * sizeof(*a));
+	free(inv);
+	return ret;
+}
+
+/*
+ * Fit @a's positive per-boot values with host blocks into *@out: NULL
+ * (and 0) when they ran on one host.  KB_EINPUT when the hosts cannot be
+ * told from the variants (each ran a set of variants no other host ran).
+ */
+static int hostfit(const struct kb_analysis *a, struct hostfit **out,
+		   struct kb_err *err)
+{
+	const struct kb_matrix *m = kb_plan_matrix(kb_analysis_plan(a));
+	size_t nv = kb_plan_nvariants(kb_analysis_plan(a)), v, i, j, k, q;
+	size_t total = 0, nh, used = 0, cap;
+	struct hostfit *f = kb_calloc(1, sizeof(*f));
+	double *vsum, *b, sse = 0;
+	unsigned *nvj;
+	int ret = 0;
+
+	*out = NULL;
+	for (v = 0; v < nv; v++) {
+		size_t n;
+
+		kb_analysis_values(a, (unsigned)v, &n);
+		total += n;
+	}
+	cap = total + kb_matrix_nhosts(m) + 1;
+	f->host = kb_calloc(cap, sizeof(*f->host));
+	/* the hosts boots ran on, the matrix's first in its order (the
+	 * first of them is the one the others are compared with), then
+	 * any other */
+	for (j = 0; j < kb_matrix_nhosts(m); j++) {
+		const char *uri = kb_matrix_host(m, j)->uri;
+		int ran = 0;
+
+		for (v = 0; v < nv && !ran; v++) {
+			const char *const *hs = kb_analysis_hosts(a, (unsigned)v,
+								  &k);
+			const double *y = kb_analysis_values(a, (unsigned)v, &k);
+
+			for (i = 0; hs && i < k && !ran; i++)
+				ran = y[i] > 0 && hs[i] && !strcmp(hs[i], uri);
+		}
+		if (ran)
+			host_index(f, uri, cap);
+	}
+	for (v = 0; v < nv; v++) {
+		const char *const *hs = kb_analysis_hosts(a, (unsigned)v, &k);
+		const double *y = kb_analysis_values(a, (unsigned)v, &k);
+
+		for (i = 0; i < k; i++)
+			if (y[i] > 0)
+				host_index(f, hs ? hs[i] : NULL, cap);
+	}
+	nh = f->nh;
+	if (nh < 2) {
+		hostfit_free(f);
+		return 0;
+	}
+	f->nv = nv;
+	f->hn = kb_calloc(nh, sizeof(*f->hn));
+	f->hsum = kb_calloc(nh, sizeof(*f->hsum));
+	f->vn = kb_calloc(nv + 1, sizeof(*f->vn));
+	f->p = kb_calloc(nv * nh + 1, sizeof(*f->p));
+	f->ainv = kb_calloc((nh - 1) * (nh - 1) + 1, sizeof(*f->ainv));
+	f->h = kb_calloc(nh, sizeof(*f->h));
+	f->mu = kb_calloc(nv + 1, sizeof(*f->mu));
+	vsum = kb_calloc(nv + 1, sizeof(*vsum));
+	b = kb_calloc(nh, sizeof(*b));
+	nvj = kb_calloc(nv * nh + 1, sizeof(*nvj));
+	for (v = 0; v < nv; v++) {
+		const char *const *hs = kb_analysis_hosts(a, (unsigned)v, &k);
+		const double *y = kb_analysis_values(a, (unsigned)v, &k);
+
+		for (i = 0; i < k; i++) {
+			if (!(y[i] > 0))
+				continue;
+			j = host_index(f, hs ? hs[i] : NULL, cap);
+			nvj[v * nh + j]++;
+			f->vn[v]++;
+			f->hn[j]++;
+			f->hsum[j] += y[i];
+			vsum[v] += log(y[i]);
+			b[j] += log(y[i]);
+		}
+		used += f->vn[v] > 0;
+	}
+	/* b[j] = S_j - sum_v n_vj ybar_v; A over hosts 1..nh-1 */
+	for (v = 0; v < nv; v++) {
+		if (!f->vn[v])
+			continue;
+		for (j = 0; j < nh; j++) {
+			f->p[v * nh + j] = (double)nvj[v * nh + j] / f->vn[v];
+			b[j] -= nvj[v * nh + j] * vsum[v] / f->vn[v];
+		}
+	}
+	for (j = 1; j < nh; j++)
+		for (q = 1; q < nh; q++) {
+			double x = j == q ? (double)f->hn[j] : 0;
+
+			for (v = 0; v < nv; v++)
+				if (f->vn[v])
+					x -= (double)nvj[v * nh + j] *
+					     nvj[v * nh + q] / f->vn[v];
+			f->ainv[(j - 1) * (nh - 1) + q - 1] = x;
+		}
+	if (invert(f->ainv, nh - 1)) {
+		ret = kb_err_set(err, KB_EINPUT,
+				 "the hosts ran sets of variants that do not overlap: their differences cannot be told from the variants' (spread each variant's boots over the hosts)");
+		goto out;
+	}
+	for (j = 1; j < nh; j++)
+		for (q = 1; q < nh; q++)
+			f->h[j] += f->ainv[(j - 1) * (nh - 1) + q - 1] * b[q];
+	for (v = 0; v < nv; v++) {
+		if (!f->vn[v]) {
+			f->mu[v] = NAN;
+			continue;
+		}
+		f->mu[v] = vsum[v] / f->vn[v];
+		for (j = 1; j < nh; j++)
+			f->mu[v] -= f->p[v * nh + j] * f->h[j];
+	}
+	for (v = 0; v < nv; v++) {
+		const char *const *hs = kb_analysis_hosts(a, (unsigned)v, &k);
+		const double *y = kb_analysis_values(a, (unsigned)v, &k);
+
+		for (i = 0; i < k; i++) {
+			double r;
+
+			if (!(y[i] > 0))
+				continue;
+			j = host_index(f, hs ? hs[i] : NULL, cap);
+			r = log(y[i]) - f->mu[v] - f->h[j];
+			sse += r * r;
+		}
+	}
+	f->df = 0;
+	for (v = 0; v < nv; v++)
+		f->df += (double)f->vn[v];
+	f->df -= (double)used + (double)(nh - 1);
+	f->var = f->df > 0 ? sse / f->df : NAN;
+	*out = f;
+	f = NULL;
+out:
+	free(vsum);
+	free(b);
+	free(nvj);
+	hostfit_free(f);
+	return ret;
+}
+
+/* The variance factor of contrast @c over the variants: sum c_v^2 / n_v
+ * + w' A^-1 w (times s^2, the variance of the estimate). */
+static double contrast_factor(const struct hostfit *f, const double *c)
+{
+	size_t nh = f->nh, v, j, q;
+	double x = 0, *w = kb_calloc(nh, sizeof(*w));
+
+	for (v = 0; v < f->nv; v++) {
+		if (!f->vn[v] || !c[v])
+			continue;
+		x += c[v] * c[v] / (double)f->vn[v];
+		for (j = 1; j < nh; j++)
+			w[j] += c[v] * f->p[v * nh + j];
+	}
+	for (j = 1; j < nh; j++)
+		for (q = 1; q < nh; q++)
+			x += w[j] * f->ainv[(j - 1) * (nh - 1) + q - 1] * w[q];
+	free(w);
+	return x;
+}
+
 int kb_effects__by_size(const void *x, const void *y)
 {
 	double a = fabs(((const struct kb_effect *)x)->log_effect);
@@ -74,7 +367,8 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 	size_t nf = kb_matrix_nfactors(m), runs = kb_design_nruns(d);
 	size_t ncand = nf + nf * (nf - (nf ? 1 : 0)) / 2, i, j, k, r;
 	double *cell = NULL, *raw, var, alpha = kb_analysis_opts(a)->alpha;
-	double sumw = 0;
+	double sumw = 0, *c = NULL;
+	struct hostfit *hf = NULL;
 	int **cols = NULL;
 	struct kb_effect *e = NULL;
 	size_t ne = 0;
@@ -111,10 +405,28 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 					  kb_analysis_metric(a),
 					  bad == 1 ? "it" : "them");
 	}
+	/* boots on several hosts: the host is a block, fitted beside the
+	 * variants, so that its differences leave the variance */
+	if ((ret = hostfit(a, &hf, err)))
+		return ret;
+	if (hf) {
+		var = hf->var;
+		*df = hf->df;
+		if (isnan(var) || *df < 1) {
+			ret = kb_err_set(err, KB_EINPUT,
+					 "effects need a variance: the boots leave none beside the variants and the %zu hosts",
+					 hf->nh);
+			goto out;
+		}
+		*resid_cv = sqrt(exp(var) - 1) * 100;
+	}
 	cell = kb_calloc(runs, sizeof(*cell));
 	ncell = kb_calloc(runs, sizeof(*ncell));
+	c = kb_calloc(runs, sizeof(*c));
 	for (r = 0; r < runs; r++) {
 		kb_analysis_log_cell(a, (unsigned)r, &cell[r], &ncell[r]);
+		if (hf && r < hf->nv)
+			cell[r] = hf->mu[r];
 		if (!ncell[r]) {
 			ret = kb_err_set(err, KB_EINPUT,
 					 "variant #%zu has no measurement of %s: effects need every variant (failed builds or boots leave holes)",
@@ -164,10 +476,13 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 				x->npartial = kb_design_aliases(d, i, i, &al);
 				free(al);
 			}
-			for (r = 0; r < runs; r++)
+			for (r = 0; r < runs; r++) {
 				sum += col[r] * cell[r];
+				c[r] = col[r];
+			}
 			x->log_effect = 2 * sum / (double)runs;
-			se = 2 / (double)runs * sqrt(var * sumw);
+			se = 2 / (double)runs *
+			     sqrt(var * (hf ? contrast_factor(hf, c) : sumw));
 			q = kb_stats_t_quantile(1 - alpha / 2, *df);
 			x->log_ci_low = x->log_effect - q * se;
 			x->log_ci_high = x->log_effect + q * se;
@@ -198,6 +513,85 @@ out:
 	free(cols);
 	free(cell);
 	free(ncell);
+	free(c);
 	free(e);
+	hostfit_free(hf);
 	return ret;
+}
+
+/* kb_effects_hosts() of boots that ran on one host (or none). */
+static int one_host(const struct kb_analysis *a, struct kb_host_effect **out,
+		    size_t *n)
+{
+	size_t nv = kb_plan_nvariants(kb_analysis_plan(a)), v, i, k;
+	struct kb_host_effect *h = NULL;
+	double sum = 0;
+
+	for (v = 0; v < nv; v++) {
+		const char *const *hs = kb_analysis_hosts(a, (unsigned)v, &k);
+		const double *y = kb_analysis_values(a, (unsigned)v, &k);
+
+		for (i = 0; i < k; i++) {
+			if (!(y[i] > 0))
+				continue;
+			if (!h) {
+				h = kb_calloc(1, sizeof(*h));
+				h->host = hs && hs[i] ? hs[i] : "?";
+			}
+			h->nboots++;
+			sum += y[i];
+		}
+	}
+	if (!h)
+		return 0;
+	h->mean = sum / (double)h->nboots;
+	h->log_ci_low = h->log_ci_high = h->p = NAN;
+	h->ci_low_pct = h->ci_high_pct = NAN;
+	*out = h;
+	*n = 1;
+	return 0;
+}
+
+int kb_effects_hosts(const struct kb_analysis *a, struct kb_host_effect **out,
+		     size_t *n, double *df, struct kb_err *err)
+{
+	double alpha = kb_analysis_opts(a)->alpha, q;
+	struct kb_host_effect *h;
+	struct hostfit *f = NULL;
+	size_t j, nh;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	*df = NAN;
+	if ((ret = hostfit(a, &f, err)))
+		return ret;
+	if (!f)
+		return one_host(a, out, n);
+	nh = f->nh;
+	*df = f->df;
+	q = f->df >= 1 ? kb_stats_t_quantile(1 - alpha / 2, f->df) : NAN;
+	h = kb_calloc(nh, sizeof(*h));
+	for (j = 0; j < nh; j++) {
+		double se = j ? sqrt(f->var * f->ainv[(j - 1) * (nh - 1) +
+						      j - 1])
+			      : NAN;
+		double t;
+
+		h[j].host = f->host[j];
+		h[j].nboots = f->hn[j];
+		h[j].mean = f->hn[j] ? f->hsum[j] / (double)f->hn[j] : NAN;
+		h[j].log_effect = f->h[j];
+		h[j].log_ci_low = j ? f->h[j] - q * se : NAN;
+		h[j].log_ci_high = j ? f->h[j] + q * se : NAN;
+		h[j].change_pct = (exp(f->h[j]) - 1) * 100;
+		h[j].ci_low_pct = (exp(h[j].log_ci_low) - 1) * 100;
+		h[j].ci_high_pct = (exp(h[j].log_ci_high) - 1) * 100;
+		t = se > 0 ? fabs(f->h[j]) / se : INFINITY;
+		h[j].p = j && f->df >= 1 ? 2 * kb_stats_t_cdf(-t, f->df) : NAN;
+	}
+	hostfit_free(f);
+	*out = h;
+	*n = nh;
+	return 0;
 }

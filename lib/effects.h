@@ -22,6 +22,14 @@ struct kb_err;
  * log values (boots are the replicates); intervals and p-values from
  * Student's t with the pooled degrees of freedom.
  *
+ * When the boots ran on more than one host (docs/guests.md, "Several
+ * hosts"), the host is a block: the log values are fitted with a cell per
+ * variant plus an additive effect per host, by least squares, and the
+ * effects are the same contrasts of the variants' cells adjusted for the
+ * hosts, with the residual variance of that fit (its degrees of freedom
+ * lose one per host but the first).  The hosts' differences are then no
+ * part of the variance, and are reported apart (kb_effects_hosts()).
+ *
  * All the effects of one experiment are one family of tests: each p is
  * adjusted by Holm's method over the family (the effects estimated, an
  * aliased group counting once), and an effect is significant when its
@@ -73,5 +81,31 @@ struct kb_effect {
 int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 			size_t *n, double *resid_cv, double *df,
 			struct kb_err *err);
+
+/* A host of an experiment, against the first (a block effect). */
+struct kb_host_effect {
+	const char *host;   /* its URI (borrowed from the analysis) */
+	size_t nboots;      /* ok boots with a positive value on it */
+	double mean;        /* the mean of their values, whatever variant */
+	/* log(this host / the first), the variants' differences taken
+	 * out (the fit of kb_effects_estimate()); 0 for the first, whose
+	 * interval and p are NaN */
+	double log_effect, log_ci_low, log_ci_high;
+	double change_pct, ci_low_pct, ci_high_pct; /* in percent */
+	double p;           /* t test of no difference; NaN for the first */
+};
+
+/*
+ * The hosts @a's boots ran on, the matrix's first in its order, each
+ * compared with the first: the host effects of the block fit (any design,
+ * one-at-a-time included), intervals at level 1 - alpha with *@df
+ * degrees of freedom (NaN with one host, which is the only one listed;
+ * none when no boot has a value).  KB_EINPUT when the hosts ran sets of
+ * variants that do not overlap (no
+ * host difference can be told from the variants').  Caller frees *@out;
+ * its host names live as long as @a.
+ */
+int kb_effects_hosts(const struct kb_analysis *a, struct kb_host_effect **out,
+		     size_t *n, double *df, struct kb_err *err);
 
 #endif

@@ -1004,7 +1004,9 @@ static int compare(struct ctx *c, const struct kb_ynode *n)
 
 static int build(struct ctx *c, const struct kb_ynode *n)
 {
-	static const char *const keys[] = { "jobs", "make_args" };
+	static const char *const keys[] = { "jobs", "make_args", "overlap" };
+	static const char *const overlap[] = { "auto", "yes", "no", "true",
+					       "false" };
 	struct kb_build_cfg *b = &c->m->build;
 	const struct kb_ynode *v;
 	const char **args;
@@ -1014,8 +1016,17 @@ static int build(struct ctx *c, const struct kb_ynode *n)
 	if (!n)
 		return 0;
 	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'build'")) ||
-	    (ret = kb_ycheck_keys(&c->y, n, "'build'", keys, 2)))
+	    (ret = kb_ycheck_keys(&c->y, n, "'build'", keys, 3)))
 		return ret;
+	/* build.overlap: builds while guests boot (lib/spread.h) */
+	if ((v = kb_ynode_get(n, "overlap"))) {
+		if ((ret = kb_ycheck_choice(&c->y, v, "build.overlap", overlap,
+					    5, &i)))
+			return ret;
+		b->overlap = i == 0 ? KB_OVERLAP_AUTO
+			     : i % 2 ? KB_OVERLAP_YES
+				     : KB_OVERLAP_NO;
+	}
 	if ((v = kb_ynode_get(n, "jobs")) &&
 	    (ret = get_uint(c, v, "build.jobs", 1, 1024, &b->jobs)))
 		return ret;

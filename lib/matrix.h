@@ -282,11 +282,19 @@ struct kb_compare {
 	double alpha;         /* significance level */
 };
 
+/* build.overlap: whether builds run while guests boot (lib/spread.h). */
+enum kb_overlap {
+	KB_OVERLAP_AUTO = 0, /* not given: yes unless a host is this machine */
+	KB_OVERLAP_YES,
+	KB_OVERLAP_NO,
+};
+
 /* build: how kernels are built from source (docs/builds.md). */
 struct kb_build_cfg {
 	unsigned jobs;                /* make -jN; 0 = the number of CPUs */
 	size_t nmake_args;            /* extra make argv items, each passed */
 	const char *const *make_args; /* as one argument ("CC=distcc gcc") */
+	enum kb_overlap overlap;      /* build.overlap */
 };
 
 struct kb_host {

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,15 @@ struct dep {
 	long *on_idx; /* index of each @on[] in the model's deps, or -1 */
 };
 
+/* hosts: a host's factor, and where it fails (docs/model.md). */
+struct model_host {
+	char *uri;
+	double factor;       /* multiplies the values of its boots */
+	unsigned fail_after; /* boots after which it fails them: libvirt
+			      * errors, as a host that is lost */
+	int fails;           /* fail_after was given */
+};
+
 struct kb_model {
 	char *file;
 	char *text;
@@ -64,11 +74,16 @@ struct kb_model {
 	struct dep *deps;
 	struct kb_model_time time;
 	uint64_t seed;
+	size_t nhosts;
+	struct model_host *hosts;
+	atomic_uint *booted; /* per host: boots begun on it, by every
+			      * executor of the model (fail_after) */
 };
 
 static const char *const top_keys[] = { "metric", "base",  "noise",
 					 "effects", "time",  "failures",
-					 "seed", "depends" };
+					 "seed", "depends", "hosts" };
+static const char *const host_keys[] = { "factor", "fail_after" };
 static const char *const noise_keys[] = { "boot_cv", "run_cv" };
 static const char *const effect_keys[] = { "when", "factor" };
 static const char *const failure_keys[] = { "when", "stage" };
@@ -121,6 +136,10 @@ void kb_model_free(struct kb_model *m)
 	free(m->metric);
 	rules_free(m->effects, m->neffects);
 	rules_free(m->failures, m->nfailures);
+	for (size_t i = 0; i < m->nhosts; i++)
+		free(m->hosts[i].uri);
+	free(m->hosts);
+	free(m->booted);
 	free(m);
 }
 
@@ -611,6 +630,73 @@ static int check_range(struct ctx *c, const struct kb_ynode *n)
 	return 0;
 }
 
+/* A host's factor: a number from 0.001 to 1000. */
+static int host_factor(struct ctx *c, const struct kb_ynode *v, double *out)
+{
+	int ret = kb_ycheck_number(&c->y, v, "a host's factor", out);
+
+	if (ret)
+		return ret;
+	if (!(*out >= 1e-3 && *out <= 1e3))
+		return fail(c, v,
+			    "a host's factor must be a number from 0.001 to 1000, found '%s'",
+			    v->str);
+	return 0;
+}
+
+/* hosts: { URI: FACTOR, URI: { factor: F, fail_after: N } } */
+static int parse_hosts(struct ctx *c, const struct kb_ynode *n)
+{
+	struct kb_model *m = c->m;
+	size_t i;
+	int ret;
+
+	if (kb_ynode_is_null(n))
+		return 0;
+	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'hosts'")))
+		return ret;
+	if (n->n > KB_MODEL_MAX_HOSTS)
+		return fail(c, n, "'hosts' lists more than %d hosts",
+			    KB_MODEL_MAX_HOSTS);
+	m->hosts = kb_calloc(n->n ? n->n : 1, sizeof(*m->hosts));
+	m->booted = kb_calloc(n->n ? n->n : 1, sizeof(*m->booted));
+	for (i = 0; i < n->n; i++) {
+		const struct kb_ynode *v = n->items[i], *f;
+		struct model_host *h = &m->hosts[i];
+		const char *uri;
+		uint64_t after = 0;
+
+		if ((ret = kb_ycheck_string(&c->y, n->keys[i], "a host URI",
+					    &uri)))
+			return ret;
+		if (!strstr(uri, ":/"))
+			return fail(c, n->keys[i],
+				    "invalid libvirt URI '%s': expected DRIVER[+TRANSPORT]://[HOST]/PATH, as the matrix's hosts name it",
+				    uri);
+		h->uri = kb_strdup(uri);
+		h->factor = 1;
+		m->nhosts = i + 1;
+		if (v->type != KB_Y_MAP) {
+			if ((ret = host_factor(c, v, &h->factor)))
+				return ret;
+			continue;
+		}
+		if ((ret = kb_ycheck_keys(&c->y, v, "a host", host_keys,
+					  N(host_keys))))
+			return ret;
+		if ((f = kb_ynode_get(v, "factor")) &&
+		    (ret = host_factor(c, f, &h->factor)))
+			return ret;
+		if ((f = kb_ynode_get(v, "fail_after")) &&
+		    (ret = kb_ycheck_uint(&c->y, f, "'fail_after'", 0,
+					  1000000, &after)))
+			return ret;
+		h->fail_after = (unsigned)after;
+		h->fails = f != NULL;
+	}
+	return 0;
+}
+
 static int parse_root(struct ctx *c, const struct kb_ynode *root)
 {
 	const struct kb_ynode *v;
@@ -648,6 +734,8 @@ static int parse_root(struct ctx *c, const struct kb_ynode *root)
 	if ((v = kb_ynode_get(root, "time")) && (ret = parse_time(c, v)))
 		return ret;
 	if ((v = kb_ynode_get(root, "depends")) && (ret = parse_depends(c, v)))
+		return ret;
+	if ((v = kb_ynode_get(root, "hosts")) && (ret = parse_hosts(c, v)))
 		return ret;
 	if ((v = kb_ynode_get(root, "seed")) &&
 	    (ret = kb_ycheck_uint(&c->y, v, "'seed'", 0, UINT64_MAX,
@@ -881,6 +969,9 @@ static const struct rule *failing(const struct kb_model *m,
 struct model_exec {
 	const struct kb_model *m;
 	double scale;
+	char *host;    /* the host its boots run on (kb_model_executor_on),
+			* or NULL: "model" */
+	long host_i;   /* that host's entry in the model's hosts, or -1 */
 };
 
 /* Really wait @seconds (simulated) × the time scale. */
@@ -926,7 +1017,7 @@ static int model_boot(void *self, const struct kb_variant *v,
 	const struct model_exec *x = self;
 	const struct kb_model *m = x->m;
 	const struct rule *r;
-	double duration;
+	double duration, host_factor = 1;
 	unsigned i;
 
 	if (build && build->status != KB_BUILD_OK) {
@@ -938,7 +1029,22 @@ static int model_boot(void *self, const struct kb_variant *v,
 		return kb_err_set(err, KB_EFAIL,
 				  "model: %u runs per boot is more than %d",
 				  runs, KB_MATRIX_MAX_RUNS);
-	out->host = kb_strdup("model");
+	out->host = kb_strdup(x->host ? x->host : "model");
+	if (x->host_i >= 0) {
+		const struct model_host *h = &m->hosts[x->host_i];
+		unsigned n = atomic_fetch_add(&m->booted[x->host_i], 1) + 1;
+
+		if (h->fails && n > h->fail_after) {
+			wait_scaled(x, m->time.boot_s);
+			out->duration_s = m->time.boot_s;
+			out->status = KB_BOOT_LIBVIRT_ERROR;
+			out->reason = kb_asprintf(
+				"model: host %s is lost after %u boots (fail_after)",
+				h->uri, h->fail_after);
+			return 0;
+		}
+		host_factor = h->factor;
+	}
 	if ((r = failing(m, v, STAGE_BOOT))) {
 		wait_scaled(x, m->time.boot_s);
 		out->duration_s = m->time.boot_s;
@@ -953,7 +1059,7 @@ static int model_boot(void *self, const struct kb_variant *v,
 	out->nruns = runs;
 	out->runs = runs ? kb_calloc(runs, sizeof(*out->runs)) : NULL;
 	for (i = 0; i < runs; i++) {
-		double s = kb_model_sample(m, v, boot_no, i + 1);
+		double s = kb_model_sample(m, v, boot_no, i + 1) * host_factor;
 
 		/* check_range() keeps samples finite; never store one that
 		 * is not */
@@ -966,11 +1072,20 @@ static int model_boot(void *self, const struct kb_variant *v,
 	return 0;
 }
 
+static void model_exec_free(void *self)
+{
+	struct model_exec *x = self;
+
+	if (x)
+		free(x->host);
+	free(x);
+}
+
 static const struct kb_executor_ops model_ops = {
 	.name = "model",
 	.build = model_build,
 	.boot = model_boot,
-	.free = free,
+	.free = model_exec_free,
 };
 
 static int scale_valid(double scale)
@@ -982,7 +1097,14 @@ static int scale_valid(double scale)
 int kb_model_executor_new(const struct kb_model *m, double time_scale,
 			  struct kb_executor **out)
 {
+	return kb_model_executor_on(m, time_scale, NULL, out);
+}
+
+int kb_model_executor_on(const struct kb_model *m, double time_scale,
+			 const char *host, struct kb_executor **out)
+{
 	struct model_exec *x;
+	size_t i;
 
 	*out = NULL;
 	if (!scale_valid(time_scale))
@@ -990,6 +1112,11 @@ int kb_model_executor_new(const struct kb_model *m, double time_scale,
 	x = kb_calloc(1, sizeof(*x));
 	x->m = m;
 	x->scale = time_scale;
+	x->host = host ? kb_strdup(host) : NULL;
+	x->host_i = -1;
+	for (i = 0; host && i < m->nhosts; i++)
+		if (!strcmp(m->hosts[i].uri, host))
+			x->host_i = (long)i;
 	*out = kb_executor_new(&model_ops, x);
 	return 0;
 }

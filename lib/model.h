@@ -31,8 +31,15 @@ struct kb_executor;
  * with its own dependencies met) counts as n, as `make olddefconfig`
  * drops it.
  *
- * A loaded model is read-only, so one model (and its executors) may be used
- * from several threads at once.
+ * An optional "hosts" mapping gives a host of the matrix's hosts: list a
+ * factor that multiplies the values of the boots that run on it (a
+ * slower machine), and may make it fail every boot after its first N
+ * (fail_after: a host that is lost), for experiments spread over several
+ * hosts (lib/spread.h).
+ *
+ * A loaded model is read-only but for the count of boots begun on each
+ * host (atomic), so one model (and its executors) may be used from
+ * several threads at once.
  */
 
 /* Limits: larger values are refused. */
@@ -42,6 +49,7 @@ struct kb_executor;
 #define KB_MODEL_MAX_CV 10.0            /* a coefficient of variation */
 #define KB_MODEL_MAX_TIME_S 604800.0    /* one simulated stage: a week */
 #define KB_MODEL_MAX_TIME_SCALE 1000.0  /* see kb_model_executor_new() */
+#define KB_MODEL_MAX_HOSTS 64           /* entries of "hosts" */
 /* The range of base times any combination of effects' factors: the noise
  * on top (at most about 1e14 either way) leaves every sample finite and
  * above 0, so that no infinity reaches the store. */
@@ -137,6 +145,18 @@ double kb_model_sample(const struct kb_model *m, const struct kb_variant *v,
  */
 int kb_model_executor_new(const struct kb_model *m, double time_scale,
 			  struct kb_executor **out);
+
+/*
+ * kb_model_executor_new() whose boots run on host @host (a URI of the
+ * matrix's hosts, copied; NULL: none): each records @host as where it
+ * ran (instead of "model"), its values are multiplied by the model's
+ * factor for @host (hosts:, 1 when it names none), and once @host has
+ * begun its fail_after boots, by any executor of @m, every later boot on
+ * it is KB_BOOT_LIBVIRT_ERROR "model: host URI is lost after N boots
+ * (fail_after)", as a host whose libvirt connection is gone.
+ */
+int kb_model_executor_on(const struct kb_model *m, double time_scale,
+			 const char *host, struct kb_executor **out);
 
 /*
  * Read the time scale from $KBISECT_MODEL_TIME_SCALE into *@out: 1 (real

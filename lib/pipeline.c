@@ -12,26 +12,8 @@
 #include "fsutil.h"
 #include "kconfig.h"
 #include "mem.h"
+#include "pipeline_int.h"
 #include "banned.h"
-
-/* A build known in this run: its result and database row. */
-struct known_build {
-	const char *key;
-	struct kb_build_result result;
-	int64_t id;
-};
-
-struct run {
-	struct kb_store *s;
-	int64_t exp;
-	const struct kb_plan *plan;
-	struct kb_executor *ex;
-	const struct kb_pipeline_opts *opts;
-	struct known_build *builds;
-	size_t nbuilds;
-	struct kb_progress ev;
-	double t0;
-};
 
 /* Whether a stop was asked (kb_pipeline_opts.stop). */
 static int stopping(const volatile sig_atomic_t *stop)
@@ -39,15 +21,14 @@ static int stopping(const volatile sig_atomic_t *stop)
 	return stop && *stop;
 }
 
-/* Whether a stop was asked of run @r. */
-static int stopped(const struct run *r)
+int pipeline_stopped(const struct run *r)
 {
 	return r->opts && stopping(r->opts->stop);
 }
 
-static void report(struct run *r, enum kb_progress_kind kind,
-		   const struct kb_variant *v, unsigned boot_no,
-		   const char *status, const char *reason)
+void pipeline_report(struct run *r, enum kb_progress_kind kind,
+		     const struct kb_variant *v, unsigned boot_no,
+		     const char *status, const char *reason)
 {
 	if (!r->opts || !r->opts->progress)
 		return;
@@ -81,13 +62,24 @@ static int build_step(struct kb_store *s, struct kb_executor *ex,
 		*reused = 0;
 	if ((ret = kb_executor_build(ex, v, out, err)))
 		return ret;
+	return pipeline_build_store(s, ex, v, stop, out, build_id, err);
+}
+
+int pipeline_build_store(struct kb_store *s, struct kb_executor *ex,
+			 const struct kb_variant *v,
+			 const volatile sig_atomic_t *stop,
+			 struct kb_build_result *out, int64_t *build_id,
+			 struct kb_err *err)
+{
+	struct kb_err lookup = KB_ERR_INIT;
+	int ret;
+
 	if (stopping(stop) && out->status != KB_BUILD_OK) {
 		kb_build_result_release(out);
 		return kb_err_set(err, KB_EFAIL,
 				  "the build of variant %u was interrupted",
 				  v->idx);
 	}
-	kb_err_clear(&lookup);
 	ret = kb_store_build_put(s, v->build_key, kb_executor_name(ex), out,
 				 build_id, &lookup);
 	if (ret == KB_EEXISTS) {
@@ -148,7 +140,7 @@ static int get_build(struct run *r, const struct kb_variant *v,
 				 NULL);
 	reused = ret == 0;
 	if (!reused) {
-		report(r, KB_PROGRESS_BUILD_START, v, 0, NULL, NULL);
+		pipeline_report(r, KB_PROGRESS_BUILD_START, v, 0, NULL, NULL);
 		if ((ret = build_step(r->s, r->ex, v,
 				      r->opts ? r->opts->stop : NULL,
 				      &b->result, &b->id, &reused, err)))
@@ -156,9 +148,11 @@ static int get_build(struct run *r, const struct kb_variant *v,
 	}
 	r->nbuilds++;
 	r->ev.builds_done++;
-	report(r, reused ? KB_PROGRESS_BUILD_REUSED : KB_PROGRESS_BUILD_DONE,
-	       v, 0, kb_build_status_name(b->result.status),
-	       b->result.reason);
+	pipeline_report(r,
+			reused ? KB_PROGRESS_BUILD_REUSED
+			       : KB_PROGRESS_BUILD_DONE,
+			v, 0, kb_build_status_name(b->result.status),
+			b->result.reason);
 	*out = b;
 	return 0;
 }
@@ -170,13 +164,13 @@ static int do_boot(struct run *r, const struct kb_variant *v,
 	struct kb_boot_result res;
 	int ret;
 
-	report(r, KB_PROGRESS_BOOT_START, v, boot_no, NULL, NULL);
+	pipeline_report(r, KB_PROGRESS_BOOT_START, v, boot_no, NULL, NULL);
 	if ((ret = kb_pipeline_boot(r->ex, v, &b->result, boot_no, runs, &res,
 				    err)))
 		return ret;
 	/* a guest destroyed by the stop is no boot failure: not stored,
 	 * boot @boot_no is done again on resume */
-	if (stopped(r) && res.status != KB_BOOT_OK)
+	if (pipeline_stopped(r) && res.status != KB_BOOT_OK)
 		ret = kb_err_set(err, KB_EFAIL,
 				 "boot %u of variant %u was interrupted",
 				 boot_no, v->idx);
@@ -185,8 +179,8 @@ static int do_boot(struct run *r, const struct kb_variant *v,
 					&res, err);
 	if (ret == 0) {
 		r->ev.boots_done++;
-		report(r, KB_PROGRESS_BOOT_DONE, v, boot_no,
-		       kb_boot_status_name(res.status), res.reason);
+		pipeline_report(r, KB_PROGRESS_BOOT_DONE, v, boot_no,
+				kb_boot_status_name(res.status), res.reason);
 	}
 	kb_boot_result_release(&res);
 	return ret;
@@ -196,10 +190,13 @@ static int execute(struct run *r, struct kb_err *err)
 {
 	const struct kb_repeat *rep = kb_matrix_repeat(kb_plan_matrix(r->plan));
 	size_t i, n = kb_plan_nvariants(r->plan);
-	size_t *order = kb_calloc(n ? n : 1, sizeof(*order));
+	size_t *order;
 	unsigned boot_no;
 	int ret = 0;
 
+	if (r->opts && r->opts->nhosts)
+		return pipeline_execute_hosts(r, err);
+	order = kb_calloc(n ? n : 1, sizeof(*order));
 	r->t0 = kb_monotime();
 	r->ev.builds_total = kb_plan_nbuilds(r->plan);
 	r->ev.boots_total = kb_plan_nboots(r->plan);
@@ -221,7 +218,7 @@ static int execute(struct run *r, struct kb_err *err)
 				r->ev.boots_done++;
 				continue;
 			}
-			if (stopped(r)) {
+			if (pipeline_stopped(r)) {
 				ret = kb_err_set(err, KB_EFAIL,
 						 "stopped before boot %u of variant %u",
 						 boot_no, v->idx);
@@ -261,7 +258,7 @@ static int finish(struct run *r, int ret, struct kb_err *err)
 	if (ret == 0) {
 		ret = kb_store_experiment_finish(r->s, r->exp, "done", NULL,
 						 err);
-	} else if (stopped(r)) {
+	} else if (pipeline_stopped(r)) {
 		char *why = kb_asprintf("interrupted by %s after %zu of %zu boots",
 					signal_name(*r->opts->stop),
 					r->ev.boots_done, r->ev.boots_total);
@@ -390,7 +387,7 @@ int kb_pipeline_add_boots(struct kb_store *s, int64_t exp,
 	r.ev.builds_total = 1;
 	ret = get_build(&r, &v, &b, err);
 	for (i = 1; ret == 0 && i <= nboots; i++) {
-		if (stopped(&r))
+		if (pipeline_stopped(&r))
 			ret = kb_err_set(err, KB_EFAIL,
 					 "stopped before boot %u of variant %u",
 					 last + i, v.idx);

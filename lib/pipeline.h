@@ -31,6 +31,13 @@ enum kb_progress_kind {
 	KB_PROGRESS_BUILD_REUSED, /* found in the store: not built again */
 	KB_PROGRESS_BOOT_START,
 	KB_PROGRESS_BOOT_DONE,
+	/* the host's own failure (status "libvirt-error", also for an
+	 * executor error; reason): not stored as the variant's boot, which
+	 * runs again */
+	KB_PROGRESS_HOST_FAILURE,
+	/* the host is drained (reason: "host X drained after N
+	 * infrastructure failures: ..."), its boots moved to the others */
+	KB_PROGRESS_HOST_DRAINED,
 };
 
 struct kb_progress {
@@ -42,6 +49,24 @@ struct kb_progress {
 	size_t builds_done, builds_total;
 	size_t boots_done, boots_total;
 	double elapsed_s;     /* since the pipeline started */
+	const char *host;     /* BOOT_*, HOST_*: the host's URI, or NULL */
+};
+
+/*
+ * A host that boots run on (kb_pipeline_opts.hosts): one of the matrix's
+ * hosts: list, with an executor per boot it runs at once.
+ */
+struct kb_pipeline_host {
+	const char *uri;  /* as the matrix names it */
+	size_t nslots;    /* boots at once: its capacity */
+	/* an executor per slot, each used by one thread at a time (the
+	 * real executor's libvirt connection is); one executor may fill
+	 * several slots when it is thread-safe (the model's is) */
+	struct kb_executor *const *slots;
+	/* why it cannot be used from the start ("host X cannot be used: a
+	 * connection refused"), or NULL: it is drained at once (reported,
+	 * and a "drained" host event) and its boots go to the others */
+	const char *down;
 };
 
 struct kb_pipeline_opts {
@@ -58,9 +83,38 @@ struct kb_pipeline_opts {
 	 * kb_pipeline_resume() later.
 	 */
 	const volatile sig_atomic_t *stop;
+	/*
+	 * The hosts boots are spread over (docs/guests.md, "Several hosts"):
+	 * each variant's boots over every host (lib/spread.h, seeded by the
+	 * matrix's text), run on several hosts and slots at once, each in a
+	 * thread of its own, while this thread stores every result and
+	 * reports every step.  The executor given to kb_pipeline_run() and
+	 * kb_pipeline_resume() then builds, in a thread of its own too (a
+	 * build slot).  A boot that fails for the host's reasons (a
+	 * KB_BOOT_LIBVIRT_ERROR result, or an executor error) is no boot of
+	 * the variant: it is recorded as the host's failure
+	 * (kb_store_host_event_put) and runs again; a host that fails
+	 * @drain_after boots in a row is drained, its boots spread over the
+	 * others; once every host is drained the run stops (KB_EFAIL "every
+	 * host is drained ..."), to be resumed.  0 hosts: every boot on the
+	 * executor given, one at a time after its build, as before.
+	 */
+	const struct kb_pipeline_host *hosts;
+	size_t nhosts;
+	unsigned drain_after; /* 0: KB_SPREAD_DRAIN_AFTER (3) */
+	/* with hosts: builds run while boots do (kb_spread_overlap());
+	 * otherwise a build waits for the running boots, and boots for the
+	 * running build */
+	int overlap;
+	/* may be NULL: set to the seconds during which a build and a boot
+	 * ran at once in this call (also added to the experiment's, 0 when
+	 * nothing overlapped: kb_store_overlap_add()) */
+	double *overlap_s;
 };
-#define KB_PIPELINE_OPTS_INIT \
-	{ .progress = NULL, .arg = NULL, .model_text = NULL, .stop = NULL }
+#define KB_PIPELINE_OPTS_INIT                                             \
+	{ .progress = NULL, .arg = NULL, .model_text = NULL, .stop = NULL, \
+	  .hosts = NULL, .nhosts = 0, .drain_after = 0, .overlap = 0,       \
+	  .overlap_s = NULL }
 
 /*
  * Store a new experiment for @plan, owned by this process, and execute it

@@ -96,6 +96,7 @@ void kb_msg_progress_release(struct kb_msg_progress *p)
 	free(p->executor);
 	free(p->error);
 	free(p->current);
+	free(p->hosts);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -288,6 +289,7 @@ static int parse_progress(json_object *o, struct kb_msg_progress *p,
 	    (ret = get_string(o, "executor", 0, &p->executor, err)) ||
 	    (ret = get_string(o, "error", 0, &p->error, err)) ||
 	    (ret = get_string(o, "current", 0, &p->current, err)) ||
+	    (ret = get_string(o, "hosts", 0, &p->hosts, err)) ||
 	    (ret = get_bool(o, "cancel_requested", &p->cancel_requested,
 			    err)) ||
 	    (ret = get_unsigned(o, "variants_done", &p->variants_done, err)) ||
@@ -448,6 +450,7 @@ static void write_progress(struct kb_json *j, const struct kb_msg_progress *p)
 	kv_string_opt(j, "executor", p->executor);
 	kv_string_opt(j, "error", p->error);
 	kv_string_opt(j, "current", p->current);
+	kv_string_opt(j, "hosts", p->hosts);
 	kb_json_kv_bool(j, "cancel_requested", p->cancel_requested);
 	kb_json_kv_int(j, "variants_done", p->variants_done);
 	kb_json_kv_int(j, "variants_total", p->variants_total);

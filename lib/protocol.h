@@ -62,6 +62,8 @@ struct kb_msg_progress {
 	double build_mean_s, boot_mean_s; /* measured; NaN: none yet */
 	double elapsed_s;                 /* NaN: unknown */
 	double eta_s;                     /* NaN: unknown */
+	char *hosts; /* boots done per host, "URI 12, URI 11", when on more
+		      * than one; or NULL (optional: a later member) */
 };
 
 /* One message; which members count depends on @type. */

@@ -21,6 +21,7 @@
 #include "model.h"
 #include "protocol.h"
 #include "realexec.h"
+#include "spread.h"
 #include "banned.h"
 
 struct kb_queue_exp {
@@ -65,6 +66,7 @@ int kb_queue_submit_limited(struct kb_store *s,
 	struct kb_store_experiment e;
 	struct kb_store_job_spec *jobs = NULL;
 	const struct kb_repeat *rep;
+	struct kb_spread *sp = NULL;
 	size_t *order = NULL, i, k, n, njobs = 0;
 	unsigned boot, seq;
 	int ret;
@@ -98,13 +100,21 @@ int kb_queue_submit_limited(struct kb_store *s,
 		jobs[njobs].variant_idx = v->idx;
 		jobs[njobs++].seq = seq++;
 	}
-	/* boots round by round, variants in build order within a round */
+	/* boots round by round, variants in build order within a round,
+	 * each given a host of the matrix by the spread (lib/spread.h) */
+	sp = kb_spread_new(n, kb_matrix_nhosts(m),
+			   kb_spread_seed(sub->matrix_text));
 	for (boot = 1, seq = 0; boot <= rep->boots; boot++) {
 		for (i = 0; i < n; i++) {
+			unsigned idx = kb_plan_variant(p, order[i])->idx;
+			size_t h = kb_spread_pick(sp, idx);
+
 			jobs[njobs].kind = KB_STORE_JOB_BOOT;
-			jobs[njobs].variant_idx =
-				kb_plan_variant(p, order[i])->idx;
+			jobs[njobs].variant_idx = idx;
 			jobs[njobs].boot_no = boot;
+			jobs[njobs].host = h < kb_matrix_nhosts(m)
+						   ? kb_matrix_host(m, h)->uri
+						   : NULL;
 			jobs[njobs++].seq = seq++;
 		}
 	}
@@ -123,6 +133,7 @@ int kb_queue_submit_limited(struct kb_store *s,
 	e.variants = kb_plan_variants(p);
 	ret = kb_store_experiment_submit(s, &e, jobs, njobs, id, err);
 out:
+	kb_spread_free(sp);
 	free(jobs);
 	free(order);
 	kb_model_free(model);
@@ -214,16 +225,34 @@ int kb_queue_exp_executor(const struct kb_queue_exp *x, const char *host,
 	*ex = NULL;
 	*conn = NULL;
 	if (x->model) {
-		if ((ret = kb_model_executor_new(x->model, x->time_scale, ex)))
+		/* one matrix host: its boots are the model's, as before */
+		if ((ret = kb_model_executor_on(
+			     x->model, x->time_scale,
+			     kb_matrix_nhosts(x->m) > 1 ? host : NULL, ex)))
 			return kb_err_set(err, ret,
 					  "invalid model time scale %g",
 					  x->time_scale);
 		return 0;
 	}
-	if (!host)
-		host = kb_matrix_host(x->m, 0)->uri;
-	if ((ret = kb_guest_connect(host, &c, err)))
-		return ret;
+	if (!host) {
+		/* a build: it never uses the connection, made for the
+		 * executor's reading of the environment; the first host of
+		 * the matrix that answers (one drained may not) */
+		size_t i, n = kb_matrix_nhosts(x->m);
+		struct kb_err first = KB_ERR_INIT;
+
+		for (i = 0, ret = KB_EFAIL; i < n && ret; i++)
+			ret = kb_guest_connect(kb_matrix_host(x->m, i)->uri, &c,
+					       i ? NULL : &first);
+		if (ret)
+			return kb_err_set(err, first.code, "%s", first.msg);
+	} else {
+		for (size_t i = 0; i < kb_matrix_nhosts(x->m); i++)
+			if (!strcmp(kb_matrix_host(x->m, i)->uri, host))
+				ro.pool = kb_matrix_host(x->m, i)->pool;
+		if ((ret = kb_guest_connect(host, &c, err)))
+			return ret;
+	}
 	ro.experiment = &x->id;
 	ro.console_stream = mode && !strcmp(mode, "stream");
 	ro.plan = x->plan;
@@ -290,6 +319,29 @@ int kb_queue_run_boot(struct kb_store *s, const struct kb_queue_exp *x,
 		      const struct kb_store_job *j, const char *owner,
 		      struct kb_executor *ex, struct kb_err *err)
 {
+	char *failure = NULL;
+	int ret = kb_queue_run_boot_host(s, x, j, owner, ex, &failure, err);
+
+	free(failure);
+	return ret;
+}
+
+int kb_queue_host_failed(struct kb_store *s, const struct kb_store_job *j,
+			 const char *owner, const char *reason,
+			 char **host_failure, struct kb_err *err)
+{
+	int ret = kb_store_job_host_failed(s, j, owner, reason, err);
+
+	if (ret == 0 && host_failure)
+		*host_failure = kb_strdup(reason ? reason : "unknown");
+	return ret;
+}
+
+int kb_queue_run_boot_host(struct kb_store *s, const struct kb_queue_exp *x,
+			   const struct kb_store_job *j, const char *owner,
+			   struct kb_executor *ex, char **host_failure,
+			   struct kb_err *err)
+{
 	const struct kb_variant *v = job_variant(x, j, err);
 	const struct kb_repeat *rep = kb_matrix_repeat(x->m);
 	struct kb_build_result b;
@@ -300,15 +352,29 @@ int kb_queue_run_boot(struct kb_store *s, const struct kb_queue_exp *x,
 
 	memset(&b, 0, sizeof(b));
 	memset(&res, 0, sizeof(res));
+	if (host_failure)
+		*host_failure = NULL;
 	if (!v)
 		return KB_EFAIL;
 	if ((ret = kb_pipeline_build(s, ex, v, &b, &build_id, NULL, err)))
 		return ret;
 	if ((ret = kb_pipeline_boot(ex, v, &b, j->boot_no, rep->runs_per_boot,
-				    &res, err)))
+				    &res, err))) {
+		/* the executor could not work on this host: its failure,
+		 * not the variant's; the job runs again */
+		struct kb_err why = *err;
+
+		kb_err_clear(err);
+		ret = kb_queue_host_failed(s, j, owner, why.msg, host_failure,
+					   err);
 		goto out;
-	ret = kb_store_job_boot_done(s, j, owner, build_id, &res,
-				     kb_monotime() - t0, err);
+	}
+	if (res.status == KB_BOOT_LIBVIRT_ERROR)
+		ret = kb_queue_host_failed(s, j, owner, res.reason,
+					   host_failure, err);
+	else
+		ret = kb_store_job_boot_done(s, j, owner, build_id, &res,
+					     kb_monotime() - t0, err);
 out:
 	kb_boot_result_release(&res);
 	kb_build_result_release(&b);
@@ -360,6 +426,7 @@ void kb_queue_progress_msg(const struct kb_store_progress *p, double eta_s,
 	out->executor = dup_or_null(p->executor);
 	out->error = dup_or_null(p->error);
 	out->current = dup_or_null(p->current);
+	out->hosts = dup_or_null(p->hosts);
 	out->cancel_requested = p->cancel_requested;
 	out->variants_done = p->variants_done;
 	out->variants_total = p->variants_total;

@@ -41,7 +41,8 @@ struct kb_queue_submission {
  * and samples, kb_plan_check_limits(); the model parses and produces the
  * matrix's metric) and store it as a queued experiment with its jobs in
  * one transaction: builds in build order, boots round by round (boot 1
- * of every variant, then boot 2...).  Sets *@id once the submission is
+ * of every variant, then boot 2...), each boot given a host of the
+ * matrix by the spread (lib/spread.h, seeded by the matrix's text).  Sets *@id once the submission is
  * committed.  KB_EINPUT for a bad matrix or model, with nothing written.
  */
 int kb_queue_submit(struct kb_store *s, const struct kb_queue_submission *sub,
@@ -80,9 +81,11 @@ int kb_queue_exp_is_model(const struct kb_queue_exp *x);
 
 /*
  * Make an executor for one step of @x booting on @host (a URI of the
- * matrix's hosts; builds: the first).  For real runs this connects to
- * libvirt; *@conn is then the connection (caller frees it after the
- * executor, with kb_queue_conn_free()).  Returns 0 with *@ex.
+ * matrix's hosts; builds, NULL: the first of them that answers).  For real runs this connects to
+ * libvirt, files shipped to the host's pool when it has one; *@conn is
+ * then the connection (caller frees it after the executor, with
+ * kb_queue_conn_free()).  On the model, the boots record @host when the
+ * matrix has several (kb_model_executor_on()).  Returns 0 with *@ex.
  */
 int kb_queue_exp_executor(const struct kb_queue_exp *x, const char *host,
 			  struct kb_executor **ex, void **conn,
@@ -110,11 +113,33 @@ int kb_queue_run_build(struct kb_store *s, const struct kb_queue_exp *x,
 /*
  * Run boot job @j of @x with @ex: the boot and all its samples are stored
  * with the job done in one transaction (kb_store_job_boot_done).  Same
- * returns as kb_queue_run_build().
+ * returns as kb_queue_run_build().  A boot its host could not run — a
+ * KB_BOOT_LIBVIRT_ERROR result, or an error of the executor — is the
+ * host's failure, not the variant's (docs/guests.md, "Several hosts"):
+ * no boot row is stored, the job goes back to the queue with a host
+ * event (kb_queue_host_failed()), and 0 is returned.
  */
 int kb_queue_run_boot(struct kb_store *s, const struct kb_queue_exp *x,
 		      const struct kb_store_job *j, const char *owner,
 		      struct kb_executor *ex, struct kb_err *err);
+
+/* kb_queue_run_boot(), *@host_failure set to the host's failure (caller
+ * frees) when it was one, else NULL: for the scheduler's count
+ * (kb_sched_step.host_failure). */
+int kb_queue_run_boot_host(struct kb_store *s, const struct kb_queue_exp *x,
+			   const struct kb_store_job *j, const char *owner,
+			   struct kb_executor *ex, char **host_failure,
+			   struct kb_err *err);
+
+/*
+ * Boot job @j's host could not run it (@reason: a connection refused, a
+ * domain refused): put it back in the queue with a host event
+ * (kb_store_job_host_failed); *@host_failure (may be NULL) a copy of
+ * @reason, the caller's.  KB_ENOTFOUND when the lease was lost.
+ */
+int kb_queue_host_failed(struct kb_store *s, const struct kb_store_job *j,
+			 const char *owner, const char *reason,
+			 char **host_failure, struct kb_err *err);
 
 /*
  * The time left for @p, in seconds, from its measured mean step times:

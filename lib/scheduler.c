@@ -26,8 +26,11 @@
 #include <string.h>
 
 #include "err.h"
+#include "fsutil.h"
 #include "matrix.h"
 #include "mem.h"
+#include "plan.h"
+#include "spread.h"
 #include "banned.h"
 
 /* Hosts the scheduler counts boots on: more get no boots. */
@@ -41,13 +44,23 @@ struct sched_exp {
 	unsigned running; /* steps of it handed out and not finished */
 	int seen;         /* in the queue, as far as the scheduler knows */
 	int builds;       /* may have a build ready */
-	int boots;        /* may have a boot ready */
+	uint64_t boots;   /* may have a boot ready, per host of its matrix
+			   * (bit i: its i-th host) */
 	int dirty;        /* its jobs changed since it was last settled */
+	int quiet;        /* its builds and boots must not overlap
+			   * (kb_spread_overlap()) */
+	unsigned builds_running, boots_running;
+	double overlap_s; /* builds and boots of it at once, not stored yet */
+	double last_t;    /* kb_monotime() of the last count of it */
 };
 
 struct sched_host {
 	char *uri;
 	unsigned running; /* boots on it */
+	unsigned streak;  /* failures of its own in a row */
+	char *last;       /* the last of them */
+	double drained_until; /* kb_monotime() it is tried again at; 0:
+			       * live */
 };
 
 /* Where a pass is: kb_sched_next() goes on from there. */
@@ -61,6 +74,7 @@ struct kb_sched {
 	double time_scale;
 	void (*note)(const struct kb_sched_note *n, void *arg);
 	void *arg;
+	void (*host_note)(const struct kb_sched_host_note *n, void *arg);
 
 	struct sched_exp **exps; /* by id, oldest first; each allocated */
 	size_t nexps;
@@ -71,6 +85,9 @@ struct kb_sched {
 	struct sched_host hosts[MAX_HOSTS];
 	size_t nhosts;
 	unsigned running, builds_running;
+	unsigned quiet_boots;    /* boots running of quiet experiments */
+	unsigned drain_after;
+	double drain_s;
 	int64_t last_renew;
 
 	enum phase phase;
@@ -99,7 +116,11 @@ int kb_sched_new(const struct kb_sched_opts *o, struct kb_sched **out,
 	sc->max_loads = o->max_loads;
 	sc->lease_s = o->lease_s;
 	sc->time_scale = o->time_scale;
+	sc->drain_after = o->drain_after ? o->drain_after
+					 : KB_SPREAD_DRAIN_AFTER;
+	sc->drain_s = o->drain_s > 0 ? o->drain_s : 600;
 	sc->note = o->note;
+	sc->host_note = o->host_note;
 	sc->arg = o->arg;
 	sc->last_look = -1;
 	sc->phase = PHASE_DONE;
@@ -124,8 +145,10 @@ void kb_sched_free(struct kb_sched *sc)
 	for (i = 0; i < sc->nexps; i++)
 		exp_free(sc->exps[i]);
 	free(sc->exps);
-	for (i = 0; i < sc->nhosts; i++)
+	for (i = 0; i < sc->nhosts; i++) {
 		free(sc->hosts[i].uri);
+		free(sc->hosts[i].last);
+	}
 	free(sc->owner);
 	free(sc);
 }
@@ -139,6 +162,16 @@ static void tell(struct kb_sched *sc, enum kb_sched_note_kind kind,
 
 	if (sc->note)
 		sc->note(&n, sc->arg);
+}
+
+static void tell_host(struct kb_sched *sc, enum kb_sched_host_kind kind,
+		      const char *host, int64_t id, const char *msg)
+{
+	struct kb_sched_host_note n = { .kind = kind, .host = host, .id = id,
+					.msg = msg };
+
+	if (sc->host_note)
+		sc->host_note(&n, sc->arg);
 }
 
 /* Experiment @id, by bisection (the array is in order of id), or NULL. */
@@ -177,16 +210,38 @@ static struct sched_host *host(struct kb_sched *sc, const char *uri)
 		return &sc->hosts[i];
 	if (sc->nhosts == MAX_HOSTS)
 		return NULL;
+	memset(&sc->hosts[i], 0, sizeof(sc->hosts[i]));
 	sc->hosts[i].uri = kb_strdup(uri);
-	sc->hosts[i].running = 0;
 	sc->nhosts++;
 	return &sc->hosts[i];
+}
+
+/* The index of @uri among @m's hosts, or -1. */
+static long matrix_host(const struct kb_matrix *m, const char *uri)
+{
+	size_t i;
+
+	for (i = 0; uri && i < kb_matrix_nhosts(m) && i < MAX_HOSTS; i++)
+		if (!strcmp(kb_matrix_host(m, i)->uri, uri))
+			return (long)i;
+	return -1;
 }
 
 /* Something of @e may have changed: claim from it and settle it again. */
 static void stir(struct sched_exp *e)
 {
-	e->builds = e->boots = e->dirty = 1;
+	e->builds = e->dirty = 1;
+	e->boots = ~(uint64_t)0;
+}
+
+/* Count the time @e's builds and boots ran at once, up to now. */
+static void tick(struct sched_exp *e)
+{
+	double now = kb_monotime();
+
+	if (e->builds_running && e->boots_running)
+		e->overlap_s += now - e->last_t;
+	e->last_t = now;
 }
 
 /* Load experiment @id, newer than every one held; one stored that no
@@ -207,6 +262,9 @@ static void load_exp(struct kb_sched *sc, int64_t id)
 	e->x = x;
 	e->id = id;
 	e->seen = 1;
+	e->quiet = !kb_spread_overlap(kb_queue_exp_matrix(x),
+				      kb_queue_exp_is_model(x));
+	e->last_t = kb_monotime();
 	stir(e);
 	sc->exps = kb_reallocarray(sc->exps, sc->nexps + 1, sizeof(*sc->exps));
 	sc->exps[sc->nexps++] = e;
@@ -269,6 +327,13 @@ static void settle(struct kb_sched *sc, int64_t id)
 	struct sched_exp *e = find_exp(sc, id);
 	char *state = NULL;
 
+	if (e && e->overlap_s > 0) {
+		/* the time its builds and boots overlapped, for the record */
+		if (kb_store_overlap_add(sc->s, id, e->overlap_s, &err))
+			tell(sc, KB_SCHED_NOTE_ERROR, id, NULL, NULL, err.msg);
+		e->overlap_s = 0;
+		kb_err_clear(&err);
+	}
 	if (kb_store_experiment_settle(sc->s, id, &state, &err)) {
 		tell(sc, KB_SCHED_NOTE_ERROR, id, NULL, NULL, err.msg);
 		return;
@@ -340,25 +405,50 @@ static int claim(struct kb_sched *sc, struct sched_exp *e,
 	c.lease_s = sc->lease_s;
 	c.kind = kind;
 	c.experiment = e->id;
-	c.host = h ? h->uri : NULL;
+	c.host = h ? h->uri : NULL; /* and only the boots given to it */
 	if ((ret = kb_store_job_claim(sc->s, &c, &out->job, err)))
 		return ret;
 	out->exp = e->x;
 	out->host = h ? h->uri : NULL;
+	tick(e);
 	e->running++;
 	sc->running++;
-	if (h)
+	if (h) {
 		h->running++;
-	else
+		e->boots_running++;
+		sc->quiet_boots += e->quiet;
+	} else {
 		sc->builds_running++;
+		e->builds_running++;
+	}
 	return 0;
+}
+
+/* Whether host @h may run boots: not drained, or back from it. */
+static int host_live(struct kb_sched *sc, struct sched_host *h)
+{
+	size_t i;
+
+	if (!h->drained_until)
+		return 1;
+	if (kb_monotime() < h->drained_until)
+		return 0;
+	h->drained_until = 0;
+	h->streak = 0;
+	tell_host(sc, KB_SCHED_HOST_BACK, h->uri, 0, NULL);
+	for (i = 0; i < sc->nexps; i++)
+		if (sc->exps[i]->seen &&
+		    matrix_host(kb_queue_exp_matrix(sc->exps[i]->x), h->uri) >= 0)
+			stir(sc->exps[i]);
+	return 1;
 }
 
 /* Builds: oldest experiment first, while a build slot is free. */
 static int next_build(struct kb_sched *sc, int64_t now,
 		      struct kb_sched_step *out, struct kb_err *err)
 {
-	while (sc->exp_i < sc->nexps &&
+	/* no build beside the boots of an experiment that asks for none */
+	while (sc->exp_i < sc->nexps && !sc->quiet_boots &&
 	       sc->builds_running < sc->build_jobs &&
 	       sc->running < sc->max_steps) {
 		struct sched_exp *e = sc->exps[sc->exp_i];
@@ -395,12 +485,16 @@ static int next_boot(struct kb_sched *sc, int64_t now,
 			continue;
 		}
 		while (e->boots && !sc->exp_over &&
-		       sc->host_i < kb_matrix_nhosts(m)) {
+		       !(e->quiet && sc->builds_running) &&
+		       sc->host_i < kb_matrix_nhosts(m) &&
+		       sc->host_i < MAX_HOSTS) {
 			const struct kb_host *h = kb_matrix_host(m, sc->host_i);
 			struct sched_host *hs = host(sc, h->uri);
+			uint64_t bit = (uint64_t)1 << sc->host_i;
 			int ret;
 
-			if (!hs || hs->running >= h->capacity ||
+			if (!(e->boots & bit) || !hs || !host_live(sc, hs) ||
+			    hs->running >= h->capacity ||
 			    sc->running >= sc->max_steps) {
 				sc->host_i++;
 				continue;
@@ -409,10 +503,13 @@ static int next_boot(struct kb_sched *sc, int64_t now,
 				    err);
 			if (ret == 0)
 				return 0;
-			sc->exp_over = 1;
-			if (ret != KB_ENOTFOUND)
+			if (ret != KB_ENOTFOUND) {
+				sc->exp_over = 1;
 				return ret; /* settled at the next call */
-			e->boots = 0;
+			}
+			/* none of its boots on this host is ready */
+			e->boots &= ~bit;
+			sc->host_i++;
 		}
 		if (e->dirty && !e->running)
 			settle(sc, e->id);
@@ -450,29 +547,135 @@ int kb_sched_next(struct kb_sched *sc, int64_t now, struct kb_sched_step *out,
 	return KB_ENOTFOUND;
 }
 
+/*
+ * Move the queued boots experiment @e gave drained host @uri to its
+ * other live hosts, spread as kb_spread_pick() does over what each
+ * variant has there already; with none live, they wait (note STUCK).
+ */
+static void move_boots(struct kb_sched *sc, struct sched_exp *e,
+		       const char *uri, const char *why)
+{
+	const struct kb_matrix *m = kb_queue_exp_matrix(e->x);
+	size_t nh = kb_matrix_nhosts(m), i, k = 0;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store_job_host *jobs = NULL;
+	struct kb_spread *sp;
+	const char **to;
+	int64_t *ids;
+	size_t n = 0;
+
+	if (kb_store_host_event_put(sc->s, e->id, uri, "drained", -1, 0, why,
+				    &err) ||
+	    kb_store_job_hosts(sc->s, e->id, &jobs, &n, &err)) {
+		tell(sc, KB_SCHED_NOTE_ERROR, e->id, NULL, NULL, err.msg);
+		return;
+	}
+	sp = kb_spread_new(kb_plan_nvariants(kb_queue_exp_plan(e->x)), nh,
+			   kb_spread_seed(kb_matrix_text(m)));
+	for (i = 0; i < nh && i < MAX_HOSTS; i++) {
+		size_t j = find_host(sc, kb_matrix_host(m, i)->uri);
+
+		if (j < sc->nhosts && sc->hosts[j].drained_until)
+			kb_spread_drain(sp, i);
+	}
+	for (i = 0; i < n; i++) {
+		long h = matrix_host(m, jobs[i].host);
+
+		if (h >= 0)
+			kb_spread_count(sp, jobs[i].variant_idx, (size_t)h);
+	}
+	ids = kb_calloc(n + 1, sizeof(*ids));
+	to = kb_calloc(n + 1, sizeof(*to));
+	for (i = 0; kb_spread_nlive(sp) && i < n; i++) {
+		size_t h;
+
+		if (!jobs[i].queued || !jobs[i].host ||
+		    strcmp(jobs[i].host, uri))
+			continue;
+		h = kb_spread_pick(sp, jobs[i].variant_idx);
+		ids[k] = jobs[i].id;
+		to[k++] = kb_matrix_host(m, h)->uri;
+	}
+	if (!kb_spread_nlive(sp))
+		tell_host(sc, KB_SCHED_HOST_STUCK, uri, e->id,
+			  "every host of its matrix is drained: its boots wait until one is back");
+	else if (k && kb_store_job_assign(sc->s, ids, to, k, &err))
+		tell(sc, KB_SCHED_NOTE_ERROR, e->id, NULL, NULL, err.msg);
+	stir(e);
+	free(ids);
+	free(to);
+	kb_spread_free(sp);
+	kb_store_job_hosts_free(jobs, n);
+}
+
+/* Host @h failed a boot for reasons of its own (@why): drain it after
+ * drain_after in a row, its queued boots moved. */
+static void host_failed(struct kb_sched *sc, struct sched_host *h,
+			const char *why)
+{
+	char *msg;
+	size_t i;
+
+	free(h->last);
+	h->last = kb_strdup(why);
+	if (++h->streak < sc->drain_after || h->drained_until)
+		return;
+	h->drained_until = kb_monotime() + sc->drain_s;
+	msg = kb_asprintf("host %s drained after %u infrastructure failures: %s",
+			  h->uri, h->streak, why);
+	tell_host(sc, KB_SCHED_HOST_DRAINED, h->uri, 0, msg);
+	for (i = 0; i < sc->nexps; i++)
+		if (sc->exps[i]->seen &&
+		    matrix_host(kb_queue_exp_matrix(sc->exps[i]->x), h->uri) >= 0)
+			move_boots(sc, sc->exps[i], h->uri, why);
+	free(msg);
+}
+
 void kb_sched_finished(struct kb_sched *sc, struct kb_sched_step *st)
 {
 	struct sched_exp *e = find_exp(sc, st->job.experiment);
 
+	if (e)
+		tick(e);
 	if (sc->running)
 		sc->running--;
 	if (st->job.kind == KB_STORE_JOB_BUILD) {
 		if (sc->builds_running)
 			sc->builds_running--;
+		if (e && e->builds_running)
+			e->builds_running--;
 	} else if (st->host) {
 		struct sched_host *h = host(sc, st->host);
 
 		if (h && h->running)
 			h->running--;
+		if (e && e->boots_running)
+			e->boots_running--;
+		if (e && e->quiet && sc->quiet_boots)
+			sc->quiet_boots--;
+		if (h && st->host_failure)
+			host_failed(sc, h, st->host_failure);
+		else if (h)
+			h->streak = 0;
 	}
 	if (e && e->running)
 		e->running--;
 	if (e && e->seen) {
-		/* a build done readies its boots; and its jobs changed */
+		/* a build done readies its boots; a boot its host could not
+		 * run is queued there again; and its jobs changed */
 		if (st->job.kind == KB_STORE_JOB_BUILD)
-			e->boots = 1;
+			e->boots = ~(uint64_t)0;
+		if (st->host_failure) {
+			long i = matrix_host(kb_queue_exp_matrix(e->x),
+					     st->host);
+
+			if (i >= 0)
+				e->boots |= (uint64_t)1 << i;
+		}
 		e->dirty = 1;
 	}
+	free(st->host_failure);
+	st->host_failure = NULL;
 	/* the last step of it to end settles it */
 	if (!e || !e->running)
 		settle(sc, st->job.experiment);
@@ -504,6 +707,13 @@ unsigned kb_sched_host_running(const struct kb_sched *sc, const char *uri)
 	size_t i = find_host(sc, uri);
 
 	return i < sc->nhosts ? sc->hosts[i].running : 0;
+}
+
+int kb_sched_host_drained(const struct kb_sched *sc, const char *uri)
+{
+	size_t i = find_host(sc, uri);
+
+	return i < sc->nhosts && sc->hosts[i].drained_until > 0;
 }
 
 unsigned kb_sched_boot_slots(const struct kb_sched *sc, int64_t id)

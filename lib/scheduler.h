@@ -59,6 +59,22 @@ struct kb_sched_note {
 	const char *msg;   /* ERROR */
 };
 
+/* What the scheduler tells about hosts (docs/guests.md, "Several hosts"). */
+enum kb_sched_host_kind {
+	KB_SCHED_HOST_DRAINED, /* @host is drained: @msg "host X drained
+				* after N infrastructure failures: ..." */
+	KB_SCHED_HOST_BACK,    /* @host may run boots again */
+	KB_SCHED_HOST_STUCK,   /* experiment @id has every host of its
+				* matrix drained: its boots wait (@msg) */
+};
+
+struct kb_sched_host_note {
+	enum kb_sched_host_kind kind;
+	const char *host;
+	int64_t id;      /* STUCK: the experiment; else 0 */
+	const char *msg;
+};
+
 struct kb_sched_opts {
 	struct kb_store *store; /* the queue; borrowed, outlives the
 				 * scheduler (required) */
@@ -70,14 +86,20 @@ struct kb_sched_opts {
 	double time_scale;      /* for kb_queue_exp_load() */
 	unsigned max_loads;     /* experiments loaded by one refresh at
 				 * most (loading plans them); 0: all */
+	unsigned drain_after;   /* host failures in a row that drain a
+				 * host; 0: KB_SPREAD_DRAIN_AFTER (3) */
+	double drain_s;         /* seconds a drained host stays out before
+				 * it is tried again; 0: 600 */
 	/* told what happens to experiments; may be NULL */
 	void (*note)(const struct kb_sched_note *n, void *arg);
 	void *arg;
+	/* told what happens to hosts, with @arg; may be NULL */
+	void (*host_note)(const struct kb_sched_host_note *n, void *arg);
 };
 #define KB_SCHED_OPTS_INIT                                                 \
 	{ .store = NULL, .owner = NULL, .build_jobs = 1, .max_steps = 64,  \
-	  .lease_s = 60, .time_scale = 1, .max_loads = 0, .note = NULL,     \
-	  .arg = NULL }
+	  .lease_s = 60, .time_scale = 1, .max_loads = 0, .drain_after = 0, \
+	  .drain_s = 0, .note = NULL, .arg = NULL, .host_note = NULL }
 
 /* A job to run now, as kb_sched_next() hands it out. */
 struct kb_sched_step {
@@ -87,6 +109,10 @@ struct kb_sched_step {
 	const char *host;               /* boots: the host URI whose slot it
 					 * holds; builds: NULL.  Valid until
 					 * kb_sched_free() */
+	/* the caller's, before kb_sched_finished(): a boot the host could
+	 * not run (kb_queue_run_boot_host()), or NULL (owned: freed by
+	 * kb_sched_finished) */
+	char *host_failure;
 };
 
 struct kb_sched;
@@ -124,7 +150,11 @@ int kb_sched_behind(const struct kb_sched *sc);
  * The next step of the pass kb_sched_refresh() started, leased until
  * @now + lease: first builds, oldest experiment first, while a build
  * slot is free; then boots, oldest experiment first and per host of its
- * matrix while the host runs fewer boots than its capacity there.  The
+ * matrix while the host runs fewer boots than its capacity there and is
+ * not drained, each host the boots the experiment's spread gave it
+ * (lib/spread.h).  An experiment whose matrix says builds must not
+ * overlap its boots (kb_spread_overlap()) has no boot started while a
+ * build runs, and no build starts while one of its boots runs.  The
  * store hands out only ready jobs: a boot once its build is done, nothing
  * of an experiment being cancelled or ended, a leased job once its lease
  * expired.  An experiment that runs nothing and whose jobs changed since
@@ -142,7 +172,15 @@ int kb_sched_next(struct kb_sched *sc, int64_t now, struct kb_sched_step *out,
  * Step @st has ended (its result stored, or not): its slots are free
  * again, a build's experiment is asked for boots at the next pass, and
  * the experiment is settled when it runs nothing more (notes ENDED or
- * ERROR).  Releases @st's job and clears @st.
+ * ERROR; the time its builds and boots ran at once is added to it,
+ * kb_store_overlap_add()).  A boot with a host_failure counts against
+ * its host: after drain_after in a row the host is drained (note
+ * KB_SCHED_HOST_DRAINED) for drain_s seconds, and the queued boots given
+ * to it move to the other live hosts of each experiment, spread as
+ * kb_spread_pick() does, with a "drained" host event (KB_SCHED_HOST_STUCK
+ * for an experiment left without one); a boot that ended otherwise
+ * clears the count.  Releases
+ * @st's job and clears @st.
  */
 void kb_sched_finished(struct kb_sched *sc, struct kb_sched_step *st);
 
@@ -157,6 +195,8 @@ int kb_sched_renew(struct kb_sched *sc, int64_t now, struct kb_err *err);
 unsigned kb_sched_running(const struct kb_sched *sc);
 unsigned kb_sched_builds_running(const struct kb_sched *sc);
 unsigned kb_sched_host_running(const struct kb_sched *sc, const char *uri);
+/* Whether host @uri is drained now (until drain_s has passed). */
+int kb_sched_host_drained(const struct kb_sched *sc, const char *uri);
 
 /*
  * Boots of experiment @id that may run at once: the sum of its matrix

@@ -228,6 +228,8 @@ struct kb_store_variant {
 	char *build_key;
 	size_t nboots;      /* ok boots with a value for the metric */
 	double *boot_means; /* per ok boot: the mean over its runs (owned) */
+	char **boot_hosts;  /* per ok boot: the host it ran on, or NULL
+			     * (owned, each and the array) */
 	unsigned nfailed;   /* boots that did not end ok */
 	char *last_failure; /* "build-failed: reason" of the latest, or NULL */
 };
@@ -535,6 +537,8 @@ struct kb_store_job_spec {
 	unsigned variant_idx; /* the variant to build or boot */
 	unsigned boot_no;     /* boots: from 1 */
 	unsigned seq;         /* order within the experiment and kind */
+	const char *host;     /* boots: the host the spread gives it
+			       * (lib/spread.h), or NULL: any host */
 };
 
 /*
@@ -567,7 +571,10 @@ struct kb_store_claim {
 	int64_t lease_s;      /* lease length */
 	enum kb_store_job_kind kind;
 	int64_t experiment;   /* only this experiment; 0: any */
-	const char *host;     /* recorded on the job (boots), or NULL */
+	const char *host;     /* recorded on the job (boots), or NULL;
+			       * with @experiment, a boot job the spread
+			       * gave another host is not claimed for this
+			       * one (db/0010) */
 };
 
 /*
@@ -623,6 +630,43 @@ int kb_store_job_boot_done(struct kb_store *s, const struct kb_store_job *j,
 			   const char *owner, int64_t build_id,
 			   const struct kb_boot_result *r, double duration_s,
 			   struct kb_err *err);
+
+/*
+ * Boot job @j could not run on its host for the host's reasons (libvirt
+ * lost, a domain refused: lib/spread.h): in one transaction, record a
+ * host event "failure" with @reason (kb_store_host_event_put) and put
+ * the job back in the queue, assigned to the same host, without a boot
+ * row.  KB_ENOTFOUND when @owner no longer holds the lease (nothing is
+ * written).
+ */
+int kb_store_job_host_failed(struct kb_store *s, const struct kb_store_job *j,
+			     const char *owner, const char *reason,
+			     struct kb_err *err);
+
+/* A boot job of an experiment and the host it is assigned. */
+struct kb_store_job_host {
+	int64_t id;
+	unsigned variant_idx;
+	char *host;   /* assigned_host, or NULL (owned) */
+	int queued;   /* still to run (queued), else leased or ended */
+};
+
+/*
+ * The boot jobs of experiment @exp with their assigned hosts, in the
+ * order of the queue.  Caller frees with kb_store_job_hosts_free().
+ */
+int kb_store_job_hosts(struct kb_store *s, int64_t exp,
+		       struct kb_store_job_host **out, size_t *n,
+		       struct kb_err *err);
+void kb_store_job_hosts_free(struct kb_store_job_host *j, size_t n);
+
+/*
+ * Assign the queued boot jobs @ids[0..n) to @hosts[0..n), in one
+ * transaction (a job no longer queued is left as it is).
+ */
+int kb_store_job_assign(struct kb_store *s, const int64_t *ids,
+			const char *const *hosts, size_t n,
+			struct kb_err *err);
 
 /*
  * Ask to cancel experiment @exp: no job of it is leased any more, its
@@ -685,6 +729,8 @@ struct kb_store_progress {
 	unsigned boots_total, boots_done, boots_running;
 	double build_mean_s, boot_mean_s; /* measured step times; NaN: none */
 	double elapsed_s;     /* since submission (until it finished) */
+	char *hosts;          /* boots done per host, "URI 12, URI 11",
+			       * when they ran on more than one; else NULL */
 };
 void kb_store_progress_release(struct kb_store_progress *p);
 
@@ -701,6 +747,67 @@ int kb_store_progress_get(struct kb_store *s, int64_t exp,
  * Caller frees *@ids. */
 int kb_store_progress_recent(struct kb_store *s, size_t max, int64_t **ids,
 			     size_t *n, struct kb_err *err);
+
+/* ---- hosts: where boots ran, and what befell the hosts (store_hosts.c,
+ * db/0010) --------------------------------------------------------- */
+
+/* One boot of an experiment and where it ran. */
+struct kb_store_boot_host {
+	unsigned variant_idx;
+	unsigned boot_no;
+	char *host; /* the URI it ran on, or NULL (owned) */
+	int ok;     /* it ended ok */
+};
+
+/*
+ * Every boot of experiment @exp with its host, by variant and boot
+ * number.  Caller frees with kb_store_boot_hosts_free().
+ */
+int kb_store_boot_hosts(struct kb_store *s, int64_t exp,
+			struct kb_store_boot_host **out, size_t *n,
+			struct kb_err *err);
+void kb_store_boot_hosts_free(struct kb_store_boot_host *b, size_t n);
+
+/*
+ * Record what befell @host during experiment @exp: @kind "failure" (boot
+ * @boot_no of variant @variant_idx failed for the host's reasons, and is
+ * not stored as a boot) or "drained" (@variant_idx < 0: the host was
+ * taken out, @reason its last failure).  Its own transaction, unless one
+ * is open.
+ */
+int kb_store_host_event_put(struct kb_store *s, int64_t exp, const char *host,
+			    const char *kind, int variant_idx,
+			    unsigned boot_no, const char *reason,
+			    struct kb_err *err);
+
+/* Per host of an experiment: its boots and what befell it. */
+struct kb_store_host_count {
+	char *host;         /* the URI (owned); NULL: boots with none */
+	unsigned boots;     /* boots stored as run there */
+	unsigned ok;        /* of which ended ok */
+	unsigned failures;  /* failures of the host's own, not boots */
+	int drained;        /* it was drained */
+	char *last_failure; /* the latest of them, or NULL (owned) */
+};
+
+/*
+ * The hosts of experiment @exp, by URI (NULL, boots with no host,
+ * first): those its boots ran on and those with events.  Caller frees with kb_store_host_counts_free().
+ */
+int kb_store_host_counts(struct kb_store *s, int64_t exp,
+			 struct kb_store_host_count **out, size_t *n,
+			 struct kb_err *err);
+void kb_store_host_counts_free(struct kb_store_host_count *c, size_t n);
+
+/*
+ * Add @seconds to the time builds and boots of experiment @exp ran at
+ * once (experiments.overlap_s), and read it: *@seconds NaN when never
+ * measured.
+ */
+int kb_store_overlap_add(struct kb_store *s, int64_t exp, double seconds,
+			 struct kb_err *err);
+int kb_store_overlap_get(struct kb_store *s, int64_t exp, double *seconds,
+			 struct kb_err *err);
 
 /* ---- evidence: what was built and booted (store_evidence.c, db/0007) -- */
 

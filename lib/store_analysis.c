@@ -220,6 +220,9 @@ static const struct {
 	{ "run-values", store_sql_run_values },
 	{ "environment-rows", store_sql_env_rows },
 	{ "experiment-builds", store_sql_exp_builds },
+	{ "host-boots", store_sql_host_boots },
+	{ "host-events", store_sql_host_events },
+	{ "boot-hosts", store_sql_boot_hosts },
 };
 
 void kb_store_read_plans_free(struct kb_store_read_plan *p, size_t n)

@@ -352,6 +352,9 @@ void kb_store_variant_release(struct kb_store_variant *v)
 	free(v->label);
 	free(v->build_key);
 	free(v->boot_means);
+	for (size_t i = 0; v->boot_hosts && i < v->nboots; i++)
+		free(v->boot_hosts[i]);
+	free(v->boot_hosts);
 	free(v->last_failure);
 	memset(v, 0, sizeof(*v));
 }
@@ -370,7 +373,7 @@ const char store_sql_variants[] =
 	"SELECT idx, label, build_key FROM variants"
 	" WHERE experiment_id = ?1 ORDER BY idx";
 const char store_sql_boot_means[] =
-	"SELECT v.idx, avg(s.value) FROM variants v"
+	"SELECT v.idx, avg(s.value), b.host FROM variants v"
 	" JOIN boots b ON b.variant_id = v.id"
 	" JOIN samples s ON s.boot_id = b.id"
 	" WHERE v.experiment_id = ?1 AND (?3 < 0 OR v.idx IN (?3, ?4))"
@@ -419,7 +422,10 @@ static int read_boot_means(struct kb_store *s, sqlite3_stmt *st,
 			cap = cap ? 2 * cap : 16;
 			cur->boot_means = kb_reallocarray(cur->boot_means, cap,
 							  sizeof(double));
+			cur->boot_hosts = kb_reallocarray(cur->boot_hosts, cap,
+							  sizeof(char *));
 		}
+		cur->boot_hosts[cur->nboots] = store_column_strdup(st, 2);
 		cur->boot_means[cur->nboots++] = sqlite3_column_double(st, 1);
 	}
 	if (rc != SQLITE_DONE)

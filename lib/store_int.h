@@ -219,6 +219,11 @@ extern const char store_sql_failures[];
 /* Every sample of experiment ?1 with its boot and variant index
  * (lib/store_export.c). */
 extern const char store_sql_export[];
+/* The hosts of experiment ?1: its boots per host, its host events per
+ * host, and every boot with its host (lib/store_hosts.c, db/0010). */
+extern const char store_sql_host_boots[];
+extern const char store_sql_host_events[];
+extern const char store_sql_boot_hosts[];
 
 /*
  * The reads of lib/store_report.c whose cost grows with an experiment's

@@ -42,10 +42,18 @@ int kb_store_experiment_submit(struct kb_store *s,
 		return ret;
 	if ((ret = store_insert_experiment(s, e, "queued", &eid, err)) ||
 	    (ret = store_stmt(s,
-			      "INSERT INTO jobs (experiment_id, kind,"
-			      " variant_id, boot_no, seq)"
-			      " SELECT ?1, ?2, id, ?4, ?5 FROM variants"
-			      " WHERE experiment_id = ?1 AND idx = ?3",
+			      s->version < 10
+				      ? "INSERT INTO jobs (experiment_id, kind,"
+					" variant_id, boot_no, seq)"
+					" SELECT ?1, ?2, id, ?4, ?5 FROM variants"
+					" WHERE experiment_id = ?1 AND idx = ?3"
+					" AND ?6 IS ?6"
+				      : "INSERT INTO jobs (experiment_id, kind,"
+					" variant_id, boot_no, seq,"
+					" assigned_host)"
+					" SELECT ?1, ?2, id, ?4, ?5, ?6 FROM"
+					" variants WHERE experiment_id = ?1"
+					" AND idx = ?3",
 			      &st, err)))
 		goto out;
 	for (i = 0; i < njobs; i++) {
@@ -60,6 +68,8 @@ int kb_store_experiment_submit(struct kb_store *s,
 		else
 			sqlite3_bind_null(st, 4);
 		sqlite3_bind_int64(st, 5, j->seq);
+		store_bind_text(st, 6, j->kind == KB_STORE_JOB_BOOT ? j->host
+								     : NULL);
 		if ((ret = store_step_done(s, st, err, "cannot store a job")))
 			goto out;
 		if (sqlite3_changes(s->db) != 1) {
@@ -98,6 +108,9 @@ void kb_store_job_release(struct kb_store_job *j)
 	"  JOIN variants bv ON bv.id = bj.variant_id"                       \
 	"  WHERE bj.experiment_id = j.experiment_id AND bj.kind = 'build'"  \
 	"  AND bj.state = 'done' AND bv.build_key IS v.build_key))"
+/* ... and a boot assigned to another host than ?4 is not this one's */
+#define JOB_HOST " AND (?4 IS NULL OR j.assigned_host IS NULL" \
+		 " OR j.assigned_host = ?4)"
 /* ... and its own: queued, or leased with a lease that lapsed before ?2 */
 #define LEASE_LAPSED                                                        \
 	" j.state = 'leased' AND j.lease_expires_at <"                      \
@@ -117,11 +130,11 @@ void kb_store_job_release(struct kb_store_job *j)
 static const char claim_one_sql[] =
 	CLAIM_COLUMNS
 	" WHERE j.experiment_id = ?3 AND j.kind = ?1 AND j.state = 'queued'"
-	JOB_LIVE
+	JOB_LIVE JOB_HOST
 	" UNION ALL "
 	CLAIM_COLUMNS
 	" WHERE j.experiment_id = ?3 AND j.kind = ?1 AND" LEASE_LAPSED
-	JOB_LIVE
+	JOB_LIVE JOB_HOST
 	" ORDER BY 7, 1 LIMIT 1";
 
 /* The first ready job of kind ?1 of any experiment: this reads every
@@ -148,6 +161,8 @@ static int claim_find(struct kb_store *s, const struct kb_store_claim *c,
 	sqlite3_bind_int64(st, 2, c->now);
 	if (c->experiment)
 		sqlite3_bind_int64(st, 3, c->experiment);
+	if (c->kind == KB_STORE_JOB_BOOT && c->experiment)
+		store_bind_text(st, 4, c->host);
 	ret = store_step_maybe(s, st, found, err, "cannot look for a job");
 	if (!ret && *found) {
 		out->id = sqlite3_column_int64(st, 0);
@@ -372,6 +387,41 @@ int kb_store_job_boot_done(struct kb_store *s, const struct kb_store_job *j,
 				      j->boot_no, build_id, r, err))) ||
 	    (ret = job_end(s, j->id, "done", duration_s, NULL, err)) ||
 	    (ret = store_commit(s, err)))
+		store_rollback(s);
+	return ret;
+}
+
+int kb_store_job_host_failed(struct kb_store *s, const struct kb_store_job *j,
+			     const char *owner, const char *reason,
+			     struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	if ((ret = store_begin(s, err)))
+		return ret;
+	if ((ret = lease_held(s, j->id, owner, err)) ||
+	    (ret = kb_store_host_event_put(s, j->experiment, j->host,
+					   "failure", (int)j->variant_idx,
+					   j->boot_no, reason, err)) ||
+	    (ret = store_stmt(s,
+			      "UPDATE jobs SET state = 'queued',"
+			      " lease_owner = NULL, lease_expires_at = NULL,"
+			      " host = NULL, assigned_host ="
+			      " coalesce(assigned_host, ?2), updated_at ="
+			      " strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+			      " WHERE id = ?1",
+			      &st, err)))
+		goto out;
+	sqlite3_bind_int64(st, 1, j->id);
+	store_bind_text(st, 2, j->host);
+	if ((ret = store_step_done(s, st, err, "cannot requeue job %lld",
+				   (long long)j->id)))
+		goto out;
+	ret = store_commit(s, err);
+out:
+	store_stmt_done(s, st);
+	if (ret)
 		store_rollback(s);
 	return ret;
 }
@@ -677,6 +727,7 @@ void kb_store_progress_release(struct kb_store_progress *p)
 	free(p->executor);
 	free(p->error);
 	free(p->current);
+	free(p->hosts);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -724,6 +775,48 @@ static int run_progress(struct kb_store *s, int64_t exp,
 	}
 	store_stmt_done(s, st);
 	return 0;
+}
+
+/*
+ * The boots done of @exp per host, "URI 12, URI 11" into *@out, when they
+ * ran on more than one host (else NULL): from its jobs (@jobs), or from
+ * its boots (`kbisect run`).
+ */
+static int progress_hosts(struct kb_store *s, int64_t exp, int jobs,
+			  char **out, struct kb_err *err)
+{
+	static const char from_jobs[] =
+		"SELECT host, count(*) FROM jobs WHERE experiment_id = ?"
+		" AND kind = 'boot' AND state = 'done' GROUP BY host"
+		" ORDER BY host";
+	static const char from_boots[] =
+		"SELECT b.host, count(*) FROM variants v"
+		" JOIN boots b ON b.variant_id = v.id"
+		" WHERE v.experiment_id = ? GROUP BY b.host ORDER BY b.host";
+	struct kb_buf b = KB_BUF_INIT;
+	sqlite3_stmt *st = NULL;
+	unsigned rows = 0;
+	int rc, ret;
+
+	*out = NULL;
+	if ((ret = store_stmt(s, jobs ? from_jobs : from_boots, &st, err)))
+		return ret;
+	sqlite3_bind_int64(st, 1, exp);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *host = (const char *)sqlite3_column_text(st, 0);
+
+		kb_buf_addf(&b, "%s%s %u", rows++ ? ", " : "",
+			    host ? host : "?", store_column_unsigned(st, 1));
+	}
+	store_stmt_done(s, st);
+	if (rc != SQLITE_DONE)
+		ret = store_fail(s, err,
+				 "cannot read the hosts of experiment %lld",
+				 (long long)exp);
+	else if (rows > 1)
+		*out = kb_buf_detach(&b);
+	kb_buf_release(&b);
+	return ret;
 }
 
 int kb_store_progress_get(struct kb_store *s, int64_t exp,
@@ -824,6 +917,9 @@ int kb_store_progress_get(struct kb_store *s, int64_t exp,
 		goto out;
 	}
 	out->current = cur.len ? kb_buf_detach(&cur) : NULL;
+	store_stmt_done(s, st);
+	st = NULL;
+	ret = progress_hosts(s, exp, out->has_jobs, &out->hosts, err);
 out:
 	kb_buf_release(&cur);
 	store_stmt_done(s, st);

@@ -275,6 +275,7 @@ static int cmd_compare(const struct kb_args *args)
 	char **metrics = NULL, **pos = args->pos;
 	size_t nmetrics = 0, i;
 	unsigned nenv;
+	int disjoint;
 	int json = args->json, adaptive = o->adaptive, ret, ia, ib;
 
 	memset(&boots, 0, sizeof(boots));
@@ -310,6 +311,7 @@ static int cmd_compare(const struct kb_args *args)
 	memset(&main_cmp, 0, sizeof(main_cmp));
 	main_cmp.alpha = kb_analysis_opts(a)->alpha;
 	nenv = cmd_warn_environments(s, kb_analysis_info(a)->id, ia, ib);
+	disjoint = cmd_warn_disjoint_hosts(a, (unsigned)ia, (unsigned)ib);
 	if (json) {
 		j = kb_json_new(&b, 1);
 		kb_json_object_begin(j);
@@ -321,6 +323,7 @@ static int cmd_compare(const struct kb_args *args)
 		kb_json_kv_string(j, "b_label",
 				  kb_plan_variant(kb_analysis_plan(a), ib)->label);
 		kb_json_kv_int(j, "environments", nenv);
+		kb_json_kv_bool(j, "disjoint_hosts", disjoint);
 		kb_json_key(j, "metrics");
 		kb_json_object_begin(j);
 	} else {

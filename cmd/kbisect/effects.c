@@ -59,7 +59,7 @@ static char *aliases_text(const struct kb_effect *e, const char *sizes)
 
 static void effects_json(const struct kb_analysis *a,
 			 const struct kb_effect *e, size_t n, double cv,
-			 double df)
+			 double df, const struct kb_host_effect *h, size_t nh)
 {
 	struct kb_buf b = KB_BUF_INIT;
 	struct kb_json *j = kb_json_new(&b, 1);
@@ -78,6 +78,8 @@ static void effects_json(const struct kb_analysis *a,
 				  kb_plan_matrix(kb_analysis_plan(a)))));
 	kb_json_kv_number(j, "residual_cv_pct", cv);
 	kb_json_kv_number(j, "df", df);
+	kb_json_kv_string(j, "blocks", nh > 1 ? "host" : NULL);
+	cmd_json_host_effects(j, "hosts", h, nh);
 	kb_json_key(j, "effects");
 	kb_json_array_begin(j);
 	for (i = 0; i < n; i++) {
@@ -105,7 +107,8 @@ static void effects_json(const struct kb_analysis *a,
 
 static void effects_text(const struct kb_analysis *a,
 			 const struct kb_effect *e, size_t n, double cv,
-			 double df, const char *sizes)
+			 double df, const char *sizes,
+			 const struct kb_host_effect *h, size_t nh)
 {
 	int width = 6;
 	size_t i;
@@ -118,8 +121,12 @@ static void effects_text(const struct kb_analysis *a,
 	       kb_analysis_info(a)->name);
 	printf("%s: %s\n", kb_analysis_metric(a),
 	       kb_metric_dir_text(kb_analysis_direction(a)));
-	printf("boot-to-boot CV %.1f%% (pooled over variants, %g degrees of freedom)\n\n",
-	       cv, df);
+	if (nh > 1)
+		printf("boot-to-boot CV %.1f%% (pooled over variants, the %zu hosts a block, %g degrees of freedom)\n\n",
+		       cv, nh, df);
+	else
+		printf("boot-to-boot CV %.1f%% (pooled over variants, %g degrees of freedom)\n\n",
+		       cv, df);
 	printf("%4s  %-*s %9s  %-20s %9s %9s\n", "rank", width, "effect",
 	       "change", "95% CI", "p", "p Holm");
 	for (i = 0; i < n; i++) {
@@ -148,6 +155,14 @@ static void effects_text(const struct kb_analysis *a,
 	       "method, and significance (p Holm < %g) and the stars come from it:\n"
 	       "* < 0.05, ** < 0.01, *** < 0.001.\n",
 	       n, kb_analysis_opts(a)->alpha);
+	if (nh > 1) {
+		printf("\nThe boots ran on %zu hosts: the host is a block beside the variants\n"
+		       "(an additive effect per host, fitted with them), so the effects above\n"
+		       "are the variants' alone and the hosts' differences are not in their\n"
+		       "variance.  The hosts, each against the first:\n\n",
+		       nh);
+		cmd_print_host_effects(stdout, h, nh);
+	}
 	if (n && e[0].npartial)
 		printf("\nPlackett-Burman design: main effects only.  Each is partially aliased\n"
 		       "with two-way interactions of other factors: its estimate also holds\n"
@@ -188,7 +203,10 @@ const struct cmd cmd_effects_entry = {
 		"(significance is from the adjusted one), ranked by size.  Aliased\n"
 		"effects of a fractional design are named.  A Plackett-Burman\n"
 		"design gives main effects only, each partially aliased with\n"
-		"two-way interactions (--json lists them with their coefficients).\n",
+		"two-way interactions (--json lists them with their coefficients).\n"
+		"When the boots ran on several hosts, the host is a block: fitted\n"
+		"beside the variants, its differences are printed apart and left\n"
+		"out of the variance.\n",
 	.epilog = "Example:\n  kbisect effects 1\n",
 };
 
@@ -198,17 +216,19 @@ static int cmd_effects(const struct kb_args *args)
 	struct kb_store *s = NULL;
 	struct kb_analysis *a = NULL;
 	struct kb_effect *e = NULL;
+	struct kb_host_effect *h = NULL;
 	struct kb_store_analysis *rows = NULL;
 	char **details = NULL, *sizes = NULL;
 	const char *db = args->db;
 	const char *metric = CMD_ARGS(struct effects_args, args)->metric;
-	size_t n = 0, i;
-	double cv = NAN, df = 0;
+	size_t n = 0, nh = 0, i;
+	double cv = NAN, df = 0, hdf;
 	int json = args->json, ret;
 
 	if ((ret = cmd_open_analysis(db, args->pos[0], metric, &s, &a,
 				     &err)) ||
-	    (ret = kb_effects_estimate(a, &e, &n, &cv, &df, &err)))
+	    (ret = kb_effects_estimate(a, &e, &n, &cv, &df, &err)) ||
+	    (ret = kb_effects_hosts(a, &h, &nh, &hdf, &err)))
 		goto fail;
 	cmd_warn_environments(s, kb_analysis_info(a)->id, -1, -1);
 	rows = calloc(n ? n : 1, sizeof(*rows));
@@ -239,9 +259,9 @@ static int cmd_effects(const struct kb_args *args)
 				      &err)))
 		goto fail;
 	if (json)
-		effects_json(a, e, n, cv, df);
+		effects_json(a, e, n, cv, df, h, nh);
 	else
-		effects_text(a, e, n, cv, df, sizes);
+		effects_text(a, e, n, cv, df, sizes, h, nh);
 	ret = 0;
 	goto out;
 fail:
@@ -253,6 +273,7 @@ out:
 	free(sizes);
 	free(rows);
 	free(e);
+	free(h);
 	kb_analysis_free(a);
 	kb_store_close(s);
 	return ret;

@@ -149,6 +149,24 @@ int cmd_parse_variant(const struct kb_analysis *a, const char *s, int *out);
  * number of environments (0 for model runs).
  */
 unsigned cmd_warn_environments(struct kb_store *s, int64_t exp, int a, int b);
+/*
+ * The hosts of an experiment against the first (kb_effects_hosts()), as
+ * a table on @f and as an array under @key (hosts.c): effects and hosts
+ * print them.
+ */
+struct kb_host_effect;
+void cmd_print_host_effects(FILE *f, const struct kb_host_effect *h,
+			    size_t n);
+void cmd_json_host_effects(struct kb_json *j, const char *key,
+			   const struct kb_host_effect *h, size_t n);
+/*
+ * Warn on stderr when variants @a and @b of @an ran on hosts that do not
+ * overlap (compare.c): their difference may be the hosts'.  Returns 1
+ * when they did.
+ */
+struct kb_analysis;
+int cmd_warn_disjoint_hosts(const struct kb_analysis *an, unsigned a,
+			    unsigned b);
 /* Significance stars of a p-value: "***", "**", "*" or "". */
 const char *cmd_stars(double p);
 /*
@@ -220,11 +238,22 @@ void cmd_catch_stop(int on);
 struct kb_guest_conn;
 struct kb_executor;
 struct kb_model;
+struct kb_pipeline_host;
 struct cmd_runner {
 	struct kb_guest_conn *conn; /* the real executor's connection */
 	struct kb_executor *ex;
 	int64_t exp; /* the experiment: set it to resume one; guests are
 		      * named by it */
+	/* run and resume (cmd_runner_open_hosts): the hosts boots are
+	 * spread over, and what their slots hold (owned) */
+	struct kb_pipeline_host *hosts;
+	size_t nhosts;
+	struct kb_executor **execs;   /* every slot's executor, once each */
+	size_t nexecs;
+	struct kb_guest_conn **conns; /* their connections */
+	size_t nconns;
+	char **down;                  /* per host: why it is down, or NULL */
+	int overlap;                  /* builds run while boots do */
 };
 /*
  * The real executor on matrix @m's first host, with @ro (the caller sets
@@ -241,6 +270,24 @@ int cmd_realexec_open(const struct kb_matrix *m, struct kb_realexec_opts *ro,
 int cmd_runner_open(struct cmd_runner *r, const struct kb_plan *p,
 		    const struct kb_model *model, int quiet,
 		    struct kb_err *err);
+/*
+ * What `run` and `resume` execute with: as cmd_runner_open(), but with
+ * every host of the matrix (docs/guests.md, "Several hosts"), a slot per
+ * unit of its capacity, for kb_pipeline_opts.hosts.  On the model, an
+ * executor per host (kb_model_executor_on(), named by its URI when the
+ * matrix has several) fills its slots, and r->ex builds.  On real
+ * guests, each slot has a connection and a real executor of its own
+ * (its host's pool), orphan kbisect-* guests are destroyed on each host
+ * once, and r->ex (a real executor on the first host that answered,
+ * without its pool) builds; a host that cannot be reached is said so on
+ * stderr and left down (its boots go to the others), and only when none
+ * can is it an error.  Builds overlap boots as the matrix's build.overlap
+ * says (kb_spread_overlap()), unless $KBISECT_OVERLAP is "yes" or "no"
+ * ("auto" or empty: the matrix's; another value is KB_EINPUT).
+ */
+int cmd_runner_open_hosts(struct cmd_runner *r, const struct kb_plan *p,
+			  const struct kb_model *model, int quiet,
+			  struct kb_err *err);
 void cmd_runner_close(struct cmd_runner *r);
 
 /* --variant, --metric and --by of trend and report --trend into @so;

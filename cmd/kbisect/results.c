@@ -18,9 +18,22 @@ struct row {
 	double change; /* vs the baseline, percent; NaN when unknown */
 };
 
+/* Whether the hosts are worth a line: boots on more than one, or a
+ * host's own failures. */
+static int hosts_worth(const struct kb_store_host_count *c, size_t nc)
+{
+	size_t i;
+
+	for (i = 0; i < nc; i++)
+		if (c[i].failures || c[i].drained)
+			return 1;
+	return nc > 1;
+}
+
 static void results_json(const struct kb_store_info *info,
 			 const struct kb_metric_dir *dir, struct row *rows,
-			 size_t n)
+			 size_t n, const struct kb_store_host_count *c,
+			 size_t nc)
 {
 	struct kb_buf b = KB_BUF_INIT;
 	struct kb_json *j = kb_json_new(&b, 1);
@@ -75,13 +88,27 @@ static void results_json(const struct kb_store_info *info,
 		kb_json_object_end(j);
 	}
 	kb_json_array_end(j);
+	/* boots per host (docs/guests.md, "Several hosts") */
+	kb_json_key(j, "hosts");
+	kb_json_array_begin(j);
+	for (i = 0; i < nc; i++) {
+		kb_json_object_begin(j);
+		kb_json_kv_string(j, "host", c[i].host);
+		kb_json_kv_int(j, "boots", c[i].boots);
+		kb_json_kv_int(j, "ok", c[i].ok);
+		kb_json_kv_int(j, "host_failures", c[i].failures);
+		kb_json_kv_bool(j, "drained", c[i].drained);
+		kb_json_object_end(j);
+	}
+	kb_json_array_end(j);
 	kb_json_object_end(j);
 	cmd_json_put(j, &b);
 }
 
 static void results_text(const struct kb_store_info *info,
 			 const struct kb_metric_dir *dir, struct row *rows,
-			 size_t n)
+			 size_t n, const struct kb_store_host_count *c,
+			 size_t nc)
 {
 	struct kb_buf b = KB_BUF_INIT; /* names, labels and errors stored */
 	int width = 7;
@@ -133,6 +160,21 @@ static void results_text(const struct kb_store_info *info,
 				       ? cmd_printable(r->v->last_failure, 1, &b)
 				       : "");
 	}
+	if (hosts_worth(c, nc)) {
+		printf("\nboots per host:");
+		for (i = 0; i < nc; i++) {
+			printf("%s %s %u", i ? "," : "",
+			       c[i].host ? cmd_printable(c[i].host, 0, &b)
+					 : "?",
+			       c[i].boots);
+			if (c[i].failures || c[i].drained)
+				printf(" (%s%u failure%s of its own, not counted)",
+				       c[i].drained ? "drained, " : "",
+				       c[i].failures,
+				       c[i].failures == 1 ? "" : "s");
+		}
+		printf("; see kbisect hosts %lld\n", (long long)info->id);
+	}
 	kb_buf_release(&b);
 }
 
@@ -172,13 +214,15 @@ int cmd_print_results(struct kb_store *s, int64_t exp, int json,
 	struct kb_store_variant *vs = NULL;
 	struct kb_metric_dir dir;
 	struct row *rows = NULL;
-	size_t n = 0, i;
+	struct kb_store_host_count *c = NULL;
+	size_t n = 0, nc = 0, i;
 	int ret;
 
 	memset(&info, 0, sizeof(info));
 	if ((ret = kb_store_experiment_get(s, exp, &info, err)))
 		return ret;
-	if ((ret = kb_store_variants(s, exp, info.metric, &vs, &n, err)))
+	if ((ret = kb_store_variants(s, exp, info.metric, &vs, &n, err)) ||
+	    (ret = kb_store_host_counts(s, exp, &c, &nc, err)))
 		goto out;
 	rows = calloc(n ? n : 1, sizeof(*rows));
 	if (!rows)
@@ -194,10 +238,11 @@ int cmd_print_results(struct kb_store *s, int64_t exp, int json,
 	cmd_warn_environments(s, exp, -1, -1);
 	dir = stored_direction(s, &info);
 	if (json)
-		results_json(&info, &dir, rows, n);
+		results_json(&info, &dir, rows, n, c, nc);
 	else
-		results_text(&info, &dir, rows, n);
+		results_text(&info, &dir, rows, n, c, nc);
 out:
+	kb_store_host_counts_free(c, nc);
 	for (i = 0; i < n; i++)
 		kb_store_variant_release(&vs[i]);
 	free(vs);
@@ -224,7 +269,8 @@ const struct cmd cmd_results_entry = {
 	.help = "Per variant: boots measured (n), mean of the per-boot means,\n"
 		"relative standard deviation, and the change against the baseline\n"
 		"variant (#0).  Failed builds and boots are listed with their\n"
-		"reason.\n",
+		"reason.  When the boots ran on several hosts, a line says how many\n"
+		"each ran (kbisect hosts ID says more).\n",
 };
 
 static int cmd_results(const struct kb_args *args)

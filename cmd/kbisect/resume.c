@@ -144,7 +144,7 @@ static int cmd_resume(const struct kb_args *args)
 		goto fail;
 	}
 	if ((ret = check_same_plan(s, &info, p, &err)) ||
-	    (ret = cmd_runner_open(&r, p, model, args->quiet, &err)) ||
+	    (ret = cmd_runner_open_hosts(&r, p, model, args->quiet, &err)) ||
 	    (ret = kb_store_experiment_take(s, id, &err)))
 		goto fail;
 	if (!args->quiet)

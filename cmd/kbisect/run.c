@@ -16,10 +16,12 @@
 #include "fio.h"
 #include "guest.h"
 #include "matrix.h"
+#include "mem.h"
 #include "model.h"
 #include "pipeline.h"
 #include "plan.h"
 #include "realexec.h"
+#include "spread.h"
 #include "store.h"
 #include "banned.h"
 
@@ -35,6 +37,19 @@ static void on_progress(const struct kb_progress *ev, void *arg)
 
 	if (p->quiet)
 		return;
+	if (ev->kind == KB_PROGRESS_HOST_DRAINED) {
+		fprintf(stderr, "%skbisect: %s; its boots go to the other hosts\n",
+			p->tty ? "\r\033[K" : "", ev->reason ? ev->reason : "");
+		return;
+	}
+	if (ev->kind == KB_PROGRESS_HOST_FAILURE) {
+		fprintf(stderr,
+			"%s#%u %s: boot %u on %s: %s, the host's (run again, not counted): %s\n",
+			p->tty ? "\r\033[K" : "", v->idx, v->label, ev->boot_no,
+			ev->host ? ev->host : "?", ev->status,
+			ev->reason ? ev->reason : "");
+		return;
+	}
 	if (p->tty) {
 		const char *what = ev->kind == KB_PROGRESS_BUILD_START
 					   ? "building"
@@ -137,6 +152,157 @@ int cmd_realexec_open(const struct kb_matrix *m, struct kb_realexec_opts *ro,
 	return kb_realexec_new(m, *conn, ro, ex, err);
 }
 
+/* The real executor of one slot of host @h (its pool), on a connection
+ * of its own; the host's first slot destroys its orphan guests. */
+static int open_slot(const struct kb_matrix *m, const struct kb_host *h,
+		     int first, struct kb_realexec_opts *ro, int quiet,
+		     struct kb_guest_conn **conn, struct kb_executor **ex,
+		     struct kb_err *err)
+{
+	unsigned orphans = 0;
+	int ret;
+
+	*conn = NULL;
+	*ex = NULL;
+	if ((ret = kb_guest_connect(h->uri, conn, err)))
+		return ret;
+	if (first &&
+	    (ret = kb_guest_destroy_orphans(*conn, NULL, NULL, &orphans,
+					    err)))
+		goto fail;
+	if (orphans && !quiet)
+		fprintf(stderr, "kbisect: destroyed %u orphan guest%s on %s\n",
+			orphans, orphans == 1 ? "" : "s", h->uri);
+	ro->pool = h->pool;
+	if ((ret = kb_realexec_new(m, *conn, ro, ex, err)) == 0)
+		return 0;
+fail:
+	kb_guest_disconnect(*conn);
+	*conn = NULL;
+	return ret;
+}
+
+/* Every host's slots on real guests (cmd_runner_open_hosts). */
+static int open_real_hosts(struct cmd_runner *r, const struct kb_plan *p,
+			   int quiet, struct kb_err *err)
+{
+	const struct kb_matrix *m = kb_plan_matrix(p);
+	struct kb_realexec_opts ro = KB_REALEXEC_OPTS_INIT;
+	struct kb_err first = KB_ERR_INIT;
+	struct kb_guest_conn *builder_conn = NULL;
+	size_t h, k;
+	int ret;
+
+	if ((ret = kb_realexec_check_kernels(p, err)) ||
+	    (ret = kb_fio_check(kb_matrix_workload(m), kb_matrix_file(m),
+				NULL, err)))
+		return ret;
+	ro.experiment = &r->exp;
+	ro.plan = p;
+	ro.console_stream = getenv("KBISECT_GUEST_CONSOLE") &&
+			    !strcmp(getenv("KBISECT_GUEST_CONSOLE"), "stream");
+	ro.stop = &cmd_stop_signal;
+	if (!quiet) {
+		ro.build_progress = on_make;
+		ro.image_note = on_image;
+	}
+	for (h = 0; h < r->nhosts; h++) {
+		const struct kb_host *host = kb_matrix_host(m, h);
+		struct kb_executor **slots =
+			kb_calloc(host->capacity, sizeof(*slots));
+
+		r->hosts[h].uri = host->uri;
+		r->hosts[h].slots = slots;
+		for (k = 0; k < host->capacity; k++) {
+			struct kb_err e = KB_ERR_INIT;
+			struct kb_guest_conn *c = NULL;
+
+			if (open_slot(m, host, k == 0, &ro, quiet, &c,
+				      &slots[k], &e)) {
+				/* said by the pipeline's progress, which
+				 * records it with the experiment */
+				if (k == 0) {
+					r->down[h] = kb_asprintf(
+						"host %s cannot be used: %s",
+						host->uri, e.msg);
+					if (!first.code)
+						first = e;
+				}
+				break;
+			}
+			r->conns[r->nconns++] = c;
+			r->execs[r->nexecs++] = slots[k];
+			if (!builder_conn)
+				builder_conn = c;
+		}
+		r->hosts[h].nslots = k;
+		r->hosts[h].down = r->down[h];
+	}
+	if (!builder_conn)
+		return kb_err_set(err, first.code ? first.code : KB_EFAIL, "%s",
+				  first.msg);
+	/* builds never use the connection, nor the pool: the first host's
+	 * serves for the environment the executor reads when made */
+	ro.pool = NULL;
+	return kb_realexec_new(m, builder_conn, &ro, &r->ex, err);
+}
+
+int cmd_runner_open_hosts(struct cmd_runner *r, const struct kb_plan *p,
+			  const struct kb_model *model, int quiet,
+			  struct kb_err *err)
+{
+	const struct kb_matrix *m = kb_plan_matrix(p);
+	const char *overlap = getenv("KBISECT_OVERLAP");
+	size_t h, k, n = kb_matrix_nhosts(m), cap = 0;
+	double scale;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	/* whether kernels build while guests boot: the matrix's
+	 * build.overlap, which $KBISECT_OVERLAP overrides */
+	if (!overlap || !*overlap || !strcmp(overlap, "auto"))
+		r->overlap = kb_spread_overlap(m, model != NULL);
+	else if (!strcmp(overlap, "yes"))
+		r->overlap = 1;
+	else if (strcmp(overlap, "no"))
+		return kb_err_set(err, KB_EINPUT,
+				  "KBISECT_OVERLAP='%s' is not yes, no or auto",
+				  overlap);
+	for (h = 0; h < n; h++)
+		cap += kb_matrix_host(m, h)->capacity;
+	r->nhosts = n;
+	r->hosts = kb_calloc(n, sizeof(*r->hosts));
+	r->down = kb_calloc(n, sizeof(*r->down));
+	r->execs = kb_calloc(cap + n, sizeof(*r->execs));
+	r->conns = kb_calloc(cap + 1, sizeof(*r->conns));
+	if (!model)
+		return open_real_hosts(r, p, quiet, err);
+	if ((ret = kb_model_time_scale_env(&scale, err)) ||
+	    (ret = kb_model_check_metric(model, kb_matrix_workload(m)->metric,
+					 err)))
+		return ret;
+	if ((ret = kb_model_executor_new(model, scale, &r->ex)))
+		return kb_err_set(err, ret, "invalid model time scale %g",
+				  scale);
+	for (h = 0; h < n; h++) {
+		const struct kb_host *host = kb_matrix_host(m, h);
+		struct kb_executor **slots =
+			kb_calloc(host->capacity, sizeof(*slots));
+		struct kb_executor *ex = NULL;
+
+		/* one matrix host: its boots are the model's, as before */
+		kb_model_executor_on(model, scale, n > 1 ? host->uri : NULL,
+				     &ex);
+		r->execs[r->nexecs++] = ex;
+		for (k = 0; k < host->capacity; k++)
+			slots[k] = ex; /* the model's executor is thread-safe */
+		r->hosts[h].uri = host->uri;
+		r->hosts[h].nslots = host->capacity;
+		r->hosts[h].slots = slots;
+	}
+	return 0;
+}
+
 int cmd_runner_open(struct cmd_runner *r, const struct kb_plan *p,
 		    const struct kb_model *model, int quiet,
 		    struct kb_err *err)
@@ -168,8 +334,22 @@ int cmd_runner_open(struct cmd_runner *r, const struct kb_plan *p,
 
 void cmd_runner_close(struct cmd_runner *r)
 {
+	size_t i;
+
 	kb_executor_free(r->ex);
 	kb_guest_disconnect(r->conn);
+	for (i = 0; i < r->nexecs; i++)
+		kb_executor_free(r->execs[i]);
+	for (i = 0; i < r->nconns; i++)
+		kb_guest_disconnect(r->conns[i]);
+	for (i = 0; i < r->nhosts; i++) {
+		free((void *)r->hosts[i].slots);
+		free(r->down[i]);
+	}
+	free(r->hosts);
+	free(r->down);
+	free(r->execs);
+	free(r->conns);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -180,6 +360,7 @@ int cmd_runner_go(struct cmd_runner *r, struct kb_store *s,
 	struct kb_pipeline_opts popts = KB_PIPELINE_OPTS_INIT;
 	struct progress prog = { 0, args->quiet };
 	struct kb_err err = KB_ERR_INIT;
+	double overlapped = 0;
 	unsigned gone = 0;
 	int resume = r->exp != 0, ret;
 
@@ -196,6 +377,10 @@ int cmd_runner_go(struct cmd_runner *r, struct kb_store *s,
 	popts.arg = &prog;
 	popts.model_text = model_text;
 	popts.stop = &cmd_stop_signal;
+	popts.hosts = r->hosts;
+	popts.nhosts = r->nhosts;
+	popts.overlap = r->overlap;
+	popts.overlap_s = &overlapped;
 	cmd_catch_stop(1);
 	if (resume)
 		ret = kb_pipeline_resume(s, r->exp, p, r->ex, &popts, &err);
@@ -214,15 +399,24 @@ int cmd_runner_go(struct cmd_runner *r, struct kb_store *s,
 			fprintf(stderr,
 				"kbisect: experiment %lld stopped; what finished is stored\n",
 				(long long)r->exp);
+		if (r->exp && strstr(err.msg, "every host is drained"))
+			fprintf(stderr,
+				"kbisect: once a host is back, 'kbisect resume %lld%s%s' carries it on\n",
+				(long long)r->exp, args->db ? " --db " : "",
+				args->db ? args->db : "");
 		return cmd_fail(&err);
 	}
+	if (r->nhosts && r->overlap && !args->quiet)
+		fprintf(stderr,
+			"kbisect: builds and boots overlapped for %.*f s (what building first would have added)\n",
+			overlapped < 10 ? 1 : 0, overlapped);
 	if ((ret = cmd_print_results(s, r->exp, args->json, &err)))
 		return cmd_fail(&err);
 	return 0;
 }
 
 static const struct kb_opt run_opts[] = {
-	KB_OPT_MODEL("use the performance-model executor (docs/model.md) instead of real kernels and guests; without it, guests boot through libvirt on the matrix's first host (docs/guests.md), after any kbisect-* guest left running there is destroyed"),
+	KB_OPT_MODEL("use the performance-model executor (docs/model.md) instead of real kernels and guests; without it, guests boot through libvirt on the matrix's hosts (docs/guests.md), after any kbisect-* guest left running there is destroyed"),
 	KB_OPT_DB,
 	KB_OPT_JSON("print the results as JSON"),
 	KB_OPT_QUIET("no progress on stderr"),
@@ -245,6 +439,15 @@ const struct cmd cmd_run_entry = {
 		"repeat.boots boots of repeat.runs_per_boot runs each, storing every\n"
 		"boot and its samples as it ends.  A failed build or boot is stored\n"
 		"with its reason and the run goes on.  Prints a results table.\n"
+		"\n"
+		"The boots are spread over the matrix's hosts, each variant's over\n"
+		"every host, up to each host's capacity at once.  A host that fails 3\n"
+		"boots in a row for reasons of its own (libvirt lost, a domain\n"
+		"refused) is drained and its boots go to the others; those failures\n"
+		"are not the kernel's and are not stored as boots (`kbisect hosts ID`).\n"
+		"The next kernels build while guests boot when the matrix's\n"
+		"build.overlap says so (by default unless a guest boots on this\n"
+		"machine); KBISECT_OVERLAP=yes or no in the environment overrides it.\n"
 		"\n"
 		"SIGINT (Ctrl-C) or SIGTERM stops it after the running step (a real\n"
 		"guest is destroyed at once): the experiment is marked interrupted and\n"
@@ -296,7 +499,8 @@ static int cmd_run(const struct kb_args *args)
 	}
 	if (model_path && (ret = kb_model_load(model_path, &model, &err)))
 		goto fail;
-	if ((ret = cmd_runner_open(&r, p, model, args->quiet, &err)) ||
+	if ((ret = cmd_runner_open_hosts(&r, p, model, args->quiet,
+					 &err)) ||
 	    (ret = cmd_open_store(db, &s, &err)))
 		goto fail;
 	ret = cmd_runner_go(&r, s, p, model ? kb_model_text(model) : NULL,

@@ -59,6 +59,9 @@ void cmd_print_progress(const struct kb_msg_progress *p, FILE *f)
 	}
 	if (p->current)
 		fprintf(f, "  now: %s\n", cmd_printable(p->current, 0, &safe));
+	if (p->hosts)
+		fprintf(f, "  boots per host: %s\n",
+			cmd_printable(p->hosts, 0, &safe));
 	if (p->error)
 		fprintf(f, "  error: %s\n", cmd_printable(p->error, 1, &safe));
 	kb_buf_release(&safe);
@@ -83,6 +86,7 @@ void cmd_json_progress(struct kb_json *j, const struct kb_msg_progress *p)
 	kb_json_kv_int(j, "boots_total", p->boots_total);
 	kb_json_kv_int(j, "boots_running", p->boots_running);
 	kb_json_kv_string(j, "current", p->current);
+	kb_json_kv_string(j, "hosts", p->hosts);
 	kb_json_kv_number(j, "build_mean_s", p->build_mean_s);
 	kb_json_kv_number(j, "boot_mean_s", p->boot_mean_s);
 	kb_json_kv_number(j, "elapsed_s", p->elapsed_s);

@@ -799,6 +799,83 @@ check "run: a model keyed by workload.copies and guest.pin" $([ $rc -eq 0 ]; ech
 run "$KB" effects 1 --db "$T/seed002.db"
 check "effects: workload.copies, guest.pin and their interaction" $([ $rc -eq 0 ] &&
 	has "workload.copies" "$T/out" && has "guest.pin:workload.copies" "$T/out"; echo $?)
+# several hosts (docs/guests.md "Several hosts"): boots spread over them,
+# a lost host drained and its failures not counted, `kbisect hosts`
+cat >"$T/h.yaml" <<'EOF2'
+name: three-hosts
+factors:
+  kconfig:
+    A: [n, y]
+    B: [n, y]
+workload:
+  fio: { rw: randread }
+  metric: read_iops
+repeat: { boots: 6, runs_per_boot: 1 }
+hosts:
+  - { uri: "qemu+ssh://a/system", capacity: 2 }
+  - qemu+ssh://b/system
+  - qemu+ssh://c/system
+EOF2
+cat >"$T/h.model.yaml" <<'EOF2'
+metric: read_iops
+base: 1000
+noise: { boot_cv: 0.02 }
+effects:
+  - { when: { A: y }, factor: 0.5 }
+hosts:
+  "qemu+ssh://b/system": 0.8
+  "qemu+ssh://c/system": { factor: 0.9, fail_after: 2 }
+seed: 4
+EOF2
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/h.yaml" --model "$T/h.model.yaml" --db "$T/h.db"
+check "run spreads boots over every host and drains a lost one" $([ $rc -eq 0 ] &&
+	has "host qemu+ssh://c/system drained after 3 infrastructure failures: model: host qemu+ssh://c/system is lost after 2 boots (fail_after); its boots go to the other hosts" "$T/err" &&
+	has "^boots per host: qemu+ssh://a/system 11, qemu+ssh://b/system 11, qemu+ssh://c/system 2 (drained, 3 failures of its own, not counted); see kbisect hosts 1$" "$T/out" &&
+	[ "$(sqlite3 "$T/h.db" "select count(*), sum(status = 'ok') from boots")" = "24|24" ] &&
+	[ "$(sqlite3 "$T/h.db" "select count(*) from host_events where kind = 'failure'")" = 3 ]; echo $?)
+run "$KB" hosts 1 --db "$T/h.db"
+check "hosts shows each host's boots, failures and difference" $([ $rc -eq 0 ] &&
+	has "^  qemu+ssh://c/system  *2  *2  *0  *3  .*drained$" "$T/out" &&
+	has "^  qemu+ssh://a/system  *11 (the first)$" "$T/out" &&
+	has "^  qemu+ssh://b/system  *11  *-2[0-9]\.[0-9]%  \[" "$T/out" &&
+	has "was drained; its last failure: model: host qemu+ssh://c/system is lost" "$T/out"; echo $?)
+run "$KB" hosts 1 --db "$T/h.db" --json
+check "hosts --json lists the hosts and their differences" $([ $rc -eq 0 ] && json_ok "$T/out" &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); h=d["hosts"]; f=d["differences"]
+assert [x["host"] for x in h] == ["qemu+ssh://a/system", "qemu+ssh://b/system", "qemu+ssh://c/system"]
+assert h[2]["drained"] and h[2]["host_failures"] == 3 and h[0]["boots"] == 11
+assert abs(f[1]["change_pct"] + 20) < 3 and f[1]["ci_pct"][0] < -20 < f[1]["ci_pct"][1]' "$T/out"; echo $?)
+run "$KB" effects 1 --db "$T/h.db"
+check "effects fits the hosts as a block" $([ $rc -eq 0 ] &&
+	has "the 3 hosts a block" "$T/out" && has "^  qemu+ssh://b/system " "$T/out"; echo $?)
+run "$KB" hosts 9 --db "$T/h.db"
+check "hosts of an unknown experiment: exit 1" $([ $rc -eq 1 ] && has "no experiment 9" "$T/err"; echo $?)
+run "$KB" hosts x --db "$T/h.db"
+check "hosts with a bad id: exit 2" $([ $rc -eq 2 ] && has "'x' is not an experiment id" "$T/err"; echo $?)
+run "$KB" hosts 1 --db "$T/h.db" --metric nope
+check "hosts of a metric never measured lists no mean" $([ $rc -eq 0 ] && has "qemu+ssh://a/system" "$T/out"; echo $?)
+cat >"$T/h2.model.yaml" <<'EOF2'
+metric: read_iops
+base: 1000
+hosts:
+  "qemu+ssh://a/system": { fail_after: 6 }
+  "qemu+ssh://b/system": { fail_after: 3 }
+  "qemu+ssh://c/system": { fail_after: 3 }
+EOF2
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/h.yaml" --model "$T/h2.model.yaml" --db "$T/h2.db"
+check "every host drained: exit 1, what finished is stored, says resume" $([ $rc -eq 1 ] &&
+	has "every host is drained" "$T/err" && has "'kbisect resume 1 --db $T/h2.db' carries it on" "$T/err" &&
+	[ "$(sqlite3 "$T/h2.db" "select count(*) from boots")" = 12 ]; echo $?)
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" resume 1 --db "$T/h2.db" -q
+check "resume after every host was drained: no boot lost or doubled" $([ $rc -eq 0 ] &&
+	[ "$(sqlite3 "$T/h2.db" "select count(*), count(distinct variant_id || '-' || boot_no) from boots")" = "24|24" ] &&
+	[ "$(sqlite3 "$T/h2.db" "select state from experiments")" = done ]; echo $?)
+run env KBISECT_OVERLAP=often KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/h.yaml" --model "$T/h.model.yaml" --db "$T/h3.db"
+check "KBISECT_OVERLAP takes yes, no or auto: exit 2" $([ $rc -eq 2 ] && has "KBISECT_OVERLAP='often' is not yes, no or auto" "$T/err" &&
+	[ ! -e "$T/h3.db" ]; echo $?)
+run env KBISECT_OVERLAP=no KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/h.yaml" --model "$T/h.model.yaml" --db "$T/h4.db" -q
+check "KBISECT_OVERLAP=no runs builds and boots apart" $([ $rc -eq 0 ] &&
+	[ "$(sqlite3 "$T/h4.db" "select overlap_s from experiments")" = 0.0 ]; echo $?)
 
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -384,9 +385,9 @@ static void test_sched__boot_waits_for_its_build(void **state)
 	for (i = 0; i < n; i++)
 		if (st[i].job.kind == KB_STORE_JOB_BOOT)
 			assert_int_equal(st[i].job.variant_idx, built);
-	/* both its boots on a; none left for b */
-	assert_int_equal(kb_sched_host_running(sc, HOST_A), 2);
-	assert_int_equal(kb_sched_host_running(sc, HOST_B), 0);
+	/* its two boots spread over the hosts: one on a, one on b */
+	assert_int_equal(kb_sched_host_running(sc, HOST_A), 1);
+	assert_int_equal(kb_sched_host_running(sc, HOST_B), 1);
 	release_all(st, n);
 	kb_sched_free(sc);
 }
@@ -695,6 +696,228 @@ static void test_sched__experiment_ended_elsewhere_is_forgotten_quietly(
 	kb_sched_free(sc);
 }
 
+/* ---- several hosts: the spread, drained hosts (lib/spread.h) -------- */
+
+/* A model whose host b loses every boot (fail_after: 0). */
+#define MODEL_B_LOST                                             \
+	"metric: read_iops\nbase: 1000\nseed: 3\n"               \
+	"hosts: { \"test:///b\": { fail_after: 0 } }\n"
+
+struct both {
+	struct notes notes; /* first: on_note() takes it */
+	unsigned drained, back, stuck;
+	char drained_msg[512];
+};
+
+static void on_host_note(const struct kb_sched_host_note *n, void *arg)
+{
+	struct both *b = arg;
+
+	switch (n->kind) {
+	case KB_SCHED_HOST_DRAINED:
+		b->drained++;
+		snprintf(b->drained_msg, sizeof(b->drained_msg), "%s", n->msg);
+		break;
+	case KB_SCHED_HOST_BACK:
+		b->back++;
+		break;
+	case KB_SCHED_HOST_STUCK:
+		b->stuck++;
+		break;
+	}
+}
+
+static struct kb_sched *sched_hosts(struct fixture *f, struct both *b,
+				    double drain_s)
+{
+	struct kb_sched_opts o = KB_SCHED_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_sched *sc = NULL;
+
+	o.store = f->s;
+	o.owner = A;
+	o.build_jobs = 4;
+	o.max_steps = MAX;
+	o.lease_s = 10;
+	o.time_scale = 0;
+	o.drain_s = drain_s;
+	o.note = on_note;
+	o.host_note = on_host_note;
+	o.arg = b;
+	if (kb_sched_new(&o, &sc, &err))
+		fail_msg("new: %s", err.msg);
+	return sc;
+}
+
+/* Run every step of @sc to the end, as the daemon's workers do, telling
+ * it the hosts' failures. */
+static void run_to_end(struct fixture *f, struct kb_sched *sc)
+{
+	struct kb_sched_step st[MAX];
+	struct kb_err err = KB_ERR_INIT;
+	size_t n = 0, i;
+	int64_t now = 100;
+
+	memset(st, 0, sizeof(st));
+	do {
+		for (i = 0; i < n; i++) {
+			struct kb_executor *ex = NULL;
+			void *conn = NULL;
+			int ret;
+
+			if (kb_queue_exp_executor(st[i].exp, st[i].host, &ex,
+						  &conn, &err))
+				fail_msg("executor: %s", err.msg);
+			if (st[i].job.kind == KB_STORE_JOB_BUILD)
+				ret = kb_queue_run_build(f->s, st[i].exp,
+							 &st[i].job, A, ex,
+							 &err);
+			else
+				ret = kb_queue_run_boot_host(
+					f->s, st[i].exp, &st[i].job, A, ex,
+					&st[i].host_failure, &err);
+			assert_int_equal(ret, 0);
+			kb_executor_free(ex);
+			kb_sched_finished(sc, &st[i]);
+		}
+		n = 0;
+		pass(sc, now++, st, &n);
+	} while (n);
+}
+
+static void test_sched__boots_are_spread_over_the_hosts(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_store_job_host *j = NULL;
+	struct kb_err err = KB_ERR_INIT;
+	size_t n = 0, i;
+	unsigned on_a[4] = { 0 }, on_b[4] = { 0 };
+	int64_t id = submit(f, MATRIX);
+
+	/* each variant's two boots: one given to each host */
+	assert_int_equal(kb_store_job_hosts(f->s, id, &j, &n, &err), 0);
+	assert_int_equal(n, 8);
+	for (i = 0; i < n; i++) {
+		assert_non_null(j[i].host);
+		assert_true(j[i].queued);
+		on_a[j[i].variant_idx] += !strcmp(j[i].host, HOST_A);
+		on_b[j[i].variant_idx] += !strcmp(j[i].host, HOST_B);
+	}
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(on_a[i], 1);
+		assert_int_equal(on_b[i], 1);
+	}
+	kb_store_job_hosts_free(j, n);
+}
+
+static void test_sched__lost_host_is_drained_its_boots_moved(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_queue_submission sub = { MATRIX, "/tmp/s.yaml",
+					   MODEL_B_LOST };
+	struct kb_store_host_count *hc = NULL;
+	struct kb_store_variant *vs = NULL;
+	struct kb_store_boot_host *bh = NULL;
+	struct kb_store_progress p;
+	struct kb_err err = KB_ERR_INIT;
+	struct both b;
+	struct kb_sched *sc;
+	size_t nhc = 0, nv = 0, nbh = 0, i;
+	int64_t id = 0;
+
+	memset(&b, 0, sizeof(b));
+	if (kb_queue_submit(f->s, &sub, &id, &err))
+		fail_msg("submit: %s", err.msg);
+	sc = sched_hosts(f, &b, 0);
+	run_to_end(f, sc);
+	/* b failed 3 boots in a row and was drained; its boots ran on a */
+	assert_int_equal(b.drained, 1);
+	assert_msg_contains(b.drained_msg,
+			    "host test:///b drained after 3 infrastructure failures: model: host test:///b is lost after 0 boots");
+	assert_true(kb_sched_host_drained(sc, HOST_B));
+	assert_false(kb_sched_host_drained(sc, HOST_A));
+	assert_int_equal(b.notes.ended, 1);
+	assert_string_equal(b.notes.state, "done");
+	p = progress(f, id);
+	assert_string_equal(p.state, "done");
+	assert_int_equal(p.boots_done, 8);
+	kb_store_progress_release(&p);
+	/* none of the host's failures is a boot of a variant */
+	assert_int_equal(kb_store_boot_hosts(f->s, id, &bh, &nbh, &err), 0);
+	assert_int_equal(nbh, 8);
+	for (i = 0; i < nbh; i++) {
+		assert_true(bh[i].ok);
+		assert_string_equal(bh[i].host, HOST_A);
+	}
+	assert_int_equal(kb_store_variants(f->s, id, "read_iops", &vs, &nv,
+					   &err),
+			 0);
+	for (i = 0; i < nv; i++) {
+		assert_int_equal(vs[i].nboots, 2);
+		assert_int_equal(vs[i].nfailed, 0);
+		kb_store_variant_release(&vs[i]);
+	}
+	assert_int_equal(kb_store_host_counts(f->s, id, &hc, &nhc, &err), 0);
+	assert_int_equal(nhc, 2);
+	assert_string_equal(hc[1].host, HOST_B);
+	assert_int_equal(hc[1].boots, 0);
+	assert_int_equal(hc[1].failures, 3);
+	assert_true(hc[1].drained);
+	kb_store_host_counts_free(hc, nhc);
+	kb_store_boot_hosts_free(bh, nbh);
+	free(vs);
+	kb_sched_free(sc);
+}
+
+static void test_sched__drained_host_is_tried_again_later(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_queue_submission sub = {
+		"name: two\n"
+		"workload:\n"
+		"  fio: { rw: randread }\n"
+		"  metric: read_iops\n"
+		"repeat: { boots: 6, runs_per_boot: 1 }\n"
+		"hosts: [test:///a, test:///b]\n",
+		"/tmp/s.yaml",
+		"metric: read_iops\nbase: 1000\n"
+		"hosts:\n"
+		"  \"test:///a\": { fail_after: 1 }\n"
+		"  \"test:///b\": { fail_after: 1 }\n"
+	};
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store_progress p;
+	struct both b;
+	struct kb_sched *sc;
+	int64_t id = 0;
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+	memset(&b, 0, sizeof(b));
+	if (kb_queue_submit(f->s, &sub, &id, &err))
+		fail_msg("submit: %s", err.msg);
+	/* each host runs a boot, then fails 3 and is drained: with both
+	 * drained, the experiment's boots wait */
+	sc = sched_hosts(f, &b, 0.02);
+	run_to_end(f, sc);
+	assert_int_equal(b.drained, 2);
+	assert_true(b.stuck >= 1);
+	assert_int_equal(b.notes.ended, 0);
+	p = progress(f, id);
+	assert_string_equal(p.state, "running");
+	assert_int_equal(p.boots_done, 2);
+	kb_store_progress_release(&p);
+	/* after drain_s they are tried again: lost still, drained again */
+	nanosleep(&ts, NULL);
+	run_to_end(f, sc);
+	assert_int_equal(b.back, 2);
+	assert_int_equal(b.drained, 4);
+	assert_int_equal(b.notes.ended, 0);
+	p = progress(f, id);
+	assert_int_equal(p.boots_done, 2);
+	kb_store_progress_release(&p);
+	kb_sched_free(sc);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -714,6 +937,9 @@ int main(int argc, char **argv)
 		T(test_sched__new_needs_a_store_an_owner_and_slots),
 		T(test_sched__pass_asks_the_store_about_what_changed),
 		T(test_sched__experiment_ended_elsewhere_is_forgotten_quietly),
+		T(test_sched__boots_are_spread_over_the_hosts),
+		T(test_sched__lost_host_is_drained_its_boots_moved),
+		T(test_sched__drained_host_is_tried_again_later),
 #undef T
 	};
 

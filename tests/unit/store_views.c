@@ -414,7 +414,8 @@ static void test_store_views__migration_to_9_keeps_the_old_views(
 	kb_store_close(f->s);
 	f->s = NULL;
 
-	if (kb_store_open(f->db, NULL, &f->s, &err))
+	o.max_version = 9;
+	if (kb_store_open(f->db, &o, &f->s, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(kb_store_version(f->s), 9);
 	db = raw_open(f->db);

@@ -1,0 +1,171 @@
+/*
+ * spread: which host each boot runs on, balanced per variant and in all,
+ * in a seeded random order (spread.h, docs/guests.md "Several hosts").
+ */
+#include "spread.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "matrix.h"
+#include "mem.h"
+#include "rng.h"
+#include "banned.h"
+
+struct kb_spread {
+	size_t nvariants, nhosts;
+	uint64_t seed;
+	unsigned *count;     /* [variant * nhosts + host]: boots there */
+	unsigned *load;      /* [host]: boots there, all variants */
+	unsigned char *live; /* [host] */
+	unsigned char *rank; /* [variant * nhosts + host]: its place in the
+			      * variant's random order; 0: not drawn yet */
+};
+
+struct kb_spread *kb_spread_new(size_t nvariants, size_t nhosts,
+				uint64_t seed)
+{
+	struct kb_spread *sp = kb_calloc(1, sizeof(*sp));
+	size_t cells;
+
+	if (nhosts > KB_SPREAD_MAX_HOSTS)
+		nhosts = KB_SPREAD_MAX_HOSTS;
+	if (!nhosts)
+		nhosts = 1;
+	cells = (nvariants ? nvariants : 1) * nhosts;
+	sp->nvariants = nvariants;
+	sp->nhosts = nhosts;
+	sp->seed = seed;
+	sp->count = kb_calloc(cells, sizeof(*sp->count));
+	sp->rank = kb_calloc(cells, 1);
+	sp->load = kb_calloc(nhosts, sizeof(*sp->load));
+	sp->live = kb_calloc(nhosts, 1);
+	memset(sp->live, 1, nhosts);
+	return sp;
+}
+
+void kb_spread_free(struct kb_spread *sp)
+{
+	if (!sp)
+		return;
+	free(sp->count);
+	free(sp->rank);
+	free(sp->load);
+	free(sp->live);
+	free(sp);
+}
+
+void kb_spread_count(struct kb_spread *sp, size_t variant, size_t host)
+{
+	if (variant >= sp->nvariants || host >= sp->nhosts)
+		return;
+	sp->count[variant * sp->nhosts + host]++;
+	sp->load[host]++;
+}
+
+/* The variant's random order of the hosts, drawn once: rank 1 first. */
+static const unsigned char *ranks(struct kb_spread *sp, size_t variant)
+{
+	unsigned char *r = sp->rank + variant * sp->nhosts;
+	unsigned char order[KB_SPREAD_MAX_HOSTS];
+	struct kb_rng rng;
+	size_t i, j;
+
+	if (r[0])
+		return r;
+	for (i = 0; i < sp->nhosts; i++)
+		order[i] = (unsigned char)i;
+	/* Fisher-Yates */
+	kb_rng_init(&rng, kb_rng_seed_from(sp->seed, "spread", variant, 0));
+	for (i = sp->nhosts; i > 1; i--) {
+		unsigned char t;
+
+		j = (size_t)kb_rng_below(&rng, i);
+		t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+	for (i = 0; i < sp->nhosts; i++)
+		r[order[i]] = (unsigned char)(i + 1);
+	return r;
+}
+
+size_t kb_spread_pick(struct kb_spread *sp, size_t variant)
+{
+	const unsigned char *rank;
+	const unsigned *count;
+	size_t h, best = (size_t)-1;
+
+	if (variant >= sp->nvariants)
+		return best;
+	rank = ranks(sp, variant);
+	count = sp->count + variant * sp->nhosts;
+	for (h = 0; h < sp->nhosts; h++) {
+		if (!sp->live[h])
+			continue;
+		if (best == (size_t)-1 || count[h] < count[best] ||
+		    (count[h] == count[best] &&
+		     (sp->load[h] < sp->load[best] ||
+		      (sp->load[h] == sp->load[best] &&
+		       rank[h] < rank[best]))))
+			best = h;
+	}
+	if (best != (size_t)-1)
+		kb_spread_count(sp, variant, best);
+	return best;
+}
+
+void kb_spread_drain(struct kb_spread *sp, size_t host)
+{
+	if (host < sp->nhosts)
+		sp->live[host] = 0;
+}
+
+int kb_spread_live(const struct kb_spread *sp, size_t host)
+{
+	return host < sp->nhosts && sp->live[host];
+}
+
+size_t kb_spread_nlive(const struct kb_spread *sp)
+{
+	size_t h, n = 0;
+
+	for (h = 0; h < sp->nhosts; h++)
+		n += sp->live[h];
+	return n;
+}
+
+uint64_t kb_spread_seed(const char *matrix_text)
+{
+	return kb_rng_seed_from(0, matrix_text, 0, 0);
+}
+
+int kb_spread_uri_remote(const char *uri)
+{
+	const char *p = uri ? strstr(uri, "://") : NULL;
+
+	/* qemu+ssh://host/system names one; qemu:///system, test:///default
+	 * are this machine's (or no machine's) */
+	return p && p[3] && p[3] != '/' && strncmp(p + 3, "localhost/", 10) &&
+	       strncmp(p + 3, "127.0.0.1/", 10);
+}
+
+int kb_spread_overlap(const struct kb_matrix *m, int model)
+{
+	size_t i;
+
+	switch (kb_matrix_build(m)->overlap) {
+	case KB_OVERLAP_YES:
+		return 1;
+	case KB_OVERLAP_NO:
+		return 0;
+	case KB_OVERLAP_AUTO:
+		break;
+	}
+	if (model)
+		return 1;
+	for (i = 0; i < kb_matrix_nhosts(m); i++)
+		if (!kb_spread_uri_remote(kb_matrix_host(m, i)->uri))
+			return 0;
+	return 1;
+}
