@@ -116,13 +116,18 @@ for v in 0 1; do
 		q "SELECT console_tail FROM boots" | tail -20
 	}
 done
-# one copy: the plain names alone
+# one copy (the factor's level 1): the plain names, and the same per-copy
+# and aggregate names as N copies, each its one value
 expect 0 ops 1001
 expect 0 lat_ms 1.5
 expect 0 ratelimit 7
 expect 0 cmdline_hits 1
 positive 0 real_s
-[ -z "$(metric 0 ops.copy1)" ] || fail "one copy stored ops.copy1"
+expect 0 ops.copy1 1001
+expect 0 ops.sum 1001
+expect 0 lat_ms.max 1.5
+[ "$(metric 0 real_s.sum)" = "$(metric 0 real_s)" ] ||
+	fail "one copy: real_s.sum is not its real_s"
 # two copies: each copy's, sum, mean, max, and the aggregate
 expect 1 ops.copy1 1001
 expect 1 ops.copy2 1002
