@@ -349,6 +349,23 @@ static double contrast_factor(const struct hostfit *f, const double *c)
 	return x;
 }
 
+void kb_effects__family(struct kb_effect *e, size_t ne, double alpha)
+{
+	double *raw = kb_calloc(ne ? ne : 1, sizeof(*raw));
+	size_t k;
+
+	/* one family: Holm over every effect estimated */
+	for (k = 0; k < ne; k++)
+		raw[k] = e[k].p;
+	kb_stats_p_adjust(raw, ne, KB_P_ADJUST_HOLM, raw);
+	for (k = 0; k < ne; k++) {
+		e[k].p_adjusted = raw[k];
+		e[k].significant = e[k].p_adjusted < alpha;
+	}
+	free(raw);
+	qsort(e, ne, sizeof(*e), kb_effects__by_size);
+}
+
 int kb_effects__by_size(const void *x, const void *y)
 {
 	double a = fabs(((const struct kb_effect *)x)->log_effect);
@@ -366,7 +383,7 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 	const struct kb_design *d = kb_plan_design(p);
 	size_t nf = kb_matrix_nfactors(m), runs = kb_design_nruns(d);
 	size_t ncand = nf + nf * (nf - (nf ? 1 : 0)) / 2, i, j, k, r;
-	double *cell = NULL, *raw, var, alpha = kb_analysis_opts(a)->alpha;
+	double *cell = NULL, var, alpha = kb_analysis_opts(a)->alpha;
 	double sumw = 0, *c = NULL;
 	struct hostfit *hf = NULL;
 	int **cols = NULL;
@@ -493,17 +510,7 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 			x->ci_high_pct = (exp(x->log_ci_high) - 1) * 100;
 		}
 	}
-	/* one family: Holm over every effect estimated */
-	raw = kb_calloc(ne ? ne : 1, sizeof(*raw));
-	for (k = 0; k < ne; k++)
-		raw[k] = e[k].p;
-	kb_stats_p_adjust(raw, ne, KB_P_ADJUST_HOLM, raw);
-	for (k = 0; k < ne; k++) {
-		e[k].p_adjusted = raw[k];
-		e[k].significant = e[k].p_adjusted < alpha;
-	}
-	free(raw);
-	qsort(e, ne, sizeof(*e), kb_effects__by_size);
+	kb_effects__family(e, ne, alpha);
 	*out = e;
 	*n = ne;
 	e = NULL;

@@ -21,6 +21,10 @@ int kb_effects__levels(const struct kb_analysis *a, const double *cell,
 		       const size_t *ncell, double var, double df,
 		       struct kb_effect **out, size_t *n, struct kb_err *err);
 
+/* Adjust the @ne effects' p by Holm's method as one family, mark those
+ * below @alpha significant, and rank them (kb_effects__by_size). */
+void kb_effects__family(struct kb_effect *e, size_t ne, double alpha);
+
 /* Rank effects by |log effect|, largest first (qsort). */
 int kb_effects__by_size(const void *x, const void *y);
 

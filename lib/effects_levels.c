@@ -74,7 +74,7 @@ int kb_effects__levels(const struct kb_analysis *a, const double *cell,
 	const struct kb_matrix *m = kb_plan_matrix(p);
 	const struct kb_design *d = kb_plan_design(p);
 	size_t nf = kb_matrix_nfactors(m), runs = kb_design_nruns(d);
-	double alpha = kb_analysis_opts(a)->alpha, *wt, *raw;
+	double alpha = kb_analysis_opts(a)->alpha, *wt;
 	size_t i, j, l, k, ne = 0, cap = 0;
 	struct kb_effect *e = NULL;
 
@@ -127,17 +127,7 @@ int kb_effects__levels(const struct kb_analysis *a, const double *cell,
 		}
 	}
 	free(wt);
-	/* one family: Holm over every effect estimated */
-	raw = kb_calloc(ne ? ne : 1, sizeof(*raw));
-	for (k = 0; k < ne; k++)
-		raw[k] = e[k].p;
-	kb_stats_p_adjust(raw, ne, KB_P_ADJUST_HOLM, raw);
-	for (k = 0; k < ne; k++) {
-		e[k].p_adjusted = raw[k];
-		e[k].significant = e[k].p_adjusted < alpha;
-	}
-	free(raw);
-	qsort(e, ne, sizeof(*e), kb_effects__by_size);
+	kb_effects__family(e, ne, alpha);
 	*out = e;
 	*n = ne;
 	return 0;
