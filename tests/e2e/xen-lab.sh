@@ -1,8 +1,8 @@
 #!/bin/sh
 # End to end: the Xen lab (tools/xen-lab, docs/xen-lab.md).
 #
-#   tests/e2e/xen-lab.sh [./kbisect]    (make e2e runs it; ~3 min warm,
-#                                        ~4 min with the first image build)
+#   tests/e2e/xen-lab.sh [./kbisect]    (make e2e runs it; ~2-3 min warm,
+#                                        ~1 min more for the first image)
 #
 # Starts the lab in $KBISECT_E2E_DIR (default build/e2e/xen-lab), checks
 # that `virsh capabilities` shows a Xen host, ships a Debian kernel and a
@@ -105,7 +105,7 @@ for f in "$kernel:vmlinuz" "$work/initrd.gz:initrd.gz"; do
 	virsh -c "$uri" vol-delete "$name" --pool "$pool" >/dev/null 2>&1 || :
 	virsh -c "$uri" vol-create-as "$pool" "$name" "$(stat -c %s "$src")" \
 		--format raw >/dev/null &&
-	virsh -c "$uri" vol-upload "$name" "$src" --pool "$pool" ||
+	virsh -c "$uri" vol-upload "$name" "$src" --pool "$pool" >/dev/null ||
 		fail "cannot upload $src"
 done
 kpath=$(virsh -c "$uri" vol-path vmlinuz --pool "$pool")
