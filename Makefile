@@ -10,6 +10,8 @@
 #                   tests/bench/*.sh: the daemon's stress run, ~1 min;
 #                   the read verbs at 100k and 1M samples, ~30 s)
 #   make e2e        end-to-end checks with real kernel builds (slow)
+#   make xen-lab    start a Xen host under QEMU in build/xen-lab (prints
+#                   its URI; docs/xen-lab.md; stop: tools/xen-lab stop)
 #   make lint       house rules that the compiler does not check
 #   make format     clang-format every C file
 #
@@ -111,6 +113,12 @@ test-run: kbisect kbisectd $(TESTS)
 	@tests/cli/run.sh ./kbisect
 	@for t in $(sort $(wildcard tests/integration/*.sh)); do \
 		echo "== $$t"; $$t ./kbisect || exit 1; done
+
+# A Xen host with libvirtd under QEMU's emulation, started by hand
+# (docs/xen-lab.md); `tools/xen-lab stop build/xen-lab` ends it.
+.PHONY: xen-lab
+xen-lab:
+	@tools/xen-lab start build/xen-lab
 
 # Real kernel builds and boots: too slow for every test run.
 e2e: deps
