@@ -312,7 +312,7 @@ static void test_guest__pool_volumes_and_trim(void **state)
 {
 	struct kb_guest_conn *c = conn();
 	struct kb_err err = KB_ERR_INIT;
-	char *a = NULL, *b = NULL, *o = NULL;
+	char *a = NULL, *b = NULL, *o = NULL, *bad = NULL;
 	const char *keep[] = { "kb-b" };
 	unsigned removed = 9;
 
@@ -333,8 +333,9 @@ static void test_guest__pool_volumes_and_trim(void **state)
 	    kb_guest_volume_new(c, "other", 1u << 20, NULL, &o, &err))
 		fail_msg("%s", err.msg);
 	assert_string_equal(a, "/kbisect-test-pool/kb-a");
-	assert_int_equal(kb_guest_volume_new(c, "../x", 1, NULL, &o, &err),
+	assert_int_equal(kb_guest_volume_new(c, "../x", 1, NULL, &bad, &err),
 			 KB_EINPUT);
+	assert_null(bad);
 	/* within the bound: nothing goes */
 	assert_int_equal(kb_guest_pool_trim(c, "kb-", 16u << 20, keep, 1,
 					    &removed, &err),
