@@ -35,6 +35,10 @@ R=
 
 cleanup() {
 	[ -n "$R" ] && "$TOP/tools/libvirtd-remote" stop "$R"
+	# the QEMU of the guest whose libvirtd step 4 killed lives in a mount
+	# namespace of its own (libvirt's), not the daemon's: it is the only
+	# process booting from this test's pool
+	pkill -f "/var/lib/libvirt/kbisect-it/kb-f-kernel" 2>/dev/null
 	[ -n "$R" ] && rm -rf "$R"
 	libvirt_stop
 	rm -rf "$T"
