@@ -102,6 +102,10 @@ printf 'guest:\n  image: { packages: [sysbench, "fio;x"] }\nworkload: { command:
 run "$KB" plan "$T/img.yaml"
 check "guest.image: a bad package name, exit 2 with file:line:col" $([ $rc -eq 2 ] &&
 	has "$T/img.yaml:2:33: invalid Debian package name 'fio;x'" "$T/err"; echo $?)
+printf 'workload: { command: { run: "true" } }\nhosts: [{ uri: "qemu:///system", pool: "../x" }]\n' > "$T/pool.yaml"
+run "$KB" plan "$T/pool.yaml"
+check "hosts[].pool: a bad pool name, exit 2 with file:line:col" $([ $rc -eq 2 ] &&
+	has "$T/pool.yaml:2:40: invalid storage pool name '../x'" "$T/err"; echo $?)
 printf 'workload: { command: { run: "true" }, files: [img.yaml] }\n' > "$T/files.yaml"
 run "$KB" plan "$T/files.yaml"
 check "workload.files without guest.image: exit 2" $([ $rc -eq 2 ] &&
