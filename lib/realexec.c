@@ -213,6 +213,25 @@ int kb_realexec_check_kernels(const struct kb_plan *p, struct kb_err *err)
 	return ret;
 }
 
+int kb_realexec_check_guests(const struct kb_plan *p, struct kb_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < kb_plan_nvariants(p); i++) {
+		const struct kb_variant *v = kb_plan_variant(p, i);
+		const struct kb_guest *g = &v->guest;
+
+		if (g->hypervisor == KB_HV_XEN && g->npassthrough &&
+		    !strcmp(g->mode, "pvh"))
+			return kb_err_set(
+				err, KB_EINPUT,
+				"variant %zu is a Xen PVH guest with %zu PCI passthrough device%s: Xen's toolstack refuses that (libxl 4.17: \"passthrough not yet supported for x86 PVH guests\"); give the passthrough to guest.mode pv",
+				i, g->npassthrough,
+				g->npassthrough == 1 ? "" : "s");
+	}
+	return 0;
+}
+
 /*
  * What of @res did not hold, "config does not hold: CONFIG_X=y (resolved
  * n: depends on Y), ...", or NULL when everything did.  Caller frees.

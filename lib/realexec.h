@@ -122,6 +122,16 @@ int kb_realexec_new(const struct kb_matrix *m, struct kb_guest_conn *conn,
 int kb_realexec_check_kernels(const struct kb_plan *p, struct kb_err *err);
 
 /*
+ * Before anything boots: whether a Xen host can start each guest of plan
+ * @p.  Xen's toolstack (libxl 4.17, Debian 12's) refuses PCI passthrough
+ * to PVH guests ("passthrough not yet supported for x86 PVH guests"), and
+ * a refused start would count against the host, not the variant.
+ * Returns 0, or KB_EINPUT naming the first such variant and saying what
+ * boots instead (mode pv).
+ */
+int kb_realexec_check_guests(const struct kb_plan *p, struct kb_err *err);
+
+/*
  * The domain XML variant @v of @m would boot with (`kbisect domxml`):
  * what a boot would use, with placeholder paths for what is made at boot
  * (initramfs, boot folder) and for a kernel not built yet, each said in a

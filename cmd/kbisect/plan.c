@@ -639,6 +639,13 @@ static int cmd_plan(const struct kb_args *args)
 		ret = cmd_fail(&err);
 		goto out;
 	}
+	if (kb_realexec_check_guests(p, &err)) {
+		/* the model runs it; a Xen host would not */
+		if (!quiet)
+			fprintf(stderr, "kbisect: warning: %s (runs only on the model)\n",
+				err.msg);
+		kb_err_clear(&err);
+	}
 	if (json)
 		plan_json(p);
 	else

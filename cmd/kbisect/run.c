@@ -193,7 +193,8 @@ static int open_real_hosts(struct cmd_runner *r, const struct kb_plan *p,
 	size_t h, k;
 	int ret;
 
-	if ((ret = kb_realexec_check_kernels(p, err)) ||
+	if ((ret = kb_realexec_check_guests(p, err)) ||
+	    (ret = kb_realexec_check_kernels(p, err)) ||
 	    (ret = kb_fio_check(kb_matrix_workload(m), kb_matrix_file(m),
 				NULL, err)))
 		return ret;
@@ -317,7 +318,8 @@ int cmd_runner_open(struct cmd_runner *r, const struct kb_plan *p,
 
 		ro.experiment = &r->exp;
 		ro.plan = p; /* builds take its resolution */
-		if ((ret = kb_realexec_check_kernels(p, err)))
+		if ((ret = kb_realexec_check_guests(p, err)) ||
+		    (ret = kb_realexec_check_kernels(p, err)))
 			return ret;
 		return cmd_realexec_open(m, &ro, quiet, &r->conn, &r->ex, err);
 	}

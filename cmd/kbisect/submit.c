@@ -16,6 +16,7 @@
 #include "paths.h"
 #include "plan.h"
 #include "protocol.h"
+#include "realexec.h"
 #include "banned.h"
 
 int cmd_daemon_connect(const char *socket_path, int *fd,
@@ -112,7 +113,8 @@ static int cmd_submit(const struct kb_args *args)
 			     model, kb_matrix_workload(m)->metric, &err)))
 			goto fail;
 	} else {
-		if ((ret = cmd_plan_resolve(p, quiet, &err)) ||
+		if ((ret = kb_realexec_check_guests(p, &err)) ||
+		    (ret = cmd_plan_resolve(p, quiet, &err)) ||
 		    (ret = kb_fio_check(kb_matrix_workload(m),
 					kb_matrix_file(m), NULL, &err)))
 			goto fail;
