@@ -107,7 +107,7 @@ static int spread_for(struct hostexec *x, struct kb_err *err)
 		return 0;
 	kb_spread_free(x->sp);
 	x->sp = kb_spread_new(0, x->nhosts, x->o->seed);
-	x->counted = exp;
+	x->counted = -1; /* until its boots are read */
 	for (h = 0; h < x->nhosts; h++)
 		if (x->hosts[h].drained)
 			kb_spread_drain(x->sp, h);
@@ -130,9 +130,8 @@ static int spread_for(struct hostexec *x, struct kb_err *err)
 		if ((ret = event(x, h, "drained", -1, 0, why, err)))
 			return ret;
 	}
-	if (!exp)
-		return 0;
-	if ((ret = kb_store_boot_hosts(x->o->store, exp, &have, &nb, err)))
+	if (exp && (ret = kb_store_boot_hosts(x->o->store, exp, &have, &nb,
+					      err)))
 		return ret;
 	for (i = 0; i < nb; i++) {
 		for (h = 0; have[i].host && h < x->nhosts; h++)
@@ -144,6 +143,7 @@ static int spread_for(struct hostexec *x, struct kb_err *err)
 		kb_spread_count(x->sp, have[i].variant_idx, h);
 	}
 	kb_store_boot_hosts_free(have, nb);
+	x->counted = exp;
 	return 0;
 }
 
