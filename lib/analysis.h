@@ -19,9 +19,12 @@ struct kb_err;
  * comes out inconclusive asks for more boots of the two variants, up to
  * repeat.max_boots, instead of guessing (adaptive sampling).  An
  * experiment of the performance model runs again on its stored model by
- * itself; any other boots only through an executor its caller hands it
- * (kb_analysis_set_executor(): the real one for "libvirt" experiments),
- * so that this module opens no connection of its own.
+ * itself (over every host of its matrix, as run spread it, when it has
+ * several: kb_pipeline_hosts_executor(), its hosts' failures recorded
+ * with the experiment); any other boots only through an executor its
+ * caller hands it (kb_analysis_set_executor(): for "libvirt" experiments
+ * the real one, or kb_pipeline_hosts_executor() over the real ones of
+ * every host), so that this module opens no connection of its own.
  */
 
 struct kb_analysis;
@@ -49,13 +52,25 @@ void kb_analysis_no_sampling(struct kb_analysis *a);
  * model executor kb_analysis_open() made for a model experiment.  @ex is
  * borrowed and must be an executor of the experiment's kind (the real
  * executor for the experiment's matrix, kb_realexec_new(), for "libvirt"
- * ones); it and @opts (may be NULL: kb_pipeline_add_boots()'s progress
+ * ones, or one over every host's: kb_pipeline_hosts_executor()); it and
+ * @opts (may be NULL: kb_pipeline_add_boots()'s progress
  * and stop) must outlive @a or be unset first.  A stop (opts->stop) makes
  * the comparison that was adding boots fail with KB_EFAIL; the boots that
  * ended before it are stored.
  */
 void kb_analysis_set_executor(struct kb_analysis *a, struct kb_executor *ex,
 			      const struct kb_pipeline_opts *opts);
+/*
+ * Tell @progress (with @arg; NULL: nothing) what befalls the hosts of a
+ * model experiment of several hosts while boots are added on its stored
+ * model (KB_PROGRESS_HOST_FAILURE, KB_PROGRESS_HOST_DRAINED: a host's
+ * fail_after, docs/model.md); the executor kb_analysis_set_executor()
+ * hands over tells its own.
+ */
+void kb_analysis_on_hosts(struct kb_analysis *a,
+			  void (*progress)(const struct kb_progress *ev,
+					   void *arg),
+			  void *arg);
 /* Boots added by adaptive sampling since open, failed ones included. */
 unsigned kb_analysis_boots_added(const struct kb_analysis *a);
 

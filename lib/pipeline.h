@@ -241,4 +241,62 @@ int kb_pipeline_add_boots(struct kb_store *s, int64_t exp,
 			  const struct kb_pipeline_opts *opts,
 			  struct kb_err *err);
 
+/* ---- one boot at a time over several hosts ----------------------------- */
+
+/*
+ * What kb_pipeline_hosts_executor() boots on, and records and tells what
+ * befalls the hosts with.  The executor borrows it and reads it at each
+ * boot, so that the store and the experiment may be set after it is made
+ * (a bisection stores its experiment before its first boot).
+ */
+struct kb_pipeline_hosts_opts {
+	/* the hosts, each booting on its first slot; one that is down or
+	 * has no slot is drained from the start (borrowed) */
+	const struct kb_pipeline_host *hosts;
+	size_t nhosts;
+	uint64_t seed;        /* the spread's: kb_spread_seed() of the
+			       * matrix's text, as run spreads it */
+	unsigned drain_after; /* 0: KB_SPREAD_DRAIN_AFTER (3) */
+	/* where the hosts' failures and drains are recorded
+	 * (kb_store_host_event_put), and the boots already stored are
+	 * counted on their hosts: experiment *@experiment of @store; NULL,
+	 * or an experiment of 0: neither */
+	struct kb_store *store;
+	const int64_t *experiment;
+	/* told KB_PROGRESS_HOST_FAILURE and KB_PROGRESS_HOST_DRAINED (with
+	 * the host, and for a failure the variant and boot); may be NULL */
+	void (*progress)(const struct kb_progress *ev, void *arg);
+	void *arg;
+	/* may be NULL: once *stop is set, a boot that did not end ok is
+	 * returned as it ended (a guest destroyed by the stop), no failure
+	 * of its host */
+	const volatile sig_atomic_t *stop;
+};
+#define KB_PIPELINE_HOSTS_OPTS_INIT                                        \
+	{ .hosts = NULL, .nhosts = 0, .seed = 0, .drain_after = 0,          \
+	  .store = NULL, .experiment = NULL, .progress = NULL, .arg = NULL, \
+	  .stop = NULL }
+
+/*
+ * An executor that boots on @o's hosts one boot at a time: the boots
+ * analyses add (kb_pipeline_add_boots()) and bisections probe with,
+ * spread as kb_pipeline_run() spreads an experiment's (lib/spread.h):
+ * a boot of a variant goes to the live host with the fewest boots of
+ * that variant (those the experiment has stored counted first), then the
+ * fewest in all, then the first in the variant's seeded order of the
+ * hosts.  A boot that fails for its host's reasons (a
+ * KB_BOOT_LIBVIRT_ERROR result, or an executor error) is never returned:
+ * it is recorded as the host's failure and runs again on its host, and
+ * once a host has failed drain_after boots in a row it is drained and
+ * the boot goes to another.  When every host is drained the boot fails
+ * with KB_EFAIL "every host is drained (the last: ...)", and so does
+ * every later one.  Builds go to @builder, whose name the executor
+ * takes.  @builder, @o and the hosts' executors are borrowed and must
+ * outlive it.  Returns 0 with *@out (kb_executor_free() frees it), or
+ * KB_EINPUT for no hosts or more than KB_SPREAD_MAX_HOSTS.
+ */
+int kb_pipeline_hosts_executor(struct kb_executor *builder,
+			       const struct kb_pipeline_hosts_opts *o,
+			       struct kb_executor **out, struct kb_err *err);
+
 #endif

@@ -396,15 +396,14 @@ double kb_queue_eta(const struct kb_store_progress *p, unsigned build_slots,
 	boots_left = p->boots_total - p->boots_done;
 	if (build_slots == 0)
 		build_slots = 1;
-	if (boot_slots == 0)
-		boot_slots = 1;
 	if (builds_left) {
 		if (isnan(p->build_mean_s))
 			return NAN;
 		t += builds_left * p->build_mean_s / build_slots;
 	}
 	if (boots_left) {
-		if (isnan(p->boot_mean_s))
+		/* no host can run them now (all drained): no telling when */
+		if (isnan(p->boot_mean_s) || !boot_slots)
 			return NAN;
 		t += boots_left * p->boot_mean_s / boot_slots;
 	}

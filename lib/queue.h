@@ -145,7 +145,8 @@ int kb_queue_host_failed(struct kb_store *s, const struct kb_store_job *j,
  * The time left for @p, in seconds, from its measured mean step times:
  * the builds left one after another over @build_slots, and the boots
  * left over @boot_slots at once; NaN when a step kind with work left has
- * no measured time yet, 0 when the experiment has ended.
+ * no measured time yet, or boots are left and @boot_slots is 0 (every
+ * host drained), 0 when the experiment has ended.
  */
 double kb_queue_eta(const struct kb_store_progress *p, unsigned build_slots,
 		    unsigned boot_slots);

@@ -727,6 +727,7 @@ unsigned kb_sched_boot_slots(const struct kb_sched *sc, int64_t id)
 		return 1;
 	m = kb_queue_exp_matrix(e->x);
 	for (i = 0; i < kb_matrix_nhosts(m); i++)
-		n += kb_matrix_host(m, i)->capacity;
-	return n ? n : 1;
+		if (!kb_sched_host_drained(sc, kb_matrix_host(m, i)->uri))
+			n += kb_matrix_host(m, i)->capacity;
+	return n;
 }

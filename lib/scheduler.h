@@ -199,9 +199,10 @@ unsigned kb_sched_host_running(const struct kb_sched *sc, const char *uri);
 int kb_sched_host_drained(const struct kb_sched *sc, const char *uri);
 
 /*
- * Boots of experiment @id that may run at once: the sum of its matrix
- * hosts' capacities (at least 1); 1 for an experiment the scheduler does
- * not hold.  For the ETA (kb_queue_eta).
+ * Boots of experiment @id that may run at once: the sum of the
+ * capacities of its matrix's hosts that are not drained
+ * (kb_sched_host_drained()), 0 when every one is; 1 for an experiment
+ * the scheduler does not hold.  For the ETA (kb_queue_eta).
  */
 unsigned kb_sched_boot_slots(const struct kb_sched *sc, int64_t id);
 

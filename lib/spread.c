@@ -55,6 +55,23 @@ void kb_spread_free(struct kb_spread *sp)
 	free(sp);
 }
 
+void kb_spread_grow(struct kb_spread *sp, size_t nvariants)
+{
+	size_t had = (sp->nvariants ? sp->nvariants : 1) * sp->nhosts;
+	size_t cells = nvariants * sp->nhosts;
+
+	if (nvariants <= sp->nvariants)
+		return;
+	if (cells > had) {
+		sp->count = kb_reallocarray(sp->count, cells,
+					    sizeof(*sp->count));
+		sp->rank = kb_reallocarray(sp->rank, cells, 1);
+		memset(sp->count + had, 0, (cells - had) * sizeof(*sp->count));
+		memset(sp->rank + had, 0, cells - had);
+	}
+	sp->nvariants = nvariants;
+}
+
 void kb_spread_count(struct kb_spread *sp, size_t variant, size_t host)
 {
 	if (variant >= sp->nvariants || host >= sp->nhosts)

@@ -42,6 +42,13 @@ struct kb_spread *kb_spread_new(size_t nvariants, size_t nhosts,
 				uint64_t seed);
 void kb_spread_free(struct kb_spread *sp);
 
+/*
+ * Make room for the boots of variants 0 to @nvariants - 1, when the spread
+ * has fewer (variants added as they come: a bisection's probes); the new
+ * ones have no boots.  The others keep their counts and orders.
+ */
+void kb_spread_grow(struct kb_spread *sp, size_t nvariants);
+
 /* Count a boot of variant @variant on host @host (already run or given). */
 void kb_spread_count(struct kb_spread *sp, size_t variant, size_t host);
 

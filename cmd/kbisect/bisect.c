@@ -374,8 +374,13 @@ static const struct cmd bisect_options_entry = {
 		"one whose changes do not hold, or that does not build, is a skip\n"
 		"(reported with the reason), and a probe whose resolved config was\n"
 		"built before reuses that kernel from the build cache.  Probes boot\n"
-		"as the matrix's baseline variant through libvirt on its first\n"
-		"host.\n",
+		"as the matrix's baseline variant through libvirt on every host of\n"
+		"the matrix, one boot at a time, each probe's boots as evenly over\n"
+		"them as `run` spreads a variant's; a host that fails 3 boots in a\n"
+		"row for reasons of its own is drained (its failures are no probe's\n"
+		"boots), and when every host is drained the bisection stops (exit 1).\n"
+		"With --model and --matrix the model boots over the matrix's hosts\n"
+		"alike.\n",
 	.epilog = "Examples:\n"
 		  "  kbisect bisect options --good good.config --bad bad.config \\\n"
 		  "      --matrix kconfig-matrix/demo-tcg.yaml\n"
@@ -601,11 +606,13 @@ static int bisect_options(const struct kb_args *args)
 	struct kb_bisect_result *r = NULL;
 	struct show show = { args->quiet, 0 };
 	struct real real;
+	struct cmd_runner hosts; /* --model with a matrix: over its hosts */
 	int64_t model_exp = 0;
 	double scale;
 	int json = args->json, ret;
 
 	memset(&real, 0, sizeof(real));
+	memset(&hosts, 0, sizeof(hosts));
 	if (!good_path || !bad_path)
 		return cmd_usage_error("bisect",
 				       "bisect options needs --good and --bad .config files");
@@ -629,7 +636,13 @@ static int bisect_options(const struct kb_args *args)
 		if (m && (ret = kb_model_check_metric(
 				  model, kb_matrix_workload(m)->metric, &err)))
 			goto fail;
-		if ((ret = kb_model_executor_new(model, scale, &ex))) {
+		if (m) {
+			/* the probes' boots over the matrix's hosts */
+			if ((ret = cmd_runner_open_boots(&hosts, m, model, NULL,
+							 show.quiet, &err)))
+				goto fail;
+			ex = hosts.boots;
+		} else if ((ret = kb_model_executor_new(model, scale, &ex))) {
 			kb_err_set(&err, ret, "invalid model time scale %g",
 				   scale);
 			goto fail;
@@ -649,6 +662,10 @@ static int bisect_options(const struct kb_args *args)
 		goto fail;
 	if (!bo.experiment_id)
 		bo.experiment_id = &model_exp;
+	/* the hosts' failures are recorded with the bisection's experiment */
+	hosts.boot_opts.store = s;
+	hosts.boot_opts.experiment = bo.experiment_id;
+	cmd_commit_env_store(&real.env, s);
 	bo.stop = &cmd_stop_signal;
 	bo.good_name = good_path;
 	bo.bad_name = bad_path;
@@ -678,8 +695,9 @@ fail:
 out:
 	kb_bisect_result_free(r);
 	kb_store_close(s);
-	if (model)
+	if (model && !hosts.boots)
 		kb_executor_free(ex);
+	cmd_runner_close(&hosts);
 	real_close(&real);
 	kb_model_free(model);
 	kb_matrix_free(m);
@@ -880,7 +898,9 @@ static const struct cmd bisect_commits_entry = {
 		"stays inconclusive, is set aside and the nearest untested commit\n"
 		"tried instead.  The answer is the first bad commit with its\n"
 		"effect against its parent, or the range of candidates.  Without\n"
-		"--model, kernels are built from source and booted through libvirt.\n",
+		"--model, kernels are built from source and booted through libvirt.\n"
+		"Either way the boots go over every host of the matrix as for\n"
+		"`bisect options`, a host that fails 3 boots in a row drained.\n",
 	.epilog = "Example:\n"
 		  "  kbisect bisect commits --good v6.1 --bad v6.2 --matrix m.yaml\n",
 };
@@ -928,6 +948,7 @@ static int bisect_commits(const struct kb_args *args)
 	}
 	if ((ret = cmd_open_store(db, &s, &err)))
 		goto fail;
+	cmd_commit_env_store(&env, s);
 	cmd_commit_opts(m, &env, &bo);
 	bo.good_name = good;
 	bo.bad_name = bad;

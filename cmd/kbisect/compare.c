@@ -9,6 +9,7 @@
 #include "compare.h"
 #include "json.h"
 #include "mem.h"
+#include "realexec.h"
 #include "store.h"
 #include "variant.h"
 #include "banned.h"
@@ -98,26 +99,37 @@ static void on_boot(const struct kb_progress *ev, void *arg)
 }
 
 int cmd_analysis_boots_open(struct cmd_analysis_boots *b,
-			    struct kb_analysis *a, struct kb_err *err)
+			    struct kb_analysis *a, struct kb_store *s,
+			    struct kb_err *err)
 {
 	const struct kb_store_info *info = kb_analysis_info(a);
+	const struct kb_plan *p = kb_analysis_plan(a);
+	struct kb_realexec_opts ro = KB_REALEXEC_OPTS_INIT;
 	int ret;
 
 	memset(b, 0, sizeof(*b));
-	if (kb_analysis_can_sample(a))
-		return 0; /* the model's, stored with it */
+	if (kb_analysis_can_sample(a)) {
+		/* the model's, stored with it: its hosts' drains said */
+		kb_analysis_on_hosts(a, cmd_host_progress, NULL);
+		return 0;
+	}
 	if (strcmp(info->executor, "libvirt"))
 		return kb_err_set(err, KB_EINPUT,
 				  "experiment %lld ran on the '%s' executor, which cannot boot again: only model and libvirt experiments can",
 				  (long long)info->id, info->executor);
-	if ((ret = cmd_runner_open(&b->r, kb_analysis_plan(a), NULL, 0, err)))
+	ro.experiment = &b->r.exp;
+	ro.plan = p; /* builds take its resolution */
+	if ((ret = kb_realexec_check_kernels(p, err)) ||
+	    (ret = cmd_runner_open_boots(&b->r, kb_plan_matrix(p), NULL, &ro,
+					 0, err)))
 		return ret;
 	b->r.exp = info->id; /* guests are named by it */
+	b->r.boot_opts.store = s; /* and the hosts' failures recorded */
 	b->o.progress = on_boot;
 	b->o.stop = &cmd_stop_signal;
 	cmd_catch_stop(1);
 	b->caught = 1;
-	kb_analysis_set_executor(a, b->r.ex, &b->o);
+	kb_analysis_set_executor(a, b->r.boots, &b->o);
 	return 0;
 }
 
@@ -221,7 +233,7 @@ struct compare_args {
 
 static const struct kb_opt compare_opts[] = {
 	KB_OPT_BOOL(struct compare_args, adaptive, 0, "adaptive",
-		    "boot inconclusive variants again, up to repeat.max_boots: on the stored model, or through libvirt on the matrix's first host for real experiments (exit 2 for other executors)"),
+		    "boot inconclusive variants again, up to repeat.max_boots: on the stored model, or through libvirt on the matrix's hosts for real experiments (exit 2 for other executors)"),
 	KB_OPT_DB,
 	KB_OPT_JSON("print the comparison as JSON"),
 	KB_OPT_END,
@@ -248,13 +260,16 @@ const struct cmd cmd_compare_entry = {
 		"then decides at Pocock's level, which keeps false alarms at alpha.\n"
 		"\n"
 		"Boots are added to model experiments on their stored model, and to\n"
-		"real ones (executor libvirt) as `run` boots them: on the first host\n"
-		"of the stored matrix, after any kbisect-* guest left running there is\n"
-		"destroyed, from the kernel build the database holds for the variant\n"
-		"(built again only when it holds none).  Each boot is stored as it\n"
-		"ends; boots that fail stop the sampling.  SIGINT or SIGTERM destroys\n"
-		"the running guest and exits 128 + the signal's number, the boots that\n"
-		"ended stored.\n",
+		"real ones (executor libvirt) as `run` boots them, after any kbisect-*\n"
+		"guest left running is destroyed, from the kernel build the database\n"
+		"holds for the variant (built again only when it holds none).  They\n"
+		"go over every host of the stored matrix, one at a time, each variant's\n"
+		"as evenly as `run` spreads them; a host that fails 3 boots in a row\n"
+		"for reasons of its own is drained (its failures are not stored as\n"
+		"boots), and when every host is drained it stops (exit 1).  Each boot\n"
+		"is stored as it ends; boots that fail stop the sampling.  SIGINT or\n"
+		"SIGTERM destroys the running guest and exits 128 + the signal's\n"
+		"number, the boots that ended stored.\n",
 	.epilog = "Example:\n  kbisect compare 1 0 4\n",
 };
 
@@ -298,7 +313,7 @@ static int cmd_compare(const struct kb_args *args)
 	}
 	/* the executor that adds the boots: the stored model's, or a real
 	 * one opened now (never silently none) */
-	if (adaptive && (ret = cmd_analysis_boots_open(&boots, a, &err)))
+	if (adaptive && (ret = cmd_analysis_boots_open(&boots, a, s, &err)))
 		goto fail;
 	if ((ret = kb_store_metrics(s, kb_analysis_info(a)->id, &metrics,
 				    &nmetrics, &err)))

@@ -30,6 +30,21 @@ struct progress {
 	int quiet;
 };
 
+void cmd_host_progress(const struct kb_progress *ev, void *arg)
+{
+	const struct kb_variant *v = ev->variant;
+
+	(void)arg;
+	if (ev->kind == KB_PROGRESS_HOST_DRAINED)
+		fprintf(stderr, "kbisect: %s; its boots go to the other hosts\n",
+			ev->reason ? ev->reason : "");
+	else if (ev->kind == KB_PROGRESS_HOST_FAILURE)
+		fprintf(stderr,
+			"#%u %s: boot %u on %s: %s, the host's (run again, not counted): %s\n",
+			v->idx, v->label, ev->boot_no, ev->host ? ev->host : "?",
+			ev->status, ev->reason ? ev->reason : "");
+}
+
 static void on_progress(const struct kb_progress *ev, void *arg)
 {
 	struct progress *p = arg;
@@ -37,17 +52,11 @@ static void on_progress(const struct kb_progress *ev, void *arg)
 
 	if (p->quiet)
 		return;
-	if (ev->kind == KB_PROGRESS_HOST_DRAINED) {
-		fprintf(stderr, "%skbisect: %s; its boots go to the other hosts\n",
-			p->tty ? "\r\033[K" : "", ev->reason ? ev->reason : "");
-		return;
-	}
-	if (ev->kind == KB_PROGRESS_HOST_FAILURE) {
-		fprintf(stderr,
-			"%s#%u %s: boot %u on %s: %s, the host's (run again, not counted): %s\n",
-			p->tty ? "\r\033[K" : "", v->idx, v->label, ev->boot_no,
-			ev->host ? ev->host : "?", ev->status,
-			ev->reason ? ev->reason : "");
+	if (ev->kind == KB_PROGRESS_HOST_DRAINED ||
+	    ev->kind == KB_PROGRESS_HOST_FAILURE) {
+		if (p->tty)
+			fputs("\r\033[K", stderr);
+		cmd_host_progress(ev, NULL);
 		return;
 	}
 	if (p->tty) {
@@ -117,41 +126,6 @@ static void on_image(const char *line, void *arg)
 	fprintf(stderr, "  %s\n", line);
 }
 
-int cmd_realexec_open(const struct kb_matrix *m, struct kb_realexec_opts *ro,
-		      int quiet, struct kb_guest_conn **conn,
-		      struct kb_executor **ex, struct kb_err *err)
-{
-	const char *uri = kb_matrix_host(m, 0)->uri;
-	unsigned orphans = 0;
-
-	/* a host with a pool gets every file it boots over the connection */
-	ro->pool = kb_matrix_host(m, 0)->pool;
-	int ret;
-
-	if ((ret = kb_fio_check(kb_matrix_workload(m), kb_matrix_file(m),
-				NULL, err)) ||
-	    (ret = kb_guest_connect(uri, conn, err)))
-		return ret;
-	/* kbisect-* guests whose owner (domain metadata) is gone are left
-	 * over from a run that died */
-	if ((ret = kb_guest_destroy_orphans(*conn, NULL, NULL, &orphans, err)))
-		return ret;
-	if (orphans && !quiet)
-		fprintf(stderr, "kbisect: destroyed %u orphan guest%s on %s\n",
-			orphans, orphans == 1 ? "" : "s", uri);
-	/* qemu guests log their console to a file; this reads libvirt's
-	 * console stream instead (docs/guests.md) */
-	ro->console_stream = getenv("KBISECT_GUEST_CONSOLE") &&
-			     !strcmp(getenv("KBISECT_GUEST_CONSOLE"), "stream");
-	/* a stop destroys the running guest */
-	ro->stop = &cmd_stop_signal;
-	if (!quiet) {
-		ro->build_progress = on_make;
-		ro->image_note = on_image;
-	}
-	return kb_realexec_new(m, *conn, ro, ex, err);
-}
-
 /* The real executor of one slot of host @h (its pool), on a connection
  * of its own; the host's first slot destroys its orphan guests. */
 static int open_slot(const struct kb_matrix *m, const struct kb_host *h,
@@ -182,43 +156,49 @@ fail:
 	return ret;
 }
 
-/* Every host's slots on real guests (cmd_runner_open_hosts). */
-static int open_real_hosts(struct cmd_runner *r, const struct kb_plan *p,
+/* Boots on real guests read libvirt's console stream where a file would
+ * do when $KBISECT_GUEST_CONSOLE is "stream" (docs/guests.md); a stop
+ * destroys the running guest; make's progress and the guest image's
+ * notes on stderr unless @quiet. */
+static void real_opts(struct kb_realexec_opts *ro, int quiet)
+{
+	ro->console_stream = getenv("KBISECT_GUEST_CONSOLE") &&
+			     !strcmp(getenv("KBISECT_GUEST_CONSOLE"), "stream");
+	ro->stop = &cmd_stop_signal;
+	if (!quiet) {
+		ro->build_progress = on_make;
+		ro->image_note = on_image;
+	}
+}
+
+/*
+ * Every host's slots on real guests, with @ro and at most @max_slots a
+ * host (0: its capacity), and r->ex to build (cmd_runner_open_hosts,
+ * cmd_runner_open_boots).
+ */
+static int open_real_slots(struct cmd_runner *r, const struct kb_matrix *m,
+			   struct kb_realexec_opts *ro, size_t max_slots,
 			   int quiet, struct kb_err *err)
 {
-	const struct kb_matrix *m = kb_plan_matrix(p);
-	struct kb_realexec_opts ro = KB_REALEXEC_OPTS_INIT;
 	struct kb_err first = KB_ERR_INIT;
 	struct kb_guest_conn *builder_conn = NULL;
 	size_t h, k;
-	int ret;
 
-	if ((ret = kb_realexec_check_guests(p, err)) ||
-	    (ret = kb_realexec_check_kernels(p, err)) ||
-	    (ret = kb_fio_check(kb_matrix_workload(m), kb_matrix_file(m),
-				NULL, err)))
-		return ret;
-	ro.experiment = &r->exp;
-	ro.plan = p;
-	ro.console_stream = getenv("KBISECT_GUEST_CONSOLE") &&
-			    !strcmp(getenv("KBISECT_GUEST_CONSOLE"), "stream");
-	ro.stop = &cmd_stop_signal;
-	if (!quiet) {
-		ro.build_progress = on_make;
-		ro.image_note = on_image;
-	}
 	for (h = 0; h < r->nhosts; h++) {
 		const struct kb_host *host = kb_matrix_host(m, h);
+		size_t nslots = max_slots && max_slots < host->capacity
+					? max_slots
+					: host->capacity;
 		struct kb_executor **slots =
-			kb_calloc(host->capacity, sizeof(*slots));
+			kb_calloc(nslots, sizeof(*slots));
 
 		r->hosts[h].uri = host->uri;
 		r->hosts[h].slots = slots;
-		for (k = 0; k < host->capacity; k++) {
+		for (k = 0; k < nslots; k++) {
 			struct kb_err e = KB_ERR_INIT;
 			struct kb_guest_conn *c = NULL;
 
-			if (open_slot(m, host, k == 0, &ro, quiet, &c,
+			if (open_slot(m, host, k == 0, ro, quiet, &c,
 				      &slots[k], &e)) {
 				/* said by the pipeline's progress, which
 				 * records it with the experiment */
@@ -244,8 +224,81 @@ static int open_real_hosts(struct cmd_runner *r, const struct kb_plan *p,
 				  first.msg);
 	/* builds never use the connection, nor the pool: the first host's
 	 * serves for the environment the executor reads when made */
-	ro.pool = NULL;
-	return kb_realexec_new(m, builder_conn, &ro, &r->ex, err);
+	ro->pool = NULL;
+	return kb_realexec_new(m, builder_conn, ro, &r->ex, err);
+}
+
+/* Every host's slots on real guests (cmd_runner_open_hosts). */
+static int open_real_hosts(struct cmd_runner *r, const struct kb_plan *p,
+			   int quiet, struct kb_err *err)
+{
+	const struct kb_matrix *m = kb_plan_matrix(p);
+	struct kb_realexec_opts ro = KB_REALEXEC_OPTS_INIT;
+	int ret;
+
+	if ((ret = kb_realexec_check_guests(p, err)) ||
+	    (ret = kb_realexec_check_kernels(p, err)) ||
+	    (ret = kb_fio_check(kb_matrix_workload(m), kb_matrix_file(m),
+				NULL, err)))
+		return ret;
+	ro.experiment = &r->exp;
+	ro.plan = p;
+	real_opts(&ro, quiet);
+	return open_real_slots(r, m, &ro, 0, quiet, err);
+}
+
+/* r's room for matrix @m's hosts and what their slots hold. */
+static void alloc_hosts(struct cmd_runner *r, const struct kb_matrix *m)
+{
+	size_t h, n = kb_matrix_nhosts(m), cap = 0;
+
+	for (h = 0; h < n; h++)
+		cap += kb_matrix_host(m, h)->capacity;
+	r->nhosts = n;
+	r->hosts = kb_calloc(n, sizeof(*r->hosts));
+	r->down = kb_calloc(n, sizeof(*r->down));
+	r->execs = kb_calloc(cap + n, sizeof(*r->execs));
+	r->conns = kb_calloc(cap + 1, sizeof(*r->conns));
+}
+
+/*
+ * The model's executor on each host of @m, filling at most @max_slots of
+ * its slots (0: its capacity), and r->ex to build.
+ */
+static int open_model_slots(struct cmd_runner *r, const struct kb_matrix *m,
+			    const struct kb_model *model, size_t max_slots,
+			    struct kb_err *err)
+{
+	size_t h, k, n = r->nhosts;
+	double scale;
+	int ret;
+
+	if ((ret = kb_model_time_scale_env(&scale, err)) ||
+	    (ret = kb_model_check_metric(model, kb_matrix_workload(m)->metric,
+					 err)))
+		return ret;
+	if ((ret = kb_model_executor_new(model, scale, &r->ex)))
+		return kb_err_set(err, ret, "invalid model time scale %g",
+				  scale);
+	for (h = 0; h < n; h++) {
+		const struct kb_host *host = kb_matrix_host(m, h);
+		size_t nslots = max_slots && max_slots < host->capacity
+					? max_slots
+					: host->capacity;
+		struct kb_executor **slots = kb_calloc(nslots, sizeof(*slots));
+		struct kb_executor *ex = NULL;
+
+		/* one matrix host: its boots are the model's, as before */
+		kb_model_executor_on(model, scale, n > 1 ? host->uri : NULL,
+				     &ex);
+		r->execs[r->nexecs++] = ex;
+		for (k = 0; k < nslots; k++)
+			slots[k] = ex; /* the model's executor is thread-safe */
+		r->hosts[h].uri = host->uri;
+		r->hosts[h].nslots = nslots;
+		r->hosts[h].slots = slots;
+	}
+	return 0;
 }
 
 int cmd_runner_open_hosts(struct cmd_runner *r, const struct kb_plan *p,
@@ -254,9 +307,6 @@ int cmd_runner_open_hosts(struct cmd_runner *r, const struct kb_plan *p,
 {
 	const struct kb_matrix *m = kb_plan_matrix(p);
 	const char *overlap = getenv("KBISECT_OVERLAP");
-	size_t h, k, n = kb_matrix_nhosts(m), cap = 0;
-	double scale;
-	int ret;
 
 	memset(r, 0, sizeof(*r));
 	/* whether kernels build while guests boot: the matrix's
@@ -269,77 +319,50 @@ int cmd_runner_open_hosts(struct cmd_runner *r, const struct kb_plan *p,
 		return kb_err_set(err, KB_EINPUT,
 				  "KBISECT_OVERLAP='%s' is not yes, no or auto",
 				  overlap);
-	for (h = 0; h < n; h++)
-		cap += kb_matrix_host(m, h)->capacity;
-	r->nhosts = n;
-	r->hosts = kb_calloc(n, sizeof(*r->hosts));
-	r->down = kb_calloc(n, sizeof(*r->down));
-	r->execs = kb_calloc(cap + n, sizeof(*r->execs));
-	r->conns = kb_calloc(cap + 1, sizeof(*r->conns));
+	alloc_hosts(r, m);
 	if (!model)
 		return open_real_hosts(r, p, quiet, err);
-	if ((ret = kb_model_time_scale_env(&scale, err)) ||
-	    (ret = kb_model_check_metric(model, kb_matrix_workload(m)->metric,
-					 err)))
-		return ret;
-	if ((ret = kb_model_executor_new(model, scale, &r->ex)))
-		return kb_err_set(err, ret, "invalid model time scale %g",
-				  scale);
-	for (h = 0; h < n; h++) {
-		const struct kb_host *host = kb_matrix_host(m, h);
-		struct kb_executor **slots =
-			kb_calloc(host->capacity, sizeof(*slots));
-		struct kb_executor *ex = NULL;
-
-		/* one matrix host: its boots are the model's, as before */
-		kb_model_executor_on(model, scale, n > 1 ? host->uri : NULL,
-				     &ex);
-		r->execs[r->nexecs++] = ex;
-		for (k = 0; k < host->capacity; k++)
-			slots[k] = ex; /* the model's executor is thread-safe */
-		r->hosts[h].uri = host->uri;
-		r->hosts[h].nslots = host->capacity;
-		r->hosts[h].slots = slots;
-	}
-	return 0;
+	return open_model_slots(r, m, model, 0, err);
 }
 
-int cmd_runner_open(struct cmd_runner *r, const struct kb_plan *p,
-		    const struct kb_model *model, int quiet,
-		    struct kb_err *err)
+int cmd_runner_open_boots(struct cmd_runner *r, const struct kb_matrix *m,
+			  const struct kb_model *model,
+			  struct kb_realexec_opts *ro, int quiet,
+			  struct kb_err *err)
 {
-	const struct kb_matrix *m = kb_plan_matrix(p);
-	double scale;
+	struct kb_pipeline_hosts_opts *o = &r->boot_opts;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	if (!model) {
-		struct kb_realexec_opts ro = KB_REALEXEC_OPTS_INIT;
-
-		ro.experiment = &r->exp;
-		ro.plan = p; /* builds take its resolution */
-		if ((ret = kb_realexec_check_guests(p, err)) ||
-		    (ret = kb_realexec_check_kernels(p, err)))
-			return ret;
-		return cmd_realexec_open(m, &ro, quiet, &r->conn, &r->ex, err);
+	alloc_hosts(r, m);
+	if (model) {
+		ret = open_model_slots(r, m, model, 1, err);
+	} else if ((!ro->plan ||
+		    ((ret = kb_realexec_check_guests(ro->plan, err)) == 0 &&
+		     (ret = kb_realexec_check_kernels(ro->plan, err)) == 0)) &&
+		   (ret = kb_fio_check(kb_matrix_workload(m),
+				       kb_matrix_file(m), NULL, err)) == 0) {
+		real_opts(ro, quiet);
+		ret = open_real_slots(r, m, ro, 1, quiet, err);
 	}
-	if ((ret = kb_model_time_scale_env(&scale, err)))
+	if (ret)
 		return ret;
-	if ((ret = kb_model_check_metric(model, kb_matrix_workload(m)->metric,
-					 err)))
-		return ret;
-	if ((ret = kb_model_executor_new(model, scale, &r->ex)))
-		return kb_err_set(err, ret, "invalid model time scale %g",
-				  scale);
-	return 0;
+	*o = (struct kb_pipeline_hosts_opts)KB_PIPELINE_HOSTS_OPTS_INIT;
+	o->hosts = r->hosts;
+	o->nhosts = r->nhosts;
+	o->seed = kb_spread_seed(kb_matrix_text(m));
+	o->experiment = &r->exp;
+	o->progress = quiet ? NULL : cmd_host_progress;
+	o->stop = &cmd_stop_signal;
+	return kb_pipeline_hosts_executor(r->ex, o, &r->boots, err);
 }
 
 void cmd_runner_close(struct cmd_runner *r)
 {
 	size_t i;
 
+	kb_executor_free(r->boots);
 	kb_executor_free(r->ex);
-	kb_guest_disconnect(r->conn);
 	for (i = 0; i < r->nexecs; i++)
 		kb_executor_free(r->execs[i]);
 	for (i = 0; i < r->nconns; i++)

@@ -40,7 +40,6 @@ int cmd_commit_env_open(const struct kb_matrix *m, const char *model_path,
 {
 	const struct kb_source *src = kb_matrix_source(m);
 	struct kb_realexec_opts ro = KB_REALEXEC_OPTS_INIT;
-	double scale;
 	int ret;
 
 	memset(env, 0, sizeof(*env));
@@ -51,32 +50,30 @@ int cmd_commit_env_open(const struct kb_matrix *m, const char *model_path,
 	if ((ret = kb_plan_new(m, &env->plan, err)))
 		return ret;
 	env->metric = kb_matrix_workload(m)->metric;
-	if (model_path) {
-		if ((ret = kb_model_load(model_path, &env->model, err)) ||
-		    (ret = kb_model_time_scale_env(&scale, err)))
-			return ret;
-		if ((ret = kb_model_check_metric(env->model, env->metric,
-						 err)))
-			return ret;
-		if ((ret = kb_model_executor_new(env->model, scale,
-						 &env->ex)))
-			return kb_err_set(err, ret,
-					  "invalid model time scale %g",
-					  scale);
-		return 0;
-	}
+	if (model_path &&
+	    (ret = kb_model_load(model_path, &env->model, err)))
+		return ret;
 	/* env is the caller's and stays put: kb_bisect_commits() and
 	 * kb_bisect_test() set the id through bo->experiment_id */
 	ro.experiment = &env->experiment;
 	ro.base_config = base_config;
 	ro.require_held = base_config != NULL;
-	return cmd_realexec_open(m, &ro, quiet, &env->conn, &env->ex, err);
+	if ((ret = cmd_runner_open_boots(&env->r, m, env->model, &ro, quiet,
+					 err)))
+		return ret;
+	env->r.boot_opts.experiment = &env->experiment;
+	env->ex = env->r.boots;
+	return 0;
+}
+
+void cmd_commit_env_store(struct cmd_commit_env *env, struct kb_store *s)
+{
+	env->r.boot_opts.store = s;
 }
 
 void cmd_commit_env_close(struct cmd_commit_env *env)
 {
-	kb_executor_free(env->ex);
-	kb_guest_disconnect(env->conn);
+	cmd_runner_close(&env->r);
 	kb_model_free(env->model);
 	kb_plan_free(env->plan);
 	memset(env, 0, sizeof(*env));
@@ -211,8 +208,10 @@ const struct cmd cmd_test_entry = {
 		"(the matrix's baseline variant with HEAD as kernel.rev; uncommitted\n"
 		"changes are not built) and compares it with variant 0 of\n"
 		"experiment ID, boot by boot, with the matrix's compare thresholds;\n"
-		"while inconclusive it boots again, up to repeat.max_boots.  Stored\n"
-		"as an experiment.  Exit status, as git bisect run reads it: 0 good\n"
+		"while inconclusive it boots again, up to repeat.max_boots, over every\n"
+		"host of the matrix as `bisect` boots (a host that fails 3 boots in a\n"
+		"row drained; every host drained is an error).  Stored as an\n"
+		"experiment.  Exit status, as git bisect run reads it: 0 good\n"
 		"(no regression), 1 bad (a regression), 125 cannot tell (the build\n"
 		"or boots failed, or still inconclusive), 128 an error (git bisect\n"
 		"stops).  See docs/bisect.md.\n",
@@ -263,6 +262,7 @@ static int cmd_test(const struct kb_args *args)
 	    (ret = cmd_open_store_as(db, KB_STORE_EXISTING, &s, &err)) ||
 	    (ret = kb_analysis_open(s, baseline, env.metric, &a, &err)))
 		goto fail;
+	cmd_commit_env_store(&env, s);
 	values = kb_analysis_values(a, 0, &nvalues);
 	cmd_commit_opts(m, &env, &bo);
 	baseline_name = kb_asprintf("experiment %lld variant 0",

@@ -327,12 +327,14 @@ const struct cmd cmd_why_entry = {
 		"written here: the worst variant it picks is confirmed on fresh boots\n"
 		"(its own set aside), and inconclusive comparisons get more boots, up\n"
 		"to repeat.max_boots.  Model experiments boot on their stored model;\n"
-		"real ones (executor libvirt) as `run` boots them, on the first host\n"
-		"of the stored matrix (kbisect-* guests left running there destroyed\n"
-		"first), from the kernel builds the database holds.  Boots that fail\n"
+		"real ones (executor libvirt) as `run` boots them, over every host of\n"
+		"the stored matrix (kbisect-* guests left running destroyed first;\n"
+		"a host that fails 3 boots in a row drained, its failures not stored\n"
+		"as boots), from the kernel builds the database holds.  Boots that fail\n"
 		"stop the sampling; when every fresh boot of the worst fails, there\n"
-		"is no answer (exit 1).  SIGINT or SIGTERM destroys the running guest\n"
-		"and exits 128 + the signal's number, the boots that ended stored.\n"
+		"is no answer (exit 1), nor when every host is drained (exit 1).\n"
+		"SIGINT or SIGTERM destroys the running guest and exits 128 + the\n"
+		"signal's number, the boots that ended stored.\n"
 		"An experiment of another executor cannot boot again: it is answered\n"
 		"from the stored boots, as stderr says.\n",
 	.epilog = "Example:\n  kbisect why 1\n",
@@ -421,7 +423,7 @@ static int cmd_why(const struct kb_args *args)
 	if (kb_store_read_only(s) || o->no_boots) {
 		kb_analysis_no_sampling(a);
 	} else if (kb_analysis_can_sample(a) || !strcmp(exe, "libvirt")) {
-		if ((ret = cmd_analysis_boots_open(&boots, a, &err)))
+		if ((ret = cmd_analysis_boots_open(&boots, a, s, &err)))
 			goto fail;
 	} else {
 		fprintf(stderr,

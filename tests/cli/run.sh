@@ -891,6 +891,41 @@ check "KBISECT_OVERLAP takes yes, no or auto: exit 2" $([ $rc -eq 2 ] && has "KB
 run env KBISECT_OVERLAP=no KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/h.yaml" --model "$T/h.model.yaml" --db "$T/h4.db" -q
 check "KBISECT_OVERLAP=no runs builds and boots apart" $([ $rc -eq 0 ] &&
 	[ "$(sqlite3 "$T/h4.db" "select overlap_s from experiments")" = 0.0 ]; echo $?)
+# the boots added after a run and the probes of a bisection go over every
+# host too, one at a time (docs/guests.md "One boot at a time"): a lost
+# host drained as run drains it, its failures no boots
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" why 1 --db "$T/h.db"
+check "why's fresh boots go over the hosts, the lost one drained" $([ $rc -eq 0 ] &&
+	has "^kbisect: host qemu+ssh://c/system drained after 3 infrastructure failures: model: host qemu+ssh://c/system is lost after 2 boots (fail_after); its boots go to the other hosts$" "$T/err" &&
+	has "^#2 A=y B=n: boot [0-9]* on qemu+ssh://c/system: libvirt-error, the host's (run again, not counted): " "$T/err" &&
+	[ "$(sqlite3 "$T/h.db" "select count(*), sum(status = 'ok'), count(distinct host) from boots")" = "30|30|3" ] &&
+	[ "$(sqlite3 "$T/h.db" "select count(*) from host_events where kind = 'failure'")" = 6 ]; echo $?)
+cat >"$T/bh.yaml" <<'EOF2'
+name: bisect-hosts
+workload:
+  fio: { rw: randread }
+  metric: read_iops
+hosts: [ "qemu+ssh://a/system", "qemu+ssh://b/system" ]
+EOF2
+{ cat tests/data/bisect/seed000.model.yaml
+  printf 'hosts:\n  "qemu+ssh://b/system": { fail_after: 4 }\n'; } >"$T/bh.model.yaml"
+KBISECT_MODEL_TIME_SCALE=0 "$KB" bisect options --good tests/data/bisect/good.config --bad tests/data/bisect/bad.config \
+	--model tests/data/bisect/seed000.model.yaml --db "$T/b1.db" -q >"$T/b1.out" 2>/dev/null
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" bisect options --good tests/data/bisect/good.config --bad tests/data/bisect/bad.config \
+	--model "$T/bh.model.yaml" --matrix "$T/bh.yaml" --db "$T/bh.db" -q
+check "bisect options over two hosts, one lost: the answer of one host" $([ $rc -eq 0 ] &&
+	cmp -s "$T/out" "$T/b1.out" &&
+	[ "$(sqlite3 "$T/bh.db" "select host, count(*), sum(status = 'ok') from boots group by host")" = "qemu+ssh://a/system|38|38
+qemu+ssh://b/system|4|4" ] &&
+	[ "$(sqlite3 "$T/bh.db" "select group_concat(kind) from host_events")" = "failure,failure,failure,drained" ]; echo $?)
+{ cat tests/data/bisect/seed000.model.yaml
+  printf 'hosts:\n  "qemu+ssh://a/system": { fail_after: 0 }\n  "qemu+ssh://b/system": { fail_after: 1 }\n'; } >"$T/bl.model.yaml"
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" bisect options --good tests/data/bisect/good.config --bad tests/data/bisect/bad.config \
+	--model "$T/bl.model.yaml" --matrix "$T/bh.yaml" --db "$T/bl.db"
+check "bisect options with every host drained: exit 1, says so, marked failed" $([ $rc -eq 1 ] &&
+	has "^kbisect: every host is drained (the last: host qemu+ssh://b/system drained after 3 infrastructure failures: " "$T/err" &&
+	[ "$(sqlite3 "$T/bl.db" "select state from bisections")" = failed ] &&
+	[ "$(sqlite3 "$T/bl.db" "select count(*) from boots")" = 1 ]; echo $?)
 
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

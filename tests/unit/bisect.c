@@ -19,6 +19,7 @@
 #include "kconfig.h"
 #include "mem.h"
 #include "model.h"
+#include "pipeline.h"
 #include "store.h"
 #include "variant.h"
 
@@ -1175,6 +1176,202 @@ static void test_bisect__group_prefers_cheap_builds(void **state)
 	kb_build_weights_free(w);
 }
 
+
+/* ---- probes booted over several hosts (kb_pipeline_hosts_executor) ---- */
+
+#define HOST_A "test:///a"
+#define HOST_B "test:///b"
+#define PAIR_MODEL                                                    \
+	"metric: read_iops\nbase: 1000\n" NOISE "seed: 3\n"           \
+	"effects:\n  - when: { OPT_03: y, OPT_12: y }\n"             \
+	"    factor: 0.7\n"
+
+/* Two hosts, each with the model's executor on it, and the executor
+ * that spreads the boots over them. */
+struct two_hosts {
+	struct kb_executor *on[2];
+	struct kb_pipeline_host hosts[2];
+	struct kb_pipeline_hosts_opts o;
+	struct kb_executor *hx;
+	int64_t exp;
+};
+
+static void two_hosts_up(struct fixture *f, struct two_hosts *t)
+{
+	const char *uri[2] = { HOST_A, HOST_B };
+	struct kb_err err = KB_ERR_INIT;
+	size_t h;
+
+	memset(t, 0, sizeof(*t));
+	for (h = 0; h < 2; h++) {
+		assert_int_equal(kb_model_executor_on(f->model, 0, uri[h],
+						      &t->on[h]),
+				 0);
+		t->hosts[h].uri = uri[h];
+		t->hosts[h].nslots = 1;
+		t->hosts[h].slots = &t->on[h];
+	}
+	t->o = (struct kb_pipeline_hosts_opts)KB_PIPELINE_HOSTS_OPTS_INIT;
+	t->o.hosts = t->hosts;
+	t->o.nhosts = 2;
+	t->o.seed = 42;
+	t->o.store = f->s;
+	t->o.experiment = &t->exp;
+	if (kb_pipeline_hosts_executor(f->ex, &t->o, &t->hx, &err))
+		fail_msg("%s", err.msg);
+}
+
+static void two_hosts_down(struct two_hosts *t)
+{
+	kb_executor_free(t->hx);
+	kb_executor_free(t->on[0]);
+	kb_executor_free(t->on[1]);
+}
+
+static void with_experiment(struct kb_bisect_opts *o, void *arg)
+{
+	o->experiment_id = arg;
+}
+
+/* Bisect on the hosts of @t: f->ex is the hosts' executor meanwhile. */
+static void run_on_hosts(struct fixture *f, struct two_hosts *t)
+{
+	struct kb_executor *plain = f->ex;
+
+	f->ex = t->hx;
+	run_adjusted(f, KB_BISECT_GROUP, with_experiment, &t->exp);
+	f->ex = plain;
+	assert_int_equal(t->exp, f->r->experiment);
+}
+
+/* The boots of experiment @exp on each host, per variant (at most 64),
+ * and how many did not end ok. */
+static void boots_on(struct fixture *f, int64_t exp, unsigned on[64][2],
+		     unsigned *not_ok)
+{
+	struct kb_store_boot_host *b = NULL;
+	struct kb_err err = KB_ERR_INIT;
+	size_t n = 0, i;
+
+	memset(on, 0, sizeof(unsigned) * 64 * 2);
+	*not_ok = 0;
+	if (kb_store_boot_hosts(f->s, exp, &b, &n, &err))
+		fail_msg("%s", err.msg);
+	for (i = 0; i < n; i++) {
+		assert_true(b[i].variant_idx < 64);
+		assert_non_null(b[i].host);
+		*not_ok += !b[i].ok;
+		if (!strcmp(b[i].host, HOST_A))
+			on[b[i].variant_idx][0]++;
+		else if (!strcmp(b[i].host, HOST_B))
+			on[b[i].variant_idx][1]++;
+		else
+			fail_msg("a boot on %s", b[i].host);
+	}
+	kb_store_boot_hosts_free(b, n);
+}
+
+/* @r and @one answered alike, probe by probe. */
+static void assert_same_answer(const struct kb_bisect_result *r,
+			       const struct kb_bisect_result *one)
+{
+	size_t i;
+
+	assert_int_equal(r->nculprits, one->nculprits);
+	for (i = 0; i < r->nculprits; i++)
+		assert_string_equal(r->culprits[i].option,
+				    one->culprits[i].option);
+	assert_int_equal(r->minimal, one->minimal);
+	assert_int_equal(r->nprobes, one->nprobes);
+	for (i = 0; i < r->nprobes; i++) {
+		assert_int_equal(r->probes[i].cls, one->probes[i].cls);
+		assert_int_equal(r->probes[i].boots, one->probes[i].boots);
+		assert_true(r->probes[i].change_pct == one->probes[i].change_pct);
+	}
+	assert_true(r->change_pct == one->change_pct);
+	assert_int_equal(r->boots, one->boots);
+}
+
+static void test_bisect__probes_boot_over_both_hosts(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_bisect_result *one;
+	struct two_hosts t;
+	unsigned on[64][2], not_ok, a = 0, b = 0;
+	size_t v;
+
+	load_model(f, PAIR_MODEL);
+	f->good = options(16, "n");
+	f->bad = options(16, "y");
+	run(f, KB_BISECT_GROUP);
+	one = f->r;
+	f->r = NULL;
+	assert_culprits(one, "OPT_03 OPT_12");
+	/* on two hosts of one speed: the same probes, boots and answer,
+	 * every end's and probe's boots spread over both */
+	two_hosts_up(f, &t);
+	run_on_hosts(f, &t);
+	assert_same_answer(f->r, one);
+	boots_on(f, t.exp, on, &not_ok);
+	assert_int_equal(not_ok, 0);
+	for (v = 0; v < 64; v++) {
+		assert_true(on[v][0] <= on[v][1] + 1 &&
+			    on[v][1] <= on[v][0] + 1);
+		a += on[v][0];
+		b += on[v][1];
+	}
+	assert_int_equal(a + b, f->r->boots);
+	assert_true(a > 10 && b > 10);
+	two_hosts_down(&t);
+	kb_bisect_result_free(one);
+}
+
+static void test_bisect__lost_host_is_drained_not_a_failed_probe(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_store_host_count *hc = NULL;
+	struct kb_store_variant *vs = NULL;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_bisect_result *one;
+	struct two_hosts t;
+	unsigned on[64][2], not_ok, b = 0;
+	size_t nhc = 0, nv = 0, v;
+
+	load_model(f, PAIR_MODEL "hosts: { \"" HOST_B "\": { fail_after: 2 } }\n");
+	f->good = options(16, "n");
+	f->bad = options(16, "y");
+	run(f, KB_BISECT_GROUP);
+	one = f->r;
+	f->r = NULL;
+	/* b runs 2 boots, then fails 3 and is drained: the rest on a, the
+	 * same answer, and none of b's failures a boot of a probe */
+	two_hosts_up(f, &t);
+	run_on_hosts(f, &t);
+	assert_same_answer(f->r, one);
+	boots_on(f, t.exp, on, &not_ok);
+	assert_int_equal(not_ok, 0);
+	for (v = 0; v < 64; v++)
+		b += on[v][1];
+	assert_int_equal(b, 2);
+	if (kb_store_host_counts(f->s, t.exp, &hc, &nhc, &err) ||
+	    kb_store_variants(f->s, t.exp, "read_iops", &vs, &nv, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(nhc, 2);
+	assert_string_equal(hc[1].host, HOST_B);
+	assert_int_equal(hc[1].boots, 2);
+	assert_int_equal(hc[1].failures, 3);
+	assert_true(hc[1].drained);
+	for (v = 0; v < nv; v++) {
+		assert_int_equal(vs[v].nfailed, 0);
+		kb_store_variant_release(&vs[v]);
+	}
+	free(vs);
+	kb_store_host_counts_free(hc, nhc);
+	two_hosts_down(&t);
+	kb_bisect_result_free(one);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
@@ -1213,6 +1410,8 @@ static const struct CMUnitTest tests[] = {
 	T(test_bisect__group_probe_limit_leaves_candidates),
 	T(test_bisect__group_reuses_builds_from_the_store),
 	T(test_bisect__group_prefers_cheap_builds),
+	T(test_bisect__probes_boot_over_both_hosts),
+	T(test_bisect__lost_host_is_drained_not_a_failed_probe),
 };
 
 KB_TEST_MAIN(tests)

@@ -17,7 +17,9 @@
 #include "model.h"
 #include "pipeline.h"
 #include "plan.h"
+#include "spread.h"
 #include "store.h"
+#include "why.h"
 
 /*
  * The pipeline over several hosts (kb_pipeline_opts.hosts, docs/guests.md
@@ -26,7 +28,10 @@
  * every host, a host drained after its own failures with none of them
  * counted as the variant's, every host drained and the run resumed
  * without a boot lost or doubled, builds overlapping boots or not, and
- * effects with the host as a block.
+ * effects with the host as a block.  And the boots added after the run
+ * (adaptive sampling, why: kb_pipeline_hosts_executor()): over every
+ * host as evenly, a lost host drained with none of its failures the
+ * variant's, and every host drained an error that stores nothing.
  */
 
 #define NHOSTS 3
@@ -721,6 +726,392 @@ static void test_pipeline_hosts__host_speeds_leave_the_effects_alone(
 	fx_free(&speeds);
 }
 
+
+/* ---- boots added after the run: one at a time over the hosts ---------- */
+
+/* The boots of variant @v of @exp on each host (index), and how many are
+ * not ok. */
+static void count_variant(struct fixture *f, int64_t exp, unsigned v,
+			  unsigned on[NHOSTS], unsigned *not_ok)
+{
+	unsigned c[8][NHOSTS], rows;
+
+	count(f, exp, c, not_ok, &rows);
+	memcpy(on, c[v], sizeof(c[v]));
+}
+
+/* Every variant's boots over the live hosts @live (a mask) as even as
+ * they can be, and none on the others. */
+static void assert_balanced(struct fixture *f, int64_t exp, unsigned live)
+{
+	unsigned c[8][NHOSTS], not_ok, rows, lo, hi;
+	size_t v, h;
+
+	count(f, exp, c, &not_ok, &rows);
+	assert_int_equal(not_ok, 0);
+	for (v = 0; v < 8; v++) {
+		lo = ~0u;
+		hi = 0;
+		for (h = 0; h < NHOSTS; h++) {
+			if (!(live & (1u << h))) {
+				assert_int_equal(c[v][h], 0);
+				continue;
+			}
+			lo = c[v][h] < lo ? c[v][h] : lo;
+			hi = c[v][h] > hi ? c[v][h] : hi;
+		}
+		if (hi - lo > 1)
+			fail_msg("variant %zu: %u, %u and %u boots on the hosts",
+				 v, c[v][0], c[v][1], c[v][2]);
+	}
+}
+
+static void test_pipeline_hosts__added_boots_go_over_every_host(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_analysis *a = NULL;
+	struct kb_why w;
+	struct seen seen;
+	struct rig r;
+	unsigned on[NHOSTS], not_ok;
+	int64_t exp = 0;
+	size_t h, worst;
+
+	memset(&seen, 0, sizeof(seen));
+	rig_up(&r, f->m, "", 0);
+	if (go(f, &r, 1, &exp, &seen, NULL, &err))
+		fail_msg("%s", err.msg);
+	rig_down(&r);
+	/* the model experiment boots again on its stored model, over its
+	 * hosts: 6 more boots of #0, 2 on each */
+	if (kb_analysis_open(f->s, exp, NULL, &a, &err) ||
+	    kb_analysis_add_boots(a, 0, 6, &err))
+		fail_msg("%s", err.msg);
+	count_variant(f, exp, 0, on, &not_ok);
+	assert_int_equal(not_ok, 0);
+	for (h = 0; h < NHOSTS; h++)
+		assert_int_equal(on[h], 4);
+	/* why confirms the worst on 6 fresh boots, spread as evenly */
+	worst = (size_t)kb_analysis_worst(a);
+	count_variant(f, exp, (unsigned)worst, on, &not_ok);
+	if (kb_why_explain(a, 0, -1, &w, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(w.bad, worst);
+	assert_int_equal(w.set_aside, on[0] + on[1] + on[2]);
+	{
+		unsigned after[NHOSTS];
+
+		count_variant(f, exp, (unsigned)worst, after, &not_ok);
+		assert_true(after[0] + after[1] + after[2] >=
+			    on[0] + on[1] + on[2] + 6);
+		for (h = 0; h < NHOSTS; h++)
+			assert_true(after[h] >= on[h] + 1);
+	}
+	assert_balanced(f, exp, 7);
+	kb_analysis_free(a);
+}
+
+/* 2 variants of 3 boots, up to 9, on the 3 hosts; 10% boot noise and no
+ * effect: no look can decide before max_boots */
+static const char noisy_matrix[] =
+	"name: noisy\n"
+	"factors: { kconfig: { A: [n, y] } }\n"
+	"workload:\n"
+	"  fio: { rw: randread }\n"
+	"  metric: read_iops\n"
+	"repeat: { boots: 3, max_boots: 9 }\n"
+	"hosts: [\"" H1 "\", \"" H2 "\", \"" H3 "\"]\n";
+static const char noisy_model[] =
+	"metric: read_iops\nbase: 1000\nnoise: { boot_cv: 0.1 }\nseed: 5\n";
+
+static void test_pipeline_hosts__adaptive_boots_go_over_every_host(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_pipeline_opts o = KB_PIPELINE_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_matrix *m = NULL;
+	struct kb_plan *p = NULL;
+	struct kb_model *model = NULL;
+	struct kb_executor *builder = NULL, *ex[NHOSTS];
+	struct kb_pipeline_host hosts[NHOSTS];
+	struct kb_analysis *a = NULL;
+	struct kb_comparison c;
+	unsigned on[NHOSTS], not_ok, last;
+	int64_t exp = 0;
+	size_t h, v;
+
+	if (kb_matrix_parse_buffer(noisy_matrix, strlen(noisy_matrix),
+				   "noisy.yaml", &m, &err) ||
+	    kb_plan_new(m, &p, &err) ||
+	    kb_model_parse_buffer(noisy_model, strlen(noisy_model),
+				  "m.yaml", &model, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(kb_model_executor_new(model, 0, &builder), 0);
+	memset(hosts, 0, sizeof(hosts));
+	for (h = 0; h < NHOSTS; h++) {
+		assert_int_equal(kb_model_executor_on(model, 0,
+						      kb_matrix_host(m, h)->uri,
+						      &ex[h]),
+				 0);
+		hosts[h].uri = kb_matrix_host(m, h)->uri;
+		hosts[h].nslots = 1;
+		hosts[h].slots = &ex[h];
+	}
+	o.model_text = kb_model_text(model);
+	o.hosts = hosts;
+	o.nhosts = NHOSTS;
+	if (kb_pipeline_run(f->s, p, builder, &o, &exp, &err) ||
+	    kb_analysis_open(f->s, exp, NULL, &a, &err))
+		fail_msg("%s", err.msg);
+	/* compare --adaptive: both sides booted up to 9, each one's 6
+	 * added boots 2 on each host */
+	if (kb_analysis_compare(a, 0, 1, 1, &c, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(c.verdict, KB_VERDICT_INCONCLUSIVE);
+	assert_int_equal(kb_analysis_boots_added(a), 12);
+	for (v = 0; v < 2; v++) {
+		assert_int_equal(kb_store_last_boot(f->s, exp, (unsigned)v,
+						    &last, &err),
+				 0);
+		assert_int_equal(last, 9);
+		count_variant(f, exp, (unsigned)v, on, &not_ok);
+		assert_int_equal(not_ok, 0);
+		for (h = 0; h < NHOSTS; h++)
+			assert_int_equal(on[h], 3);
+	}
+	kb_analysis_free(a);
+	for (h = 0; h < NHOSTS; h++)
+		kb_executor_free(ex[h]);
+	kb_executor_free(builder);
+	kb_model_free(model);
+	kb_plan_free(p);
+	kb_matrix_free(m);
+}
+
+
+static void test_pipeline_hosts__lost_host_in_added_boots_is_drained(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store_host_count *hc = NULL;
+	struct kb_store_variant *vs = NULL;
+	struct kb_analysis *a = NULL;
+	struct seen seen;
+	struct rig r;
+	unsigned on[NHOSTS], not_ok, last;
+	size_t nhc = 0, nv = 0, v;
+	int64_t exp = 0;
+
+	/* c is lost from the start: run drains it, its boots on a and b */
+	memset(&seen, 0, sizeof(seen));
+	rig_up(&r, f->m, "hosts:\n  \"" H3 "\": { fail_after: 0 }\n", 0);
+	if (go(f, &r, 1, &exp, &seen, NULL, &err))
+		fail_msg("%s", err.msg);
+	rig_down(&r);
+	assert_int_equal(seen.drained, 1);
+	/* the stored model is lost on c again: the boots added go to c
+	 * first (it has none of #0's), fail 3 times there, and c is
+	 * drained; they run on a and b, and none of c's failures is a boot */
+	if (kb_analysis_open(f->s, exp, NULL, &a, &err) ||
+	    kb_analysis_add_boots(a, 0, 4, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(kb_store_last_boot(f->s, exp, 0, &last, &err), 0);
+	assert_int_equal(last, 10);
+	count_variant(f, exp, 0, on, &not_ok);
+	assert_int_equal(not_ok, 0);
+	assert_int_equal(on[0], 5);
+	assert_int_equal(on[1], 5);
+	assert_int_equal(on[2], 0);
+	if (kb_store_host_counts(f->s, exp, &hc, &nhc, &err) ||
+	    kb_store_variants(f->s, exp, "read_iops", &vs, &nv, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(nhc, 3);
+	assert_string_equal(hc[2].host, H3);
+	assert_int_equal(hc[2].boots, 0);
+	assert_int_equal(hc[2].failures, 3 + 3);
+	assert_true(hc[2].drained);
+	assert_msg_contains(hc[2].last_failure, "is lost after 0 boots");
+	assert_int_equal(hc[0].failures, 0);
+	assert_int_equal(vs[0].nboots, 10);
+	for (v = 0; v < nv; v++) {
+		assert_int_equal(vs[v].nfailed, 0);
+		kb_store_variant_release(&vs[v]);
+	}
+	free(vs);
+	kb_store_host_counts_free(hc, nhc);
+	kb_analysis_free(a);
+}
+
+/* What a hosts executor told. */
+struct told {
+	unsigned failures, drained;
+	char last[512];
+};
+
+static void on_host(const struct kb_progress *ev, void *arg)
+{
+	struct told *t = arg;
+
+	assert_non_null(ev->host);
+	if (ev->kind == KB_PROGRESS_HOST_FAILURE) {
+		assert_non_null(ev->variant);
+		assert_string_equal(ev->status, "libvirt-error");
+		t->failures++;
+	} else if (ev->kind == KB_PROGRESS_HOST_DRAINED) {
+		t->drained++;
+		snprintf(t->last, sizeof(t->last), "%s", ev->reason);
+	} else {
+		fail_msg("told %d", (int)ev->kind);
+	}
+}
+
+static void test_pipeline_hosts__every_host_drained_adds_no_boot(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_pipeline_hosts_opts ho = KB_PIPELINE_HOSTS_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store_host_count *hc = NULL;
+	struct kb_executor *hx = NULL;
+	struct seen seen;
+	struct told told;
+	struct rig r;
+	unsigned c[8][NHOSTS], not_ok, rows, last;
+	size_t nhc = 0, h;
+	int64_t exp = 0;
+
+	memset(&seen, 0, sizeof(seen));
+	memset(&told, 0, sizeof(told));
+	rig_up(&r, f->m, "", 0);
+	if (go(f, &r, 1, &exp, &seen, NULL, &err))
+		fail_msg("%s", err.msg);
+	rig_down(&r);
+	/* the hosts are lost since: every one is tried 3 times, drained,
+	 * and the boot is an error; nothing of it is stored as a boot */
+	rig_up(&r, f->m,
+	       "hosts:\n"
+	       "  \"" H1 "\": { fail_after: 0 }\n"
+	       "  \"" H2 "\": { fail_after: 0 }\n"
+	       "  \"" H3 "\": { fail_after: 0 }\n",
+	       0);
+	ho.hosts = r.hosts;
+	ho.nhosts = NHOSTS;
+	ho.seed = kb_spread_seed(kb_matrix_text(f->m));
+	ho.store = f->s;
+	ho.experiment = &exp;
+	ho.progress = on_host;
+	ho.arg = &told;
+	assert_int_equal(kb_pipeline_hosts_executor(r.builder, &ho, &hx, &err),
+			 0);
+	assert_string_equal(kb_executor_name(hx), "model");
+	assert_int_equal(kb_pipeline_add_boots(f->s, exp, f->p, hx, 0, 2, NULL,
+					       &err),
+			 KB_EFAIL);
+	assert_msg_contains(err.msg, "every host is drained (the last: host ");
+	assert_msg_contains(err.msg, " drained after 3 infrastructure failures: model: host ");
+	assert_int_equal(told.failures, 9);
+	assert_int_equal(told.drained, 3);
+	count(f, exp, c, &not_ok, &rows);
+	assert_int_equal(rows, 48);
+	assert_int_equal(kb_store_last_boot(f->s, exp, 0, &last, &err), 0);
+	assert_int_equal(last, 6);
+	assert_int_equal(kb_store_host_counts(f->s, exp, &hc, &nhc, &err), 0);
+	assert_int_equal(nhc, 3);
+	for (h = 0; h < nhc; h++) {
+		assert_int_equal(hc[h].boots, 16);
+		assert_int_equal(hc[h].failures, 3);
+		assert_true(hc[h].drained);
+	}
+	kb_store_host_counts_free(hc, nhc);
+	/* and so does every later boot, at once */
+	kb_err_clear(&err);
+	assert_int_equal(kb_pipeline_add_boots(f->s, exp, f->p, hx, 1, 1, NULL,
+					       &err),
+			 KB_EFAIL);
+	assert_msg_contains(err.msg, "every host is drained");
+	assert_int_equal(told.failures, 9);
+	kb_executor_free(hx);
+	rig_down(&r);
+}
+
+/* A guest cut short by a stop is the caller's (not stored, the boot
+ * interrupted), and no failure of its host. */
+static void test_pipeline_hosts__stop_in_added_boots_is_no_host_failure(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_pipeline_hosts_opts ho = KB_PIPELINE_HOSTS_OPTS_INIT;
+	struct kb_pipeline_opts po = KB_PIPELINE_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store_host_count *hc = NULL;
+	struct kb_executor *wrap[NHOSTS], *hx = NULL;
+	struct kb_pipeline_host hosts[NHOSTS];
+	struct seen seen;
+	struct told told;
+	struct rig r;
+	unsigned last;
+	size_t h, nhc = 0;
+	int64_t exp = 0;
+
+	memset(&seen, 0, sizeof(seen));
+	memset(&told, 0, sizeof(told));
+	rig_up(&r, f->m, "", 0);
+	if (go(f, &r, 1, &exp, &seen, NULL, &err))
+		fail_msg("%s", err.msg);
+	for (h = 0; h < NHOSTS; h++) {
+		wrap[h] = kb_executor_new(&stopping_ops, r.ex[h]);
+		hosts[h] = r.hosts[h];
+		hosts[h].slots = &wrap[h];
+	}
+	atomic_store(&boots_begun, 0);
+	stop_at = 2;
+	stop_flag = 0;
+	ho.hosts = hosts;
+	ho.nhosts = NHOSTS;
+	ho.store = f->s;
+	ho.experiment = &exp;
+	ho.progress = on_host;
+	ho.arg = &told;
+	ho.stop = &stop_flag;
+	po.stop = &stop_flag;
+	assert_int_equal(kb_pipeline_hosts_executor(r.builder, &ho, &hx, &err),
+			 0);
+	assert_int_equal(kb_pipeline_add_boots(f->s, exp, f->p, hx, 0, 3, &po,
+					       &err),
+			 KB_EFAIL);
+	assert_msg_contains(err.msg, "boot 8 of variant 0 was interrupted");
+	assert_int_equal(kb_store_last_boot(f->s, exp, 0, &last, &err), 0);
+	assert_int_equal(last, 7);
+	assert_int_equal(told.failures, 0);
+	assert_int_equal(kb_store_host_counts(f->s, exp, &hc, &nhc, &err), 0);
+	for (h = 0; h < nhc; h++)
+		assert_int_equal(hc[h].failures, 0);
+	kb_store_host_counts_free(hc, nhc);
+	stop_flag = 0;
+	stop_at = 0;
+	kb_executor_free(hx);
+	for (h = 0; h < NHOSTS; h++)
+		kb_executor_free(wrap[h]);
+	rig_down(&r);
+}
+
+/* No host, or more than the spread takes: refused. */
+static void test_pipeline_hosts__hosts_executor_needs_hosts(void **state)
+{
+	struct kb_pipeline_hosts_opts ho = KB_PIPELINE_HOSTS_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_executor *hx = (struct kb_executor *)1;
+
+	(void)state;
+	assert_int_equal(kb_pipeline_hosts_executor(NULL, &ho, &hx, &err),
+			 KB_EINPUT);
+	assert_null(hx);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 static const struct CMUnitTest tests[] = {
 	T(test_pipeline_hosts__every_variant_on_every_host),
@@ -731,6 +1122,12 @@ static const struct CMUnitTest tests[] = {
 	T(test_pipeline_hosts__a_host_down_from_the_start),
 	T(test_pipeline_hosts__builds_overlap_boots_when_asked),
 	T(test_pipeline_hosts__host_speeds_leave_the_effects_alone),
+	T(test_pipeline_hosts__added_boots_go_over_every_host),
+	T(test_pipeline_hosts__adaptive_boots_go_over_every_host),
+	T(test_pipeline_hosts__lost_host_in_added_boots_is_drained),
+	T(test_pipeline_hosts__every_host_drained_adds_no_boot),
+	T(test_pipeline_hosts__stop_in_added_boots_is_no_host_failure),
+	T(test_pipeline_hosts__hosts_executor_needs_hosts),
 };
 
 KB_TEST_MAIN(tests)

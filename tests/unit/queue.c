@@ -544,6 +544,25 @@ static void test_queue__eta_from_measured_step_times(void **state)
 	assert_true(kb_queue_eta(&p, 1, 3) == 0);
 }
 
+/* With every host drained (no boot slot) the boots left can start at
+ * no known time: the ETA is unknown, not a guess. */
+static void test_queue__eta_without_a_live_host_is_unknown(void **state)
+{
+	struct kb_store_progress p;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.state = "running";
+	p.boots_total = 10;
+	p.boots_done = 4;
+	p.boot_mean_s = 10;
+	assert_true(fabs(kb_queue_eta(&p, 1, 2) - 30) < 1e-9);
+	assert_true(isnan(kb_queue_eta(&p, 1, 0)));
+	/* nothing left to boot: known */
+	p.boots_done = 10;
+	assert_true(kb_queue_eta(&p, 1, 0) == 0);
+}
+
 static void test_queue__instance_ids_differ(void **state)
 {
 	char *a = kb_queue_instance_id(), *b = kb_queue_instance_id();
@@ -744,6 +763,7 @@ int main(int argc, char **argv)
 		T(test_queue__lapsed_names_experiments_whose_lease_lapsed),
 		T(test_queue__claim_and_settle_finding_nothing_do_not_wait),
 		cmocka_unit_test(test_queue__eta_from_measured_step_times),
+		cmocka_unit_test(test_queue__eta_without_a_live_host_is_unknown),
 		cmocka_unit_test(test_queue__instance_ids_differ),
 #undef T
 	};

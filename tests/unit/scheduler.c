@@ -918,6 +918,78 @@ static void test_sched__drained_host_is_tried_again_later(void **state)
 	kb_sched_free(sc);
 }
 
+
+/* The daemon's estimate counts the boots that may run at once on the
+ * hosts that are not drained: a drained host runs none. */
+static void test_sched__estimate_leaves_out_a_drained_host(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_queue_submission sub = {
+		"name: est\n"
+		"workload:\n"
+		"  fio: { rw: randread }\n"
+		"  metric: read_iops\n"
+		"repeat: { boots: 12, runs_per_boot: 1 }\n"
+		"hosts:\n"
+		"  - { uri: \"" HOST_A "\", capacity: 2 }\n"
+		"  - " HOST_B "\n",
+		"/tmp/s.yaml", MODEL_B_LOST
+	};
+	struct kb_store_progress p;
+	struct kb_sched_step st[MAX];
+	struct kb_err err = KB_ERR_INIT;
+	struct both b;
+	struct kb_sched *sc;
+	size_t n = 0, i;
+	int64_t id = 0, now = 100;
+
+	memset(&b, 0, sizeof(b));
+	memset(st, 0, sizeof(st));
+	if (kb_queue_submit(f->s, &sub, &id, &err))
+		fail_msg("submit: %s", err.msg);
+	sc = sched_hosts(f, &b, 600);
+	pass(sc, now++, st, &n);
+	assert_int_equal(kb_sched_boot_slots(sc, id), 3);
+	/* run steps until b has failed 3 boots and is drained */
+	while (n && !b.drained) {
+		for (i = 0; i < n; i++) {
+			struct kb_executor *ex = NULL;
+			void *conn = NULL;
+
+			if (kb_queue_exp_executor(st[i].exp, st[i].host, &ex,
+						  &conn, &err))
+				fail_msg("executor: %s", err.msg);
+			if (st[i].job.kind == KB_STORE_JOB_BUILD)
+				assert_int_equal(kb_queue_run_build(
+							 f->s, st[i].exp,
+							 &st[i].job, A, ex,
+							 &err),
+						 0);
+			else
+				assert_int_equal(kb_queue_run_boot_host(
+							 f->s, st[i].exp,
+							 &st[i].job, A, ex,
+							 &st[i].host_failure,
+							 &err),
+						 0);
+			kb_executor_free(ex);
+			kb_sched_finished(sc, &st[i]);
+		}
+		n = 0;
+		pass(sc, now++, st, &n);
+	}
+	assert_int_equal(b.drained, 1);
+	assert_true(kb_sched_host_drained(sc, HOST_B));
+	assert_int_equal(b.notes.ended, 0);
+	/* a's 2 slots, not b's */
+	assert_int_equal(kb_sched_boot_slots(sc, id), 2);
+	p = progress(f, id);
+	assert_true(p.boots_done < p.boots_total);
+	kb_store_progress_release(&p);
+	release_all(st, n);
+	kb_sched_free(sc);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -940,6 +1012,7 @@ int main(int argc, char **argv)
 		T(test_sched__boots_are_spread_over_the_hosts),
 		T(test_sched__lost_host_is_drained_its_boots_moved),
 		T(test_sched__drained_host_is_tried_again_later),
+		T(test_sched__estimate_leaves_out_a_drained_host),
 #undef T
 	};
 

@@ -144,6 +144,36 @@ static void test_spread__a_drained_host_gets_nothing(void **state)
 	kb_spread_free(sp);
 }
 
+static void test_spread__grows_for_variants_added_later(void **state)
+{
+	struct kb_spread *sp = kb_spread_new(0, NH, 9);
+	struct kb_spread *all = kb_spread_new(NV, NH, 9);
+	unsigned c[NH] = { 0 };
+	size_t v, i;
+
+	(void)state;
+	/* a variant the spread does not have yet gets no host */
+	assert_true(kb_spread_pick(sp, 0) == (size_t)-1);
+	/* grown one variant at a time (a bisection's probes), it spreads
+	 * each as a spread made for all of them does */
+	for (v = 0; v < NV; v++) {
+		kb_spread_grow(sp, v + 1);
+		for (i = 0; i < 4; i++)
+			assert_int_equal(kb_spread_pick(sp, v),
+					 kb_spread_pick(all, v));
+	}
+	/* what was counted stays when it grows again; fewer: nothing */
+	kb_spread_grow(sp, 2);
+	kb_spread_grow(sp, 3 * NV);
+	for (i = 0; i < 2; i++)
+		c[kb_spread_pick(sp, 0)]++;
+	for (i = 0; i < NH; i++)
+		assert_true(c[i] <= 1);
+	assert_true(kb_spread_pick(sp, 3 * NV - 1) < NH);
+	kb_spread_free(sp);
+	kb_spread_free(all);
+}
+
 /* The matrix @hosts (a YAML list) and @build (a build: line or ""). */
 static struct kb_matrix *matrix(const char *hosts, const char *build)
 {
@@ -206,6 +236,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_spread__the_order_is_seeded_and_random),
 	cmocka_unit_test(test_spread__boots_counted_first_are_respected),
 	cmocka_unit_test(test_spread__a_drained_host_gets_nothing),
+	cmocka_unit_test(test_spread__grows_for_variants_added_later),
 	cmocka_unit_test(
 		test_spread__builds_overlap_boots_unless_a_guest_is_here),
 	cmocka_unit_test(test_spread__build_overlap_takes_yes_no_or_auto),
