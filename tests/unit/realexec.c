@@ -541,7 +541,39 @@ static void test_realexec__domxml_has_cmdline_levels_and_scratch_disks(
 	release(&f);
 }
 
+/* A PVH variant with passthrough is refused before anything boots (Xen's
+ * libxl refuses it); PV with passthrough and PVH without are not. */
+static void test_realexec__pvh_with_passthrough_is_refused(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct fixture f;
+
+	(void)state;
+	make(&f, "source: { kernel: /bin/sh }\n"
+		 "guest: { hypervisor: xen, passthrough: ['0000:01:00.0', '0000:02:00.0'] }\n"
+		 "factors: { guest: { mode: [pv, pvh] } }\n"
+		 "workload: { fio: { rw: randread } }\n");
+	assert_int_equal(kb_realexec_check_guests(f.p, &err), KB_EINPUT);
+	assert_msg_contains(err.msg, "variant 1 is a Xen PVH guest with 2 PCI passthrough devices");
+	assert_msg_contains(err.msg, "give the passthrough to guest.mode pv");
+	release(&f);
+	kb_err_clear(&err);
+	make(&f, "source: { kernel: /bin/sh }\n"
+		 "guest: { hypervisor: xen, mode: pv, passthrough: ['0000:01:00.0'] }\n"
+		 "factors: { guest: { vcpus: [1, 2] } }\n"
+		 "workload: { fio: { rw: randread } }\n");
+	assert_int_equal(kb_realexec_check_guests(f.p, &err), 0);
+	release(&f);
+	make(&f, "source: { kernel: /bin/sh }\n"
+		 "guest: { hypervisor: xen }\n"
+		 "factors: { guest: { mode: [pv, pvh] } }\n"
+		 "workload: { command: { run: 'true' }, metric: real_s }\n");
+	assert_int_equal(kb_realexec_check_guests(f.p, &err), 0);
+	release(&f);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_realexec__pvh_with_passthrough_is_refused),
 	cmocka_unit_test(test_realexec__domxml_has_cmdline_levels_and_scratch_disks),
 	cmocka_unit_test(test_realexec__matrix_guest_keys),
 	cmocka_unit_test(test_realexec__matrix_guest_keys_are_checked),
