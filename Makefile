@@ -128,7 +128,8 @@ e2e: deps
 		echo "== $$t"; $$t ./kbisect || exit 1; done
 
 # Seed 000 for real on the Xen lab: four kernels built, 36 boots in a Xen
-# host under QEMU (docs/xen-lab.md; ~45 min cold): too slow for e2e.
+# host under QEMU and the boots why adds (docs/xen-lab.md; 26 min with the
+# kernels built, ~1 h cold): too slow for e2e.
 .PHONY: xen-e2e
 xen-e2e: deps
 	$(Q)$(MAKE) --no-print-directory kbisect
