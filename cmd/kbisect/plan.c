@@ -642,7 +642,7 @@ static int cmd_plan(const struct kb_args *args)
 	if (kb_realexec_check_guests(p, &err)) {
 		/* the model runs it; a Xen host would not */
 		if (!quiet)
-			fprintf(stderr, "kbisect: warning: %s (runs only on the model)\n",
+			fprintf(stderr, "kbisect: warning: %s (run and submit refuse it before a build; the performance model can run it)\n",
 				err.msg);
 		kb_err_clear(&err);
 	}
