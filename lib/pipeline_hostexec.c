@@ -154,23 +154,19 @@ static int host_failed(struct hostexec *x, size_t h,
 		       const char *reason, struct kb_err *err)
 {
 	struct host_state *hs = &x->hosts[h];
-	unsigned after = x->o->drain_after ? x->o->drain_after
-					   : KB_SPREAD_DRAIN_AFTER;
-	char *why;
+	char *why = kb_spread_strike(&hs->streak, &hs->last,
+				     x->o->hosts[h].uri, reason,
+				     x->o->drain_after);
 	int ret;
 
-	free(hs->last);
-	hs->last = kb_strdup(reason ? reason : "unknown");
-	hs->streak++;
 	report(x, KB_PROGRESS_HOST_FAILURE, v, boot_no, h, "libvirt-error",
 	       hs->last);
 	if ((ret = event(x, h, "failure", (int)v->idx, boot_no, hs->last,
-			 err)))
+			 err)) ||
+	    !why) {
+		free(why);
 		return ret;
-	if (hs->streak < after)
-		return 0;
-	why = kb_asprintf("host %s drained after %u infrastructure failures: %s",
-			  x->o->hosts[h].uri, hs->streak, hs->last);
+	}
 	ret = drain(x, h, why, hs->last, err);
 	free(why);
 	return ret;

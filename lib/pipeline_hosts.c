@@ -341,9 +341,8 @@ static void host_failed(struct engine *e, size_t h, struct pending *b,
 	int ret;
 
 	waits(e, b, 1);
-	free(hs->last);
-	hs->last = kb_strdup(reason ? reason : "unknown");
-	hs->streak++;
+	why = kb_spread_strike(&hs->streak, &hs->last, hs->h->uri, reason,
+			       e->drain_after);
 	if ((ret = kb_store_host_event_put(r->s, r->exp, hs->h->uri,
 					   "failure", (int)v->idx, b->boot_no,
 					   hs->last, &err)))
@@ -351,11 +350,11 @@ static void host_failed(struct engine *e, size_t h, struct pending *b,
 	r->ev.host = hs->h->uri;
 	pipeline_report(r, KB_PROGRESS_HOST_FAILURE, v, b->boot_no,
 			"libvirt-error", hs->last);
-	if (!kb_spread_live(e->sp, h) || hs->streak < e->drain_after)
+	if (!kb_spread_live(e->sp, h) || !why) {
+		free(why);
 		return;
+	}
 	kb_spread_drain(e->sp, h);
-	why = kb_asprintf("host %s drained after %u infrastructure failures: %s",
-			  hs->h->uri, hs->streak, hs->last);
 	kb_err_clear(&err);
 	if ((ret = kb_store_host_event_put(r->s, r->exp, hs->h->uri,
 					   "drained", -1, 0, hs->last, &err)))

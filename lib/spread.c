@@ -186,3 +186,15 @@ int kb_spread_overlap(const struct kb_matrix *m, int model)
 			return 0;
 	return 1;
 }
+
+char *kb_spread_strike(unsigned *streak, char **last, const char *uri,
+		       const char *reason, unsigned after)
+{
+	free(*last);
+	*last = kb_strdup(reason ? reason : "unknown");
+	++*streak;
+	if (*streak < (after ? after : KB_SPREAD_DRAIN_AFTER))
+		return NULL;
+	return kb_asprintf("host %s drained after %u infrastructure failures: %s",
+			   uri, *streak, *last);
+}

@@ -31,6 +31,18 @@ struct kb_matrix;
 /* Boot failures of a host's own in a row that drain it (default). */
 #define KB_SPREAD_DRAIN_AFTER 3
 
+/*
+ * Count one failure of a host's own, for @reason (NULL: "unknown"):
+ * *@streak grows by one and *@last (owned, replaced) keeps the reason.
+ * Returns, once *@streak reached @after (0: KB_SPREAD_DRAIN_AFTER), what
+ * to say as the host @uri is drained, "host URI drained after N
+ * infrastructure failures: LAST" (caller frees), else NULL.  The caller
+ * resets *@streak on a boot that ends.  Shared by run's engine and the
+ * one-boot-at-a-time executor, so both drain by one rule.
+ */
+char *kb_spread_strike(unsigned *streak, char **last, const char *uri,
+		       const char *reason, unsigned after);
+
 struct kb_spread;
 
 /*
