@@ -579,6 +579,8 @@ static int guest(struct ctx *c, const struct kb_ynode *n)
 			}
 			g->passthrough = pci;
 			g->npassthrough = v->n;
+			g->passthrough_loc.line = v->line;
+			g->passthrough_loc.col = v->col;
 		}
 		if ((v = kb_ynode_get(n, "disks"))) {
 			const char **disks;

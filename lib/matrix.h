@@ -126,6 +126,7 @@ struct kb_guest {
 	struct kb_loc pin_loc; /* where guest.pin was written (line 0: nowhere) */
 	size_t npassthrough;
 	const char *const *passthrough; /* PCI addresses "DDDD:BB:SS.F" */
+	struct kb_loc passthrough_loc;  /* where it was written (line 0: nowhere) */
 	/* guest.disks: the workload's disks, image files or block devices
 	 * (resolved paths); 0 = a scratch image made for each boot */
 	size_t ndisks;

@@ -225,7 +225,9 @@ int kb_realexec_check_guests(const struct kb_plan *p, struct kb_err *err)
 		    !strcmp(g->mode, "pvh"))
 			return kb_err_set(
 				err, KB_EINPUT,
-				"variant %zu is a Xen PVH guest with %zu PCI passthrough device%s: Xen's toolstack refuses that (libxl 4.17: \"passthrough not yet supported for x86 PVH guests\"); give the passthrough to guest.mode pv",
+				"%s:%u:%u: variant %zu is a Xen PVH guest with %zu PCI passthrough device%s: Xen's toolstack refuses that (libxl 4.17: \"passthrough not yet supported for x86 PVH guests\"); give the passthrough to guest.mode pv",
+				kb_matrix_file(kb_plan_matrix(p)),
+				g->passthrough_loc.line, g->passthrough_loc.col,
 				i, g->npassthrough,
 				g->npassthrough == 1 ? "" : "s");
 	}

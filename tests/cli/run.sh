@@ -173,9 +173,9 @@ check "plan: source.kernel with kernel.rev and no tree, exit 2 with file:line:co
 printf 'source: { kernel: bzImage }\nguest: { hypervisor: xen, mode: pvh, passthrough: ["0000:01:00.0"] }\nfactors: { guest: { vcpus: [1, 2] } }\nworkload: { fio: { rw: randread } }\n' >"$T/pvhpt.yaml"
 PVH_MSG="variant 0 is a Xen PVH guest with 1 PCI passthrough device: Xen's toolstack refuses that"
 run "$KB" plan "$T/pvhpt.yaml"
-check "plan: PVH with passthrough warns, exit 0" $([ $rc -eq 0 ] && has "warning: $PVH_MSG" "$T/err" && has "give the passthrough to guest.mode pv" "$T/err"; echo $?)
+check "plan: PVH with passthrough warns, exit 0" $([ $rc -eq 0 ] && has "warning: $T/pvhpt.yaml:2:51: $PVH_MSG" "$T/err" && has "give the passthrough to guest.mode pv" "$T/err"; echo $?)
 run "$KB" run "$T/pvhpt.yaml" --db "$T/pvhpt.db"
-check "run: PVH with passthrough, exit 2 before any boot, no database" $([ $rc -eq 2 ] && has "$PVH_MSG" "$T/err" && [ ! -e "$T/pvhpt.db" ]; echo $?)
+check "run: PVH with passthrough, exit 2 with file:line:col before any boot, no database" $([ $rc -eq 2 ] && has "$T/pvhpt.yaml:2:51: $PVH_MSG" "$T/err" && [ ! -e "$T/pvhpt.db" ]; echo $?)
 run "$KB" submit "$T/pvhpt.yaml" --socket "$T/none.sock"
 check "submit: the same refusal before any daemon" $([ $rc -eq 2 ] && has "$PVH_MSG" "$T/err"; echo $?)
 
