@@ -51,7 +51,7 @@ trap cleanup EXIT INT TERM
 
 pkgs="yaml-0.1 sqlite3 json-c libxml-2.0 libvirt libgit2"
 # shellcheck disable=SC2046
-cc -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -Ilib $(pkg-config --cflags $pkgs) \
+cc -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -Ilib -Ilib/util -Ilib/store -Ilib/exec $(pkg-config --cflags $pkgs) \
 	-o "$tmp/helper" tests/integration/guest-userland.c "$libkb" \
 	$(pkg-config --libs $pkgs) -lm || die "cannot build the helper"
 

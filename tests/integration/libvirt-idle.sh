@@ -23,7 +23,7 @@ trap 'exit 1' INT TERM
 
 pkgs="yaml-0.1 sqlite3 json-c libxml-2.0 libvirt libgit2"
 # shellcheck disable=SC2046
-cc -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -Ilib $(pkg-config --cflags $pkgs) \
+cc -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -Ilib -Ilib/util -Ilib/store -Ilib/exec $(pkg-config --cflags $pkgs) \
 	-o "$T/helper" tests/integration/libvirt-idle.c "$libkb" \
 	$(pkg-config --libs $pkgs) -lm || { echo "FAIL: libvirt-idle: cc"; exit 1; }
 tools/libvirtd-private start "$T"
