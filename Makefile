@@ -50,6 +50,8 @@ LIB_SRC := $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/migrations.o
 CMD_SRC := $(sort $(wildcard cmd/kbisect/*.c))
 CMD_OBJ := $(CMD_SRC:%.c=$(BUILD)/%.o)
+KBISECTD_SRC := $(sort $(wildcard cmd/kbisectd/*.c))
+KBISECTD_OBJ := $(KBISECTD_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(sort $(wildcard tests/unit/*.c))
 TESTS := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 MIGRATIONS := $(sort $(wildcard db/[0-9][0-9][0-9][0-9]-*.sql))
@@ -64,11 +66,11 @@ kbisect $(BUILD)/bin/kbisect: $(CMD_OBJ) $(BUILD)/libkb.a
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libkb.a $(LIBS)
 
-# The daemon: cmd/kbisectd.c with the same library (docs/daemon.md).
-kbisectd $(BUILD)/bin/kbisectd: $(BUILD)/cmd/kbisectd.o $(BUILD)/libkb.a
+# The daemon: cmd/kbisectd/*.c with the same library (docs/daemon.md).
+kbisectd $(BUILD)/bin/kbisectd: $(KBISECTD_OBJ) $(BUILD)/libkb.a
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(BUILD)/cmd/kbisectd.o $(BUILD)/libkb.a $(LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(KBISECTD_OBJ) $(BUILD)/libkb.a $(LIBS)
 
 $(BUILD)/libkb.a: $(LIB_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -194,7 +196,7 @@ lint:
 	@tools/lint
 
 format:
-	clang-format -i $(LIB_DIRS:%=%/*.[ch]) cmd/kbisect/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c
+	clang-format -i $(LIB_DIRS:%=%/*.[ch]) cmd/kbisect/*.[ch] cmd/kbisectd/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c
 
 clean:
 	rm -rf build kbisect

@@ -1,5 +1,5 @@
 /*
- * The store's daemon queue (db/0005; lib/queue.c, cmd/kbisectd.c): an
+ * The store's daemon queue (db/0005; lib/queue.c, cmd/kbisectd/): an
  * experiment submitted with its build and boot jobs, jobs leased to a
  * daemon and renewed, ended or handed back, cancelling and settling an
  * experiment, and its progress read from its jobs.

@@ -1,0 +1,142 @@
+#ifndef KBISECTD_H
+#define KBISECTD_H
+
+/*
+ * kbisectd's private header: the state the daemon's files share and the
+ * functions between them (docs/daemon.md).  The files, each with one
+ * concern, as tmux splits server.c from server-client.c:
+ *
+ *	main.c    the command line, start-up, the signals, the main loop
+ *	client.c  the socket: accepting, reading requests, answering them
+ *	step.c    the scheduler's notes, and the workers: starting, running
+ *	          and reaping steps, renewing their leases
+ *	log.c     the log lines every other file writes
+ *
+ * Calls go one way: main.c calls client.c and step.c, and every file
+ * calls log.c; client.c and step.c do not call each other, and meet only
+ * in the state d (defined in main.c).  d is the main thread's, but for
+ * what a worker reads (the paths, the owner) and what it writes under
+ * d.lock (its struct worker's ret and finished).
+ */
+
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "scheduler.h"
+#include "store.h"
+
+#define MAX_CLIENTS 64
+#define MAX_WORKERS 64
+
+/* ---- the state (main.c) -------------------------------------------------- */
+
+/* A step running in a thread of its own (step.c). */
+struct worker {
+	pthread_t thread;
+	int used;
+	int finished;             /* set by the thread under d.lock */
+	struct kb_sched_step step; /* its job, experiment and host */
+	int ret;
+	struct kb_err err;
+	double started;
+};
+
+/* A connection (client.c). */
+struct client;
+
+struct daemon {
+	const char *db_path;
+	const char *socket_path;
+	const char *log_path;
+	char *owner;
+	unsigned build_jobs;
+	unsigned client_timeout; /* seconds */
+	int64_t lease_s;
+	double time_scale;
+	struct kb_store *s;
+	int lock_fd;
+	int listen_fd;
+	int sig_pipe[2];
+	int done_pipe[2];
+	pthread_mutex_t lock;
+	struct worker workers[MAX_WORKERS];
+	struct kb_sched *sched; /* the experiments, their steps and leases */
+	int swept;              /* orphan guests looked for: the queue
+				 * found at start is loaded */
+	struct client *clients[MAX_CLIENTS];
+	int stopping;
+	int wake;               /* schedule at once: a step ended, a job came */
+	double awake;           /* when poll last returned */
+	double stalled;         /* seconds the loop stalled, in all */
+};
+
+/* The daemon's one state, set up by main() before anything else runs. */
+extern struct daemon d;
+
+/* ---- logging (log.c) ----------------------------------------------------- */
+
+enum level { L_ERROR, L_WARN, L_INFO, L_DEBUG };
+
+/* Lines above it are not written (default L_INFO; --verbose: L_DEBUG). */
+extern enum level log_level;
+
+/* Write one line at level @l to stderr, with the time and the pid; safe
+ * from any thread. */
+__attribute__((format(printf, 2, 3)))
+void logm(enum level l, const char *fmt, ...);
+
+/* Point stderr at @path (append), for --log and on SIGHUP.  Returns 0, or
+ * -1 with errno set. */
+int open_log(const char *path);
+
+/* ---- the socket and the clients (client.c) ------------------------------- */
+
+/* Listen on d.socket_path (its folder checked, a stale socket replaced,
+ * a live one refused) and set d.listen_fd.  Returns 0 or a KB_E* code
+ * with @err set. */
+int make_socket(struct kb_err *err);
+
+/*
+ * The clients' clock: monotonic time less the stalls of the loop (a
+ * long SUBMIT, a scheduler pass, the daemon stopped), so that a client
+ * is timed on what it does, not on the daemon being busy or away.
+ */
+double client_clock(void);
+
+/* Take waiting connections into the free slots of d.clients. */
+void accept_clients(void);
+
+/* Send watcher @cl its experiment's progress when it changed (and at
+ * least every heartbeat); nothing for a client that watches nothing. */
+void update_watch(struct client *cl);
+
+/* Fill @pf with @cl's descriptor and the events to poll it for: input
+ * unless it is paused, output while answers are unsent or it closes. */
+void client_pollfd(const struct client *cl, struct pollfd *pf);
+
+/* Read, answer, write and time @cl after poll said @revents, at client
+ * clock @now.  Returns -1 when it is to be dropped (client_free()). */
+int client_serve(struct client *cl, short revents, double now);
+
+/* Close @cl's connection and free it; NULL is accepted. */
+void client_free(struct client *cl);
+
+/* ---- the steps (step.c) -------------------------------------------------- */
+
+/* Make d.sched over d.s, with the daemon's options and its notes logged
+ * (each experiment's hosts swept of orphan guests as it loads).  Returns
+ * 0 or a KB_E* code with @err set. */
+int start_scheduler(struct kb_err *err);
+
+/* Join the steps that ended and hand them back to the scheduler. */
+void reap(void);
+
+/* Claim and start the steps there is room for, each in a worker thread. */
+void schedule(void);
+
+/* Renew the leases of the running steps (failures are logged). */
+void renew(void);
+
+#endif
