@@ -13,7 +13,8 @@
 #   make xen-e2e    seed 000 with kbisect on the Xen lab (slower still)
 #   make xen-lab    start a Xen host under QEMU in build/xen-lab (prints
 #                   its URI; docs/xen-lab.md; stop: tools/xen-lab stop)
-#   make lint       house rules that the compiler does not check
+#   make lint       house rules that the compiler does not check, and
+#                   that each header of lib/store/ compiles alone
 #   make format     clang-format every C file
 #
 # Variables: CC, CFLAGS, BUILD (object folder), SANITIZE=1, V=1.
@@ -114,7 +115,7 @@ deps:
 test: deps
 	$(Q)$(MAKE) --no-print-directory test-run
 
-test-run: kbisect kbisectd $(TESTS)
+test-run: kbisect kbisectd headers $(TESTS)
 	@tools/lint
 	@tools/run-tests $(TESTS)
 	@tests/cli/run.sh ./kbisect
@@ -192,8 +193,20 @@ demo: deps
 demo-run: kbisect
 	@tools/demo ./kbisect $(DEMO_DB)
 
-lint:
+lint: headers
 	@tools/lint
+
+# Each header of lib/store/ compiles alone (lib/store/store.h): code
+# includes only the concern headers it needs.  A stamp per header.
+STORE_HDR := $(sort $(wildcard lib/store/*.h))
+.PHONY: headers
+headers: $(STORE_HDR:%=$(BUILD)/hdr/%.ok)
+
+$(BUILD)/hdr/%.h.ok: %.h
+	@mkdir -p $(@D)
+	@echo "  HDR     $<"
+	$(Q)$(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS)) -MMD -MP -MT $@ \
+		-MF $(@:.ok=.d) -fsyntax-only -x c $< && touch $@
 
 format:
 	clang-format -i $(LIB_DIRS:%=%/*.[ch]) cmd/kbisect/*.[ch] cmd/kbisectd/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c

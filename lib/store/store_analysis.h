@@ -1,0 +1,90 @@
+#ifndef KB_STORE_ANALYSIS_H
+#define KB_STORE_ANALYSIS_H
+
+/*
+ * The store's side of the analyses (lib/store/store_analysis.c):
+ * comparisons and effects stored, the metrics, texts and environments of
+ * an experiment, and the query plans of the reads that grow with it.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct kb_err;
+struct kb_store;
+
+/* One analysis row (a comparison, an effect), as stored. */
+struct kb_store_analysis {
+	const char *kind;     /* "compare", "main-effect", "interaction", "why" */
+	const char *metric;
+	int a_idx, b_idx;     /* variant indexes, -1 when not about a variant */
+	const char *factor;   /* "PARAVIRT_SPINLOCKS" or "A:B", or NULL */
+	double change_pct, ci_low_pct, ci_high_pct, p_value; /* NaN = NULL */
+	const char *test;     /* "mann-whitney-u", "bootstrap", "t" */
+	const char *verdict;  /* "regression", ... or NULL */
+	const char *detail;   /* how the verdict was reached, or NULL */
+};
+
+/*
+ * Store analyses @a[0..n) of experiment @exp in one transaction, after
+ * deleting earlier rows of the same kinds for it (an analysis rerun
+ * replaces its previous answer).
+ */
+int kb_store_analyses_put(struct kb_store *s, int64_t exp,
+			  const struct kb_store_analysis *a, size_t n,
+			  struct kb_err *err);
+
+/* The metrics measured in experiment @exp, sorted.  Caller frees each
+ * and the array. */
+int kb_store_metrics(struct kb_store *s, int64_t exp, char ***out,
+		     size_t *n, struct kb_err *err);
+
+/* The texts an experiment was submitted with. */
+struct kb_store_experiment_text {
+	char *matrix_path; /* or NULL */
+	char *matrix_yaml;
+	char *model_yaml;  /* or NULL for real runs */
+};
+void kb_store_experiment_text_release(struct kb_store_experiment_text *t);
+
+/* Read the matrix (and model) experiment @exp was submitted with. */
+int kb_store_experiment_text(struct kb_store *s, int64_t exp,
+			     struct kb_store_experiment_text *out,
+			     struct kb_err *err);
+
+/*
+ * How many different environments (db/0004: host, hypervisor and libvirt
+ * versions, host kernel and CPU) the ok boots of experiment @exp ran in:
+ * of variants @a_idx and @b_idx, or of every variant when @a_idx < 0.
+ * Boots without a recorded environment (model runs) are not counted.
+ */
+int kb_store_environments(struct kb_store *s, int64_t exp, int a_idx,
+			  int b_idx, unsigned *n, struct kb_err *err);
+
+/* The highest boot number stored for variant @idx of @exp (0: none). */
+int kb_store_last_boot(struct kb_store *s, int64_t exp, unsigned idx,
+		       unsigned *out, struct kb_err *err);
+
+/* How sqlite runs one of the store's reads. */
+struct kb_store_read_plan {
+	const char *name; /* "boot-means", "failures", ... (static) */
+	char *plan;       /* EXPLAIN QUERY PLAN's steps, one a line:
+			   * "SEARCH b USING INDEX ...", "SCAN samples" */
+};
+
+/*
+ * The plans sqlite makes on @s for every read of one experiment whose
+ * cost grows with its boots and samples (those of results, compare,
+ * effects and why: kb_store_experiment_get(), kb_store_variants(),
+ * kb_store_metrics(), kb_store_environments(), kb_store_last_boot(); and
+ * kb_store_export()'s samples), so
+ * that tests and benchmarks can check each finds its rows through an
+ * index: a "SCAN" of boots or samples would make every read of an
+ * experiment cost the whole database.  Caller frees *@out with
+ * kb_store_read_plans_free().
+ */
+int kb_store_read_plans(struct kb_store *s, struct kb_store_read_plan **out,
+			size_t *n, struct kb_err *err);
+void kb_store_read_plans_free(struct kb_store_read_plan *p, size_t n);
+
+#endif
