@@ -40,7 +40,6 @@
 #define OUT_HIGH (256u << 10)
 #define OUT_MAX (1u << 20)
 
-
 /*
  * A connection.  Its input is answered line by line while its unsent
  * output stays under OUT_HIGH, and read only then, so a client that

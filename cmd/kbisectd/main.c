@@ -46,6 +46,9 @@
 /* Default --client-timeout, seconds. */
 #define CLIENT_TIMEOUT_S 10
 
+/* ---- state and signals --------------------------------------------------- */
+
+/* The state the daemon's files share (kbisectd.h). */
 struct daemon d;
 
 static volatile sig_atomic_t got_term, got_hup;
@@ -239,7 +242,6 @@ static const struct kb_opt daemon_opts[] = {
 			  KB_OPT_HIDDEN, "print the version and exit"),
 	KB_OPT_END,
 };
-
 
 static void usage(FILE *f)
 {
