@@ -113,7 +113,7 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory test-run
 
 test-run: kbisect kbisectd $(TESTS)
-	@tools/lint
+	@BUILD=$(BUILD) tools/lint
 	@tools/run-tests $(TESTS)
 	@tests/cli/run.sh ./kbisect
 	@for t in $(sort $(wildcard tests/integration/*.sh)); do \
@@ -190,8 +190,9 @@ demo: deps
 demo-run: kbisect
 	@tools/demo ./kbisect $(DEMO_DB)
 
-lint:
-	@tools/lint
+# tools/lint reads the objects for the calls between files (nm): built first.
+lint: $(LIB_OBJ) $(CMD_OBJ) $(BUILD)/cmd/kbisectd.o
+	@BUILD=$(BUILD) tools/lint
 
 format:
 	clang-format -i $(LIB_DIRS:%=%/*.[ch]) cmd/kbisect/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c
