@@ -116,7 +116,7 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory test-run
 
 test-run: kbisect kbisectd headers $(TESTS)
-	@tools/lint
+	@BUILD=$(BUILD) tools/lint
 	@tools/run-tests $(TESTS)
 	@tests/cli/run.sh ./kbisect
 	@for t in $(sort $(wildcard tests/integration/*.sh)); do \
@@ -193,8 +193,9 @@ demo: deps
 demo-run: kbisect
 	@tools/demo ./kbisect $(DEMO_DB)
 
-lint: headers
-	@tools/lint
+# tools/lint reads the objects for the calls between files (nm): built first.
+lint: headers $(LIB_OBJ) $(CMD_OBJ) $(KBISECTD_OBJ)
+	@BUILD=$(BUILD) tools/lint
 
 # Each header of lib/store/ compiles alone (lib/store/store.h): code
 # includes only the concern headers it needs.  A stamp per header.

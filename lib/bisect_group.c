@@ -1,6 +1,7 @@
 /*
- * Option bisection's adaptive group testing search (bisect.h), and the
- * cache of the sets probed in one bisection.
+ * Option bisection's adaptive group testing search (bisect.h).  It asks
+ * lib/bisect_probe.c's oracle (kb_bisect__test) and cache; it is called
+ * by lib/bisect.c.
  *
  * The candidates are the change groups in order, U; the members found so
  * far, H, stay applied.  H with all of U reproduces the regression (at the
@@ -34,7 +35,6 @@
  * answer reproduces the regression: H with the candidates left is always
  * a set shown bad.
  */
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,83 +42,10 @@
 #include "build.h"
 #include "err.h"
 #include "mem.h"
-#include "sha256.h"
 #include "store.h"
 #include "banned.h"
 
 #define WINDOW 16 /* equally good split points weighed for each probe */
-
-/* ---- the cache: the probes classified, by their set ------------------- */
-
-static uint64_t set_hash(const unsigned char *set, size_t n)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= set[i] != 0;
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
-static int same_set(const unsigned char *a, const unsigned char *x, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if ((a[i] != 0) != (x[i] != 0))
-			return 0;
-	return 1;
-}
-
-struct point *kb_bisect__cached(const struct bisect *b,
-				const unsigned char *set)
-{
-	size_t mask = b->ncache - 1, i;
-	struct point *p;
-
-	if (!b->ncache)
-		return NULL;
-	for (i = (size_t)set_hash(set, b->ngroups) & mask; b->cache[i];
-	     i = (i + 1) & mask) {
-		p = &b->points[b->cache[i] - 1];
-		if (p->classified && same_set(p->set, set, b->ngroups))
-			return p;
-	}
-	return NULL;
-}
-
-static void cache_put(size_t *slots, size_t nslots, const struct bisect *b,
-		      size_t k)
-{
-	size_t mask = nslots - 1, i;
-
-	for (i = (size_t)set_hash(b->points[k].set, b->ngroups) & mask;
-	     slots[i]; i = (i + 1) & mask)
-		;
-	slots[i] = k + 1;
-}
-
-void kb_bisect__cache_add(struct bisect *b, size_t k)
-{
-	size_t *slots, n, i;
-
-	if (kb_bisect__cached(b, b->points[k].set))
-		return;
-	if (2 * (b->ncached + 1) > b->ncache) { /* at most half full */
-		n = b->ncache ? 2 * b->ncache : 64;
-		slots = kb_calloc(n, sizeof(*slots));
-		for (i = 0; i < b->ncache; i++)
-			if (b->cache[i])
-				cache_put(slots, n, b, b->cache[i] - 1);
-		free(b->cache);
-		b->cache = slots;
-		b->ncache = n;
-	}
-	cache_put(b->cache, b->ncache, b, k);
-	b->ncached++;
-}
 
 /* ---- the search ------------------------------------------------------- */
 

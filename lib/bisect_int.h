@@ -4,12 +4,13 @@
 /*
  * Private to the bisect module: what option bisection (bisect.c, and its
  * adaptive group testing search in bisect_group.c) and commit bisection
- * (bisect_commits.c) share.  A point is one measured
- * configuration; struct bisect is the state of one bisection; the
- * functions measure and classify points, compare the ends, and store the
- * experiment and its steps, the same way for both.  Not part of the
- * library's API: only those files include this header, and its
- * functions are named kb_bisect__* (two underscores) to say so.
+ * (bisect_commits.c) share, all of it in bisect_probe.c, which calls
+ * none of them.  A point is one measured configuration; struct bisect is
+ * the state of one bisection; the functions measure and classify points,
+ * compare the ends, and store the experiment and its steps, the same way
+ * for both.  Not part of the library's API: only those files include
+ * this header, and its functions are named kb_bisect__* (two
+ * underscores) to say so.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +22,12 @@
 struct kb_err;
 struct kb_executor;
 struct kb_store;
+
+/*
+ * Wald's bound for a probe's evidence: log((1 - beta) / alpha) with
+ * alpha = beta = 0.005, about one wrong call in 200 probes.
+ */
+#define SPRT_BOUND 5.3
 
 /* One measured configuration: an end or a probe. */
 struct point {
@@ -78,7 +85,7 @@ struct bisect {
 
 	size_t *cache;            /* the probes classified, by the hash of
 				   * their set: point index + 1, 0 empty
-				   * (open addressing, bisect_group.c) */
+				   * (open addressing, bisect_probe.c) */
 	size_t ncache;            /* its slots, a power of two (or 0) */
 	size_t ncached;           /* slots in use */
 };
@@ -100,6 +107,21 @@ void kb_bisect__probes_free(struct kb_bisect_probe *probes, size_t n);
 /* Append a zeroed point to b->points, its idx the next variant index.
  * The pointer is valid until the next point is added. */
 struct point *kb_bisect__point_add(struct bisect *b);
+
+/* Change @change (an index in b->r->changes) is applied in @set. */
+int kb_bisect__applied(const struct bisect *b, const unsigned char *set,
+		       size_t change);
+
+/*
+ * Add a point for @set (one byte per group).  @label NULL: the moved
+ * options ("A=y B=n").  Returns its index in b->points.
+ */
+size_t kb_bisect__point_new(struct bisect *b, const unsigned char *set,
+			    const char *label);
+
+/* The indexes of the changes applied in @set into @pr->applied. */
+void kb_bisect__fill_applied(const struct bisect *b, const unsigned char *set,
+			     struct kb_bisect_probe *pr);
 
 /* Make @p's variants from its label, key and @nsettings settings at
  * p->full (with the guest of the options): exec, and stored the same. */

@@ -349,7 +349,18 @@ static double contrast_factor(const struct hostfit *f, const double *c)
 	return x;
 }
 
-void kb_effects__family(struct kb_effect *e, size_t ne, double alpha)
+static int by_size(const void *x, const void *y)
+{
+	double a = fabs(((const struct kb_effect *)x)->log_effect);
+	double b = fabs(((const struct kb_effect *)y)->log_effect);
+
+	return (a < b) - (a > b);
+}
+
+/* Adjust the @ne effects' p by Holm's method as one family, mark those
+ * below @alpha significant, and rank them by |log effect|, largest
+ * first: every estimate, two levels or more, ends here. */
+static void family(struct kb_effect *e, size_t ne, double alpha)
 {
 	double *raw = kb_calloc(ne ? ne : 1, sizeof(*raw));
 	size_t k;
@@ -363,15 +374,7 @@ void kb_effects__family(struct kb_effect *e, size_t ne, double alpha)
 		e[k].significant = e[k].p_adjusted < alpha;
 	}
 	free(raw);
-	qsort(e, ne, sizeof(*e), kb_effects__by_size);
-}
-
-int kb_effects__by_size(const void *x, const void *y)
-{
-	double a = fabs(((const struct kb_effect *)x)->log_effect);
-	double b = fabs(((const struct kb_effect *)y)->log_effect);
-
-	return (a < b) - (a > b);
+	qsort(e, ne, sizeof(*e), by_size);
 }
 
 int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
@@ -452,8 +455,10 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 		}
 		sumw += 1.0 / (double)ncell[r];
 	}
-	if (levels) { /* lib/effects_levels.c */
+	if (levels) { /* lib/effects_levels.c: the estimates, Holm here */
 		ret = kb_effects__levels(a, cell, ncell, var, *df, out, n, err);
+		if (!ret)
+			family(*out, *n, alpha);
 		goto out;
 	}
 	cols = kb_calloc(ncand, sizeof(*cols));
@@ -510,7 +515,7 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 			x->ci_high_pct = (exp(x->log_ci_high) - 1) * 100;
 		}
 	}
-	kb_effects__family(e, ne, alpha);
+	family(e, ne, alpha);
 	*out = e;
 	*n = ne;
 	e = NULL;

@@ -10,7 +10,9 @@
  * one, on average over the pinnings, and "pin=0,0,0,0:copies=4" how
  * much pinning changes that.  Standard errors from the pooled
  * within-variant variance, each contrast's weights and each cell's
- * boots; intervals and p-values from Student's t.
+ * boots; intervals and p-values from Student's t.  The caller,
+ * lib/effects.c, adjusts the family (Holm) and ranks it: this file calls
+ * nothing of the module back.
  */
 #include <math.h>
 #include <stdio.h>
@@ -127,7 +129,6 @@ int kb_effects__levels(const struct kb_analysis *a, const double *cell,
 		}
 	}
 	free(wt);
-	kb_effects__family(e, ne, alpha);
 	*out = e;
 	*n = ne;
 	return 0;

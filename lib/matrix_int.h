@@ -2,9 +2,10 @@
 #define KB_MATRIX_INT_H
 
 /*
- * What lib/matrix.c shares with lib/matrix_workload.c (the workload,
- * cmdline and sysctl factors, and the workload keys that go with them):
- * the validation context and its helpers.  Private to the matrix module.
+ * What the matrix's files share (lib/matrix.c lists them, each calling
+ * only those below it): the object, the validation context and the
+ * helpers of each file that the files above it call.  Private to the
+ * matrix module.
  */
 
 #include "matrix.h"
@@ -41,43 +42,33 @@ struct ctx {
 /* The input error "file:line:col: message" at node @n (lib/ycheck.h). */
 #define fail(c, ...) kb_ycheck_fail(&(c)->y, __VA_ARGS__)
 
+/* ---- lib/matrix.c: what every part of the grammar uses --------------- */
+
 /* Keep @p until the matrix is freed; returns @p. */
 void *kb_matrix__keep(struct kb_matrix *m, void *p);
 
-/*
- * Add factor @name of @kind written at @key with the levels at @value
- * (matrix.c: duplicates, the factor cap, the levels list).
- */
-int kb_matrix__add_factor(struct ctx *c, enum kb_factor_kind kind,
-			  const char *name, const struct kb_ynode *key,
-			  const struct kb_ynode *value);
+/* An integer in [min, max], as kb_ycheck_uint() takes it. */
+int kb_matrix__uint(struct ctx *c, const struct kb_ynode *n, const char *what,
+		    unsigned min, unsigned max, unsigned *out);
 
-/*
- * Scalar @n is an extended regular expression @what that glibc compiles
- * in bounded time and memory, with exactly one (group).
- */
-int kb_matrix__regex_one_group(struct ctx *c, const struct kb_ynode *n,
-			       const char *what);
+/* A file the matrix refers to: resolved against the matrix's folder
+ * (not looked at when the matrix is a stored one). */
+int kb_matrix__file(struct ctx *c, const struct kb_ynode *n, const char *what,
+		    const char **out);
 
-/* ---- lib/matrix_workload.c ------------------------------------------- */
+/* @s is a lower-case word of [a-z0-9_] starting with a letter, shorter
+ * than @max. */
+int kb_matrix__lower_word(const char *s, size_t max);
 
-/* factors.workload, factors.cmdline or factors.sysctl (@group) at @grp,
- * a mapping already checked to be one. */
-int kb_matrix__runtime_group(struct ctx *c, const char *group,
-			     const struct kb_ynode *grp);
+/* ---- lib/matrix_factors.c --------------------------------------------- */
 
-/* One level of a workload.*, cmdline.* or sysctl.* factor @f into @out. */
-int kb_matrix__runtime_level(struct ctx *c, const struct kb_factor *f,
-			     const struct kb_ynode *n, struct kb_level *out);
+/* The factors section at @n: every factor and its levels. */
+int kb_matrix__factors(struct ctx *c, const struct kb_ynode *n);
 
-/*
- * The workload keys beyond fio, fio_job, command and metric, once those
- * are read: command.metrics and command.parser (@cmd, the command
- * mapping, or NULL), targets, targets_count and per_device (in @n, the
- * workload); then the {{NAME}} parameters against the workload.NAME
- * factors, and the metrics a run may yield against the sample's cap.
- */
-int kb_matrix__workload_more(struct ctx *c, const struct kb_ynode *n,
-			     const struct kb_ynode *cmd);
+/* ---- lib/matrix_workload.c -------------------------------------------- */
+
+/* The workload section at @n (NULL when absent: an error); the factors
+ * are read first, for the {{NAME}} parameters. */
+int kb_matrix__workload(struct ctx *c, const struct kb_ynode *n);
 
 #endif

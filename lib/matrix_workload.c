@@ -1,12 +1,13 @@
 /*
- * The matrix's run-time factors and the workload keys that go with them
- * (docs/matrix.md): workload.copies and workload.NAME parameters filled
- * into the command or the fio options as {{NAME}}, cmdline.NAME (text on
- * the kernel command line), sysctl.NAME (written to /proc/sys by the
- * guest's /init); workload.command.metrics and .parser, workload.targets,
- * .targets_count and .per_device; and a variant's workload made from the
- * matrix's (kb_workload_instance()).
+ * The matrix's workload section (docs/matrix.md): fio, fio_job or
+ * command with its regex, metrics and parser, metric, timeout_s, better,
+ * files, targets, targets_count and per_device; the {{NAME}} parameters
+ * against the workload.NAME factors; and a variant's workload made from
+ * the matrix's (kb_workload_instance()).  Called by the sections (lib/
+ * matrix.c lists the files); calls lib/matrix_factors.c and lib/matrix.c.
  */
+#include <regex.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,15 +16,13 @@
 #include "err.h"
 #include "matrix_int.h"
 #include "mem.h"
+#include "paths.h"
 #include "ycheck.h"
 #include "ydoc.h"
 #include "banned.h"
 
-/* Most workload.command.metrics, cmdline level text, sysctl value. */
+/* Most workload.command.metrics. */
 #define MAX_NAMED_METRICS 32
-#define MAX_CMDLINE_LEVEL 256
-#define MAX_SYSCTL_NAME 128
-#define MAX_SYSCTL_VALUE 256
 #define MAX_TARGET_GLOBS 16
 #define MAX_TARGET_GLOB 64
 /* What the output parsers yield at most (lib/cmdwork.h). */
@@ -31,19 +30,6 @@
 #define UNIXBENCH_METRICS 32
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-
-static int lower_word(const char *s, size_t max)
-{
-	const char *p;
-
-	if (!(*s >= 'a' && *s <= 'z') || strlen(s) >= max)
-		return 0;
-	for (p = s; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-		      *p == '_'))
-			return 0;
-	return 1;
-}
 
 int kb_metric_name_valid(const char *s)
 {
@@ -208,188 +194,126 @@ void kb_workload_inst_release(struct kb_workload_inst *wi)
 	memset(wi, 0, sizeof(*wi));
 }
 
-/* ---- the factors --------------------------------------------------------- */
+/* ---- regexes ----------------------------------------------------------- */
 
-/* A kernel parameter's name: letters, digits, _, - and . */
-static int cmdline_name_valid(const char *s)
+/*
+ * glibc's regcomp() expands counted repetitions, so "(a{,1100}){100}"
+ * takes gigabytes to compile, and a repetition of a repetition doubles
+ * its memory each time ("a+++...": 20 of them take 1 GB, found by make
+ * fuzz-run), as does a repeated group in a repeated group
+ * ("((a+)+)+"...: 20 deep take 16 GB): keep regexes short, their counts
+ * small, their repetitions single (POSIX leaves "a++" undefined anyway)
+ * and their groups at most REGEX_MAX_DEPTH deep.
+ */
+#define REGEX_MAX_LEN 256
+#define REGEX_MAX_COUNT 16
+#define REGEX_MAX_COUNTED 2
+#define REGEX_MAX_DEPTH 4
+
+static int regex_bounded(struct ctx *c, const struct kb_ynode *n,
+			 const char *what)
 {
 	const char *p;
+	unsigned counted = 0;
 
-	if (!*s || strlen(s) > 64 || *s == '-' || *s == '.')
-		return 0;
-	for (p = s; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '-' ||
-		      *p == '.'))
-			return 0;
-	return 1;
-}
+	if (n->len > REGEX_MAX_LEN)
+		return fail(c, n, "%s is longer than %d characters",
+			    what, REGEX_MAX_LEN);
+	int after_rep = 0; /* the previous item was a repetition */
+	int depth = 0;     /* of parentheses */
 
-/* A sysctl: words of [a-z0-9_] joined by dots, as /proc/sys/A/B names. */
-static int sysctl_name_valid(const char *s)
-{
-	const char *p;
+	for (p = n->str; *p; p++) {
+		const char *q;
+		int is_rep = *p == '*' || *p == '+' || *p == '?' || *p == '{';
 
-	if (!*s || strlen(s) > MAX_SYSCTL_NAME || *s == '.')
-		return 0;
-	for (p = s; *p; p++) {
-		if (*p == '.' && (p[1] == '.' || p[1] == '\0'))
-			return 0;
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-		      *p == '_' || *p == '.'))
-			return 0;
-	}
-	return 1;
-}
-
-int kb_runtime_factor_name_valid(const char *name)
-{
-	if (!strncmp(name, "workload.", 9))
-		return !strcmp(name + 9, "copies") ||
-		       lower_word(name + 9, KB_METRIC_NAME_MAX);
-	if (!strncmp(name, "cmdline.", 8))
-		return cmdline_name_valid(name + 8);
-	if (!strncmp(name, "sysctl.", 7))
-		return sysctl_name_valid(name + 7);
-	return 0;
-}
-
-/* @s lower-cased, for "did you mean"; caller frees. */
-static char *lowered(const char *s)
-{
-	char *t = kb_strdup(s), *p;
-
-	for (p = t; *p; p++)
-		if (*p >= 'A' && *p <= 'Z')
-			*p = (char)(*p - 'A' + 'a');
-		else if (*p == '-')
-			*p = '_';
-	return t;
-}
-
-static int bad_name(struct ctx *c, const struct kb_ynode *key,
-		    const char *what, const char *expect, int ok_lowered)
-{
-	char *low = lowered(key->str);
-	int ret;
-
-	if (ok_lowered && strcmp(low, key->str))
-		ret = fail(c, key, "invalid %s name '%s': %s (did you mean '%s'?)",
-			   what, key->str, expect, low);
-	else
-		ret = fail(c, key, "invalid %s name '%s': %s", what, key->str,
-			   expect);
-	free(low);
-	return ret;
-}
-
-int kb_matrix__runtime_group(struct ctx *c, const char *group,
-			     const struct kb_ynode *grp)
-{
-	enum kb_factor_kind kind;
-	size_t i;
-	int ret;
-
-	kind = !strcmp(group, "workload")  ? KB_FACTOR_WORKLOAD
-	       : !strcmp(group, "cmdline") ? KB_FACTOR_CMDLINE
-					   : KB_FACTOR_SYSCTL;
-	for (i = 0; i < grp->n; i++) {
-		const struct kb_ynode *key = grp->keys[i];
-		const char *s = key->str;
-		char *name;
-
-		if (kind == KB_FACTOR_WORKLOAD && strcmp(s, "copies") &&
-		    !lower_word(s, KB_METRIC_NAME_MAX)) {
-			char *low = lowered(s);
-			int fixable = lower_word(low, KB_METRIC_NAME_MAX);
-
-			free(low);
-			return bad_name(c, key, "workload parameter",
-					"expected lower case letters, digits and _, starting with a letter, at most 31",
-					fixable);
+		if (is_rep && after_rep)
+			return fail(c, n,
+				    "%s repeats a repetition ('%.2s'): write one of them",
+				    what, p - 1);
+		after_rep = is_rep;
+		if (*p == '\\' && p[1]) {
+			p++;
+			continue;
 		}
-		if (kind == KB_FACTOR_CMDLINE && !cmdline_name_valid(s))
-			return bad_name(c, key, "kernel parameter",
-					"expected letters, digits, _, - and ., at most 64",
-					0);
-		if (kind == KB_FACTOR_SYSCTL && !sysctl_name_valid(s)) {
-			char *low = lowered(s);
-			int fixable = sysctl_name_valid(low);
-
-			free(low);
-			return bad_name(c, key, "sysctl",
-					"expected lower case words of letters, digits and _ joined by dots, such as kernel.sched_min_granularity_ns",
-					fixable);
+		if (*p == '(' && ++depth > REGEX_MAX_DEPTH)
+			return fail(c, n,
+				    "%s nests groups more than %d deep",
+				    what, REGEX_MAX_DEPTH);
+		if (*p == ')' && depth > 0)
+			depth--;
+		if (*p == '[') {
+			/* a bracket expression: its characters are literal;
+			 * "]" first (after an optional "^") is one of them */
+			q = p + 1 + (p[1] == '^');
+			q += *q == ']';
+			while (*q && *q != ']')
+				q++;
+			if (!*q)
+				break; /* unmatched: regcomp refuses it */
+			p = q;
+			continue;
 		}
-		name = kb_matrix__keep(c->m, kb_asprintf("%s.%s", group, s));
-		if ((ret = kb_matrix__add_factor(c, kind, name, key,
-						 grp->items[i])))
-			return ret;
+		if (*p != '{')
+			continue;
+		if (++counted > REGEX_MAX_COUNTED)
+			return fail(c, n,
+				    "%s has more than %d counted repetitions {m,n}: use + or * instead",
+				    what, REGEX_MAX_COUNTED);
+		for (q = p + 1; *q && *q != '}'; q++) {
+			if (*q >= '0' && *q <= '9') {
+				char *end;
+				unsigned long v = strtoul(q, &end, 10);
+
+				q = end - 1;
+				if (v > REGEX_MAX_COUNT)
+					return fail(c, n,
+						    "%s repeats something %lu times: counts above %d are refused (they make the regex huge)",
+						    what, v, REGEX_MAX_COUNT);
+			} else if (*q == ',' && (q[1] == '}')) {
+				return fail(c, n,
+					    "%s has an open count {m,}: use + or * instead",
+					    what);
+			}
+		}
+		if (p[1] == ',')
+			return fail(c, n,
+				    "%s has a count {,n} without a minimum: write {0,n}",
+				    what);
+		if (*q == '}')
+			p = q; /* the count is one repetition, read */
 	}
 	return 0;
 }
 
-/* A cmdline level's characters: none that the command line, the shell
- * of /init or a reader of the domain XML could take for syntax. */
-static int cmdline_text_valid(const char *s)
+/*
+ * Scalar @n is an extended regular expression @what that glibc compiles
+ * in bounded time and memory, with exactly one (group).
+ */
+static int regex_one_group(struct ctx *c, const struct kb_ynode *n,
+			   const char *what)
 {
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || strchr(" _.,:=+/@%-", *s)))
-			return 0;
-	return 1;
-}
+	regex_t re;
+	int rc, ret;
 
-int kb_matrix__runtime_level(struct ctx *c, const struct kb_factor *f,
-			     const struct kb_ynode *n, struct kb_level *out)
-{
-	const char *s;
-	int ret;
-
-	if (!strcmp(f->name, "workload.copies")) {
-		uint64_t v;
-
-		if ((ret = kb_ycheck_uint(&c->y, n, "workload.copies", 1,
-					  KB_MATRIX_MAX_COPIES, &v)))
-			return ret;
-		out->value = kb_matrix__keep(c->m,
-					     kb_asprintf("%llu",
-							 (unsigned long long)v));
-		return 0;
-	}
-	if ((ret = kb_ycheck_string(&c->y, n, "a level", &s)))
+	if ((ret = regex_bounded(c, n, what)))
 		return ret;
-	if (f->kind == KB_FACTOR_CMDLINE) {
-		if (strlen(s) > MAX_CMDLINE_LEVEL)
-			return fail(c, n,
-				    "a level of %s is longer than %d characters",
-				    f->name, MAX_CMDLINE_LEVEL);
-		if (!cmdline_text_valid(s) || s[0] == ' ' ||
-		    s[strlen(s) - 1] == ' ')
-			return fail(c, n,
-				    "invalid level '%s' for %s: kernel command-line text is letters, digits, spaces between parameters and _ . , : = + / @ %% -, such as on, off, 2 or nosmt=force",
-				    s, f->name);
+	rc = regcomp(&re, n->str, REG_EXTENDED);
+	if (rc) {
+		char msg[128];
+
+		regerror(rc, &re, msg, sizeof(msg));
+		return fail(c, n, "invalid regex: %s", msg);
 	}
-	if (f->kind == KB_FACTOR_SYSCTL && strlen(s) > MAX_SYSCTL_VALUE)
-		return fail(c, n, "a level of %s is longer than %d characters",
-			    f->name, MAX_SYSCTL_VALUE);
-	out->value = s;
+	if (re.re_nsub != 1) {
+		regfree(&re);
+		return fail(c, n,
+			    "the regex must have exactly one (group) around the number to take, found %zu",
+			    re.re_nsub);
+	}
+	regfree(&re);
 	return 0;
 }
 
-char *kb_cmdline_level_text(const char *factor, const char *level)
-{
-	const char *name = strncmp(factor, "cmdline.", 8) ? factor
-							  : factor + 8;
-
-	if (!strcmp(level, "off"))
-		return NULL;
-	if (!strcmp(level, "on"))
-		return kb_strdup(name);
-	if (strpbrk(level, "= "))
-		return kb_strdup(level);
-	return kb_asprintf("%s=%s", name, level);
-}
 
 /* ---- the workload keys ----------------------------------------------------- */
 
@@ -460,7 +384,7 @@ static int named_metrics(struct ctx *c, const struct kb_ynode *n)
 		const struct kb_ynode *key = n->keys[i];
 		char *what;
 
-		if (!lower_word(key->str, KB_METRIC_NAME_MAX))
+		if (!kb_matrix__lower_word(key->str, KB_METRIC_NAME_MAX))
 			return fail(c, key,
 				    "invalid metric name '%s': expected lower case letters, digits and _, starting with a letter, such as ops",
 				    key->str);
@@ -478,7 +402,7 @@ static int named_metrics(struct ctx *c, const struct kb_ynode *n)
 					  key->str));
 		if ((ret = kb_ycheck_string(&c->y, n->items[i], what,
 					    &opts[i].value)) ||
-		    (ret = kb_matrix__regex_one_group(c, n->items[i], what)))
+		    (ret = regex_one_group(c, n->items[i], what)))
 			return ret;
 		opts[i].key = key->str;
 		opts[i].loc.line = key->line;
@@ -609,8 +533,15 @@ static int metric_count(struct ctx *c, const struct kb_ynode *n)
 		    total, base, KB_MATRIX_MAX_METRICS);
 }
 
-int kb_matrix__workload_more(struct ctx *c, const struct kb_ynode *n,
-			     const struct kb_ynode *cmd)
+/*
+ * The workload keys beyond fio, fio_job, command and metric, once those
+ * are read: command.metrics and command.parser (@cmd, the command
+ * mapping, or NULL), targets, targets_count and per_device (in @n, the
+ * workload); then the {{NAME}} parameters against the workload.NAME
+ * factors, and the metrics a run may yield against the sample's cap.
+ */
+static int workload_more(struct ctx *c, const struct kb_ynode *n,
+			 const struct kb_ynode *cmd)
 {
 	static const char *const parsers[] = { "dd", "unixbench" };
 	static const char *const bools[] = { "false", "true" };
@@ -664,4 +595,212 @@ int kb_matrix__workload_more(struct ctx *c, const struct kb_ynode *n,
 	if ((ret = params(c, n, cmd)))
 		return ret;
 	return metric_count(c, n);
+}
+
+/* ---- the section --------------------------------------------------------- */
+
+static int word_valid(const char *s, size_t max)
+{
+	const char *p;
+
+	if (!*s || strlen(s) >= max)
+		return 0;
+	for (p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		      *p == '_'))
+			return 0;
+	return 1;
+}
+
+/*
+ * The metric a fio job is about when the matrix does not say: fio's rw
+ * (default read) tells the direction; mixed directions have no default.
+ */
+static const char *fio_default_metric(const struct kb_workload *w)
+{
+	static const char *const map[][2] = {
+		{ "read", "read_iops" },   { "randread", "read_iops" },
+		{ "write", "write_iops" }, { "randwrite", "write_iops" },
+		{ "trim", "trim_iops" },   { "randtrim", "trim_iops" },
+	};
+	const char *rw = "read";
+	size_t i, len;
+
+	for (i = 0; i < w->nfio; i++)
+		if (!strcmp(w->fio[i].key, "rw") ||
+		    !strcmp(w->fio[i].key, "readwrite"))
+			rw = w->fio[i].value;
+	len = strcspn(rw, ":"); /* rw=randread:8 */
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strlen(map[i][0]) == len && !strncmp(rw, map[i][0], len))
+			return map[i][1];
+	return NULL;
+}
+
+/*
+ * workload.files: host files copied into guest.image as /data/NAME, so
+ * two may not share a name.  guest is parsed first.
+ */
+static int workload_files(struct ctx *c, const struct kb_ynode *n)
+{
+	const struct kb_ynode *v = kb_ynode_get(n, "files");
+	struct kb_workload *w = &c->m->workload;
+	const char **files;
+	size_t i, j;
+	int ret;
+
+	if (!v)
+		return 0;
+	if ((ret = kb_ycheck_type(&c->y, v, KB_Y_SEQ, "workload.files")))
+		return ret;
+	if (!c->m->guest.image)
+		return fail(c, v,
+			    "workload.files needs guest.image: the files are copied into the guest's image as /data/NAME");
+	files = kb_matrix__keep(c->m, kb_calloc(v->n + 1, sizeof(*files)));
+	for (i = 0; i < v->n; i++) {
+		if ((ret = kb_matrix__file(c, v->items[i], "workload file",
+				    &files[i])))
+			return ret;
+		for (j = 0; j < i; j++)
+			if (!strcmp(kb_path_base(files[i]),
+				    kb_path_base(files[j])))
+				return fail(c, v->items[i],
+					    "workload file '%s' has the same name as '%s': both would be /data/%s in the image",
+					    files[i], files[j],
+					    kb_path_base(files[i]));
+	}
+	w->files = files;
+	w->nfiles = v->n;
+	return 0;
+}
+
+int kb_matrix__workload(struct ctx *c, const struct kb_ynode *n)
+{
+	static const char *const keys[] = { "fio", "fio_job", "command",
+					    "metric", "timeout_s", "better",
+					    "targets", "targets_count",
+					    "per_device", "files" };
+	static const char *const betters[] = { "higher", "lower" };
+	static const char *const cmd_keys[] = { "run", "regex", "metrics",
+						"parser" };
+	struct kb_workload *w = &c->m->workload;
+	const struct kb_ynode *v, *kind = NULL;
+	struct kb_option *opts;
+	size_t i, nkinds = 0;
+	int ret;
+
+	if (!n)
+		return fail(c, kb_ydoc_root(c->m->doc),
+			    "missing required key 'workload': say what to measure (fio, fio_job or command)");
+	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'workload'")) ||
+	    (ret = kb_ycheck_keys(&c->y, n, "'workload'", keys, 10)) ||
+	    (ret = workload_files(c, n)))
+		return ret;
+	if ((v = kb_ynode_get(n, "better"))) {
+		size_t which;
+
+		if ((ret = kb_ycheck_choice(&c->y, v, "workload.better",
+					    betters, 2, &which)))
+			return ret;
+		w->better = which ? KB_BETTER_LOWER : KB_BETTER_HIGHER;
+	}
+	if ((v = kb_ynode_get(n, "timeout_s")) &&
+	    (ret = kb_matrix__uint(c, v, "workload.timeout_s", 1, 7 * 86400,
+			    &w->timeout_s)))
+		return ret;
+	w->loc.line = n->line;
+	w->loc.col = n->col;
+	for (i = 0; i < 3; i++) {
+		if ((v = kb_ynode_get(n, keys[i]))) {
+			if (nkinds++)
+				return fail(c, v,
+					    "workload has both '%s' and '%s': give only one of fio, fio_job and command",
+					    kind == kb_ynode_get(n, "fio")
+						    ? "fio"
+						    : "fio_job",
+					    keys[i]);
+			kind = v;
+			w->kind = (enum kb_workload_kind)i;
+		}
+	}
+	if (!kind)
+		return fail(c, n,
+			    "workload needs one of 'fio', 'fio_job' or 'command'");
+	switch (w->kind) {
+	case KB_WORKLOAD_FIO:
+		if ((ret = kb_ycheck_type(&c->y, kind, KB_Y_MAP,
+					  "workload.fio")))
+			return ret;
+		if (kind->n == 0)
+			return fail(c, kind,
+				    "workload.fio is empty: give fio options such as { rw: randread, bs: 4k }");
+		opts = kb_matrix__keep(c->m, kb_calloc(kind->n, sizeof(*opts)));
+		for (i = 0; i < kind->n; i++) {
+			if ((ret = kb_ycheck_string(&c->y, kind->items[i],
+						    "a fio option value",
+						    &opts[i].value)))
+				return ret;
+			opts[i].key = kind->keys[i]->str;
+			opts[i].loc.line = kind->keys[i]->line;
+			opts[i].loc.col = kind->keys[i]->col;
+			if (!word_valid(opts[i].key, 64))
+				return fail(c, kind->keys[i],
+					    "invalid fio option name '%s'",
+					    opts[i].key);
+		}
+		w->fio = opts;
+		w->nfio = kind->n;
+		break;
+	case KB_WORKLOAD_FIO_JOB:
+		if ((ret =
+			 kb_matrix__file(c, kind, "fio job file", &w->fio_job)))
+			return ret;
+		break;
+	case KB_WORKLOAD_COMMAND:
+		if ((ret = kb_ycheck_type(&c->y, kind, KB_Y_MAP,
+					  "workload.command")))
+			return ret;
+		for (i = 0; i < kind->n; i++)
+			if (!strcmp(kind->keys[i]->str, "metric"))
+				return fail(c, kind->keys[i],
+					    "unknown key 'metric' in 'workload.command': the metric verdicts are about is workload.metric, beside command (workload.command.metrics names more numbers of the output)");
+		if ((ret = kb_ycheck_keys(&c->y, kind, "'workload.command'",
+					  cmd_keys, 4)))
+			return ret;
+		if (!(v = kb_ynode_get(kind, "run")))
+			return fail(c, kind,
+				    "workload.command needs 'run': the command line to time");
+		if ((ret = kb_ycheck_script(&c->y, v, "workload.command.run",
+					    &w->command)))
+			return ret;
+		if ((v = kb_ynode_get(kind, "regex")) &&
+		    ((ret = kb_ycheck_string(&c->y, v, "workload.command.regex",
+					     &w->regex)) ||
+		     (ret = regex_one_group(
+			      c, v, "workload.command.regex"))))
+			return ret;
+		break;
+	}
+	if ((v = kb_ynode_get(n, "metric"))) {
+		if ((ret = kb_ycheck_string(&c->y, v, "workload.metric",
+					    &w->metric)))
+			return ret;
+		if (!kb_metric_name_valid(w->metric))
+			return fail(c, v,
+				    "invalid metric name '%s': expected lower case letters, digits and _, such as read_iops",
+				    w->metric);
+		return workload_more(
+			c, n, w->kind == KB_WORKLOAD_COMMAND ? kind : NULL);
+	}
+	if (w->kind == KB_WORKLOAD_COMMAND && !w->regex)
+		w->metric = "real_s";
+	else if (w->kind == KB_WORKLOAD_FIO &&
+		 !(w->metric = fio_default_metric(w)))
+		return fail(c, n,
+			    "workload.fio mixes reads and writes: give 'metric', such as read_iops or write_iops");
+	if (!w->metric)
+		return fail(c, n,
+			    "workload needs 'metric': the metric verdicts are about, such as read_iops or real_s");
+	return workload_more(c, n,
+			     w->kind == KB_WORKLOAD_COMMAND ? kind : NULL);
 }

@@ -3,7 +3,9 @@
  * This file reads what the page shows and writes the page: the
  * experiment, its environment, where the time went, the strip plot of
  * boot means and each variant's boots and runs.  The answers of the
- * analysis are lib/report_analysis.c's, the folder lib/report_dir.c's.
+ * analysis are lib/report_analysis.c's, the folder lib/report_dir.c's,
+ * the HTML helpers every part writes with (escaping, sections, notes,
+ * links) lib/report_html.c's.
  */
 #include "report.h"
 
@@ -20,32 +22,7 @@
 #include "svg.h"
 #include "banned.h"
 
-/* ---- HTML helpers ----------------------------------------------------- */
-
-void rep_esc(struct kb_buf *b, const char *s)
-{
-	kb_svg_escape(b, s);
-}
-
-void rep_escf(struct kb_buf *b, const char *fmt, ...)
-{
-	struct kb_buf t = KB_BUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	kb_buf_vaddf(&t, fmt, ap);
-	va_end(ap);
-	kb_svg_escape(b, t.buf);
-	kb_buf_release(&t);
-}
-
-void rep_num(struct kb_buf *b, double v)
-{
-	if (isfinite(v))
-		kb_buf_addf(b, "%.6g", v);
-	else
-		kb_buf_addch(b, '-');
-}
+/* ---- percentages and stars ------------------------------------------- */
 
 void rep_pct(struct kb_buf *b, double pct, int sign)
 {
@@ -55,60 +32,11 @@ void rep_pct(struct kb_buf *b, double pct, int sign)
 		kb_buf_addf(b, sign ? "%+.1f%%" : "%.1f%%", pct);
 }
 
-void rep_ci(struct kb_buf *b, double lo, double hi)
-{
-	if (!isfinite(lo) || !isfinite(hi)) {
-		kb_buf_addch(b, '-');
-		return;
-	}
-	kb_buf_addch(b, '[');
-	rep_pct(b, lo, 1);
-	kb_buf_adds(b, ", ");
-	rep_pct(b, hi, 1);
-	kb_buf_addch(b, ']');
-}
-
 const char *rep_stars(double p)
 {
 	return isnan(p) ? "" : p < 0.001 ? "***" : p < 0.01 ? "**"
 					   : p < 0.05 ? "*"
 						      : "";
-}
-
-const char *rep_label(const struct rep *r, unsigned idx)
-{
-	size_t i;
-
-	for (i = 0; i < r->nvs; i++)
-		if (r->vs[i].idx == idx)
-			return r->vs[i].label ? r->vs[i].label : "";
-	return "";
-}
-
-void rep_variant_link(struct kb_buf *b, unsigned idx)
-{
-	kb_buf_addf(b, "<a href=\"#variant-%u\">#%u</a>", idx, idx);
-}
-
-void rep_section(struct kb_buf *b, const char *id, const char *title)
-{
-	kb_buf_addf(b, "<section id=\"%s\">\n<h2>", id);
-	rep_esc(b, title);
-	kb_buf_adds(b, "</h2>\n");
-}
-
-void rep_note(struct kb_buf *b, const char *fmt, ...)
-{
-	struct kb_buf t = KB_BUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	kb_buf_vaddf(&t, fmt, ap);
-	va_end(ap);
-	kb_buf_adds(b, "<p class=\"note\">");
-	kb_svg_escape(b, t.buf);
-	kb_buf_adds(b, "</p>\n");
-	kb_buf_release(&t);
 }
 
 /* A duration: "0.4 s", "42 s", "1250 s (20m50s)". */

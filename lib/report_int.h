@@ -5,8 +5,10 @@
  * Inside the report (lib/report.h): what lib/report.c (the page: the
  * experiment, its environment, its time, the boots of each variant),
  * lib/report_analysis.c (the answers of compare, effects, why and the
- * bisections) and lib/report_dir.c (the folder: made beside DIR, renamed
- * into place at the end) share.  Only those files include this header.
+ * bisections), lib/report_dir.c (the folder: made beside DIR, renamed
+ * into place at the end), lib/report_html.c (the HTML helpers they all
+ * write with) and lib/report_trend.c share.  Only those files include
+ * this header.
  */
 
 #include <stdarg.h>
@@ -78,7 +80,7 @@ struct rep {
 	struct kb_buf page;         /* index.html */
 };
 
-/* ---- HTML (lib/report.c) ---------------------------------------------- */
+/* ---- the page (lib/report.c) ------------------------------------------ */
 
 /* A page's start, to <body>: its title, the policy and the style. */
 void rep_page_open(struct kb_buf *b, const char *title);
@@ -88,6 +90,13 @@ int rep_finish(struct rep *r, const char *dir, struct kb_report_result *out,
 /* Free what @r holds, and what is left of a folder being written. */
 void rep_release(struct rep *r);
 
+/* A percentage, "+12.3%" with @sign, or "-" when not finite. */
+void rep_pct(struct kb_buf *b, double pct, int sign);
+/* "***", "**", "*" or "" for a p-value. */
+const char *rep_stars(double p);
+
+/* ---- HTML helpers (lib/report_html.c: they call nothing of the report) - */
+
 /* Append @s escaped (kb_svg_escape()); NULL appends nothing. */
 void rep_esc(struct kb_buf *b, const char *s);
 /* Append the formatted text escaped. */
@@ -95,12 +104,8 @@ void rep_escf(struct kb_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* "12345.7" (%.6g), or "-" for NaN. */
 void rep_num(struct kb_buf *b, double v);
-/* A percentage, "+12.3%" with @sign, or "-" when not finite. */
-void rep_pct(struct kb_buf *b, double pct, int sign);
 /* "[-3.1%, +2.0%]", or "-" when either end is not finite. */
 void rep_ci(struct kb_buf *b, double lo, double hi);
-/* "***", "**", "*" or "" for a p-value. */
-const char *rep_stars(double p);
 /* The label of variant @idx ("" when there is none). */
 const char *rep_label(const struct rep *r, unsigned idx);
 /* A link to variant @idx's section: <a href="#variant-N">#N</a>. */

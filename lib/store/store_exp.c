@@ -2,6 +2,9 @@
  * The store's experiments, their variants (with the options of each),
  * boots and samples: what `kbisect run` and the daemon write, and history,
  * results and compare read (db/0001, db/0004 for a boot's environment).
+ * An experiment's state after its creation (kb_store_experiment_finish)
+ * is set in store_owner.c, with the owner that state goes with: this file
+ * calls the owner code, never the other way.
  */
 #include "store.h"
 
@@ -73,43 +76,6 @@ int kb_store_experiment_create(struct kb_store *s,
 	}
 	*id = eid;
 	return 0;
-}
-
-int kb_store_experiment_finish(struct kb_store *s, int64_t id,
-			       const char *state, const char *error,
-			       struct kb_err *err)
-{
-	static const char *const states[] = {
-		"queued", "running", "done", "failed", "cancelled",
-		"interrupted",
-	};
-	sqlite3_stmt *st = NULL;
-	size_t i;
-	int ret;
-
-	for (i = 0; i < sizeof(states) / sizeof(states[0]); i++)
-		if (state && strcmp(state, states[i]) == 0)
-			break;
-	if (i == sizeof(states) / sizeof(states[0]))
-		return kb_err_set(err, KB_EFAIL,
-				  "unknown experiment state '%s'",
-				  state ? state : "");
-	ret = store_prepare(s,
-			    "UPDATE experiments SET state = ?1, error = ?2,"
-			    " finished_at = CASE"
-			    " WHEN ?1 IN ('queued', 'running') THEN NULL"
-			    " ELSE strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
-			    " END WHERE id = ?3",
-			    &st, err);
-	if (ret)
-		return ret;
-	store_bind_text(st, 1, state);
-	store_bind_text(st, 2, error);
-	sqlite3_bind_int64(st, 3, id);
-	ret = store_step_update(s, st, err, "set the state of",
-				"experiment %lld", (long long)id);
-	sqlite3_finalize(st);
-	return ret;
 }
 
 void kb_store_info_release(struct kb_store_info *i)

@@ -2,8 +2,10 @@
  * The store's experiment owners (db/0006): the process that runs an
  * experiment of its own (`kbisect run`, `resume`, `bisect`, `test`), how
  * a later kbisect tells that it is gone, the state "interrupted" it then
- * has, and taking an interrupted experiment over to resume it.  The
- * daemon's experiments have jobs and no owner: kbisectd resumes them.
+ * has, and taking an interrupted experiment over to resume it; and the
+ * state of an experiment (kb_store_experiment_finish), which the owner
+ * code sets and store_exp.c, store_queue.c call.  The daemon's
+ * experiments have jobs and no owner: kbisectd resumes them.
  */
 #include "store.h"
 
@@ -16,6 +18,47 @@
 #include "mem.h"
 #include "store_int.h"
 #include "banned.h"
+
+/* ---- an experiment's state ------------------------------------------ */
+
+int kb_store_experiment_finish(struct kb_store *s, int64_t id,
+			       const char *state, const char *error,
+			       struct kb_err *err)
+{
+	static const char *const states[] = {
+		"queued", "running", "done", "failed", "cancelled",
+		"interrupted",
+	};
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+		if (state && strcmp(state, states[i]) == 0)
+			break;
+	if (i == sizeof(states) / sizeof(states[0]))
+		return kb_err_set(err, KB_EFAIL,
+				  "unknown experiment state '%s'",
+				  state ? state : "");
+	ret = store_prepare(s,
+			    "UPDATE experiments SET state = ?1, error = ?2,"
+			    " finished_at = CASE"
+			    " WHEN ?1 IN ('queued', 'running') THEN NULL"
+			    " ELSE strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+			    " END WHERE id = ?3",
+			    &st, err);
+	if (ret)
+		return ret;
+	store_bind_text(st, 1, state);
+	store_bind_text(st, 2, error);
+	sqlite3_bind_int64(st, 3, id);
+	ret = store_step_update(s, st, err, "set the state of",
+				"experiment %lld", (long long)id);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* ---- its owner ------------------------------------------------------ */
 
 /* The owner columns, in this order, wherever a query reads them. */
 #define OWNER_COLUMNS "owner_host, owner_pid, owner_start, owner_boot"

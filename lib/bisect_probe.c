@@ -1,0 +1,921 @@
+/*
+ * The probe core of bisection (lib/bisect_int.h), what option bisection
+ * (lib/bisect.c), its group search (lib/bisect_group.c) and commit
+ * bisection (lib/bisect_commits.c) all build on: a bisection's state and
+ * its points, each measured (built, booted, stored) and classified
+ * against the ends by sequential evidence; the cache of the sets probed;
+ * kb_bisect__test(), the oracle the searches ask; the ends confirmed;
+ * and the experiment and its steps stored.  It calls nothing of the
+ * searches: they call it.
+ */
+#include "bisect.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bisect_int.h"
+#include "buf.h"
+#include "build.h"
+#include "err.h"
+#include "executor.h"
+#include "matrix.h"
+#include "mem.h"
+#include "sha256.h"
+#include "store.h"
+#include "variant.h"
+#include "banned.h"
+
+/* ---- a bisection's state and its result ------------------------------ */
+
+const char *kb_bisect_class_name(enum kb_bisect_class c)
+{
+	switch (c) {
+	case KB_BISECT_GOOD:
+		return "good";
+	case KB_BISECT_BAD:
+		return "bad";
+	case KB_BISECT_UNKNOWN:
+		return "unknown";
+	case KB_BISECT_SKIP:
+		return "skip";
+	}
+	return "?";
+}
+
+static void change_release(struct kb_bisect_change *c)
+{
+	free(c->option);
+	free(c->good);
+	free(c->bad);
+}
+
+void kb_bisect__probe_release(struct kb_bisect_probe *p)
+{
+	free(p->applied);
+	free(p->reason);
+}
+
+void kb_bisect__probes_free(struct kb_bisect_probe *probes, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		kb_bisect__probe_release(&probes[i]);
+	free(probes);
+}
+
+void kb_bisect_result_free(struct kb_bisect_result *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nchanges; i++)
+		change_release(&r->changes[i]);
+	free(r->changes);
+	for (i = 0; i < r->nderived; i++)
+		change_release(&r->derived[i]);
+	free(r->derived);
+	for (i = 0; i < r->nculprits; i++)
+		change_release(&r->culprits[i]);
+	free(r->culprits);
+	kb_bisect__probes_free(r->probes, r->nprobes);
+	kb_bisect__probe_release(&r->end);
+	free(r);
+}
+
+static void point_release(struct point *p)
+{
+	free(p->set);
+	free(p->full);
+	free(p->moved);
+	free(p->execset);
+	free(p->label);
+	free(p->key);
+	kb_build_result_release(&p->build);
+	free(p->values);
+	free(p->reason);
+}
+
+void kb_bisect__release(struct bisect *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->npoints; i++)
+		point_release(&b->points[i]);
+	free(b->points);
+	for (i = 0; i < b->nnames; i++)
+		free(b->names[i]);
+	free(b->names);
+	free(b->goodv);
+	free(b->badv);
+	free(b->change_of);
+	free(b->change_name);
+	free(b->gweight);
+	free(b->last_set);
+	free(b->cache);
+}
+
+void kb_bisect__init(struct bisect *b, struct kb_store *s,
+		     struct kb_executor *ex, const struct kb_bisect_opts *o)
+{
+	memset(b, 0, sizeof(*b));
+	b->s = s;
+	b->ex = ex;
+	b->o = o;
+	b->copts.threshold_pct = o->threshold_pct;
+	b->copts.alpha = o->alpha;
+	b->copts.higher_is_better = o->higher_is_better;
+	b->max_probes = o->max_probes ? o->max_probes
+				      : KB_BISECT_DEFAULT_MAX_PROBES;
+	b->r = kb_calloc(1, sizeof(*b->r));
+	b->r->change_pct = b->r->ci_low = b->r->ci_high = NAN;
+}
+
+/* ---- points: the ends and the probes ---------------------------------- */
+
+struct point *kb_bisect__point_add(struct bisect *b)
+{
+	struct point *p;
+
+	b->points = kb_reallocarray(b->points, b->npoints + 1,
+				    sizeof(*b->points));
+	p = &b->points[b->npoints];
+	memset(p, 0, sizeof(*p));
+	p->idx = (unsigned)b->npoints++;
+	return p;
+}
+
+void kb_bisect__point_variants(const struct bisect *b, struct point *p,
+			       size_t nsettings)
+{
+	p->exec.idx = p->idx;
+	p->exec.label = p->label;
+	p->exec.nsettings = nsettings;
+	p->exec.settings = p->full;
+	p->exec.build_key = p->key;
+	if (b->o->guest)
+		p->exec.guest = *b->o->guest;
+	p->stored = p->exec;
+}
+
+int kb_bisect__applied(const struct bisect *b, const unsigned char *set,
+		       size_t change)
+{
+	return set[b->r->changes[change].group];
+}
+
+/*
+ * The executor gets @p's changes and, after them, the options' settings
+ * that are not Kconfig options (kernel.rev, guest.*): it resolves the
+ * changes from the good end itself.
+ */
+static void exec_changes(const struct bisect *b, struct point *p)
+{
+	size_t n = b->r->nchanges, i;
+
+	p->execset = kb_calloc(n + b->o->nsettings + 1, sizeof(*p->execset));
+	memcpy(p->execset, p->moved, n * sizeof(*p->execset));
+	for (i = 0; i < b->o->nsettings; i++)
+		if (b->o->settings[i].kind != KB_FACTOR_KCONFIG)
+			p->execset[n++] = b->o->settings[i];
+	p->exec.settings = p->execset;
+	p->exec.nsettings = n;
+}
+
+void kb_bisect__set_key(const struct bisect *b, const unsigned char *set,
+			char *hex)
+{
+	struct kb_buf text = KB_BUF_INIT;
+	size_t i;
+
+	kb_buf_addf(&text, "kbisect-bisect-build-v1\nsalt=%s\n",
+		    b->o->build_salt ? b->o->build_salt : "");
+	for (i = 0; i < b->nnames; i++) {
+		long c = b->change_of[i];
+
+		kb_buf_addf(&text, "%s=%s\n", b->names[i],
+			    c >= 0 && kb_bisect__applied(b, set, (size_t)c)
+				? b->badv[i]
+				: b->goodv[i]);
+	}
+	kb_sha256_hex(text.buf, text.len, hex);
+	kb_buf_release(&text);
+}
+
+/*
+ * Add a point for @set (one byte per group).  @label NULL: the moved
+ * options ("A=y B=n").  Returns its index in b->points.
+ */
+size_t kb_bisect__point_new(struct bisect *b, const unsigned char *set,
+			    const char *label)
+{
+	const struct kb_bisect_result *r = b->r;
+	struct kb_buf lab = KB_BUF_INIT;
+	char hex[KB_SHA256_HEX_LEN + 1];
+	struct point *p = kb_bisect__point_add(b);
+	size_t i, k;
+
+	p->set = kb_malloc(b->ngroups);
+	memcpy(p->set, set, b->ngroups);
+	p->full = kb_calloc(b->nnames + 1, sizeof(*p->full));
+	p->moved = kb_calloc(r->nchanges, sizeof(*p->moved));
+
+	for (i = 0; i < b->nnames; i++) {
+		long c = b->change_of[i];
+		const char *v = b->goodv[i];
+
+		if (c >= 0 && kb_bisect__applied(b, set, (size_t)c)) {
+			v = b->badv[i];
+			kb_buf_addf(&lab, "%s%s=%s", lab.len ? " " : "",
+				    b->names[i], v);
+		}
+		p->full[i].name = b->names[i];
+		p->full[i].value = v;
+		p->full[i].kind = KB_FACTOR_KCONFIG;
+	}
+	for (k = 0; k < r->nchanges; k++) {
+		size_t i2 = b->change_name[k];
+
+		p->moved[k].name = b->names[i2];
+		p->moved[k].value = kb_bisect__applied(b, set, k) ? b->badv[i2]
+						       : b->goodv[i2];
+		p->moved[k].kind = KB_FACTOR_KCONFIG;
+	}
+	kb_bisect__set_key(b, set, hex);
+	p->key = kb_strdup(hex);
+	p->label = label ? kb_strdup(label) : kb_buf_detach(&lab);
+	kb_bisect__point_variants(b, p, b->nnames);
+	p->stored.nsettings = r->nchanges;
+	p->stored.settings = p->moved;
+	if (b->o->changes_only)
+		exec_changes(b, p);
+	kb_buf_release(&lab);
+	return p->idx;
+}
+
+/*
+ * @p's kernel is the one the bisection got last (built, from the build
+ * cache or from the store): the build order starts from it.  Counting
+ * every kernel got, not only those compiled, makes the order depend on
+ * the bisection alone, so the same bisection probes the same sets again
+ * and builds nothing the second time.
+ */
+static void built_last(struct bisect *b, const struct point *p)
+{
+	if (p->build.status != KB_BUILD_OK || !p->set || !b->ngroups)
+		return;
+	if (!b->last_set)
+		b->last_set = kb_malloc(b->ngroups);
+	memcpy(b->last_set, p->set, b->ngroups);
+}
+
+static int ensure_build(struct bisect *b, struct point *p,
+			struct kb_err *err)
+{
+	struct kb_err lookup = KB_ERR_INIT;
+	int ret;
+
+	if (p->have_build)
+		return 0;
+	ret = kb_store_build_get(b->s, p->key, &p->build, &p->build_id,
+				 &lookup);
+	if (ret == 0) {
+		p->have_build = 1;
+		built_last(b, p);
+		return 0;
+	}
+	if (ret != KB_ENOTFOUND)
+		return kb_err_set(err, ret, "%s", lookup.msg);
+	memset(&p->build, 0, sizeof(p->build));
+	if (b->o->step)
+		b->o->step(p->label, 0, b->o->progress_arg);
+	if ((ret = kb_executor_build(b->ex, &p->exec, &p->build, err)))
+		return ret;
+	ret = kb_store_build_put(b->s, p->key, kb_executor_name(b->ex),
+				 &p->build, &p->build_id, err);
+	if (ret) {
+		kb_build_result_release(&p->build);
+		return ret;
+	}
+	if (p->build.cached)
+		b->r->builds_cached++;
+	else
+		b->r->builds++;
+	p->have_build = 1;
+	built_last(b, p);
+	return 0;
+}
+
+/* The mean of the metric over the runs of @res; NaN when none has it. */
+static double boot_mean(const struct kb_boot_result *res, const char *metric)
+{
+	double sum = 0, v;
+	size_t i, n = 0;
+
+	for (i = 0; i < res->nruns; i++) {
+		if (kb_sample_get(&res->runs[i], metric, &v) == 0 &&
+		    isfinite(v)) {
+			sum += v;
+			n++;
+		}
+	}
+	return n ? sum / (double)n : NAN;
+}
+
+/* Replace @p's failure reason with @reason (taken). */
+static void set_reason(struct point *p, char *reason)
+{
+	free(p->reason);
+	p->reason = reason;
+}
+
+/* One more boot of @p, stored as it ends. */
+static int boot_once(struct bisect *b, struct point *p, struct kb_err *err)
+{
+	struct kb_boot_result res;
+	unsigned boot_no = p->last_boot + 1;
+	double v;
+	int ret;
+
+	memset(&res, 0, sizeof(res));
+	if (p->build.status != KB_BUILD_OK) {
+		res.status = KB_BOOT_BUILD_FAILED;
+		res.reason = kb_strdup(p->build.reason ? p->build.reason
+						       : "build failed");
+	} else {
+		if (b->o->step)
+			b->o->step(p->label, boot_no, b->o->progress_arg);
+		ret = kb_executor_boot(b->ex, &p->exec, &p->build, boot_no,
+				       b->o->runs_per_boot, &res, err);
+		if (ret)
+			return ret;
+		b->r->boots++;
+		b->r->runs += (unsigned)res.nruns;
+	}
+	ret = kb_store_boot_put(b->s, b->r->experiment, p->idx, boot_no,
+				p->build_id, &res, err);
+	if (ret)
+		goto out;
+	p->last_boot = boot_no;
+	v = res.status == KB_BOOT_OK ? boot_mean(&res, b->o->metric) : NAN;
+	if (isfinite(v)) {
+		p->values = kb_reallocarray(p->values, p->nvalues + 1,
+					    sizeof(*p->values));
+		p->values[p->nvalues++] = v;
+	} else {
+		p->nfailed++;
+		if (res.status == KB_BOOT_OK)
+			set_reason(p, kb_asprintf("no '%s' in its samples",
+						  b->o->metric));
+		else
+			set_reason(p, kb_asprintf("%s: %s",
+						  kb_boot_status_name(res.status),
+						  res.reason ? res.reason : ""));
+	}
+out:
+	kb_boot_result_release(&res);
+	return ret;
+}
+
+/* No more boots make sense: the build failed, or too many boots did. */
+int kb_bisect__exhausted(const struct bisect *b, const struct point *p)
+{
+	if (p->have_build && p->build.status != KB_BUILD_OK)
+		return p->nfailed > 0;
+	return p->nfailed >= (b->o->boots > 1 ? b->o->boots : 1);
+}
+
+/* KB_EFAIL once the options' stop flag is set. */
+static int stopped(const struct bisect *b, struct kb_err *err)
+{
+	if (b->o->stop && *b->o->stop)
+		return kb_err_set(err, KB_EFAIL,
+				  "stopped by signal %d before the next build or boot",
+				  (int)*b->o->stop);
+	return 0;
+}
+
+int kb_bisect__measure(struct bisect *b, struct point *p, size_t want,
+		       struct kb_err *err)
+{
+	int ret;
+
+	if (!p->in_store) {
+		ret = kb_store_variant_add(b->s, b->r->experiment, &p->stored,
+					   err);
+		if (ret)
+			return ret;
+		p->in_store = 1;
+	}
+	if ((ret = stopped(b, err)) || (ret = ensure_build(b, p, err)))
+		return ret;
+	while (p->nvalues < want && !kb_bisect__exhausted(b, p))
+		if ((ret = stopped(b, err)) || (ret = boot_once(b, p, err)))
+			return ret;
+	return 0;
+}
+
+void kb_bisect__compare(const struct point *a, const struct point *p,
+			const struct kb_compare_opts *o,
+			struct kb_comparison *out)
+{
+	kb_compare_samples(a->values, a->nvalues, p->values, p->nvalues, o,
+			   out);
+}
+
+/*
+ * The thresholds that tell a probe from an end: the matrix's threshold,
+ * and at least a third of the regression on the log scale, in the
+ * direction away from that end — a probe that moves less than that from
+ * an end is not "worse than good" or "better than bad".  For a 20%
+ * regression they are 7.2% (down from good) and 7.7% (up from bad); for
+ * a 90% one 53.6% and 115%.
+ */
+static void probe_thresholds(struct bisect *b)
+{
+	double l = fabs(log1p(b->r->ends.change_pct / 100)) / 3;
+	double down = (1 - exp(-l)) * 100, up = (exp(l) - 1) * 100;
+	int regression_is_down = b->o->higher_is_better != 0;
+
+	b->copts_good = b->copts;
+	b->copts_bad = b->copts;
+	if (!isfinite(l))
+		return;
+	b->copts_good.threshold_pct = fmax(b->copts.threshold_pct,
+					   regression_is_down ? down : up);
+	b->copts_bad.threshold_pct = fmax(b->copts.threshold_pct,
+					  regression_is_down ? up : down);
+}
+
+/*
+ * The evidence that @p is at the bad end's level rather than the good
+ * end's: the log likelihood ratio of its mean under "at the bad end's
+ * mean" against "at the good end's mean", with normal noise of the
+ * variance pooled over all three (within each) and the ends' means as
+ * uncertain as they are (Var = s^2 (1/n_probe + 1/n_end)), on the log
+ * scale when every value is positive (noise is multiplicative).  More
+ * boots of a probe cannot make it surer than the ends allow.  Wald's
+ * sequential probability ratio test stops at +-SPRT_BOUND.
+ */
+static double evidence(const struct point *g, const struct point *d,
+		       const struct point *p)
+{
+	const struct point *pts[3] = { g, d, p };
+	double mean[3] = { 0, 0, 0 }, ss = 0, var, llr, x, nend;
+	size_t i, k, df = 0;
+	int logs = 1;
+
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < pts[k]->nvalues; i++)
+			if (!(pts[k]->values[i] > 0))
+				logs = 0;
+	for (k = 0; k < 3; k++) {
+		if (!pts[k]->nvalues)
+			return 0;
+		for (i = 0; i < pts[k]->nvalues; i++)
+			mean[k] += logs ? log(pts[k]->values[i])
+					: pts[k]->values[i];
+		mean[k] /= (double)pts[k]->nvalues;
+	}
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < pts[k]->nvalues; i++) {
+			x = logs ? log(pts[k]->values[i]) : pts[k]->values[i];
+			ss += (x - mean[k]) * (x - mean[k]);
+		}
+		df += pts[k]->nvalues - 1;
+	}
+	var = df ? ss / (double)df : 0;
+	if (!(var > 1e-12))
+		var = 1e-12;
+	nend = (double)(g->nvalues < d->nvalues ? g->nvalues : d->nvalues);
+	var *= 1 / (double)p->nvalues + 1 / nend;
+	x = mean[2];
+	llr = ((x - mean[0]) * (x - mean[0]) - (x - mean[1]) * (x - mean[1])) /
+	      (2 * var);
+	return isfinite(llr) ? llr : 0;
+}
+
+/*
+ * The decision rules of bisect.h for a probe against the good end (@g)
+ * and the bad end (@d), with @llr its evidence(): 1 decided (*@cls set),
+ * 0 more boots may tell.
+ */
+static int decide(const struct kb_comparison *g,
+		  const struct kb_comparison *d, double llr,
+		  enum kb_bisect_class *cls)
+{
+	int g_reg = g->verdict == KB_VERDICT_REGRESSION;
+	int g_same = g->verdict == KB_VERDICT_NO_CHANGE;
+	int d_imp = d->verdict == KB_VERDICT_IMPROVEMENT;
+	int d_same = d->verdict == KB_VERDICT_NO_CHANGE;
+	int bad = ((g_reg && !d_imp) || (d_same && !g_same)) &&
+		  llr >= SPRT_BOUND;
+	int good = ((d_imp && !g_reg) || (g_same && !d_same)) &&
+		   llr <= -SPRT_BOUND;
+
+	if (bad && !good) {
+		*cls = KB_BISECT_BAD;
+		return 1;
+	}
+	if (good && !bad) {
+		*cls = KB_BISECT_GOOD;
+		return 1;
+	}
+	/* neither, or in between (worse than good and better than bad: part
+	 * of the regression, or noise in a few boots): more boots tell */
+	*cls = KB_BISECT_UNKNOWN;
+	return 0;
+}
+
+int kb_bisect__classify(struct bisect *b, struct point *p,
+			struct kb_bisect_probe *out, struct kb_err *err)
+{
+	const struct point *good = &b->points[0], *bad = &b->points[1];
+	struct kb_comparison g, d;
+	int ret;
+
+	if ((ret = kb_bisect__measure(b, p, b->o->boots, err)))
+		return ret;
+	out->change_pct = out->ci_low = out->ci_high = NAN;
+	out->bad_change_pct = NAN;
+	for (;;) {
+		if (p->nvalues < 2 && kb_bisect__exhausted(b, p)) {
+			out->cls = KB_BISECT_SKIP;
+			out->reason = kb_strdup(p->reason ? p->reason
+							  : "not measured");
+			break;
+		}
+		kb_bisect__compare(good, p, &b->copts_good, &g);
+		kb_bisect__compare(bad, p, &b->copts_bad, &d);
+		out->change_pct = g.change_pct;
+		out->ci_low = g.ci_low;
+		out->ci_high = g.ci_high;
+		out->bad_change_pct = d.change_pct;
+		out->evidence = evidence(good, bad, p);
+		if (decide(&g, &d, out->evidence, &out->cls) ||
+		    kb_bisect__exhausted(b, p) ||
+		    p->nvalues >= b->o->max_boots)
+			break;
+		if ((ret = kb_bisect__measure(b, p, p->nvalues + 1, err)))
+			return ret;
+	}
+	out->boots = (unsigned)p->nvalues;
+	p->classified = 1;
+	p->cls = out->cls;
+	return 0;
+}
+
+int kb_bisect__store_step(struct bisect *b, const struct kb_bisect_probe *pr,
+			  const char *text, struct kb_err *err)
+{
+	struct kb_store_bisection_step st;
+
+	st.step_no = pr->step;
+	st.probe = text;
+	st.variant_idx = pr->variant_idx;
+	st.classification = kb_bisect_class_name(pr->cls);
+	st.change_pct = pr->change_pct;
+	st.ci_low_pct = pr->ci_low;
+	st.ci_high_pct = pr->ci_high;
+	return kb_store_bisection_step_put(b->s, b->r->bisection,
+					   b->r->experiment, &st, err);
+}
+
+/* The indexes of the changes applied in @set. */
+void kb_bisect__fill_applied(const struct bisect *b, const unsigned char *set,
+			     struct kb_bisect_probe *pr)
+{
+	size_t i;
+
+	pr->applied = kb_calloc(b->r->nchanges + 1, sizeof(*pr->applied));
+	for (i = 0; i < b->r->nchanges; i++)
+		if (kb_bisect__applied(b, set, i))
+			pr->applied[pr->napplied++] = i;
+}
+
+/* ---- the cache: the probes classified, by their set ------------------- */
+
+static uint64_t set_hash(const unsigned char *set, size_t n)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= set[i] != 0;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static int same_set(const unsigned char *a, const unsigned char *x, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((a[i] != 0) != (x[i] != 0))
+			return 0;
+	return 1;
+}
+
+struct point *kb_bisect__cached(const struct bisect *b,
+				const unsigned char *set)
+{
+	size_t mask = b->ncache - 1, i;
+	struct point *p;
+
+	if (!b->ncache)
+		return NULL;
+	for (i = (size_t)set_hash(set, b->ngroups) & mask; b->cache[i];
+	     i = (i + 1) & mask) {
+		p = &b->points[b->cache[i] - 1];
+		if (p->classified && same_set(p->set, set, b->ngroups))
+			return p;
+	}
+	return NULL;
+}
+
+static void cache_put(size_t *slots, size_t nslots, const struct bisect *b,
+		      size_t k)
+{
+	size_t mask = nslots - 1, i;
+
+	for (i = (size_t)set_hash(b->points[k].set, b->ngroups) & mask;
+	     slots[i]; i = (i + 1) & mask)
+		;
+	slots[i] = k + 1;
+}
+
+void kb_bisect__cache_add(struct bisect *b, size_t k)
+{
+	size_t *slots, n, i;
+
+	if (kb_bisect__cached(b, b->points[k].set))
+		return;
+	if (2 * (b->ncached + 1) > b->ncache) { /* at most half full */
+		n = b->ncache ? 2 * b->ncache : 64;
+		slots = kb_calloc(n, sizeof(*slots));
+		for (i = 0; i < b->ncache; i++)
+			if (b->cache[i])
+				cache_put(slots, n, b, b->cache[i] - 1);
+		free(b->cache);
+		b->cache = slots;
+		b->ncache = n;
+	}
+	cache_put(b->cache, b->ncache, b, k);
+	b->ncached++;
+}
+
+/* ---- the oracle ------------------------------------------------------- */
+
+/*
+ * Classify the good config with the groups of @set moved: the empty set
+ * is the good end, the full set the bad end, anything measured before is
+ * answered from memory.  When max_probes is reached, answers unknown and
+ * sets b->stopped.
+ */
+int kb_bisect__test(struct bisect *b, const unsigned char *set,
+		    enum kb_bisect_class *cls, struct kb_err *err)
+{
+	struct kb_bisect_result *r = b->r;
+	struct kb_bisect_probe pr;
+	const struct point *seen;
+	size_t i, k, nset = 0;
+	int ret;
+
+	for (i = 0; i < b->ngroups; i++)
+		nset += set[i] != 0;
+	if (nset == 0) {
+		*cls = KB_BISECT_GOOD;
+		return 0;
+	}
+	if (nset == b->ngroups) {
+		*cls = KB_BISECT_BAD;
+		return 0;
+	}
+	if ((seen = kb_bisect__cached(b, set))) {
+		*cls = seen->cls;
+		return 0;
+	}
+	if (r->nprobes >= b->max_probes) {
+		b->stopped = 1;
+		*cls = KB_BISECT_UNKNOWN;
+		return 0;
+	}
+	k = kb_bisect__point_new(b, set, NULL);
+	memset(&pr, 0, sizeof(pr));
+	pr.step = (unsigned)r->nprobes + 2;
+	pr.variant_idx = (int)b->points[k].idx;
+	if ((ret = kb_bisect__classify(b, &b->points[k], &pr, err)) ||
+	    (ret = kb_bisect__store_step(b, &pr, b->points[k].label, err))) {
+		kb_bisect__probe_release(&pr);
+		return ret;
+	}
+	kb_bisect__fill_applied(b, set, &pr);
+	kb_bisect__cache_add(b, k);
+	b->points[k].probe = r->nprobes;
+	r->probes = kb_reallocarray(r->probes, r->nprobes + 1,
+				    sizeof(*r->probes));
+	r->probes[r->nprobes++] = pr;
+	if (b->o->progress)
+		b->o->progress(&r->probes[r->nprobes - 1], r->changes,
+			       b->o->progress_arg);
+	*cls = pr.cls;
+	return 0;
+}
+
+int kb_bisect__in_between(const struct bisect *b, const struct point *p)
+{
+	struct kb_comparison g, d;
+
+	kb_bisect__compare(&b->points[0], p, &b->copts_good, &g);
+	kb_bisect__compare(&b->points[1], p, &b->copts_bad, &d);
+	return g.verdict == KB_VERDICT_REGRESSION &&
+	       d.verdict == KB_VERDICT_IMPROVEMENT;
+}
+
+
+/* ---- the ends --------------------------------------------------------- */
+
+static int end_unmeasurable(struct bisect *b, const struct point *p,
+			    const char *which, const char *name,
+			    struct kb_err *err)
+{
+	if (p->nvalues >= 2 || !kb_bisect__exhausted(b, p))
+		return 0;
+	return kb_err_set(err, KB_EFAIL,
+			  "the %s end '%s' cannot be measured: %s", which,
+			  name, p->reason ? p->reason : "no value");
+}
+
+int kb_bisect__confirm_ends(struct bisect *b, struct kb_err *err)
+{
+	struct kb_bisect_result *r = b->r;
+	struct point *good = &b->points[0], *bad = &b->points[1];
+	unsigned max = b->o->max_boots;
+	struct kb_bisect_probe *pr = &r->end;
+	int ret;
+
+	if ((ret = kb_bisect__measure(b, good, b->o->boots, err)) ||
+	    (ret = end_unmeasurable(b, good, "good", b->o->good_name, err)) ||
+	    (ret = kb_bisect__measure(b, bad, b->o->boots, err)) ||
+	    (ret = end_unmeasurable(b, bad, "bad", b->o->bad_name, err)))
+		return ret;
+	for (;;) {
+		size_t ng = good->nvalues, nb = bad->nvalues;
+
+		kb_bisect__compare(good, bad, &b->copts, &r->ends);
+		if (r->ends.verdict != KB_VERDICT_INCONCLUSIVE ||
+		    (ng >= max && nb >= max) ||
+		    (kb_bisect__exhausted(b, good) &&
+		     kb_bisect__exhausted(b, bad)))
+			break;
+		if (ng <= nb && ng < max &&
+		    (ret = kb_bisect__measure(b, good, ng + 1, err)))
+			return ret;
+		if (nb <= ng && nb < max &&
+		    (ret = kb_bisect__measure(b, bad, nb + 1, err)))
+			return ret;
+		if (good->nvalues == ng && bad->nvalues == nb)
+			break; /* neither side can have more */
+	}
+	if (r->ends.verdict == KB_VERDICT_REGRESSION) {
+		if ((ret = kb_bisect__measure(b, good, max, err)) ||
+		    (ret = kb_bisect__measure(b, bad, max, err)))
+			return ret;
+		kb_bisect__compare(good, bad, &b->copts, &r->ends);
+	}
+	r->reproduced = r->ends.verdict == KB_VERDICT_REGRESSION;
+	probe_thresholds(b);
+
+	pr->step = 1;
+	pr->variant_idx = (int)bad->idx;
+	pr->cls = r->reproduced ? KB_BISECT_BAD
+		  : r->ends.verdict == KB_VERDICT_INCONCLUSIVE
+			  ? KB_BISECT_UNKNOWN
+			  : KB_BISECT_GOOD;
+	pr->boots = (unsigned)bad->nvalues;
+	pr->change_pct = r->ends.change_pct;
+	pr->ci_low = r->ends.ci_low;
+	pr->ci_high = r->ends.ci_high;
+	pr->bad_change_pct = 0;
+	return 0;
+}
+
+/* ---- the experiment stored -------------------------------------------- */
+
+int kb_bisect__experiment_create(struct bisect *b, const char *design,
+				 const char *desc,
+				 const struct kb_variant *variants, size_t n,
+				 struct kb_err *err)
+{
+	const struct kb_bisect_opts *o = b->o;
+	struct kb_store_experiment e;
+	int ret;
+
+	memset(&e, 0, sizeof(e));
+	e.name = o->name ? o->name : design;
+	e.matrix_path = o->matrix_path;
+	e.matrix_text = desc ? desc : o->matrix_text;
+	e.model_text = o->model_text;
+	e.executor = kb_executor_name(b->ex);
+	e.design = design;
+	e.metric = o->metric;
+	e.boots = o->boots;
+	e.runs_per_boot = o->runs_per_boot;
+	e.nvariants = n;
+	e.variants = variants;
+	ret = kb_store_experiment_create(b->s, &e, &b->r->experiment, err);
+	if (ret == 0 && o->experiment_id)
+		*o->experiment_id = b->r->experiment;
+	return ret;
+}
+
+int kb_bisect__store_ends(struct bisect *b, const char *kind,
+			  struct kb_err *err)
+{
+	const struct kb_bisect_opts *o = b->o;
+	struct kb_variant ends[2];
+	char *design = kb_asprintf("bisect-%s", kind), *desc = NULL;
+	int ret;
+
+	ends[0] = b->points[0].stored;
+	ends[1] = b->points[1].stored;
+	if (!o->matrix_text)
+		desc = kb_asprintf("# kbisect bisect %s: no matrix given\n"
+				   "# good: %s\n# bad: %s\n"
+				   "# metric: %s, boots: %u, max_boots: %u,"
+				   " runs_per_boot: %u\n"
+				   "# threshold_pct: %g, alpha: %g\n",
+				   kind, o->good_name, o->bad_name, o->metric,
+				   o->boots, o->max_boots, o->runs_per_boot,
+				   o->threshold_pct, o->alpha);
+	ret = kb_bisect__experiment_create(b, design, desc, ends, 2, err);
+	free(desc);
+	free(design);
+	if (ret)
+		return ret;
+	b->points[0].in_store = b->points[1].in_store = 1;
+	return kb_store_bisection_create(b->s, b->r->experiment, kind,
+					 o->good_name, o->bad_name,
+					 &b->r->bisection, err);
+}
+
+char *kb_bisect__unreproduced(const struct bisect *b)
+{
+	return kb_asprintf("does not reproduce: %s, %+.1f%%",
+			   kb_verdict_name(b->r->ends.verdict),
+			   b->r->ends.change_pct);
+}
+
+int kb_bisect__finish(struct bisect *b, const char *result,
+		      struct kb_err *err)
+{
+	int ret;
+
+	if (b->r->bisection &&
+	    (ret = kb_store_bisection_finish(b->s, b->r->bisection, "done",
+					     result, err)))
+		return ret;
+	return kb_store_experiment_finish(b->s, b->r->experiment, "done", NULL,
+					  err);
+}
+
+void kb_bisect__fail(struct bisect *b, const struct kb_err *err)
+{
+	struct kb_err ignored = KB_ERR_INIT;
+	const char *why = err ? err->msg : NULL;
+
+	if (!b->r || !b->r->experiment)
+		return;
+	if (b->r->bisection)
+		kb_store_bisection_finish(b->s, b->r->bisection, "failed", why,
+					  &ignored);
+	kb_store_experiment_finish(b->s, b->r->experiment, "failed", why,
+				   &ignored);
+}
+
+int kb_bisect__check_opts(const struct kb_bisect_opts *o, struct kb_err *err)
+{
+	if (!o->good_name || !o->bad_name)
+		return kb_err_set(err, KB_EINPUT,
+				  "bisection needs names for its good and bad ends");
+	if (!o->metric || !*o->metric)
+		return kb_err_set(err, KB_EINPUT, "bisection needs a metric");
+	if (o->boots < 1 || o->boots > KB_MATRIX_MAX_BOOTS ||
+	    o->max_boots < o->boots || o->max_boots > KB_MATRIX_MAX_BOOTS)
+		return kb_err_set(err, KB_EINPUT,
+				  "bisection boots %u and max_boots %u: need 1 <= boots <= max_boots <= %d",
+				  o->boots, o->max_boots, KB_MATRIX_MAX_BOOTS);
+	if (o->runs_per_boot < 1 || o->runs_per_boot > KB_MATRIX_MAX_RUNS)
+		return kb_err_set(err, KB_EINPUT,
+				  "bisection runs_per_boot %u: need 1 to %d",
+				  o->runs_per_boot, KB_MATRIX_MAX_RUNS);
+	if (!(o->alpha > 0 && o->alpha < 1) || !(o->threshold_pct >= 0))
+		return kb_err_set(err, KB_EINPUT,
+				  "bisection alpha %g and threshold %g%%: need 0 < alpha < 1 and threshold >= 0",
+				  o->alpha, o->threshold_pct);
+	return 0;
+}
