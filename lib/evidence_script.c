@@ -40,6 +40,15 @@ static void sh_var(struct kb_buf *b, const char *name, const char *value)
 	kb_buf_addch(b, '\n');
 }
 
+/* The file name of @path (what follows its last slash), quoted for sh:
+ * the files boot.sh makes are in its folder. */
+static void sh_base(struct kb_buf *b, const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	sh_quote(b, base ? base + 1 : path);
+}
+
 /* The measured mean and sd of the variant's boots, as one line. */
 static void measured(const struct kb_evidence *r, struct kb_buf *b)
 {
@@ -161,10 +170,9 @@ void ev_boot_sh(const struct kb_evidence *r, struct kb_buf *b)
 	if (r->moved.nscratch) {
 		kb_buf_addf(b, "\n# -- a new scratch disk for the workload, as every boot gets\n");
 		for (i = 0; i < r->moved.nscratch; i++) {
-			const char *base = strrchr(r->moved.scratch[i], '/');
 			struct kb_buf q = KB_BUF_INIT;
 
-			sh_quote(&q, base ? base + 1 : r->moved.scratch[i]);
+			sh_base(&q, r->moved.scratch[i]);
 			kb_buf_addf(b, "rm -f %s\n"
 				       "fallocate -l %llu %s 2>/dev/null ||\n"
 				       "\ttruncate -s %llu %s || exit 1\n",
@@ -174,10 +182,9 @@ void ev_boot_sh(const struct kb_evidence *r, struct kb_buf *b)
 		}
 	}
 	for (i = 0; i < r->moved.noverlays; i++) {
-		const char *base = strrchr(r->moved.overlays[i], '/');
 		struct kb_buf q = KB_BUF_INIT;
 
-		sh_quote(&q, base ? base + 1 : r->moved.overlays[i]);
+		sh_base(&q, r->moved.overlays[i]);
 		kb_buf_addf(b, "\n# -- the root disk (guest.image): a new overlay over root.img,\n"
 			       "# which the boot never changes\n"
 			       "rm -f %s\n"
@@ -219,12 +226,10 @@ void ev_boot_sh(const struct kb_evidence *r, struct kb_buf *b)
 		const char *f = i < r->moved.nscratch
 					? r->moved.scratch[i]
 					: r->moved.overlays[i - r->moved.nscratch];
-		const char *base = strrchr(f, '/');
-		struct kb_buf q = KB_BUF_INIT;
 
-		sh_quote(&q, base ? base + 1 : f);
-		kb_buf_addf(b, "rm -f %s\n", q.buf);
-		kb_buf_release(&q);
+		kb_buf_adds(b, "rm -f ");
+		sh_base(b, f);
+		kb_buf_addch(b, '\n');
 	}
 	kb_buf_addf(b, "\n# -- the result frames (docs/guests.md): KBISECT-BEGIN RUN LEN CRC,\n"
 		       "# the payload, KBISECT-END RUN; one per run\n"
