@@ -108,7 +108,7 @@ int kb_evidence_write(struct kb_evidence *ev, const char *dir,
 /* What was read and written, for the caller to print; valid while @ev
  * is and until the next kb_evidence_write(). */
 struct kb_evidence_info {
-	int64_t exp;
+	int64_t exp;              /* the experiment */
 	unsigned variant;         /* its index */
 	const char *label;        /* the variant's label, or NULL */
 	unsigned boot_no;         /* the boot written */
