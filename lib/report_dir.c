@@ -19,6 +19,7 @@
 #include "report_int.h"
 
 #include "err.h"
+#include "evidence.h"
 #include "mem.h"
 #include "paths.h"
 #include "banned.h"
@@ -237,45 +238,45 @@ out:
 	return ret;
 }
 
-/* The name of the workload file of the stored matrix's workload. */
-static const char *workload_name(const struct rep *r)
-{
-	if (!r->m)
-		return "workload.txt";
-	return kb_matrix_workload(r->m)->kind == KB_WORKLOAD_COMMAND
-		       ? "workload.sh"
-		       : "workload.fio";
-}
+/* Where kb_evidence_put_text() writes variant idx's evidence: its
+ * folder repro/N/ of the report. */
+struct repro_sink {
+	struct rep *r;
+	struct rep_repro *rr;
+	unsigned idx;
+};
 
-/* Write one text of variant @idx's evidence, when there is one. */
-static int put_evidence(struct rep *r, struct rep_repro *rr, unsigned idx,
-			const char *name, const char *text,
-			struct kb_err *err)
+static int put_evidence(void *arg, const char *name, const char *data,
+			size_t len, unsigned mode, struct kb_err *err)
 {
-	char *rel;
-	int ret;
+	struct repro_sink *rs = arg;
+	char *rel = kb_asprintf("repro/%u/%s", rs->idx, name);
+	int ret = rep_put(rs->r, rel, data, len, err);
 
-	if (!text)
-		return 0;
-	rel = kb_asprintf("repro/%u/%s", idx, name);
-	ret = rep_put(r, rel, text, strlen(text), err);
+	(void)mode; /* rep_put() writes 0644, as the texts are */
 	free(rel);
 	if (!ret)
-		rr->names[rr->n++] = name;
+		rs->rr->names[rs->rr->n++] = name;
 	return ret;
 }
 
 int rep_repro(struct rep *r, struct kb_err *err)
 {
+	static const enum kb_evidence_text texts[] = {
+		KB_EVIDENCE_CONFIG, KB_EVIDENCE_DOMAIN, KB_EVIDENCE_WORKLOAD,
+	};
 	struct kb_store_evidence e;
 	struct kb_err missing = KB_ERR_INIT;
-	size_t i;
+	size_t i, k;
 	int ret = 0;
 
 	r->repro = kb_calloc(r->nvs ? r->nvs : 1, sizeof(*r->repro));
 	for (i = 0; i < r->nvs && !ret; i++) {
 		struct rep_repro *rr = &r->repro[i];
 		unsigned idx = r->vs[i].idx;
+		struct repro_sink rs = { .r = r, .rr = rr, .idx = idx };
+		const struct kb_evidence_sink sink = { .put = put_evidence,
+						       .arg = &rs };
 
 		kb_err_clear(&missing);
 		ret = kb_store_evidence_get(r->s, r->exp, idx, &e, &missing);
@@ -290,12 +291,9 @@ int rep_repro(struct rep *r, struct kb_err *err)
 		rr->boot_no = e.boot_no;
 		rr->status = e.status;
 		e.status = NULL;
-		if (!(ret = put_evidence(r, rr, idx, "config", e.config_text,
-					 err)) &&
-		    !(ret = put_evidence(r, rr, idx, "domain.xml",
-					 e.domain_xml, err)))
-			ret = put_evidence(r, rr, idx, workload_name(r),
-					   e.workload_text, err);
+		for (k = 0; k < sizeof(texts) / sizeof(texts[0]) && !ret; k++)
+			ret = kb_evidence_put_text(&e, r->m, texts[k], &sink,
+						   err);
 		kb_store_evidence_release(&e);
 	}
 	return ret;
