@@ -47,14 +47,6 @@ void rep_num(struct kb_buf *b, double v)
 		kb_buf_addch(b, '-');
 }
 
-void rep_pct(struct kb_buf *b, double pct, int sign)
-{
-	if (!isfinite(pct))
-		kb_buf_addch(b, '-');
-	else
-		kb_buf_addf(b, sign ? "%+.1f%%" : "%.1f%%", pct);
-}
-
 void rep_ci(struct kb_buf *b, double lo, double hi)
 {
 	if (!isfinite(lo) || !isfinite(hi)) {
@@ -62,17 +54,10 @@ void rep_ci(struct kb_buf *b, double lo, double hi)
 		return;
 	}
 	kb_buf_addch(b, '[');
-	rep_pct(b, lo, 1);
+	kb_buf_adds(b, kb_format_pct(lo, 1).s);
 	kb_buf_adds(b, ", ");
-	rep_pct(b, hi, 1);
+	kb_buf_adds(b, kb_format_pct(hi, 1).s);
 	kb_buf_addch(b, ']');
-}
-
-const char *rep_stars(double p)
-{
-	return isnan(p) ? "" : p < 0.001 ? "***" : p < 0.01 ? "**"
-					   : p < 0.05 ? "*"
-						      : "";
 }
 
 const char *rep_label(const struct rep *r, unsigned idx)
@@ -849,13 +834,14 @@ static int boot_means(struct rep *r, struct kb_err *err)
 			    r->sum[i].n);
 		rep_num(b, r->sum[i].mean);
 		kb_buf_adds(b, "</td><td class=\"num\">");
-		rep_pct(b, 100 * fabs(r->sum[i].cv), 0);
+		kb_buf_adds(b, kb_format_pct(100 * fabs(r->sum[i].cv), 0).s);
 		kb_buf_adds(b, "</td><td class=\"num\">");
 		if (i == 0)
 			kb_buf_adds(b, "baseline");
 		else if (r->sum[0].n && r->sum[i].n)
-			rep_pct(b, kb_stats_change_pct(r->sum[0].mean,
-						       r->sum[i].mean), 1);
+			kb_buf_adds(b, kb_format_pct(kb_stats_change_pct(
+						       r->sum[0].mean,
+						       r->sum[i].mean), 1).s);
 		else
 			kb_buf_addch(b, '-');
 		kb_buf_adds(b, "</td><td>");
@@ -1001,7 +987,7 @@ static void variants(struct rep *r)
 			kb_buf_adds(b, ", stddev ");
 			rep_num(b, sm->stddev);
 			kb_buf_adds(b, " (");
-			rep_pct(b, 100 * fabs(sm->cv), 0);
+			kb_buf_adds(b, kb_format_pct(100 * fabs(sm->cv), 0).s);
 			kb_buf_adds(b, "), 95% CI of the mean ");
 			rep_num(b, sm->ci_low);
 			kb_buf_adds(b, " to ");

@@ -15,6 +15,7 @@
 
 #include "buf.h"
 #include "compare.h"
+#include "format.h"
 #include "matrix.h"
 #include "stats.h"
 #include "store.h"
@@ -95,12 +96,8 @@ void rep_escf(struct kb_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* "12345.7" (%.6g), or "-" for NaN. */
 void rep_num(struct kb_buf *b, double v);
-/* A percentage, "+12.3%" with @sign, or "-" when not finite. */
-void rep_pct(struct kb_buf *b, double pct, int sign);
 /* "[-3.1%, +2.0%]", or "-" when either end is not finite. */
 void rep_ci(struct kb_buf *b, double lo, double hi);
-/* "***", "**", "*" or "" for a p-value. */
-const char *rep_stars(double p);
 /* The label of variant @idx ("" when there is none). */
 const char *rep_label(const struct rep *r, unsigned idx);
 /* A link to variant @idx's section: <a href="#variant-N">#N</a>. */

@@ -166,24 +166,6 @@ unsigned cmd_warn_environments(struct kb_store *s, int64_t exp, int a, int b)
 	return n;
 }
 
-const char *cmd_stars(double p)
-{
-	return isnan(p) ? "" : p < 0.001 ? "***" : p < 0.01 ? "**"
-					   : p < 0.05 ? "*"
-						      : "";
-}
-
-struct cmd_pct cmd_pct(double pct, int sign)
-{
-	struct cmd_pct t;
-
-	if (!isfinite(pct))
-		snprintf(t.s, sizeof(t.s), "-");
-	else
-		snprintf(t.s, sizeof(t.s), sign ? "%+.1f%%" : "%.1f%%", pct);
-	return t;
-}
-
 void cmd_json_comparison(struct kb_json *j, const char *key,
 			 const struct kb_comparison *c)
 {

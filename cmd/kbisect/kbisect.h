@@ -8,6 +8,7 @@
 
 #include "cmdopt.h"
 #include "err.h"
+#include "format.h"
 #include "pipeline.h"
 #include "store.h"
 
@@ -167,18 +168,19 @@ void cmd_json_host_effects(struct kb_json *j, const char *key,
 struct kb_analysis;
 int cmd_warn_disjoint_hosts(const struct kb_analysis *an, unsigned a,
 			    unsigned b);
-/* Significance stars of a p-value: "***", "**", "*" or "". */
-const char *cmd_stars(double p);
 /*
- * A percentage as text: "+12.3%" (@sign) or "12.3%", and "-" when it is
- * not a finite number (a change against a mean of 0, or of no boots), so
- * that "nan%" never reaches the reader.  The text lives until the end of
- * the expression the call is in: printf("%s", cmd_pct(x, 1).s).
+ * Significance stars and percentages as text: kb_format_stars() and
+ * kb_format_pct() (lib/util/format.h, which the report shares), under
+ * the names the verbs call: printf("%s", cmd_pct(x, 1).s).
  */
-struct cmd_pct {
-	char s[32];
-};
-struct cmd_pct cmd_pct(double pct, int sign);
+static inline const char *cmd_stars(double p)
+{
+	return kb_format_stars(p);
+}
+static inline struct kb_format_pct cmd_pct(double pct, int sign)
+{
+	return kb_format_pct(pct, sign);
+}
 /* Write comparison @c as an object under @key. */
 void cmd_json_comparison(struct kb_json *j, const char *key,
 			 const struct kb_comparison *c);
