@@ -23,7 +23,7 @@
 #include "variant.h"
 #include "banned.h"
 
-/* ---- the database and what the command line names --------------------- */
+/* ---- the database and what the command line names ------------------------ */
 
 int cmd_open_store(const char *path, struct kb_store **out,
 		   struct kb_err *err)
@@ -72,7 +72,7 @@ int cmd_matrix_load(const char *path, struct kb_matrix **m,
 	return ret;
 }
 
-/* ---- an experiment for the analysis verbs ----------------------------- */
+/* ---- an experiment for the analysis verbs -------------------------------- */
 
 int cmd_open_analysis(const char *db, const char *id, const char *metric,
 		      struct kb_store **s, struct kb_analysis **a,
@@ -128,7 +128,7 @@ int cmd_parse_variant(const struct kb_analysis *a, const char *s, int *out)
 	return -1;
 }
 
-/* ---- a plan (plan, run, submit, build ...) ---------------------------- */
+/* ---- a plan (plan, run, resume, submit) ---------------------------------- */
 
 struct resolve_progress {
 	int tty;
@@ -268,7 +268,7 @@ int cmd_plan_limits(const char *verb, const struct kb_args *a,
 	return 0;
 }
 
-/* ---- a trend's series (trend, report --trend) ------------------------- */
+/* ---- a trend's series (trend, report --trend) ---------------------------- */
 
 int cmd_trend_series_opts(const char *verb, const char *variant,
 			  const char *metric, const char *by,

@@ -22,7 +22,7 @@ struct kb_plan;
 struct kb_plan_limits;
 struct kb_trend_series_opts;
 
-/* ---- the database and what the command line names ---------------------- */
+/* ---- the database and what the command line names ------------------------ */
 
 /* Open the database: @path, else $KBISECT_DB, else the XDG default;
  * created when missing (the verbs that store experiments). */
@@ -45,7 +45,7 @@ int cmd_parse_id(const char *s, int64_t *out);
 int cmd_matrix_load(const char *path, struct kb_matrix **m,
 		    struct kb_err *err);
 
-/* ---- an experiment for the analysis verbs ------------------------------ */
+/* ---- an experiment for the analysis verbs -------------------------------- */
 
 /* Open experiment @id (its text from the command line) of the database
  * @db for analysis of @metric (NULL: the experiment's), the database
@@ -84,7 +84,7 @@ void cmd_plan_report_dropped(const struct kb_plan *p, FILE *f);
 int cmd_plan_limits(const char *verb, const struct kb_args *a,
 		    struct kb_plan_limits *out);
 
-/* ---- a trend's series ----------------------------------------------------- */
+/* ---- a trend's series ---------------------------------------------------- */
 
 /* --variant, --metric and --by of trend and report --trend into @so;
  * a usage error of @verb (exit 2) for a --by other than time or

@@ -25,7 +25,7 @@
 #include "variant.h"
 #include "banned.h"
 
-/* ---- JSON on stdout --------------------------------------------------- */
+/* ---- JSON on stdout ------------------------------------------------------ */
 
 void cmd_put(const struct kb_buf *b)
 {
@@ -40,7 +40,7 @@ void cmd_json_put(struct kb_json *j, struct kb_buf *b)
 	kb_buf_release(b);
 }
 
-/* ---- an experiment's results (results, run, resume ...) --------------- */
+/* ---- an experiment's results (results, run, resume) ---------------------- */
 
 struct row {
 	struct kb_store_variant *v;
@@ -281,7 +281,7 @@ out:
 	return ret;
 }
 
-/* ---- comparisons and their warnings (compare, why, results ...) ------- */
+/* ---- comparisons and their warnings (compare, effects, why, bisect) ------ */
 
 unsigned cmd_warn_environments(struct kb_store *s, int64_t exp, int a, int b)
 {
@@ -321,7 +321,7 @@ void cmd_json_comparison(struct kb_json *j, const char *key,
 	kb_json_object_end(j);
 }
 
-/* ---- the hosts against the first (hosts, effects, compare) ------------ */
+/* ---- the hosts against the first (hosts, effects, compare) --------------- */
 
 void cmd_print_host_effects(FILE *f, const struct kb_host_effect *h,
 			    size_t n)
@@ -401,7 +401,7 @@ int cmd_warn_disjoint_hosts(const struct kb_analysis *an, unsigned a,
 	return 1;
 }
 
-/* ---- the daemon's progress (status, watch) ---------------------------- */
+/* ---- the daemon's progress (status, watch) ------------------------------- */
 
 char *cmd_duration(double s)
 {

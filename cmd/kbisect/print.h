@@ -25,7 +25,7 @@ struct kb_json;
 struct kb_msg_progress;
 struct kb_store;
 
-/* ---- JSON on stdout ---------------------------------------------------- */
+/* ---- JSON on stdout ------------------------------------------------------ */
 
 /* Write a kb_buf of JSON to stdout. */
 void cmd_put(const struct kb_buf *b);
@@ -33,7 +33,7 @@ void cmd_put(const struct kb_buf *b);
  * free @j and @b's contents. */
 void cmd_json_put(struct kb_json *j, struct kb_buf *b);
 
-/* ---- an experiment's results ------------------------------------------- */
+/* ---- an experiment's results --------------------------------------------- */
 
 /*
  * Print the results of experiment @exp to stdout: per variant its boots,
@@ -46,7 +46,7 @@ void cmd_json_put(struct kb_json *j, struct kb_buf *b);
 int cmd_print_results(struct kb_store *s, int64_t exp, int json,
 		      struct kb_err *err);
 
-/* ---- comparisons and their warnings ------------------------------------- */
+/* ---- comparisons and their warnings -------------------------------------- */
 
 /* Write comparison @c as an object under @key: each side's n, mean and
  * standard deviation, the change with its interval, p and the verdict. */
@@ -67,7 +67,7 @@ unsigned cmd_warn_environments(struct kb_store *s, int64_t exp, int a, int b);
 int cmd_warn_disjoint_hosts(const struct kb_analysis *an, unsigned a,
 			    unsigned b);
 
-/* ---- the hosts against the first ---------------------------------------- */
+/* ---- the hosts against the first ----------------------------------------- */
 
 /*
  * The hosts of an experiment against the first (kb_effects_hosts()), as
@@ -78,7 +78,7 @@ void cmd_print_host_effects(FILE *f, const struct kb_host_effect *h,
 void cmd_json_host_effects(struct kb_json *j, const char *key,
 			   const struct kb_host_effect *h, size_t n);
 
-/* ---- the daemon's progress ---------------------------------------------- */
+/* ---- the daemon's progress ----------------------------------------------- */
 
 /* A duration as "0.4s", "42s", "3m05s", "2h10m", or "?" for NaN or a
  * negative one (the caller frees it). */
@@ -88,7 +88,7 @@ void cmd_print_progress(const struct kb_msg_progress *p, FILE *f);
 /* The same as a JSON object, written with @j. */
 void cmd_json_progress(struct kb_json *j, const struct kb_msg_progress *p);
 
-/* ---- numbers as text ---------------------------------------------------- */
+/* ---- numbers as text ----------------------------------------------------- */
 
 /*
  * Significance stars of a p-value ("***", "**", "*" or "") and a
