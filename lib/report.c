@@ -22,23 +22,6 @@
 #include "svg.h"
 #include "banned.h"
 
-/* ---- percentages and stars ------------------------------------------- */
-
-void rep_pct(struct kb_buf *b, double pct, int sign)
-{
-	if (!isfinite(pct))
-		kb_buf_addch(b, '-');
-	else
-		kb_buf_addf(b, sign ? "%+.1f%%" : "%.1f%%", pct);
-}
-
-const char *rep_stars(double p)
-{
-	return isnan(p) ? "" : p < 0.001 ? "***" : p < 0.01 ? "**"
-					   : p < 0.05 ? "*"
-						      : "";
-}
-
 /* A duration: "0.4 s", "42 s", "1250 s (20m50s)". */
 static void duration(struct kb_buf *b, double s)
 {
@@ -777,13 +760,14 @@ static int boot_means(struct rep *r, struct kb_err *err)
 			    r->sum[i].n);
 		rep_num(b, r->sum[i].mean);
 		kb_buf_adds(b, "</td><td class=\"num\">");
-		rep_pct(b, 100 * fabs(r->sum[i].cv), 0);
+		kb_buf_adds(b, kb_format_pct(100 * fabs(r->sum[i].cv), 0).s);
 		kb_buf_adds(b, "</td><td class=\"num\">");
 		if (i == 0)
 			kb_buf_adds(b, "baseline");
 		else if (r->sum[0].n && r->sum[i].n)
-			rep_pct(b, kb_stats_change_pct(r->sum[0].mean,
-						       r->sum[i].mean), 1);
+			kb_buf_adds(b, kb_format_pct(kb_stats_change_pct(
+						       r->sum[0].mean,
+						       r->sum[i].mean), 1).s);
 		else
 			kb_buf_addch(b, '-');
 		kb_buf_adds(b, "</td><td>");
@@ -929,7 +913,7 @@ static void variants(struct rep *r)
 			kb_buf_adds(b, ", stddev ");
 			rep_num(b, sm->stddev);
 			kb_buf_adds(b, " (");
-			rep_pct(b, 100 * fabs(sm->cv), 0);
+			kb_buf_adds(b, kb_format_pct(100 * fabs(sm->cv), 0).s);
 			kb_buf_adds(b, "), 95% CI of the mean ");
 			rep_num(b, sm->ci_low);
 			kb_buf_adds(b, " to ");

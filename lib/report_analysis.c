@@ -76,13 +76,13 @@ static void compare_row(struct rep *r, size_t i, const struct kb_comparison *c,
 	kb_buf_adds(b, "<td class=\"num\">");
 	rep_num(b, c->a.mean);
 	kb_buf_adds(b, "</td><td class=\"num\">");
-	rep_pct(b, 100 * fabs(c->a.cv), 0);
+	kb_buf_adds(b, kb_format_pct(100 * fabs(c->a.cv), 0).s);
 	kb_buf_adds(b, "</td><td class=\"num\">");
-	rep_pct(b, c->change_pct, 1);
-	kb_buf_addf(b, "%s</td><td class=\"num\">", rep_stars(c->p));
+	kb_buf_adds(b, kb_format_pct(c->change_pct, 1).s);
+	kb_buf_addf(b, "%s</td><td class=\"num\">", kb_format_stars(c->p));
 	rep_num(b, c->b.mean);
 	kb_buf_adds(b, "</td><td class=\"num\">");
-	rep_pct(b, 100 * fabs(c->b.cv), 0);
+	kb_buf_adds(b, kb_format_pct(100 * fabs(c->b.cv), 0).s);
 	kb_buf_addf(b, "</td><td class=\"%s\">%s</td><td class=\"num\">",
 		    kb_verdict_name(c->verdict), kb_verdict_name(c->verdict));
 	rep_ci(b, c->ci_low, c->ci_high);
@@ -292,12 +292,12 @@ void rep_effects(struct rep *r)
 		rep_esc(b, e[i].name);
 		kb_buf_addf(b, "</td><td class=\"num %s\">",
 			    effect_class(r, e[i].change_pct, e[i].significant));
-		rep_pct(b, e[i].change_pct, 1);
+		kb_buf_adds(b, kb_format_pct(e[i].change_pct, 1).s);
 		kb_buf_adds(b, "</td><td class=\"num\">");
 		rep_ci(b, e[i].ci_low_pct, e[i].ci_high_pct);
 		kb_buf_addf(b, "</td><td class=\"num\">%.2g</td><td class=\"num\">%.2g%s</td><td>",
 			    e[i].p, e[i].p_adjusted,
-			    rep_stars(e[i].p_adjusted));
+			    kb_format_stars(e[i].p_adjusted));
 		rep_esc(b, e[i].aliases);
 		kb_buf_adds(b, "</td></tr>\n");
 	}
@@ -329,7 +329,7 @@ static void change_text(struct kb_buf *b, const struct kb_comparison *c)
 		kb_buf_adds(b, "not measured by this design");
 		return;
 	}
-	rep_pct(b, c->change_pct, 1);
+	kb_buf_adds(b, kb_format_pct(c->change_pct, 1).s);
 	kb_buf_addch(b, ' ');
 	rep_ci(b, c->ci_low, c->ci_high);
 	kb_buf_addf(b, ", <span class=\"%s\">%s</span> (n = %zu vs %zu)",
@@ -616,7 +616,7 @@ static int bisection(struct rep *r, const struct kb_store_bisection *bi,
 		kb_buf_adds(b, "\">");
 		rep_esc(b, st->classification);
 		kb_buf_adds(b, "</td><td class=\"num\">");
-		rep_pct(b, st->change_pct, 1);
+		kb_buf_adds(b, kb_format_pct(st->change_pct, 1).s);
 		kb_buf_adds(b, "</td><td class=\"num\">");
 		rep_ci(b, st->ci_low_pct, st->ci_high_pct);
 		kb_buf_adds(b, "</td><td class=\"num\">");

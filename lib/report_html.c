@@ -11,6 +11,7 @@
 #include "report_int.h"
 
 #include "buf.h"
+#include "format.h"
 #include "svg.h"
 #include "banned.h"
 
@@ -45,7 +46,11 @@ void rep_ci(struct kb_buf *b, double lo, double hi)
 		kb_buf_addch(b, '-');
 		return;
 	}
-	kb_buf_addf(b, "[%+.1f%%, %+.1f%%]", lo, hi);
+	kb_buf_addch(b, '[');
+	kb_buf_adds(b, kb_format_pct(lo, 1).s);
+	kb_buf_adds(b, ", ");
+	kb_buf_adds(b, kb_format_pct(hi, 1).s);
+	kb_buf_addch(b, ']');
 }
 
 const char *rep_label(const struct rep *r, unsigned idx)

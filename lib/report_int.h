@@ -17,6 +17,7 @@
 
 #include "buf.h"
 #include "compare.h"
+#include "format.h"
 #include "matrix.h"
 #include "stats.h"
 #include "store.h"
@@ -90,10 +91,6 @@ int rep_finish(struct rep *r, const char *dir, struct kb_report_result *out,
 /* Free what @r holds, and what is left of a folder being written. */
 void rep_release(struct rep *r);
 
-/* A percentage, "+12.3%" with @sign, or "-" when not finite. */
-void rep_pct(struct kb_buf *b, double pct, int sign);
-/* "***", "**", "*" or "" for a p-value. */
-const char *rep_stars(double p);
 
 /* ---- HTML helpers (lib/report_html.c: they call nothing of the report) - */
 

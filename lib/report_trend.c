@@ -137,7 +137,7 @@ static void changes_table(struct rep *r, const struct kb_trend_series *t,
 		kb_buf_adds(b, "</td><td class=\"num\">");
 		rep_num(b, c[k].after);
 		kb_buf_adds(b, "</td><td class=\"num\">");
-		rep_pct(b, c[k].change_pct, 1);
+		kb_buf_adds(b, kb_format_pct(c[k].change_pct, 1).s);
 		kb_buf_addf(b, "</td><td class=\"num\">%.3g</td></tr>\n",
 			    c[k].p);
 	}

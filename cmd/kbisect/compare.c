@@ -14,60 +14,6 @@
 #include "variant.h"
 #include "banned.h"
 
-int cmd_open_analysis(const char *db, const char *id, const char *metric,
-		      struct kb_store **s, struct kb_analysis **a,
-		      struct kb_err *err)
-{
-	int64_t exp;
-	int ret;
-
-	*s = NULL;
-	*a = NULL;
-	if (cmd_parse_id(id, &exp) < 0)
-		return kb_err_set(err, KB_EINPUT,
-				  "'%s' is not an experiment id (a number from 1 to 9223372036854775807; see kbisect history)",
-				  id);
-	/* the answer is stored where the database can be written */
-	if ((ret = cmd_open_store_as(db, KB_STORE_EXISTING, s, err)))
-		return ret;
-	return kb_analysis_open(*s, exp, metric, a, err);
-}
-
-int cmd_store_analyses(struct kb_store *s, int64_t exp,
-		       const struct kb_store_analysis *rows, size_t n,
-		       struct kb_err *err)
-{
-	if (kb_store_read_only(s)) {
-		fprintf(stderr,
-			"kbisect: note: the database cannot be written here: this answer is not stored in it\n");
-		return 0;
-	}
-	return kb_store_analyses_put(s, exp, rows, n, err);
-}
-
-int cmd_parse_variant(const struct kb_analysis *a, const char *s, int *out)
-{
-	const struct kb_plan *p = kb_analysis_plan(a);
-	size_t i;
-	char *end;
-	long v;
-
-	if (*s == '#')
-		s++;
-	v = strtol(s, &end, 10);
-	if (*s && !*end && v >= 0 && (size_t)v < kb_plan_nvariants(p)) {
-		*out = (int)v;
-		return 0;
-	}
-	for (i = 0; i < kb_plan_nvariants(p); i++) {
-		if (!strcmp(kb_plan_variant(p, i)->label, s)) {
-			*out = (int)i;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 /* A line on stderr per step of boots added through the real executor. */
 static void on_boot(const struct kb_progress *ev, void *arg)
 {
@@ -152,62 +98,6 @@ int cmd_analysis_boots_fail(const struct cmd_analysis_boots *b,
 		"kbisect: %s; the boots that ended are stored, and the analysis is not\n",
 		err->msg);
 	return 128 + sig;
-}
-
-unsigned cmd_warn_environments(struct kb_store *s, int64_t exp, int a, int b)
-{
-	struct kb_err err = KB_ERR_INIT;
-	unsigned n = 0;
-
-	if (kb_store_environments(s, exp, a, b, &n, &err) == 0 && n > 1)
-		fprintf(stderr,
-			"kbisect: warning: these boots ran in %u different environments (host, hypervisor or libvirt version, host kernel or CPU): differences may come from them; see the view v_boot_environment\n",
-			n);
-	return n;
-}
-
-const char *cmd_stars(double p)
-{
-	return isnan(p) ? "" : p < 0.001 ? "***" : p < 0.01 ? "**"
-					   : p < 0.05 ? "*"
-						      : "";
-}
-
-struct cmd_pct cmd_pct(double pct, int sign)
-{
-	struct cmd_pct t;
-
-	if (!isfinite(pct))
-		snprintf(t.s, sizeof(t.s), "-");
-	else
-		snprintf(t.s, sizeof(t.s), sign ? "%+.1f%%" : "%.1f%%", pct);
-	return t;
-}
-
-void cmd_json_comparison(struct kb_json *j, const char *key,
-			 const struct kb_comparison *c)
-{
-	kb_json_key(j, key);
-	kb_json_object_begin(j);
-	kb_json_kv_int(j, "n_a", (long long)c->a.n);
-	kb_json_kv_number(j, "mean_a", c->a.mean);
-	kb_json_kv_number(j, "stddev_a", c->a.stddev);
-	kb_json_kv_int(j, "n_b", (long long)c->b.n);
-	kb_json_kv_number(j, "mean_b", c->b.mean);
-	kb_json_kv_number(j, "stddev_b", c->b.stddev);
-	kb_json_kv_number(j, "change_pct", c->change_pct);
-	kb_json_key(j, "ci_pct");
-	kb_json_array_begin(j);
-	kb_json_number(j, c->ci_low);
-	kb_json_number(j, c->ci_high);
-	kb_json_array_end(j);
-	kb_json_kv_number(j, "p", c->p);
-	kb_json_kv_string(j, "verdict", kb_verdict_name(c->verdict));
-	kb_json_kv_number(j, "alpha", c->alpha);
-	kb_json_kv_int(j, "looks", c->looks);
-	kb_json_kv_number(j, "min_p", c->min_p);
-	kb_json_kv_int(j, "nonpositive", (long long)c->nonpositive);
-	kb_json_object_end(j);
 }
 
 /* How comparison @c was decided, for the analyses table. */

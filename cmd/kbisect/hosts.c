@@ -3,7 +3,7 @@
  * "Several hosts"; docs/analysis.md, "Hosts are blocks"): per host its
  * boots, the failures of its own and whether it was drained, the mean of
  * its values, and its difference from the first host with the variants'
- * differences taken out.  Also the host tables effects prints.
+ * differences taken out (the tables: print.c, which effects shares).
  */
 #include <math.h>
 #include <stdio.h>
@@ -17,84 +17,6 @@
 #include "json.h"
 #include "store.h"
 #include "banned.h"
-
-void cmd_print_host_effects(FILE *f, const struct kb_host_effect *h,
-			    size_t n)
-{
-	struct kb_buf safe = KB_BUF_INIT;
-	int width = 4;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if ((int)strlen(h[i].host) > width)
-			width = (int)strlen(h[i].host);
-	fprintf(f, "  %-*s %6s %9s  %-20s %9s\n", width, "host", "boots",
-		"change", "95% CI", "p");
-	for (i = 0; i < n; i++) {
-		char ci[72];
-
-		if (i == 0) {
-			fprintf(f, "  %-*s %6zu %9s\n", width,
-				cmd_printable(h[i].host, 0, &safe),
-				h[i].nboots, "(the first)");
-			continue;
-		}
-		snprintf(ci, sizeof(ci), "[%s, %s]",
-			 cmd_pct(h[i].ci_low_pct, 1).s,
-			 cmd_pct(h[i].ci_high_pct, 1).s);
-		fprintf(f, "  %-*s %6zu %9s  %-20s %9.2g %s\n", width,
-			cmd_printable(h[i].host, 0, &safe), h[i].nboots,
-			cmd_pct(h[i].change_pct, 1).s, ci, h[i].p,
-			cmd_stars(h[i].p));
-	}
-	kb_buf_release(&safe);
-}
-
-void cmd_json_host_effects(struct kb_json *j, const char *key,
-			   const struct kb_host_effect *h, size_t n)
-{
-	size_t i;
-
-	kb_json_key(j, key);
-	kb_json_array_begin(j);
-	for (i = 0; i < n; i++) {
-		kb_json_object_begin(j);
-		kb_json_kv_string(j, "host", h[i].host);
-		kb_json_kv_int(j, "boots", (long long)h[i].nboots);
-		kb_json_kv_number(j, "mean", h[i].mean);
-		kb_json_kv_number(j, "log_effect", h[i].log_effect);
-		kb_json_kv_number(j, "change_pct", h[i].change_pct);
-		kb_json_key(j, "ci_pct");
-		kb_json_array_begin(j);
-		kb_json_number(j, h[i].ci_low_pct);
-		kb_json_number(j, h[i].ci_high_pct);
-		kb_json_array_end(j);
-		kb_json_kv_number(j, "p", h[i].p);
-		kb_json_object_end(j);
-	}
-	kb_json_array_end(j);
-}
-
-int cmd_warn_disjoint_hosts(const struct kb_analysis *an, unsigned a,
-			    unsigned b)
-{
-	const char *const *ha, *const *hb;
-	size_t na, nb, i, j;
-
-	ha = kb_analysis_hosts(an, a, &na);
-	hb = kb_analysis_hosts(an, b, &nb);
-	if (!na || !nb)
-		return 0;
-	for (i = 0; i < na; i++)
-		for (j = 0; j < nb; j++)
-			if (ha[i] && hb[j] && !strcmp(ha[i], hb[j]))
-				return 0;
-	fprintf(stderr,
-		"kbisect: warning: variants #%u and #%u ran on hosts that do not overlap (#%u on %s..., #%u on %s...): their difference may be the hosts'; see kbisect hosts %lld\n",
-		a, b, a, ha[0] ? ha[0] : "?", b, hb[0] ? hb[0] : "?",
-		(long long)kb_analysis_info(an)->id);
-	return 1;
-}
 
 /* The host effect of @host in @h[0..n), or NULL. */
 static const struct kb_host_effect *effect_of(const struct kb_host_effect *h,

@@ -2,7 +2,6 @@
  * kbisect: kernel config bisection and A/B testing.  This file holds the
  * table of verbs and the dispatch; each verb lives in its own file.
  */
-#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,11 +12,7 @@
 #include "kbisect.h"
 #include "buf.h"
 #include "cmdopt.h"
-#include "json.h"
-#include "matrix.h"
 #include "mem.h"
-#include "paths.h"
-#include "store.h"
 #include "banned.h"
 
 #define KBISECT_VERSION "0.1.0"
@@ -157,16 +152,6 @@ void cmd_catch_stop(int on)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-int cmd_matrix_load(const char *path, struct kb_matrix **m,
-		    struct kb_err *err)
-{
-	char *abs = kb_path_absolute(path);
-	int ret = kb_matrix_load(abs, m, err);
-
-	free(abs);
-	return ret;
-}
-
 int cmd_fail(const struct kb_err *err)
 {
 	struct kb_buf b = KB_BUF_INIT;
@@ -191,56 +176,6 @@ int cmd_usage_error(const char *verb, const char *fmt, ...)
 	fprintf(stderr, "\n%s", b.buf);
 	kb_buf_release(&b);
 	return 2;
-}
-
-int cmd_open_store(const char *path, struct kb_store **out,
-		   struct kb_err *err)
-{
-	return cmd_open_store_as(path, KB_STORE_CREATE, out, err);
-}
-
-int cmd_open_store_as(const char *path, enum kb_store_access access,
-		      struct kb_store **out, struct kb_err *err)
-{
-	struct kb_store_opts opts = KB_STORE_OPTS_INIT;
-	char *def = NULL;
-	int ret;
-
-	if (!path)
-		path = def = kb_paths_default_db();
-	opts.access = access;
-	ret = kb_store_open(path, &opts, out, err);
-	free(def);
-	return ret;
-}
-
-int cmd_parse_id(const char *s, int64_t *out)
-{
-	char *end;
-	long long v;
-
-	if (!s || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	/* past INT64_MAX strtoll says ERANGE and clamps: not an id */
-	if (*end || errno == ERANGE || v <= 0)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-void cmd_put(const struct kb_buf *b)
-{
-	fwrite(b->buf, 1, b->len, stdout);
-}
-
-void cmd_json_put(struct kb_json *j, struct kb_buf *b)
-{
-	kb_json_finish(j);
-	kb_json_free(j);
-	cmd_put(b);
-	kb_buf_release(b);
 }
 
 /* The sub-verb of @c named @name, or NULL. */

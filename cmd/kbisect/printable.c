@@ -1,10 +1,10 @@
 /*
  * Text from elsewhere (the database, the daemon, an error message quoting
- * the user's input) made safe to print on a terminal: see kbisect.h.
+ * the user's input) made safe to print on a terminal: see printable.h.
  */
 #include <string.h>
 
-#include "kbisect.h"
+#include "printable.h"
 #include "buf.h"
 #include "ycheck.h"
 #include "banned.h"

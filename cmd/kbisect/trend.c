@@ -437,22 +437,6 @@ const struct cmd cmd_trend_entry = {
 		  "  kbisect trend nightly-fio --by revision --bisect 1\n",
 };
 
-int cmd_trend_series_opts(const char *verb, const char *variant,
-			  const char *metric, const char *by,
-			  struct kb_trend_series_opts *so)
-{
-	so->label = variant;
-	so->metric = metric;
-	if (!by || !strcmp(by, "time"))
-		so->by = KB_TREND_BY_TIME;
-	else if (!strcmp(by, "revision"))
-		so->by = KB_TREND_BY_REVISION;
-	else
-		return cmd_usage_error(verb, "--by '%s': give time or revision",
-				       by);
-	return 0;
-}
-
 static int cmd_trend(const struct kb_args *args)
 {
 	const struct trend_args *o = CMD_ARGS(struct trend_args, args);
