@@ -21,6 +21,7 @@
 #include "model.h"
 #include "protocol.h"
 #include "realexec.h"
+#include "order.h"
 #include "spread.h"
 #include "banned.h"
 
@@ -67,8 +68,9 @@ int kb_queue_submit_limited(struct kb_store *s,
 	struct kb_store_job_spec *jobs = NULL;
 	const struct kb_repeat *rep;
 	struct kb_spread *sp = NULL;
-	size_t *order = NULL, i, k, n, njobs = 0;
-	unsigned boot, seq;
+	struct kb_order_boot *boots = NULL;
+	size_t *order = NULL, i, k, n, njobs = 0, nboots;
+	unsigned seq;
 	int ret;
 
 	*id = 0;
@@ -100,23 +102,22 @@ int kb_queue_submit_limited(struct kb_store *s,
 		jobs[njobs].variant_idx = v->idx;
 		jobs[njobs++].seq = seq++;
 	}
-	/* boots round by round, variants in build order within a round,
-	 * each given a host of the matrix by the spread (lib/spread.h) */
+	/* boots in the daemon's run order (lib/order.h), each given a host
+	 * of the matrix by the spread (lib/spread.h) */
 	sp = kb_spread_new(n, kb_matrix_nhosts(m),
 			   kb_spread_seed(sub->matrix_text));
-	for (boot = 1, seq = 0; boot <= rep->boots; boot++) {
-		for (i = 0; i < n; i++) {
-			unsigned idx = kb_plan_variant(p, order[i])->idx;
-			size_t h = kb_spread_pick(sp, idx);
+	boots = kb_calloc(n * rep->boots + 1, sizeof(*boots));
+	nboots = kb_order_rounds(p, boots);
+	for (i = 0, seq = 0; i < nboots; i++) {
+		size_t h = kb_spread_pick(sp, boots[i].variant_idx);
 
-			jobs[njobs].kind = KB_STORE_JOB_BOOT;
-			jobs[njobs].variant_idx = idx;
-			jobs[njobs].boot_no = boot;
-			jobs[njobs].host = h < kb_matrix_nhosts(m)
-						   ? kb_matrix_host(m, h)->uri
-						   : NULL;
-			jobs[njobs++].seq = seq++;
-		}
+		jobs[njobs].kind = KB_STORE_JOB_BOOT;
+		jobs[njobs].variant_idx = boots[i].variant_idx;
+		jobs[njobs].boot_no = boots[i].boot_no;
+		jobs[njobs].host = h < kb_matrix_nhosts(m)
+					   ? kb_matrix_host(m, h)->uri
+					   : NULL;
+		jobs[njobs++].seq = seq++;
 	}
 	memset(&e, 0, sizeof(e));
 	e.name = kb_matrix_name(m);
@@ -134,6 +135,7 @@ int kb_queue_submit_limited(struct kb_store *s,
 	ret = kb_store_experiment_submit(s, &e, jobs, njobs, id, err);
 out:
 	kb_spread_free(sp);
+	free(boots);
 	free(jobs);
 	free(order);
 	kb_model_free(model);
