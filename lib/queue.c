@@ -22,6 +22,7 @@
 #include "protocol.h"
 #include "realexec.h"
 #include "order.h"
+#include "runner.h"
 #include "spread.h"
 #include "banned.h"
 
@@ -219,56 +220,19 @@ int kb_queue_exp_executor(const struct kb_queue_exp *x, const char *host,
 			  struct kb_executor **ex, void **conn,
 			  struct kb_err *err)
 {
-	struct kb_realexec_opts ro = KB_REALEXEC_OPTS_INIT;
 	struct kb_guest_conn *c = NULL;
-	const char *mode = getenv("KBISECT_GUEST_CONSOLE");
 	int ret;
 
-	*ex = NULL;
 	*conn = NULL;
-	if (x->model) {
-		/* one matrix host: its boots are the model's, as before */
-		if ((ret = kb_model_executor_on(
-			     x->model, x->time_scale,
-			     kb_matrix_nhosts(x->m) > 1 ? host : NULL, ex)))
-			return kb_err_set(err, ret,
-					  "invalid model time scale %g",
-					  x->time_scale);
-		return 0;
-	}
-	if (!host) {
-		/* a build: it never uses the connection, made for the
-		 * executor's reading of the environment; the first host of
-		 * the matrix that answers (one drained may not) */
-		size_t i, n = kb_matrix_nhosts(x->m);
-		struct kb_err first = KB_ERR_INIT;
-
-		for (i = 0, ret = KB_EFAIL; i < n && ret; i++)
-			ret = kb_guest_connect(kb_matrix_host(x->m, i)->uri, &c,
-					       i ? NULL : &first);
-		if (ret)
-			return kb_err_set(err, first.code, "%s", first.msg);
-	} else {
-		for (size_t i = 0; i < kb_matrix_nhosts(x->m); i++)
-			if (!strcmp(kb_matrix_host(x->m, i)->uri, host))
-				ro.pool = kb_matrix_host(x->m, i)->pool;
-		if ((ret = kb_guest_connect(host, &c, err)))
-			return ret;
-	}
-	ro.experiment = &x->id;
-	ro.console_stream = mode && !strcmp(mode, "stream");
-	ro.plan = x->plan;
-	if ((ret = kb_realexec_new(x->m, c, &ro, ex, err))) {
-		kb_guest_disconnect(c);
-		return ret;
-	}
+	ret = kb_runner_step(x->m, x->plan, x->model, x->time_scale, host,
+			     &x->id, ex, &c, err);
 	*conn = c;
-	return 0;
+	return ret;
 }
 
 void kb_queue_conn_free(void *conn)
 {
-	kb_guest_disconnect(conn);
+	kb_runner_conn_free(conn);
 }
 
 int kb_queue_destroy_orphans(const char *uri, unsigned *n,
