@@ -358,6 +358,15 @@ void kb_runner_set_store(struct kb_runner *r, struct kb_store *s,
 		r->boot_opts.experiment = exp;
 }
 
+void kb_runner_on_hosts(struct kb_runner *r,
+			void (*progress)(const struct kb_progress *ev,
+					 void *arg),
+			void *arg)
+{
+	r->boot_opts.progress = progress;
+	r->boot_opts.arg = arg;
+}
+
 void kb_runner_pipeline_opts(const struct kb_runner *r,
 			     struct kb_pipeline_opts *o)
 {

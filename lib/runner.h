@@ -106,6 +106,12 @@ int64_t *kb_runner_experiment(struct kb_runner *r);
  * *@exp (borrowed) of @s instead of the runner's own. */
 void kb_runner_set_store(struct kb_runner *r, struct kb_store *s,
 			 const int64_t *exp);
+/* Tell @progress (with @arg) what befalls the hosts of the boots added
+ * (kb_runner_boots()) from now on, instead of o->host_progress. */
+void kb_runner_on_hosts(struct kb_runner *r,
+			void (*progress)(const struct kb_progress *ev,
+					 void *arg),
+			void *arg);
 /* Fill @o's hosts, nhosts and overlap (kb_runner_open_hosts()). */
 void kb_runner_pipeline_opts(const struct kb_runner *r,
 			     struct kb_pipeline_opts *o);

@@ -355,7 +355,8 @@ int cmd_commit_env_open(const struct kb_matrix *m, const char *model_path,
 
 void cmd_commit_env_store(struct cmd_commit_env *env, struct kb_store *s)
 {
-	kb_runner_set_store(env->r, s, &env->experiment);
+	if (env->r)
+		kb_runner_set_store(env->r, s, &env->experiment);
 }
 
 void cmd_commit_env_close(struct cmd_commit_env *env)
