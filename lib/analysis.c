@@ -10,6 +10,7 @@
 #include "mem.h"
 #include "model.h"
 #include "pipeline.h"
+#include "runner.h"
 #include "spread.h"
 #include "banned.h"
 
@@ -21,13 +22,11 @@ struct kb_analysis {
 	struct kb_matrix *m;
 	struct kb_plan *plan;
 	struct kb_model *model;
-	struct kb_executor *own; /* the model's executor, made by open */
-	/* an experiment of several hosts: own boots over them, with the
-	 * model's executor on each, and builds with own_builder */
-	struct kb_executor *own_builder;
-	struct kb_executor **host_ex;
-	struct kb_pipeline_host *hosts;
-	struct kb_pipeline_hosts_opts hopts;
+	/* a model experiment: the model's executors on its hosts (one boot
+	 * at a time over them: lib/runner.h), made by open */
+	struct kb_runner *runner;
+	struct kb_executor *own; /* the runner's: over the hosts when the
+				  * matrix has several, else the model's */
 	struct kb_executor *ex;  /* what boots are added through: own, the
 				  * caller's (kb_analysis_set_executor) or
 				  * NULL */
@@ -98,18 +97,11 @@ static int load_values(struct kb_analysis *a, struct kb_err *err)
 
 void kb_analysis_free(struct kb_analysis *a)
 {
-	size_t i;
-
 	if (!a)
 		return;
 	release_variants(a);
 	free(a->aside);
-	kb_executor_free(a->own);
-	for (i = 0; a->host_ex && i < a->hopts.nhosts; i++)
-		kb_executor_free(a->host_ex[i]);
-	free(a->host_ex);
-	free(a->hosts);
-	kb_executor_free(a->own_builder);
+	kb_runner_free(a->runner);
 	kb_model_free(a->model);
 	kb_plan_free(a->plan);
 	kb_matrix_free(a->m);
@@ -119,39 +111,22 @@ void kb_analysis_free(struct kb_analysis *a)
 }
 
 /*
- * The executor of model experiment @a at time scale @scale into a->own:
- * the model's, or for a matrix of several hosts one that boots over them
- * all as run spread the experiment (kb_pipeline_hosts_executor()), each
- * host's boots the model's on it (kb_model_executor_on()).
+ * The executor of model experiment @a into a->own: the model's, or for a
+ * matrix of several hosts one that boots over them all as run spread the
+ * experiment, each host's boots the model's on it (kb_runner_open_boots():
+ * its time scale from the environment).  None when it cannot be made.
  */
-static void own_executor(struct kb_analysis *a, double scale)
+static void own_executor(struct kb_analysis *a)
 {
+	struct kb_runner_opts o = KB_RUNNER_OPTS_INIT;
 	struct kb_err ignored = KB_ERR_INIT;
-	size_t h, n = kb_matrix_nhosts(a->m);
 
-	if (kb_model_executor_new(a->model, scale, &a->own_builder))
+	o.model = a->model;
+	if (kb_runner_open_boots(a->m, &o, &a->runner, &ignored))
 		return;
-	if (n < 2 || n > KB_SPREAD_MAX_HOSTS) {
-		a->own = a->own_builder;
-		a->own_builder = NULL;
-		return;
-	}
-	a->host_ex = kb_calloc(n, sizeof(*a->host_ex));
-	a->hosts = kb_calloc(n, sizeof(*a->hosts));
-	for (h = 0; h < n; h++) {
-		kb_model_executor_on(a->model, scale, kb_matrix_host(a->m, h)->uri,
-				     &a->host_ex[h]);
-		a->hosts[h].uri = kb_matrix_host(a->m, h)->uri;
-		a->hosts[h].nslots = 1;
-		a->hosts[h].slots = &a->host_ex[h];
-	}
-	a->hopts.hosts = a->hosts;
-	a->hopts.nhosts = n;
-	a->hopts.seed = kb_spread_seed(kb_matrix_text(a->m));
-	a->hopts.store = a->s;
-	a->hopts.experiment = &a->exp;
-	kb_pipeline_hosts_executor(a->own_builder, &a->hopts, &a->own,
-				   &ignored);
+	kb_runner_set_store(a->runner, a->s, &a->exp);
+	a->own = kb_matrix_nhosts(a->m) > 1 ? kb_runner_boots(a->runner)
+					    : kb_runner_builder(a->runner);
 }
 
 int kb_analysis_open(struct kb_store *s, int64_t exp, const char *metric,
@@ -160,7 +135,6 @@ int kb_analysis_open(struct kb_store *s, int64_t exp, const char *metric,
 	struct kb_analysis *a = kb_calloc(1, sizeof(*a));
 	struct kb_store_experiment_text text;
 	const struct kb_compare *cmp;
-	double scale;
 	int ret;
 
 	*out = NULL;
@@ -189,9 +163,8 @@ int kb_analysis_open(struct kb_store *s, int64_t exp, const char *metric,
 	}
 	if (text.model_yaml &&
 	    kb_model_parse_buffer(text.model_yaml, strlen(text.model_yaml),
-				  "model.yaml", &a->model, err) == 0 &&
-	    kb_model_time_scale_env(&scale, err) == 0)
-		own_executor(a, scale);
+				  "model.yaml", &a->model, err) == 0)
+		own_executor(a);
 	a->ex = a->own;
 	kb_err_clear(err);
 	cmp = kb_matrix_compare(a->m);
@@ -257,8 +230,8 @@ void kb_analysis_on_hosts(struct kb_analysis *a,
 					   void *arg),
 			  void *arg)
 {
-	a->hopts.progress = progress;
-	a->hopts.arg = arg;
+	if (a->runner)
+		kb_runner_on_hosts(a->runner, progress, arg);
 }
 
 unsigned kb_analysis_boots_added(const struct kb_analysis *a)

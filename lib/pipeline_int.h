@@ -2,9 +2,15 @@
 #define KB_PIPELINE_INT_H
 
 /*
- * What lib/pipeline.c shares with lib/pipeline_hosts.c, the run of an
- * experiment's boots over several hosts at once: a run's state, its
- * progress and its builds.  Private to the pipeline module.
+ * Private to the pipeline module: the one engine that runs boots
+ * (lib/pipeline_engine.c), and what its callers in the module give it.
+ * Every path that boots goes through it: an experiment's missing boots
+ * (run, resume: lib/pipeline.c), the boots an analysis adds
+ * (kb_pipeline_add_boots()), and one boot at a time over several hosts
+ * for bisections and `kbisect test` (lib/pipeline_hostexec.c).  Which
+ * boots run, and in what order, is lib/order.h's; the engine decides
+ * which host and slot each starts on, when builds run, and what a
+ * host's failure does.
  */
 
 #include <signal.h>
@@ -13,51 +19,74 @@
 
 #include "pipeline.h"
 
-/* A build known in this run: its result and database row. */
-struct known_build {
-	const char *key;
-	struct kb_build_result result;
-	int64_t id;
+/* A boot asked of the engine: boot @boot_no of variant @v. */
+struct engine_req {
+	const struct kb_variant *v;
+	unsigned boot_no;
 };
 
-struct run {
+/* What the engine boots on: kept across calls (the hosts' failures in a
+ * row, the hosts drained, the spread of the experiment booted last). */
+struct engine;
+
+/*
+ * An engine over @nhosts hosts @hosts (borrowed; at most
+ * KB_SPREAD_MAX_HOSTS), each boot going to the host the spread seeded
+ * with @seed gives it, a host drained after @drain_after failures of its
+ * own in a row (0: KB_SPREAD_DRAIN_AFTER).  With no hosts, @builder boots
+ * too, one step at a time in the caller's thread, and a failure of the
+ * executor stops the call rather than being a host's.  @builder builds
+ * in either case (borrowed).  Free with engine_free().
+ */
+struct engine *engine_new(const struct kb_pipeline_host *hosts, size_t nhosts,
+			  struct kb_executor *builder, uint64_t seed,
+			  unsigned drain_after);
+void engine_free(struct engine *e);
+
+/* What one call of the engine runs. */
+struct engine_job {
 	struct kb_store *s;
+	/* the experiment the boots are of: stored with it, its stored
+	 * boots counted on their hosts, the hosts' failures recorded with
+	 * it; 0: none of these (a result is then returned, see @out) */
 	int64_t exp;
-	const struct kb_plan *plan;
-	struct kb_executor *ex;
-	const struct kb_pipeline_opts *opts;
-	struct known_build *builds;
-	size_t nbuilds;
-	struct kb_progress ev;
-	double t0;
+	/* the boots, in the order they start (lib/order.h) */
+	const struct engine_req *reqs;
+	size_t nreqs;
+	/* each request's build: found in the store by its variant's key, or
+	 * built and stored; or, when set, this one for every request
+	 * (borrowed: a bisection's probe, built by the caller) */
+	const struct kb_build_result *build;
+	int64_t build_id;
+	unsigned runs; /* workload runs a boot */
+	/*
+	 * One boot asked, its result the caller's (kb_pipeline_hosts_
+	 * executor()): *@out is filled, nothing is stored but the hosts'
+	 * failures; after a stop a boot that did not end ok is returned as
+	 * it ended; only the hosts' events are told.  NULL: every boot
+	 * that ends is stored with @exp and every step told.
+	 */
+	struct kb_boot_result *out;
+	/* told every step (or the hosts' alone, with @out); may be NULL */
+	void (*progress)(const struct kb_progress *ev, void *arg);
+	void *arg;
+	const volatile sig_atomic_t *stop;
+	int overlap; /* builds run while boots do */
+	/* the counts progress starts from; boots_done is the call's count
+	 * when it returns */
+	size_t builds_total, boots_total, boots_done;
+	/* set by the call: seconds during which a build and a boot ran at
+	 * once */
+	double overlap_s;
 };
 
-/* Whether a stop was asked of run @r (kb_pipeline_opts.stop). */
-int pipeline_stopped(const struct run *r);
-
-/* Tell @r's progress callback (when it has one) about a step; r->ev's
- * counts and host are the caller's to set. */
-void pipeline_report(struct run *r, enum kb_progress_kind kind,
-		     const struct kb_variant *v, unsigned boot_no,
-		     const char *status, const char *reason);
-
 /*
- * Store build result @out of @v, built now by executor @ex, unless @stop
- * is set and it did not end ok (make killed by the same Ctrl-C: KB_EFAIL,
- * @out released); a key another worker stored meanwhile stands (@out is
- * then that one).  Sets *@build_id.
+ * Run @j's boots on @e.  Returns 0 when each has ended (stored, or in
+ * *j->out), else the error that stopped the call: an executor or store
+ * error, every host drained, or a stop (KB_EFAIL "stopped before boot N
+ * of variant V", or without hosts "boot N of variant V was
+ * interrupted").  What ended before is stored.
  */
-int pipeline_build_store(struct kb_store *s, struct kb_executor *ex,
-			 const struct kb_variant *v,
-			 const volatile sig_atomic_t *stop,
-			 struct kb_build_result *out, int64_t *build_id,
-			 struct kb_err *err);
-
-/*
- * Execute run @r's missing boots over kb_pipeline_opts.hosts, several at
- * once, builds overlapping them when opts.overlap says so
- * (lib/pipeline_hosts.c).  Returns as kb_pipeline_resume()'s execution.
- */
-int pipeline_execute_hosts(struct run *r, struct kb_err *err);
+int engine_run(struct engine *e, struct engine_job *j, struct kb_err *err);
 
 #endif

@@ -21,6 +21,8 @@
 #include "model.h"
 #include "protocol.h"
 #include "realexec.h"
+#include "order.h"
+#include "runner.h"
 #include "spread.h"
 #include "banned.h"
 
@@ -67,8 +69,9 @@ int kb_queue_submit_limited(struct kb_store *s,
 	struct kb_store_job_spec *jobs = NULL;
 	const struct kb_repeat *rep;
 	struct kb_spread *sp = NULL;
-	size_t *order = NULL, i, k, n, njobs = 0;
-	unsigned boot, seq;
+	struct kb_order_boot *boots = NULL;
+	size_t *order = NULL, i, k, n, njobs = 0, nboots;
+	unsigned seq;
 	int ret;
 
 	*id = 0;
@@ -100,23 +103,22 @@ int kb_queue_submit_limited(struct kb_store *s,
 		jobs[njobs].variant_idx = v->idx;
 		jobs[njobs++].seq = seq++;
 	}
-	/* boots round by round, variants in build order within a round,
-	 * each given a host of the matrix by the spread (lib/spread.h) */
+	/* boots in the daemon's run order (lib/order.h), each given a host
+	 * of the matrix by the spread (lib/spread.h) */
 	sp = kb_spread_new(n, kb_matrix_nhosts(m),
 			   kb_spread_seed(sub->matrix_text));
-	for (boot = 1, seq = 0; boot <= rep->boots; boot++) {
-		for (i = 0; i < n; i++) {
-			unsigned idx = kb_plan_variant(p, order[i])->idx;
-			size_t h = kb_spread_pick(sp, idx);
+	boots = kb_calloc(n * rep->boots + 1, sizeof(*boots));
+	nboots = kb_order_rounds(p, boots);
+	for (i = 0, seq = 0; i < nboots; i++) {
+		size_t h = kb_spread_pick(sp, boots[i].variant_idx);
 
-			jobs[njobs].kind = KB_STORE_JOB_BOOT;
-			jobs[njobs].variant_idx = idx;
-			jobs[njobs].boot_no = boot;
-			jobs[njobs].host = h < kb_matrix_nhosts(m)
-						   ? kb_matrix_host(m, h)->uri
-						   : NULL;
-			jobs[njobs++].seq = seq++;
-		}
+		jobs[njobs].kind = KB_STORE_JOB_BOOT;
+		jobs[njobs].variant_idx = boots[i].variant_idx;
+		jobs[njobs].boot_no = boots[i].boot_no;
+		jobs[njobs].host = h < kb_matrix_nhosts(m)
+					   ? kb_matrix_host(m, h)->uri
+					   : NULL;
+		jobs[njobs++].seq = seq++;
 	}
 	memset(&e, 0, sizeof(e));
 	e.name = kb_matrix_name(m);
@@ -134,6 +136,7 @@ int kb_queue_submit_limited(struct kb_store *s,
 	ret = kb_store_experiment_submit(s, &e, jobs, njobs, id, err);
 out:
 	kb_spread_free(sp);
+	free(boots);
 	free(jobs);
 	free(order);
 	kb_model_free(model);
@@ -217,56 +220,19 @@ int kb_queue_exp_executor(const struct kb_queue_exp *x, const char *host,
 			  struct kb_executor **ex, void **conn,
 			  struct kb_err *err)
 {
-	struct kb_realexec_opts ro = KB_REALEXEC_OPTS_INIT;
 	struct kb_guest_conn *c = NULL;
-	const char *mode = getenv("KBISECT_GUEST_CONSOLE");
 	int ret;
 
-	*ex = NULL;
 	*conn = NULL;
-	if (x->model) {
-		/* one matrix host: its boots are the model's, as before */
-		if ((ret = kb_model_executor_on(
-			     x->model, x->time_scale,
-			     kb_matrix_nhosts(x->m) > 1 ? host : NULL, ex)))
-			return kb_err_set(err, ret,
-					  "invalid model time scale %g",
-					  x->time_scale);
-		return 0;
-	}
-	if (!host) {
-		/* a build: it never uses the connection, made for the
-		 * executor's reading of the environment; the first host of
-		 * the matrix that answers (one drained may not) */
-		size_t i, n = kb_matrix_nhosts(x->m);
-		struct kb_err first = KB_ERR_INIT;
-
-		for (i = 0, ret = KB_EFAIL; i < n && ret; i++)
-			ret = kb_guest_connect(kb_matrix_host(x->m, i)->uri, &c,
-					       i ? NULL : &first);
-		if (ret)
-			return kb_err_set(err, first.code, "%s", first.msg);
-	} else {
-		for (size_t i = 0; i < kb_matrix_nhosts(x->m); i++)
-			if (!strcmp(kb_matrix_host(x->m, i)->uri, host))
-				ro.pool = kb_matrix_host(x->m, i)->pool;
-		if ((ret = kb_guest_connect(host, &c, err)))
-			return ret;
-	}
-	ro.experiment = &x->id;
-	ro.console_stream = mode && !strcmp(mode, "stream");
-	ro.plan = x->plan;
-	if ((ret = kb_realexec_new(x->m, c, &ro, ex, err))) {
-		kb_guest_disconnect(c);
-		return ret;
-	}
+	ret = kb_runner_step(x->m, x->plan, x->model, x->time_scale, host,
+			     &x->id, ex, &c, err);
 	*conn = c;
-	return 0;
+	return ret;
 }
 
 void kb_queue_conn_free(void *conn)
 {
-	kb_guest_disconnect(conn);
+	kb_runner_conn_free(conn);
 }
 
 int kb_queue_destroy_orphans(const char *uri, unsigned *n,

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "kbisect.h"
+#include "runner.h"
 #include "bisect.h"
 #include "bisect_commits.h"
 #include "buf.h"
@@ -606,13 +607,13 @@ static int bisect_options(const struct kb_args *args)
 	struct kb_bisect_result *r = NULL;
 	struct show show = { args->quiet, 0 };
 	struct real real;
-	struct cmd_runner hosts; /* --model with a matrix: over its hosts */
+	struct kb_runner *hosts = NULL; /* --model with a matrix: over its
+					 * hosts */
 	int64_t model_exp = 0;
 	double scale;
 	int json = args->json, ret;
 
 	memset(&real, 0, sizeof(real));
-	memset(&hosts, 0, sizeof(hosts));
 	if (!good_path || !bad_path)
 		return cmd_usage_error("bisect",
 				       "bisect options needs --good and --bad .config files");
@@ -641,7 +642,7 @@ static int bisect_options(const struct kb_args *args)
 			if ((ret = cmd_runner_open_boots(&hosts, m, model, NULL,
 							 show.quiet, &err)))
 				goto fail;
-			ex = hosts.boots;
+			ex = kb_runner_boots(hosts);
 		} else if ((ret = kb_model_executor_new(model, scale, &ex))) {
 			kb_err_set(&err, ret, "invalid model time scale %g",
 				   scale);
@@ -663,8 +664,8 @@ static int bisect_options(const struct kb_args *args)
 	if (!bo.experiment_id)
 		bo.experiment_id = &model_exp;
 	/* the hosts' failures are recorded with the bisection's experiment */
-	hosts.boot_opts.store = s;
-	hosts.boot_opts.experiment = bo.experiment_id;
+	if (hosts)
+		kb_runner_set_store(hosts, s, bo.experiment_id);
 	cmd_commit_env_store(&real.env, s);
 	bo.stop = &cmd_stop_signal;
 	bo.good_name = good_path;
@@ -695,9 +696,9 @@ fail:
 out:
 	kb_bisect_result_free(r);
 	kb_store_close(s);
-	if (model && !hosts.boots)
+	if (model && !hosts)
 		kb_executor_free(ex);
-	cmd_runner_close(&hosts);
+	kb_runner_free(hosts);
 	real_close(&real);
 	kb_model_free(model);
 	kb_matrix_free(m);

@@ -9,96 +9,9 @@
 #include "compare.h"
 #include "json.h"
 #include "mem.h"
-#include "realexec.h"
 #include "store.h"
 #include "variant.h"
 #include "banned.h"
-
-/* A line on stderr per step of boots added through the real executor. */
-static void on_boot(const struct kb_progress *ev, void *arg)
-{
-	const struct kb_variant *v = ev->variant;
-	struct kb_buf b = KB_BUF_INIT;
-
-	(void)arg;
-	switch (ev->kind) {
-	case KB_PROGRESS_BUILD_START:
-		fprintf(stderr,
-			"kbisect: building #%u %s: its build is not in the database\n",
-			v->idx, v->label);
-		break;
-	case KB_PROGRESS_BOOT_START:
-		fprintf(stderr, "kbisect: booting #%u %s again (boot %u)\n",
-			v->idx, v->label, ev->boot_no);
-		break;
-	case KB_PROGRESS_BOOT_DONE:
-		if (strcmp(ev->status, "ok"))
-			fprintf(stderr, "kbisect: boot %u of #%u: %s: %s\n",
-				ev->boot_no, v->idx, ev->status,
-				ev->reason ? cmd_printable(ev->reason, 1, &b)
-					   : "");
-		break;
-	default:
-		break;
-	}
-	kb_buf_release(&b);
-}
-
-int cmd_analysis_boots_open(struct cmd_analysis_boots *b,
-			    struct kb_analysis *a, struct kb_store *s,
-			    struct kb_err *err)
-{
-	const struct kb_store_info *info = kb_analysis_info(a);
-	const struct kb_plan *p = kb_analysis_plan(a);
-	struct kb_realexec_opts ro = KB_REALEXEC_OPTS_INIT;
-	int ret;
-
-	memset(b, 0, sizeof(*b));
-	if (kb_analysis_can_sample(a)) {
-		/* the model's, stored with it: its hosts' drains said */
-		kb_analysis_on_hosts(a, cmd_host_progress, NULL);
-		return 0;
-	}
-	if (strcmp(info->executor, "libvirt"))
-		return kb_err_set(err, KB_EINPUT,
-				  "experiment %lld ran on the '%s' executor, which cannot boot again: only model and libvirt experiments can",
-				  (long long)info->id, info->executor);
-	ro.experiment = &b->r.exp;
-	ro.plan = p; /* builds take its resolution */
-	if ((ret = kb_realexec_check_kernels(p, err)) ||
-	    (ret = cmd_runner_open_boots(&b->r, kb_plan_matrix(p), NULL, &ro,
-					 0, err)))
-		return ret;
-	b->r.exp = info->id; /* guests are named by it */
-	b->r.boot_opts.store = s; /* and the hosts' failures recorded */
-	b->o.progress = on_boot;
-	b->o.stop = &cmd_stop_signal;
-	cmd_catch_stop(1);
-	b->caught = 1;
-	kb_analysis_set_executor(a, b->r.boots, &b->o);
-	return 0;
-}
-
-void cmd_analysis_boots_close(struct cmd_analysis_boots *b)
-{
-	if (b->caught)
-		cmd_catch_stop(0);
-	cmd_runner_close(&b->r);
-	memset(b, 0, sizeof(*b));
-}
-
-int cmd_analysis_boots_fail(const struct cmd_analysis_boots *b,
-			    const struct kb_err *err)
-{
-	int sig = b->caught ? cmd_stop_signal : 0;
-
-	if (!sig)
-		return cmd_fail(err);
-	fprintf(stderr,
-		"kbisect: %s; the boots that ended are stored, and the analysis is not\n",
-		err->msg);
-	return 128 + sig;
-}
 
 /* How comparison @c was decided, for the analyses table. */
 static char *compare_detail(const struct kb_comparison *c)

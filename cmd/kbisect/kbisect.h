@@ -16,6 +16,7 @@
  * kbisect.h and the lib/ headers of what it works on, and a module that
  * moves between these files moves no verb's include lines.
  */
+#include "boots.h"     /* the runner, added boots, the commit verbs */
 #include "client.h"    /* the daemon's client: connect, ask */
 #include "open.h"      /* the database, an analysis, ids, matrix, plan */
 #include "print.h"     /* results, comparisons, hosts, progress, JSON */
@@ -93,6 +94,9 @@ struct cmd {
 
 /* ---- the table, usage and failures (main.c) ------------------------ */
 
+/* Hand the table of @n entries @cmds to cmd_find() and the usage
+ * (main.c, at start; borrowed). */
+void cmd_table_set(const struct cmd *const *cmds, size_t n);
 /* The table entry for @name, or NULL. */
 const struct cmd *cmd_find(const char *name);
 
@@ -120,174 +124,5 @@ int cmd_usage_error(const char *verb, const char *fmt, ...)
 extern volatile sig_atomic_t cmd_stop_signal;
 void cmd_catch_stop(int on);
 
-/*
- * Runners, added boots and the commit verbs' environment, below: still
- * defined in verb files (run.c, compare.c, test.c) until they move below
- * the verbs; tools/lint allows exactly these names for now.
- */
-
-/* ---- an experiment run in this process (run.c; resume.c) ------------ */
-
-/*
- * What `run` and `resume` execute with (cmd_runner_open_hosts()), and
- * what analyses and bisections add boots through
- * (cmd_runner_open_boots()).  cmd_runner_close() releases it, also after
- * a failure.
- */
-struct kb_guest_conn;
-struct kb_executor;
-struct kb_model;
-struct kb_pipeline_host;
-struct cmd_runner {
-	struct kb_executor *ex;     /* builds (run and resume: and boots
-				     * without hosts) */
-	int64_t exp; /* the experiment: set it to resume one; guests are
-		      * named by it */
-	/* run and resume (cmd_runner_open_hosts): the hosts boots are
-	 * spread over, and what their slots hold (owned) */
-	struct kb_pipeline_host *hosts;
-	size_t nhosts;
-	struct kb_executor **execs;   /* every slot's executor, once each */
-	size_t nexecs;
-	struct kb_guest_conn **conns; /* their connections */
-	size_t nconns;
-	char **down;                  /* per host: why it is down, or NULL */
-	int overlap;                  /* builds run while boots do */
-	/* cmd_runner_open_boots(): one boot at a time over the hosts
-	 * (owned), and what it records and tells, read at each boot */
-	struct kb_executor *boots;
-	struct kb_pipeline_hosts_opts boot_opts;
-};
-/*
- * What `run` and `resume` execute with: the model executor on @model
- * (borrowed: it must outlive the runner; the matrix's metric is checked,
- * $KBISECT_MODEL_TIME_SCALE read), or without one real executors (the
- * workload checked, orphan kbisect-* guests destroyed first, said on
- * stderr unless @quiet; a stop makes them destroy their running guest),
- * on every host of @p's matrix (docs/guests.md, "Several hosts"), a slot
- * per unit of its capacity, for kb_pipeline_opts.hosts.  On the model, an
- * executor per host (kb_model_executor_on(), named by its URI when the
- * matrix has several) fills its slots, and r->ex builds.  On real
- * guests, each slot has a connection and a real executor of its own
- * (its host's pool), orphan kbisect-* guests are destroyed on each host
- * once, and r->ex (a real executor on the first host that answered,
- * without its pool) builds; a host that cannot be reached is said so on
- * stderr and left down (its boots go to the others), and only when none
- * can is it an error.  Builds overlap boots as the matrix's build.overlap
- * says (kb_spread_overlap()), unless $KBISECT_OVERLAP is "yes" or "no"
- * ("auto" or empty: the matrix's; another value is KB_EINPUT).
- */
-int cmd_runner_open_hosts(struct cmd_runner *r, const struct kb_plan *p,
-			  const struct kb_model *model, int quiet,
-			  struct kb_err *err);
-/*
- * What analyses and bisections add boots through, one at a time: as
- * cmd_runner_open_hosts() (every host of matrix @m, on the model @model
- * or on real guests with @ro, the caller's: experiment, plan,
- * base_config...), but one slot a host, and r->boots, the executor that
- * spreads the boots over the hosts and drains a host that fails
- * (kb_pipeline_hosts_executor() with r->boot_opts: the matrix's spread,
- * the host lines of `run` on stderr unless @quiet, cmd_stop_signal).  It
- * counts and records with the experiment r->exp (guests are named by
- * *ro->experiment) once the caller sets r->boot_opts.store; the caller
- * may point r->boot_opts.experiment elsewhere.  r must stay put.
- */
-struct kb_realexec_opts;
-int cmd_runner_open_boots(struct cmd_runner *r, const struct kb_matrix *m,
-			  const struct kb_model *model,
-			  struct kb_realexec_opts *ro, int quiet,
-			  struct kb_err *err);
-void cmd_runner_close(struct cmd_runner *r);
-/* A host's failure or drain (kb_progress) on stderr, as run says it. */
-void cmd_host_progress(const struct kb_progress *ev, void *arg);
-
-/*
- * Execute @p with @r: a new experiment (kb_pipeline_run, @model_text
- * stored with it), or when r->exp is set, the missing boots of that one
- * (kb_pipeline_resume; the caller took it over).  Experiments whose
- * kbisect process is gone are marked interrupted first.  Progress on
- * stderr unless args->quiet; SIGINT and SIGTERM stop it after the running
- * step, the experiment interrupted, with a message naming `kbisect
- * resume` and the exit status 128 + the signal.  Otherwise prints the
- * results (args->json) and returns the exit status.
- */
-int cmd_runner_go(struct cmd_runner *r, struct kb_store *s,
-		  const struct kb_plan *p, const char *model_text,
-		  const struct kb_args *args);
-/* ---- boots added by the analysis verbs (compare.c; why.c) ----------- */
-
-/*
- * What an analysis verb adds boots through (compare.c), when it may add
- * some.  A model experiment boots again on its stored model by itself
- * (over its hosts, a drain said on stderr): nothing is opened.  A "libvirt" one gets real
- * executors on every host of its stored matrix, opened as `run` opens
- * them (cmd_runner_open_boots(): orphan kbisect-* guests destroyed,
- * guests named by the experiment, the boots spread over the hosts, a
- * host that fails drained, its failures recorded in @s), handed to @a
- * (kb_analysis_set_executor()) with a line on stderr per boot, and
- * SIGINT/SIGTERM caught (cmd_catch_stop()) so that a stop destroys the
- * running guest.  Any other executor cannot boot again: KB_EINPUT.
- * cmd_analysis_boots_close() releases it (also after a failure, and when
- * nothing was opened).
- */
-struct cmd_analysis_boots {
-	struct cmd_runner r;       /* r.boots: over the real executors, or
-				    * NULL */
-	struct kb_pipeline_opts o; /* its progress and stop */
-	int caught;                /* the stop signals are caught */
-};
-int cmd_analysis_boots_open(struct cmd_analysis_boots *b,
-			    struct kb_analysis *a, struct kb_store *s,
-			    struct kb_err *err);
-void cmd_analysis_boots_close(struct cmd_analysis_boots *b);
-/*
- * Report @err as cmd_fail() does; after a stop (a real boot interrupted),
- * say that the boots that ended are stored and return 128 + the signal.
- */
-int cmd_analysis_boots_fail(const struct cmd_analysis_boots *b,
-			    const struct kb_err *err);
-
-/* ---- commits: `bisect commits` and `test` (test.c) ------------------ */
-
-/*
- * What both commit verbs (and option bisection on real kernels) run on:
- * matrix @m's plan (its variant 0 gives the settings and guest every
- * commit is built and booted with), and the executor over every host of
- * the matrix (cmd_runner_open_boots(): each probe's boots spread over
- * the hosts, a host that fails drained), on the model at @model_path, or
- * without it on real guests (orphan kbisect-* guests destroyed first,
- * said on stderr unless @quiet).  source.tree is required.  With
- * @base_config (option bisection on real kernels), the real executor
- * resolves each probe from that .config and refuses to build one whose
- * changes do not hold (kb_realexec_opts).  Once the
- * database is open, cmd_commit_env_store() gives it the store the hosts'
- * failures are recorded in.  cmd_commit_env_close() releases it (also
- * after a failure).  env must stay put.
- */
-struct kb_matrix;
-struct kb_model;
-struct kb_executor;
-struct kb_bisect_opts;
-struct cmd_commit_env {
-	struct kb_plan *plan;
-	struct kb_model *model;     /* NULL: the real executor */
-	struct cmd_runner r;        /* the hosts' executors */
-	struct kb_executor *ex;     /* r.boots: over them all */
-	const char *metric;         /* the matrix's workload.metric */
-	int64_t experiment;         /* guests are named by it (realexec) */
-};
-int cmd_commit_env_open(const struct kb_matrix *m, const char *model_path,
-			const char *base_config, int quiet,
-			struct cmd_commit_env *env, struct kb_err *err);
-void cmd_commit_env_store(struct cmd_commit_env *env, struct kb_store *s);
-void cmd_commit_env_close(struct cmd_commit_env *env);
-/* Fill @bo's settings from matrix @m: repeat, compare, and the name,
- * path and text stored with the experiment (every bisection). */
-void cmd_bisect_matrix_opts(const struct kb_matrix *m,
-			    struct kb_bisect_opts *bo);
-/* Fill @bo's matrix settings (repeat, compare, metric, settings, guest,
- * what is stored) for commit verbs. */
-void cmd_commit_opts(const struct kb_matrix *m, struct cmd_commit_env *env,
-		     struct kb_bisect_opts *bo);
 
 #endif

@@ -2,12 +2,9 @@
  * kbisect: kernel config bisection and A/B testing.  This file holds the
  * table of verbs and the dispatch; each verb lives in its own file.
  */
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "kbisect.h"
 #include "buf.h"
@@ -31,67 +28,6 @@ static const struct cmd *const commands[] = {
 #undef KB_VERB
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
-
-/* The width the options paragraph of `kbisect VERB --help` wraps at. */
-#define HELP_WIDTH 76
-
-const struct cmd *cmd_find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < NCOMMANDS; i++)
-		if (!strcmp(commands[i]->name, name))
-			return commands[i];
-	return NULL;
-}
-
-/* "usage: kbisect VERB ARGS [OPTIONS]\n", a line per sub-verb. */
-static void usage_lines(struct kb_buf *b, const struct cmd *c)
-{
-	size_t i;
-
-	if (!c->subs) {
-		kb_buf_addf(b, "usage: kbisect %s", c->name);
-		kb_cmdopt_usage(b, c->args, c->opts, 0);
-		kb_buf_addch(b, '\n');
-		return;
-	}
-	for (i = 0; c->subs[i]; i++) {
-		kb_buf_addf(b, "%s kbisect %s %s", i ? "      " : "usage:",
-			    c->name, c->subs[i]->name);
-		kb_cmdopt_usage(b, c->subs[i]->args, c->subs[i]->opts, 0);
-		kb_buf_addch(b, '\n');
-	}
-}
-
-/* @c's help, its options paragraph, its epilog. */
-static void help_section(struct kb_buf *b, const struct cmd *c)
-{
-	struct kb_buf opts = KB_BUF_INIT;
-
-	if (c->help && *c->help)
-		kb_buf_addf(b, "\n%s", c->help);
-	kb_cmdopt_help(&opts, c->opts, HELP_WIDTH);
-	if (opts.len)
-		kb_buf_addf(b, "\n%s", opts.buf);
-	kb_buf_release(&opts);
-	if (c->epilog && *c->epilog)
-		kb_buf_addf(b, "\n%s", c->epilog);
-}
-
-void cmd_usage(const struct cmd *c, FILE *f)
-{
-	struct kb_buf b = KB_BUF_INIT;
-	size_t i;
-
-	usage_lines(&b, c);
-	kb_buf_addf(&b, "\n%s.\n", c->summary);
-	help_section(&b, c);
-	for (i = 0; c->subs && c->subs[i]; i++)
-		help_section(&b, c->subs[i]);
-	fputs(b.buf, f);
-	kb_buf_release(&b);
-}
 
 static int by_rank(const void *a, const void *b)
 {
@@ -121,61 +57,6 @@ static void usage(FILE *f)
 	fputs("\n'kbisect VERB --help' shows a verb's options and examples.\n"
 	      "Exit status: 0 ok, 1 failure, 2 bad input or usage.\n",
 	      f);
-}
-
-volatile sig_atomic_t cmd_stop_signal;
-
-static void on_stop(int sig)
-{
-	static const char msg[] =
-		"\nkbisect: stopping after the running step (a second signal stops at once)\n";
-	ssize_t n;
-
-	cmd_stop_signal = sig;
-	n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
-	(void)n;
-}
-
-void cmd_catch_stop(int on)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = on ? on_stop : SIG_DFL;
-	/* the second signal finds the default action: stop at once (a
-	 * later kbisect sees the process gone) */
-	sa.sa_flags = on ? SA_RESETHAND | SA_RESTART : 0;
-	if (on)
-		cmd_stop_signal = 0;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
-int cmd_fail(const struct kb_err *err)
-{
-	struct kb_buf b = KB_BUF_INIT;
-
-	/* a message may quote the input: no ESC reaches the terminal */
-	fprintf(stderr, "kbisect: %s\n",
-		err->msg[0] ? cmd_printable(err->msg, 1, &b) : "unknown error");
-	kb_buf_release(&b);
-	return kb_err_exit_status(err->code ? err->code : KB_EFAIL);
-}
-
-int cmd_usage_error(const char *verb, const char *fmt, ...)
-{
-	struct kb_buf b = KB_BUF_INIT;
-	va_list ap;
-
-	fprintf(stderr, "kbisect %s: ", verb);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	usage_lines(&b, cmd_find(verb));
-	fprintf(stderr, "\n%s", b.buf);
-	kb_buf_release(&b);
-	return 2;
 }
 
 /* The sub-verb of @c named @name, or NULL. */
@@ -258,6 +139,7 @@ int main(int argc, char **argv)
 {
 	const struct cmd *c;
 
+	cmd_table_set(commands, NCOMMANDS);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

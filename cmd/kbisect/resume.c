@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "kbisect.h"
+#include "runner.h"
 #include "matrix.h"
 #include "model.h"
 #include "plan.h"
@@ -105,7 +106,7 @@ static int cmd_resume(const struct kb_args *args)
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_store_experiment_text t;
 	struct kb_store_info info;
-	struct cmd_runner r;
+	struct kb_runner *r = NULL;
 	struct kb_store *s = NULL;
 	struct kb_matrix *m = NULL;
 	struct kb_plan *p = NULL;
@@ -115,7 +116,6 @@ static int cmd_resume(const struct kb_args *args)
 
 	memset(&t, 0, sizeof(t));
 	memset(&info, 0, sizeof(info));
-	memset(&r, 0, sizeof(r));
 	if (cmd_parse_id(args->pos[0], &id) < 0)
 		return cmd_usage_error("resume",
 				       "'%s' is not an experiment ID (a positive number; see kbisect history)",
@@ -152,13 +152,13 @@ static int cmd_resume(const struct kb_args *args)
 			"kbisect: resuming experiment %lld \"%s\": %u of %u boots stored\n",
 			(long long)id, info.name, info.nboots_done,
 			info.nvariants * info.boots);
-	r.exp = id;
-	ret = cmd_runner_go(&r, s, p, NULL, args);
+	*kb_runner_experiment(r) = id;
+	ret = cmd_runner_go(r, s, p, NULL, args);
 	goto out;
 fail:
 	ret = cmd_fail(&err);
 out:
-	cmd_runner_close(&r);
+	kb_runner_free(r);
 	kb_model_free(model);
 	kb_plan_free(p);
 	kb_matrix_free(m);

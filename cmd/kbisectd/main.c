@@ -48,8 +48,7 @@
 
 /* ---- state and signals --------------------------------------------------- */
 
-/* The state the daemon's files share (kbisectd.h). */
-struct daemon d;
+/* The state the daemon's files share is state.c's (kbisectd.h). */
 
 static volatile sig_atomic_t got_term, got_hup;
 
