@@ -189,6 +189,16 @@ static const char *prebuilt(const struct realexec *x,
 	return kb_matrix_source(x->m)->kernel;
 }
 
+const char *kb_realexec_prebuilt(const struct kb_matrix *m,
+				 const struct kb_variant *v)
+{
+	struct realexec x;
+
+	memset(&x, 0, sizeof(x));
+	x.m = m;
+	return prebuilt(&x, v);
+}
+
 int kb_realexec_check_kernels(const struct kb_plan *p, struct kb_err *err)
 {
 	const struct kb_matrix *m = kb_plan_matrix(p);
@@ -815,16 +825,21 @@ static int describe(const struct kb_matrix *m, const struct kb_variant *v,
 }
 
 int kb_realexec_domxml(const struct kb_matrix *m, const struct kb_variant *v,
-		       char **xml, struct kb_err *err)
+		       const char *built, char **xml, struct kb_err *err)
 {
 	struct realexec x;
 	const char *kernel;
-	char **scratch = NULL, *log = NULL, *name, *comment;
+	char **scratch = NULL, *log = NULL, *name, *comment, *cached = NULL;
 	int ret;
 
 	memset(&x, 0, sizeof(x));
 	x.m = m;
 	kernel = prebuilt(&x, v);
+	if (!kernel)
+		kernel = built;
+	if (!kernel && v->build_key &&
+	    kb_build_cached_image(NULL, v->build_key, NULL, &cached))
+		kernel = cached;
 	comment = kb_asprintf(
 		"variant %u: %s\n"
 		"%s"
@@ -848,6 +863,7 @@ int kb_realexec_domxml(const struct kb_matrix *m, const struct kb_variant *v,
 	free(log);
 	free(name);
 	free(comment);
+	free(cached);
 	return ret;
 }
 

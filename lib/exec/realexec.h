@@ -132,13 +132,25 @@ int kb_realexec_check_kernels(const struct kb_plan *p, struct kb_err *err);
 int kb_realexec_check_guests(const struct kb_plan *p, struct kb_err *err);
 
 /*
+ * The kernel image variant @v of @m boots without a build (kernel.image,
+ * else source.kernel), or NULL when it is built from source.tree (it has
+ * Kconfig settings or a kernel.rev).  Borrowed from @m and @v.
+ */
+const char *kb_realexec_prebuilt(const struct kb_matrix *m,
+				 const struct kb_variant *v);
+
+/*
  * The domain XML variant @v of @m would boot with (`kbisect domxml`):
  * what a boot would use, with placeholder paths for what is made at boot
  * (initramfs, boot folder) and for a kernel not built yet, each said in a
- * comment at the top.  Caller frees *@xml.
+ * comment at the top.  The kernel: the prebuilt one a variant without
+ * Kconfig settings boots, else @built (may be NULL: the image the caller
+ * found, e.g. the store's build of the variant's key), else the build
+ * cache's image of @v's build key (kb_build_cached_image(); the key of a
+ * resolved plan), else the placeholder.  Caller frees *@xml.
  */
 int kb_realexec_domxml(const struct kb_matrix *m, const struct kb_variant *v,
-		       char **xml, struct kb_err *err);
+		       const char *built, char **xml, struct kb_err *err);
 
 /*
  * The workload timeout for @w with @runs runs per boot: workload.timeout_s
