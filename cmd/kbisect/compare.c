@@ -124,6 +124,7 @@ int cmd_analysis_boots_open(struct cmd_analysis_boots *b,
 					 0, err)))
 		return ret;
 	b->r.exp = info->id; /* guests are named by it */
+	cmd_runner_tag(&b->r, s); /* and by the database */
 	b->r.boot_opts.store = s; /* and the hosts' failures recorded */
 	b->o.progress = on_boot;
 	b->o.stop = &cmd_stop_signal;

@@ -241,6 +241,7 @@ struct cmd_runner {
 				     * without hosts) */
 	int64_t exp; /* the experiment: set it to resume one; guests are
 		      * named by it */
+	char db_tag[16]; /* and by the database's tag: cmd_runner_tag() */
 	/* run and resume (cmd_runner_open_hosts): the hosts boots are
 	 * spread over, and what their slots hold (owned) */
 	struct kb_pipeline_host *hosts;
@@ -296,6 +297,9 @@ int cmd_runner_open_boots(struct cmd_runner *r, const struct kb_matrix *m,
 			  struct kb_realexec_opts *ro, int quiet,
 			  struct kb_err *err);
 void cmd_runner_close(struct cmd_runner *r);
+/* Name r's guests after database @s (kb_store_tag(), read at each boot:
+ * call it once the store is open, before the first boot). */
+void cmd_runner_tag(struct cmd_runner *r, const struct kb_store *s);
 /* A host's failure or drain (kb_progress) on stderr, as run says it. */
 void cmd_host_progress(const struct kb_progress *ev, void *arg);
 

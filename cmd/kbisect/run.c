@@ -184,6 +184,7 @@ static int open_real_slots(struct cmd_runner *r, const struct kb_matrix *m,
 	struct kb_guest_conn *builder_conn = NULL;
 	size_t h, k;
 
+	ro->db_tag = r->db_tag;
 	for (h = 0; h < r->nhosts; h++) {
 		const struct kb_host *host = kb_matrix_host(m, h);
 		size_t nslots = max_slots && max_slots < host->capacity
@@ -357,6 +358,12 @@ int cmd_runner_open_boots(struct cmd_runner *r, const struct kb_matrix *m,
 	return kb_pipeline_hosts_executor(r->ex, o, &r->boots, err);
 }
 
+void cmd_runner_tag(struct cmd_runner *r, const struct kb_store *s)
+{
+	snprintf(r->db_tag, sizeof(r->db_tag), "%s",
+		 kb_store_tag(s) ? kb_store_tag(s) : "");
+}
+
 void cmd_runner_close(struct cmd_runner *r)
 {
 	size_t i;
@@ -528,6 +535,7 @@ static int cmd_run(const struct kb_args *args)
 					 &err)) ||
 	    (ret = cmd_open_store(db, &s, &err)))
 		goto fail;
+	cmd_runner_tag(&r, s);
 	ret = cmd_runner_go(&r, s, p, model ? kb_model_text(model) : NULL,
 			    args);
 	goto out;

@@ -69,6 +69,7 @@ int cmd_commit_env_open(const struct kb_matrix *m, const char *model_path,
 void cmd_commit_env_store(struct cmd_commit_env *env, struct kb_store *s)
 {
 	env->r.boot_opts.store = s;
+	cmd_runner_tag(&env->r, s);
 }
 
 void cmd_commit_env_close(struct cmd_commit_env *env)

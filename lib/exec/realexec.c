@@ -847,11 +847,11 @@ int kb_realexec_domxml(const struct kb_matrix *m, const struct kb_variant *v,
 		"scratch disk, the root disk's overlay (guest.image) and the\n"
 		"console log live in a folder made for each boot\n"
 		"(KBISECT-BOOT-DIR below), and the domain is named\n"
-		"kbisect-EXPERIMENT-VARIANT-BOOT.",
+		"kbisect-DB-EXPERIMENT-VARIANT-BOOT (DB: the database's tag).",
 		v->idx, v->label,
 		kernel ? ""
 		       : "The kernel is not built yet: its path is a placeholder.\n");
-	name = kb_guest_name(0, v->idx, 1);
+	name = kb_guest_name(NULL, 0, v->idx, 1);
 	ret = describe(m, v,
 		       kernel ? kernel
 			      : "/KBISECT-NOT-BUILT/bzImage",
@@ -912,7 +912,8 @@ static int boot(void *self, const struct kb_variant *v,
 		kb_workload_inst_release(&wi);
 		return 0;
 	}
-	name = kb_guest_name(x->opts.experiment ? (long long)*x->opts.experiment
+	name = kb_guest_name(x->opts.db_tag,
+			     x->opts.experiment ? (long long)*x->opts.experiment
 						: 0,
 			     v->idx, boot_no);
 	if ((ret = get_initrd(x, w, kernel, runs, &initrd, err)) ||

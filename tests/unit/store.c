@@ -762,6 +762,38 @@ static void test_store__option_kinds_are_exact(void **state)
 			 3 * 2 + 3 + 5);
 }
 
+/* A database's tag (db/0012): hex, the same at every open, another in
+ * another database, given once to a database migrated from before. */
+static void test_store__tag_is_the_databases_own(void **state)
+{
+	struct fixture *f = *state;
+	char *other = kb_asprintf("%s.other", f->path);
+	struct kb_store *s = open_ok(f->path, 11), *t;
+	char tag[KB_STORE_TAG_LEN + 1];
+	size_t i;
+
+	/* version 11: no id yet */
+	assert_null(kb_store_tag(s));
+	kb_store_close(s);
+	s = open_ok(f->path, 0);
+	assert_non_null(kb_store_tag(s));
+	assert_int_equal(strlen(kb_store_tag(s)), KB_STORE_TAG_LEN);
+	for (i = 0; i < KB_STORE_TAG_LEN; i++)
+		assert_non_null(strchr("0123456789abcdef", kb_store_tag(s)[i]));
+	snprintf(tag, sizeof(tag), "%s", kb_store_tag(s));
+	kb_store_close(s);
+	s = open_ok(f->path, 0);
+	assert_string_equal(kb_store_tag(s), tag);
+	t = open_ok(other, 0);
+	assert_non_null(kb_store_tag(t));
+	assert_string_not_equal(kb_store_tag(t), tag);
+	kb_store_close(t);
+	kb_store_close(s);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM meta"), 1);
+	unlink(other);
+	free(other);
+}
+
 static void test_store__failed_migration_changes_nothing(void **state)
 {
 	struct fixture *f = *state;
@@ -2071,6 +2103,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_store__migration_from_version_1_keeps_data),
 	T(test_store__failed_migration_changes_nothing),
 	T(test_store__option_kinds_are_exact),
+	T(test_store__tag_is_the_databases_own),
 	T(test_store__wal_and_foreign_keys_are_on),
 	T(test_store__experiment_create_writes_variants_and_options),
 	T(test_store__failed_experiment_create_writes_nothing),
