@@ -794,6 +794,30 @@ out:
 	return found;
 }
 
+int kb_build_cached_image(const char *cache_dir, const char *key,
+			  const char *target, char **image)
+{
+	struct kb_build_result r;
+	struct kb_build_info info;
+	char *cache = cache_dir ? kb_strdup(cache_dir)
+				: kb_build_default_cache_dir();
+	char *dir = kb_asprintf("%s/%s", cache, key);
+	int found;
+
+	*image = NULL;
+	memset(&info, 0, sizeof(info));
+	found = from_cache(dir, target ? target : "bzImage", &r, &info);
+	if (found) {
+		*image = r.image;
+		r.image = NULL;
+		kb_build_result_release(&r);
+		kb_build_info_release(&info);
+	}
+	free(dir);
+	free(cache);
+	return found;
+}
+
 void kb_build_info_release(struct kb_build_info *i)
 {
 	if (!i)

@@ -182,6 +182,15 @@ int kb_build_run(const struct kb_build_opts *opts, const char *key,
 		 struct kb_build_result *out, struct kb_build_info *info,
 		 struct kb_err *err);
 
+/*
+ * The image of an ok build of @key in @cache_dir (NULL: the default),
+ * made for make target @target (NULL: "bzImage"), as kb_build_run() would
+ * take it from the cache without building: 1 with its path in *@image
+ * (caller frees), or 0 (*@image NULL) when the cache has none.
+ */
+int kb_build_cached_image(const char *cache_dir, const char *key,
+			  const char *target, char **image);
+
 /* The last @n lines of @text, newly allocated. */
 char *kb_build_tail(const char *text, size_t len, unsigned n);
 

@@ -32,6 +32,7 @@ struct kb_queue_exp {
 	struct kb_plan *plan;
 	struct kb_model *model; /* NULL: real guests */
 	double time_scale;
+	char tag[KB_STORE_TAG_LEN + 1]; /* its database's, for guest names */
 };
 
 static int check_model(const struct kb_matrix *m, const char *text,
@@ -166,6 +167,8 @@ int kb_queue_exp_load(struct kb_store *s, int64_t id, double time_scale,
 	memset(&t, 0, sizeof(t));
 	x->id = id;
 	x->time_scale = time_scale;
+	snprintf(x->tag, sizeof(x->tag), "%s",
+		 kb_store_tag(s) ? kb_store_tag(s) : "");
 	if ((ret = kb_store_experiment_text(s, id, &t, err)))
 		goto out;
 	if ((ret = kb_plan_from_text(t.matrix_yaml, t.matrix_path, &x->m, &x->plan,
@@ -225,7 +228,7 @@ int kb_queue_exp_executor(const struct kb_queue_exp *x, const char *host,
 
 	*conn = NULL;
 	ret = kb_runner_step(x->m, x->plan, x->model, x->time_scale, host,
-			     &x->id, ex, &c, err);
+			     &x->id, x->tag, ex, &c, err);
 	*conn = c;
 	return ret;
 }

@@ -5,6 +5,7 @@
  */
 #include "runner.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@
 struct kb_runner {
 	struct kb_executor *ex;     /* builds (and boots without hosts) */
 	int64_t exp;                /* guests are named by it */
+	char db_tag[16];            /* and by the database's tag */
 	struct kb_pipeline_host *hosts;
 	size_t nhosts;
 	struct kb_executor **execs;   /* every slot's executor, once each */
@@ -227,6 +229,7 @@ static struct kb_realexec_opts *runner_real(struct kb_runner *r,
 		ro->experiment = &r->exp;
 		ro->plan = p;
 	}
+	ro->db_tag = r->db_tag;
 	real_opts(ro, o);
 	return ro;
 }
@@ -350,6 +353,11 @@ int64_t *kb_runner_experiment(struct kb_runner *r)
 	return &r->exp;
 }
 
+void kb_runner_tag(struct kb_runner *r, const char *tag)
+{
+	snprintf(r->db_tag, sizeof(r->db_tag), "%s", tag ? tag : "");
+}
+
 void kb_runner_set_store(struct kb_runner *r, struct kb_store *s,
 			 const int64_t *exp)
 {
@@ -378,8 +386,8 @@ void kb_runner_pipeline_opts(const struct kb_runner *r,
 int kb_runner_step(const struct kb_matrix *m, const struct kb_plan *plan,
 		   const struct kb_model *model, double scale,
 		   const char *host, const int64_t *experiment,
-		   struct kb_executor **ex, struct kb_guest_conn **conn,
-		   struct kb_err *err)
+		   const char *db_tag, struct kb_executor **ex,
+		   struct kb_guest_conn **conn, struct kb_err *err)
 {
 	struct kb_realexec_opts ro = KB_REALEXEC_OPTS_INIT;
 	struct kb_runner_opts none = KB_RUNNER_OPTS_INIT;
@@ -416,6 +424,7 @@ int kb_runner_step(const struct kb_matrix *m, const struct kb_plan *plan,
 			return ret;
 	}
 	ro.experiment = experiment;
+	ro.db_tag = db_tag;
 	ro.plan = plan;
 	real_opts(&ro, &none);
 	if ((ret = kb_realexec_new(m, c, &ro, ex, err))) {

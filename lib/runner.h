@@ -102,6 +102,10 @@ struct kb_executor *kb_runner_boots(const struct kb_runner *r);
 /* The experiment guests are named by and hosts' events recorded with:
  * the runner's own (set it to resume one), 0 until set. */
 int64_t *kb_runner_experiment(struct kb_runner *r);
+/* Name the runner's guests after the database whose tag is @tag
+ * (kb_store_tag(); NULL or "": the names of a database without one),
+ * read at each boot: set it once the store is open, before the first. */
+void kb_runner_tag(struct kb_runner *r, const char *tag);
 /* Count and record the boots added (kb_runner_boots()) with experiment
  * *@exp (borrowed) of @s instead of the runner's own. */
 void kb_runner_set_store(struct kb_runner *r, struct kb_store *s,
@@ -121,15 +125,15 @@ void kb_runner_pipeline_opts(const struct kb_runner *r,
  * first host of @m that answers, without a pool) or a boot on @host (a
  * URI of @m's hosts, with its pool), on the model @model at time scale
  * @scale (its boots record @host when @m has several), or on real guests
- * (@plan's resolution; guests named by *@experiment; the console mode as
- * for every runner).  *@conn is the libvirt connection (NULL on the
+ * (@plan's resolution; guests named by *@experiment and the database's
+ * tag @db_tag, borrowed; the console mode as for every runner).  *@conn is the libvirt connection (NULL on the
  * model), which the caller frees after the executor
  * (kb_runner_conn_free()).  Returns 0 with *@ex.
  */
 int kb_runner_step(const struct kb_matrix *m, const struct kb_plan *plan,
 		   const struct kb_model *model, double scale,
 		   const char *host, const int64_t *experiment,
-		   struct kb_executor **ex, struct kb_guest_conn **conn,
+		   const char *db_tag, struct kb_executor **ex, struct kb_guest_conn **conn,
 		   struct kb_err *err);
 void kb_runner_conn_free(struct kb_guest_conn *conn);
 

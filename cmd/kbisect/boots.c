@@ -289,8 +289,10 @@ int cmd_analysis_boots_open(struct cmd_analysis_boots *b,
 	    (ret = cmd_runner_open_boots(&b->r, kb_plan_matrix(p), NULL, &ro,
 					 0, err)))
 		return ret;
-	/* guests are named by it, and the hosts' failures recorded */
+	/* guests are named by it and the database, and the hosts'
+	 * failures recorded */
 	*kb_runner_experiment(b->r) = info->id;
+	kb_runner_tag(b->r, kb_store_tag(s));
 	kb_runner_set_store(b->r, s, NULL);
 	b->o.progress = on_boot;
 	b->o.stop = &cmd_stop_signal;
@@ -355,8 +357,10 @@ int cmd_commit_env_open(const struct kb_matrix *m, const char *model_path,
 
 void cmd_commit_env_store(struct cmd_commit_env *env, struct kb_store *s)
 {
-	if (env->r)
-		kb_runner_set_store(env->r, s, &env->experiment);
+	if (!env->r)
+		return;
+	kb_runner_set_store(env->r, s, &env->experiment);
+	kb_runner_tag(env->r, kb_store_tag(s));
 }
 
 void cmd_commit_env_close(struct cmd_commit_env *env)

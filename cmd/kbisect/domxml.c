@@ -2,11 +2,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "kbisect.h"
 #include "matrix.h"
 #include "plan.h"
 #include "realexec.h"
+#include "store.h"
+#include "variant.h"
 #include "banned.h"
 
 struct domxml_args {
@@ -17,6 +20,8 @@ struct domxml_args {
 static const struct kb_opt domxml_opts[] = {
 	KB_OPT_STRING(struct domxml_args, variant, 0, "variant", "N",
 		      "the variant to show, as `kbisect plan` numbers it (default 0)"),
+	KB_OPT_DB,
+	KB_OPT_QUIET("no progress on stderr while the config is resolved"),
 	KB_OPT_END,
 };
 
@@ -35,10 +40,43 @@ const struct cmd cmd_domxml_entry = {
 		"mode, vCPUs and pinning, memory, PCI passthrough, disks, console.\n"
 		"What is made at boot time (the initramfs, the boot folder with the\n"
 		"scratch disk and console log, a kernel not built yet) has a\n"
-		"placeholder path, said in a comment at the top.  See docs/guests.md.\n",
+		"placeholder path, said in a comment at the top.  A kernel built\n"
+		"from source.tree shows its path once built: the variant's config is\n"
+		"resolved as `kbisect plan` does, and its build looked up in the\n"
+		"build cache, then in the database.  See docs/guests.md.\n",
 	.epilog = "Example:\n"
 		  "  kbisect domxml kconfig-matrix/xen-pvops-spinlocks.yaml --variant 3\n",
 };
+
+/*
+ * The kernel image the database holds for variant @v's build key, when
+ * it is an ok build whose image is still a file; else NULL (no database
+ * is no error: domxml needs none).  Caller frees.
+ */
+static char *stored_image(const char *db, const struct kb_variant *v)
+{
+	struct kb_err ignored = KB_ERR_INIT;
+	struct kb_store *s = NULL;
+	struct kb_build_result b;
+	struct stat st;
+	int64_t id;
+	char *image = NULL;
+
+	if (!v->build_key ||
+	    cmd_open_store_as(db, KB_STORE_READ_ONLY, &s, &ignored))
+		return NULL;
+	memset(&b, 0, sizeof(b));
+	if (kb_store_build_get(s, v->build_key, &b, &id, &ignored) == 0) {
+		if (b.status == KB_BUILD_OK && b.image &&
+		    stat(b.image, &st) == 0 && S_ISREG(st.st_mode)) {
+			image = b.image;
+			b.image = NULL;
+		}
+		kb_build_result_release(&b);
+	}
+	kb_store_close(s);
+	return image;
+}
 
 static int cmd_domxml(const struct kb_args *args)
 {
@@ -47,7 +85,7 @@ static int cmd_domxml(const struct kb_args *args)
 	struct kb_plan *p = NULL;
 	const char *variant = CMD_ARGS(struct domxml_args, args)->variant;
 	unsigned long idx;
-	char *xml = NULL, *end;
+	char *xml = NULL, *end, *built = NULL;
 	int ret;
 
 	if (!variant)
@@ -69,7 +107,20 @@ static int cmd_domxml(const struct kb_args *args)
 			   kb_plan_nvariants(p) - 1, idx);
 		goto fail;
 	}
-	if ((ret = kb_realexec_domxml(m, kb_plan_variant(p, idx), &xml,
+	if (!kb_realexec_prebuilt(m, kb_plan_variant(p, idx))) {
+		/* built from source: its key once its config is resolved;
+		 * a tree that cannot resolve leaves the placeholder */
+		struct kb_err rerr = KB_ERR_INIT;
+
+		if (cmd_plan_resolve(p, args->quiet, &rerr))
+			fprintf(stderr,
+				"kbisect: note: %s: the kernel path is a placeholder\n",
+				rerr.msg);
+		else
+			built = stored_image(args->db,
+					     kb_plan_variant(p, idx));
+	}
+	if ((ret = kb_realexec_domxml(m, kb_plan_variant(p, idx), built, &xml,
 				      &err)))
 		goto fail;
 	fputs(xml, stdout);
@@ -78,6 +129,7 @@ static int cmd_domxml(const struct kb_args *args)
 fail:
 	ret = cmd_fail(&err);
 out:
+	free(built);
 	free(xml);
 	kb_plan_free(p);
 	kb_matrix_free(m);

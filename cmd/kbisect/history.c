@@ -1,5 +1,6 @@
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kbisect.h"
 #include "buf.h"
@@ -43,6 +44,18 @@ static const struct kb_opt history_opts[] = {
 	KB_OPT_END,
 };
 
+/* The design column's width: its longest name ("plackett-burman" is 15),
+ * at least the 13 it always had, so that the columns after it line up. */
+static int design_width(const struct kb_store_info *e, size_t n)
+{
+	size_t i, w = 13;
+
+	for (i = 0; i < n; i++)
+		if (e[i].design && strlen(e[i].design) > w)
+			w = strlen(e[i].design);
+	return w > 64 ? 64 : (int)w;
+}
+
 static int cmd_history(const struct kb_args *args);
 
 const struct cmd cmd_history_entry = {
@@ -71,14 +84,15 @@ static int cmd_history(const struct kb_args *args)
 		history_json(e, n);
 	} else {
 		struct kb_buf b = KB_BUF_INIT;
+		int dw = design_width(e, n);
 
-		printf("%4s  %-20s  %-11s  %-13s  %-12s %8s %7s %8s  %s\n", "id",
-		       "created (UTC)", "state", "design", "metric",
+		printf("%4s  %-20s  %-11s  %-*s  %-12s %8s %7s %8s  %s\n", "id",
+		       "created (UTC)", "state", dw, "design", "metric",
 		       "variants", "boots", "samples", "name");
 		for (i = 0; i < n; i++)
-			printf("%4lld  %-20s  %-11s  %-13s  %-12s %8u %7u %8u  %s\n",
+			printf("%4lld  %-20s  %-11s  %-*s  %-12s %8u %7u %8u  %s\n",
 			       (long long)e[i].id, e[i].created_at,
-			       e[i].state, e[i].design, e[i].metric,
+			       e[i].state, dw, e[i].design, e[i].metric,
 			       e[i].nvariants, e[i].nboots_done,
 			       e[i].nsamples, cmd_printable(e[i].name, 0, &b));
 		kb_buf_release(&b);

@@ -147,6 +147,7 @@ static int cmd_resume(const struct kb_args *args)
 	    (ret = cmd_runner_open_hosts(&r, p, model, args->quiet, &err)) ||
 	    (ret = kb_store_experiment_take(s, id, &err)))
 		goto fail;
+	kb_runner_tag(r, kb_store_tag(s));
 	if (!args->quiet)
 		fprintf(stderr,
 			"kbisect: resuming experiment %lld \"%s\": %u of %u boots stored\n",

@@ -102,6 +102,7 @@ static int cmd_run(const struct kb_args *args)
 					 &err)) ||
 	    (ret = cmd_open_store(db, &s, &err)))
 		goto fail;
+	kb_runner_tag(r, kb_store_tag(s));
 	ret = cmd_runner_go(r, s, p, model ? kb_model_text(model) : NULL,
 			    args);
 	goto out;

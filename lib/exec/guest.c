@@ -200,9 +200,35 @@ out:
 	return ret;
 }
 
-char *kb_guest_name(long long exp, unsigned variant, unsigned boot)
+char *kb_guest_name(const char *tag, long long exp, unsigned variant,
+		    unsigned boot)
 {
+	if (tag && *tag)
+		return kb_asprintf(KB_GUEST_PREFIX "%s-%lld-%u-%u", tag, exp,
+				   variant, boot);
 	return kb_asprintf(KB_GUEST_PREFIX "%lld-%u-%u", exp, variant, boot);
+}
+
+/* Whether @name is the old form "kbisect-EXP-VARIANT-BOOT" (three
+ * numbers, no database tag). */
+static int untagged_name(const char *name)
+{
+	const char *p = name + strlen(KB_GUEST_PREFIX);
+	unsigned parts = 0;
+
+	while (*p) {
+		size_t n = strspn(p, "0123456789");
+
+		if (!n)
+			return 0;
+		parts++;
+		p += n;
+		if (*p == '-' && p[1])
+			p++;
+		else if (*p)
+			return 0;
+	}
+	return parts == 3;
 }
 
 /*
@@ -323,8 +349,9 @@ int kb_guest_owner_alive(const char *text)
 	return id.start && kb_proc_alive(&id);
 }
 
-/* The owner recorded in @dom's metadata is alive. */
-static int owned_by_live(virDomainPtr dom)
+/* Whether @dom, named @name, is an orphan: its recorded owner is gone,
+ * or it has none and the old untagged name (kb_guest_destroy_orphans). */
+static int orphan(virDomainPtr dom, const char *name)
 {
 	char *meta = virDomainGetMetadata(dom, VIR_DOMAIN_METADATA_ELEMENT,
 					  KB_DOMXML_OWNER_NS, 0);
@@ -332,11 +359,11 @@ static int owned_by_live(virDomainPtr dom)
 
 	if (!meta) {
 		virResetLastError();
-		return 0;
+		return untagged_name(name);
 	}
 	alive = kb_guest_owner_alive(meta);
 	free(meta);
-	return alive;
+	return !alive;
 }
 
 int kb_guest_destroy_orphans(struct kb_guest_conn *c,
@@ -361,7 +388,7 @@ int kb_guest_destroy_orphans(struct kb_guest_conn *c,
 
 		if (!ret && name &&
 		    !strncmp(name, KB_GUEST_PREFIX, strlen(KB_GUEST_PREFIX)) &&
-		    !(keep && keep(name, arg)) && !owned_by_live(doms[i])) {
+		    !(keep && keep(name, arg)) && orphan(doms[i], name)) {
 			if (virDomainDestroy(doms[i]) < 0 && !gone_error())
 				ret = kb_guest__lverr(err, "cannot destroy orphan guest",
 					    name);

@@ -14,8 +14,11 @@ struct kb_err;
  * timeout passes, and destroyed in every case.  This is the only module
  * that includes <libvirt/libvirt.h>.
  *
- * Domains kbisect starts are named "kbisect-<experiment>-<variant>-<boot>"
- * (KB_GUEST_PREFIX); anything else on the host is never touched.
+ * Domains kbisect starts are named "kbisect-<db>-<experiment>-<variant>-
+ * <boot>" (KB_GUEST_PREFIX; <db> the database's tag, kb_store_tag(), so
+ * that two databases on one libvirtd never share a name); a kbisect
+ * before the tag named them "kbisect-<experiment>-<variant>-<boot>".
+ * Anything else on the host is never touched.
  *
  * A connection is for one thread at a time.  libvirt's messages never
  * reach stderr: they come back in struct kb_err.
@@ -48,9 +51,14 @@ const char *kb_guest_uri(const struct kb_guest_conn *c);
 int kb_guest_environment(struct kb_guest_conn *c, char **json,
 			 struct kb_err *err);
 
-/* The domain name for a boot: "kbisect-<exp>-<variant>-<boot>".  Caller
- * frees. */
-char *kb_guest_name(long long exp, unsigned variant, unsigned boot);
+/*
+ * The domain name for a boot: "kbisect-<tag>-<exp>-<variant>-<boot>", or
+ * without a @tag (NULL or "": a database before db/0012, a domxml
+ * preview) "kbisect-<exp>-<variant>-<boot>".  @tag is a few lower-case
+ * hex digits (kb_store_tag()).  Caller frees.
+ */
+char *kb_guest_name(const char *tag, long long exp, unsigned variant,
+		    unsigned boot);
 
 /*
  * Start a transient domain from @xml (virDomainCreateXML), paused when
@@ -88,11 +96,16 @@ char *kb_guest_owner_self(void);
 int kb_guest_owner_alive(const char *text);
 
 /*
- * Destroy every running domain of @c whose name starts with
- * KB_GUEST_PREFIX unless @keep (may be NULL) returns nonzero for its name
- * or its metadata names an owner that is still alive (another kbisect
- * run's guest is not an orphan); leaves every other domain alone.  Sets *@destroyed (may be NULL) to how
- * many went.  Returns 0 or KB_EFAIL.
+ * Destroy the orphans among the running domains of @c: those named
+ * KB_GUEST_PREFIX... whose owner (their metadata, kb_guest_owner_self())
+ * is gone, of whatever database (the tag in the name) they are; a
+ * domain whose owner still runs is never an orphan, nor is one @keep
+ * (may be NULL) returns nonzero for.  A domain without owner metadata
+ * is destroyed only when its name has the old form, without a tag
+ * (kbisect made such guests before the tag): a tagged one without an
+ * owner cannot be told dead and is left, as is every other domain.
+ * Sets *@destroyed (may be NULL) to how many went.  Returns 0 or
+ * KB_EFAIL.
  */
 int kb_guest_destroy_orphans(struct kb_guest_conn *c,
 			     int (*keep)(const char *name, void *arg),

@@ -189,6 +189,16 @@ static const char *prebuilt(const struct realexec *x,
 	return kb_matrix_source(x->m)->kernel;
 }
 
+const char *kb_realexec_prebuilt(const struct kb_matrix *m,
+				 const struct kb_variant *v)
+{
+	struct realexec x;
+
+	memset(&x, 0, sizeof(x));
+	x.m = m;
+	return prebuilt(&x, v);
+}
+
 int kb_realexec_check_kernels(const struct kb_plan *p, struct kb_err *err)
 {
 	const struct kb_matrix *m = kb_plan_matrix(p);
@@ -815,16 +825,21 @@ static int describe(const struct kb_matrix *m, const struct kb_variant *v,
 }
 
 int kb_realexec_domxml(const struct kb_matrix *m, const struct kb_variant *v,
-		       char **xml, struct kb_err *err)
+		       const char *built, char **xml, struct kb_err *err)
 {
 	struct realexec x;
 	const char *kernel;
-	char **scratch = NULL, *log = NULL, *name, *comment;
+	char **scratch = NULL, *log = NULL, *name, *comment, *cached = NULL;
 	int ret;
 
 	memset(&x, 0, sizeof(x));
 	x.m = m;
 	kernel = prebuilt(&x, v);
+	if (!kernel)
+		kernel = built;
+	if (!kernel && v->build_key &&
+	    kb_build_cached_image(NULL, v->build_key, NULL, &cached))
+		kernel = cached;
 	comment = kb_asprintf(
 		"variant %u: %s\n"
 		"%s"
@@ -832,11 +847,11 @@ int kb_realexec_domxml(const struct kb_matrix *m, const struct kb_variant *v,
 		"scratch disk, the root disk's overlay (guest.image) and the\n"
 		"console log live in a folder made for each boot\n"
 		"(KBISECT-BOOT-DIR below), and the domain is named\n"
-		"kbisect-EXPERIMENT-VARIANT-BOOT.",
+		"kbisect-DB-EXPERIMENT-VARIANT-BOOT (DB: the database's tag).",
 		v->idx, v->label,
 		kernel ? ""
 		       : "The kernel is not built yet: its path is a placeholder.\n");
-	name = kb_guest_name(0, v->idx, 1);
+	name = kb_guest_name(NULL, 0, v->idx, 1);
 	ret = describe(m, v,
 		       kernel ? kernel
 			      : "/KBISECT-NOT-BUILT/bzImage",
@@ -848,6 +863,7 @@ int kb_realexec_domxml(const struct kb_matrix *m, const struct kb_variant *v,
 	free(log);
 	free(name);
 	free(comment);
+	free(cached);
 	return ret;
 }
 
@@ -896,7 +912,8 @@ static int boot(void *self, const struct kb_variant *v,
 		kb_workload_inst_release(&wi);
 		return 0;
 	}
-	name = kb_guest_name(x->opts.experiment ? (long long)*x->opts.experiment
+	name = kb_guest_name(x->opts.db_tag,
+			     x->opts.experiment ? (long long)*x->opts.experiment
 						: 0,
 			     v->idx, boot_no);
 	if ((ret = get_initrd(x, w, kernel, runs, &initrd, err)) ||

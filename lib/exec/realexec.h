@@ -33,7 +33,8 @@ struct kb_plan;
  * initramfs (initramfs.h, cached), the domain XML (domxml.h) for the
  * variant's guest shape with its cmdline.* text after kbisect's own
  * command line, one transient guest
- * "kbisect-<experiment>-<variant>-<boot>" run to the end of its console
+ * "kbisect-<db tag>-<experiment>-<variant>-<boot>" run to the end of its
+ * console
  * (guest.h), the console judged into a status and one sample per run
  * (console.h).  kvm/qemu guests get guest.scratch_disks raw images
  * sized for the job (without it, one for fio without guest.disks),
@@ -53,8 +54,12 @@ struct kb_plan;
 
 struct kb_realexec_opts {
 	/* the experiment being run, read at each boot for domain names;
-	 * NULL or 0: "kbisect-0-..." */
+	 * NULL or 0: "kbisect-TAG-0-..." */
 	const int64_t *experiment;
+	/* the database's tag (kb_store_tag()), read at each boot for domain
+	 * names "kbisect-TAG-EXP-VARIANT-BOOT", so the text may be filled in
+	 * after the executor is made; NULL or "": "kbisect-EXP-..." */
+	const char *db_tag;
 	/* folder for scratch images and console logs; NULL: $TMPDIR, else
 	 * /var/tmp (not tmpfs: disks are opened with O_DIRECT) */
 	const char *work_dir;
@@ -97,7 +102,7 @@ struct kb_realexec_opts {
 	void (*image_note)(const char *line, void *arg);
 };
 #define KB_REALEXEC_OPTS_INIT                                             \
-	{ .experiment = NULL, .work_dir = NULL, .initramfs_cache = NULL,  \
+	{ .experiment = NULL, .db_tag = NULL, .work_dir = NULL, .initramfs_cache = NULL,  \
 	  .initramfs = KB_INITRAMFS_OPTS_INIT, .console_stream = 0,        \
 	  .plan = NULL, .stop = NULL, .base_config = NULL,                 \
 	  .require_held = 0, .build_progress = NULL, .build_arg = NULL,    \
@@ -132,13 +137,25 @@ int kb_realexec_check_kernels(const struct kb_plan *p, struct kb_err *err);
 int kb_realexec_check_guests(const struct kb_plan *p, struct kb_err *err);
 
 /*
+ * The kernel image variant @v of @m boots without a build (kernel.image,
+ * else source.kernel), or NULL when it is built from source.tree (it has
+ * Kconfig settings or a kernel.rev).  Borrowed from @m and @v.
+ */
+const char *kb_realexec_prebuilt(const struct kb_matrix *m,
+				 const struct kb_variant *v);
+
+/*
  * The domain XML variant @v of @m would boot with (`kbisect domxml`):
  * what a boot would use, with placeholder paths for what is made at boot
  * (initramfs, boot folder) and for a kernel not built yet, each said in a
- * comment at the top.  Caller frees *@xml.
+ * comment at the top.  The kernel: the prebuilt one a variant without
+ * Kconfig settings boots, else @built (may be NULL: the image the caller
+ * found, e.g. the store's build of the variant's key), else the build
+ * cache's image of @v's build key (kb_build_cached_image(); the key of a
+ * resolved plan), else the placeholder.  Caller frees *@xml.
  */
 int kb_realexec_domxml(const struct kb_matrix *m, const struct kb_variant *v,
-		       char **xml, struct kb_err *err);
+		       const char *built, char **xml, struct kb_err *err);
 
 /*
  * The workload timeout for @w with @runs runs per boot: workload.timeout_s

@@ -802,6 +802,26 @@ out:
 	return ret;
 }
 
+/* s->tag from the database's id (db/0012); left "" without one. */
+static void read_tag(struct kb_store *s)
+{
+	sqlite3_stmt *st = NULL;
+	const unsigned char *id;
+
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT value FROM meta WHERE key = 'database_id'",
+			       -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return;
+	}
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    (id = sqlite3_column_text(st, 0)) &&
+	    strlen((const char *)id) >= KB_STORE_TAG_LEN)
+		snprintf(s->tag, sizeof(s->tag), "%.*s", KB_STORE_TAG_LEN,
+			 (const char *)id);
+	sqlite3_finalize(st);
+}
+
 int kb_store_open(const char *path, const struct kb_store_opts *opts,
 		  struct kb_store **out, struct kb_err *err)
 {
@@ -838,6 +858,7 @@ int kb_store_open(const char *path, const struct kb_store_opts *opts,
 	s->path = kb_strdup(path);
 	s->version = version;
 	s->read_only = read_only;
+	read_tag(s);
 	db = NULL;
 	*out = s;
 out:
@@ -856,6 +877,11 @@ void kb_store_close(struct kb_store *s)
 	sqlite3_close(s->db);
 	free(s->path);
 	free(s);
+}
+
+const char *kb_store_tag(const struct kb_store *s)
+{
+	return s->tag[0] ? s->tag : NULL;
 }
 
 unsigned kb_store_version(const struct kb_store *s)

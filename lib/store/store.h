@@ -95,6 +95,16 @@ void kb_store_close(struct kb_store *s);
  * database that cannot be written here)?  Writes then fail, saying so. */
 int kb_store_read_only(const struct kb_store *s);
 
+/*
+ * The database's tag: the first KB_STORE_TAG_LEN hex digits of the
+ * random id it was given once (db/0012, table meta), which guests are
+ * named by (kb_guest_name()) so that two databases booting on one
+ * libvirtd never share a name.  Owned by @s; NULL for a database opened
+ * read-only before db/0012.
+ */
+#define KB_STORE_TAG_LEN 6
+const char *kb_store_tag(const struct kb_store *s);
+
 /* The schema version of the open database, and the latest one known. */
 unsigned kb_store_version(const struct kb_store *s);
 unsigned kb_store_latest_version(void);

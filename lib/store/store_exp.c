@@ -200,12 +200,14 @@ static const char *kind_name(enum kb_factor_kind k)
 	case KB_FACTOR_KERNEL:
 		return "kernel";
 	case KB_FACTOR_GUEST:
-	/* run-time factors of the guest; db/0001's CHECK knows these
-	 * three kinds, and the option's name says which ("workload.x") */
-	case KB_FACTOR_WORKLOAD:
-	case KB_FACTOR_CMDLINE:
-	case KB_FACTOR_SYSCTL:
 		return "guest";
+	/* db/0011: stored as 'guest' before, their names saying which */
+	case KB_FACTOR_WORKLOAD:
+		return "workload";
+	case KB_FACTOR_CMDLINE:
+		return "cmdline";
+	case KB_FACTOR_SYSCTL:
+		return "sysctl";
 	}
 	return "?";
 }

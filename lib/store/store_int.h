@@ -36,6 +36,7 @@ struct kb_store {
 	char *path;
 	unsigned version; /* user_version after migration */
 	int read_only;    /* kb_store_read_only() */
+	char tag[KB_STORE_TAG_LEN + 1]; /* kb_store_tag(); "" before db/0012 */
 	struct store_cached cache[STORE_STMT_CACHE]; /* store_stmt() */
 	size_t ncached;
 };

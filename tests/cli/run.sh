@@ -498,6 +498,10 @@ run "$KB" effects 1 --db "$T/pb.db"
 check "effects of a Plackett-Burman design: main effects only, partial aliases stated" $([ $rc -eq 0 ] &&
 	has "^   1  O2 .* partially aliased with 55 two-way interactions (±1/5 or ±3/5 each)$" "$T/out" &&
 	! has "^ *[0-9][0-9]*  O[0-9]*:" "$T/out" && has "^Plackett-Burman design: main effects only" "$T/out"; echo $?)
+run "$KB" history --db "$T/pb.db"
+check "history: plackett-burman fits its column, the metric under its heading" $([ $rc -eq 0 ] &&
+	has "  plackett-burman  read_iops " "$T/out" &&
+	[ "$(awk 'NR == 1 { h = index($0, "metric") } NR == 2 { print (index($0, "read_iops") == h) }' "$T/out")" = 1 ]; echo $?)
 run "$KB" effects 1 --json --db "$T/pb.db"
 check "effects --json lists the aliases with their coefficients" $([ $rc -eq 0 ] && json_ok "$T/out" &&
 	has '"design": "plackett-burman"' "$T/out" && has '"effect": "O1:O3"' "$T/out" &&

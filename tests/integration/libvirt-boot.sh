@@ -3,7 +3,8 @@
 # generated initramfs under QEMU (TCG) on a private libvirtd, run a short
 # fio job on a scratch virtio disk and check that real IOPS are stored;
 # then a guest whose workload hangs must be killed at workload.timeout_s
-# and stored as workload-timeout.  No kbisect-* guest may be left.
+# and stored as workload-timeout.  No guest of its database
+# (kbisect-TAG-*) may be left.
 #
 # Usage: tests/integration/libvirt-boot.sh path/to/kbisect
 # Skips (exit 0, "SKIP: ...") only when a component is truly missing.
@@ -18,12 +19,21 @@ started=$(date +%s)
 NAME=libvirt-boot
 . "$(dirname "$0")/lib/libvirt.sh"
 
+# Our guests: kbisect-TAG-*, TAG our database's (docs/guests.md); a
+# libvirtd reused from someone else may run guests of other databases,
+# never touched here.  Nothing while the database is not made yet.
+ours() {
+	tag=$(sqlite3 "$T/kb.db" "SELECT substr(value, 1, 6) FROM meta
+		WHERE key = 'database_id'" 2>/dev/null)
+	[ -n "$tag" ] || return 0
+	virsh -c "$URI" list --all --name 2>/dev/null | grep "^kbisect-$tag-"
+}
+
 # (cleanup, on exit, stops a libvirtd we started and removes $T)
 cleanup() {
 	# never leave a guest behind, whatever happened
 	if command -v virsh >/dev/null 2>&1; then
-		for d in $(virsh -c "$URI" list --all --name 2>/dev/null |
-			   grep '^kbisect-'); do
+		for d in $(ours); do
 			virsh -c "$URI" destroy "$d" >/dev/null 2>&1
 		done
 	fi
@@ -106,7 +116,7 @@ status=$(q "SELECT b.status FROM boots b JOIN variants v ON v.id = b.variant_id
 echo "libvirt-boot: hanging workload stopped as '$status' in $((t1 - t0)) s"
 
 # ---- no guest left ---------------------------------------------------------
-left=$(virsh -c "$URI" list --all --name | grep '^kbisect-')
+left=$(ours)
 [ -z "$left" ] || fail "guests left running: $left"
 ls -d "$T"/kbisect-boot-* >/dev/null 2>&1 &&
 	fail "boot folders left: $(ls -d "$T"/kbisect-boot-*)"

@@ -19,8 +19,9 @@ chmod 755 "$T"
 started=$(date +%s)
 NAME=repro
 . "$(dirname "$0")/lib/libvirt.sh"
-# the guests this script makes: kbisect run's, and the one boot.sh starts
-GUESTS="kbisect-1-0-1 repro-kbisect-1-0"
+# the guest boot.sh starts (kbisect run's is kbisect-TAG-1-0-1, TAG the
+# new database's own: no other run has it)
+GUESTS="repro-kbisect-1-0"
 
 cleanup() {
 	# never leave the guest boot.sh starts behind, whatever happened
@@ -83,9 +84,10 @@ if [ -f "/boot/config-$version" ]; then
 	[ "$(q "SELECT config_text = CAST(readfile('/boot/config-$version') AS TEXT) FROM builds")" = 1 ] ||
 		fail "the build's config_text is not /boot/config-$version"
 fi
+tag=$(q "SELECT substr(value, 1, 6) FROM meta WHERE key = 'database_id'")
 [ "$(q "SELECT count(*) FROM boots WHERE domain_xml LIKE '%<domain type=\"qemu\">%'
-	AND domain_xml LIKE '%<name>kbisect-1-0-1</name>%'")" = 1 ] ||
-	fail "the boot stored no qemu domain XML named kbisect-1-0-1"
+	AND domain_xml LIKE '%<name>kbisect-$tag-1-0-1</name>%'")" = 1 ] ||
+	fail "the boot stored no qemu domain XML named kbisect-$tag-1-0-1"
 [ "$(q "SELECT workload_text FROM boots")" = \
   'i=0; while [ $i -lt 50 ]; do /bin/busybox true; i=$((i+1)); done' ] ||
 	fail "the boot's workload_text is '$(q "SELECT workload_text FROM boots")'"

@@ -40,8 +40,10 @@ libvirt_start
 export KBISECT_DB="$T/kb.db" XDG_CACHE_HOME="$T/cache" TMPDIR="$T"
 q() { sqlite3 "$KBISECT_DB" "$1"; }
 
-# Guests are named kbisect-EXPERIMENT-VARIANT-BOOT, and a shared libvirtd
-# may run another database's experiment 1: number ours from far away.
+# Guests are named kbisect-DB-EXPERIMENT-VARIANT-BOOT (DB: the database's
+# tag), so another database's experiment 1 on a shared libvirtd no longer
+# collides with ours; ours are numbered from far away all the same, for
+# a kbisect before the tag sharing the libvirtd.
 printf 'workload: { command: { run: x } }\nrepeat: { boots: 1 }\n' >"$T/seed.yaml"
 printf 'metric: real_s\nbase: 1\n' >"$T/seed.model.yaml"
 KBISECT_MODEL_TIME_SCALE=0 "$KB" run -q "$T/seed.yaml" \

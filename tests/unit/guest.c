@@ -196,13 +196,90 @@ static void test_guest__environment_names_host_and_versions(void **state)
 	kb_guest_disconnect(c);
 }
 
-static void test_guest__name_has_experiment_variant_boot(void **state)
+static void test_guest__name_has_database_experiment_variant_boot(
+	void **state)
 {
-	char *n = kb_guest_name(12, 3, 4);
+	char *n = kb_guest_name("1a2b3c", 12, 3, 4);
 
 	(void)state;
+	assert_string_equal(n, "kbisect-1a2b3c-12-3-4");
+	free(n);
+	/* a database before db/0012 (and domxml's preview): the old form */
+	n = kb_guest_name(NULL, 12, 3, 4);
 	assert_string_equal(n, "kbisect-12-3-4");
 	free(n);
+	n = kb_guest_name("", 12, 3, 4);
+	assert_string_equal(n, "kbisect-12-3-4");
+	free(n);
+}
+
+/* Two databases each run experiment 1 on one libvirtd: their guests'
+ * names differ by the database's tag, so both boot at once. */
+static void test_guest__two_databases_boot_the_same_numbers_at_once(
+	void **state)
+{
+	struct kb_guest_conn *c = conn();
+	struct kb_err err = KB_ERR_INIT;
+	char *na = kb_guest_name("aaaaaa", 1, 0, 1);
+	char *nb = kb_guest_name("bbbbbb", 1, 0, 1);
+	char *self = kb_guest_owner_self();
+	struct kb_guest_dom *a, *b;
+	unsigned n = 99;
+
+	(void)state;
+	xml_owner = self;
+	a = start(c, na);
+	b = start(c, nb);
+	xml_owner = NULL;
+	assert_int_equal(kb_guest_active(a, &err), 1);
+	assert_int_equal(kb_guest_active(b, &err), 1);
+	/* either one's sweep leaves both: their owner runs */
+	assert_int_equal(kb_guest_destroy_orphans(c, NULL, NULL, &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(kb_guest_destroy(a, &err), 0);
+	assert_int_equal(kb_guest_destroy(b, &err), 0);
+	free(self);
+	free(nb);
+	free(na);
+	kb_guest_disconnect(c);
+}
+
+/* The sweep: a guest whose owner is gone goes, of whatever database; a
+ * guest without an owner goes only in the old untagged form (it cannot
+ * be told dead otherwise); a live owner's stays. */
+static void test_guest__sweep_by_owner_and_name_form(void **state)
+{
+	struct kb_guest_conn *c = conn();
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_guest_dom *old, *tagged, *dead, *live;
+	char *self = kb_guest_owner_self(), host[300], *other;
+	unsigned n = 0;
+
+	(void)state;
+	snprintf(host, sizeof(host), "%.*s", (int)(strstr(self, " pid=") - self),
+		 self);
+	other = kb_asprintf("%s pid=1 start=1", host);
+	xml_owner = NULL;
+	old = start(c, "kbisect-4-0-1");
+	tagged = start(c, "kbisect-cccccc-4-0-2");
+	xml_owner = other;
+	dead = start(c, "kbisect-dddddd-4-0-3");
+	xml_owner = self;
+	live = start(c, "kbisect-eeeeee-4-0-4");
+	xml_owner = NULL;
+	assert_int_equal(kb_guest_destroy_orphans(c, NULL, NULL, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(kb_guest_active(old, &err), 0);
+	assert_int_equal(kb_guest_active(tagged, &err), 1);
+	assert_int_equal(kb_guest_active(dead, &err), 0);
+	assert_int_equal(kb_guest_active(live, &err), 1);
+	kb_guest_destroy(old, &err);
+	kb_guest_destroy(tagged, &err);
+	kb_guest_destroy(dead, &err);
+	kb_guest_destroy(live, &err);
+	free(other);
+	free(self);
+	kb_guest_disconnect(c);
 }
 
 static void test_guest__connect_failure_names_uri(void **state)
@@ -361,7 +438,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_guest__orphans_are_destroyed_and_others_left),
 	cmocka_unit_test(test_guest__live_owners_guests_are_not_orphans),
 	cmocka_unit_test(test_guest__environment_names_host_and_versions),
-	cmocka_unit_test(test_guest__name_has_experiment_variant_boot),
+	cmocka_unit_test(test_guest__name_has_database_experiment_variant_boot),
+	cmocka_unit_test(test_guest__two_databases_boot_the_same_numbers_at_once),
+	cmocka_unit_test(test_guest__sweep_by_owner_and_name_form),
 	cmocka_unit_test(test_guest__connect_failure_names_uri),
 	cmocka_unit_test(test_guest__run_stops_at_a_final_console),
 	cmocka_unit_test(test_guest__boot_timeout_before_the_workload),

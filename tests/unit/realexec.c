@@ -9,6 +9,7 @@
 #include "test.h"
 #include "testfs.h"
 #include "buf.h"
+#include "build.h"
 #include "err.h"
 #include "mem.h"
 #include "executor.h"
@@ -178,7 +179,7 @@ static void test_realexec__domxml_shows_placeholders(void **state)
 		 "guest: { hypervisor: qemu, vcpus: 2 }\n"
 		 "factors: { guest: { pin: [[0, 1], [1, 0]] } }\n"
 		 "workload: { fio: { rw: randread, size: 64m } }\n");
-	assert_int_equal(kb_realexec_domxml(f.m, kb_plan_variant(f.p, 1), &xml,
+	assert_int_equal(kb_realexec_domxml(f.m, kb_plan_variant(f.p, 1), NULL, &xml,
 					    &err),
 			 0);
 	assert_non_null(strstr(xml, "<!-- variant 1: "));
@@ -195,7 +196,7 @@ static void test_realexec__domxml_shows_placeholders(void **state)
 		 "factors: { kconfig: { DEBUG_SPINLOCK: [n, y] } }\n"
 		 "guest: { hypervisor: xen, mode: pv }\n"
 		 "workload: { command: { run: true } }\n");
-	assert_int_equal(kb_realexec_domxml(f.m, kb_plan_variant(f.p, 0), &xml,
+	assert_int_equal(kb_realexec_domxml(f.m, kb_plan_variant(f.p, 0), NULL, &xml,
 					    &err),
 			 0);
 	assert_non_null(strstr(xml, "The kernel is not built yet"));
@@ -509,6 +510,64 @@ static void test_realexec__builds_what_the_plan_resolved(void **state)
 }
 
 
+/* `kbisect domxml` of a variant built from source.tree: the build
+ * cache's kernel once it is built, the caller's (the store's) when it
+ * names one, the placeholder only while neither has it. */
+static void test_realexec__domxml_shows_a_built_kernel(void **state)
+{
+	struct kb_plan_resolve_opts ro = KB_PLAN_RESOLVE_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_build_result b;
+	struct fixture f;
+	struct fake_tree ft;
+	char *text, *xml = NULL, *want;
+
+	(void)state;
+	fake_tree_begin(&ft, "config SPIN\n\tbool \"spin\"\n", "@true");
+	text = kb_asprintf("source: { tree: %s }\n"
+			   "factors: { kconfig: { SPIN: [n, y] } }\n"
+			   "build: { jobs: 1 }\n"
+			   "workload: { fio: { rw: read } }\n",
+			   ft.tree);
+	make(&f, text);
+	if (kb_plan_resolve(f.p, &ro, &err))
+		fail_msg("resolve: %s", err.msg);
+	assert_null(kb_realexec_prebuilt(f.m, kb_plan_variant(f.p, 1)));
+	if (kb_build_plan_variant(f.p, 1, NULL, NULL, NULL, &b, NULL, &err))
+		fail_msg("build: %s", err.msg);
+	assert_int_equal(b.status, KB_BUILD_OK);
+	kb_build_result_release(&b);
+
+	assert_int_equal(kb_realexec_domxml(f.m, kb_plan_variant(f.p, 1), NULL,
+					    &xml, &err),
+			 0);
+	want = kb_asprintf("<kernel>%s/kbisect/builds/%s/bzImage</kernel>",
+			   ft.cache, kb_plan_variant(f.p, 1)->build_key);
+	assert_non_null(strstr(xml, want));
+	assert_null(strstr(xml, "KBISECT-NOT-BUILT"));
+	assert_null(strstr(xml, "not built yet"));
+	free(want);
+	free(xml);
+
+	/* variant 0 is not built: the placeholder, unless the caller knows
+	 * its kernel */
+	assert_int_equal(kb_realexec_domxml(f.m, kb_plan_variant(f.p, 0), NULL,
+					    &xml, &err),
+			 0);
+	assert_non_null(strstr(xml, "<kernel>/KBISECT-NOT-BUILT/bzImage</kernel>"));
+	free(xml);
+	assert_int_equal(kb_realexec_domxml(f.m, kb_plan_variant(f.p, 0),
+					    "/srv/k/bzImage", &xml, &err),
+			 0);
+	assert_non_null(strstr(xml, "<kernel>/srv/k/bzImage</kernel>"));
+	assert_null(strstr(xml, "not built yet"));
+	free(xml);
+
+	release(&f);
+	fake_tree_end(&ft);
+	free(text);
+}
+
 /* A variant's cmdline levels follow kbisect's own command line, and
  * guest.scratch_disks gives the guest that many scratch images. */
 static void test_realexec__domxml_has_cmdline_levels_and_scratch_disks(
@@ -525,7 +584,7 @@ static void test_realexec__domxml_has_cmdline_levels_and_scratch_disks(
 		 "  cmdline: { xen_nopvspin: [off, on], clocksource: [tsc] }\n"
 		 "workload: { fio: { rw: randread, size: 64m }, targets: '/dev/vd[a-b]',\n"
 		 "            targets_count: 2, per_device: true }\n");
-	assert_int_equal(kb_realexec_domxml(f.m, kb_plan_variant(f.p, 1), &xml,
+	assert_int_equal(kb_realexec_domxml(f.m, kb_plan_variant(f.p, 1), NULL, &xml,
 					    &err),
 			 0);
 	assert_non_null(strstr(xml, "<cmdline>console=ttyS0 panic=-1 quiet xen_nopvspin clocksource=tsc</cmdline>"));
@@ -533,7 +592,7 @@ static void test_realexec__domxml_has_cmdline_levels_and_scratch_disks(
 	assert_non_null(strstr(xml, "/KBISECT-BOOT-DIR/scratch2.raw"));
 	assert_non_null(strstr(xml, "<target dev=\"vdb\" bus=\"virtio\"/>"));
 	free(xml);
-	assert_int_equal(kb_realexec_domxml(f.m, kb_plan_variant(f.p, 0), &xml,
+	assert_int_equal(kb_realexec_domxml(f.m, kb_plan_variant(f.p, 0), NULL, &xml,
 					    &err),
 			 0);
 	assert_non_null(strstr(xml, "<cmdline>console=ttyS0 panic=-1 quiet clocksource=tsc</cmdline>"));
@@ -584,6 +643,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_realexec__build_takes_prebuilt_kernels_unless_kconfig),
 	cmocka_unit_test(test_realexec__prebuilt_image_has_its_digest_and_distro_config),
 	cmocka_unit_test(test_realexec__builds_what_the_plan_resolved),
+	cmocka_unit_test(test_realexec__domxml_shows_a_built_kernel),
 	cmocka_unit_test(test_realexec__probes_from_a_base_config),
 };
 

@@ -668,6 +668,132 @@ static void test_store__migration_from_version_1_keeps_data(void **state)
 	assert_int_equal(count_in(f->path, "SELECT count(*) FROM jobs"), 0);
 }
 
+/* The kind of option @factor of variant 0 of experiment @exp. */
+static char *option_kind(const char *path, long long exp, const char *factor)
+{
+	sqlite3 *db = raw_open(path);
+	sqlite3_stmt *st = NULL;
+	char *kind;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT o.kind FROM variant_options o"
+			       " JOIN variants v ON v.id = o.variant_id"
+			       " WHERE v.experiment_id = ? AND v.idx = 0"
+			       " AND o.factor = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		fail_msg("prepare: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, exp);
+	sqlite3_bind_text(st, 2, factor, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		fail_msg("no option '%s'", factor);
+	kind = kb_strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return kind;
+}
+
+static void assert_kind(const char *path, long long exp, const char *factor,
+			const char *want)
+{
+	char *kind = option_kind(path, exp, factor);
+
+	assert_string_equal(kind, want);
+	free(kind);
+}
+
+/* Workload, cmdline and sysctl factors are stored with their own kind,
+ * and db/0011 gives the rows stored as 'guest' before theirs by name. */
+static void test_store__option_kinds_are_exact(void **state)
+{
+	static const struct kb_setting rt[5] = {
+		{ "A", "y", KB_FACTOR_KCONFIG },
+		{ "guest.vcpus", "2", KB_FACTOR_GUEST },
+		{ "workload.copies", "2", KB_FACTOR_WORKLOAD },
+		{ "cmdline.mitigations", "off", KB_FACTOR_CMDLINE },
+		{ "sysctl.vm.swappiness", "10", KB_FACTOR_SYSCTL },
+	};
+	static const struct kb_variant rv[1] = {
+		{ 0, "runtime", 5, rt, "key-r", { 0 } },
+	};
+	struct fixture *f = *state;
+	struct kb_store_experiment e = {
+		.name = "kinds", .matrix_path = "/m/k.yaml",
+		.matrix_text = "name: k\n", .model_text = "metric: x\n",
+		.executor = "model", .design = "full", .metric = "x",
+		.boots = 1, .runs_per_boot = 1, .nvariants = 1, .variants = rv,
+	};
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 10);
+	sqlite3 *db;
+	int64_t old, id = 0;
+
+	/* version 10, as a kbisect before db/0011 stored them */
+	old = create_ok(s, "old");
+	kb_store_close(s);
+	db = raw_open(f->path);
+	raw_exec(db, "INSERT INTO variant_options (variant_id, factor, kind,"
+		     " level) SELECT id, 'workload.copies', 'guest', '2'"
+		     " FROM variants WHERE idx = 0;"
+		     "INSERT INTO variant_options (variant_id, factor, kind,"
+		     " level) SELECT id, 'cmdline.mitigations', 'guest', 'off'"
+		     " FROM variants WHERE idx = 0;"
+		     "INSERT INTO variant_options (variant_id, factor, kind,"
+		     " level) SELECT id, 'sysctl.vm.swappiness', 'guest', '10'"
+		     " FROM variants WHERE idx = 0;");
+	sqlite3_close(db);
+
+	s = open_ok(f->path, 0);
+	assert_kind(f->path, old, "A", "kconfig");
+	assert_kind(f->path, old, "guest.vcpus", "guest");
+	assert_kind(f->path, old, "workload.copies", "workload");
+	assert_kind(f->path, old, "cmdline.mitigations", "cmdline");
+	assert_kind(f->path, old, "sysctl.vm.swappiness", "sysctl");
+
+	if (kb_store_experiment_create(s, &e, &id, &err))
+		fail_msg("cannot create experiment: %s", err.msg);
+	kb_store_close(s);
+	assert_kind(f->path, id, "guest.vcpus", "guest");
+	assert_kind(f->path, id, "workload.copies", "workload");
+	assert_kind(f->path, id, "cmdline.mitigations", "cmdline");
+	assert_kind(f->path, id, "sysctl.vm.swappiness", "sysctl");
+	/* every row came through the rebuild, none twice */
+	assert_int_equal(count_in(f->path,
+				  "SELECT count(*) FROM variant_options"),
+			 3 * 2 + 3 + 5);
+}
+
+/* A database's tag (db/0012): hex, the same at every open, another in
+ * another database, given once to a database migrated from before. */
+static void test_store__tag_is_the_databases_own(void **state)
+{
+	struct fixture *f = *state;
+	char *other = kb_asprintf("%s.other", f->path);
+	struct kb_store *s = open_ok(f->path, 11), *t;
+	char tag[KB_STORE_TAG_LEN + 1];
+	size_t i;
+
+	/* version 11: no id yet */
+	assert_null(kb_store_tag(s));
+	kb_store_close(s);
+	s = open_ok(f->path, 0);
+	assert_non_null(kb_store_tag(s));
+	assert_int_equal(strlen(kb_store_tag(s)), KB_STORE_TAG_LEN);
+	for (i = 0; i < KB_STORE_TAG_LEN; i++)
+		assert_non_null(strchr("0123456789abcdef", kb_store_tag(s)[i]));
+	snprintf(tag, sizeof(tag), "%s", kb_store_tag(s));
+	kb_store_close(s);
+	s = open_ok(f->path, 0);
+	assert_string_equal(kb_store_tag(s), tag);
+	t = open_ok(other, 0);
+	assert_non_null(kb_store_tag(t));
+	assert_string_not_equal(kb_store_tag(t), tag);
+	kb_store_close(t);
+	kb_store_close(s);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM meta"), 1);
+	unlink(other);
+	free(other);
+}
+
 static void test_store__failed_migration_changes_nothing(void **state)
 {
 	struct fixture *f = *state;
@@ -1976,6 +2102,8 @@ static const struct CMUnitTest tests[] = {
 	T(test_store__read_only_older_database_is_refused),
 	T(test_store__migration_from_version_1_keeps_data),
 	T(test_store__failed_migration_changes_nothing),
+	T(test_store__option_kinds_are_exact),
+	T(test_store__tag_is_the_databases_own),
 	T(test_store__wal_and_foreign_keys_are_on),
 	T(test_store__experiment_create_writes_variants_and_options),
 	T(test_store__failed_experiment_create_writes_nothing),
