@@ -22,6 +22,7 @@
 #include "executor.h"
 #include "matrix.h"
 #include "mem.h"
+#include "pipeline.h"
 #include "sha256.h"
 #include "store.h"
 #include "variant.h"
@@ -340,18 +341,14 @@ static int boot_once(struct bisect *b, struct point *p, struct kb_err *err)
 	double v;
 	int ret;
 
-	memset(&res, 0, sizeof(res));
-	if (p->build.status != KB_BUILD_OK) {
-		res.status = KB_BOOT_BUILD_FAILED;
-		res.reason = kb_strdup(p->build.reason ? p->build.reason
-						       : "build failed");
-	} else {
-		if (b->o->step)
-			b->o->step(p->label, boot_no, b->o->progress_arg);
-		ret = kb_executor_boot(b->ex, &p->exec, &p->build, boot_no,
-				       b->o->runs_per_boot, &res, err);
-		if (ret)
-			return ret;
+	if (p->build.status == KB_BUILD_OK && b->o->step)
+		b->o->step(p->label, boot_no, b->o->progress_arg);
+	/* the pipeline's step: a failed build is a result without a boot */
+	ret = kb_pipeline_boot(b->ex, &p->exec, &p->build, boot_no,
+			       b->o->runs_per_boot, &res, err);
+	if (ret)
+		return ret;
+	if (p->build.status == KB_BUILD_OK) {
 		b->r->boots++;
 		b->r->runs += (unsigned)res.nruns;
 	}

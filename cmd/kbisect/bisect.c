@@ -69,8 +69,8 @@ static void print_step(const struct kb_bisect_probe *p,
 	else
 		fprintf(f, "%5u  %-8s %8s  [%7s, %7s] %5u  %s\n", p->step,
 			kb_bisect_class_name(p->cls),
-			cmd_pct(p->change_pct, 1).s, cmd_pct(p->ci_low, 1).s,
-			cmd_pct(p->ci_high, 1).s, p->boots, opts.buf);
+			kb_format_pct(p->change_pct, 1).s, kb_format_pct(p->ci_low, 1).s,
+			kb_format_pct(p->ci_high, 1).s, p->boots, opts.buf);
 	kb_buf_release(&opts);
 }
 
@@ -159,8 +159,8 @@ static void print_text(const struct kb_bisect_result *r, const char *metric,
 	       r->nchanges, r->ngroups, metric);
 	printf("the ends: %.6g -> %.6g, %s [%s, %s] (%g%% CI),"
 	       " p = %.3g, %s; %zu and %zu boots\n",
-	       e->a.mean, e->b.mean, cmd_pct(e->change_pct, 1).s,
-	       cmd_pct(e->ci_low, 1).s, cmd_pct(e->ci_high, 1).s,
+	       e->a.mean, e->b.mean, kb_format_pct(e->change_pct, 1).s,
+	       kb_format_pct(e->ci_low, 1).s, kb_format_pct(e->ci_high, 1).s,
 	       100 * (1 - alpha), e->p, kb_verdict_name(e->verdict), e->a.n,
 	       e->b.n);
 	print_derived(r);
@@ -204,8 +204,8 @@ static void print_text(const struct kb_bisect_result *r, const char *metric,
 		printf("effect of the %s alone on good: %s"
 		       " [%s, %s] (%g%% CI, %u boots)\n",
 		       r->minimal ? "culprits" : "candidates",
-		       cmd_pct(r->change_pct, 1).s, cmd_pct(r->ci_low, 1).s,
-		       cmd_pct(r->ci_high, 1).s, 100 * (1 - alpha),
+		       kb_format_pct(r->change_pct, 1).s, kb_format_pct(r->ci_low, 1).s,
+		       kb_format_pct(r->ci_high, 1).s, 100 * (1 - alpha),
 		       r->culprit_boots);
 	print_spent(r);
 	printf("\n%5s  %-8s %8s  %-17s %5s  %s\n", "step", "class", "change",
@@ -727,8 +727,8 @@ static void print_commit_step(const struct kb_bisect_probe *p,
 	else
 		fprintf(f, "%5u  %-8s %8s  [%7s, %7s] %5u  %.12s %s\n",
 			p->step, kb_bisect_class_name(p->cls),
-			cmd_pct(p->change_pct, 1).s, cmd_pct(p->ci_low, 1).s,
-			cmd_pct(p->ci_high, 1).s, p->boots, c->sha,
+			kb_format_pct(p->change_pct, 1).s, kb_format_pct(p->ci_low, 1).s,
+			kb_format_pct(p->ci_high, 1).s, p->boots, c->sha,
 			c->summary);
 }
 
@@ -753,8 +753,8 @@ static void commits_text(const struct kb_bisect_commits_result *r,
 	       r->ncommits - 1, metric);
 	printf("the ends: %.6g -> %.6g, %s [%s, %s] (%g%% CI),"
 	       " p = %.3g, %s; %zu and %zu boots\n",
-	       e->a.mean, e->b.mean, cmd_pct(e->change_pct, 1).s,
-	       cmd_pct(e->ci_low, 1).s, cmd_pct(e->ci_high, 1).s,
+	       e->a.mean, e->b.mean, kb_format_pct(e->change_pct, 1).s,
+	       kb_format_pct(e->ci_low, 1).s, kb_format_pct(e->ci_high, 1).s,
 	       100 * (1 - alpha), e->p, kb_verdict_name(e->verdict), e->a.n,
 	       e->b.n);
 	if (!r->reproduced) {
@@ -782,9 +782,9 @@ static void commits_text(const struct kb_bisect_commits_result *r,
 			printf("effect against %.12s (the last good commit):"
 			       " %s [%s, %s] (%g%% CI, %u boots)\n",
 			       commits[r->last_good].sha,
-			       cmd_pct(r->change_pct, 1).s,
-			       cmd_pct(r->ci_low, 1).s,
-			       cmd_pct(r->ci_high, 1).s, 100 * (1 - alpha),
+			       kb_format_pct(r->change_pct, 1).s,
+			       kb_format_pct(r->ci_low, 1).s,
+			       kb_format_pct(r->ci_high, 1).s, 100 * (1 - alpha),
 			       r->effect_boots);
 	}
 	printf("spent: %u builds, %u boots, %u runs; %zu probes\n", r->builds,

@@ -186,16 +186,16 @@ static int cmd_compare(const struct kb_args *args)
 			continue;
 		}
 		printf("%14.6g %7s %11s%-3s %11.6g %7s   %-13s %s%s\n",
-		       cmp.a.mean, cmd_pct(100 * fabs(cmp.a.cv), 0).s,
-		       cmd_pct(cmp.change_pct, 1).s, cmd_stars(cmp.p),
-		       cmp.b.mean, cmd_pct(100 * fabs(cmp.b.cv), 0).s,
+		       cmp.a.mean, kb_format_pct(100 * fabs(cmp.a.cv), 0).s,
+		       kb_format_pct(cmp.change_pct, 1).s, kb_format_stars(cmp.p),
+		       cmp.b.mean, kb_format_pct(100 * fabs(cmp.b.cv), 0).s,
 		       kb_verdict_name(cmp.verdict), metrics[i],
 		       main_metric ? "  (the experiment's metric)" : "");
 		if (main_metric) {
 			printf("%14s n = %zu vs %zu boots, %.3g%% CI of the change [%s, %s], Mann-Whitney p = %.3g\n",
 			       "", cmp.a.n, cmp.b.n, 100 * (1 - cmp.alpha),
-			       cmd_pct(cmp.ci_low, 1).s,
-			       cmd_pct(cmp.ci_high, 1).s, cmp.p);
+			       kb_format_pct(cmp.ci_low, 1).s,
+			       kb_format_pct(cmp.ci_high, 1).s, cmp.p);
 			printf("%14s %s\n", "", kb_metric_dir_text(dir));
 		} else if (dir->source == KB_METRIC_GUESSED) {
 			printf("%14s %s\n", "", kb_metric_dir_text(dir));

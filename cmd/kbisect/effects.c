@@ -135,11 +135,11 @@ static void effects_text(const struct kb_analysis *a,
 		char *al = aliases_text(&e[i], sizes);
 
 		snprintf(ci, sizeof(ci), "[%s, %s]",
-			 cmd_pct(e[i].ci_low_pct, 1).s,
-			 cmd_pct(e[i].ci_high_pct, 1).s);
+			 kb_format_pct(e[i].ci_low_pct, 1).s,
+			 kb_format_pct(e[i].ci_high_pct, 1).s);
 		printf("%4zu  %-*s %9s  %-20s %9.2g %9.2g %-3s%s\n",
-		       i + 1, width, e[i].name, cmd_pct(e[i].change_pct, 1).s,
-		       ci, e[i].p, e[i].p_adjusted, cmd_stars(e[i].p_adjusted),
+		       i + 1, width, e[i].name, kb_format_pct(e[i].change_pct, 1).s,
+		       ci, e[i].p, e[i].p_adjusted, kb_format_stars(e[i].p_adjusted),
 		       al);
 		free(al);
 	}

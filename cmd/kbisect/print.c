@@ -175,11 +175,11 @@ static void results_text(const struct kb_store_info *info,
 		if (r->sum.n)
 			snprintf(mean, sizeof(mean), "%.6g", r->sum.mean);
 		snprintf(sd, sizeof(sd), "%s",
-			 cmd_pct(100 * fabs(r->sum.cv), 0).s);
+			 kb_format_pct(100 * fabs(r->sum.cv), 0).s);
 		if (i == 0)
 			snprintf(ch, sizeof(ch), "baseline");
 		else
-			snprintf(ch, sizeof(ch), "%s", cmd_pct(r->change, 1).s);
+			snprintf(ch, sizeof(ch), "%s", kb_format_pct(r->change, 1).s);
 		printf("%3u  %-*s %4zu %14s %8s %9s\n", r->v->idx, width,
 		       cmd_printable(r->v->label, 0, &b), r->sum.n, mean, sd,
 		       ch);
@@ -345,12 +345,12 @@ void cmd_print_host_effects(FILE *f, const struct kb_host_effect *h,
 			continue;
 		}
 		snprintf(ci, sizeof(ci), "[%s, %s]",
-			 cmd_pct(h[i].ci_low_pct, 1).s,
-			 cmd_pct(h[i].ci_high_pct, 1).s);
+			 kb_format_pct(h[i].ci_low_pct, 1).s,
+			 kb_format_pct(h[i].ci_high_pct, 1).s);
 		fprintf(f, "  %-*s %6zu %9s  %-20s %9.2g %s\n", width,
 			cmd_printable(h[i].host, 0, &safe), h[i].nboots,
-			cmd_pct(h[i].change_pct, 1).s, ci, h[i].p,
-			cmd_stars(h[i].p));
+			kb_format_pct(h[i].change_pct, 1).s, ci, h[i].p,
+			kb_format_stars(h[i].p));
 	}
 	kb_buf_release(&safe);
 }

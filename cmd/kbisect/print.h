@@ -90,20 +90,7 @@ void cmd_json_progress(struct kb_json *j, const struct kb_msg_progress *p);
 
 /* ---- numbers as text ----------------------------------------------------- */
 
-/*
- * Significance stars of a p-value ("***", "**", "*" or "") and a
- * percentage as text ("+12.3%" with @sign, "12.3%", "-" when not finite):
- * kb_format_stars() and kb_format_pct() of lib/util/format.h, which the
- * report shares, under the names the verbs call.  The text lives until
- * the end of the expression the call is in: printf("%s", cmd_pct(x, 1).s).
- */
-static inline const char *cmd_stars(double p)
-{
-	return kb_format_stars(p);
-}
-static inline struct kb_format_pct cmd_pct(double pct, int sign)
-{
-	return kb_format_pct(pct, sign);
-}
+/* Numbers as text (stars, percentages) are lib/util/format.h's,
+ * kb_format_stars() and kb_format_pct(), which the report shares. */
 
 #endif

@@ -87,8 +87,8 @@ static void print_text(const struct kb_source_commit *c, int64_t baseline,
 		       kb_verdict_name(e->verdict), (long long)baseline);
 		printf("  %.6g -> %.6g, %s [%s, %s] (%g%% CI),"
 		       " p = %.3g; %zu and %zu boots\n",
-		       e->a.mean, e->b.mean, cmd_pct(e->change_pct, 1).s,
-		       cmd_pct(e->ci_low, 1).s, cmd_pct(e->ci_high, 1).s,
+		       e->a.mean, e->b.mean, kb_format_pct(e->change_pct, 1).s,
+		       kb_format_pct(e->ci_low, 1).s, kb_format_pct(e->ci_high, 1).s,
 		       100 * (1 - alpha), e->p, e->a.n, e->b.n);
 	}
 	printf("  stored as experiment %lld; exit %d\n",

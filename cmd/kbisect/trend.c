@@ -242,7 +242,7 @@ static void trend_text(const struct kb_trend_series *t,
 
 		if (k < nc && c[k].index == i) {
 			printf("%6s ---- change %zu: %s (%.6g -> %.6g), p = %.3g\n",
-			       "", k + 1, cmd_pct(c[k].change_pct, 1).s,
+			       "", k + 1, kb_format_pct(c[k].change_pct, 1).s,
 			       c[k].before, c[k].after, c[k].p);
 			k++;
 		}
@@ -267,7 +267,7 @@ static void trend_text(const struct kb_trend_series *t,
 
 		printf("  %zu. at point %zu: %.6g -> %.6g (%s), p = %.3g\n",
 		       i + 1, c[i].index, c[i].before, c[i].after,
-		       cmd_pct(c[i].change_pct, 1).s, c[i].p);
+		       kb_format_pct(c[i].change_pct, 1).s, c[i].p);
 		kb_buf_reset(&b);
 		rev_text(a, &rv);
 		kb_buf_addf(&b, "experiment %lld", (long long)a->experiment);

@@ -128,8 +128,8 @@ static void print_change(const struct kb_comparison *c)
 		printf("not measured by this design");
 		return;
 	}
-	printf("%s [%s, %s], %s (n = %zu vs %zu)", cmd_pct(c->change_pct, 1).s,
-	       cmd_pct(c->ci_low, 1).s, cmd_pct(c->ci_high, 1).s,
+	printf("%s [%s, %s], %s (n = %zu vs %zu)", kb_format_pct(c->change_pct, 1).s,
+	       kb_format_pct(c->ci_low, 1).s, kb_format_pct(c->ci_high, 1).s,
 	       kb_verdict_name(c->verdict), c->a.n, c->b.n);
 }
 
