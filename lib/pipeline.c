@@ -269,7 +269,7 @@ int kb_pipeline_add_boots(struct kb_store *s, int64_t exp,
 	j.boots_total = nboots;
 	job_opts(&j, opts);
 	/* one boot at a time on @ex, which spreads them over hosts when it
-	 * is kb_pipeline_hosts_executor()'s */
+	 * is the executor over hosts (pipeline_hostexec.c) */
 	e = engine_new(NULL, 0, ex, 0, 0);
 	ret = engine_run(e, &j, err);
 	engine_free(e);

@@ -15,7 +15,6 @@
 #include "build.h"
 #include "err.h"
 #include "fsutil.h"
-#include "guest.h"
 #include "mem.h"
 #include "pipeline.h"
 #include "model.h"
@@ -236,20 +235,6 @@ int kb_queue_exp_executor(const struct kb_queue_exp *x, const char *host,
 void kb_queue_conn_free(void *conn)
 {
 	kb_runner_conn_free(conn);
-}
-
-int kb_queue_destroy_orphans(const char *uri, unsigned *n,
-			     struct kb_err *err)
-{
-	struct kb_guest_conn *c = NULL;
-	int ret;
-
-	*n = 0;
-	if ((ret = kb_guest_connect(uri, &c, err)))
-		return ret;
-	ret = kb_guest_destroy_orphans(c, NULL, NULL, n, err);
-	kb_guest_disconnect(c);
-	return ret;
 }
 
 static const struct kb_variant *job_variant(const struct kb_queue_exp *x,

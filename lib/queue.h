@@ -92,12 +92,6 @@ int kb_queue_exp_executor(const struct kb_queue_exp *x, const char *host,
 			  struct kb_err *err);
 void kb_queue_conn_free(void *conn);
 
-/*
- * Destroy every kbisect-* guest left on @uri (kb_guest_destroy_orphans);
- * *@n: how many.  For a daemon starting: guests of its dead predecessor.
- */
-int kb_queue_destroy_orphans(const char *uri, unsigned *n,
-			     struct kb_err *err);
 
 /*
  * Run build job @j of @x with @ex: a build key already in the store is

@@ -315,6 +315,26 @@ fail:
 	return ret;
 }
 
+int kb_runner_open_model(const struct kb_model *model,
+			 struct kb_runner **out, struct kb_err *err)
+{
+	struct kb_runner *r;
+	double scale;
+	int ret;
+
+	*out = NULL;
+	if ((ret = kb_model_time_scale_env(&scale, err)))
+		return ret;
+	r = kb_calloc(1, sizeof(*r));
+	if ((ret = kb_model_executor_new(model, scale, &r->ex))) {
+		free(r);
+		return kb_err_set(err, ret, "invalid model time scale %g",
+				  scale);
+	}
+	*out = r;
+	return 0;
+}
+
 void kb_runner_free(struct kb_runner *r)
 {
 	size_t i;
@@ -438,4 +458,18 @@ int kb_runner_step(const struct kb_matrix *m, const struct kb_plan *plan,
 void kb_runner_conn_free(struct kb_guest_conn *conn)
 {
 	kb_guest_disconnect(conn);
+}
+
+int kb_runner_destroy_orphans(const char *uri, unsigned *n,
+			      struct kb_err *err)
+{
+	struct kb_guest_conn *c = NULL;
+	int ret;
+
+	*n = 0;
+	if ((ret = kb_guest_connect(uri, &c, err)))
+		return ret;
+	ret = kb_guest_destroy_orphans(c, NULL, NULL, n, err);
+	kb_guest_disconnect(c);
+	return ret;
 }

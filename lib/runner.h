@@ -92,6 +92,14 @@ int kb_runner_open_boots(const struct kb_matrix *m,
 			 const struct kb_runner_opts *o,
 			 struct kb_runner **out, struct kb_err *err);
 
+/*
+ * A runner of no hosts on model @model alone (borrowed), for a
+ * bisection without a matrix: its builder builds and boots
+ * ($KBISECT_MODEL_TIME_SCALE read).
+ */
+int kb_runner_open_model(const struct kb_model *model,
+			 struct kb_runner **out, struct kb_err *err);
+
 void kb_runner_free(struct kb_runner *r);
 
 /* The executor that builds (and with no hosts, boots). */
@@ -136,5 +144,13 @@ int kb_runner_step(const struct kb_matrix *m, const struct kb_plan *plan,
 		   const char *db_tag, struct kb_executor **ex, struct kb_guest_conn **conn,
 		   struct kb_err *err);
 void kb_runner_conn_free(struct kb_guest_conn *conn);
+
+/*
+ * Destroy the orphan kbisect-* guests on @uri (kb_guest_destroy_orphans():
+ * those whose kbisect is gone); *@n: how many.  For a daemon starting:
+ * the guests its dead predecessor left.
+ */
+int kb_runner_destroy_orphans(const char *uri, unsigned *n,
+			      struct kb_err *err);
 
 #endif

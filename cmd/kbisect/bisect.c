@@ -607,10 +607,9 @@ static int bisect_options(const struct kb_args *args)
 	struct kb_bisect_result *r = NULL;
 	struct show show = { args->quiet, 0 };
 	struct real real;
-	struct kb_runner *hosts = NULL; /* --model with a matrix: over its
-					 * hosts */
+	struct kb_runner *hosts = NULL; /* --model: over the matrix's hosts,
+					 * or the model alone */
 	int64_t model_exp = 0;
-	double scale;
 	int json = args->json, ret;
 
 	memset(&real, 0, sizeof(real));
@@ -630,8 +629,7 @@ static int bisect_options(const struct kb_args *args)
 	if (matrix_path && (ret = cmd_matrix_load(matrix_path, &m, &err)))
 		goto fail;
 	if (model_path) {
-		if ((ret = kb_model_load(model_path, &model, &err)) ||
-		    (ret = kb_model_time_scale_env(&scale, &err)))
+		if ((ret = kb_model_load(model_path, &model, &err)))
 			goto fail;
 		metric = kb_model_metric(model);
 		if (m && (ret = kb_model_check_metric(
@@ -643,10 +641,11 @@ static int bisect_options(const struct kb_args *args)
 							 show.quiet, &err)))
 				goto fail;
 			ex = kb_runner_boots(hosts);
-		} else if ((ret = kb_model_executor_new(model, scale, &ex))) {
-			kb_err_set(&err, ret, "invalid model time scale %g",
-				   scale);
-			goto fail;
+		} else {
+			/* no matrix, no hosts: the model alone */
+			if ((ret = kb_runner_open_model(model, &hosts, &err)))
+				goto fail;
+			ex = kb_runner_builder(hosts);
 		}
 		model_opts(m, model, &bo);
 	} else {
@@ -696,8 +695,6 @@ fail:
 out:
 	kb_bisect_result_free(r);
 	kb_store_close(s);
-	if (model && !hosts)
-		kb_executor_free(ex);
 	kb_runner_free(hosts);
 	real_close(&real);
 	kb_model_free(model);

@@ -16,7 +16,6 @@
 #include "buf.h"
 #include "executor.h"
 #include "fio.h"
-#include "guest.h"
 #include "json.h"
 #include "matrix.h"
 #include "mem.h"

@@ -378,7 +378,7 @@ int main(int argc, char **argv)
 		logm(L_INFO, "marked %u experiment%s of a kbisect process that is gone interrupted",
 		     n, n == 1 ? "" : "s");
 	/* Orphan guests: each experiment's hosts are swept when it is
-	 * loaded (on_note -> kb_queue_destroy_orphans), before any step
+	 * loaded (on_note -> kb_runner_destroy_orphans), before any step
 	 * of it starts; model experiments start no guests. */
 	ret = loop();
 	goto out;

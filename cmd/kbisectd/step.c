@@ -17,6 +17,7 @@
 #include "matrix.h"
 #include "plan.h"
 #include "queue.h"
+#include "runner.h"
 #include "scheduler.h"
 #include "store.h"
 #include "banned.h"
@@ -44,7 +45,7 @@ static void sweep_orphans(const struct kb_queue_exp *x)
 		kb_err_clear(&err);
 		if (kb_sched_host_running(d.sched, uri))
 			continue; /* our own guests run there */
-		if (kb_queue_destroy_orphans(uri, &n, &err))
+		if (kb_runner_destroy_orphans(uri, &n, &err))
 			logm(L_WARN, "cannot look for orphan guests on %s: %s",
 			     uri, err.msg);
 		else if (n)
