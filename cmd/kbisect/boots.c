@@ -99,12 +99,7 @@ static void on_make(const struct kb_build_progress *p, void *arg)
 	char units[64] = "";
 
 	(void)arg;
-	if (p->units_full)
-		snprintf(units, sizeof(units), ", %u/%u units (%.0f%%)",
-			 p->units, p->units_full,
-			 100.0 * p->units / p->units_full);
-	else
-		snprintf(units, sizeof(units), ", %u units", p->units);
+	cmd_make_units(p, units, sizeof(units));
 	if (isatty(STDERR_FILENO)) {
 		fprintf(stderr, "\r\033[K  make %s: %.0f s%s", p->label,
 			p->elapsed_s, units);

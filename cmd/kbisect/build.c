@@ -56,12 +56,7 @@ static void on_build(const struct kb_pipeline_build_event *ev, void *arg)
 				ev->job->variants, ev->job->result.reason);
 		return;
 	}
-	if (p->units_full)
-		snprintf(units, sizeof(units), ", %u/%u units (%.0f%%)",
-			 p->units, p->units_full,
-			 100.0 * p->units / p->units_full);
-	else
-		snprintf(units, sizeof(units), ", %u units", p->units);
+	cmd_make_units(p, units, sizeof(units));
 	if (pr->tty) {
 		fprintf(stderr, "\r\033[K[%zu/%zu] %s: %.0f s%s", ev->i, ev->n,
 			p->label, p->elapsed_s, units);

@@ -13,6 +13,7 @@
 #include "printable.h"
 #include "analysis.h"
 #include "buf.h"
+#include "build.h"
 #include "compare.h"
 #include "effects.h"
 #include "err.h"
@@ -481,4 +482,14 @@ void cmd_json_progress(struct kb_json *j, const struct kb_msg_progress *p)
 	kb_json_kv_number(j, "eta_s", p->eta_s);
 	kb_json_kv_string(j, "error", p->error);
 	kb_json_object_end(j);
+}
+
+void cmd_make_units(const struct kb_build_progress *p, char *out,
+		    size_t len)
+{
+	if (p->units_full)
+		snprintf(out, len, ", %u/%u units (%.0f%%)", p->units,
+			 p->units_full, 100.0 * p->units / p->units_full);
+	else
+		snprintf(out, len, ", %u units", p->units);
 }

@@ -90,6 +90,12 @@ void cmd_json_progress(struct kb_json *j, const struct kb_msg_progress *p);
 
 /* ---- numbers as text ----------------------------------------------------- */
 
+/* How far make is, as text after its time: ", 120/900 units (13%)", or
+ * ", 120 units" when the whole is not known; into @out (@len bytes). */
+struct kb_build_progress;
+void cmd_make_units(const struct kb_build_progress *p, char *out,
+		    size_t len);
+
 /* Numbers as text (stars, percentages) are lib/util/format.h's,
  * kb_format_stars() and kb_format_pct(), which the report shares. */
 
