@@ -101,7 +101,7 @@ struct kb_source {
 				 * a Kconfig or kernel.rev factor: refused */
 };
 
-/* guest.image: a root filesystem made from Debian packages (lib/guestimage.h). */
+/* guest.image: a root filesystem made from Debian packages (lib/exec/guestimage.h). */
 struct kb_guest_image {
 	size_t npackages;
 	const char *const *packages; /* Debian package names, as written */
@@ -335,7 +335,7 @@ int kb_matrix_parse_buffer(const char *data, size_t len, const char *file,
  * matrix, variant labels and build keys from any folder, after the kernel
  * tree, the fragments, the images or the matrix itself moved or were
  * removed.  What is executed from such a matrix finds its files where
- * they were, or fails as a result (lib/executor.h).
+ * they were, or fails as a result (lib/exec/executor.h).
  */
 int kb_matrix_parse_stored(const char *data, size_t len, const char *file,
 			   struct kb_matrix **out, struct kb_err *err);

@@ -62,7 +62,7 @@ static int pci_address_valid(const char *s)
  * A prebuilt image (a kernel.image factor, or source.kernel at @src's
  * "kernel") has its own config and revision.  The real executor builds
  * every variant that sets a Kconfig option or kernel.rev from source.tree
- * (lib/realexec.h), and every variant sets every factor: with such a
+ * (lib/exec/realexec.h), and every variant sets every factor: with such a
  * factor the image is never booted, and kernel.image labels would name
  * kernels that were not run.  Refused where the image is written.
  */

@@ -18,7 +18,7 @@ struct kb_err;
  * that a later version may add some without a version change; removing
  * or changing one needs a new KB_PROTOCOL_VERSION.
  *
- * Parsing (json-c) and writing (lib/json.h) live here; this is the only
+ * Parsing (json-c) and writing (lib/util/json.h) live here; this is the only
  * module besides fio.c that includes <json-c/...>.
  */
 

@@ -187,7 +187,7 @@ int kb_queue_exp_load(struct kb_store *s, int64_t id, double time_scale,
 		struct kb_err ignored = KB_ERR_INIT;
 
 		/* when this fails the keys stay the matrix's and each build
-		 * resolves its variant alone (lib/realexec.h) */
+		 * resolves its variant alone (lib/exec/realexec.h) */
 		kb_plan_resolve(x->plan, &o, &ignored);
 	}
 	*out = x;

@@ -35,7 +35,7 @@ struct kb_store;
  *     is a change point and the search goes on; the first that is not
  *     ends it.
  *
- * The shuffles come from lib/rng.h seeded with @seed, so the same series
+ * The shuffles come from lib/util/rng.h seeded with @seed, so the same series
  * and options give the same change points and p-values everywhere.
  * Each Q is computed in O(m log m) for all tau at once (running sums of
  * distances over a Fenwick tree of ranks), so a permutation test costs

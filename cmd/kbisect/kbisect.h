@@ -28,7 +28,7 @@ struct kb_store;
  * The kbisect command line: one file per verb, each holding its entry,
  * and main.c's table listing the entries.  An entry is data, as tmux's
  * cmd_entry: the verb's name, its positional arguments and options
- * (lib/cmdopt.h), its help, and the function to run.  main.c parses the
+ * (lib/util/cmdopt.h), its help, and the function to run.  main.c parses the
  * options from the table before the function runs, and writes the usage
  * line and the options paragraph of `kbisect VERB --help` from it.
  *

@@ -28,7 +28,7 @@ struct kb_trend_series_opts;
  * created when missing (the verbs that store experiments). */
 int cmd_open_store(const char *path, struct kb_store **out,
 		   struct kb_err *err);
-/* The same, opened as @access says (lib/store.h): verbs that read open
+/* The same, opened as @access says (lib/store/store.h): verbs that read open
  * it KB_STORE_READ_ONLY, or KB_STORE_EXISTING when they store what they
  * find where they can; neither creates a database. */
 int cmd_open_store_as(const char *path, enum kb_store_access access,

@@ -212,7 +212,7 @@ static int loop(void)
 
 /* ---- start --------------------------------------------------------------- */
 
-/* What the command line parses into (lib/cmdopt.h). */
+/* What the command line parses into (lib/util/cmdopt.h). */
 struct daemon_args {
 	struct kb_args common; /* --socket, --db */
 	const char *build_jobs;

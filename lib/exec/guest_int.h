@@ -1,7 +1,7 @@
 #ifndef KB_GUEST_INT_H
 #define KB_GUEST_INT_H
 
-/* The guest module's own: shared by lib/guest.c and lib/guest_pool.c. */
+/* The guest module's own: shared by lib/exec/guest.c and lib/exec/guest_pool.c. */
 
 #include <libvirt/libvirt.h>
 

@@ -18,7 +18,7 @@ struct kb_guest_image;
  * of the recipe's version, the suite, the packages in order, the apt
  * sources' text, the size asked for, and each workload file's name and
  * content digest.  An image is built once and never changed: every boot
- * writes to a copy-on-write overlay of its own (lib/realexec.c).
+ * writes to a copy-on-write overlay of its own (lib/exec/realexec.c).
  */
 
 struct kb_guestimage_opts {

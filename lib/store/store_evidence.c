@@ -3,7 +3,7 @@
  * boot stores with its row, and reading them back with the build the
  * boot booted, for `kbisect repro`.  A build's own evidence (its resolved
  * .config and image SHA-256) goes in with the build row
- * (lib/store_build.c).
+ * (lib/store/store_build.c).
  */
 #include "store.h"
 

@@ -1,6 +1,6 @@
 /*
  * Every sample of an experiment with its variant's factor levels and its
- * boot, one row each, for `kbisect export` (lib/store.h).
+ * boot, one row each, for `kbisect export` (lib/store/store.h).
  */
 #include "store.h"
 

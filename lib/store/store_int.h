@@ -2,10 +2,10 @@
 #define KB_STORE_INT_H
 
 /*
- * Inside the store: what lib/store.c (the core: opening, migrations,
+ * Inside the store: what lib/store/store.c (the core: opening, migrations,
  * transactions, statements) shares with the files that keep one concern
  * each, lib/store_<concern>.c.  Only those files include this header, and
- * with it <sqlite3.h>; everyone else uses lib/store.h.
+ * with it <sqlite3.h>; everyone else uses lib/store/store.h.
  *
  * A helper that returns an error code has recorded the failure in @err,
  * for sqlite's failures as "<message> in '<database>': <sqlite's
@@ -41,7 +41,7 @@ struct kb_store {
 	size_t ncached;
 };
 
-/* ---- errors and transactions (lib/store.c) ---------------------------- */
+/* ---- errors and transactions (lib/store/store.c) ---------------------------- */
 
 /* Record "<@fmt's message> in '<database>': <sqlite's message>" for the
  * last failure on @s's connection; returns KB_EFAIL. */
@@ -62,7 +62,7 @@ int store_commit(struct kb_store *s, struct kb_err *err);
  * caused it stands. */
 void store_rollback(struct kb_store *s);
 
-/* ---- statements (lib/store.c) ----------------------------------------- */
+/* ---- statements (lib/store/store.c) ----------------------------------------- */
 
 /* Compile @sql into *@st (NULL on failure); the caller finalizes it. */
 int store_prepare(struct kb_store *s, const char *sql, sqlite3_stmt **st,
@@ -161,7 +161,7 @@ int store_step_update(struct kb_store *s, sqlite3_stmt *st,
  * twice)? */
 int store_is_duplicate(struct kb_store *s);
 
-/* ---- experiments, variants, boots (lib/store_exp.c) ------------------- */
+/* ---- experiments, variants, boots (lib/store/store_exp.c) ------------------- */
 
 /*
  * Inside a transaction: store experiment @e in state @state ("running",
@@ -208,7 +208,7 @@ int store_insert_boot(struct kb_store *s, int64_t exp, unsigned idx,
  * The SQL of the reads of one experiment whose cost grows with its boots
  * and samples (kb_store_experiment_get(), kb_store_variants() and
  * kb_store_variants_pair()), for kb_store_read_plans() to explain
- * alongside lib/store_analysis.c's own: each finds its rows through an
+ * alongside lib/store/store_analysis.c's own: each finds its rows through an
  * index (db/0008), never by scanning a table.  ?1 is the experiment's id,
  * ?2 the metric, ?3 and ?4 a pair of variant indexes (?3 = -1: every
  * variant).
@@ -218,16 +218,16 @@ extern const char store_sql_variants[];
 extern const char store_sql_boot_means[];
 extern const char store_sql_failures[];
 /* Every sample of experiment ?1 with its boot and variant index
- * (lib/store_export.c). */
+ * (lib/store/store_export.c). */
 extern const char store_sql_export[];
 /* The hosts of experiment ?1: its boots per host, its host events per
- * host, and every boot with its host (lib/store_hosts.c, db/0010). */
+ * host, and every boot with its host (lib/store/store_hosts.c, db/0010). */
 extern const char store_sql_host_boots[];
 extern const char store_sql_host_events[];
 extern const char store_sql_boot_hosts[];
 
 /*
- * The reads of lib/store_report.c whose cost grows with an experiment's
+ * The reads of lib/store/store_report.c whose cost grows with an experiment's
  * boots and samples, for kb_store_read_plans(): ?1 is the experiment's
  * id, ?2 the metric.
  */
@@ -236,7 +236,7 @@ extern const char store_sql_run_values[];
 extern const char store_sql_env_rows[];
 extern const char store_sql_exp_builds[];
 
-/* ---- evidence (lib/store_evidence.c, db/0007) ------------------------ */
+/* ---- evidence (lib/store/store_evidence.c, db/0007) ------------------------ */
 
 /*
  * Inside the caller's transaction: store @r's domain XML and workload
@@ -246,7 +246,7 @@ extern const char store_sql_exp_builds[];
 int store_boot_evidence_put(struct kb_store *s, sqlite3_int64 boot_id,
 			    const struct kb_boot_result *r, struct kb_err *err);
 
-/* ---- experiment owners (lib/store_owner.c, db/0006) ------------------ */
+/* ---- experiment owners (lib/store/store_owner.c, db/0006) ------------------ */
 
 /* What the owner columns of an experiment say about its process. */
 enum store_owner {

@@ -1,6 +1,6 @@
 /*
  * One variant's boots across the experiments of a matrix name, for
- * `kbisect trend` (lib/trend.h, lib/store.h).
+ * `kbisect trend` (lib/trend.h, lib/store/store.h).
  */
 #include "store.h"
 

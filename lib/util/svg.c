@@ -1,5 +1,5 @@
 /*
- * Plain SVG plots (lib/svg.h): nice-number axes, linear and logarithmic,
+ * Plain SVG plots (lib/util/svg.h): nice-number axes, linear and logarithmic,
  * and the row chart that the report's strip and forest plots are made
  * of.  Nothing here reads or writes a file.
  */

@@ -42,7 +42,7 @@ check "plan without a matrix is a usage error" $([ $rc -eq 2 ] && has "usage: kb
 run "$KB" run --help
 check "run --help teaches with an example" $([ $rc -eq 0 ] && has "Example:" "$T/out"; echo $?)
 
-# options come from one table per verb (lib/cmdopt.h): -q wherever
+# options come from one table per verb (lib/util/cmdopt.h): -q wherever
 # --quiet is, one message per usage error, usage lines from the table
 run "$KB" build -q
 check "build -q is accepted (only the matrix is missing)" $([ $rc -eq 2 ] &&

@@ -1,6 +1,6 @@
 #!/bin/sh
 # A guest image made from Debian packages, for real (guest.image,
-# lib/guestimage.c): mmdebstrap builds a root filesystem with sysbench and
+# lib/exec/guestimage.c): mmdebstrap builds a root filesystem with sysbench and
 # a workload file from the host into an ext4 image; the distro kernel
 # boots with it under QEMU (TCG) on a private libvirtd and runs sysbench,
 # a program the initramfs does not have, from the image.  Then the same

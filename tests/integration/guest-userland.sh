@@ -1,5 +1,5 @@
 #!/bin/sh
-# The guest userland for real: build the fio initramfs (lib/initramfs.c,
+# The guest userland for real: build the fio initramfs (lib/exec/initramfs.c,
 # guests/init), boot the distro kernel with it under plain QEMU TCG (no
 # libvirt) with a raw scratch disk on virtio, capture the serial console,
 # and check that the result frames parse into non-zero read IOPS

@@ -3,7 +3,7 @@
 # mount namespace that hides the client's files), for real: a kernel copy
 # in this test's folder boots there under QEMU (TCG) only because kbisect
 # ships it, its initramfs and its scratch disk through the libvirt
-# connection into a storage pool (hosts[].pool, lib/guest_pool.c).
+# connection into a storage pool (hosts[].pool, lib/exec/guest_pool.c).
 #
 #   1. without a pool the host cannot find the kernel: libvirt refuses
 #      every boot, a failure of the host and not of the kernel, so no

@@ -2,7 +2,7 @@
 # A libvirt connection idle for longer than libvirtd's keepalive allows
 # (5 pings x 5 s by default: a kernel build between two boots) is dropped
 # by the daemon; kbisect must reconnect, not die of SIGPIPE on its next
-# call (lib/guest.c).  Uses tools/libvirtd-private; ~40 s.
+# call (lib/exec/guest.c).  Uses tools/libvirtd-private; ~40 s.
 #
 # Usage: tests/integration/libvirt-idle.sh [KBISECT]   (from the checkout)
 # Env: KBISECT_LIBKB (default build/libkb.a).  Skips without root/libvirt.

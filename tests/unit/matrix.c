@@ -612,7 +612,7 @@ static void test_matrix__prebuilt_image_refuses_kconfig_and_rev(void **state)
 	      "factors: { kernel: { rev: [v6.1, v6.6] } }\n",
 	    2, 19, "mixed with factor kernel.rev (line 3)");
 	/* with a tree too, every variant is built from it: the image is
-	 * never booted (lib/realexec.c prebuilt()) */
+	 * never booted (lib/exec/realexec.c prebuilt()) */
 	bad(W "source: { tree: /usr/src/linux, kernel: job.fio }\n"
 	      "factors: { kconfig: { A: [n, y] } }\n",
 	    2, 41, "the image is never booted; drop source.kernel");
