@@ -785,7 +785,7 @@ static int spread_for(struct engine *e, struct kb_err *err)
 		}
 		host_event(e, h, "drained", -1, 0, why);
 		if (e->ret)
-			return kb_err_set(err, e->ret, "%s", e->err->msg);
+			return e->ret; /* e->err, the caller's, says why */
 	}
 	if (!e->solo && j->exp && j->s &&
 	    (ret = kb_store_boot_hosts(j->s, j->exp, &have, &nb, err)))

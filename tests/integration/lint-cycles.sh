@@ -88,5 +88,19 @@ BUILD=$B tools/lint >"$T/out" 2>&1
 check "lint says nothing of the planted files once they call one way" \
 	$(! has "files in a circle"; echo $?)
 
+# a verb file that lends a function to other files: lint refuses it
+mkdir -p "$B/cmd/kbisect"
+compile v 'const int cmd_history_entry = 1; int cmd_history_helper(void) { return 2; }'
+cp "$T/v.o" "$B/cmd/kbisect/history.o"
+BUILD=$B tools/lint >"$T/out" 2>&1
+rc=$?
+check "lint fails on a verb file that defines more than its entry" \
+	$([ $rc -ne 0 ] && has "cmd/kbisect/history.c defines 'cmd_history_helper' for other files"; echo $?)
+compile v 'const int cmd_history_entry = 1;'
+cp "$T/v.o" "$B/cmd/kbisect/history.o"
+BUILD=$B tools/lint >"$T/out" 2>&1
+check "lint says nothing of a verb file that defines its entry alone" \
+	$(! has "cmd/kbisect/history.c defines"; echo $?)
+
 echo "lint-cycles: $pass passed, $fail failed"
 [ $fail -eq 0 ]
