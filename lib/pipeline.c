@@ -96,10 +96,11 @@ static int missing_boots(struct kb_store *s, int64_t exp,
 	return 0;
 }
 
-/* Execute experiment @exp's missing boots; returns as the engine. */
-static int execute(struct kb_store *s, int64_t exp, const struct kb_plan *plan,
-		   struct kb_executor *ex, const struct kb_pipeline_opts *o,
-		   size_t *done, size_t *total, struct kb_err *err)
+/* Run experiment @exp's missing boots on the engine; returns as it. */
+static int run_missing(struct kb_store *s, int64_t exp,
+		       const struct kb_plan *plan, struct kb_executor *ex,
+		       const struct kb_pipeline_opts *o, size_t *done,
+		       size_t *total, struct kb_err *err)
 {
 	struct engine_job j;
 	struct engine_req *reqs = NULL;
@@ -165,7 +166,7 @@ int kb_pipeline_resume(struct kb_store *s, int64_t exp,
 		       const struct kb_pipeline_opts *opts, struct kb_err *err)
 {
 	size_t done = 0, total = 0;
-	int ret = execute(s, exp, plan, ex, opts, &done, &total, err);
+	int ret = run_missing(s, exp, plan, ex, opts, &done, &total, err);
 
 	return finish(s, exp, opts, done, total, ret, err);
 }
