@@ -65,7 +65,8 @@ start() {
 	done
 }
 
-q() { sqlite3 "$DB" "$1"; }
+# the daemon writes meanwhile: wait for its lock rather than fail
+q() { sqlite3 -cmd '.timeout 10000' "$DB" "$1"; }
 
 start
 check "kbisectd starts and answers" $?
