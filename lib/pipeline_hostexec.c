@@ -33,7 +33,8 @@ static int hx_boot(void *self, const struct kb_variant *v,
 {
 	struct hostexec *x = self;
 	const struct kb_pipeline_hosts_opts *o = x->o;
-	struct engine_req req = { .v = v, .boot_no = boot_no };
+	struct engine_req req = { .v = v, .boot_no = boot_no, .round = 0,
+				  .host = (size_t)-1 };
 	struct engine_job j;
 
 	memset(out, 0, sizeof(*out));
