@@ -129,6 +129,7 @@ static int run_missing(struct kb_store *s, int64_t exp,
 	j.runs = kb_matrix_repeat(kb_plan_matrix(plan))->runs_per_boot;
 	j.builds_total = kb_plan_nbuilds(plan);
 	j.boots_total = *total;
+	j.total = (unsigned)*total;
 	j.boots_done = *done;
 	j.overlap = o && o->nhosts && o->overlap;
 	/* blocks: every kernel first, in build order; then the rounds */
@@ -308,6 +309,7 @@ int kb_pipeline_add_boots(struct kb_store *s, int64_t exp,
 	j.builds_total = 1;
 	j.boots_total = nboots;
 	j.seq0 = nstored;
+	j.total = (unsigned)kb_plan_nboots(plan);
 	job_opts(&j, opts);
 	/* one boot at a time on @ex, which spreads them over hosts when it
 	 * is the executor over hosts (pipeline_hostexec.c) */

@@ -226,8 +226,18 @@ int kb_pipeline_boot(struct kb_executor *ex, const struct kb_variant *v,
 		     unsigned runs, struct kb_boot_result *out,
 		     struct kb_err *err)
 {
+	return kb_pipeline_boot_at(ex, v, build, boot_no, runs, NULL, out,
+				   err);
+}
+
+int kb_pipeline_boot_at(struct kb_executor *ex, const struct kb_variant *v,
+			const struct kb_build_result *build, unsigned boot_no,
+			unsigned runs, const struct kb_boot_at *at,
+			struct kb_boot_result *out, struct kb_err *err)
+{
 	if (build->status == KB_BUILD_OK)
-		return kb_executor_boot(ex, v, build, boot_no, runs, out, err);
+		return kb_executor_boot_at(ex, v, build, boot_no, runs, at,
+					   out, err);
 	memset(out, 0, sizeof(*out));
 	out->status = KB_BOOT_BUILD_FAILED;
 	out->reason = kb_strdup(build->reason ? build->reason
@@ -296,9 +306,14 @@ static void *task_main(void *arg)
 		memset(&t->bres, 0, sizeof(t->bres));
 		t->ret = kb_executor_build(t->ex, t->v, &t->bres, &t->err);
 	} else {
-		t->ret = kb_pipeline_boot(t->ex, t->v, &t->build->result,
-					  e->boots[t->boot].boot_no, t->runs,
-					  &t->res, &t->err);
+		struct kb_boot_at at = {
+			.seq = t->seq,
+			.total = e->j->at ? e->j->at->total : e->j->total,
+		};
+
+		t->ret = kb_pipeline_boot_at(t->ex, t->v, &t->build->result,
+					     e->boots[t->boot].boot_no, t->runs,
+					     &at, &t->res, &t->err);
 	}
 	pthread_mutex_lock(&e->lock);
 	t->done = 1;
@@ -381,7 +396,9 @@ static void start(struct engine *e, struct task *t)
 		e->builds_running++;
 	} else {
 		e->boots_running++;
-		t->seq = ++e->seq;
+		/* its place: the caller's, else the next of the run; one
+		 * boot handed back without a place has none */
+		t->seq = e->j->at ? e->j->at->seq : e->j->out ? 0 : ++e->seq;
 		kb_now_iso(t->started, sizeof(t->started));
 	}
 	rc = alone(e, t) ? -1 : pthread_create(&t->thread, NULL, task_main, t);

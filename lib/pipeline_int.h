@@ -91,8 +91,13 @@ struct engine_job {
 	 * when it returns */
 	size_t builds_total, boots_total, boots_done;
 	/* the boots of the experiment started before this call: the next
-	 * one is seq0 + 1 (kb_boot_result.seq) */
+	 * one is seq0 + 1 (kb_boot_result.seq, kb_boot_at.seq); and the
+	 * boots it plans (kb_boot_at.total; 0 not known) */
 	unsigned seq0;
+	unsigned total;
+	/* one boot asked: where it stands in the caller's run, said to the
+	 * executor as it is (kb_pipeline_hosts_executor()), or NULL */
+	const struct kb_boot_at *at;
 	/* set by the call: seconds during which a build and a boot ran at
 	 * once */
 	double overlap_s;

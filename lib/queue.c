@@ -310,6 +310,7 @@ int kb_queue_run_boot_host(struct kb_store *s, const struct kb_queue_exp *x,
 	struct kb_boot_result res;
 	double t0 = kb_monotime();
 	int64_t build_id = 0;
+	struct kb_boot_at at;
 	char started[32];
 	int ret;
 
@@ -322,8 +323,10 @@ int kb_queue_run_boot_host(struct kb_store *s, const struct kb_queue_exp *x,
 	if ((ret = kb_pipeline_build(s, ex, v, &b, &build_id, NULL, err)))
 		return ret;
 	kb_now_iso(started, sizeof(started));
-	if ((ret = kb_pipeline_boot(ex, v, &b, j->boot_no, rep->runs_per_boot,
-				    &res, err))) {
+	at.seq = j->seq + 1;
+	at.total = (unsigned)kb_plan_nboots(x->plan);
+	if ((ret = kb_pipeline_boot_at(ex, v, &b, j->boot_no,
+				       rep->runs_per_boot, &at, &res, err))) {
 		/* the executor could not work on this host: its failure,
 		 * not the variant's; the job runs again */
 		struct kb_err why = *err;
@@ -336,7 +339,7 @@ int kb_queue_run_boot_host(struct kb_store *s, const struct kb_queue_exp *x,
 	/* where it stands in the run: its job's place in the stored order
 	 * (lib/order.h), its round in blocks */
 	res.round = rep->order == KB_ORDER_BLOCKS ? j->boot_no : 0;
-	res.seq = (unsigned)j->seq + 1;
+	res.seq = at.seq;
 	snprintf(res.started_at, sizeof(res.started_at), "%s", started);
 	if (res.status == KB_BOOT_LIBVIRT_ERROR)
 		ret = kb_queue_host_failed(s, j, owner, res.reason,

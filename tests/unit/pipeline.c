@@ -80,8 +80,12 @@ static int c_boot(void *self, const struct kb_variant *v,
 	return kb_executor_boot(c->inner, v, build, boot_no, runs, out, err);
 }
 
-static const struct kb_executor_ops counting_ops = { "model", c_build,
-						     c_boot, NULL };
+static const struct kb_executor_ops counting_ops = {
+	.name = "model",
+	.build = c_build,
+	.boot = c_boot,
+	.free = NULL,
+};
 
 struct fixture {
 	char dir[64];
