@@ -272,10 +272,20 @@ char *kb_cmdline_level_text(const char *factor, const char *level);
  */
 int kb_metric_name_valid(const char *s);
 
+/* repeat.order: in what order an experiment's boots run (lib/order.h) */
+enum kb_run_order {
+	/* the default: rounds of one boot of every variant, each round in a
+	 * fresh seeded random order, every kernel built first */
+	KB_ORDER_BLOCKS = 0,
+	/* variant after variant, each right after its build */
+	KB_ORDER_SEQUENTIAL,
+};
+
 struct kb_repeat {
 	unsigned boots;         /* boots per variant */
 	unsigned runs_per_boot; /* workload runs per boot */
 	unsigned max_boots;     /* ceiling for adaptive sampling, >= boots */
+	enum kb_run_order order; /* repeat.order */
 };
 
 struct kb_compare {

@@ -394,17 +394,25 @@ static int guest(struct ctx *c, const struct kb_ynode *n)
 static int repeat(struct ctx *c, const struct kb_ynode *n)
 {
 	static const char *const keys[] = { "boots", "runs_per_boot",
-					    "max_boots" };
+					    "max_boots", "order" };
+	static const char *const orders[] = { "blocks", "sequential" };
 	struct kb_repeat *r = &c->m->repeat;
 	const struct kb_ynode *v, *maxn = NULL;
+	size_t i;
 	int ret;
 
 	r->boots = 3;
 	r->runs_per_boot = 1;
 	if (n) {
 		if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'repeat'")) ||
-		    (ret = kb_ycheck_keys(&c->y, n, "'repeat'", keys, 3)))
+		    (ret = kb_ycheck_keys(&c->y, n, "'repeat'", keys, 4)))
 			return ret;
+		if ((v = kb_ynode_get(n, "order"))) {
+			if ((ret = kb_ycheck_choice(&c->y, v, "repeat.order",
+						    orders, 2, &i)))
+				return ret;
+			r->order = i ? KB_ORDER_SEQUENTIAL : KB_ORDER_BLOCKS;
+		}
 		if ((v = kb_ynode_get(n, "boots")) &&
 		    (ret = kb_matrix__uint(c, v, "repeat.boots", 1,
 				    KB_MATRIX_MAX_BOOTS, &r->boots)))

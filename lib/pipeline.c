@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build.h"
 #include "err.h"
 #include "mem.h"
 #include "order.h"
@@ -58,10 +59,12 @@ static struct engine *engine_for(const struct kb_plan *plan,
 }
 
 /* The boots of @plan experiment @exp has not stored, in the run order,
- * into *@reqs (caller frees); sets *@nreqs and *@ndone (stored). */
+ * into *@reqs (caller frees); sets *@nreqs, *@ndone (the plan's boots
+ * stored) and *@nstored (every boot stored). */
 static int missing_boots(struct kb_store *s, int64_t exp,
 			 const struct kb_plan *plan, struct engine_req **reqs,
-			 size_t *nreqs, size_t *ndone, struct kb_err *err)
+			 size_t *nreqs, size_t *ndone, unsigned *nstored,
+			 struct kb_err *err)
 {
 	const struct kb_repeat *rep = kb_matrix_repeat(kb_plan_matrix(plan));
 	size_t n = kb_plan_nvariants(plan), total = kb_plan_nboots(plan);
@@ -75,6 +78,7 @@ static int missing_boots(struct kb_store *s, int64_t exp,
 	*nreqs = *ndone = 0;
 	if ((ret = kb_store_boot_hosts(s, exp, &have, &nb, err)))
 		return ret;
+	*nstored = (unsigned)nb;
 	stored = kb_calloc(n * rep->boots + 1, 1);
 	for (i = 0; i < nb; i++)
 		if (have[i].variant_idx < n && have[i].boot_no &&
@@ -88,6 +92,8 @@ static int missing_boots(struct kb_store *s, int64_t exp,
 	for (i = 0; i < k; i++) {
 		(*reqs)[i].v = kb_plan_variant(plan, order[i].variant_idx);
 		(*reqs)[i].boot_no = order[i].boot_no;
+		(*reqs)[i].round = order[i].round;
+		(*reqs)[i].host = order[i].host;
 	}
 	*nreqs = k;
 	*ndone = total - k;
@@ -102,6 +108,9 @@ static int run_missing(struct kb_store *s, int64_t exp,
 		       const struct kb_pipeline_opts *o, size_t *done,
 		       size_t *total, struct kb_err *err)
 {
+	const struct kb_matrix *m = kb_plan_matrix(plan);
+	size_t i, n = kb_plan_nvariants(plan), *border;
+	const struct kb_variant **built_first;
 	struct engine_job j;
 	struct engine_req *reqs = NULL;
 	struct engine *e;
@@ -111,7 +120,8 @@ static int run_missing(struct kb_store *s, int64_t exp,
 	memset(&j, 0, sizeof(j));
 	*total = kb_plan_nboots(plan);
 	*done = 0;
-	if ((ret = missing_boots(s, exp, plan, &reqs, &j.nreqs, done, err)))
+	if ((ret = missing_boots(s, exp, plan, &reqs, &j.nreqs, done, &j.seq0,
+				 err)))
 		return ret;
 	j.s = s;
 	j.exp = exp;
@@ -119,12 +129,24 @@ static int run_missing(struct kb_store *s, int64_t exp,
 	j.runs = kb_matrix_repeat(kb_plan_matrix(plan))->runs_per_boot;
 	j.builds_total = kb_plan_nbuilds(plan);
 	j.boots_total = *total;
+	j.total = (unsigned)*total;
 	j.boots_done = *done;
 	j.overlap = o && o->nhosts && o->overlap;
+	/* blocks: every kernel first, in build order; then the rounds */
+	border = kb_calloc(n + 1, sizeof(*border));
+	built_first = kb_calloc(n + 1, sizeof(*built_first));
+	kb_build_plan_order(plan, border);
+	for (i = 0; i < n; i++)
+		built_first[i] = kb_plan_variant(plan, border[i]);
+	j.in_order = kb_matrix_repeat(m)->order == KB_ORDER_BLOCKS;
+	j.build_order = built_first;
+	j.nbuild_order = j.in_order ? n : 0;
 	job_opts(&j, o);
 	e = engine_for(plan, ex, o);
 	ret = engine_run(e, &j, err);
 	engine_free(e);
+	free(built_first);
+	free(border);
 	free(reqs);
 	*done = j.boots_done;
 	if (o && o->nhosts) {
@@ -191,6 +213,8 @@ int kb_pipeline_run(struct kb_store *s, const struct kb_plan *plan,
 	e.metric = kb_matrix_workload(m)->metric;
 	e.boots = kb_matrix_repeat(m)->boots;
 	e.runs_per_boot = kb_matrix_repeat(m)->runs_per_boot;
+	e.run_order = kb_order_name(kb_matrix_repeat(m)->order);
+	e.order_seed = kb_order_seed(plan);
 	e.nvariants = kb_plan_nvariants(plan);
 	e.variants = kb_plan_variants(plan);
 	ret = kb_store_experiment_create(s, &e, exp, err);
@@ -224,6 +248,19 @@ static int stored_build_key(struct kb_store *s, int64_t exp,
 	return ret;
 }
 
+/* How many boots experiment @exp has stored, into *@n. */
+static int stored_boots(struct kb_store *s, int64_t exp, unsigned *n,
+			struct kb_err *err)
+{
+	struct kb_store_boot_host *have = NULL;
+	size_t nb = 0;
+	int ret = kb_store_boot_hosts(s, exp, &have, &nb, err);
+
+	kb_store_boot_hosts_free(have, nb);
+	*n = (unsigned)nb;
+	return ret;
+}
+
 int kb_pipeline_add_boots(struct kb_store *s, int64_t exp,
 			  const struct kb_plan *plan, struct kb_executor *ex,
 			  unsigned variant_idx, unsigned nboots,
@@ -237,14 +274,15 @@ int kb_pipeline_add_boots(struct kb_store *s, int64_t exp,
 	struct engine *e;
 	struct kb_variant v;
 	char *key = NULL;
-	unsigned last, i;
+	unsigned last, i, nstored = 0;
 	int ret;
 
 	if (!pv)
 		return kb_err_set(err, KB_ENOTFOUND,
 				  "experiment %lld has no variant %u",
 				  (long long)exp, variant_idx);
-	if ((ret = kb_store_last_boot(s, exp, variant_idx, &last, err)))
+	if ((ret = kb_store_last_boot(s, exp, variant_idx, &last, err)) ||
+	    (ret = stored_boots(s, exp, &nstored, err)))
 		return ret;
 	/* the variant as the experiment stored it: its build (and image)
 	 * is found by the stored key, so a cached kernel is not rebuilt */
@@ -259,6 +297,8 @@ int kb_pipeline_add_boots(struct kb_store *s, int64_t exp,
 	for (i = 0; i < nboots; i++) {
 		reqs[i].v = &v;
 		reqs[i].boot_no = order[i].boot_no;
+		reqs[i].round = order[i].round;
+		reqs[i].host = order[i].host;
 	}
 	memset(&j, 0, sizeof(j));
 	j.s = s;
@@ -268,6 +308,8 @@ int kb_pipeline_add_boots(struct kb_store *s, int64_t exp,
 	j.runs = kb_matrix_repeat(kb_plan_matrix(plan))->runs_per_boot;
 	j.builds_total = 1;
 	j.boots_total = nboots;
+	j.seq0 = nstored;
+	j.total = (unsigned)kb_plan_nboots(plan);
 	job_opts(&j, opts);
 	/* one boot at a time on @ex, which spreads them over hosts when it
 	 * is the executor over hosts (pipeline_hostexec.c) */

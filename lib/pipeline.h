@@ -159,6 +159,12 @@ int kb_pipeline_boot(struct kb_executor *ex, const struct kb_variant *v,
 		     const struct kb_build_result *build, unsigned boot_no,
 		     unsigned runs, struct kb_boot_result *out,
 		     struct kb_err *err);
+/* kb_pipeline_boot() saying where the boot stands in its experiment's
+ * run (@at, may be NULL; kb_executor_boot_at()). */
+int kb_pipeline_boot_at(struct kb_executor *ex, const struct kb_variant *v,
+			const struct kb_build_result *build, unsigned boot_no,
+			unsigned runs, const struct kb_boot_at *at,
+			struct kb_boot_result *out, struct kb_err *err);
 
 /* ---- builds alone (`kbisect build`) ------------------------------------ */
 

@@ -8,12 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
-#include <time.h>
 
 #include "buf.h"
 #include "build.h"
 #include "err.h"
+#include "fsutil.h"
 #include "kconfig.h"
 #include "mem.h"
 #include "banned.h"
@@ -77,18 +76,6 @@ static const struct kb_executor_ops builder_ops = {
 	.boot = builder_boot,
 	.free = NULL,
 };
-
-static void now_iso(char *out, size_t len)
-{
-	struct timeval tv;
-	struct tm tm;
-	char s[32];
-
-	gettimeofday(&tv, NULL);
-	gmtime_r(&tv.tv_sec, &tm);
-	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(out, len, "%s.%06ldZ", s, (long)tv.tv_usec);
-}
 
 void kb_pipeline_jobs_free(struct kb_pipeline_job *jobs, size_t n)
 {
@@ -303,7 +290,7 @@ int kb_pipeline_build_plan(struct kb_store *s, const struct kb_plan *p,
 		return kb_err_set(err, KB_EINPUT,
 				  "%s: the plan is not resolved against a kernel tree: nothing to build",
 				  kb_matrix_file(kb_plan_matrix(p)));
-	now_iso(started, sizeof(started));
+	kb_now_iso(started, sizeof(started));
 	jobs = kb_calloc(n ? n : 1, sizeof(*jobs));
 	njobs = make_jobs(p, jobs);
 	/* reuse what the store has, failures included */

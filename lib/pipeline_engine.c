@@ -55,6 +55,8 @@ struct task {
 	struct known_build *build; /* boots: the build booted */
 	size_t boot;               /* boots: its index in e->boots */
 	unsigned runs;
+	unsigned seq;              /* boots: its place in the run */
+	char started[32];          /* boots: when it started (ISO) */
 	int ret;
 	struct kb_err err;
 	struct kb_build_result bres;
@@ -65,6 +67,7 @@ struct task {
 struct pending {
 	size_t var;       /* index into e->vars */
 	unsigned boot_no;
+	unsigned round;   /* its block, from 1; 0 none */
 	size_t host;      /* the host the spread gives it */
 	int state;        /* 0 waiting, 1 running, 2 ended */
 };
@@ -113,11 +116,13 @@ struct engine {
 	size_t nboots;
 	unsigned *waiting;       /* [var * nhosts + host]: boots waiting */
 	size_t first_var;        /* no variant before it has boots waiting */
+	size_t first_boot;       /* in order: no boot before it waits */
 	struct known_build *builds;
 	size_t nbuilds;
 	struct task builder_task;
 	const char *building;    /* the key being built, or NULL */
 	unsigned builds_running, boots_running;
+	unsigned seq;            /* boots started in the experiment */
 	double last_t;
 	struct kb_progress ev;
 	double t0;
@@ -221,8 +226,18 @@ int kb_pipeline_boot(struct kb_executor *ex, const struct kb_variant *v,
 		     unsigned runs, struct kb_boot_result *out,
 		     struct kb_err *err)
 {
+	return kb_pipeline_boot_at(ex, v, build, boot_no, runs, NULL, out,
+				   err);
+}
+
+int kb_pipeline_boot_at(struct kb_executor *ex, const struct kb_variant *v,
+			const struct kb_build_result *build, unsigned boot_no,
+			unsigned runs, const struct kb_boot_at *at,
+			struct kb_boot_result *out, struct kb_err *err)
+{
 	if (build->status == KB_BUILD_OK)
-		return kb_executor_boot(ex, v, build, boot_no, runs, out, err);
+		return kb_executor_boot_at(ex, v, build, boot_no, runs, at,
+					   out, err);
 	memset(out, 0, sizeof(*out));
 	out->status = KB_BOOT_BUILD_FAILED;
 	out->reason = kb_strdup(build->reason ? build->reason
@@ -291,9 +306,14 @@ static void *task_main(void *arg)
 		memset(&t->bres, 0, sizeof(t->bres));
 		t->ret = kb_executor_build(t->ex, t->v, &t->bres, &t->err);
 	} else {
-		t->ret = kb_pipeline_boot(t->ex, t->v, &t->build->result,
-					  e->boots[t->boot].boot_no, t->runs,
-					  &t->res, &t->err);
+		struct kb_boot_at at = {
+			.seq = t->seq,
+			.total = e->j->at ? e->j->at->total : e->j->total,
+		};
+
+		t->ret = kb_pipeline_boot_at(t->ex, t->v, &t->build->result,
+					     e->boots[t->boot].boot_no, t->runs,
+					     &at, &t->res, &t->err);
 	}
 	pthread_mutex_lock(&e->lock);
 	t->done = 1;
@@ -372,10 +392,15 @@ static void start(struct engine *e, struct task *t)
 	kb_err_clear(&t->err);
 	memset(&t->res, 0, sizeof(t->res));
 	tick(e);
-	if (t->is_build)
+	if (t->is_build) {
 		e->builds_running++;
-	else
+	} else {
 		e->boots_running++;
+		/* its place: the caller's, else the next of the run; one
+		 * boot handed back without a place has none */
+		t->seq = e->j->at ? e->j->at->seq : e->j->out ? 0 : ++e->seq;
+		kb_now_iso(t->started, sizeof(t->started));
+	}
 	rc = alone(e, t) ? -1 : pthread_create(&t->thread, NULL, task_main, t);
 	if (rc) {
 		/* alone, or no thread: run it here (rather than not at all) */
@@ -442,6 +467,8 @@ static void waits(struct engine *e, struct pending *b, int on)
 		e->vars[b->var].waiting++;
 		if (b->var < e->first_var)
 			e->first_var = b->var;
+		if ((size_t)(b - e->boots) < e->first_boot)
+			e->first_boot = (size_t)(b - e->boots);
 	} else {
 		(*w)--;
 		e->vars[b->var].waiting--;
@@ -474,11 +501,88 @@ static void start_build(struct engine *e)
 	}
 }
 
+/*
+ * The live host for block @round, whose host cannot run it (drained, or
+ * down from the start): the live host that already holds one of its
+ * boots (of those before @upto), else the live one given the fewest
+ * boots of the call, so that the blocks, and with them every variant's
+ * boots, stay even over the hosts; (size_t)-1 when none is live.  A
+ * block moves whole.
+ */
+static size_t round_target(const struct engine *e, unsigned round,
+			   size_t upto)
+{
+	size_t i, h, best = (size_t)-1, *load;
+
+	for (i = 0; i < upto; i++)
+		if (e->boots[i].round == round &&
+		    kb_spread_live(e->sp, e->boots[i].host))
+			return e->boots[i].host;
+	load = kb_calloc(e->nhosts, sizeof(*load));
+	for (i = 0; i < upto; i++)
+		load[e->boots[i].host]++;
+	for (h = 0; h < e->nhosts; h++)
+		if (kb_spread_live(e->sp, h) &&
+		    (best == (size_t)-1 || load[h] < load[best]))
+			best = h;
+	free(load);
+	return best;
+}
+
+/* In order (engine_job.in_order): every build known first, then each
+ * free slot takes its host's next boot in the job's order. */
+static void start_in_order(struct engine *e)
+{
+	size_t h, k, i, j;
+
+	for (j = 0; j < e->nvars && !e->ret; j++)
+		if (e->vars[j].waiting && !known(e, j))
+			return; /* builds first */
+	while (e->first_boot < e->nboots &&
+	       e->boots[e->first_boot].state != 0)
+		e->first_boot++;
+	for (h = 0; h < e->nhosts && !e->ret; h++) {
+		struct host *hs = &e->hosts[h];
+
+		if (!kb_spread_live(e->sp, h))
+			continue;
+		i = e->first_boot;
+		for (k = 0; k < hs->h->nslots && !e->ret; k++) {
+			struct task *t = &hs->slots[k];
+			struct pending *b;
+
+			if (t->running)
+				continue;
+			while (i < e->nboots && (e->boots[i].state != 0 ||
+						 e->boots[i].host != h))
+				i++;
+			if (i == e->nboots)
+				break; /* nothing left for this host */
+			b = &e->boots[i];
+			waits(e, b, 0);
+			t->is_build = 0;
+			t->ex = hs->h->slots[k];
+			t->v = e->vars[b->var].v;
+			t->build = e->vars[b->var].build;
+			t->boot = i;
+			t->runs = e->j->runs;
+			hs->running++;
+			report(e, KB_PROGRESS_BOOT_START, t->v, b->boot_no,
+			       hs->h->uri, NULL, NULL);
+			start(e, t);
+		}
+	}
+}
+
 /* Start the boots there are free slots and builds for. */
 static void start_boots(struct engine *e)
 {
 	size_t h, k, i;
 
+	if (e->j->in_order) {
+		start_in_order(e);
+		return;
+	}
 	if (!e->j->overlap && e->builder_task.running)
 		return;
 	while (e->first_var < e->nvars && !e->vars[e->first_var].waiting)
@@ -562,7 +666,10 @@ static void drain(struct engine *e, size_t h, const char *why,
 
 		if (e->boots[i].host != h || e->boots[i].state != 0)
 			continue;
-		to = kb_spread_pick(e->sp, e->vars[e->boots[i].var].v->idx);
+		to = e->j->in_order && e->boots[i].round
+			     ? round_target(e, e->boots[i].round, e->nboots)
+			     : kb_spread_pick(e->sp,
+					      e->vars[e->boots[i].var].v->idx);
 		if (to == (size_t)-1)
 			continue;
 		waits(e, &e->boots[i], 0);
@@ -642,6 +749,11 @@ static void boot_ended(struct engine *e, size_t h, struct task *t)
 		host_failed(e, h, b, t->res.reason);
 		goto out;
 	}
+	/* where it stood in the run */
+	t->res.round = b->round;
+	t->res.seq = t->seq;
+	snprintf(t->res.started_at, sizeof(t->res.started_at), "%s",
+		 t->started);
 	if (j->out) {
 		*j->out = t->res;
 		memset(&t->res, 0, sizeof(t->res));
@@ -811,8 +923,11 @@ static void plan_boots(struct engine *e)
 	struct engine_job *j = e->j;
 	size_t i, k;
 
-	e->vars = kb_calloc(j->nreqs + 1, sizeof(*e->vars));
+	e->vars = kb_calloc(j->nreqs + j->nbuild_order + 1, sizeof(*e->vars));
 	e->boots = kb_calloc(j->nreqs + 1, sizeof(*e->boots));
+	/* the variants to build first, in their order */
+	for (i = 0; i < j->nbuild_order; i++)
+		e->vars[e->nvars++].v = j->build_order[i];
 	/* each boot's variant (a variant's boots mostly come together),
 	 * then each variant's boots */
 	for (i = 0; i < j->nreqs; i++) {
@@ -843,8 +958,19 @@ static void plan_boots(struct engine *e)
 
 		x->boots[x->n++] = i;
 		b->boot_no = j->reqs[i].boot_no;
+		b->round = j->reqs[i].round;
 		kb_spread_grow(e->sp, (size_t)x->v->idx + 1);
-		b->host = kb_spread_pick(e->sp, x->v->idx);
+		if (j->reqs[i].host < e->nhosts) {
+			/* the order's host for its block, or the live host
+			 * that takes the block over */
+			b->host = j->reqs[i].host;
+			if (!kb_spread_live(e->sp, b->host))
+				b->host = round_target(e, b->round, i);
+			if (b->host != (size_t)-1)
+				kb_spread_count(e->sp, x->v->idx, b->host);
+		} else {
+			b->host = kb_spread_pick(e->sp, x->v->idx);
+		}
 		if (b->host == (size_t)-1)
 			b->host = 0; /* no host live: never starts */
 		waits(e, b, 1);
@@ -894,6 +1020,7 @@ static void end_call(struct engine *e)
 	e->waiting = NULL;
 	e->nbuilds = e->nvars = e->nboots = 0;
 	e->first_var = 0;
+	e->first_boot = 0;
 	e->building = NULL;
 	e->j = NULL;
 	e->err = NULL;
@@ -914,6 +1041,7 @@ int engine_run(struct engine *e, struct engine_job *j, struct kb_err *err)
 	e->ev.builds_total = j->builds_total;
 	e->ev.boots_total = j->boots_total;
 	e->ev.boots_done = j->boots_done;
+	e->seq = j->seq0;
 	e->t0 = kb_monotime();
 	e->last_t = e->t0;
 	if ((ret = spread_for(e, err))) {

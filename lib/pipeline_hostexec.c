@@ -26,14 +26,15 @@ struct hostexec {
 	struct engine *e;
 };
 
-static int hx_boot(void *self, const struct kb_variant *v,
-		   const struct kb_build_result *build, unsigned boot_no,
-		   unsigned runs, struct kb_boot_result *out,
-		   struct kb_err *err)
+static int hx_boot_at(void *self, const struct kb_variant *v,
+		      const struct kb_build_result *build, unsigned boot_no,
+		      unsigned runs, const struct kb_boot_at *at,
+		      struct kb_boot_result *out, struct kb_err *err)
 {
 	struct hostexec *x = self;
 	const struct kb_pipeline_hosts_opts *o = x->o;
-	struct engine_req req = { .v = v, .boot_no = boot_no };
+	struct engine_req req = { .v = v, .boot_no = boot_no, .round = 0,
+				  .host = (size_t)-1 };
 	struct engine_job j;
 
 	memset(out, 0, sizeof(*out));
@@ -44,11 +45,20 @@ static int hx_boot(void *self, const struct kb_variant *v,
 	j.nreqs = 1;
 	j.build = build;
 	j.runs = runs;
+	j.at = at;
 	j.out = out;
 	j.progress = o->progress;
 	j.arg = o->arg;
 	j.stop = o->stop;
 	return engine_run(x->e, &j, err);
+}
+
+static int hx_boot(void *self, const struct kb_variant *v,
+		   const struct kb_build_result *build, unsigned boot_no,
+		   unsigned runs, struct kb_boot_result *out,
+		   struct kb_err *err)
+{
+	return hx_boot_at(self, v, build, boot_no, runs, NULL, out, err);
 }
 
 static int hx_build(void *self, const struct kb_variant *v,
@@ -82,6 +92,7 @@ int kb_pipeline_hosts_executor(struct kb_executor *builder,
 	x->ops.name = kb_executor_name(builder);
 	x->ops.build = hx_build;
 	x->ops.boot = hx_boot;
+	x->ops.boot_at = hx_boot_at;
 	x->ops.free = hx_free;
 	x->builder = builder;
 	x->o = o;

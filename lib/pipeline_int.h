@@ -19,10 +19,13 @@
 
 #include "pipeline.h"
 
-/* A boot asked of the engine: boot @boot_no of variant @v. */
+/* A boot asked of the engine: boot @boot_no of variant @v, in block
+ * @round (from 1; 0 none) on host @host ((size_t)-1: the spread's). */
 struct engine_req {
 	const struct kb_variant *v;
 	unsigned boot_no;
+	unsigned round;
+	size_t host;
 };
 
 /* What the engine boots on: kept across calls (the hosts' failures in a
@@ -53,6 +56,18 @@ struct engine_job {
 	/* the boots, in the order they start (lib/order.h) */
 	const struct engine_req *reqs;
 	size_t nreqs;
+	/*
+	 * Start them strictly in that order, each host its own boots, and
+	 * none before every build they need is known (built first, in the
+	 * order @build_order gives the variants, the others after): the
+	 * randomised blocks.  A block (a round) whose host is drained, or
+	 * down from the start, moves whole to another host.  0: each slot
+	 * takes the first boot whose build is known, variant by variant,
+	 * builds between boots.
+	 */
+	int in_order;
+	const struct kb_variant *const *build_order;
+	size_t nbuild_order;
 	/* each request's build: found in the store by its variant's key, or
 	 * built and stored; or, when set, this one for every request
 	 * (borrowed: a bisection's probe, built by the caller) */
@@ -75,6 +90,14 @@ struct engine_job {
 	/* the counts progress starts from; boots_done is the call's count
 	 * when it returns */
 	size_t builds_total, boots_total, boots_done;
+	/* the boots of the experiment started before this call: the next
+	 * one is seq0 + 1 (kb_boot_result.seq, kb_boot_at.seq); and the
+	 * boots it plans (kb_boot_at.total; 0 not known) */
+	unsigned seq0;
+	unsigned total;
+	/* one boot asked: where it stands in the caller's run, said to the
+	 * executor as it is (kb_pipeline_hosts_executor()), or NULL */
+	const struct kb_boot_at *at;
 	/* set by the call: seconds during which a build and a boot ran at
 	 * once */
 	double overlap_s;

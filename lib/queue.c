@@ -103,15 +103,21 @@ int kb_queue_submit_limited(struct kb_store *s,
 		jobs[njobs].variant_idx = v->idx;
 		jobs[njobs++].seq = seq++;
 	}
-	/* boots in the daemon's run order (lib/order.h), each given a host
-	 * of the matrix by the spread (lib/spread.h) */
+	/* boots in the run order (lib/order.h), each on its round's host
+	 * or one the spread gives it (lib/spread.h) */
 	sp = kb_spread_new(n, kb_matrix_nhosts(m),
 			   kb_spread_seed(sub->matrix_text));
 	boots = kb_calloc(n * rep->boots + 1, sizeof(*boots));
-	nboots = kb_order_rounds(p, boots);
+	nboots = kb_order_run(p, NULL, boots);
 	for (i = 0, seq = 0; i < nboots; i++) {
-		size_t h = kb_spread_pick(sp, boots[i].variant_idx);
+		size_t h = boots[i].host;
 
+		/* blocks over several hosts: the round's host; else the
+		 * spread's */
+		if (h < kb_matrix_nhosts(m))
+			kb_spread_count(sp, boots[i].variant_idx, h);
+		else
+			h = kb_spread_pick(sp, boots[i].variant_idx);
 		jobs[njobs].kind = KB_STORE_JOB_BOOT;
 		jobs[njobs].variant_idx = boots[i].variant_idx;
 		jobs[njobs].boot_no = boots[i].boot_no;
@@ -131,6 +137,8 @@ int kb_queue_submit_limited(struct kb_store *s,
 	e.metric = kb_matrix_workload(m)->metric;
 	e.boots = rep->boots;
 	e.runs_per_boot = rep->runs_per_boot;
+	e.run_order = kb_order_name(rep->order);
+	e.order_seed = kb_order_seed(p);
 	e.nvariants = n;
 	e.variants = kb_plan_variants(p);
 	ret = kb_store_experiment_submit(s, &e, jobs, njobs, id, err);
@@ -302,6 +310,8 @@ int kb_queue_run_boot_host(struct kb_store *s, const struct kb_queue_exp *x,
 	struct kb_boot_result res;
 	double t0 = kb_monotime();
 	int64_t build_id = 0;
+	struct kb_boot_at at;
+	char started[32];
 	int ret;
 
 	memset(&b, 0, sizeof(b));
@@ -312,8 +322,11 @@ int kb_queue_run_boot_host(struct kb_store *s, const struct kb_queue_exp *x,
 		return KB_EFAIL;
 	if ((ret = kb_pipeline_build(s, ex, v, &b, &build_id, NULL, err)))
 		return ret;
-	if ((ret = kb_pipeline_boot(ex, v, &b, j->boot_no, rep->runs_per_boot,
-				    &res, err))) {
+	kb_now_iso(started, sizeof(started));
+	at.seq = j->seq + 1;
+	at.total = (unsigned)kb_plan_nboots(x->plan);
+	if ((ret = kb_pipeline_boot_at(ex, v, &b, j->boot_no,
+				       rep->runs_per_boot, &at, &res, err))) {
 		/* the executor could not work on this host: its failure,
 		 * not the variant's; the job runs again */
 		struct kb_err why = *err;
@@ -323,6 +336,11 @@ int kb_queue_run_boot_host(struct kb_store *s, const struct kb_queue_exp *x,
 					   err);
 		goto out;
 	}
+	/* where it stands in the run: its job's place in the stored order
+	 * (lib/order.h), its round in blocks */
+	res.round = rep->order == KB_ORDER_BLOCKS ? j->boot_no : 0;
+	res.seq = at.seq;
+	snprintf(res.started_at, sizeof(res.started_at), "%s", started);
 	if (res.status == KB_BOOT_LIBVIRT_ERROR)
 		ret = kb_queue_host_failed(s, j, owner, res.reason,
 					   host_failure, err);

@@ -113,6 +113,13 @@ struct kb_boot_result {
 	/* what the guest ran: the fio job file text, or the command followed
 	 * by a newline, as /init reads them; or NULL (owned) */
 	char *workload_text;
+	/* where it stood in the run, set by whoever ran it (the engine, the
+	 * daemon's step): its block from 1 (0: none), its place among the
+	 * experiment's boots in the order they started from 1 (0: unknown),
+	 * and when it started, ISO 8601 UTC ("" unknown) */
+	unsigned round;
+	unsigned seq;
+	char started_at[32];
 };
 
 /* Free what the results own and zero them; NULL-safe. */

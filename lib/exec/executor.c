@@ -48,16 +48,30 @@ int kb_executor_build(struct kb_executor *ex, const struct kb_variant *v,
 	return ret;
 }
 
+int kb_executor_boot_at(struct kb_executor *ex, const struct kb_variant *v,
+			const struct kb_build_result *build, unsigned boot_no,
+			unsigned runs, const struct kb_boot_at *at,
+			struct kb_boot_result *out, struct kb_err *err)
+{
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (ex->ops->boot_at)
+		ret = ex->ops->boot_at(ex->self, v, build, boot_no, runs, at,
+				       out, err);
+	else
+		ret = ex->ops->boot(ex->self, v, build, boot_no, runs, out,
+				    err);
+	if (ret < 0)
+		kb_boot_result_release(out);
+	return ret;
+}
+
 int kb_executor_boot(struct kb_executor *ex, const struct kb_variant *v,
 		     const struct kb_build_result *build, unsigned boot_no,
 		     unsigned runs, struct kb_boot_result *out,
 		     struct kb_err *err)
 {
-	int ret;
-
-	memset(out, 0, sizeof(*out));
-	ret = ex->ops->boot(ex->self, v, build, boot_no, runs, out, err);
-	if (ret < 0)
-		kb_boot_result_release(out);
-	return ret;
+	return kb_executor_boot_at(ex, v, build, boot_no, runs, NULL, out,
+				   err);
 }

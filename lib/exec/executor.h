@@ -16,6 +16,18 @@ struct kb_err;
  * returned with status and reason and a return value of 0; a negative
  * return means the executor itself could not work (the experiment stops).
  */
+/*
+ * Where a boot stands in its experiment's run (lib/order.h): its place
+ * among the experiment's boots in the order they start, from 1, and how
+ * many boots the experiment plans (0: not known, a bisection's).  The
+ * performance model drifts by it (docs/model.md, "drift"); real guests
+ * need not know.
+ */
+struct kb_boot_at {
+	unsigned seq;
+	unsigned total;
+};
+
 struct kb_executor_ops {
 	const char *name; /* "model", "libvirt" */
 	int (*build)(void *self, const struct kb_variant *v,
@@ -25,6 +37,12 @@ struct kb_executor_ops {
 		    unsigned runs, struct kb_boot_result *out,
 		    struct kb_err *err);
 	void (*free)(void *self);
+	/* may be NULL: boot() told where the boot stands (@at, may be NULL);
+	 * without it, boot() is called and the place is not said */
+	int (*boot_at)(void *self, const struct kb_variant *v,
+		       const struct kb_build_result *build, unsigned boot_no,
+		       unsigned runs, const struct kb_boot_at *at,
+		       struct kb_boot_result *out, struct kb_err *err);
 };
 
 struct kb_executor;
@@ -47,5 +65,11 @@ int kb_executor_boot(struct kb_executor *ex, const struct kb_variant *v,
 		     const struct kb_build_result *build, unsigned boot_no,
 		     unsigned runs, struct kb_boot_result *out,
 		     struct kb_err *err);
+/* kb_executor_boot(), saying where the boot stands in its run (@at; may
+ * be NULL: not known). */
+int kb_executor_boot_at(struct kb_executor *ex, const struct kb_variant *v,
+			const struct kb_build_result *build, unsigned boot_no,
+			unsigned runs, const struct kb_boot_at *at,
+			struct kb_boot_result *out, struct kb_err *err);
 
 #endif

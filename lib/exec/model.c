@@ -78,11 +78,23 @@ struct kb_model {
 	struct model_host *hosts;
 	atomic_uint *booted; /* per host: boots begun on it, by every
 			      * executor of the model (fail_after) */
+	/* drift (docs/model.md): over the experiment's boots in the order
+	 * they run, t = seq / total (or seq / over) */
+	struct {
+		int on;
+		double linear;      /* the factor at t = 1 is 1 + linear */
+		double step, at;    /* x (1 + step) from t = at on */
+		double phi, ar_cv;  /* AR(1) on the log, stationary sd ar_cv */
+		unsigned over;      /* boots the run counts (0: its plan's) */
+	} drift;
 };
 
 static const char *const top_keys[] = { "metric", "base",  "noise",
 					 "effects", "time",  "failures",
-					 "seed", "depends", "hosts" };
+					 "seed", "depends", "hosts", "drift" };
+static const char *const drift_keys[] = { "linear", "step", "at", "ar1",
+					   "over" };
+static const char *const ar1_keys[] = { "phi", "cv" };
 static const char *const host_keys[] = { "factor", "fail_after" };
 static const char *const noise_keys[] = { "boot_cv", "run_cv" };
 static const char *const effect_keys[] = { "when", "factor" };
@@ -382,6 +394,69 @@ static int parse_noise(struct ctx *c, const struct kb_ynode *n)
 	if ((v = kb_ynode_get(n, "run_cv")) &&
 	    (ret = get_cv(c, v, "'run_cv'", &c->m->run_cv, &c->m->run_sigma)))
 		return ret;
+	return 0;
+}
+
+/* A number of @n's @key into *@out, from @lo to @hi; 0 when absent. */
+static int drift_number(struct ctx *c, const struct kb_ynode *n,
+			const char *key, double lo, double hi, double *out)
+{
+	const struct kb_ynode *v = kb_ynode_get(n, key);
+	char what[32];
+	int ret;
+
+	if (!v)
+		return 0;
+	snprintf(what, sizeof(what), "'drift.%s'", key);
+	if ((ret = kb_ycheck_number(&c->y, v, what, out)))
+		return ret;
+	if (!(*out >= lo && *out <= hi))
+		return fail(c, v, "%s must be from %g to %g, found '%s'", what,
+			    lo, hi, v->str);
+	return 0;
+}
+
+static int parse_drift(struct ctx *c, const struct kb_ynode *n)
+{
+	const struct kb_ynode *v, *ar;
+	uint64_t over = 0;
+	int ret;
+
+	if (kb_ynode_is_null(n))
+		return 0;
+	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'drift'")) ||
+	    (ret = kb_ycheck_keys(&c->y, n, "'drift'", drift_keys,
+				  N(drift_keys))))
+		return ret;
+	c->m->drift.on = 1;
+	if ((ret = drift_number(c, n, "linear", -0.9, 10,
+				&c->m->drift.linear)) ||
+	    (ret = drift_number(c, n, "step", -0.9, 10, &c->m->drift.step)) ||
+	    (ret = drift_number(c, n, "at", 0, 10, &c->m->drift.at)))
+		return ret;
+	if (kb_ynode_get(n, "at") && !kb_ynode_get(n, "step"))
+		return fail(c, kb_ynode_get(n, "at"),
+			    "'drift.at' is where a 'drift.step' happens: give the step too");
+	if ((ar = kb_ynode_get(n, "ar1"))) {
+		if ((ret = kb_ycheck_type(&c->y, ar, KB_Y_MAP, "'drift.ar1'")) ||
+		    (ret = kb_ycheck_keys(&c->y, ar, "'drift.ar1'", ar1_keys,
+					  N(ar1_keys))))
+			return ret;
+		if (!kb_ynode_get(ar, "phi") || !kb_ynode_get(ar, "cv"))
+			return fail(c, ar,
+				    "'drift.ar1' needs 'phi' (0 to 0.999) and 'cv' (its spread)");
+		if ((ret = drift_number(c, ar, "phi", 0, 0.999,
+					&c->m->drift.phi)) ||
+		    (ret = drift_number(c, ar, "cv", 0, 1,
+					&c->m->drift.ar_cv)))
+			return ret;
+	}
+	if ((v = kb_ynode_get(n, "over"))) {
+		if ((ret = kb_ycheck_uint(&c->y, v, "'drift.over'", 1, 1000000,
+					  &over)))
+			return ret;
+		c->m->drift.over = (unsigned)over;
+	}
 	return 0;
 }
 
@@ -737,6 +812,8 @@ static int parse_root(struct ctx *c, const struct kb_ynode *root)
 		return ret;
 	if ((v = kb_ynode_get(root, "hosts")) && (ret = parse_hosts(c, v)))
 		return ret;
+	if ((v = kb_ynode_get(root, "drift")) && (ret = parse_drift(c, v)))
+		return ret;
 	if ((v = kb_ynode_get(root, "seed")) &&
 	    (ret = kb_ycheck_uint(&c->y, v, "'seed'", 0, UINT64_MAX,
 				  &c->m->seed)))
@@ -948,6 +1025,38 @@ double kb_model_sample(const struct kb_model *m, const struct kb_variant *v,
 	       lognormal(m->run_sigma, run_stream);
 }
 
+double kb_model_drift(const struct kb_model *m, unsigned seq,
+		      unsigned total)
+{
+	unsigned n = m->drift.over ? m->drift.over : total;
+	double t, f = 1, x = 0;
+	unsigned i;
+
+	if (!m->drift.on || !seq || !n)
+		return 1;
+	t = (double)seq / n;
+	if (m->drift.linear)
+		f *= 1 + m->drift.linear * t;
+	if (m->drift.step && t >= m->drift.at)
+		f *= 1 + m->drift.step;
+	if (m->drift.ar_cv > 0) {
+		double innov = m->drift.ar_cv *
+			       sqrt(1 - m->drift.phi * m->drift.phi);
+		struct kb_rng r;
+
+		/* x_1 from the stationary law, then x_i = phi x_(i-1) + e_i,
+		 * each draw of its own stream: the same seq, the same x */
+		for (i = 1; i <= seq; i++) {
+			kb_rng_init(&r, kb_rng_seed_from(m->seed, "drift", i, 0));
+			x = i == 1 ? m->drift.ar_cv * kb_rng_normal(&r)
+				   : m->drift.phi * x + innov * kb_rng_normal(&r);
+		}
+		f *= exp(x);
+	}
+	/* a run drifting past its end keeps its values positive */
+	return f > 0.01 ? f : 0.01;
+}
+
 /* The first failure rule at @stage that holds for @v, or NULL. */
 static const struct rule *failing(const struct kb_model *m,
 				  const struct kb_variant *v, enum stage stage)
@@ -1009,10 +1118,10 @@ static int model_build(void *self, const struct kb_variant *v,
 	return 0;
 }
 
-static int model_boot(void *self, const struct kb_variant *v,
-		      const struct kb_build_result *build, unsigned boot_no,
-		      unsigned runs, struct kb_boot_result *out,
-		      struct kb_err *err)
+static int model_boot_at(void *self, const struct kb_variant *v,
+			 const struct kb_build_result *build, unsigned boot_no,
+			 unsigned runs, const struct kb_boot_at *at,
+			 struct kb_boot_result *out, struct kb_err *err)
 {
 	const struct model_exec *x = self;
 	const struct kb_model *m = x->m;
@@ -1052,6 +1161,9 @@ static int model_boot(void *self, const struct kb_variant *v,
 		out->reason = kb_asprintf("model: boot fails when %s", r->text);
 		return 0;
 	}
+	/* the host's drift over the run, where the boot stands in it */
+	if (at)
+		host_factor *= kb_model_drift(m, at->seq, at->total);
 	duration = m->time.boot_s + runs * m->time.run_s;
 	wait_scaled(x, duration);
 	out->duration_s = duration;
@@ -1072,6 +1184,14 @@ static int model_boot(void *self, const struct kb_variant *v,
 	return 0;
 }
 
+static int model_boot(void *self, const struct kb_variant *v,
+		      const struct kb_build_result *build, unsigned boot_no,
+		      unsigned runs, struct kb_boot_result *out,
+		      struct kb_err *err)
+{
+	return model_boot_at(self, v, build, boot_no, runs, NULL, out, err);
+}
+
 static void model_exec_free(void *self)
 {
 	struct model_exec *x = self;
@@ -1086,6 +1206,7 @@ static const struct kb_executor_ops model_ops = {
 	.build = model_build,
 	.boot = model_boot,
 	.free = model_exec_free,
+	.boot_at = model_boot_at,
 };
 
 static int scale_valid(double scale)

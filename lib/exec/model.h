@@ -165,4 +165,14 @@ int kb_model_executor_on(const struct kb_model *m, double time_scale,
  */
 int kb_model_time_scale_env(double *out, struct kb_err *err);
 
+/*
+ * The factor model @m's drift (docs/model.md, "drift") puts on the
+ * boot at place @seq (from 1) of a run of @total boots (drift.over
+ * instead when the model gives it): 1 without a drift, or when the
+ * place is not known (@seq or the count 0).  Over the boots in the
+ * order they run, continuing past the end into boots added later.
+ */
+double kb_model_drift(const struct kb_model *m, unsigned seq,
+		      unsigned total);
+
 #endif

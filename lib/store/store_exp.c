@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "err.h"
@@ -18,6 +19,35 @@
 #include "banned.h"
 
 /* ---- experiments ----------------------------------------------------- */
+
+/* The schema version whose experiments and boots record the run order
+ * (db/0013-run-order.sql). */
+#define STORE_VERSION_ORDER 13
+
+/* Experiment @id's run order and its seed (db/0013). */
+static int put_order(struct kb_store *s, int64_t id,
+		     const struct kb_store_experiment *e, struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	char seed[17];
+	int ret;
+
+	if ((ret = store_prepare(s,
+				 "UPDATE experiments SET run_order = ?,"
+				 " order_seed = ? WHERE id = ?",
+				 &st, err)))
+		return ret;
+	snprintf(seed, sizeof(seed), "%016llx",
+		 (unsigned long long)e->order_seed);
+	store_bind_text(st, 1, e->run_order);
+	store_bind_text(st, 2, seed);
+	sqlite3_bind_int64(st, 3, id);
+	ret = store_step_done(s, st, err,
+			      "cannot store the run order of experiment %lld",
+			      (long long)id);
+	sqlite3_finalize(st);
+	return ret;
+}
 
 int store_insert_experiment(struct kb_store *s,
 			    const struct kb_store_experiment *e,
@@ -56,6 +86,10 @@ int store_insert_experiment(struct kb_store *s,
 	if (ret)
 		return ret;
 	*id = sqlite3_last_insert_rowid(s->db);
+	/* a database kept at an older version has no place for it */
+	if (e->run_order && kb_store_version(s) >= STORE_VERSION_ORDER &&
+	    (ret = put_order(s, *id, e, err)))
+		return ret;
 	return store_insert_variants(s, *id, e->variants, e->nvariants, err);
 }
 
@@ -585,12 +619,23 @@ int store_insert_boot(struct kb_store *s, int64_t exp, unsigned idx,
 	sqlite3_int64 vid = 0, boot_id;
 	int ret;
 
+	/* where it stood in the run (db/0013) when whoever ran it says,
+	 * and the database has a place for it */
+	int placed = (r->seq || r->round || r->started_at[0]) &&
+		     kb_store_version(s) >= STORE_VERSION_ORDER;
+
 	if ((ret = store_variant_id(s, exp, idx, &vid, err)) ||
 	    (ret = store_prepare(s,
-				 "INSERT INTO boots (variant_id, boot_no,"
-				 " build_id, status, reason, console_tail,"
-				 " host, duration_s)"
-				 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+				 placed ? "INSERT INTO boots (variant_id,"
+					   " boot_no, build_id, status, reason,"
+					   " console_tail, host, duration_s,"
+					   " round, seq, started_at)"
+					   " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,"
+					   " ?, ?)"
+					 : "INSERT INTO boots (variant_id,"
+					   " boot_no, build_id, status, reason,"
+					   " console_tail, host, duration_s)"
+					   " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
 				 &st, err)))
 		return ret;
 	sqlite3_bind_int64(st, 1, vid);
@@ -604,6 +649,18 @@ int store_insert_boot(struct kb_store *s, int64_t exp, unsigned idx,
 	store_bind_text(st, 6, r->console_tail);
 	store_bind_text(st, 7, r->host);
 	sqlite3_bind_double(st, 8, r->duration_s);
+	if (placed) {
+		if (r->round)
+			sqlite3_bind_int64(st, 9, r->round);
+		else
+			sqlite3_bind_null(st, 9);
+		if (r->seq)
+			sqlite3_bind_int64(st, 10, r->seq);
+		else
+			sqlite3_bind_null(st, 10);
+		store_bind_text(st, 11,
+				r->started_at[0] ? r->started_at : NULL);
+	}
 	if (store_step(s, st) != SQLITE_DONE) {
 		if (store_is_duplicate(s))
 			ret = kb_err_set(err, KB_EEXISTS,

@@ -27,6 +27,8 @@ struct kb_store_experiment {
 	const char *metric;
 	unsigned boots;          /* boots per variant */
 	unsigned runs_per_boot;
+	const char *run_order;   /* "blocks", "sequential" (lib/order.h) */
+	uint64_t order_seed;     /* the order's seed (kb_order_seed()) */
 	size_t nvariants;
 	const struct kb_variant *variants;
 };

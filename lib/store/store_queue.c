@@ -101,13 +101,18 @@ void kb_store_job_release(struct kb_store_job *j)
 
 /* A ready job of variant v and experiment e, besides its own state: the
  * experiment is live and not being cancelled, and (boots) its build job
- * is done. */
+ * is done; in blocks (lib/order.h) every build job of the experiment is:
+ * every kernel is built before the first boot. */
 #define JOB_LIVE                                                            \
 	" AND e.state IN ('queued', 'running') AND e.cancel_requested = 0"  \
-	" AND (j.kind = 'build' OR EXISTS (SELECT 1 FROM jobs bj"           \
+	" AND (j.kind = 'build' OR (CASE WHEN e.run_order = 'blocks'"       \
+	"  THEN NOT EXISTS (SELECT 1 FROM jobs bj"                          \
+	"   WHERE bj.experiment_id = j.experiment_id AND bj.kind = 'build'" \
+	"   AND bj.state <> 'done')"                                        \
+	"  ELSE EXISTS (SELECT 1 FROM jobs bj"                              \
 	"  JOIN variants bv ON bv.id = bj.variant_id"                       \
 	"  WHERE bj.experiment_id = j.experiment_id AND bj.kind = 'build'"  \
-	"  AND bj.state = 'done' AND bv.build_key IS v.build_key))"
+	"  AND bj.state = 'done' AND bv.build_key IS v.build_key) END))"
 /* ... and a boot assigned to another host than ?4 is not this one's */
 #define JOB_HOST " AND (?4 IS NULL OR j.assigned_host IS NULL" \
 		 " OR j.assigned_host = ?4)"
@@ -172,6 +177,7 @@ static int claim_find(struct kb_store *s, const struct kb_store_claim *c,
 		out->boot_no = store_column_unsigned(st, 3);
 		out->attempts = store_column_unsigned(st, 4) + 1;
 		out->build_key = store_column_strdup(st, 5);
+		out->seq = store_column_unsigned(st, 6);
 		out->host = c->host ? kb_strdup(c->host) : NULL;
 	}
 	store_stmt_done(s, st);

@@ -49,6 +49,8 @@ struct kb_store_job {
 	unsigned variant_idx;
 	unsigned boot_no;   /* boots, from 1; 0 for builds */
 	unsigned attempts;  /* leases taken, this one included */
+	unsigned seq;       /* its place in the experiment's order of its
+			     * kind, from 0 (lib/order.h) */
 	char *build_key;    /* the variant's stored build key (owned) */
 	char *host;         /* the host the boot runs on, or NULL (owned) */
 };

@@ -11,6 +11,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,6 +25,18 @@ double kb_monotime(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void kb_now_iso(char *out, size_t len)
+{
+	struct timeval tv;
+	struct tm tm;
+	char s[32];
+
+	gettimeofday(&tv, NULL);
+	gmtime_r(&tv.tv_sec, &tm);
+	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out, len, "%s.%06ldZ", s, (long)tv.tv_usec);
 }
 
 /* ---- processes -------------------------------------------------------- */

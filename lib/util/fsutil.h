@@ -16,6 +16,11 @@ struct kb_err;
 /* Seconds on the monotonic clock: for durations, never for dates. */
 double kb_monotime(void);
 
+/* The wall clock now as ISO 8601 UTC to the microsecond,
+ * "2026-12-01T19:04:40.123456Z", into @out (@len bytes, 32 hold it):
+ * when something happened, for the record (durations: kb_monotime()). */
+void kb_now_iso(char *out, size_t len);
+
 /* ---- processes -------------------------------------------------------- */
 
 /*

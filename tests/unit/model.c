@@ -98,6 +98,97 @@ static double expected(const struct kb_model *m, const char *label)
 
 /* ---- loading ------------------------------------------------------------ */
 
+/* ---- drift (docs/model.md, "Drift") ------------------------------------- */
+
+static void test_model__drift_linear_and_step_follow_the_place(void **state)
+{
+	struct kb_model *m = parse_ok(HEAD "drift: { linear: -0.3 }\n");
+	struct kb_model *st = parse_ok(HEAD "drift: { step: -0.1, at: 0.5 }\n");
+	struct kb_model *none = parse_ok(HEAD);
+
+	(void)state;
+	assert_close(kb_model_drift(m, 24, 48), 0.85, 1e-12);
+	assert_close(kb_model_drift(m, 48, 48), 0.70, 1e-12);
+	/* past the end (boots added later): on */
+	assert_close(kb_model_drift(m, 96, 48), 0.40, 1e-12);
+	/* the place not known: none */
+	assert_close(kb_model_drift(m, 0, 48), 1, 0);
+	assert_close(kb_model_drift(m, 10, 0), 1, 0);
+	assert_close(kb_model_drift(st, 23, 48), 1, 0);
+	assert_close(kb_model_drift(st, 24, 48), 0.9, 1e-12);
+	assert_close(kb_model_drift(none, 24, 48), 1, 0);
+	kb_model_free(m);
+	kb_model_free(st);
+	kb_model_free(none);
+}
+
+static void test_model__drift_ar1_is_seeded_by_the_place(void **state)
+{
+	struct kb_model *a = parse_ok(HEAD "seed: 7\ndrift: { ar1: { phi: 0.9, cv: 0.05 } }\n");
+	struct kb_model *b = parse_ok(HEAD "seed: 7\ndrift: { ar1: { phi: 0.9, cv: 0.05 } }\n");
+	struct kb_model *o = parse_ok(HEAD "seed: 7\ndrift: { ar1: { phi: 0.9, cv: 0.05 }, over: 10 }\n");
+	double sum = 0, sum2 = 0, lag = 0, prev = 0;
+	unsigned i, n = 2000;
+
+	(void)state;
+	for (i = 1; i <= n; i++) {
+		double x = log(kb_model_drift(a, i, n));
+
+		assert_close(kb_model_drift(b, i, n), exp(x), 1e-15);
+		sum += x;
+		sum2 += x * x;
+		if (i > 1)
+			lag += x * prev;
+		prev = x;
+	}
+	/* its spread about cv, and neighbours alike (phi) */
+	assert_true(fabs(sqrt(sum2 / n - (sum / n) * (sum / n)) - 0.05) < 0.02);
+	assert_true(lag / (n - 1) / (sum2 / n) > 0.7);
+	/* over: the count is the model's, not the run's */
+	assert_close(kb_model_drift(o, 5, 999), kb_model_drift(a, 5, 3), 1e-15);
+	kb_model_free(a);
+	kb_model_free(b);
+	kb_model_free(o);
+}
+
+static void test_model__drift_errors_name_the_place(void **state)
+{
+	(void)state;
+	parse_err(HEAD "drift: { at: 0.5 }\n", "give the step too");
+	parse_err(HEAD "drift: { ar1: { phi: 0.5 } }\n", "needs 'phi'");
+	parse_err(HEAD "drift: { linear: -2 }\n", "'drift.linear' must be from -0.9");
+	parse_err(HEAD "drift: { ar1: { phi: 1, cv: 0.1 } }\n", "t.yaml:3:");
+	parse_err(HEAD "drift: { lienar: 0.1 }\n", "linear");
+}
+
+/* The executor drifts a boot by its place in the run. */
+static void test_model__executor_drifts_by_the_boot_place(void **state)
+{
+	struct kb_model *m = parse_ok(HEAD "drift: { linear: -0.5 }\n");
+	struct kb_executor *ex = NULL;
+	struct kb_build_result b;
+	struct kb_boot_result r0, r1;
+	struct kb_boot_at at = { .seq = 10, .total = 10 };
+	struct kb_err err = KB_ERR_INIT;
+	struct tvar t;
+	double v0, v1;
+
+	(void)state;
+	assert_int_equal(kb_model_executor_new(m, 0, &ex), 0);
+	memset(&b, 0, sizeof(b));
+	b.status = KB_BUILD_OK;
+	if (kb_executor_boot(ex, tvar(&t, "A=y"), &b, 1, 1, &r0, &err) ||
+	    kb_executor_boot_at(ex, tvar(&t, "A=y"), &b, 1, 1, &at, &r1, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(kb_sample_get(&r0.runs[0], "read_iops", &v0), 0);
+	assert_int_equal(kb_sample_get(&r1.runs[0], "read_iops", &v1), 0);
+	assert_close(v1, v0 * 0.5, 1e-12);
+	kb_boot_result_release(&r0);
+	kb_boot_result_release(&r1);
+	kb_executor_free(ex);
+	kb_model_free(m);
+}
+
 static void test_model__loads_file_and_keeps_its_text(void **state)
 {
 	struct kb_model *m = load_ok(SEED000);
@@ -797,6 +888,10 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_model__metric_and_base_are_required),
 	cmocka_unit_test(test_model__base_must_be_positive),
 	cmocka_unit_test(test_model__cv_must_be_between_0_and_10),
+	cmocka_unit_test(test_model__drift_linear_and_step_follow_the_place),
+	cmocka_unit_test(test_model__drift_ar1_is_seeded_by_the_place),
+	cmocka_unit_test(test_model__drift_errors_name_the_place),
+	cmocka_unit_test(test_model__executor_drifts_by_the_boot_place),
 	cmocka_unit_test(test_model__factor_must_be_positive),
 	cmocka_unit_test(test_model__stage_must_be_build_or_boot),
 	cmocka_unit_test(test_model__empty_when_is_refused),

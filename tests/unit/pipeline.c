@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "test.h"
 #include "testfs.h"
 #include "buf.h"
@@ -78,8 +80,12 @@ static int c_boot(void *self, const struct kb_variant *v,
 	return kb_executor_boot(c->inner, v, build, boot_no, runs, out, err);
 }
 
-static const struct kb_executor_ops counting_ops = { "model", c_build,
-						     c_boot, NULL };
+static const struct kb_executor_ops counting_ops = {
+	.name = "model",
+	.build = c_build,
+	.boot = c_boot,
+	.free = NULL,
+};
 
 struct fixture {
 	char dir[64];
@@ -338,6 +344,94 @@ static void count_boots(struct fixture *f, int64_t exp, long long *rows,
 	free(vs);
 }
 
+/* Progress kinds in the order they came. */
+struct kinds {
+	enum kb_progress_kind k[256];
+	size_t n;
+};
+
+static void on_kind(const struct kb_progress *ev, void *arg)
+{
+	struct kinds *ks = arg;
+
+	if (ks->n < 256)
+		ks->k[ks->n++] = ev->kind;
+}
+
+/* One integer of @sql's one row over the database at @path. */
+static long long sql_int(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	long long v;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) !=
+		    SQLITE_OK ||
+	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW)
+		fail_msg("'%s': %s", sql, sqlite3_errmsg(db));
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+/* In blocks (the default) every kernel is built before the first boot,
+ * round r holds boot r of every variant, and each boot records its
+ * round, its place in the run and when it started; the experiment its
+ * order and seed. */
+static void test_pipeline__blocks_build_first_and_record_the_order(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_pipeline_opts o = KB_PIPELINE_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kinds ks;
+	size_t i, first_boot = 0;
+	int64_t exp = 0;
+	char q[256];
+
+	memset(&ks, 0, sizeof(ks));
+	o.progress = on_kind;
+	o.arg = &ks;
+	if (kb_pipeline_run(f->s, f->p, f->ex, &o, &exp, &err))
+		fail_msg("%s", err.msg);
+	while (first_boot < ks.n && ks.k[first_boot] != KB_PROGRESS_BOOT_START)
+		first_boot++;
+	assert_true(first_boot < ks.n);
+	for (i = first_boot; i < ks.n; i++)
+		assert_true(ks.k[i] == KB_PROGRESS_BOOT_START ||
+			    ks.k[i] == KB_PROGRESS_BOOT_DONE);
+	assert_int_equal(f->c.builds, kb_plan_nbuilds(f->p));
+	snprintf(q, sizeof(q),
+		 "SELECT count(*) FROM boots b JOIN variants v"
+		 " ON v.id = b.variant_id WHERE v.experiment_id = %lld"
+		 " AND b.round = b.boot_no AND b.started_at IS NOT NULL",
+		 (long long)exp);
+	assert_int_equal(sql_int(f->db, q), 24);
+	snprintf(q, sizeof(q),
+		 "SELECT count(DISTINCT b.seq) * (min(b.seq) = 1)"
+		 " * (max(b.seq) = 24) FROM boots b JOIN variants v"
+		 " ON v.id = b.variant_id WHERE v.experiment_id = %lld",
+		 (long long)exp);
+	assert_int_equal(sql_int(f->db, q), 24);
+	/* the rounds ran one after another: every boot of round r started
+	 * before every boot of round r + 1 */
+	snprintf(q, sizeof(q),
+		 "SELECT count(*) FROM boots a JOIN boots b JOIN variants va"
+		 " ON va.id = a.variant_id JOIN variants vb"
+		 " ON vb.id = b.variant_id WHERE va.experiment_id = %lld"
+		 " AND vb.experiment_id = va.experiment_id"
+		 " AND a.round < b.round AND a.seq > b.seq",
+		 (long long)exp);
+	assert_int_equal(sql_int(f->db, q), 0);
+	snprintf(q, sizeof(q),
+		 "SELECT (run_order = 'blocks') * length(order_seed)"
+		 " FROM experiments WHERE id = %lld",
+		 (long long)exp);
+	assert_int_equal(sql_int(f->db, q), 16);
+}
+
 static void test_pipeline__stop_interrupts_and_resume_loses_no_boot(
 	void **state)
 {
@@ -395,32 +489,37 @@ static void test_pipeline__step_cut_short_by_a_stop_is_not_a_result(
 	long long rows, distinct;
 	int64_t exp = 0, bid = 0;
 
-	/* a guest destroyed by the stop: no "libvirt-error" boot row */
+	/* a make killed by the Ctrl-C: no failed build in the cache, and
+	 * no boot (in blocks every kernel is built before the first) */
 	o.stop = &stop;
 	f->c.stop = &stop;
 	f->c.cut_short = 1;
-	f->c.stop_at_boot = 3;
+	f->c.stop_at_build = 2;
 	assert_int_equal(kb_pipeline_run(f->s, f->p, f->ex, &o, &exp, &err),
 			 KB_EFAIL);
+	assert_int_equal(f->c.builds, 2);
+	assert_int_equal(f->c.boots, 0);
+	count_boots(f, exp, &rows, &distinct);
+	assert_int_equal(rows, 0);
+	info(f, exp, &i);
+	assert_string_equal(i.state, "interrupted");
+	kb_store_info_release(&i);
+
+	/* a guest destroyed by the stop: no "libvirt-error" boot row; the
+	 * build cut short is built again, the first one is not */
+	stop = 0;
+	f->c.stop_at_build = 0;
+	f->c.builds = 0;
+	f->c.stop_at_boot = 3;
+	kb_err_clear(&err);
+	assert_int_equal(kb_pipeline_resume(f->s, exp, f->p, f->ex, &o, &err),
+			 KB_EFAIL);
+	assert_int_equal(f->c.builds, (unsigned)kb_plan_nbuilds(f->p) - 1);
 	count_boots(f, exp, &rows, &distinct);
 	assert_int_equal(rows, 2);
 	info(f, exp, &i);
 	assert_string_equal(i.state, "interrupted");
 	kb_store_info_release(&i);
-
-	/* a make killed by the Ctrl-C: no failed build in the cache */
-	stop = 0;
-	f->c.stop_at_boot = 0;
-	f->c.builds = 0;
-	f->c.stop_at_build = 1;
-	kb_err_clear(&err);
-	assert_int_equal(kb_pipeline_resume(f->s, exp, f->p, f->ex, &o, &err),
-			 KB_EFAIL);
-	/* variant 0's build is in the store: its boot 3 ran; the build cut
-	 * short is the next variant's */
-	assert_int_equal(f->c.builds, 1);
-	count_boots(f, exp, &rows, &distinct);
-	assert_int_equal(rows, 3);
 	kb_err_clear(&err);
 	stop = 0;
 	f->c.stop_at_build = 0;
@@ -703,6 +802,9 @@ static void test_pipeline__build_plan_needs_a_resolved_plan(void **state)
 }
 
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test_setup_teardown(
+		test_pipeline__blocks_build_first_and_record_the_order, setup,
+		teardown),
 	cmocka_unit_test_setup_teardown(test_pipeline__stores_one_sample_per_run,
 					setup, teardown),
 	cmocka_unit_test_setup_teardown(

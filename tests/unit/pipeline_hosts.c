@@ -39,23 +39,25 @@
 #define H2 "qemu+ssh://b/system"
 #define H3 "qemu+ssh://c/system"
 
-/* 8 variants (2^3), 6 boots each, 3 hosts, the first of capacity 2 */
-static const char matrix_text[] =
-	"name: spread\n"
-	"factors:\n"
-	"  kconfig:\n"
-	"    A: [n, y]\n"
-	"    B: [n, y]\n"
-	"    C: [n, y]\n"
-	"workload:\n"
-	"  fio: { rw: randread }\n"
-	"  metric: read_iops\n"
-	"repeat: { boots: 6, runs_per_boot: 2 }\n"
-	"compare: { threshold_pct: 5, alpha: 0.05 }\n"
-	"hosts:\n"
-	"  - { uri: \"" H1 "\", capacity: 2 }\n"
-	"  - " H2 "\n"
-	"  - " H3 "\n";
+/* 8 variants (2^3), 6 boots each, 3 hosts, the first of capacity 2;
+ * in blocks (the default) or in the order given */
+#define MATRIX_TEXT(order) \
+	"name: spread\n" \
+	"factors:\n" \
+	"  kconfig:\n" \
+	"    A: [n, y]\n" \
+	"    B: [n, y]\n" \
+	"    C: [n, y]\n" \
+	"workload:\n" \
+	"  fio: { rw: randread }\n" \
+	"  metric: read_iops\n" \
+	"repeat: { boots: 6, runs_per_boot: 2" order " }\n" \
+	"compare: { threshold_pct: 5, alpha: 0.05 }\n" \
+	"hosts:\n" \
+	"  - { uri: \"" H1 "\", capacity: 2 }\n" \
+	"  - " H2 "\n" \
+	"  - " H3 "\n"
+static const char matrix_text[] = MATRIX_TEXT("");
 
 #define MODEL_HEAD                                                     \
 	"metric: read_iops\n"                                          \
@@ -561,10 +563,29 @@ static void test_pipeline_hosts__a_host_down_from_the_start(void **state)
 	rig_down(&r);
 }
 
+/* The fixture's matrix in the sequential order, whose builds run between
+ * boots (in blocks every kernel is built before the first boot). */
+static void sequential(struct fixture *f)
+{
+	static const char text[] = MATRIX_TEXT(", order: sequential");
+	struct kb_err err = KB_ERR_INIT;
+
+	kb_plan_free(f->p);
+	kb_matrix_free(f->m);
+	f->p = NULL;
+	f->m = NULL;
+	if (kb_matrix_parse_buffer(text, strlen(text), "spread.yaml", &f->m,
+				   &err) ||
+	    kb_plan_new(f->m, &f->p, &err))
+		fail_msg("%s", err.msg);
+}
+
 static void test_pipeline_hosts__builds_overlap_boots_when_asked(
 	void **state)
 {
 	struct fixture *f = *state;
+
+	sequential(f);
 	struct kb_err err = KB_ERR_INIT;
 	struct seen seen;
 	struct rig r;

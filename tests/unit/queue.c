@@ -23,7 +23,7 @@
  * lease expiry is exact.
  */
 
-#define MATRIX                                                   \
+#define MATRIX_ORDER(order)                                                   \
 	"name: q\n"                                              \
 	"factors:\n"                                             \
 	"  kconfig:\n"                                           \
@@ -31,7 +31,9 @@
 	"workload:\n"                                            \
 	"  fio: { rw: randread }\n"                              \
 	"  metric: read_iops\n"                                  \
-	"repeat: { boots: 2, runs_per_boot: 3 }\n"
+	"repeat: { boots: 2, runs_per_boot: 3" order " }\n"
+/* 2 variants in blocks (the default), 2 boots each */
+#define MATRIX MATRIX_ORDER("")
 #define MODEL "metric: read_iops\nbase: 1000\nseed: 3\n"
 
 #define A "host-a:1:0000000000000001"
@@ -234,7 +236,8 @@ static void test_queue__submission_over_the_caps_writes_nothing(void **state)
 static void test_queue__boot_waits_for_its_build(void **state)
 {
 	struct fixture *f = *state;
-	int64_t id = submit(f->s, MATRIX, MODEL);
+	/* sequential: a variant's boots wait for its build alone */
+	int64_t id = submit(f->s, MATRIX_ORDER(", order: sequential"), MODEL);
 	struct kb_store_job b, j;
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_store_progress p;
@@ -261,6 +264,29 @@ static void test_queue__boot_waits_for_its_build(void **state)
 	assert_string_equal(j.host, "test:///x");
 	kb_store_job_release(&j);
 	kb_store_job_release(&b);
+}
+
+/* In blocks every kernel is built before the first boot. */
+static void test_queue__in_blocks_boots_wait_for_every_build(void **state)
+{
+	struct fixture *f = *state;
+	int64_t id = submit(f->s, MATRIX, MODEL);
+	struct kb_store_job b, j;
+	struct kb_err err = KB_ERR_INIT;
+
+	assert_int_equal(claim(f->s, A, 1000, KB_STORE_JOB_BUILD, &b), 0);
+	assert_int_equal(run(f->s, id, &b, A, &err), 0);
+	kb_store_job_release(&b);
+	/* one of the two built: no boot yet */
+	assert_int_equal(claim(f->s, A, 1000, KB_STORE_JOB_BOOT, &j),
+			 KB_ENOTFOUND);
+	assert_int_equal(claim(f->s, A, 1000, KB_STORE_JOB_BUILD, &b), 0);
+	assert_int_equal(run(f->s, id, &b, A, &err), 0);
+	kb_store_job_release(&b);
+	/* both: round 1 starts */
+	assert_int_equal(claim(f->s, A, 1000, KB_STORE_JOB_BOOT, &j), 0);
+	assert_int_equal(j.boot_no, 1);
+	kb_store_job_release(&j);
 }
 
 static void test_queue__boots_go_round_by_round(void **state)
@@ -751,6 +777,7 @@ int main(int argc, char **argv)
 		T(test_queue__submission_over_the_caps_writes_nothing),
 		T(test_queue__newline_in_fio_value_is_refused),
 		T(test_queue__boot_waits_for_its_build),
+		T(test_queue__in_blocks_boots_wait_for_every_build),
 		T(test_queue__boots_go_round_by_round),
 		T(test_queue__expired_lease_is_taken_over),
 		T(test_queue__restart_takes_back_dead_leases),

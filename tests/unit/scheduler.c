@@ -25,7 +25,7 @@
  */
 
 /* 4 variants, each its own build key; 2 boots each: 4 builds, 8 boots */
-#define MATRIX                                                   \
+#define MATRIX_ORDER(order)                                                   \
 	"name: s\n"                                              \
 	"factors:\n"                                             \
 	"  kconfig:\n"                                           \
@@ -34,11 +34,13 @@
 	"workload:\n"                                            \
 	"  fio: { rw: randread }\n"                              \
 	"  metric: read_iops\n"                                  \
-	"repeat: { boots: 2, runs_per_boot: 1 }\n"               \
+	"repeat: { boots: 2, runs_per_boot: 1" order " }\n"         \
 	"hosts:\n"                                               \
 	"  - uri: test:///a\n"                                   \
 	"    capacity: 2\n"                                      \
 	"  - uri: test:///b\n"
+/* 4 variants in blocks (the default), 2 boots each, 2 hosts */
+#define MATRIX MATRIX_ORDER("")
 /* one variant, one build, 3 boots on one host of capacity 1 */
 #define AA                                                       \
 	"name: aa\n"                                             \
@@ -372,7 +374,8 @@ static void test_sched__boot_waits_for_its_build(void **state)
 	unsigned built;
 
 	memset(st, 0, sizeof(st));
-	submit(f, MATRIX);
+	/* sequential: a variant's boots wait for its build alone */
+	submit(f, MATRIX_ORDER(", order: sequential"));
 	/* the first build runs: no boot is ready */
 	assert_int_equal(pass(sc, 100, st, &n), 1);
 	assert_int_equal(st[0].job.kind, KB_STORE_JOB_BUILD);
@@ -388,6 +391,34 @@ static void test_sched__boot_waits_for_its_build(void **state)
 	/* its two boots spread over the hosts: one on a, one on b */
 	assert_int_equal(kb_sched_host_running(sc, HOST_A), 1);
 	assert_int_equal(kb_sched_host_running(sc, HOST_B), 1);
+	release_all(st, n);
+	kb_sched_free(sc);
+}
+
+/* In blocks every kernel is built before the first boot. */
+static void test_sched__in_blocks_boots_wait_for_every_build(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_sched *sc = sched(f, A, 1, MAX);
+	struct kb_sched_step st[MAX];
+	size_t n = 0, b;
+
+	memset(st, 0, sizeof(st));
+	submit(f, MATRIX);
+	for (b = 0; b < 3; b++) {
+		/* a build runs, then is done: still no boot */
+		assert_int_equal(pass(sc, 100 + 2 * (int64_t)b, st, &n), 1);
+		assert_int_equal(st[0].job.kind, KB_STORE_JOB_BUILD);
+		finish(f, sc, st, &n, 0);
+	}
+	assert_int_equal(pass(sc, 110, st, &n), 1);
+	assert_int_equal(st[0].job.kind, KB_STORE_JOB_BUILD);
+	assert_int_equal(count_kind(st, n, KB_STORE_JOB_BOOT), 0);
+	finish(f, sc, st, &n, 0);
+	/* the four built: round 1's boots start, on both hosts' slots */
+	assert_true(pass(sc, 112, st, &n) > 0);
+	assert_int_equal(count_kind(st, n, KB_STORE_JOB_BUILD), 0);
+	assert_true(count_kind(st, n, KB_STORE_JOB_BOOT) > 0);
 	release_all(st, n);
 	kb_sched_free(sc);
 }
@@ -999,6 +1030,7 @@ int main(int argc, char **argv)
 		T(test_sched__two_build_slots_run_two_builds),
 		T(test_sched__max_steps_caps_every_kind),
 		T(test_sched__boot_waits_for_its_build),
+		T(test_sched__in_blocks_boots_wait_for_every_build),
 		T(test_sched__expired_lease_is_taken_back_and_runs_once),
 		T(test_sched__renewed_lease_is_kept),
 		T(test_sched__cancelled_experiment_starts_no_new_step),

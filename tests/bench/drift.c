@@ -1,0 +1,216 @@
+/*
+ * The run order against a drifting host (issue 24), measured on the
+ * performance model at time scale 0 with a drift over the run
+ * (docs/model.md, "drift"): a 2^4 full design, 3 boots a variant, boot
+ * noise CV 5%, over KBISECT_BENCH_SEEDS seeds (default 200), for no
+ * drift, a linear drift of -10%, -30% and +30% over the run, a step of
+ * -10% half way and an AR(1) drift (phi 0.9, CV 5%); each in the
+ * sequential order (variant after variant, kbisect before the blocks)
+ * and in randomised complete blocks (the default, lib/order.h):
+ *
+ *   null     no effect: family-wise false alarms of `effects` (any
+ *            effect significant at Holm's level);
+ *   planted  A: y costs 15%: found (A significant), an innocent effect
+ *            called (any other significant).
+ *
+ * The analysis does not fit the round as a block yet: the blocks turn
+ * the drift into noise, which keeps the false alarms at their level and
+ * costs power where the drift is large.  Then the checks, each PASS or
+ * FAIL; exits 1 when one fails.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "buf.h"
+#include "effects.h"
+#include "err.h"
+#include "executor.h"
+#include "matrix.h"
+#include "model.h"
+#include "pipeline.h"
+#include "plan.h"
+#include "store.h"
+
+struct drift {
+	const char *label;
+	const char *yaml; /* the model's drift: mapping, or "" for none */
+};
+
+static const struct drift drifts[] = {
+	{ "none", "" },
+	{ "linear -10%", "drift: { linear: -0.1 }\n" },
+	{ "linear -30%", "drift: { linear: -0.3 }\n" },
+	{ "linear +30%", "drift: { linear: 0.3 }\n" },
+	{ "step -10% at half", "drift: { step: -0.1, at: 0.5 }\n" },
+	{ "AR(1) phi 0.9", "drift: { ar1: { phi: 0.9, cv: 0.05 } }\n" },
+};
+#define NDRIFT (sizeof(drifts) / sizeof(drifts[0]))
+
+static const char *const orders[] = { "sequential", "blocks" };
+
+struct tally {
+	unsigned null_any;        /* null: any effect significant */
+	unsigned found;           /* planted: A significant */
+	unsigned innocent;        /* planted: another significant */
+};
+
+static void remove_db(const char *db)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s-wal", db);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s-shm", db);
+	unlink(path);
+	unlink(db);
+}
+
+/*
+ * One experiment of the 2^4 design in @order on a model of @drift with
+ * seed @seed, A: y costing 15% when @planted; adds to @t.
+ */
+static int one(struct kb_store *s, const char *order, const struct drift *d,
+	       unsigned long long seed, int planted, struct tally *t,
+	       struct kb_err *err)
+{
+	struct kb_buf mx = KB_BUF_INIT, mo = KB_BUF_INIT;
+	struct kb_pipeline_opts o = KB_PIPELINE_OPTS_INIT;
+	struct kb_matrix *m = NULL;
+	struct kb_plan *p = NULL;
+	struct kb_model *model = NULL;
+	struct kb_executor *ex = NULL;
+	struct kb_analysis *a = NULL;
+	struct kb_effect *e = NULL;
+	size_t n = 0, i;
+	double cv, df;
+	int64_t exp = 0;
+	int any = 0, hit = 0, other = 0, ret;
+
+	/* a seed in the matrix's text too: each seed its own run order */
+	kb_buf_addf(&mx,
+		    "name: drift-%llu\n"
+		    "workload: { fio: { rw: randread } }\n"
+		    "factors: { kconfig: { A: [n, y], B: [n, y], C: [n, y],"
+		    " D: [n, y] } }\n"
+		    "repeat: { boots: 3, order: %s }\n",
+		    seed, order);
+	kb_buf_addf(&mo,
+		    "metric: read_iops\nbase: 1000\n"
+		    "noise: { boot_cv: 0.05 }\nseed: %llu\n%s",
+		    seed, d->yaml);
+	if (planted)
+		kb_buf_adds(&mo, "effects:\n  - { when: { A: y }, factor: 0.85 }\n");
+	if ((ret = kb_matrix_parse_buffer(mx.buf, mx.len, "m.yaml", &m, err)) ||
+	    (ret = kb_plan_new(m, &p, err)) ||
+	    (ret = kb_model_parse_buffer(mo.buf, mo.len, "model.yaml", &model,
+					 err)) ||
+	    (ret = kb_model_executor_new(model, 0, &ex)))
+		goto out;
+	o.model_text = kb_model_text(model);
+	if ((ret = kb_pipeline_run(s, p, ex, &o, &exp, err)) ||
+	    (ret = kb_analysis_open(s, exp, NULL, &a, err)) ||
+	    (ret = kb_effects_estimate(a, &e, &n, &cv, &df, err)))
+		goto out;
+	for (i = 0; i < n; i++) {
+		int is_a = !e[i].interaction && e[i].f1 == 0;
+
+		any |= e[i].significant;
+		hit |= e[i].significant && is_a;
+		other |= e[i].significant && !is_a;
+	}
+	if (planted) {
+		t->found += hit;
+		t->innocent += other;
+	} else {
+		t->null_any += any;
+	}
+out:
+	free(e);
+	kb_analysis_free(a);
+	kb_executor_free(ex);
+	kb_model_free(model);
+	kb_plan_free(p);
+	kb_matrix_free(m);
+	kb_buf_release(&mx);
+	kb_buf_release(&mo);
+	return ret;
+}
+
+static double pct(unsigned k, unsigned n)
+{
+	return n ? 100.0 * k / n : NAN;
+}
+
+static int check(const char *what, double got, double hi)
+{
+	int ok = got <= hi;
+
+	printf("%s  %s: %.1f%% (at most %.0f%%)\n", ok ? "PASS" : "FAIL", what,
+	       got, hi);
+	return ok;
+}
+
+int main(void)
+{
+	const char *env = getenv("KBISECT_BENCH_SEEDS");
+	unsigned seeds = env ? (unsigned)atoi(env) : 200, k;
+	struct tally t[NDRIFT][2];
+	struct kb_err err = KB_ERR_INIT;
+	char db[64];
+	size_t d, o;
+	int ok = 1;
+
+	if (!seeds)
+		seeds = 200;
+	memset(t, 0, sizeof(t));
+	snprintf(db, sizeof(db), "/tmp/kb-bench-drift-%ld.db", (long)getpid());
+	for (d = 0; d < NDRIFT; d++)
+		for (o = 0; o < 2; o++) {
+			struct kb_store *s = NULL;
+
+			remove_db(db);
+			if (kb_store_open(db, NULL, &s, &err)) {
+				fprintf(stderr, "bench drift: %s\n", err.msg);
+				return 1;
+			}
+			for (k = 1; k <= seeds; k++)
+				if (one(s, orders[o], &drifts[d], k, 0,
+					&t[d][o], &err) ||
+				    one(s, orders[o], &drifts[d], k, 1,
+					&t[d][o], &err)) {
+					fprintf(stderr, "bench drift: %s\n",
+						err.msg);
+					return 1;
+				}
+			kb_store_close(s);
+		}
+	remove_db(db);
+	printf("== the run order under drift: 2^4 x 3 boots, CV 5%%, %u seeds, effects at Holm's level\n",
+	       seeds);
+	printf("%-20s  %-26s  %-26s\n", "", "null: false alarms",
+	       "planted 15%: found / innocent");
+	printf("%-20s  %12s %13s  %12s %13s\n", "drift over the run",
+	       "sequential", "blocks", "sequential", "blocks");
+	for (d = 0; d < NDRIFT; d++)
+		printf("%-20s  %11.1f%% %12.1f%%  %5.1f / %4.1f%% %5.1f / %4.1f%%\n",
+		       drifts[d].label, pct(t[d][0].null_any, seeds),
+		       pct(t[d][1].null_any, seeds), pct(t[d][0].found, seeds),
+		       pct(t[d][0].innocent, seeds), pct(t[d][1].found, seeds),
+		       pct(t[d][1].innocent, seeds));
+	for (d = 0; d < NDRIFT; d++) {
+		char what[96];
+
+		snprintf(what, sizeof(what),
+			 "blocks, %s: null false alarms", drifts[d].label);
+		ok &= check(what, pct(t[d][1].null_any, seeds), 8);
+		snprintf(what, sizeof(what),
+			 "blocks, %s: an innocent effect called",
+			 drifts[d].label);
+		ok &= check(what, pct(t[d][1].innocent, seeds), 8);
+	}
+	return ok ? 0 : 1;
+}
