@@ -10,6 +10,7 @@
 #include "mem.h"
 #include "model.h"
 #include "pipeline.h"
+#include "rng.h"
 #include "runner.h"
 #include "spread.h"
 #include "banned.h"
@@ -282,6 +283,25 @@ static double look_alpha(struct kb_analysis *a, unsigned start,
 
 /* kb_analysis_compare at overall level @alpha (the experiment's, or the
  * one kb_analysis_compare_at asks for). */
+/* One more boot of @ia (when @more_a) and of @ib (when @more_b), @ib's
+ * first when @b_first. */
+static int add_round(struct kb_analysis *a, unsigned ia, unsigned ib,
+		     unsigned more_a, unsigned more_b, int b_first,
+		     struct kb_err *err)
+{
+	unsigned side[2] = { b_first ? ib : ia, b_first ? ia : ib };
+	unsigned more[2] = { b_first ? more_b : more_a,
+			     b_first ? more_a : more_b };
+	int k, ret;
+
+	for (k = 0; k < 2; k++)
+		if (more[k] &&
+		    (ret = kb_pipeline_add_boots(a->s, a->exp, a->plan, a->ex,
+						 side[k], 1, a->popts, err)))
+			return ret;
+	return 0;
+}
+
 static int compare(struct kb_analysis *a, unsigned ia, unsigned ib,
 		   int adaptive, double alpha, struct kb_comparison *out,
 		   struct kb_err *err)
@@ -336,15 +356,15 @@ static int compare(struct kb_analysis *a, unsigned ia, unsigned ib,
 
 			if (!more_a && !more_b)
 				return 0;
-			if (more_a &&
-			    (ret = kb_pipeline_add_boots(a->s, a->exp, a->plan,
-							 a->ex, ia, 1,
-							 a->popts, err)))
-				return ret;
-			if (more_b &&
-			    (ret = kb_pipeline_add_boots(a->s, a->exp, a->plan,
-							 a->ex, ib, 1,
-							 a->popts, err)))
+			/* a round of both sides, in an order drawn for it
+			 * (seeded by the experiment and the counts, so a run
+			 * again draws the same): neither side always boots
+			 * first, and a drift falls on both alike */
+			if ((ret = add_round(a, ia, ib, more_a, more_b,
+					     kb_rng_seed_from((uint64_t)a->exp,
+							      "adaptive", na,
+							      nb) & 1,
+					     err)))
 				return ret;
 			a->added += more_a + more_b;
 			if ((ret = load_values(a, err)))

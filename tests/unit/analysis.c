@@ -4,6 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "test.h"
 #include "testfs.h"
 #include "analysis.h"
@@ -123,6 +125,55 @@ static void test_analysis__workload_better_decides_the_verdict(void **state)
 	run_experiment(f, OPS_MATRIX(""), OPS_MODEL);
 	assert_int_equal(kb_analysis_direction(f->a)->source,
 			 KB_METRIC_GUESSED);
+}
+
+/* Adaptive boots come in rounds of both sides, in an order drawn for
+ * each: neither side always boots first (issue 24). */
+static void test_analysis__adaptive_rounds_change_which_side_is_first(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_comparison c;
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int a_first = 0, b_first = 0;
+
+	/* a change near the threshold in noise: inconclusive to the
+	 * last looks */
+	run_experiment(f,
+		       "workload:\n  fio: { rw: randread }\n"
+		       "  metric: ops_per_s\n"
+		       "factors: { kconfig: { A: [n, y] } }\n"
+		       "repeat: { boots: 3, max_boots: 20 }\n",
+		       "metric: ops_per_s\nbase: 1000\n"
+		       "noise: { boot_cv: 0.05 }\nseed: 5\n"
+		       "effects:\n  - { when: { A: y }, factor: 0.95 }\n");
+	assert_int_equal(kb_analysis_compare(f->a, 0, 1, 1, &c, &err), 0);
+	assert_true(kb_analysis_boots_added(f->a) >= 10);
+	if (sqlite3_open_v2(f->db, &db, SQLITE_OPEN_READONLY, NULL) !=
+		    SQLITE_OK ||
+	    sqlite3_prepare_v2(db,
+			       "SELECT a.seq < b.seq FROM boots a"
+			       " JOIN variants va ON va.id = a.variant_id"
+			       " JOIN boots b ON b.boot_no = a.boot_no"
+			       " JOIN variants vb ON vb.id = b.variant_id"
+			       " WHERE va.experiment_id = ?1 AND va.idx = 0"
+			       " AND vb.experiment_id = ?1 AND vb.idx = 1"
+			       " AND a.boot_no > 3",
+			       -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, f->exp);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (sqlite3_column_int(st, 0))
+			a_first++;
+		else
+			b_first++;
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	assert_true(a_first > 0);
+	assert_true(b_first > 0);
 }
 
 static void test_analysis__added_boots_make_later_looks(void **state)
@@ -598,6 +649,7 @@ static void test_effects__workload_copies_and_pinning_interact(void **state)
 
 static const struct CMUnitTest tests[] = {
 	T(test_analysis__workload_better_decides_the_verdict),
+	T(test_analysis__adaptive_rounds_change_which_side_is_first),
 	T(test_analysis__added_boots_make_later_looks),
 	T(test_analysis__compare_metric_is_the_analysis_of_that_metric),
 	T(test_effects__holm_adjusts_the_family),
