@@ -6,6 +6,7 @@
  * generated configs and performance models, one bisection of them, and
  * the clock.  Static inline: each bench is a program of one file.
  */
+#include "bench.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,18 +132,6 @@ out:
 	kb_kconfig_free(bad);
 	kb_buf_release(&text);
 	return ret;
-}
-
-/* Remove the scratch database @db with its -wal and -shm files. */
-static inline void bench_remove_db(const char *db)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s-wal", db);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s-shm", db);
-	unlink(path);
-	unlink(db);
 }
 
 #endif

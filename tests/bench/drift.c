@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "analysis.h"
 #include "buf.h"
 #include "effects.h"
@@ -58,16 +59,6 @@ struct tally {
 	unsigned innocent;        /* planted: another significant */
 };
 
-static void remove_db(const char *db)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s-wal", db);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s-shm", db);
-	unlink(path);
-	unlink(db);
-}
 
 /*
  * One experiment of the 2^4 design in @order on a model of @drift with
@@ -172,7 +163,7 @@ int main(void)
 		for (o = 0; o < 2; o++) {
 			struct kb_store *s = NULL;
 
-			remove_db(db);
+			bench_remove_db(db);
 			if (kb_store_open(db, NULL, &s, &err)) {
 				fprintf(stderr, "bench drift: %s\n", err.msg);
 				return 1;
@@ -188,7 +179,7 @@ int main(void)
 				}
 			kb_store_close(s);
 		}
-	remove_db(db);
+	bench_remove_db(db);
 	printf("== the run order under drift: 2^4 x 3 boots, CV 5%%, %u seeds, effects at Holm's level\n",
 	       seeds);
 	printf("%-20s  %-26s  %-26s\n", "", "null: false alarms",

@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "analysis.h"
 #include "bisect.h"
 #include "buf.h"
@@ -101,16 +102,6 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void remove_db(const char *db)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s-wal", db);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s-shm", db);
-	unlink(path);
-	unlink(db);
-}
 
 /* The model: base 1000, the noise, and @factor when @when holds. */
 static void model_text(struct kb_buf *b, double cv, uint64_t seed,
@@ -475,7 +466,7 @@ static void *run_cell(void *arg)
 		}
 		kb_store_close(s);
 		s = NULL;
-		remove_db(db);
+		bench_remove_db(db);
 	}
 	rmdir(c->dir);
 	return NULL;

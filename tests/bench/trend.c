@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "err.h"
 #include "executor.h"
 #include "matrix.h"
@@ -129,16 +130,6 @@ static int has_index(const struct kb_trend_change *c, size_t nc, size_t at,
 	return 0;
 }
 
-static void remove_db(const char *db)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s-wal", db);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s-shm", db);
-	unlink(path);
-	unlink(db);
-}
 
 /* Part 1: through the store.  Returns 1 when a target is missed. */
 static int through_the_store(unsigned nseeds)
@@ -186,7 +177,7 @@ static int through_the_store(unsigned nseeds)
 		free(c);
 	}
 	kb_store_close(s);
-	remove_db(db);
+	bench_remove_db(db);
 	rmdir(dir);
 
 	printf("1. through the store: %u series of %d experiments each way, %d boots an experiment,\n"
