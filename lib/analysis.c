@@ -56,7 +56,8 @@ static void release_variants(struct kb_analysis *a)
 	a->nvariants = 0;
 }
 
-/* Drop the first @k boots of @v, their values and hosts. */
+/* Drop the first @k boots of @v, their values, hosts, rounds and
+ * places. */
 static void drop_front(struct kb_store_variant *v, size_t k)
 {
 	size_t i;
@@ -68,6 +69,12 @@ static void drop_front(struct kb_store_variant *v, size_t k)
 	if (v->boot_hosts)
 		memmove(v->boot_hosts, v->boot_hosts + k,
 			(v->nboots - k) * sizeof(*v->boot_hosts));
+	if (v->boot_rounds)
+		memmove(v->boot_rounds, v->boot_rounds + k,
+			(v->nboots - k) * sizeof(*v->boot_rounds));
+	if (v->boot_seqs)
+		memmove(v->boot_seqs, v->boot_seqs + k,
+			(v->nboots - k) * sizeof(*v->boot_seqs));
 	v->nboots -= k;
 }
 
@@ -260,6 +267,40 @@ const char *const *kb_analysis_hosts(const struct kb_analysis *a,
 	}
 	*n = a->v[idx].nboots;
 	return (const char *const *)a->v[idx].boot_hosts;
+}
+
+const unsigned *kb_analysis_rounds(const struct kb_analysis *a, unsigned idx,
+				   size_t *n)
+{
+	if (idx >= a->nvariants || !a->v[idx].boot_rounds) {
+		*n = 0;
+		return NULL;
+	}
+	*n = a->v[idx].nboots;
+	return a->v[idx].boot_rounds;
+}
+
+unsigned kb_analysis_nrounds(const struct kb_analysis *a)
+{
+	unsigned max = 0, n = 0, r;
+	unsigned char *seen;
+	size_t v, i;
+
+	for (v = 0; v < a->nvariants; v++)
+		for (i = 0; a->v[v].boot_rounds && i < a->v[v].nboots; i++)
+			if (a->v[v].boot_rounds[i] > max)
+				max = a->v[v].boot_rounds[i];
+	if (!max)
+		return 0;
+	seen = kb_calloc((size_t)max + 1, 1);
+	for (v = 0; v < a->nvariants; v++)
+		for (i = 0; a->v[v].boot_rounds && i < a->v[v].nboots; i++)
+			if ((r = a->v[v].boot_rounds[i]) && !seen[r]) {
+				seen[r] = 1;
+				n++;
+			}
+	free(seen);
+	return n;
 }
 
 /*

@@ -84,6 +84,15 @@ const double *kb_analysis_values(const struct kb_analysis *a, unsigned idx,
  */
 const char *const *kb_analysis_hosts(const struct kb_analysis *a,
 				     unsigned idx, size_t *n);
+/*
+ * The round (block, lib/order.h) each of those boots ran in, 0 for none
+ * (sequential, boots added later, before db/0013), in the same order; as
+ * kb_analysis_hosts() for *@n.
+ */
+const unsigned *kb_analysis_rounds(const struct kb_analysis *a, unsigned idx,
+				   size_t *n);
+/* How many distinct rounds the boots of @a ran in (0: none). */
+unsigned kb_analysis_nrounds(const struct kb_analysis *a);
 
 /*
  * The direction of the metric analysed (workload.better, a known metric's,

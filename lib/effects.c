@@ -80,8 +80,11 @@ static void add_alias_name(struct kb_effect *e, int sign, const char *n1,
  * plain cell means; only the variance loses the hosts' differences.
  */
 struct hostfit {
-	size_t nh, nv;         /* hosts; variants */
-	const char **host;     /* names, in the matrix's order (borrowed) */
+	size_t nh, nv;         /* blocks; variants */
+	const char **host;     /* names, in the matrix's order (borrowed
+				* from @label or the analysis) */
+	char ***label;         /* by round: [v][i] the block of each boot,
+				* "HOST#ROUND" (owned); NULL: by host */
 	size_t *hn;            /* boots per host */
 	double *hsum;          /* sum of the (plain) values per host */
 	size_t *vn;            /* boots per variant */
@@ -94,8 +97,16 @@ struct hostfit {
 
 static void hostfit_free(struct hostfit *f)
 {
+	size_t v, i;
+
 	if (!f)
 		return;
+	for (v = 0; f->label && v < f->nv; v++) {
+		for (i = 0; f->label[v] && f->label[v][i]; i++)
+			free(f->label[v][i]);
+		free(f->label[v]);
+	}
+	free(f->label);
 	free(f->host);
 	free(f->hn);
 	free(f->hsum);
@@ -180,12 +191,56 @@ static int invert(double *a, size_t n)
 }
 
 /*
- * Fit @a's positive per-boot values with host blocks into *@out: NULL
- * (and 0) when they ran on one host.  KB_EINPUT when the hosts cannot be
- * told from the variants (each ran a set of variants no other host ran).
+ * The block labels of @a's boots by host and round into f->label: a
+ * boot of round r on host H is in block "H#r" (in blocks every round is
+ * one host's: the block is host x round); a boot of no round is in its
+ * host's block.  None (f->label NULL) when no boot has a round.
  */
-static int hostfit(const struct kb_analysis *a, struct hostfit **out,
-		   struct kb_err *err)
+static void round_labels(const struct kb_analysis *a, struct hostfit *f,
+			 size_t nv)
+{
+	size_t v, i, k, kr;
+
+	if (!kb_analysis_nrounds(a))
+		return;
+	f->label = kb_calloc(nv + 1, sizeof(*f->label));
+	for (v = 0; v < nv; v++) {
+		const char *const *hs = kb_analysis_hosts(a, (unsigned)v, &k);
+		const unsigned *rs = kb_analysis_rounds(a, (unsigned)v, &kr);
+
+		f->label[v] = kb_calloc(k + 1, sizeof(**f->label));
+		for (i = 0; i < k; i++) {
+			const char *h = hs && hs[i] ? hs[i] : "?";
+
+			f->label[v][i] = rs && i < kr && rs[i]
+						 ? kb_asprintf("%s#%u", h, rs[i])
+						 : kb_strdup(h);
+		}
+	}
+}
+
+/* The block of boot @i of variant @v: its label, or its host. */
+static const char *block_of(const struct kb_analysis *a,
+			    const struct hostfit *f, size_t v, size_t i)
+{
+	const char *const *hs;
+	size_t k;
+
+	if (f->label)
+		return f->label[v][i];
+	hs = kb_analysis_hosts(a, (unsigned)v, &k);
+	return hs ? hs[i] : NULL;
+}
+
+/*
+ * Fit @a's positive per-boot values with host blocks into *@out, or with
+ * @by_round with host x round blocks (the run order's, lib/order.h):
+ * NULL (and 0) when they ran in one block.  KB_EINPUT when the blocks
+ * cannot be told from the variants (each ran a set of variants no other
+ * block ran).
+ */
+static int hostfit(const struct kb_analysis *a, int by_round,
+		   struct hostfit **out, struct kb_err *err)
 {
 	const struct kb_matrix *m = kb_plan_matrix(kb_analysis_plan(a));
 	size_t nv = kb_plan_nvariants(kb_analysis_plan(a)), v, i, j, k, q;
@@ -204,10 +259,13 @@ static int hostfit(const struct kb_analysis *a, struct hostfit **out,
 	}
 	cap = total + kb_matrix_nhosts(m) + 1;
 	f->host = kb_calloc(cap, sizeof(*f->host));
+	f->nv = nv;
+	if (by_round)
+		round_labels(a, f, nv);
 	/* the hosts boots ran on, the matrix's first in its order (the
 	 * first of them is the one the others are compared with), then
 	 * any other */
-	for (j = 0; j < kb_matrix_nhosts(m); j++) {
+	for (j = 0; !f->label && j < kb_matrix_nhosts(m); j++) {
 		const char *uri = kb_matrix_host(m, j)->uri;
 		int ran = 0;
 
@@ -223,19 +281,17 @@ static int hostfit(const struct kb_analysis *a, struct hostfit **out,
 			host_index(f, uri, cap);
 	}
 	for (v = 0; v < nv; v++) {
-		const char *const *hs = kb_analysis_hosts(a, (unsigned)v, &k);
 		const double *y = kb_analysis_values(a, (unsigned)v, &k);
 
 		for (i = 0; i < k; i++)
 			if (y[i] > 0)
-				host_index(f, hs ? hs[i] : NULL, cap);
+				host_index(f, block_of(a, f, v, i), cap);
 	}
 	nh = f->nh;
 	if (nh < 2) {
 		hostfit_free(f);
 		return 0;
 	}
-	f->nv = nv;
 	f->hn = kb_calloc(nh, sizeof(*f->hn));
 	f->hsum = kb_calloc(nh, sizeof(*f->hsum));
 	f->vn = kb_calloc(nv + 1, sizeof(*f->vn));
@@ -247,13 +303,12 @@ static int hostfit(const struct kb_analysis *a, struct hostfit **out,
 	b = kb_calloc(nh, sizeof(*b));
 	nvj = kb_calloc(nv * nh + 1, sizeof(*nvj));
 	for (v = 0; v < nv; v++) {
-		const char *const *hs = kb_analysis_hosts(a, (unsigned)v, &k);
 		const double *y = kb_analysis_values(a, (unsigned)v, &k);
 
 		for (i = 0; i < k; i++) {
 			if (!(y[i] > 0))
 				continue;
-			j = host_index(f, hs ? hs[i] : NULL, cap);
+			j = host_index(f, block_of(a, f, v, i), cap);
 			nvj[v * nh + j]++;
 			f->vn[v]++;
 			f->hn[j]++;
@@ -300,7 +355,6 @@ static int hostfit(const struct kb_analysis *a, struct hostfit **out,
 			f->mu[v] -= f->p[v * nh + j] * f->h[j];
 	}
 	for (v = 0; v < nv; v++) {
-		const char *const *hs = kb_analysis_hosts(a, (unsigned)v, &k);
 		const double *y = kb_analysis_values(a, (unsigned)v, &k);
 
 		for (i = 0; i < k; i++) {
@@ -308,7 +362,7 @@ static int hostfit(const struct kb_analysis *a, struct hostfit **out,
 
 			if (!(y[i] > 0))
 				continue;
-			j = host_index(f, hs ? hs[i] : NULL, cap);
+			j = host_index(f, block_of(a, f, v, i), cap);
 			r = log(y[i]) - f->mu[v] - f->h[j];
 			sse += r * r;
 		}
@@ -425,16 +479,17 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 					  kb_analysis_metric(a),
 					  bad == 1 ? "it" : "them");
 	}
-	/* boots on several hosts: the host is a block, fitted beside the
-	 * variants, so that its differences leave the variance */
-	if ((ret = hostfit(a, &hf, err)))
+	/* boots on several hosts or in rounds: the host x round is a block,
+	 * fitted beside the variants, so that its differences — a host's,
+	 * a drift's over the run — leave the variance */
+	if ((ret = hostfit(a, 1, &hf, err)))
 		return ret;
 	if (hf) {
 		var = hf->var;
 		*df = hf->df;
 		if (isnan(var) || *df < 1) {
 			ret = kb_err_set(err, KB_EINPUT,
-					 "effects need a variance: the boots leave none beside the variants and the %zu hosts",
+					 "effects need a variance: the boots leave none beside the variants and the %zu blocks (hosts, rounds)",
 					 hf->nh);
 			goto out;
 		}
@@ -576,7 +631,7 @@ int kb_effects_hosts(const struct kb_analysis *a, struct kb_host_effect **out,
 	*out = NULL;
 	*n = 0;
 	*df = NAN;
-	if ((ret = hostfit(a, &f, err)))
+	if ((ret = hostfit(a, 0, &f, err)))
 		return ret;
 	if (!f)
 		return one_host(a, out, n);

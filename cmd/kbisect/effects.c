@@ -78,7 +78,13 @@ static void effects_json(const struct kb_analysis *a,
 				  kb_plan_matrix(kb_analysis_plan(a)))));
 	kb_json_kv_number(j, "residual_cv_pct", cv);
 	kb_json_kv_number(j, "df", df);
-	kb_json_kv_string(j, "blocks", nh > 1 ? "host" : NULL);
+	/* what the fit took out as blocks: the hosts, the run order's
+	 * rounds (lib/order.h), or both (a round is one host's) */
+	kb_json_kv_string(j, "blocks",
+			  kb_analysis_nrounds(a) > 1
+				  ? (nh > 1 ? "host x round" : "round")
+				  : nh > 1 ? "host" : NULL);
+	kb_json_kv_int(j, "rounds", kb_analysis_nrounds(a));
 	cmd_json_host_effects(j, "hosts", h, nh);
 	kb_json_key(j, "effects");
 	kb_json_array_begin(j);
@@ -121,7 +127,13 @@ static void effects_text(const struct kb_analysis *a,
 	       kb_analysis_info(a)->name);
 	printf("%s: %s\n", kb_analysis_metric(a),
 	       kb_metric_dir_text(kb_analysis_direction(a)));
-	if (nh > 1)
+	if (kb_analysis_nrounds(a) > 1 && nh > 1)
+		printf("boot-to-boot CV %.1f%% (pooled over variants, the %u rounds on %zu hosts a block each, %g degrees of freedom)\n\n",
+		       cv, kb_analysis_nrounds(a), nh, df);
+	else if (kb_analysis_nrounds(a) > 1)
+		printf("boot-to-boot CV %.1f%% (pooled over variants, the %u rounds a block each, %g degrees of freedom)\n\n",
+		       cv, kb_analysis_nrounds(a), df);
+	else if (nh > 1)
 		printf("boot-to-boot CV %.1f%% (pooled over variants, the %zu hosts a block, %g degrees of freedom)\n\n",
 		       cv, nh, df);
 	else
@@ -206,7 +218,9 @@ const struct cmd cmd_effects_entry = {
 		"two-way interactions (--json lists them with their coefficients).\n"
 		"When the boots ran on several hosts, the host is a block: fitted\n"
 		"beside the variants, its differences are printed apart and left\n"
-		"out of the variance.\n",
+		"out of the variance.  So is each round of the run order\n"
+		"(repeat.order: blocks, the default): a drift of the host over the\n"
+		"run leaves the variance too.\n",
 	.epilog = "Example:\n  kbisect effects 1\n",
 };
 

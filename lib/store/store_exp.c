@@ -357,6 +357,8 @@ void kb_store_variant_release(struct kb_store_variant *v)
 	for (size_t i = 0; v->boot_hosts && i < v->nboots; i++)
 		free(v->boot_hosts[i]);
 	free(v->boot_hosts);
+	free(v->boot_rounds);
+	free(v->boot_seqs);
 	free(v->last_failure);
 	memset(v, 0, sizeof(*v));
 }
@@ -374,13 +376,16 @@ void kb_store_variant_release(struct kb_store_variant *v)
 const char store_sql_variants[] =
 	"SELECT idx, label, build_key FROM variants"
 	" WHERE experiment_id = ?1 ORDER BY idx";
-const char store_sql_boot_means[] =
-	"SELECT v.idx, avg(s.value), b.host FROM variants v"
-	" JOIN boots b ON b.variant_id = v.id"
-	" JOIN samples s ON s.boot_id = b.id"
-	" WHERE v.experiment_id = ?1 AND (?3 < 0 OR v.idx IN (?3, ?4))"
-	" AND b.status = 'ok' AND s.metric = ?2"
-	" GROUP BY v.idx, b.boot_no ORDER BY v.idx, b.boot_no";
+#define BOOT_MEANS(round_seq)                                               \
+	"SELECT v.idx, avg(s.value), b.host, " round_seq " FROM variants v" \
+	" JOIN boots b ON b.variant_id = v.id"                              \
+	" JOIN samples s ON s.boot_id = b.id"                               \
+	" WHERE v.experiment_id = ?1 AND (?3 < 0 OR v.idx IN (?3, ?4))"     \
+	" AND b.status = 'ok' AND s.metric = ?2"                            \
+	" GROUP BY v.idx, b.boot_no ORDER BY v.idx, b.boot_no"
+const char store_sql_boot_means[] = BOOT_MEANS("b.round, b.seq");
+/* a database kept at a version before db/0013 has neither */
+static const char boot_means_v12[] = BOOT_MEANS("NULL, NULL");
 /* per variant with failures: the count, and the latest one (the bare
  * columns of max(b.id)) */
 const char store_sql_failures[] =
@@ -426,8 +431,15 @@ static int read_boot_means(struct kb_store *s, sqlite3_stmt *st,
 							  sizeof(double));
 			cur->boot_hosts = kb_reallocarray(cur->boot_hosts, cap,
 							  sizeof(char *));
+			cur->boot_rounds = kb_reallocarray(cur->boot_rounds,
+							   cap,
+							   sizeof(unsigned));
+			cur->boot_seqs = kb_reallocarray(cur->boot_seqs, cap,
+							 sizeof(unsigned));
 		}
 		cur->boot_hosts[cur->nboots] = store_column_strdup(st, 2);
+		cur->boot_rounds[cur->nboots] = store_column_unsigned(st, 3);
+		cur->boot_seqs[cur->nboots] = store_column_unsigned(st, 4);
 		cur->boot_means[cur->nboots++] = sqlite3_column_double(st, 1);
 	}
 	if (rc != SQLITE_DONE)
@@ -478,7 +490,11 @@ static int read_variants(struct kb_store *s, int64_t exp, const char *metric,
 	if (ret)
 		return ret;
 	if ((ret = store_prepare(s, store_sql_variants, &vst, err)) ||
-	    (ret = store_prepare(s, store_sql_boot_means, &mst, err)) ||
+	    (ret = store_prepare(s,
+				 kb_store_version(s) >= STORE_VERSION_ORDER
+					 ? store_sql_boot_means
+					 : boot_means_v12,
+				 &mst, err)) ||
 	    (ret = store_prepare(s, store_sql_failures, &fst, err)))
 		goto out;
 	sqlite3_bind_int64(vst, 1, exp);

@@ -113,6 +113,10 @@ struct kb_store_variant {
 	double *boot_means; /* per ok boot: the mean over its runs (owned) */
 	char **boot_hosts;  /* per ok boot: the host it ran on, or NULL
 			     * (owned, each and the array) */
+	unsigned *boot_rounds; /* per ok boot: its round (block), 0 none
+				* (owned) */
+	unsigned *boot_seqs;   /* per ok boot: its place in the run, 0 not
+				* known (owned) */
 	unsigned nfailed;   /* boots that did not end ok */
 	char *last_failure; /* "build-failed: reason" of the latest, or NULL */
 };

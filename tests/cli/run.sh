@@ -867,8 +867,8 @@ assert [x["host"] for x in h] == ["qemu+ssh://a/system", "qemu+ssh://b/system", 
 assert h[2]["drained"] and h[2]["host_failures"] == 3 and h[0]["boots"] == 10
 assert abs(f[1]["change_pct"] + 20) < 3 and f[1]["ci_pct"][0] < -20 < f[1]["ci_pct"][1]' "$T/out"; echo $?)
 run "$KB" effects 1 --db "$T/h.db"
-check "effects fits the hosts as a block" $([ $rc -eq 0 ] &&
-	has "the 3 hosts a block" "$T/out" && has "^  qemu+ssh://b/system " "$T/out"; echo $?)
+check "effects fits the hosts (and the rounds of the run order) as blocks" $([ $rc -eq 0 ] &&
+	has "the 6 rounds on 3 hosts a block each" "$T/out" && has "^  qemu+ssh://b/system " "$T/out"; echo $?)
 run "$KB" hosts 9 --db "$T/h.db"
 check "hosts of an unknown experiment: exit 1" $([ $rc -eq 1 ] && has "no experiment 9" "$T/err"; echo $?)
 run "$KB" hosts x --db "$T/h.db"
