@@ -13,6 +13,7 @@
 #include "rng.h"
 #include "runner.h"
 #include "spread.h"
+#include "stats.h"
 #include "banned.h"
 
 struct kb_analysis {
@@ -301,6 +302,70 @@ unsigned kb_analysis_nrounds(const struct kb_analysis *a)
 			}
 	free(seen);
 	return n;
+}
+
+void kb_analysis_drift(const struct kb_analysis *a, struct kb_drift *out)
+{
+	double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, lo = INFINITY,
+	       hi = -INFINITY, b, se, sse, q, t, df;
+	size_t v, i, n = 0, groups = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->change_pct = out->ci_low_pct = out->ci_high_pct = NAN;
+	out->p = NAN;
+	for (v = 0; v < a->nvariants; v++) {
+		const struct kb_store_variant *x = &a->v[v];
+		double mean = 0;
+		size_t k = 0;
+
+		for (i = 0; x->boot_seqs && i < x->nboots; i++)
+			if (x->boot_seqs[i] && x->boot_means[i] > 0) {
+				mean += log(x->boot_means[i]);
+				k++;
+			}
+		if (!k)
+			continue;
+		mean /= (double)k;
+		groups++;
+		for (i = 0; i < x->nboots; i++) {
+			double xs, ys;
+
+			if (!x->boot_seqs[i] || !(x->boot_means[i] > 0))
+				continue;
+			xs = x->boot_seqs[i];
+			ys = log(x->boot_means[i]) - mean;
+			sx += xs;
+			sy += ys;
+			sxx += xs * xs;
+			sxy += xs * ys;
+			syy += ys * ys;
+			lo = xs < lo ? xs : lo;
+			hi = xs > hi ? xs : hi;
+			n++;
+		}
+	}
+	df = (double)n - (double)groups - 1;
+	if (n < groups + 3 || df < 1 || !(hi > lo))
+		return;
+	/* least squares of the residuals on the place (their means are 0
+	 * per variant: one slope over all) */
+	sxx -= sx * sx / (double)n;
+	sxy -= sx * sy / (double)n;
+	syy -= sy * sy / (double)n;
+	if (!(sxx > 0))
+		return;
+	b = sxy / sxx;
+	sse = syy - b * sxy;
+	se = sqrt((sse > 0 ? sse : 0) / df / sxx);
+	q = kb_stats_t_quantile(0.975, df);
+	t = se > 0 ? b / se : (b ? INFINITY : 0);
+	out->nboots = n;
+	out->change_pct = (exp(b * (hi - lo)) - 1) * 100;
+	out->ci_low_pct = (exp((b - q * se) * (hi - lo)) - 1) * 100;
+	out->ci_high_pct = (exp((b + q * se) * (hi - lo)) - 1) * 100;
+	out->p = 2 * (1 - kb_stats_t_cdf(fabs(t), df));
+	out->flagged = out->p < 0.02 &&
+		       fabs(out->change_pct) >= a->opts.threshold_pct / 2;
 }
 
 /*

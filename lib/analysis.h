@@ -95,6 +95,26 @@ const unsigned *kb_analysis_rounds(const struct kb_analysis *a, unsigned idx,
 unsigned kb_analysis_nrounds(const struct kb_analysis *a);
 
 /*
+ * The drift check (docs/analysis.md, "The run order"): the log of each
+ * ok boot's value less its variant's mean, regressed on the boot's place
+ * in the run (kb_boot_result.seq), so that a host slowing down or
+ * speeding up over the run shows as a slope.
+ */
+struct kb_drift {
+	size_t nboots;      /* boots with a known place (0: no check) */
+	double change_pct;  /* the fitted change from the first boot's
+			     * place to the last's, in percent */
+	double ci_low_pct, ci_high_pct; /* its 95% interval */
+	double p;           /* of no drift (two-sided t) */
+	int flagged;        /* p < 0.02 and |change| >= half the verdict
+			     * threshold: said beside the answers */
+};
+
+/* The drift check of @a's boots into *@out; out->nboots is 0 when fewer
+ * than variants + 3 boots have a known place. */
+void kb_analysis_drift(const struct kb_analysis *a, struct kb_drift *out);
+
+/*
  * The direction of the metric analysed (workload.better, a known metric's,
  * or a guess from its name: kb_metric_direction()); the comparison options
  * follow it.

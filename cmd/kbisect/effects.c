@@ -57,6 +57,48 @@ static char *aliases_text(const struct kb_effect *e, const char *sizes)
 			   e->aliases);
 }
 
+/* The drift check of @a (kb_analysis_drift()) under "drift", or null
+ * when the boots' places are not known. */
+static void json_drift(struct kb_json *j, const struct kb_analysis *a)
+{
+	struct kb_drift d;
+
+	kb_analysis_drift(a, &d);
+	kb_json_key(j, "drift");
+	if (!d.nboots) {
+		kb_json_null(j);
+		return;
+	}
+	kb_json_object_begin(j);
+	kb_json_kv_number(j, "change_pct", d.change_pct);
+	kb_json_key(j, "ci_pct");
+	kb_json_array_begin(j);
+	kb_json_number(j, d.ci_low_pct);
+	kb_json_number(j, d.ci_high_pct);
+	kb_json_array_end(j);
+	kb_json_kv_number(j, "p", d.p);
+	kb_json_kv_bool(j, "flagged", d.flagged);
+	kb_json_object_end(j);
+}
+
+/* The drift check of @a on stdout, when it flags one. */
+static void print_drift(const struct kb_analysis *a)
+{
+	struct kb_drift d;
+
+	kb_analysis_drift(a, &d);
+	if (!d.flagged)
+		return;
+	printf("drift: the boots changed by %s [%s, %s] from the first to the last\n"
+	       "(p %.2g, beside the variants' differences)%s\n\n",
+	       kb_format_pct(d.change_pct, 1).s,
+	       kb_format_pct(d.ci_low_pct, 1).s,
+	       kb_format_pct(d.ci_high_pct, 1).s, d.p,
+	       kb_analysis_nrounds(a) > 1
+		       ? ": its rounds are blocks, so the effects are not its"
+		       : ": the boots ran in no rounds, so an effect may be the drift's (repeat.order: blocks)");
+}
+
 static void effects_json(const struct kb_analysis *a,
 			 const struct kb_effect *e, size_t n, double cv,
 			 double df, const struct kb_host_effect *h, size_t nh)
@@ -85,6 +127,7 @@ static void effects_json(const struct kb_analysis *a,
 				  ? (nh > 1 ? "host x round" : "round")
 				  : nh > 1 ? "host" : NULL);
 	kb_json_kv_int(j, "rounds", kb_analysis_nrounds(a));
+	json_drift(j, a);
 	cmd_json_host_effects(j, "hosts", h, nh);
 	kb_json_key(j, "effects");
 	kb_json_array_begin(j);
@@ -139,6 +182,7 @@ static void effects_text(const struct kb_analysis *a,
 	else
 		printf("boot-to-boot CV %.1f%% (pooled over variants, %g degrees of freedom)\n\n",
 		       cv, df);
+	print_drift(a);
 	printf("%4s  %-*s %9s  %-20s %9s %9s\n", "rank", width, "effect",
 	       "change", "95% CI", "p", "p Holm");
 	for (i = 0; i < n; i++) {

@@ -17,7 +17,9 @@
  * leaves the variance.  Then the checks of issue 24 for `effects`, each
  * PASS or FAIL: in blocks, under every drift, null false alarms at most
  * 7%, the planted effect found in at least 95% of runs and an innocent
- * one called in at most 7%; exits 1 when one fails.
+ * one called in at most 7%; and the drift check (kb_analysis_drift())
+ * flags a linear drift of -10% in at least 90% of the runs in blocks,
+ * a run without drift in at most 5%; exits 1 when one fails.
  */
 #include <math.h>
 #include <stdio.h>
@@ -58,6 +60,7 @@ struct tally {
 	unsigned null_any;        /* null: any effect significant */
 	unsigned found;           /* planted: A significant */
 	unsigned innocent;        /* planted: another significant */
+	unsigned flagged;         /* null: the drift check said a drift */
 };
 
 
@@ -118,7 +121,11 @@ static int one(struct kb_store *s, const char *order, const struct drift *d,
 		t->found += hit;
 		t->innocent += other;
 	} else {
+		struct kb_drift dr;
+
 		t->null_any += any;
+		kb_analysis_drift(a, &dr);
+		t->flagged += dr.flagged;
 	}
 out:
 	free(e);
@@ -183,16 +190,16 @@ int main(void)
 	bench_remove_db(db);
 	printf("== the run order under drift: 2^4 x 3 boots, CV 5%%, %u seeds, effects at Holm's level\n",
 	       seeds);
-	printf("%-20s  %-26s  %-26s\n", "", "null: false alarms",
-	       "planted 15%: found / innocent");
-	printf("%-20s  %12s %13s  %12s %13s\n", "drift over the run",
-	       "sequential", "blocks", "sequential", "blocks");
+	printf("%-20s  %-26s  %-30s  %s\n", "", "null: false alarms",
+	       "planted 15%: found / innocent", "drift check flags");
+	printf("%-20s  %12s %13s  %14s %15s  %10s\n", "drift over the run",
+	       "sequential", "blocks", "sequential", "blocks", "blocks");
 	for (d = 0; d < NDRIFT; d++)
-		printf("%-20s  %11.1f%% %12.1f%%  %5.1f / %4.1f%% %5.1f / %4.1f%%\n",
+		printf("%-20s  %11.1f%% %12.1f%%  %5.1f / %5.1f%% %5.1f / %5.1f%%  %9.1f%%\n",
 		       drifts[d].label, pct(t[d][0].null_any, seeds),
 		       pct(t[d][1].null_any, seeds), pct(t[d][0].found, seeds),
 		       pct(t[d][0].innocent, seeds), pct(t[d][1].found, seeds),
-		       pct(t[d][1].innocent, seeds));
+		       pct(t[d][1].innocent, seeds), pct(t[d][1].flagged, seeds));
 	for (d = 0; d < NDRIFT; d++) {
 		char what[96];
 
@@ -208,5 +215,10 @@ int main(void)
 			 drifts[d].label);
 		ok &= check(what, pct(t[d][1].innocent, seeds), 0, 7);
 	}
+	/* the drift check: drifts[0] is none, drifts[1] linear -10% */
+	ok &= check("drift check, blocks, no drift: flagged",
+		    pct(t[0][1].flagged, seeds), 0, 5);
+	ok &= check("drift check, blocks, linear -10%: flagged",
+		    pct(t[1][1].flagged, seeds), 90, 100);
 	return ok ? 0 : 1;
 }

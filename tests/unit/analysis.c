@@ -176,6 +176,40 @@ static void test_analysis__adaptive_rounds_change_which_side_is_first(
 	assert_true(b_first > 0);
 }
 
+/* The drift check: a host slowing by 30% over the run is found and
+ * measured; without a drift, nothing is said. */
+static void test_analysis__drift_check_finds_a_drift_over_the_run(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_drift d;
+
+	run_experiment(f,
+		       "workload:\n  fio: { rw: randread }\n"
+		       "  metric: ops_per_s\n"
+		       "factors: { kconfig: { A: [n, y], B: [n, y] } }\n"
+		       "repeat: { boots: 8 }\n",
+		       "metric: ops_per_s\nbase: 1000\n"
+		       "noise: { boot_cv: 0.03 }\nseed: 4\n"
+		       "drift: { linear: -0.3 }\n");
+	kb_analysis_drift(f->a, &d);
+	assert_int_equal(d.nboots, 32);
+	assert_true(d.flagged);
+	assert_true(d.ci_low_pct < -29 * 31 / 32.0 &&
+		    -29 * 31 / 32.0 < d.ci_high_pct);
+	run_experiment(f,
+		       "workload:\n  fio: { rw: randread }\n"
+		       "  metric: ops_per_s\n"
+		       "factors: { kconfig: { A: [n, y], B: [n, y] } }\n"
+		       "repeat: { boots: 8 }\n",
+		       "metric: ops_per_s\nbase: 1000\n"
+		       "noise: { boot_cv: 0.03 }\nseed: 4\n");
+	kb_analysis_drift(f->a, &d);
+	assert_int_equal(d.nboots, 32);
+	assert_false(d.flagged);
+	assert_true(d.ci_low_pct < 0 && 0 < d.ci_high_pct);
+}
+
 static void test_analysis__added_boots_make_later_looks(void **state)
 {
 	struct fixture *f = *state;
@@ -650,6 +684,7 @@ static void test_effects__workload_copies_and_pinning_interact(void **state)
 static const struct CMUnitTest tests[] = {
 	T(test_analysis__workload_better_decides_the_verdict),
 	T(test_analysis__adaptive_rounds_change_which_side_is_first),
+	T(test_analysis__drift_check_finds_a_drift_over_the_run),
 	T(test_analysis__added_boots_make_later_looks),
 	T(test_analysis__compare_metric_is_the_analysis_of_that_metric),
 	T(test_effects__holm_adjusts_the_family),
