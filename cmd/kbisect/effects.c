@@ -81,24 +81,6 @@ static void json_drift(struct kb_json *j, const struct kb_analysis *a)
 	kb_json_object_end(j);
 }
 
-/* The drift check of @a on stdout, when it flags one. */
-static void print_drift(const struct kb_analysis *a)
-{
-	struct kb_drift d;
-
-	kb_analysis_drift(a, &d);
-	if (!d.flagged)
-		return;
-	printf("drift: the boots changed by %s [%s, %s] from the first to the last\n"
-	       "(p %.2g, beside the variants' differences)%s\n\n",
-	       kb_format_pct(d.change_pct, 1).s,
-	       kb_format_pct(d.ci_low_pct, 1).s,
-	       kb_format_pct(d.ci_high_pct, 1).s, d.p,
-	       kb_analysis_nrounds(a) > 1
-		       ? ": its rounds are blocks, so the effects are not its"
-		       : ": the boots ran in no rounds, so an effect may be the drift's (repeat.order: blocks)");
-}
-
 static void effects_json(const struct kb_analysis *a,
 			 const struct kb_effect *e, size_t n, double cv,
 			 double df, const struct kb_host_effect *h, size_t nh)
@@ -182,7 +164,7 @@ static void effects_text(const struct kb_analysis *a,
 	else
 		printf("boot-to-boot CV %.1f%% (pooled over variants, %g degrees of freedom)\n\n",
 		       cv, df);
-	print_drift(a);
+	cmd_print_drift(stdout, a);
 	printf("%4s  %-*s %9s  %-20s %9s %9s\n", "rank", width, "effect",
 	       "change", "95% CI", "p", "p Holm");
 	for (i = 0; i < n; i++) {

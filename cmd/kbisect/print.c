@@ -493,3 +493,20 @@ void cmd_make_units(const struct kb_build_progress *p, char *out,
 	else
 		snprintf(out, len, ", %u units", p->units);
 }
+
+void cmd_print_drift(FILE *f, const struct kb_analysis *a)
+{
+	struct kb_drift d;
+
+	kb_analysis_drift(a, &d);
+	if (!d.flagged)
+		return;
+	fprintf(f, "drift: the boots changed by %s [%s, %s] from the first to the last\n"
+		"(p %.2g, beside the variants' differences)%s\n\n",
+		kb_format_pct(d.change_pct, 1).s,
+		kb_format_pct(d.ci_low_pct, 1).s,
+		kb_format_pct(d.ci_high_pct, 1).s, d.p,
+		kb_analysis_nrounds(a) > 1
+		       ? ": the boots ran in randomised rounds, so it is noise to the answers, not an effect"
+		       : ": the boots ran in no rounds, so an effect may be the drift's (repeat.order: blocks)");
+}

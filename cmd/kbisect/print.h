@@ -90,6 +90,12 @@ void cmd_json_progress(struct kb_json *j, const struct kb_msg_progress *p);
 
 /* ---- numbers as text ----------------------------------------------------- */
 
+/* The drift check of @a (kb_analysis_drift(): the boots changing over
+ * the run beside the variants' differences) on @f, followed by an empty
+ * line, when it flags a drift; nothing otherwise (effects, why). */
+struct kb_analysis;
+void cmd_print_drift(FILE *f, const struct kb_analysis *a);
+
 /* How far make is, as text after its time: ", 120/900 units (13%)", or
  * ", 120 units" when the whole is not known; into @out (@len bytes). */
 struct kb_build_progress;

@@ -199,6 +199,7 @@ static void why_text(const struct kb_analysis *a, const struct kb_why *w)
 		       w->bad, w->picked_from, w->alpha * w->picked_from,
 		       w->picked_from, w->alpha, 100 * (1 - w->alpha));
 	printf("\n");
+	cmd_print_drift(stdout, a);
 	if (w->answer == KB_WHY_NOT_REPRODUCED) {
 		printf("The regression does not reproduce: the verdict is %s, so there is nothing to explain.\n",
 		       kb_verdict_name(w->total.verdict));
