@@ -123,6 +123,13 @@ size_t kb_order_run(const struct kb_plan *p, const unsigned char *stored,
 	return blocks(p, stored, out);
 }
 
+unsigned kb_order_round(const struct kb_plan *p, unsigned boot_no)
+{
+	return kb_matrix_repeat(kb_plan_matrix(p))->order == KB_ORDER_BLOCKS
+		       ? boot_no
+		       : 0;
+}
+
 void kb_order_added(unsigned variant_idx, unsigned last, unsigned n,
 		    struct kb_order_boot *out)
 {

@@ -63,6 +63,14 @@ size_t kb_order_run(const struct kb_plan *p, const unsigned char *stored,
 		    struct kb_order_boot *out);
 
 /*
+ * The round (block) boot @boot_no of a variant of plan @p runs in under
+ * its repeat.order: in blocks round r holds boot r of every variant, so
+ * @boot_no itself; 0 (none) in the sequential order.  For whoever runs
+ * a boot of the order without its kb_order_boot (the daemon's jobs).
+ */
+unsigned kb_order_round(const struct kb_plan *p, unsigned boot_no);
+
+/*
  * @n boots added to variant @variant_idx after its boot @last (an
  * analysis asking for more): boots last + 1 to last + n, in that order,
  * no block.

@@ -132,15 +132,18 @@ static int run_missing(struct kb_store *s, int64_t exp,
 	j.total = (unsigned)*total;
 	j.boots_done = *done;
 	j.overlap = o && o->nhosts && o->overlap;
-	/* blocks: every kernel first, in build order; then the rounds */
+	/* blocks: every kernel first, in build order; then the rounds (the
+	 * sequential order has its builds in its boots' order already) */
 	border = kb_calloc(n + 1, sizeof(*border));
 	built_first = kb_calloc(n + 1, sizeof(*built_first));
-	kb_build_plan_order(plan, border);
-	for (i = 0; i < n; i++)
-		built_first[i] = kb_plan_variant(plan, border[i]);
 	j.in_order = kb_matrix_repeat(m)->order == KB_ORDER_BLOCKS;
-	j.build_order = built_first;
-	j.nbuild_order = j.in_order ? n : 0;
+	if (j.in_order) {
+		kb_build_plan_order(plan, border);
+		for (i = 0; i < n; i++)
+			built_first[i] = kb_plan_variant(plan, border[i]);
+		j.build_order = built_first;
+		j.nbuild_order = n;
+	}
 	job_opts(&j, o);
 	e = engine_for(plan, ex, o);
 	ret = engine_run(e, &j, err);

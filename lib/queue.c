@@ -338,7 +338,7 @@ int kb_queue_run_boot_host(struct kb_store *s, const struct kb_queue_exp *x,
 	}
 	/* where it stands in the run: its job's place in the stored order
 	 * (lib/order.h), its round in blocks */
-	res.round = rep->order == KB_ORDER_BLOCKS ? j->boot_no : 0;
+	res.round = kb_order_round(x->plan, j->boot_no);
 	res.seq = at.seq;
 	snprintf(res.started_at, sizeof(res.started_at), "%s", started);
 	if (res.status == KB_BOOT_LIBVIRT_ERROR)

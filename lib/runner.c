@@ -268,7 +268,7 @@ int kb_runner_open_hosts(const struct kb_plan *p,
 	r->overlap = overlap;
 	if (o->model)
 		ret = open_model_slots(r, m, o->model, 0, err);
-	else if ((ret = check_real(o->plan ? o->plan : p, m, err)) == 0)
+	else if ((ret = check_real(p, m, err)) == 0)
 		ret = open_real_slots(r, m, runner_real(r, o, p), 0, o,
 				      err);
 	if (ret) {
@@ -291,7 +291,7 @@ int kb_runner_open_boots(const struct kb_matrix *m,
 	if (o->model) {
 		ret = open_model_slots(r, m, o->model, 1, err);
 	} else {
-		struct kb_realexec_opts *ro = runner_real(r, o, o->plan);
+		struct kb_realexec_opts *ro = runner_real(r, o, NULL);
 
 		if ((ret = check_real(ro->plan, m, err)) == 0)
 			ret = open_real_slots(r, m, ro, 1, o, err);

@@ -35,13 +35,11 @@ struct kb_runner_opts {
 	 * NULL for real guests through libvirt */
 	const struct kb_model *model;
 	/* real guests: what the real executors are made with (borrowed;
-	 * the runner sets its console mode, stop, pool and notes), or NULL:
-	 * its own, naming guests by kb_runner_experiment() */
+	 * the runner sets its console mode, stop, pool and notes; its plan,
+	 * when it has one, is checked before a host is touched), or NULL:
+	 * its own, naming guests by kb_runner_experiment(), with the plan
+	 * kb_runner_open_hosts() is given */
 	struct kb_realexec_opts *real;
-	/* real guests: the plan whose guests, kernels and workload are
-	 * checked before a host is touched (may be NULL with @real: its
-	 * plan, if any, is checked) */
-	const struct kb_plan *plan;
 	/* once *stop is set, a running guest is destroyed */
 	const volatile sig_atomic_t *stop;
 	/* notes, each may be NULL: make's progress, the guest image's
@@ -54,7 +52,7 @@ struct kb_runner_opts {
 	void *arg;
 };
 #define KB_RUNNER_OPTS_INIT                                              \
-	{ .model = NULL, .real = NULL, .plan = NULL, .stop = NULL,        \
+	{ .model = NULL, .real = NULL, .stop = NULL,                      \
 	  .build_progress = NULL, .image_note = NULL, .orphans = NULL,    \
 	  .host_progress = NULL, .arg = NULL }
 

@@ -150,7 +150,6 @@ int cmd_runner_open_hosts(struct kb_runner **r, const struct kb_plan *p,
 	struct kb_runner_opts o = KB_RUNNER_OPTS_INIT;
 
 	runner_opts(&o, model, quiet);
-	o.plan = p;
 	return kb_runner_open_hosts(p, &o, r, err);
 }
 

@@ -85,6 +85,7 @@ static void effects_json(const struct kb_analysis *a,
 			 const struct kb_effect *e, size_t n, double cv,
 			 double df, const struct kb_host_effect *h, size_t nh)
 {
+	unsigned nrounds = kb_analysis_nrounds(a);
 	struct kb_buf b = KB_BUF_INIT;
 	struct kb_json *j = kb_json_new(&b, 1);
 	size_t i;
@@ -105,10 +106,10 @@ static void effects_json(const struct kb_analysis *a,
 	/* what the fit took out as blocks: the hosts, the run order's
 	 * rounds (lib/order.h), or both (a round is one host's) */
 	kb_json_kv_string(j, "blocks",
-			  kb_analysis_nrounds(a) > 1
-				  ? (nh > 1 ? "host x round" : "round")
-				  : nh > 1 ? "host" : NULL);
-	kb_json_kv_int(j, "rounds", kb_analysis_nrounds(a));
+			  nrounds > 1 ? (nh > 1 ? "host x round" : "round")
+			  : nh > 1    ? "host"
+				      : NULL);
+	kb_json_kv_int(j, "rounds", nrounds);
 	json_drift(j, a);
 	cmd_json_host_effects(j, "hosts", h, nh);
 	kb_json_key(j, "effects");
@@ -141,6 +142,7 @@ static void effects_text(const struct kb_analysis *a,
 			 double df, const char *sizes,
 			 const struct kb_host_effect *h, size_t nh)
 {
+	unsigned nrounds = kb_analysis_nrounds(a);
 	int width = 6;
 	size_t i;
 
@@ -152,12 +154,12 @@ static void effects_text(const struct kb_analysis *a,
 	       kb_analysis_info(a)->name);
 	printf("%s: %s\n", kb_analysis_metric(a),
 	       kb_metric_dir_text(kb_analysis_direction(a)));
-	if (kb_analysis_nrounds(a) > 1 && nh > 1)
+	if (nrounds > 1 && nh > 1)
 		printf("boot-to-boot CV %.1f%% (pooled over variants, the %u rounds on %zu hosts a block each, %g degrees of freedom)\n\n",
-		       cv, kb_analysis_nrounds(a), nh, df);
-	else if (kb_analysis_nrounds(a) > 1)
+		       cv, nrounds, nh, df);
+	else if (nrounds > 1)
 		printf("boot-to-boot CV %.1f%% (pooled over variants, the %u rounds a block each, %g degrees of freedom)\n\n",
-		       cv, kb_analysis_nrounds(a), df);
+		       cv, nrounds, df);
 	else if (nh > 1)
 		printf("boot-to-boot CV %.1f%% (pooled over variants, the %zu hosts a block, %g degrees of freedom)\n\n",
 		       cv, nh, df);

@@ -635,10 +635,9 @@ int store_insert_boot(struct kb_store *s, int64_t exp, unsigned idx,
 	sqlite3_int64 vid = 0, boot_id;
 	int ret;
 
-	/* where it stood in the run (db/0013) when whoever ran it says,
-	 * and the database has a place for it */
-	int placed = (r->seq || r->round || r->started_at[0]) &&
-		     kb_store_version(s) >= STORE_VERSION_ORDER;
+	/* where it stood in the run, when the database has a place for
+	 * it (db/0013) */
+	int placed = kb_store_version(s) >= STORE_VERSION_ORDER;
 
 	if ((ret = store_variant_id(s, exp, idx, &vid, err)) ||
 	    (ret = store_prepare(s,
@@ -665,17 +664,13 @@ int store_insert_boot(struct kb_store *s, int64_t exp, unsigned idx,
 	store_bind_text(st, 6, r->console_tail);
 	store_bind_text(st, 7, r->host);
 	sqlite3_bind_double(st, 8, r->duration_s);
-	if (placed) {
+	if (placed) { /* left unbound, a parameter is NULL: not known */
 		if (r->round)
 			sqlite3_bind_int64(st, 9, r->round);
-		else
-			sqlite3_bind_null(st, 9);
 		if (r->seq)
 			sqlite3_bind_int64(st, 10, r->seq);
-		else
-			sqlite3_bind_null(st, 10);
-		store_bind_text(st, 11,
-				r->started_at[0] ? r->started_at : NULL);
+		if (r->started_at[0])
+			store_bind_text(st, 11, r->started_at);
 	}
 	if (store_step(s, st) != SQLITE_DONE) {
 		if (store_is_duplicate(s))
