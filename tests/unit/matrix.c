@@ -259,6 +259,27 @@ static void test_matrix__repeats_must_be_positive(void **state)
 	    "compare.alpha must be a number greater than 0 and less than 0.5");
 }
 
+/* repeat.order: blocks by default, sequential on request, nothing else
+ * (lib/order.h) */
+static void test_matrix__repeat_order_is_blocks_or_sequential(void **state)
+{
+	static const char seq[] = W "repeat: { order: sequential }\n";
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_matrix *m = NULL;
+
+	(void)state;
+	if (kb_matrix_parse_buffer(W, strlen(W), "t.yaml", &m, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(kb_matrix_repeat(m)->order, KB_ORDER_BLOCKS);
+	kb_matrix_free(m);
+	if (kb_matrix_parse_buffer(seq, strlen(seq), "t.yaml", &m, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(kb_matrix_repeat(m)->order, KB_ORDER_SEQUENTIAL);
+	kb_matrix_free(m);
+	bad(W "repeat: { order: random }\n", 2, 18,
+	    "invalid repeat.order 'random': expected blocks or sequential");
+}
+
 static void test_matrix__guest_image(void **state)
 {
 	struct kb_matrix *m;
@@ -1012,6 +1033,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_matrix__guest_mode_needs_xen),
 	cmocka_unit_test(test_matrix__prebuilt_image_refuses_kconfig_and_rev),
 	cmocka_unit_test(test_matrix__hosts),
+	cmocka_unit_test(test_matrix__repeat_order_is_blocks_or_sequential),
 	cmocka_unit_test(test_matrix__guest_image),
 	cmocka_unit_test(test_matrix__workload_files),
 	cmocka_unit_test(test_matrix__empty_and_non_mapping),
