@@ -590,6 +590,137 @@ double kb_stats_mann_whitney_min_p(size_t na, size_t nb)
 	return c > 2 ? 2 / c : 1;
 }
 
+struct absrank {
+	double a; /* |d| */
+	int pos;  /* d > 0 */
+};
+
+static int cmp_absrank(const void *x, const void *y)
+{
+	const struct absrank *p = x, *q = y;
+
+	return (p->a > q->a) - (p->a < q->a);
+}
+
+double kb_stats_signed_rank(const double *d, size_t n, double *v_out)
+{
+	struct absrank *r;
+	long *r2, total = 0, obs2 = 0, dev, s;
+	size_t m = 0, i, j, k;
+	double vpos = 0, tie = 0, p, *c, all = 0, extreme = 0;
+
+	if (v_out)
+		*v_out = NAN;
+	if (!n)
+		return NAN;
+	for (i = 0; i < n; i++)
+		if (isnan(d[i]))
+			return NAN;
+	r = kb_calloc(n, sizeof(*r));
+	r2 = kb_calloc(n, sizeof(*r2));
+	for (i = 0; i < n; i++)
+		if (d[i] != 0)
+			r[m++] = (struct absrank){ fabs(d[i]), d[i] > 0 };
+	qsort(r, m, sizeof(*r), cmp_absrank);
+	for (i = 0; i < m; i = j) {
+		double t;
+
+		for (j = i + 1; j < m && r[j].a == r[i].a; j++)
+			;
+		t = (double)(j - i);
+		if (t > 1)
+			tie += t * t * t - t;
+		for (k = i; k < j; k++) {
+			r2[k] = (long)(i + 1 + j); /* twice the average rank */
+			total += r2[k];
+			if (r[k].pos) {
+				obs2 += r2[k];
+				vpos += (double)r2[k] / 2;
+			}
+		}
+	}
+	free(r);
+	if (v_out)
+		*v_out = vpos;
+	if (!m) {
+		free(r2);
+		return 1;
+	}
+	if (m > KB_STATS_SR_EXACT_MAX) {
+		double mu = (double)m * ((double)m + 1) / 4;
+		double sigma = sqrt((double)m * ((double)m + 1) *
+					    (2 * (double)m + 1) / 24 -
+				    tie / 48);
+		double z;
+
+		free(r2);
+		if (!(sigma > 0))
+			return 1;
+		z = (fabs(vpos - mu) - 0.5) / sigma;
+		if (z < 0)
+			z = 0;
+		p = 2 * (1 - kb_stats_normal_cdf(z));
+		return p > 1 ? 1 : p;
+	}
+	/* c[s]: the signs whose positive doubled ranks sum to s */
+	c = kb_calloc((size_t)total + 1, sizeof(*c));
+	c[0] = 1;
+	for (i = 0, s = 0; i < m; i++) {
+		long x;
+
+		s += r2[i];
+		for (x = s; x >= r2[i]; x--)
+			c[x] += c[x - r2[i]];
+	}
+	/* the mean of the sum is total / 2: compare doubled distances */
+	dev = labs(2 * obs2 - total);
+	for (s = 0; s <= total; s++) {
+		all += c[s];
+		if (labs(2 * s - total) >= dev)
+			extreme += c[s];
+	}
+	free(c);
+	free(r2);
+	p = all > 0 ? extreme / all : NAN;
+	return p > 1 ? 1 : p;
+}
+
+double kb_stats_signed_rank_min_p(size_t n)
+{
+	double p;
+
+	if (!n)
+		return NAN;
+	p = 2 * ldexp(1, -(int)(n < 1000 ? n : 1000));
+	return p > 1 ? 1 : p;
+}
+
+double kb_stats_paired_t(const double *d, size_t n, double level,
+			 double *mean, double *lo, double *hi)
+{
+	double m, sd, se, q, t;
+
+	*mean = *lo = *hi = NAN;
+	if (!n)
+		return NAN;
+	m = kb_stats_mean(d, n);
+	*mean = m;
+	if (n < 2 || isnan(m))
+		return NAN;
+	sd = 0;
+	for (size_t i = 0; i < n; i++)
+		sd += (d[i] - m) * (d[i] - m);
+	sd = sqrt(sd / (double)(n - 1));
+	se = sd / sqrt((double)n);
+	q = kb_stats_t_quantile(1 - (1 - level) / 2, (double)(n - 1));
+	*lo = m - q * se;
+	*hi = m + q * se;
+	if (!(se > 0))
+		return m == 0 ? 1 : 0;
+	t = m / se;
+	return 2 * kb_stats_t_cdf(-fabs(t), (double)(n - 1));
+}
+
 void kb_stats_bootstrap_change(const double *a, size_t na, const double *b,
 			       size_t nb, unsigned reps, uint64_t seed,
 			       double level, double *lo, double *hi)

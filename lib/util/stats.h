@@ -104,6 +104,41 @@ double kb_stats_mann_whitney(const double *a, size_t na, const double *b,
  */
 double kb_stats_mann_whitney_min_p(size_t na, size_t nb);
 
+/* Samples up to this many pairs get exact signed-rank p-values. */
+#define KB_STATS_SR_EXACT_MAX 50
+
+/*
+ * The Wilcoxon signed-rank test of the @n paired differences at @d (B
+ * less A, or the logs of B / A): the two-sided p-value that they are
+ * symmetric about 0.  Zero differences are left out (Wilcoxon's rule, as
+ * R's wilcox.test does); the rest are ranked by absolute value, ties
+ * getting their average rank.  Exact up to KB_STATS_SR_EXACT_MAX
+ * differences, with or without ties: every one of the 2^n signs is
+ * equally likely under the null hypothesis, the sums of the positive
+ * (doubled, so whole) ranks are counted by dynamic programming, and p is
+ * the share at least as far from their mean as the observed one.  More
+ * differences get the normal approximation with tie and continuity
+ * corrections.  Sets *@v to the sum of the positive ranks (V) when @v is
+ * not NULL.  NaN when @n is 0; 1 when every difference is 0.  The
+ * smallest p it can give is 2 / 2^n (kb_stats_signed_rank_min_p()): 5
+ * pairs cannot reach 0.05 (0.0625), 6 can (0.031).
+ */
+double kb_stats_signed_rank(const double *d, size_t n, double *v);
+
+/* The smallest two-sided p kb_stats_signed_rank() can give for @n
+ * pairs: 2 / 2^n, at most 1; NaN for none. */
+double kb_stats_signed_rank_min_p(size_t n);
+
+/*
+ * The paired t test of the @n differences at @d: their mean into *@mean,
+ * the Student t interval of the mean at @level (n - 1 degrees of
+ * freedom) into *@lo and *@hi, and the two-sided p-value of mean 0 as
+ * the result.  NaN everywhere for n < 2 (the mean for n = 1); with no
+ * spread the interval is the mean and p is 1 for a mean of 0, else 0.
+ */
+double kb_stats_paired_t(const double *d, size_t n, double level,
+			 double *mean, double *lo, double *hi);
+
 /*
  * A bootstrap confidence interval (percentile method) of the relative
  * change of the means from @a to @b, in percent: (mean b / mean a - 1) *

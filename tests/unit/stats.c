@@ -410,6 +410,110 @@ static void test_stats__mann_whitney_min_p(void **state)
 	assert_true(isnan(kb_stats_mann_whitney_min_p(0, 3)));
 }
 
+static void test_stats__signed_rank_matches_r(void **state)
+{
+	/* R's ?wilcox.test, Hollander & Wolfe's depression scores:
+	 * wilcox.test(x, y, paired = TRUE) gives V = 40, p = 0.03906
+	 * (0.01953 one-sided): 20 of the 512 signs */
+	static const double x[] = { 1.83, 0.50, 1.62, 2.48, 1.68,
+				    1.88, 1.55, 3.06, 1.30 };
+	static const double y[] = { 0.878, 0.647, 0.598, 2.05, 1.06,
+				    1.29,  1.06,  3.14,  1.29 };
+	double d[9], v;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 9; i++)
+		d[i] = x[i] - y[i];
+	assert_rel(kb_stats_signed_rank(d, 9, &v), 20.0 / 512, 1e-12);
+	assert_rel(v, 40, 1e-12);
+	/* the sign of every difference turned: the same p, V = 5 */
+	for (i = 0; i < 9; i++)
+		d[i] = -d[i];
+	assert_rel(kb_stats_signed_rank(d, 9, &v), 20.0 / 512, 1e-12);
+	assert_rel(v, 5, 1e-12);
+}
+
+static void test_stats__signed_rank_exact_with_ties_and_zeros(void **state)
+{
+	/* |d| ranks 1.5 1.5 3 4, the positive ones summing to 6: of the
+	 * 16 signs, 12 lie at least as far from the mean 5 (counted by
+	 * hand); the zero is left out */
+	static const double d[] = { 1, 0, 1, 2, -3 };
+	static const double zeros[] = { 0, 0, 0 };
+	static const double five[] = { 0.1, 0.2, 0.3, 0.4, 0.5 };
+	static const double six[] = { 0.1, 0.2, 0.3, 0.4, 0.5, 0.6 };
+	double v;
+
+	(void)state;
+	assert_rel(kb_stats_signed_rank(d, 5, &v), 0.75, 1e-12);
+	assert_rel(v, 6, 1e-12);
+	assert_true(kb_stats_signed_rank(zeros, 3, NULL) == 1);
+	assert_true(isnan(kb_stats_signed_rank(d, 0, NULL)));
+	/* all of one sign: the smallest p there is, 2 / 2^n */
+	assert_rel(kb_stats_signed_rank(five, 5, NULL), 0.0625, 1e-12);
+	assert_rel(kb_stats_signed_rank(six, 6, NULL), 0.03125, 1e-12);
+	assert_rel(kb_stats_signed_rank_min_p(5), 0.0625, 1e-12);
+	assert_rel(kb_stats_signed_rank_min_p(8), 2.0 / 256, 1e-12);
+	assert_true(kb_stats_signed_rank_min_p(1) == 1);
+	assert_true(isnan(kb_stats_signed_rank_min_p(0)));
+}
+
+static void test_stats__signed_rank_matches_enumeration(void **state)
+{
+	/* every sign of 8 tied-and-untied differences, counted outright */
+	static const double a[] = { 0.3, -0.1, 0.2, 0.2, -0.5, 0.1, 0.4,
+				    -0.2 };
+	double rank[8], obs = 0, total = 0, p;
+	unsigned mask, far = 0;
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < 8; i++) {
+		double below = 0, same = 0;
+
+		for (j = 0; j < 8; j++) {
+			below += fabs(a[j]) < fabs(a[i]);
+			same += fabs(a[j]) == fabs(a[i]);
+		}
+		rank[i] = below + (same + 1) / 2;
+		total += rank[i];
+		if (a[i] > 0)
+			obs += rank[i];
+	}
+	for (mask = 0; mask < 256; mask++) {
+		double s = 0;
+
+		for (i = 0; i < 8; i++)
+			if (mask & (1u << i))
+				s += rank[i];
+		far += fabs(s - total / 2) >= fabs(obs - total / 2) - 1e-9;
+	}
+	p = kb_stats_signed_rank(a, 8, NULL);
+	assert_rel(p, far / 256.0, 1e-12);
+}
+
+static void test_stats__paired_t_by_hand(void **state)
+{
+	/* d = 1..5: mean 3, sd sqrt(2.5), se sqrt(0.5), t = 4.2426 on 4
+	 * df: p = 0.013236 (the closed form of t with 4 df), the 95%
+	 * interval 3 -/+ 2.776445 * 0.707107 */
+	static const double d[] = { 1, 2, 3, 4, 5 };
+	static const double flat[] = { 2, 2, 2 };
+	double m, lo, hi;
+
+	(void)state;
+	assert_rel(kb_stats_paired_t(d, 5, 0.95, &m, &lo, &hi),
+		   0.01323559956368281, 1e-8);
+	assert_rel(m, 3, 1e-12);
+	assert_rel(lo, 3 - 1.963243161477561, 1e-8);
+	assert_rel(hi, 3 + 1.963243161477561, 1e-8);
+	assert_true(kb_stats_paired_t(flat, 3, 0.95, &m, &lo, &hi) == 0);
+	assert_true(lo == 2 && hi == 2);
+	assert_true(isnan(kb_stats_paired_t(d, 1, 0.95, &m, &lo, &hi)));
+	assert_rel(m, 1, 1e-12);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_stats__t_quantile_matches_printed_tables),
 	cmocka_unit_test(test_stats__t_quantile_is_precise),
@@ -431,6 +535,10 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_stats__pocock_boundary_keeps_false_alarms_at_alpha),
 	cmocka_unit_test(test_stats__p_adjust_matches_r),
 	cmocka_unit_test(test_stats__mann_whitney_min_p),
+	cmocka_unit_test(test_stats__signed_rank_matches_r),
+	cmocka_unit_test(test_stats__signed_rank_exact_with_ties_and_zeros),
+	cmocka_unit_test(test_stats__signed_rank_matches_enumeration),
+	cmocka_unit_test(test_stats__paired_t_by_hand),
 };
 
 KB_TEST_MAIN(tests)
