@@ -44,6 +44,8 @@ struct kb_analysis {
 	double la_alpha, la_of;
 	size_t naside;  /* kb_analysis_set_aside(): per variant, the first */
 	size_t *aside;  /* boots left out */
+	unsigned max_round; /* the last round of the stored ok boots, those
+			     * set aside included (0: no rounds) */
 };
 
 static void release_variants(struct kb_analysis *a)
@@ -97,11 +99,19 @@ static int load_values(struct kb_analysis *a, struct kb_err *err)
 	int ret;
 
 	release_variants(a);
+	size_t v, i;
+
 	ret = kb_store_variants(a->s, a->exp, a->metric, &a->v, &a->nvariants,
 				err);
-	if (ret == 0)
-		skip_aside(a);
-	return ret;
+	if (ret)
+		return ret;
+	a->max_round = 0;
+	for (v = 0; v < a->nvariants; v++)
+		for (i = 0; a->v[v].boot_rounds && i < a->v[v].nboots; i++)
+			if (a->v[v].boot_rounds[i] > a->max_round)
+				a->max_round = a->v[v].boot_rounds[i];
+	skip_aside(a);
+	return 0;
 }
 
 void kb_analysis_free(struct kb_analysis *a)
@@ -387,10 +397,11 @@ static double look_alpha(struct kb_analysis *a, unsigned start,
 	return a->la_alpha;
 }
 
-/* kb_analysis_compare at overall level @alpha (the experiment's, or the
- * one kb_analysis_compare_at asks for). */
-/* One more boot of @ia (when @more_a) and of @ib (when @more_b), @ib's
- * first when @b_first. */
+/*
+ * One more boot of @ia (when @more_a) and of @ib (when @more_b), @ib's
+ * first when @b_first: a round of the two, stored as a new round when
+ * the experiment's boots have rounds, so that they pair.
+ */
 static int add_round(struct kb_analysis *a, unsigned ia, unsigned ib,
 		     unsigned more_a, unsigned more_b, int b_first,
 		     struct kb_err *err)
@@ -398,16 +409,92 @@ static int add_round(struct kb_analysis *a, unsigned ia, unsigned ib,
 	unsigned side[2] = { b_first ? ib : ia, b_first ? ia : ib };
 	unsigned more[2] = { b_first ? more_b : more_a,
 			     b_first ? more_a : more_b };
+	unsigned round = a->max_round ? a->max_round + 1 : 0;
 	int k, ret;
 
 	for (k = 0; k < 2; k++)
 		if (more[k] &&
-		    (ret = kb_pipeline_add_boots(a->s, a->exp, a->plan, a->ex,
-						 side[k], 1, a->popts, err)))
+		    (ret = kb_pipeline_add_boots_in(a->s, a->exp, a->plan,
+						    a->ex, side[k], 1, round,
+						    a->popts, err)))
 			return ret;
 	return 0;
 }
 
+/* Do boots @i of variant @x and @j of @y share a host, as far as is
+ * known (unrecorded on either side: they may)? */
+static int same_host(const struct kb_store_variant *x, size_t i,
+		     const struct kb_store_variant *y, size_t j)
+{
+	const char *h = x->boot_hosts ? x->boot_hosts[i] : NULL;
+	const char *g = y->boot_hosts ? y->boot_hosts[j] : NULL;
+
+	return !h || !g || !strcmp(h, g);
+}
+
+/*
+ * The boots of @x and @y that ran in one round (and on one host when
+ * both are known), each boot in one pair at most: their values into
+ * @px and @py (room for the smaller side), the number of pairs
+ * returned.
+ */
+static size_t pair_rounds(const struct kb_store_variant *x,
+			  const struct kb_store_variant *y, double *px,
+			  double *py)
+{
+	unsigned char *used;
+	size_t i, j, n = 0;
+
+	if (!x->boot_rounds || !y->boot_rounds || !y->nboots)
+		return 0;
+	used = kb_calloc(y->nboots, 1);
+	for (i = 0; i < x->nboots; i++) {
+		if (!x->boot_rounds[i])
+			continue;
+		for (j = 0; j < y->nboots; j++)
+			if (!used[j] && y->boot_rounds[j] == x->boot_rounds[i] &&
+			    same_host(x, i, y, j))
+				break;
+		if (j == y->nboots)
+			continue;
+		used[j] = 1;
+		px[n] = x->boot_means[i];
+		py[n] = y->boot_means[j];
+		n++;
+	}
+	free(used);
+	return n;
+}
+
+/*
+ * Compare @ia with @ib as their boots are now: paired within rounds
+ * when KB_COMPARE_MIN_PAIRS pairs or more can be had, else unpaired
+ * (lib/compare.h).
+ */
+static void compare_now(const struct kb_analysis *a, unsigned ia,
+			unsigned ib, const struct kb_compare_opts *o,
+			struct kb_comparison *out)
+{
+	const struct kb_store_variant *x = &a->v[ia], *y = &a->v[ib];
+	size_t room = x->nboots < y->nboots ? x->nboots : y->nboots, n;
+	double *px = kb_calloc(room ? room : 1, sizeof(*px));
+	double *py = kb_calloc(room ? room : 1, sizeof(*py));
+
+	n = pair_rounds(x, y, px, py);
+	if (n >= KB_COMPARE_MIN_PAIRS) {
+		kb_compare_paired(px, py, n, o, out);
+		out->unpaired = x->nboots + y->nboots - 2 * n;
+	} else {
+		kb_compare_samples(x->boot_means, x->nboots, y->boot_means,
+				   y->nboots, o, out);
+		out->npairs = n;
+	}
+	free(px);
+	free(py);
+}
+
+/* kb_analysis_compare at overall level @alpha (the experiment's, or the
+ * one kb_analysis_compare_at asks for). */
 static int compare(struct kb_analysis *a, unsigned ia, unsigned ib,
 		   int adaptive, double alpha, struct kb_comparison *out,
 		   struct kb_err *err)
@@ -442,16 +529,21 @@ static int compare(struct kb_analysis *a, unsigned ia, unsigned ib,
 		o.look_alpha = look_alpha(a, start, max, alpha, &o.looks);
 	nlooks = kb_compare_looks(start, max, n);
 	for (;;) {
-		size_t lo, j, next;
+		size_t lo, j, next, now;
 
 		na = a->v[ia].nboots;
 		nb = a->v[ib].nboots;
-		kb_compare_samples(a->v[ia].boot_means, na,
-				   a->v[ib].boot_means, nb, &o, out);
+		compare_now(a, ia, ib, &o, out);
 		if (!adaptive || out->verdict != KB_VERDICT_INCONCLUSIVE)
 			return 0;
-		/* boots until the smaller side reaches the next look */
+		/* the futility stop: boots up to max would not decide */
 		lo = na < nb ? na : nb;
+		now = out->test == KB_COMPARE_MANN_WHITNEY ? lo : out->npairs;
+		if (kb_compare_futile(out, now, max)) {
+			out->futile = 1;
+			return 0;
+		}
+		/* boots until the smaller side reaches the next look */
 		for (j = 0; j < nlooks && n[j] <= lo; j++)
 			;
 		next = j < nlooks ? n[j] : max;

@@ -1,7 +1,10 @@
 #include "compare.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "mem.h"
 
 #include "banned.h"
 
@@ -14,25 +17,13 @@ static size_t count_nonpositive(const double *x, size_t n)
 	return k;
 }
 
-void kb_compare_samples(const double *a, size_t na, const double *b,
-			size_t nb, const struct kb_compare_opts *o,
-			struct kb_comparison *out)
+/* The verdict of @out by the rules of compare.h, at level @alpha. */
+static void decide(struct kb_comparison *out, const struct kb_compare_opts *o,
+		   double alpha)
 {
 	double t = o->threshold_pct;
-	double alpha = o->look_alpha > 0 ? o->look_alpha : o->alpha;
 	int worse;
 
-	memset(out, 0, sizeof(*out));
-	kb_stats_summary(a, na, &out->a);
-	kb_stats_summary(b, nb, &out->b);
-	out->change_pct = kb_stats_change_pct(out->a.mean, out->b.mean);
-	out->alpha = alpha;
-	out->looks = o->looks > 1 && o->look_alpha > 0 ? o->looks : 1;
-	out->nonpositive = count_nonpositive(a, na) + count_nonpositive(b, nb);
-	kb_stats_log_ratio_ci(a, na, b, nb, 1 - alpha, &out->ci_low,
-			      &out->ci_high);
-	out->p = kb_stats_mann_whitney(a, na, b, nb, NULL);
-	out->min_p = kb_stats_mann_whitney_min_p(na, nb);
 	out->verdict = KB_VERDICT_INCONCLUSIVE;
 	if (isnan(out->change_pct) || isnan(out->p))
 		return;
@@ -44,6 +35,152 @@ void kb_compare_samples(const double *a, size_t na, const double *b,
 		   out->ci_high < t) {
 		out->verdict = KB_VERDICT_NO_CHANGE;
 	}
+}
+
+static double look_level(const struct kb_compare_opts *o,
+			 struct kb_comparison *out)
+{
+	double alpha = o->look_alpha > 0 ? o->look_alpha : o->alpha;
+
+	out->alpha = alpha;
+	out->looks = o->looks > 1 && o->look_alpha > 0 ? o->looks : 1;
+	return alpha;
+}
+
+/* The standard error of the difference of the mean logs of @a and @b,
+ * NaN when a side has fewer than 2 values or one is not positive. */
+static double welch_se_log(const double *a, size_t na, const double *b,
+			   size_t nb)
+{
+	double v[2] = { 0, 0 };
+	const double *x[2] = { a, b };
+	size_t n[2] = { na, nb }, k, i;
+
+	for (k = 0; k < 2; k++) {
+		double m = 0;
+
+		if (n[k] < 2)
+			return NAN;
+		for (i = 0; i < n[k]; i++) {
+			if (!(x[k][i] > 0))
+				return NAN;
+			m += log(x[k][i]);
+		}
+		m /= (double)n[k];
+		for (i = 0; i < n[k]; i++)
+			v[k] += (log(x[k][i]) - m) * (log(x[k][i]) - m);
+		v[k] /= (double)(n[k] - 1) * (double)n[k];
+	}
+	return sqrt(v[0] + v[1]);
+}
+
+void kb_compare_samples(const double *a, size_t na, const double *b,
+			size_t nb, const struct kb_compare_opts *o,
+			struct kb_comparison *out)
+{
+	double alpha;
+
+	memset(out, 0, sizeof(*out));
+	alpha = look_level(o, out);
+	kb_stats_summary(a, na, &out->a);
+	kb_stats_summary(b, nb, &out->b);
+	out->change_pct = kb_stats_change_pct(out->a.mean, out->b.mean);
+	out->nonpositive = count_nonpositive(a, na) + count_nonpositive(b, nb);
+	kb_stats_log_ratio_ci(a, na, b, nb, 1 - alpha, &out->ci_low,
+			      &out->ci_high);
+	out->test = KB_COMPARE_MANN_WHITNEY;
+	out->p = kb_stats_mann_whitney(a, na, b, nb, NULL);
+	out->min_p = kb_stats_mann_whitney_min_p(na, nb);
+	out->se_log = welch_se_log(a, na, b, nb);
+	out->df = na + nb >= 2 ? (double)(na + nb - 2) : NAN;
+	decide(out, o, alpha);
+}
+
+void kb_compare_paired(const double *a, const double *b, size_t n,
+		       const struct kb_compare_opts *o,
+		       struct kb_comparison *out)
+{
+	double alpha, *d = kb_calloc(n ? n : 1, sizeof(*d)), mean, lo, hi;
+	double p_t;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	alpha = look_level(o, out);
+	kb_stats_summary(a, n, &out->a);
+	kb_stats_summary(b, n, &out->b);
+	out->npairs = n;
+	out->nonpositive = count_nonpositive(a, n) + count_nonpositive(b, n);
+	out->ci_low = out->ci_high = out->se_log = NAN;
+	out->df = n >= 1 ? (double)(n - 1) : NAN;
+	out->test = KB_COMPARE_SIGNED_RANK;
+	if (out->nonpositive) {
+		/* no log ratio: the signs and ranks of the differences,
+		 * and the change of the means */
+		for (i = 0; i < n; i++)
+			d[i] = b[i] - a[i];
+		out->change_pct = kb_stats_change_pct(out->a.mean,
+						       out->b.mean);
+		out->p = kb_stats_signed_rank(d, n, NULL);
+		out->min_p = kb_stats_signed_rank_min_p(n);
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		d[i] = log(b[i] / a[i]);
+	p_t = kb_stats_paired_t(d, n, 1 - alpha, &mean, &lo, &hi);
+	out->change_pct = expm1(mean) * 100;
+	out->ci_low = expm1(lo) * 100;
+	out->ci_high = expm1(hi) * 100;
+	if (n >= 2)
+		out->se_log = (hi - lo) / 2 /
+			      kb_stats_t_quantile(1 - alpha / 2,
+						  (double)(n - 1));
+	out->min_p = kb_stats_signed_rank_min_p(n);
+	if (out->min_p < alpha && out->looks <= 1) {
+		out->p = kb_stats_signed_rank(d, n, NULL);
+	} else {
+		/* the signed-rank could not reach alpha with so few
+		 * pairs, or this is one look of a sequential test, whose
+		 * boundary is a normal statistic's: the t test, which has
+		 * no floor, decides */
+		out->test = KB_COMPARE_PAIRED_T;
+		out->p = p_t;
+		out->min_p = n >= 2 ? 0 : 1;
+	}
+out:
+	free(d);
+	decide(out, o, alpha);
+}
+
+int kb_compare_futile(const struct kb_comparison *c, size_t n, size_t max)
+{
+	double t, z, crit, df_max, cp;
+
+	if (n >= max || 2 * n < max || c->verdict != KB_VERDICT_INCONCLUSIVE ||
+	    !(c->se_log > 0) || !isfinite(c->se_log) || isnan(c->change_pct))
+		return 0;
+	/* the information at this look against the last's */
+	t = (double)n / (double)max;
+	z = fabs(log1p(c->change_pct / 100)) / c->se_log;
+	df_max = c->test == KB_COMPARE_MANN_WHITNEY ? 2 * (double)max - 2
+						     : (double)max - 1;
+	crit = kb_stats_t_quantile(1 - c->alpha / 2, df_max);
+	/* B(t) = z sqrt(t) and the drift it shows, B(t) / t: then
+	 * B(1) ~ N(z / sqrt(t), 1 - t) */
+	cp = kb_stats_normal_cdf((z / sqrt(t) - crit) / sqrt(1 - t));
+	return cp < KB_COMPARE_FUTILITY;
+}
+
+const char *kb_compare_test_name(enum kb_compare_test t)
+{
+	switch (t) {
+	case KB_COMPARE_MANN_WHITNEY:
+		return "mann-whitney-u";
+	case KB_COMPARE_SIGNED_RANK:
+		return "wilcoxon-signed-rank";
+	case KB_COMPARE_PAIRED_T:
+		return "paired-t";
+	}
+	return "?";
 }
 
 size_t kb_compare_looks(unsigned start, unsigned max, unsigned *n)

@@ -27,7 +27,59 @@
  * When the comparison is one look of a sequential test (adaptive
  * sampling, lib/analysis.h), alpha above is the look's nominal level
  * (look_alpha, Pocock's boundary), for the test and the interval alike.
+ *
+ * Paired (kb_compare_paired()): when the boots of A and B ran in the
+ * same rounds (blocks, lib/order.h), boot r of A and boot r of B shared
+ * the host's state of their round, and a drift over the run moves both
+ * alike.  The comparison is then made on the pairs' log ratios
+ * log(b_r / a_r), which the drift leaves out:
+ *
+ * - change: (exp(mean of the log ratios) - 1) * 100, the change of the
+ *   geometric means within rounds;
+ * - interval: the t interval of that mean, n_pairs - 1 degrees of
+ *   freedom, at level 1 - alpha;
+ * - significance: the exact Wilcoxon signed-rank test of the log ratios
+ *   (kb_stats_signed_rank()) when it can reach p < alpha with these
+ *   pairs (its smallest p is 2 / 2^n: 6 pairs at 0.05); with fewer
+ *   pairs, and at every look of a sequential test (whose boundary is a
+ *   normal statistic's, and where the rank test's floor, 8 pairs at
+ *   Pocock's 0.0147, cost a tenth of the power on the bench), the paired
+ *   t test of the log ratios (kb_stats_paired_t()), which has no floor;
+ * - verdict: the rules above, min_p being the test's own (0 for the t
+ *   test, which has no floor).
+ *
+ * Whoever pairs (lib/analysis.c) pairs only boots of one round (and one
+ * host, when known), leaves the others out and counts them, and falls
+ * back to kb_compare_samples() with fewer than KB_COMPARE_MIN_PAIRS
+ * pairs.
+ *
+ * The futility stop of a sequential comparison (kb_compare_futile()):
+ * at a look that is inconclusive, with half of the most boots or more
+ * (earlier, the trend of 3 boots is too rough to judge by), the
+ * conditional power under the current trend — the chance that the test at max boots would reach its
+ * level if the change went on as estimated, the statistic a Brownian
+ * motion in the boots a side (Lan, Simon and Halperin 1982) — is below
+ * KB_COMPARE_FUTILITY: more boots up to max would not decide, and the
+ * comparison stops, inconclusive, saying so (kb_comparison.futile).
+ * Stopping for futility never rejects, so Pocock's level keeps the false
+ * alarms at alpha.  The equivalence stop is the no-change verdict
+ * itself: the interval at the look's level wholly inside ±threshold.
  */
+
+/* The test a comparison's p comes from. */
+enum kb_compare_test {
+	KB_COMPARE_MANN_WHITNEY, /* unpaired: the boots of each side */
+	KB_COMPARE_SIGNED_RANK,  /* paired: Wilcoxon on the log ratios */
+	KB_COMPARE_PAIRED_T,     /* paired, too few pairs for the
+				  * signed-rank to reach the level */
+};
+
+/* The fewest pairs a paired comparison is made of. */
+#define KB_COMPARE_MIN_PAIRS 3
+
+/* The conditional power below which a sequential comparison stops for
+ * futility (kb_compare_futile()). */
+#define KB_COMPARE_FUTILITY 0.05
 
 enum kb_verdict {
 	KB_VERDICT_NO_CHANGE,
@@ -53,22 +105,60 @@ struct kb_compare_opts {
 struct kb_comparison {
 	struct kb_summary a, b; /* each side's summary */
 	double change_pct;      /* relative change of the means, percent */
-	double ci_low, ci_high; /* interval of the change (log-scale Welch t),
-				 * NaN when it cannot be had */
-	double p;               /* Mann-Whitney two-sided p-value */
+	double ci_low, ci_high; /* interval of the change (log-scale Welch t,
+				 * or the paired t), NaN when it cannot be
+				 * had */
+	double p;               /* two-sided p-value of @test */
 	enum kb_verdict verdict;
 	double alpha;           /* the level it was decided at: alpha, or
 				 * the look's nominal level */
 	unsigned looks;         /* looks of its sequential test (1: none) */
-	double min_p;           /* the smallest p the rank test can give
-				 * with these boots */
+	double min_p;           /* the smallest p the test can give with
+				 * these boots (0: no floor) */
 	size_t nonpositive;     /* values <= 0 on either side: no interval */
+	enum kb_compare_test test; /* what p is */
+	size_t npairs;          /* paired: the pairs; unpaired: the rounds
+				 * the sides had in common (fewer than
+				 * KB_COMPARE_MIN_PAIRS), 0 when none */
+	size_t unpaired;        /* paired: boots of either side in no pair,
+				 * left out */
+	double se_log;          /* standard error of the log change (NaN
+				 * when none) */
+	double df;              /* its degrees of freedom: pairs - 1, or
+				 * n_a + n_b - 2 */
+	int futile;             /* a sequential comparison stopped at this
+				 * look for futility (kb_compare_futile()) */
 };
 
 /* Compare per-boot values @a (n @na) with @b (n @nb). */
 void kb_compare_samples(const double *a, size_t na, const double *b,
 			size_t nb, const struct kb_compare_opts *o,
 			struct kb_comparison *out);
+
+/*
+ * Compare @n pairs of per-boot values: @a[i] and @b[i] ran in the same
+ * round (see above).  out->a and out->b summarise the paired boots;
+ * out->npairs is @n, out->unpaired 0 (the caller counts what it left
+ * out).  A value <= 0 leaves no log ratio: no interval, and the
+ * signed-rank test of the differences b - a.
+ */
+void kb_compare_paired(const double *a, const double *b, size_t n,
+		       const struct kb_compare_opts *o,
+		       struct kb_comparison *out);
+
+/*
+ * The futility stop: nonzero when comparison @c, an inconclusive look at
+ * @n boots a side (pairs, when paired) of a sequential test that may go
+ * on to @max, has a conditional power under its current trend below
+ * KB_COMPARE_FUTILITY, the test at @max deciding at c->alpha.  0 when
+ * @n >= @max or @n < @max / 2, the verdict is not inconclusive or no standard error is
+ * known (no interval: nothing to project).
+ */
+int kb_compare_futile(const struct kb_comparison *c, size_t n, size_t max);
+
+/* "mann-whitney-u", "wilcoxon-signed-rank", "paired-t": the analyses
+ * table's names. */
+const char *kb_compare_test_name(enum kb_compare_test t);
 
 /* The most looks a sequential comparison takes (kb_compare_looks()). */
 #define KB_COMPARE_LOOKS_MAX 16

@@ -270,6 +270,17 @@ int kb_pipeline_add_boots(struct kb_store *s, int64_t exp,
 			  const struct kb_pipeline_opts *opts,
 			  struct kb_err *err)
 {
+	return kb_pipeline_add_boots_in(s, exp, plan, ex, variant_idx, nboots,
+					0, opts, err);
+}
+
+int kb_pipeline_add_boots_in(struct kb_store *s, int64_t exp,
+			     const struct kb_plan *plan,
+			     struct kb_executor *ex, unsigned variant_idx,
+			     unsigned nboots, unsigned round,
+			     const struct kb_pipeline_opts *opts,
+			     struct kb_err *err)
+{
 	const struct kb_variant *pv = kb_plan_variant(plan, variant_idx);
 	struct kb_order_boot *order = NULL;
 	struct engine_req *reqs = NULL;
@@ -300,7 +311,7 @@ int kb_pipeline_add_boots(struct kb_store *s, int64_t exp,
 	for (i = 0; i < nboots; i++) {
 		reqs[i].v = &v;
 		reqs[i].boot_no = order[i].boot_no;
-		reqs[i].round = order[i].round;
+		reqs[i].round = round ? round : order[i].round;
 		reqs[i].host = order[i].host;
 	}
 	memset(&j, 0, sizeof(j));

@@ -247,6 +247,19 @@ int kb_pipeline_add_boots(struct kb_store *s, int64_t exp,
 			  const struct kb_pipeline_opts *opts,
 			  struct kb_err *err);
 
+/*
+ * kb_pipeline_add_boots() with every boot stored in round (block)
+ * @round (0: none, as kb_pipeline_add_boots() stores them): for boots
+ * added in rounds of the variants they are compared with, so that the
+ * comparison can pair them (lib/compare.h).
+ */
+int kb_pipeline_add_boots_in(struct kb_store *s, int64_t exp,
+			     const struct kb_plan *plan,
+			     struct kb_executor *ex, unsigned variant_idx,
+			     unsigned nboots, unsigned round,
+			     const struct kb_pipeline_opts *opts,
+			     struct kb_err *err);
+
 /* ---- one boot at a time over several hosts ----------------------------- */
 
 /*

@@ -210,6 +210,75 @@ static void test_analysis__drift_check_finds_a_drift_over_the_run(
 	assert_true(d.ci_low_pct < 0 && 0 < d.ci_high_pct);
 }
 
+static void test_analysis__compare_pairs_boots_within_rounds(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_comparison c;
+	size_t n;
+
+	/* blocks: boot r of each side in round r, so 4 pairs */
+	run_experiment(f,
+		       "workload: { fio: { rw: randread } }\n"
+		       "factors: { kconfig: { A: [n, y] } }\n"
+		       "repeat: { boots: 4 }\n",
+		       "metric: read_iops\nbase: 1000\n"
+		       "noise: { boot_cv: 0.03 }\nseed: 3\n"
+		       "drift: { linear: -0.3 }\n"
+		       "effects:\n  - when: { A: y }\n    factor: 0.8\n");
+	assert_int_equal(kb_analysis_compare(f->a, 0, 1, 0, &c, &err), 0);
+	assert_int_equal(c.npairs, 4);
+	assert_int_equal(c.unpaired, 0);
+	assert_int_equal(c.test, KB_COMPARE_PAIRED_T);
+	assert_int_equal(c.verdict, KB_VERDICT_REGRESSION);
+	/* a boot of A's in a round of its own: left out, counted */
+	assert_int_equal(kb_analysis_add_boots(f->a, 0, 1, &err), 0);
+	kb_analysis_values(f->a, 0, &n);
+	assert_int_equal(n, 5);
+	assert_int_equal(kb_analysis_compare(f->a, 0, 1, 0, &c, &err), 0);
+	assert_int_equal(c.npairs, 4);
+	assert_int_equal(c.unpaired, 1);
+	/* sequential: no rounds, unpaired as before */
+	run_experiment(f,
+		       "workload: { fio: { rw: randread } }\n"
+		       "factors: { kconfig: { A: [n, y] } }\n"
+		       "repeat: { boots: 4, order: sequential }\n",
+		       "metric: read_iops\nbase: 1000\n"
+		       "noise: { boot_cv: 0.03 }\nseed: 3\n");
+	assert_int_equal(kb_analysis_compare(f->a, 0, 1, 0, &c, &err), 0);
+	assert_int_equal(c.npairs, 0);
+	assert_int_equal(c.test, KB_COMPARE_MANN_WHITNEY);
+}
+
+static void test_analysis__adaptive_pairs_added_rounds_and_stops_for_futility(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_comparison c;
+	size_t na, nb;
+
+	/* no change at all: from 3 boots a side it could go to 10, but
+	 * at half way the trend says 10 would not decide */
+	run_experiment(f,
+		       "workload: { fio: { rw: randread } }\n"
+		       "factors: { kconfig: { A: [n, y] } }\n"
+		       "repeat: { boots: 3, max_boots: 10 }\n",
+		       "metric: read_iops\nbase: 1000\n"
+		       "noise: { boot_cv: 0.05 }\nseed: 7\n");
+	assert_int_equal(kb_analysis_compare(f->a, 0, 1, 1, &c, &err), 0);
+	kb_analysis_values(f->a, 0, &na);
+	kb_analysis_values(f->a, 1, &nb);
+	assert_true(na == nb && na < 10);
+	/* the added boots came in rounds of both: all paired */
+	assert_int_equal(c.npairs, na);
+	assert_int_equal(c.unpaired, 0);
+	if (c.verdict == KB_VERDICT_INCONCLUSIVE)
+		assert_true(c.futile);
+	else
+		assert_int_equal(c.verdict, KB_VERDICT_NO_CHANGE);
+}
+
 static void test_analysis__added_boots_make_later_looks(void **state)
 {
 	struct fixture *f = *state;
@@ -217,7 +286,11 @@ static void test_analysis__added_boots_make_later_looks(void **state)
 	struct kb_comparison c;
 	size_t n;
 
-	run_experiment(f, OPS_MATRIX("  better: higher\n"), OPS_MODEL);
+	/* a 4% loss: 3 pairs cannot decide it */
+	run_experiment(f, OPS_MATRIX("  better: higher\n"),
+		       "metric: ops_per_s\nbase: 1000\n"
+		       "noise: { boot_cv: 0.03 }\nseed: 2\n"
+		       "effects:\n  - when: { A: y }\n    factor: 0.96\n");
 	/* as planned: one test at alpha */
 	assert_int_equal(kb_analysis_compare(f->a, 0, 1, 0, &c, &err), 0);
 	assert_true(c.alpha == 0.05 && c.looks == 1);
@@ -302,9 +375,13 @@ static void test_analysis__compare_metric_is_the_analysis_of_that_metric(
 		kb_analysis_free(am);
 		am = NULL;
 	}
-	/* ops_per_s has 6 boots a side, a later look; lat_us the 3 of
-	 * boots 4 to 6, and the opposite direction */
-	assert_int_equal(got.a.n, 6);
+	/* ops_per_s has 6 boots a side, a later look: boots 1 to 3 paired
+	 * in their rounds, 4 to 6 (stored in none) left out; lat_us the 3
+	 * of boots 4 to 6, and the opposite direction */
+	assert_int_equal(got.a.n, 3);
+	assert_int_equal(got.npairs, 3);
+	assert_int_equal(got.unpaired, 6);
+	assert_int_equal(got.test, KB_COMPARE_PAIRED_T);
 	assert_true(got.looks > 1);
 	assert_int_equal(dir.higher_is_better, 1);
 	assert_int_equal(kb_analysis_compare_metric(f->a, "lat_us", 0, 1, &got,
@@ -543,7 +620,7 @@ static void test_analysis__real_executor_adds_boots(void **state)
 		 "factors: { guest: { vcpus: [1, 2] } }\n"
 		 "guest: { hypervisor: qemu, boot_timeout_s: 1 }\n"
 		 "workload: { command: { run: 'true' }, timeout_s: 1 }\n"
-		 "repeat: { boots: 3, max_boots: 6 }\n"
+		 "repeat: { boots: 3, max_boots: 6, order: sequential }\n"
 		 "hosts: [test:///default]\n",
 		 path,
 		 "metric: real_s\nbase: 10\nnoise: { boot_cv: 0.03 }\n"
@@ -686,6 +763,8 @@ static const struct CMUnitTest tests[] = {
 	T(test_analysis__adaptive_rounds_change_which_side_is_first),
 	T(test_analysis__drift_check_finds_a_drift_over_the_run),
 	T(test_analysis__added_boots_make_later_looks),
+	T(test_analysis__compare_pairs_boots_within_rounds),
+	T(test_analysis__adaptive_pairs_added_rounds_and_stops_for_futility),
 	T(test_analysis__compare_metric_is_the_analysis_of_that_metric),
 	T(test_effects__holm_adjusts_the_family),
 	T(test_effects__workload_copies_and_pinning_interact),

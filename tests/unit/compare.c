@@ -8,6 +8,14 @@
 #include "rng.h"
 #include "stats.h"
 
+#define assert_rel(got, want, rel)                                         \
+	do {                                                               \
+		double got_ = (got), want_ = (want);                       \
+		if (!(fabs(got_ - want_) <= (rel) * fabs(want_)))          \
+			fail_msg("%s = %.17g, want %.17g", #got, got_,     \
+				 want_);                                   \
+	} while (0)
+
 /*
  * Reference for the exact Mann-Whitney p-value, computed independently of
  * the library's dynamic programme: enumerate every way to choose which na
@@ -349,6 +357,109 @@ static void test_compare__looks_are_every_boot_or_spread(void **state)
 		assert_true(n[j] > n[j - 1]);
 }
 
+static void test_compare__paired_takes_a_drift_out(void **state)
+{
+	/* a host slowing by a tenth a round, B 15% below A within each:
+	 * unpaired the drift swamps it, paired it is all there is */
+	double a[6], b[6];
+	struct kb_compare_opts o = KB_COMPARE_OPTS_INIT;
+	struct kb_comparison c;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 6; i++) {
+		a[i] = 1000 * pow(0.9, (double)i) * (1 + 0.01 * (double)(i % 2));
+		b[i] = 0.85 * 1000 * pow(0.9, (double)i) *
+		       (1 - 0.01 * (double)(i % 3));
+	}
+	kb_compare_samples(a, 6, b, 6, &o, &c);
+	assert_int_equal(c.verdict, KB_VERDICT_INCONCLUSIVE);
+	kb_compare_paired(a, b, 6, &o, &c);
+	assert_int_equal(c.verdict, KB_VERDICT_REGRESSION);
+	/* 6 pairs can reach 0.05: the signed-rank, all six of one sign */
+	assert_int_equal(c.test, KB_COMPARE_SIGNED_RANK);
+	assert_rel(c.p, 0.03125, 1e-12);
+	assert_rel(c.min_p, 0.03125, 1e-12);
+	assert_int_equal(c.npairs, 6);
+	assert_true(c.change_pct < -14 && c.change_pct > -17);
+	assert_true(c.ci_low < c.change_pct && c.change_pct < c.ci_high);
+	assert_string_equal(kb_compare_test_name(c.test),
+			    "wilcoxon-signed-rank");
+}
+
+static void test_compare__paired_interval_by_hand(void **state)
+{
+	/* log ratios log 2, 0, -log 2: mean 0, sd log 2, 2 df, t(0.975, 2)
+	 * = 4.302653; 3 pairs cannot reach 0.05 by rank (0.25): the t
+	 * test, which has no floor */
+	double a[] = { 1, 2, 4 }, b[] = { 2, 2, 2 };
+	struct kb_compare_opts o = KB_COMPARE_OPTS_INIT;
+	struct kb_comparison c;
+
+	(void)state;
+	kb_compare_paired(a, b, 3, &o, &c);
+	assert_true(fabs(c.change_pct) < 1e-12);
+	assert_rel(c.ci_low, -82.126894, 1e-6);
+	assert_rel(c.ci_high, 459.499837, 1e-6);
+	assert_int_equal(c.test, KB_COMPARE_PAIRED_T);
+	assert_true(c.min_p == 0);
+	assert_rel(c.p, 1, 1e-12);
+	assert_int_equal(c.verdict, KB_VERDICT_INCONCLUSIVE);
+	assert_string_equal(kb_compare_test_name(c.test), "paired-t");
+}
+
+static void test_compare__paired_look_of_a_sequential_test_is_t(void **state)
+{
+	/* 8 pairs could reach Pocock's 0.0147 by rank only all of one
+	 * sign; a look of a sequential test takes the t test */
+	double a[8], b[8];
+	struct kb_compare_opts o = KB_COMPARE_OPTS_INIT;
+	struct kb_comparison c;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 8; i++) {
+		a[i] = 100 + (double)i;
+		b[i] = 0.8 * a[i] * (i == 3 ? 1.3 : 1 + 0.01 * (double)i);
+	}
+	kb_compare_paired(a, b, 8, &o, &c);
+	assert_int_equal(c.test, KB_COMPARE_SIGNED_RANK);
+	o.look_alpha = kb_compare_look_alpha(3, 10, 0.05, &o.looks);
+	kb_compare_paired(a, b, 8, &o, &c);
+	assert_int_equal(c.test, KB_COMPARE_PAIRED_T);
+	assert_true(c.alpha == o.look_alpha && c.looks == 8);
+}
+
+static void test_compare__futility_stops_what_max_boots_cannot_decide(
+	void **state)
+{
+	struct kb_comparison c;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.verdict = KB_VERDICT_INCONCLUSIVE;
+	c.test = KB_COMPARE_PAIRED_T;
+	c.alpha = 0.0147;
+	/* a 1% change, its standard error 3%: at 5 of 10 nothing would
+	 * come of it */
+	c.change_pct = 1;
+	c.se_log = 0.03;
+	assert_true(kb_compare_futile(&c, 5, 10));
+	/* too early to judge, or the end already */
+	assert_false(kb_compare_futile(&c, 4, 10));
+	assert_false(kb_compare_futile(&c, 10, 10));
+	/* a 10% change at that error goes on */
+	c.change_pct = -10;
+	assert_false(kb_compare_futile(&c, 5, 10));
+	/* decided, or no error known: nothing to project */
+	c.change_pct = 1;
+	c.verdict = KB_VERDICT_NO_CHANGE;
+	assert_false(kb_compare_futile(&c, 5, 10));
+	c.verdict = KB_VERDICT_INCONCLUSIVE;
+	c.se_log = NAN;
+	assert_false(kb_compare_futile(&c, 5, 10));
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_compare__mann_whitney_exact_matches_enumeration),
 	cmocka_unit_test(test_compare__mann_whitney_known_values),
@@ -363,6 +474,10 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_compare__nonpositive_values_are_counted),
 	cmocka_unit_test(test_compare__a_look_decides_at_its_nominal_level),
 	cmocka_unit_test(test_compare__looks_are_every_boot_or_spread),
+	cmocka_unit_test(test_compare__paired_takes_a_drift_out),
+	cmocka_unit_test(test_compare__paired_interval_by_hand),
+	cmocka_unit_test(test_compare__paired_look_of_a_sequential_test_is_t),
+	cmocka_unit_test(test_compare__futility_stops_what_max_boots_cannot_decide),
 };
 
 KB_TEST_MAIN(tests)
