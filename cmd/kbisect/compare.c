@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "compare.h"
 #include "json.h"
+#include "matrix.h"
 #include "mem.h"
 #include "store.h"
 #include "variant.h"
@@ -16,7 +17,7 @@
 /* How comparison @c was decided, for the analyses table. */
 static char *compare_detail(const struct kb_comparison *c)
 {
-	char looks[96] = "", bad[96] = "";
+	char looks[96] = "", bad[96] = "", left[64] = "", stop[64] = "";
 
 	if (c->looks > 1)
 		snprintf(looks, sizeof(looks),
@@ -25,8 +26,66 @@ static char *compare_detail(const struct kb_comparison *c)
 	if (c->nonpositive)
 		snprintf(bad, sizeof(bad), "; %zu values <= 0: no interval",
 			 c->nonpositive);
-	return kb_asprintf("Welch t interval of the change on the log scale; exact Mann-Whitney; boots are the replicates%s%s",
-			   looks, bad);
+	if (c->futile)
+		snprintf(stop, sizeof(stop), "; stopped for futility");
+	if (c->test == KB_COMPARE_MANN_WHITNEY) {
+		if (c->npairs)
+			snprintf(left, sizeof(left),
+				 "; unpaired: %zu rounds in common, %d needed",
+				 c->npairs, KB_COMPARE_MIN_PAIRS);
+		else
+			snprintf(left, sizeof(left),
+				 "; unpaired: no rounds in common");
+		return kb_asprintf("Welch t interval of the change on the log scale; exact Mann-Whitney; boots are the replicates%s%s%s%s",
+				   left, looks, bad, stop);
+	}
+	if (c->unpaired)
+		snprintf(left, sizeof(left), ", %zu boots unpaired left out",
+			 c->unpaired);
+	return kb_asprintf("paired within %zu rounds%s; t interval of the mean log ratio; %s%s%s%s",
+			   c->npairs, left,
+			   c->test == KB_COMPARE_SIGNED_RANK
+				   ? "exact Wilcoxon signed-rank"
+				   : "paired t test of the log ratios",
+			   looks, bad, stop);
+}
+
+/* The name of @c's test in the table's lines. */
+static const char *test_text(const struct kb_comparison *c)
+{
+	switch (c->test) {
+	case KB_COMPARE_SIGNED_RANK:
+		return "signed-rank";
+	case KB_COMPARE_PAIRED_T:
+		return "paired t";
+	case KB_COMPARE_MANN_WHITNEY:
+		break;
+	}
+	return "Mann-Whitney";
+}
+
+/* How @c paired its boots, one line under the experiment's metric. */
+static void print_pairing(const struct kb_comparison *c)
+{
+	if (c->test == KB_COMPARE_MANN_WHITNEY) {
+		if (c->npairs)
+			printf("%14s unpaired: only %zu rounds hold boots of both (%d needed to pair)\n",
+			       "", c->npairs, KB_COMPARE_MIN_PAIRS);
+		else
+			printf("%14s unpaired: no round holds boots of both\n",
+			       "");
+		return;
+	}
+	printf("%14s paired within %zu rounds", "", c->npairs);
+	if (c->unpaired)
+		printf(" (%zu boot%s in no pair left out)", c->unpaired,
+		       c->unpaired == 1 ? "" : "s");
+	if (c->test == KB_COMPARE_PAIRED_T)
+		printf(c->looks > 1 ? ": the paired t test, as at every look of a sequential test\n"
+				    : ": the paired t test (too few pairs for the signed-rank to reach %.3g)\n",
+		       c->alpha);
+	else
+		printf(": the exact signed-rank test\n");
 }
 
 struct compare_args {
@@ -54,13 +113,21 @@ const struct cmd cmd_compare_entry = {
 	.summary = "compare two variants of an experiment, metric by metric",
 	.help = "A and B are variant numbers (see kbisect results) or exact labels.\n"
 		"Per metric: each side's mean and relative standard deviation over\n"
-		"boots, the change of B against A with a confidence interval (Welch's\n"
-		"t on the log scale), an exact Mann-Whitney U test, and a verdict:\n"
-		"regression or improvement (by the metric's direction: significant\n"
-		"and at least compare.threshold_pct), no-change (the interval inside\n"
-		"the threshold, with boots enough for the test to reach alpha) or\n"
-		"inconclusive.  --adaptive looks again after added boots: each look\n"
-		"then decides at Pocock's level, which keeps false alarms at alpha.\n"
+		"boots, the change of B against A with a confidence interval, a test,\n"
+		"and a verdict: regression or improvement (by the metric's direction:\n"
+		"significant and at least compare.threshold_pct), no-change (the\n"
+		"interval inside the threshold, with boots enough for the test to reach\n"
+		"alpha) or inconclusive.  When 3 or more rounds (repeat.order: blocks)\n"
+		"hold a boot of each side, on one host, the boots are paired within\n"
+		"rounds: the change and its t interval are those of the log ratios\n"
+		"within rounds, which a drift of the host leaves out, and the test the\n"
+		"exact Wilcoxon signed-rank (the paired t test with fewer than 6 pairs\n"
+		"and at the looks of --adaptive); boots in no pair are left out and\n"
+		"counted.  Otherwise unpaired: Welch's t on the log scale and an exact\n"
+		"Mann-Whitney U test.  --adaptive looks again after added rounds: each\n"
+		"look then decides at Pocock's level, which keeps false alarms at\n"
+		"alpha, and from half of repeat.max_boots it stops, inconclusive, when\n"
+		"even max_boots would not decide (futility).\n"
 		"\n"
 		"Boots are added to model experiments on their stored model, and to\n"
 		"real ones (executor libvirt) as `run` boots them, after any kbisect-*\n"
@@ -176,7 +243,8 @@ static int cmd_compare(const struct kb_args *args)
 		details[i] = compare_detail(&cmp);
 		rows[i] = (struct kb_store_analysis){
 			"compare", metrics[i], ia, ib, NULL, cmp.change_pct,
-			cmp.ci_low, cmp.ci_high, cmp.p, "mann-whitney-u",
+			cmp.ci_low, cmp.ci_high, cmp.p,
+			kb_compare_test_name(cmp.test),
 			kb_verdict_name(cmp.verdict), details[i]
 		};
 		if (main_metric)
@@ -192,10 +260,16 @@ static int cmd_compare(const struct kb_args *args)
 		       kb_verdict_name(cmp.verdict), metrics[i],
 		       main_metric ? "  (the experiment's metric)" : "");
 		if (main_metric) {
-			printf("%14s n = %zu vs %zu boots, %.3g%% CI of the change [%s, %s], Mann-Whitney p = %.3g\n",
+			printf("%14s n = %zu vs %zu boots, %.3g%% CI of the change [%s, %s], %s p = %.3g\n",
 			       "", cmp.a.n, cmp.b.n, 100 * (1 - cmp.alpha),
 			       kb_format_pct(cmp.ci_low, 1).s,
-			       kb_format_pct(cmp.ci_high, 1).s, cmp.p);
+			       kb_format_pct(cmp.ci_high, 1).s, test_text(&cmp),
+			       cmp.p);
+			print_pairing(&cmp);
+			if (cmp.futile)
+				printf("%14s stopped for futility at %zu boots a side: inconclusive, it would need more than repeat.max_boots (%u) to decide\n",
+				       "", cmp.a.n < cmp.b.n ? cmp.a.n : cmp.b.n,
+				       kb_matrix_repeat(kb_plan_matrix(kb_analysis_plan(a)))->max_boots);
 			printf("%14s %s\n", "", kb_metric_dir_text(dir));
 		} else if (dir->source == KB_METRIC_GUESSED) {
 			printf("%14s %s\n", "", kb_metric_dir_text(dir));
@@ -228,8 +302,11 @@ static int cmd_compare(const struct kb_args *args)
 	} else {
 		double t = kb_analysis_opts(a)->threshold_pct;
 
-		printf("\n* p < 0.05, ** p < 0.01, *** p < 0.001 (Mann-Whitney U); a verdict needs p < %.3g and |change| >= %g%%;\n"
+		printf("\n* p < 0.05, ** p < 0.01, *** p < 0.001 (%s); a verdict needs p < %.3g and |change| >= %g%%;\n"
 		       "no-change needs the interval inside ±%g%% and boots enough that p < %.3g was possible\n",
+		       main_cmp.test == KB_COMPARE_MANN_WHITNEY
+			       ? "Mann-Whitney U"
+			       : test_text(&main_cmp),
 		       main_cmp.alpha, t, t, main_cmp.alpha);
 		if (main_cmp.looks > 1)
 			printf("%.3g is Pocock's level for each of %u looks, which keeps the false alarms of adaptive sampling at alpha = %g\n",

@@ -319,6 +319,14 @@ void cmd_json_comparison(struct kb_json *j, const char *key,
 	kb_json_kv_int(j, "looks", c->looks);
 	kb_json_kv_number(j, "min_p", c->min_p);
 	kb_json_kv_int(j, "nonpositive", (long long)c->nonpositive);
+	/* paired within rounds, or not (lib/compare.h) */
+	kb_json_kv_string(j, "test", kb_compare_test_name(c->test));
+	kb_json_kv_string(j, "pairing", c->test == KB_COMPARE_MANN_WHITNEY
+						? "unpaired"
+						: "paired");
+	kb_json_kv_int(j, "pairs", (long long)c->npairs);
+	kb_json_kv_int(j, "unpaired_boots", (long long)c->unpaired);
+	kb_json_kv_bool(j, "futile", c->futile);
 	kb_json_object_end(j);
 }
 

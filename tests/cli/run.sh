@@ -467,6 +467,21 @@ run "$KB" run "$T/ops.yaml" --model "$T/ops.model.yaml" --db "$T/ops.db"
 run "$KB" compare 1 0 2 --adaptive --db "$T/ops.db"
 check "a 21% loss of declared throughput is a regression" $([ $rc -eq 0 ] && has "regression *ops_per_s" "$T/out" &&
 	has "higher is better (workload.better)" "$T/out" && has "Pocock's level for each of 8 looks" "$T/out"; echo $?)
+check "compare pairs the boots of a blocks experiment within its rounds" $([ $rc -eq 0 ] &&
+	has "paired within [0-9]* rounds" "$T/out" && has "paired t p = " "$T/out"; echo $?)
+run "$KB" compare 1 0 2 --json --db "$T/ops.db"
+check "compare --json says it paired, with which test" $([ $rc -eq 0 ] && json_ok "$T/out" &&
+	has '"pairing": "paired"' "$T/out" && has '"test": "paired-t"' "$T/out" && has '"futile": false' "$T/out"; echo $?)
+{ cat "$T/ops.yaml"; echo "repeat: { order: sequential }"; } >"$T/ops-seq.yaml"
+run "$KB" run "$T/ops-seq.yaml" --model "$T/ops.model.yaml" --db "$T/ops-seq.db" --quiet
+run "$KB" compare 1 0 2 --db "$T/ops-seq.db"
+check "compare of a sequential experiment is unpaired, and says why" $([ $rc -eq 0 ] &&
+	has "unpaired: no round holds boots of both" "$T/out" && has "Mann-Whitney p = " "$T/out"; echo $?)
+printf 'metric: ops_per_s\nbase: 1000\nnoise: { boot_cv: 0.05 }\nseed: 4\n' >"$T/ops-null.model.yaml"
+run "$KB" run "$T/ops.yaml" --model "$T/ops-null.model.yaml" --db "$T/ops-null.db" --quiet
+run "$KB" compare 1 0 2 --adaptive --db "$T/ops-null.db"
+check "compare --adaptive of no change stops before max_boots (3 + 7 a side)" $([ $rc -eq 0 ] &&
+	has "inconclusive\|no-change" "$T/out" && [ "$(sqlite3 "$T/ops-null.db" "select count(*) from boots")" -lt 26 ]; echo $?)
 run "$KB" effects 1 --db "$T/ops.db"
 check "effects show the direction and Holm-adjusted p" $([ $rc -eq 0 ] && has "^ops_per_s: higher is better" "$T/out" &&
 	has "p Holm" "$T/out"; echo $?)
