@@ -314,15 +314,17 @@ unsigned kb_analysis_nrounds(const struct kb_analysis *a)
 	return n;
 }
 
-void kb_analysis_drift(const struct kb_analysis *a, struct kb_drift *out)
+/* The drift check's fit of @a's boots: the slope *@b of the residual
+ * logs on the place, its standard error *@se on *@df degrees of freedom,
+ * over places *@lo to *@hi; returns the boots fitted, 0 when too few. */
+static size_t drift_fit(const struct kb_analysis *a, double *b_out,
+			double *se_out, double *df_out, double *lo_out,
+			double *hi_out)
 {
 	double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, lo = INFINITY,
-	       hi = -INFINITY, b, se, sse, q, t, df;
+	       hi = -INFINITY, b, sse, df;
 	size_t v, i, n = 0, groups = 0;
 
-	memset(out, 0, sizeof(*out));
-	out->change_pct = out->ci_low_pct = out->ci_high_pct = NAN;
-	out->p = NAN;
 	for (v = 0; v < a->nvariants; v++) {
 		const struct kb_store_variant *x = &a->v[v];
 		double mean = 0;
@@ -356,17 +358,34 @@ void kb_analysis_drift(const struct kb_analysis *a, struct kb_drift *out)
 	}
 	df = (double)n - (double)groups - 1;
 	if (n < groups + 3 || df < 1 || !(hi > lo))
-		return;
+		return 0;
 	/* least squares of the residuals on the place (their means are 0
 	 * per variant: one slope over all) */
 	sxx -= sx * sx / (double)n;
 	sxy -= sx * sy / (double)n;
 	syy -= sy * sy / (double)n;
 	if (!(sxx > 0))
-		return;
+		return 0;
 	b = sxy / sxx;
 	sse = syy - b * sxy;
-	se = sqrt((sse > 0 ? sse : 0) / df / sxx);
+	*b_out = b;
+	*se_out = sqrt((sse > 0 ? sse : 0) / df / sxx);
+	*df_out = df;
+	*lo_out = lo;
+	*hi_out = hi;
+	return n;
+}
+
+void kb_analysis_drift(const struct kb_analysis *a, struct kb_drift *out)
+{
+	double lo = 0, hi = 0, b = 0, se = 0, q, t, df = 0;
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	out->change_pct = out->ci_low_pct = out->ci_high_pct = NAN;
+	out->p = NAN;
+	if (!(n = drift_fit(a, &b, &se, &df, &lo, &hi)))
+		return;
 	q = kb_stats_t_quantile(0.975, df);
 	t = se > 0 ? b / se : (b ? INFINITY : 0);
 	out->nboots = n;
@@ -435,12 +454,13 @@ static int same_host(const struct kb_store_variant *x, size_t i,
 /*
  * The boots of @x and @y that ran in one round (and on one host when
  * both are known), each boot in one pair at most: their values into
- * @px and @py (room for the smaller side), the number of pairs
- * returned.
+ * @px and @py (room for the smaller side), and into @adj the drift
+ * between their places, @slope (a log per place) times the distance,
+ * 0 when a place is not known; the number of pairs returned.
  */
 static size_t pair_rounds(const struct kb_store_variant *x,
-			  const struct kb_store_variant *y, double *px,
-			  double *py)
+			  const struct kb_store_variant *y, double slope,
+			  double *px, double *py, double *adj)
 {
 	unsigned char *used;
 	size_t i, j, n = 0;
@@ -460,6 +480,11 @@ static size_t pair_rounds(const struct kb_store_variant *x,
 		used[j] = 1;
 		px[n] = x->boot_means[i];
 		py[n] = y->boot_means[j];
+		adj[n] = 0;
+		if (x->boot_seqs && y->boot_seqs && x->boot_seqs[i] &&
+		    y->boot_seqs[j])
+			adj[n] = slope * ((double)y->boot_seqs[j] -
+					  (double)x->boot_seqs[i]);
 		n++;
 	}
 	free(used);
@@ -479,10 +504,16 @@ static void compare_now(const struct kb_analysis *a, unsigned ia,
 	size_t room = x->nboots < y->nboots ? x->nboots : y->nboots, n;
 	double *px = kb_calloc(room ? room : 1, sizeof(*px));
 	double *py = kb_calloc(room ? room : 1, sizeof(*py));
+	double *adj = kb_calloc(room ? room : 1, sizeof(*adj));
+	double slope = 0, se, df, lo, hi;
 
-	n = pair_rounds(x, y, px, py);
+	/* the drift check's slope over every boot of @a: what a place
+	 * further on in the run does to a boot, for the pairs' distance */
+	if (!drift_fit(a, &slope, &se, &df, &lo, &hi) || !isfinite(slope))
+		slope = 0;
+	n = pair_rounds(x, y, slope, px, py, adj);
 	if (n >= KB_COMPARE_MIN_PAIRS) {
-		kb_compare_paired(px, py, n, o, out);
+		kb_compare_paired(px, py, adj, n, o, out);
 		out->unpaired = x->nboots + y->nboots - 2 * n;
 	} else {
 		kb_compare_samples(x->boot_means, x->nboots, y->boot_means,
@@ -491,6 +522,7 @@ static void compare_now(const struct kb_analysis *a, unsigned ia,
 	}
 	free(px);
 	free(py);
+	free(adj);
 }
 
 /* kb_analysis_compare at overall level @alpha (the experiment's, or the

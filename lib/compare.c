@@ -96,8 +96,8 @@ void kb_compare_samples(const double *a, size_t na, const double *b,
 	decide(out, o, alpha);
 }
 
-void kb_compare_paired(const double *a, const double *b, size_t n,
-		       const struct kb_compare_opts *o,
+void kb_compare_paired(const double *a, const double *b, const double *adj,
+		       size_t n, const struct kb_compare_opts *o,
 		       struct kb_comparison *out)
 {
 	double alpha, *d = kb_calloc(n ? n : 1, sizeof(*d)), mean, lo, hi;
@@ -125,7 +125,7 @@ void kb_compare_paired(const double *a, const double *b, size_t n,
 		goto out;
 	}
 	for (i = 0; i < n; i++)
-		d[i] = log(b[i] / a[i]);
+		d[i] = log(b[i] / a[i]) - (adj ? adj[i] : 0);
 	p_t = kb_stats_paired_t(d, n, 1 - alpha, &mean, &lo, &hi);
 	out->change_pct = expm1(mean) * 100;
 	out->ci_low = expm1(lo) * 100;

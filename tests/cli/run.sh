@@ -290,6 +290,11 @@ check "effects --json ranks KMEMLEAK first" $([ $rc -eq 0 ] && json_ok "$T/out" 
 	has '"name": "PARAVIRT_SPINLOCKS:DEBUG_SPINLOCK"' "$T/out"; echo $?)
 run "$KB" compare 1 0 4 --db "$T/k.db"
 check "compare prints a verdict" $([ $rc -eq 0 ] && has "read_iops" "$T/out" && has "regression\|inconclusive" "$T/out"; echo $?)
+cp "$T/k.db" "$T/guide.db"
+run "$KB" compare 1 0 4 --adaptive --db "$T/guide.db"
+check "compare --adaptive as docs/guide.md shows it: paired within 3 rounds, a regression at the first look" $([ $rc -eq 0 ] &&
+	has "regression    read_iops" "$T/out" && has "n = 3 vs 3 boots, 98.5% CI of the change \[-90.5%, -87.6%\], paired t p = 5.28e-05" "$T/out" &&
+	has "paired within 3 rounds: the paired t test, as at every look of a sequential test" "$T/out"; echo $?)
 n=$(sqlite3 "$T/k.db" "select count(*) from analyses where kind in ('why', 'compare', 'main-effect', 'interaction')")
 check "analyses are stored" $([ "$n" -ge 8 ]; echo $?)
 # what works on model experiments only says so and exits 2 on others

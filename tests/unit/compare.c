@@ -374,7 +374,7 @@ static void test_compare__paired_takes_a_drift_out(void **state)
 	}
 	kb_compare_samples(a, 6, b, 6, &o, &c);
 	assert_int_equal(c.verdict, KB_VERDICT_INCONCLUSIVE);
-	kb_compare_paired(a, b, 6, &o, &c);
+	kb_compare_paired(a, b, NULL, 6, &o, &c);
 	assert_int_equal(c.verdict, KB_VERDICT_REGRESSION);
 	/* 6 pairs can reach 0.05: the signed-rank, all six of one sign */
 	assert_int_equal(c.test, KB_COMPARE_SIGNED_RANK);
@@ -387,6 +387,32 @@ static void test_compare__paired_takes_a_drift_out(void **state)
 			    "wilcoxon-signed-rank");
 }
 
+static void test_compare__paired_takes_the_drift_between_places_out(
+	void **state)
+{
+	/* B 10% below A, each B boot a place before or after its A boot
+	 * on a host losing 3% a place: the log ratios less that drift */
+	double a[] = { 100, 97, 94.1, 91.3 }, b[4], adj[4], w_adj, w_raw;
+	struct kb_compare_opts o = KB_COMPARE_OPTS_INIT;
+	struct kb_comparison c;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		adj[i] = i % 2 ? 0.03 : -0.03;
+		b[i] = 0.9 * a[i] * exp(adj[i]) * (1 + 0.001 * (double)i);
+	}
+	kb_compare_paired(a, b, adj, 4, &o, &c);
+	assert_true(fabs(c.change_pct + 9.85) < 0.2);
+	assert_int_equal(c.verdict, KB_VERDICT_REGRESSION);
+	w_adj = c.ci_high - c.ci_low;
+	kb_compare_paired(a, b, NULL, 4, &o, &c);
+	w_raw = c.ci_high - c.ci_low;
+	assert_true(w_raw > 5 * w_adj);
+	/* the summaries are of the boots as they were */
+	assert_rel(c.b.mean, kb_stats_mean(b, 4), 1e-12);
+}
+
 static void test_compare__paired_interval_by_hand(void **state)
 {
 	/* log ratios log 2, 0, -log 2: mean 0, sd log 2, 2 df, t(0.975, 2)
@@ -397,7 +423,7 @@ static void test_compare__paired_interval_by_hand(void **state)
 	struct kb_comparison c;
 
 	(void)state;
-	kb_compare_paired(a, b, 3, &o, &c);
+	kb_compare_paired(a, b, NULL, 3, &o, &c);
 	assert_true(fabs(c.change_pct) < 1e-12);
 	assert_rel(c.ci_low, -82.126894, 1e-6);
 	assert_rel(c.ci_high, 459.499837, 1e-6);
@@ -422,10 +448,10 @@ static void test_compare__paired_look_of_a_sequential_test_is_t(void **state)
 		a[i] = 100 + (double)i;
 		b[i] = 0.8 * a[i] * (i == 3 ? 1.3 : 1 + 0.01 * (double)i);
 	}
-	kb_compare_paired(a, b, 8, &o, &c);
+	kb_compare_paired(a, b, NULL, 8, &o, &c);
 	assert_int_equal(c.test, KB_COMPARE_SIGNED_RANK);
 	o.look_alpha = kb_compare_look_alpha(3, 10, 0.05, &o.looks);
-	kb_compare_paired(a, b, 8, &o, &c);
+	kb_compare_paired(a, b, NULL, 8, &o, &c);
 	assert_int_equal(c.test, KB_COMPARE_PAIRED_T);
 	assert_true(c.alpha == o.look_alpha && c.looks == 8);
 }
@@ -476,6 +502,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_compare__looks_are_every_boot_or_spread),
 	cmocka_unit_test(test_compare__paired_takes_a_drift_out),
 	cmocka_unit_test(test_compare__paired_interval_by_hand),
+	cmocka_unit_test(test_compare__paired_takes_the_drift_between_places_out),
 	cmocka_unit_test(test_compare__paired_look_of_a_sequential_test_is_t),
 	cmocka_unit_test(test_compare__futility_stops_what_max_boots_cannot_decide),
 };
