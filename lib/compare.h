@@ -40,7 +40,7 @@
  *   the drift check (kb_analysis_drift()) times the distance, is taken
  *   out of each log ratio first (under a linear drift of 30% over 10
  *   boots it was a tenth of the pairs' variance: power at 15% went from
- *   94% to 98% on the bench);
+ *   94% to 97.5% on the bench);
  * - interval: the t interval of that mean, n_pairs - 1 degrees of
  *   freedom, at level 1 - alpha;
  * - significance: the exact Wilcoxon signed-rank test of the log ratios
@@ -48,8 +48,9 @@
  *   pairs (its smallest p is 2 / 2^n: 6 pairs at 0.05); with fewer
  *   pairs, and at every look of a sequential test (whose boundary is a
  *   normal statistic's, and where the rank test's floor, 8 pairs at
- *   Pocock's 0.0147, cost a tenth of the power on the bench), the paired
- *   t test of the log ratios (kb_stats_paired_t()), which has no floor;
+ *   Pocock's 0.0147, cost 1 to 3 points of power on the bench), the
+ *   paired t test of the log ratios (kb_stats_paired_t()), which has no
+ *   floor;
  * - verdict: the rules above, min_p being the test's own (0 for the t
  *   test, which has no floor).
  *
@@ -61,9 +62,10 @@
  * The futility stop of a sequential comparison (kb_compare_futile()):
  * at a look that is inconclusive, with half of the most boots or more
  * (earlier, the trend of 3 boots is too rough to judge by), the
- * conditional power under the current trend — the chance that the test at max boots would reach its
- * level if the change went on as estimated, the statistic a Brownian
- * motion in the boots a side (Lan, Simon and Halperin 1982) — is below
+ * conditional power under the current trend — the chance that the test
+ * at max boots would reach its level if the change went on as
+ * estimated, the statistic a Brownian motion in the boots a side (Lan,
+ * Simon and Halperin 1982) — is below
  * KB_COMPARE_FUTILITY: more boots up to max would not decide, and the
  * comparison stops, inconclusive, saying so (kb_comparison.futile).
  * Stopping for futility never rejects, so Pocock's level keeps the false
@@ -84,7 +86,7 @@ enum kb_compare_test {
 
 /* The conditional power below which a sequential comparison stops for
  * futility (kb_compare_futile()). */
-#define KB_COMPARE_FUTILITY 0.05
+#define KB_COMPARE_FUTILITY 0.02
 
 enum kb_verdict {
 	KB_VERDICT_NO_CHANGE,
@@ -159,8 +161,8 @@ void kb_compare_paired(const double *a, const double *b, const double *adj,
  * @n boots a side (pairs, when paired) of a sequential test that may go
  * on to @max, has a conditional power under its current trend below
  * KB_COMPARE_FUTILITY, the test at @max deciding at c->alpha.  0 when
- * @n >= @max or @n < @max / 2, the verdict is not inconclusive or no standard error is
- * known (no interval: nothing to project).
+ * @n >= @max or @n < @max / 2, the verdict is not inconclusive or no
+ * standard error is known (no interval: nothing to project).
  */
 int kb_compare_futile(const struct kb_comparison *c, size_t n, size_t max);
 
