@@ -557,8 +557,11 @@ static int compare(struct kb_analysis *a, unsigned ia, unsigned ib,
 		start = (unsigned)(na < nb ? na : nb);
 	if (start < 1)
 		start = 1;
-	if ((adaptive || na > rep->boots || nb > rep->boots) && max > start)
+	if ((adaptive || na > rep->boots || nb > rep->boots) && max > start) {
 		o.look_alpha = look_alpha(a, start, max, alpha, &o.looks);
+		o.look_alpha_paired =
+			kb_compare_look_alpha_paired(start, max, alpha, NULL);
+	}
 	nlooks = kb_compare_looks(start, max, n);
 	for (;;) {
 		size_t lo, j, next, now;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mem.h"
+#include "rng.h"
 
 #include "banned.h"
 
@@ -106,6 +107,9 @@ void kb_compare_paired(const double *a, const double *b, const double *adj,
 
 	memset(out, 0, sizeof(*out));
 	alpha = look_level(o, out);
+	/* a look of a sequential test: the paired t's own level */
+	if (out->looks > 1 && o->look_alpha_paired > 0)
+		alpha = out->alpha = o->look_alpha_paired;
 	kb_stats_summary(a, n, &out->a);
 	kb_stats_summary(b, n, &out->b);
 	out->npairs = n;
@@ -219,6 +223,75 @@ double kb_compare_look_alpha(unsigned start, unsigned max, double alpha,
 	if (looks)
 		*looks = (unsigned)k;
 	return kb_stats_pocock_alpha(info, k, alpha);
+}
+
+static int cmp_dbl(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* The levels calibrated last, per thread: a run of comparisons asks
+ * for the same few again and again (60 ms each). */
+#define CALIBRATED_KEEP 8
+static _Thread_local struct {
+	unsigned start, max;
+	double alpha, level;
+} calibrated[CALIBRATED_KEEP];
+static _Thread_local size_t calibrated_next;
+
+double kb_compare_look_alpha_paired(unsigned start, unsigned max,
+				    double alpha, unsigned *looks)
+{
+	unsigned n[KB_COMPARE_LOOKS_MAX];
+	size_t k = kb_compare_looks(start, max, n), j, i, s;
+	double *minp, level;
+	struct kb_rng r;
+
+	if (looks)
+		*looks = (unsigned)k;
+	if (k == 1 || !(alpha > 0 && alpha < 1))
+		return alpha;
+	for (j = 0; j < CALIBRATED_KEEP; j++)
+		if (calibrated[j].level > 0 && calibrated[j].start == start &&
+		    calibrated[j].max == max && calibrated[j].alpha == alpha)
+			return calibrated[j].level;
+	minp = kb_calloc(KB_COMPARE_CALIBRATION_DRAWS, sizeof(*minp));
+	kb_rng_init(&r, 0x6b6269736563ull); /* fixed: the same level always */
+	for (s = 0; s < KB_COMPARE_CALIBRATION_DRAWS; s++) {
+		double mean = 0, m2 = 0, best = 1;
+
+		/* one null sequence of log ratios, the t test at each look
+		 * (Welford's running mean and sum of squares) */
+		for (i = 0, j = 0; j < k; j++) {
+			for (; i < n[j]; i++) {
+				double x = kb_rng_normal(&r), d = x - mean;
+
+				mean += d / (double)(i + 1);
+				m2 += d * (x - mean);
+			}
+			if (i >= 2 && m2 > 0) {
+				double t = mean / sqrt(m2 / (double)(i - 1) /
+						       (double)i);
+				double p = 2 * kb_stats_t_cdf(-fabs(t),
+							      (double)(i - 1));
+
+				best = p < best ? p : best;
+			}
+		}
+		minp[s] = best;
+	}
+	qsort(minp, KB_COMPARE_CALIBRATION_DRAWS, sizeof(*minp), cmp_dbl);
+	/* the level whose crossing at any look has chance @alpha */
+	level = minp[(size_t)(alpha * KB_COMPARE_CALIBRATION_DRAWS)];
+	free(minp);
+	j = calibrated_next++ % CALIBRATED_KEEP;
+	calibrated[j].start = start;
+	calibrated[j].max = max;
+	calibrated[j].alpha = alpha;
+	calibrated[j].level = level;
+	return level;
 }
 
 const char *kb_verdict_name(enum kb_verdict v)

@@ -308,8 +308,12 @@ static int cmd_compare(const struct kb_args *args)
 			       ? "Mann-Whitney U"
 			       : test_text(&main_cmp),
 		       main_cmp.alpha, t, t, main_cmp.alpha);
-		if (main_cmp.looks > 1)
+		if (main_cmp.looks > 1 && main_cmp.test == KB_COMPARE_MANN_WHITNEY)
 			printf("%.3g is Pocock's level for each of %u looks, which keeps the false alarms of adaptive sampling at alpha = %g\n",
+			       main_cmp.alpha, main_cmp.looks,
+			       kb_analysis_opts(a)->alpha);
+		else if (main_cmp.looks > 1)
+			printf("%.3g is the paired t test's level for each of %u looks (Pocock's boundary calibrated for it), which keeps the false alarms of adaptive sampling at alpha = %g\n",
 			       main_cmp.alpha, main_cmp.looks,
 			       kb_analysis_opts(a)->alpha);
 	}

@@ -486,6 +486,41 @@ static void test_compare__futility_stops_what_max_boots_cannot_decide(
 	assert_false(kb_compare_futile(&c, 5, 10));
 }
 
+static void test_compare__paired_look_level_keeps_false_alarms_at_alpha(
+	void **state)
+{
+	/* null sequences of 3 to 10 pairs drawn apart from the
+	 * calibration's: at Pocock's level the paired t crosses at some
+	 * look in about 6%, at the calibrated one in about 5% */
+	double pocock = kb_compare_look_alpha(3, 10, 0.05, NULL);
+	double lvl = kb_compare_look_alpha_paired(3, 10, 0.05, NULL);
+	unsigned looks = 0, k, n, hit_p = 0, hit_c = 0, N = 20000;
+	struct kb_rng r;
+
+	(void)state;
+	assert_true(lvl < pocock && lvl > 0.011);
+	assert_true(kb_compare_look_alpha_paired(3, 10, 0.05, &looks) == lvl);
+	assert_int_equal(looks, 8);
+	assert_true(kb_compare_look_alpha_paired(5, 5, 0.05, &looks) == 0.05);
+	assert_int_equal(looks, 1);
+	kb_rng_init(&r, 99);
+	for (k = 0; k < N; k++) {
+		double d[10], m, lo, hi, best = 1;
+
+		for (n = 0; n < 10; n++)
+			d[n] = 0.1 * kb_rng_normal(&r);
+		for (n = 3; n <= 10; n++) {
+			double p = kb_stats_paired_t(d, n, 0.95, &m, &lo, &hi);
+
+			best = p < best ? p : best;
+		}
+		hit_p += best < pocock;
+		hit_c += best < lvl;
+	}
+	assert_true((double)hit_p / N > 0.055);
+	assert_true(fabs((double)hit_c / N - 0.05) < 0.005);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_compare__mann_whitney_exact_matches_enumeration),
 	cmocka_unit_test(test_compare__mann_whitney_known_values),
@@ -502,6 +537,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_compare__looks_are_every_boot_or_spread),
 	cmocka_unit_test(test_compare__paired_takes_a_drift_out),
 	cmocka_unit_test(test_compare__paired_interval_by_hand),
+	cmocka_unit_test(test_compare__paired_look_level_keeps_false_alarms_at_alpha),
 	cmocka_unit_test(test_compare__paired_takes_the_drift_between_places_out),
 	cmocka_unit_test(test_compare__paired_look_of_a_sequential_test_is_t),
 	cmocka_unit_test(test_compare__futility_stops_what_max_boots_cannot_decide),
