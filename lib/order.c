@@ -81,6 +81,11 @@ static void shuffle(size_t *a, size_t n, uint64_t seed)
 	}
 }
 
+void kb_order_draw(uint64_t seed, unsigned round, size_t *perm, size_t n)
+{
+	shuffle(perm, n, kb_rng_seed_from(seed, "round", round, 0));
+}
+
 /* Randomised complete blocks: round r, boot r of every variant in a
  * fresh order. */
 static size_t blocks(const struct kb_plan *p, const unsigned char *stored,
@@ -98,7 +103,7 @@ static size_t blocks(const struct kb_plan *p, const unsigned char *stored,
 	for (r = 1; r <= rep->boots; r++) {
 		size_t host = round_host(m, r, hosts);
 
-		shuffle(perm, n, kb_rng_seed_from(seed, "round", r, 0));
+		kb_order_draw(seed, r, perm, n);
 		for (i = 0; i < n; i++) {
 			const struct kb_variant *v = kb_plan_variant(p, perm[i]);
 

@@ -63,6 +63,15 @@ size_t kb_order_run(const struct kb_plan *p, const unsigned char *stored,
 		    struct kb_order_boot *out);
 
 /*
+ * The order of round @round of an experiment seeded @seed: a permutation
+ * of 0..n-1 into @perm, drawn afresh for each round and the same for the
+ * same seed and round.  The blocks of kb_order_run() draw theirs here;
+ * so does whoever boots its own rounds (a bisection's probe beside its
+ * ends, lib/bisect_probe.c).
+ */
+void kb_order_draw(uint64_t seed, unsigned round, size_t *perm, size_t n);
+
+/*
  * The round (block) boot @boot_no of a variant of plan @p runs in under
  * its repeat.order: in blocks round r holds boot r of every variant, so
  * @boot_no itself; 0 (none) in the sequential order.  For whoever runs

@@ -917,11 +917,18 @@ EOF2
   printf 'hosts:\n  "qemu+ssh://b/system": { fail_after: 4 }\n'; } >"$T/bh.model.yaml"
 KBISECT_MODEL_TIME_SCALE=0 "$KB" bisect options --good tests/data/bisect/good.config --bad tests/data/bisect/bad.config \
 	--model tests/data/bisect/seed000.model.yaml --db "$T/b1.db" -q >"$T/b1.out" 2>/dev/null
+# docs/bisect.md's example is what the command prints (its first line
+# shortened there)
+awk '/^    bisection 1 \(experiment 1\): \.\.\. 15 options/ { on = 1 }
+	on && /^[^ ]/ { exit } on { sub(/^    /, ""); print }' docs/bisect.md |
+	sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' >"$T/b1.doc"
+sed '1s|tests/data/bisect/good.config -> tests/data/bisect/bad.config, |... |' "$T/b1.out" >"$T/b1.cut"
+check "docs/bisect.md's example is what bisect options prints" $(cmp -s "$T/b1.doc" "$T/b1.cut"; echo $?)
 run env KBISECT_MODEL_TIME_SCALE=0 "$KB" bisect options --good tests/data/bisect/good.config --bad tests/data/bisect/bad.config \
 	--model "$T/bh.model.yaml" --matrix "$T/bh.yaml" --db "$T/bh.db" -q
 check "bisect options over two hosts, one lost: the answer of one host" $([ $rc -eq 0 ] &&
 	cmp -s "$T/out" "$T/b1.out" &&
-	[ "$(sqlite3 "$T/bh.db" "select host, count(*), sum(status = 'ok') from boots group by host")" = "qemu+ssh://a/system|38|38
+	[ "$(sqlite3 "$T/bh.db" "select host, count(*), sum(status = 'ok') from boots group by host")" = "qemu+ssh://a/system|88|88
 qemu+ssh://b/system|4|4" ] &&
 	[ "$(sqlite3 "$T/bh.db" "select group_concat(kind) from host_events")" = "failure,failure,failure,drained" ]; echo $?)
 { cat tests/data/bisect/seed000.model.yaml
