@@ -1126,6 +1126,8 @@ int kb_bisect__experiment_create(struct bisect *b, const char *design,
 	e.runs_per_boot = o->runs_per_boot;
 	e.nvariants = n;
 	e.variants = variants;
+	e.run_order = "blocks"; /* rounds of kb_order_draw(), each a block */
+	e.order_seed = b->seed;
 	ret = kb_store_experiment_create(b->s, &e, &b->r->experiment, err);
 	if (ret == 0 && o->experiment_id)
 		*o->experiment_id = b->r->experiment;
