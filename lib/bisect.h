@@ -259,7 +259,8 @@ struct kb_bisect_result {
 				       * boots do not make them good */
 	size_t nskipped;              /* of them, probes that could not be
 				       * measured (skip) */
-	unsigned settle_boots;        /* boots per probe and end that would
+	unsigned settle_boots;        /* rounds per probe, each with both
+				       * ends, that would
 				       * likely settle the others (80% power
 				       * at the threshold, enough evidence);
 				       * 0 when none or not estimable */

@@ -258,6 +258,8 @@ static int commits_conclude(struct bisect *b, struct csearch *cs,
 		cr->ci_high = eff.ci_high;
 		cr->effect_boots = (unsigned)eff.b.n;
 	}
+	cr->effect_verdict = eff.verdict;
+	cr->confirmed = eff.verdict == KB_VERDICT_REGRESSION;
 	if (cr->first_bad >= 0) {
 		kb_buf_addf(&text, "first bad commit %s %s", c->sha,
 			    c->summary ? c->summary : "");

@@ -114,7 +114,7 @@ static void print_unsettled(const struct kb_bisect_result *r,
 		printf("%zu of those probes could not be measured (skip)\n",
 		       r->nskipped);
 	if (rest && r->settle_boots)
-		printf("about %u boots per probe and end (repeat.max_boots is %u), %u more boots in all, would likely settle %s\n",
+		printf("about %u rounds per probe, each with both ends (repeat.max_boots is %u), %u more boots in all, would likely settle %s\n",
 		       r->settle_boots, max_boots, r->more_boots,
 		       rest == 1 ? "it" : "them");
 }
@@ -796,6 +796,10 @@ static void commits_text(const struct kb_bisect_commits_result *r,
 			       kb_format_pct(r->ci_low, 1).s,
 			       kb_format_pct(r->ci_high, 1).s, 100 * (1 - alpha),
 			       r->effect_boots);
+		if (!isnan(r->change_pct) && !r->confirmed)
+			printf("NOT CONFIRMED: the two booted side by side in %u rounds give %s, not a regression\n",
+			       r->effect_boots,
+			       kb_verdict_name(r->effect_verdict));
 	}
 	printf("spent: %u builds, %u boots, %u runs; %zu probes\n", r->builds,
 	       r->boots, r->runs, r->nprobes);
@@ -850,6 +854,7 @@ static void commits_json(const struct kb_bisect_commits_result *r,
 	kb_json_kv_number(j, "change_pct", r->change_pct);
 	ci_array(j, r->ci_low, r->ci_high);
 	kb_json_kv_int(j, "effect_boots", r->effect_boots);
+	kb_json_kv_bool(j, "confirmed", r->confirmed);
 	kb_json_kv_bool(j, "complete", r->complete);
 	kb_json_kv_int(j, "builds", r->builds);
 	kb_json_kv_int(j, "boots", r->boots);
