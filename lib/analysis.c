@@ -577,7 +577,8 @@ int kb_analysis_worst(const struct kb_analysis *a)
 	for (i = 0; i < a->nvariants; i++) {
 		double m;
 
-		if (!a->v[i].nboots)
+		/* the sentinel is the baseline again: never a suspect */
+		if (!a->v[i].nboots || (int)i == kb_plan_sentinel(a->plan))
 			continue;
 		m = kb_stats_mean(a->v[i].boot_means, a->v[i].nboots);
 		if (worst < 0 || (a->opts.higher_is_better ? m < wv : m > wv)) {

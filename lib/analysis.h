@@ -161,7 +161,8 @@ void kb_analysis_log_pooled(const struct kb_analysis *a, double *var,
  */
 size_t kb_analysis_nonpositive(const struct kb_analysis *a, unsigned idx);
 
-/* The variant with the worst mean for the metric's direction (-1: none). */
+/* The variant with the worst mean for the metric's direction (-1: none);
+ * never the sentinel (kb_plan_sentinel()), the baseline again. */
 int kb_analysis_worst(const struct kb_analysis *a);
 
 /*
