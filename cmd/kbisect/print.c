@@ -598,7 +598,7 @@ int cmd_print_sentinel(FILE *f, struct kb_analysis *a)
 	if (sentinel_compare(a, &c) < 0)
 		return -1;
 	if (sentinel_differs(&c))
-		snprintf(what, sizeof(what), "differs from the baseline (p %.2g)",
+		snprintf(what, sizeof(what), "differs from the baseline, p %.2g",
 			 c.p);
 	else
 		snprintf(what, sizeof(what), "%s",

@@ -933,5 +933,46 @@ check "bisect options with every host drained: exit 1, says so, marked failed" $
 	[ "$(sqlite3 "$T/bl.db" "select state from bisections")" = failed ] &&
 	[ "$(sqlite3 "$T/bl.db" "select count(*) from boots")" = 1 ]; echo $?)
 
+# the sentinel (repeat.sentinel, docs/analysis.md "A/A: the sentinel"):
+# the baseline's kernel again in every round, built once, its boots
+# counted; results says its comparison with the baseline, the
+# experiment's own A/A, and warns when it differs (here the sequential
+# order puts all its boots after the baseline's on a drifting host)
+cat >"$T/aa.yaml" <<'EOF2'
+name: aa
+workload: { fio: { rw: randread }, metric: read_iops }
+repeat: { boots: 8, sentinel: true }
+EOF2
+sed 's/sentinel: true/sentinel: true, order: sequential/' "$T/aa.yaml" >"$T/aaseq.yaml"
+printf 'metric: read_iops\nbase: 1000\nnoise: { boot_cv: 0.03 }\nseed: 5\n' >"$T/aa.model.yaml"
+{ cat "$T/aa.model.yaml"; printf 'drift: { linear: -0.3 }\n'; } >"$T/aadrift.model.yaml"
+run "$KB" plan "$T/aa.yaml"
+check "plan: the sentinel is a variant of its own, built with the baseline, its boots counted" $([ $rc -eq 0 ] &&
+	has "^  1  sentinel  (the baseline's kernel again: the experiment's own A/A)$" "$T/out" &&
+	has "^2 variants, 1 build, 16 boots (8 per variant)" "$T/out"; echo $?)
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/aa.yaml" --model "$T/aa.model.yaml" --db "$T/aa.db" -q
+run "$KB" results 1 --db "$T/aa.db"
+check "results says the sentinel's A/A: no change" $([ $rc -eq 0 ] &&
+	has "^sentinel: +1.3% \[-1.3%, +3.9%\], no change (the experiment's own A/A)$" "$T/out" &&
+	! has "warning" "$T/err" && ! has "^drift:" "$T/out" &&
+	[ "$(sqlite3 "$T/aa.db" "select group_concat(sentinel) from variants")" = "0,1" ] &&
+	[ "$(sqlite3 "$T/aa.db" "select count(distinct build_id) from boots")" = 1 ] &&
+	[ "$(sqlite3 "$T/aa.db" "select count(distinct round) from boots b join variants v on v.id = b.variant_id where v.sentinel = 1")" = 8 ]; echo $?)
+run "$KB" results 1 --db "$T/aa.db" --json
+check "results --json: the sentinel marked, its comparison and the drift check" $([ $rc -eq 0 ] && json_ok "$T/out" &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["sentinel"]; v=d["variants"]
+assert s["variant"] == 1 and not s["differs"] and s["against_baseline"]["verdict"] == "no-change"
+assert [x["sentinel"] for x in v] == [False, True]
+assert not d["drift"]["flagged"]' "$T/out"; echo $?)
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/aa.yaml" --model "$T/aadrift.model.yaml" --db "$T/aa.db" -q
+check "results says a drift the rounds kept out of the A/A" $([ $rc -eq 0 ] &&
+	has "^drift: the boots changed by -27.5% " "$T/out" &&
+	has "^sentinel: +0.0% \[-10.8%, +12.6%\], inconclusive (the experiment's own A/A)$" "$T/out" &&
+	! has "warning" "$T/err"; echo $?)
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/aaseq.yaml" --model "$T/aadrift.model.yaml" --db "$T/aa.db" -q
+check "a sentinel that differs: said, and the false alarms warned of" $([ $rc -eq 0 ] &&
+	has "^sentinel: -15.4% \[-20.2%, -10.2%\], differs from the baseline, p 0.00016 (the experiment's own A/A)$" "$T/out" &&
+	has "^kbisect: warning: the sentinel, the baseline's kernel booted again, differs from the baseline (p 0.00016 < 0.05): this experiment's false alarms are above their nominal level, so do not trust its verdicts" "$T/err"; echo $?)
+
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
