@@ -966,7 +966,7 @@ assert [x["sentinel"] for x in v] == [False, True]
 assert not d["drift"]["flagged"]' "$T/out"; echo $?)
 run env KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/aa.yaml" --model "$T/aadrift.model.yaml" --db "$T/aa.db" -q
 check "results says a drift the rounds kept out of the A/A" $([ $rc -eq 0 ] &&
-	has "^drift: the boots changed by -27.5% " "$T/out" &&
+	has "^drift: the boots changed by -27.6% " "$T/out" &&
 	has "^sentinel: +0.0% \[-10.8%, +12.6%\], inconclusive (the experiment's own A/A)$" "$T/out" &&
 	! has "warning" "$T/err"; echo $?)
 run env KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/aaseq.yaml" --model "$T/aadrift.model.yaml" --db "$T/aa.db" -q
