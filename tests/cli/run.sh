@@ -946,6 +946,28 @@ EOF2
 sed 's/sentinel: true/sentinel: true, order: sequential/' "$T/aa.yaml" >"$T/aaseq.yaml"
 printf 'metric: read_iops\nbase: 1000\nnoise: { boot_cv: 0.03 }\nseed: 5\n' >"$T/aa.model.yaml"
 { cat "$T/aa.model.yaml"; printf 'drift: { linear: -0.3 }\n'; } >"$T/aadrift.model.yaml"
+# docs/matrix.md "An A/A run: no factors" shows this plan
+cat >"$T/aa-noise.yaml" <<'EOF2'
+name: aa-noise
+source: { tree: /usr/src/linux, base: defconfig }
+guest: { hypervisor: qemu, vcpus: 2 }
+workload:
+  fio: { rw: randread, bs: 4k, runtime: 30 }
+repeat: { boots: 10, runs_per_boot: 3, sentinel: true }
+EOF2
+"$KB" plan "$T/aa-noise.yaml" 2>/dev/null | sed "s|$T/||" >"$T/out"
+check "docs/matrix.md: the A/A plan with its sentinel" $(cat >"$T/want" <<'EOF2'
+aa-noise (aa-noise.yaml): full design, metric read_iops
+read_iops: higher is better (a rate)
+no factors: the baseline and its sentinel, an A/A run that measures noise and drift
+
+  #  variant
+  0  baseline  (baseline)
+  1  sentinel  (the baseline's kernel again: the experiment's own A/A)
+
+2 variants, 1 build, 20 boots (10 per variant), 60 workload runs (3 per boot)
+EOF2
+cmp -s "$T/out" "$T/want"; echo $?)
 run "$KB" plan "$T/aa.yaml"
 check "plan: the sentinel is a variant of its own, built with the baseline, its boots counted" $([ $rc -eq 0 ] &&
 	has "^  1  sentinel  (the baseline's kernel again: the experiment's own A/A)$" "$T/out" &&
