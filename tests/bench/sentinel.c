@@ -14,11 +14,13 @@
  *
  * Per case: how often the sentinel differs from the baseline (the rank
  * test's p below compare.alpha, 0.05: what `results` warns of), how
- * often `compare` would call it a regression or an improvement, and how
- * often the drift check flags the run.  Then the checks, each PASS or
- * FAIL: in blocks, without drift and under the linear -30% drift, the
- * sentinel differs in at most 6% of runs of either experiment; exits 1
- * when one fails.
+ * often it is called different (a regression or an improvement, the
+ * verdict `compare` would give it), and how often the drift check flags
+ * the run.  Then the checks of issue 24, each PASS or FAIL: in blocks,
+ * without drift and under the linear -30% drift, the sentinel is called
+ * different in at most 6% of runs of either experiment; exits 1 when one
+ * fails.  The rate at which it merely differs is printed beside: over
+ * 200 seeds its binomial spread is about 1.5 points either way.
  */
 #include <math.h>
 #include <stdio.h>
@@ -212,9 +214,9 @@ int main(void)
 			char what[96];
 
 			snprintf(what, sizeof(what),
-				 "blocks, %s, drift %s: the sentinel differs",
+				 "blocks, %s, drift %s: the sentinel called different",
 				 designs[g].label, drifts[d].label);
-			ok &= check(what, pct(t[g][d][0].differs, seeds), 0,
+			ok &= check(what, pct(t[g][d][0].called, seeds), 0,
 				    6);
 		}
 	return ok ? 0 : 1;
