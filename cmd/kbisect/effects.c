@@ -227,7 +227,9 @@ const struct cmd cmd_effects_entry = {
 		"beside the variants, its differences are printed apart and left\n"
 		"out of the variance.  So is each round of the run order\n"
 		"(repeat.order: blocks, the default): a drift of the host over the\n"
-		"run leaves the variance too.\n",
+		"run leaves the variance too.  A sentinel (repeat.sentinel) is no\n"
+		"level of any factor: its comparison with the baseline is printed\n"
+		"apart, the experiment's own A/A.\n",
 	.epilog = "Example:\n  kbisect effects 1\n",
 };
 
