@@ -995,6 +995,24 @@ run env KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/aaseq.yaml" --model "$T/aadrift
 check "a sentinel that differs: said, and the false alarms warned of" $([ $rc -eq 0 ] &&
 	has "^sentinel: -15.4% \[-20.2%, -10.2%\], differs from the baseline, p 0.00016 (the experiment's own A/A)$" "$T/out" &&
 	has "^kbisect: warning: the sentinel, the baseline's kernel booted again, differs from the baseline (p 0.00016 < 0.05): this experiment's false alarms are above their nominal level, so do not trust its verdicts" "$T/err"; echo $?)
+# compare (the baseline a side) and effects say the sentinel's A/A too;
+# it is no level of a factor, and no side but the baseline's brings it
+printf 'name: ab\nworkload: { fio: { rw: randread }, metric: read_iops }\nfactors: { kconfig: { A: [n, y], B: [n, y] } }\nrepeat: { boots: 6, sentinel: true }\n' >"$T/ab.yaml"
+printf 'metric: read_iops\nbase: 1000\nnoise: { boot_cv: 0.03 }\nseed: 7\neffects:\n  - { when: { A: y }, factor: 0.8 }\n' >"$T/ab.model.yaml"
+KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/ab.yaml" --model "$T/ab.model.yaml" --db "$T/ab.db" -q >/dev/null 2>&1
+AA="sentinel: -3.0% \[-6.0%, +0.1%\], inconclusive (the experiment's own A/A)"
+run "$KB" compare 1 0 1 --db "$T/ab.db"
+check "compare against the baseline says the sentinel's A/A" $([ $rc -eq 0 ] && has "^$AA\$" "$T/out"; echo $?)
+run "$KB" compare 1 1 2 --db "$T/ab.db"
+check "compare without the baseline does not" $([ $rc -eq 0 ] && ! has "^sentinel:" "$T/out"; echo $?)
+run "$KB" effects 1 --db "$T/ab.db"
+check "effects says the sentinel's A/A, apart from the effects" $([ $rc -eq 0 ] && has "^$AA\$" "$T/out" &&
+	! has "^ *[0-9]  sentinel" "$T/out"; echo $?)
+run "$KB" effects 1 --db "$T/ab.db" --json
+check "effects --json: the design's effects alone, the sentinel apart" $([ $rc -eq 0 ] &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+assert [e["name"] for e in d["effects"]] == ["A", "B", "A:B"], d["effects"]
+assert d["sentinel"]["variant"] == 4 and not d["sentinel"]["differs"]' "$T/out"; echo $?)
 
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
