@@ -968,6 +968,10 @@ no factors: the baseline and its sentinel, an A/A run that measures noise and dr
 2 variants, 1 build, 20 boots (10 per variant), 60 workload runs (3 per boot)
 EOF2
 cmp -s "$T/out" "$T/want"; echo $?)
+run "$KB" plan "$T/aa.yaml" --json
+check "plan --json marks the sentinel" $([ $rc -eq 0 ] &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+assert [(v["label"], v["sentinel"]) for v in d["variants"]] == [("baseline", False), ("sentinel", True)], d["variants"]' "$T/out"; echo $?)
 run "$KB" plan "$T/aa.yaml"
 check "plan: the sentinel is a variant of its own, built with the baseline, its boots counted" $([ $rc -eq 0 ] &&
 	has "^  1  sentinel  (the baseline's kernel again: the experiment's own A/A)$" "$T/out" &&

@@ -277,6 +277,19 @@ static void test_report__drift_and_the_sentinel_are_said(void **state)
 	assert_non_null(strstr(page.buf, "the experiment&#39;s own A/A.</p>"));
 	kb_buf_release(&page);
 	kb_report_result_release(&r);
+	/* the same host without the drift: nothing to speak of */
+	f->exp = run_model_of(f, m,
+			      "metric: read_iops\nbase: 1000\n"
+			      "noise: { boot_cv: 0.02 }\n");
+	assert_int_equal(kb_report_write(f->s, f->exp, dir, &r, &err), 0);
+	slurp(r.dir, "index.html", &page);
+	svg = svg_of(page.buf, "drift-plot");
+	assert_int_equal(count(svg, "class=\"line fit\""), 1);
+	free(svg);
+	assert_non_null(strstr(page.buf, "<p class=\"drift\">The drift check finds no drift to speak of: "));
+	assert_null(strstr(page.buf, "drift flagged"));
+	kb_buf_release(&page);
+	kb_report_result_release(&r);
 	free(dir);
 }
 
