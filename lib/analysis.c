@@ -306,7 +306,7 @@ unsigned kb_analysis_nrounds(const struct kb_analysis *a)
 
 void kb_analysis_drift(const struct kb_analysis *a, struct kb_drift *out)
 {
-	double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, lo = INFINITY,
+	double sxx = 0, sxy = 0, syy = 0, lo = INFINITY,
 	       hi = -INFINITY, b, se, sse, q, t, df;
 	size_t v, i, n = 0, groups = 0;
 
@@ -315,43 +315,46 @@ void kb_analysis_drift(const struct kb_analysis *a, struct kb_drift *out)
 	out->p = NAN;
 	for (v = 0; v < a->nvariants; v++) {
 		const struct kb_store_variant *x = &a->v[v];
-		double mean = 0;
+		double mean = 0, at = 0;
 		size_t k = 0;
 
 		for (i = 0; x->boot_seqs && i < x->nboots; i++)
 			if (x->boot_seqs[i] && x->boot_means[i] > 0) {
 				mean += log(x->boot_means[i]);
+				at += x->boot_seqs[i];
 				k++;
 			}
 		if (!k)
 			continue;
 		mean /= (double)k;
+		at /= (double)k;
 		groups++;
 		for (i = 0; i < x->nboots; i++) {
 			double xs, ys;
 
 			if (!x->boot_seqs[i] || !(x->boot_means[i] > 0))
 				continue;
-			xs = x->boot_seqs[i];
+			lo = x->boot_seqs[i] < lo ? x->boot_seqs[i] : lo;
+			hi = x->boot_seqs[i] > hi ? x->boot_seqs[i] : hi;
+			/* both centred within the variant: the slope is
+			 * the one within variants (an ANCOVA's), whatever
+			 * their places; centring the places over all
+			 * instead took a sequential order's differences
+			 * between variants' places for spread of the
+			 * slope's and shrank it several times */
+			xs = x->boot_seqs[i] - at;
 			ys = log(x->boot_means[i]) - mean;
-			sx += xs;
-			sy += ys;
 			sxx += xs * xs;
 			sxy += xs * ys;
 			syy += ys * ys;
-			lo = xs < lo ? xs : lo;
-			hi = xs > hi ? xs : hi;
 			n++;
 		}
 	}
 	df = (double)n - (double)groups - 1;
 	if (n < groups + 3 || df < 1 || !(hi > lo))
 		return;
-	/* least squares of the residuals on the place (their means are 0
-	 * per variant: one slope over all) */
-	sxx -= sx * sx / (double)n;
-	sxy -= sx * sy / (double)n;
-	syy -= sy * sy / (double)n;
+	/* least squares of the residuals on the place, each variant's
+	 * own mean taken out of both: one slope over all */
 	if (!(sxx > 0))
 		return;
 	b = sxy / sxx;
@@ -577,7 +580,8 @@ int kb_analysis_worst(const struct kb_analysis *a)
 	for (i = 0; i < a->nvariants; i++) {
 		double m;
 
-		if (!a->v[i].nboots)
+		/* the sentinel is the baseline again: never a suspect */
+		if (!a->v[i].nboots || (int)i == kb_plan_sentinel(a->plan))
 			continue;
 		m = kb_stats_mean(a->v[i].boot_means, a->v[i].nboots);
 		if (worst < 0 || (a->opts.higher_is_better ? m < wv : m > wv)) {

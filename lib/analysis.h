@@ -97,8 +97,9 @@ unsigned kb_analysis_nrounds(const struct kb_analysis *a);
 /*
  * The drift check (docs/analysis.md, "The run order"): the log of each
  * ok boot's value less its variant's mean, regressed on the boot's place
- * in the run (kb_boot_result.seq), so that a host slowing down or
- * speeding up over the run shows as a slope.
+ * in the run (kb_boot_result.seq) less its variant's mean place (the
+ * slope within the variants, one over all), so that a host slowing down
+ * or speeding up over the run shows as a slope, in any run order.
  */
 struct kb_drift {
 	size_t nboots;      /* boots with a known place (0: no check) */
@@ -161,7 +162,8 @@ void kb_analysis_log_pooled(const struct kb_analysis *a, double *var,
  */
 size_t kb_analysis_nonpositive(const struct kb_analysis *a, unsigned idx);
 
-/* The variant with the worst mean for the metric's direction (-1: none). */
+/* The variant with the worst mean for the metric's direction (-1: none);
+ * never the sentinel (kb_plan_sentinel()), the baseline again. */
 int kb_analysis_worst(const struct kb_analysis *a);
 
 /*

@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "compare.h"
 #include "json.h"
+#include "plan.h"
 #include "mem.h"
 #include "store.h"
 #include "variant.h"
@@ -33,6 +34,15 @@ struct compare_args {
 	struct kb_args common; /* first: CMD_ARGS */
 	int adaptive;
 };
+
+/* Whether a comparison of #@ia with #@ib involves the baseline and the
+ * experiment has a sentinel that is neither: its A/A is then said. */
+static int baseline_aa(const struct kb_analysis *a, int ia, int ib)
+{
+	int s = kb_plan_sentinel(kb_analysis_plan(a));
+
+	return s >= 0 && (ia == 0 || ib == 0) && ia != s && ib != s;
+}
 
 static const struct kb_opt compare_opts[] = {
 	KB_OPT_BOOL(struct compare_args, adaptive, 0, "adaptive",
@@ -222,6 +232,8 @@ static int cmd_compare(const struct kb_args *args)
 			kb_json_kv_string(j, metrics[i],
 					  kb_metric_source_name(dirs[i].source));
 		kb_json_object_end(j);
+		if (baseline_aa(a, ia, ib))
+			cmd_json_sentinel(j, a);
 		kb_json_object_end(j);
 		kb_json_finish(j);
 		cmd_put(&b);
@@ -235,6 +247,10 @@ static int cmd_compare(const struct kb_args *args)
 			printf("%.3g is Pocock's level for each of %u looks, which keeps the false alarms of adaptive sampling at alpha = %g\n",
 			       main_cmp.alpha, main_cmp.looks,
 			       kb_analysis_opts(a)->alpha);
+		if (baseline_aa(a, ia, ib)) {
+			putchar('\n');
+			cmd_print_sentinel(stdout, a);
+		}
 	}
 	ret = 0;
 	goto out;

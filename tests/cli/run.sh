@@ -940,5 +940,90 @@ check "bisect options with every host drained: exit 1, says so, marked failed" $
 	[ "$(sqlite3 "$T/bl.db" "select state from bisections")" = failed ] &&
 	[ "$(sqlite3 "$T/bl.db" "select count(*) from boots")" = 1 ]; echo $?)
 
+# the sentinel (repeat.sentinel, docs/analysis.md "A/A: the sentinel"):
+# the baseline's kernel again in every round, built once, its boots
+# counted; results says its comparison with the baseline, the
+# experiment's own A/A, and warns when it differs (here the sequential
+# order puts all its boots after the baseline's on a drifting host)
+cat >"$T/aa.yaml" <<'EOF2'
+name: aa
+workload: { fio: { rw: randread }, metric: read_iops }
+repeat: { boots: 8, sentinel: true }
+EOF2
+sed 's/sentinel: true/sentinel: true, order: sequential/' "$T/aa.yaml" >"$T/aaseq.yaml"
+printf 'metric: read_iops\nbase: 1000\nnoise: { boot_cv: 0.03 }\nseed: 5\n' >"$T/aa.model.yaml"
+{ cat "$T/aa.model.yaml"; printf 'drift: { linear: -0.3 }\n'; } >"$T/aadrift.model.yaml"
+# docs/matrix.md "An A/A run: no factors" shows this plan
+cat >"$T/aa-noise.yaml" <<'EOF2'
+name: aa-noise
+source: { tree: /usr/src/linux, base: defconfig }
+guest: { hypervisor: qemu, vcpus: 2 }
+workload:
+  fio: { rw: randread, bs: 4k, runtime: 30 }
+repeat: { boots: 10, runs_per_boot: 3, sentinel: true }
+EOF2
+"$KB" plan "$T/aa-noise.yaml" 2>/dev/null | sed "s|$T/||" >"$T/out"
+check "docs/matrix.md: the A/A plan with its sentinel" $(cat >"$T/want" <<'EOF2'
+aa-noise (aa-noise.yaml): full design, metric read_iops
+read_iops: higher is better (a rate)
+no factors: the baseline and its sentinel, an A/A run that measures noise and drift
+
+  #  variant
+  0  baseline  (baseline)
+  1  sentinel  (the baseline's kernel again: the experiment's own A/A)
+
+2 variants, 1 build, 20 boots (10 per variant), 60 workload runs (3 per boot)
+EOF2
+cmp -s "$T/out" "$T/want"; echo $?)
+run "$KB" plan "$T/aa.yaml" --json
+check "plan --json marks the sentinel" $([ $rc -eq 0 ] &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+assert [(v["label"], v["sentinel"]) for v in d["variants"]] == [("baseline", False), ("sentinel", True)], d["variants"]' "$T/out"; echo $?)
+run "$KB" plan "$T/aa.yaml"
+check "plan: the sentinel is a variant of its own, built with the baseline, its boots counted" $([ $rc -eq 0 ] &&
+	has "^  1  sentinel  (the baseline's kernel again: the experiment's own A/A)$" "$T/out" &&
+	has "^2 variants, 1 build, 16 boots (8 per variant)" "$T/out"; echo $?)
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/aa.yaml" --model "$T/aa.model.yaml" --db "$T/aa.db" -q
+run "$KB" results 1 --db "$T/aa.db"
+check "results says the sentinel's A/A: no change" $([ $rc -eq 0 ] &&
+	has "^sentinel: +1.3% \[-1.3%, +3.9%\], no change (the experiment's own A/A)$" "$T/out" &&
+	! has "warning" "$T/err" && ! has "^drift:" "$T/out" &&
+	[ "$(sqlite3 "$T/aa.db" "select group_concat(sentinel) from variants")" = "0,1" ] &&
+	[ "$(sqlite3 "$T/aa.db" "select count(distinct build_id) from boots")" = 1 ] &&
+	[ "$(sqlite3 "$T/aa.db" "select count(distinct round) from boots b join variants v on v.id = b.variant_id where v.sentinel = 1")" = 8 ]; echo $?)
+run "$KB" results 1 --db "$T/aa.db" --json
+check "results --json: the sentinel marked, its comparison and the drift check" $([ $rc -eq 0 ] && json_ok "$T/out" &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["sentinel"]; v=d["variants"]
+assert s["variant"] == 1 and not s["differs"] and s["against_baseline"]["verdict"] == "no-change"
+assert [x["sentinel"] for x in v] == [False, True]
+assert not d["drift"]["flagged"]' "$T/out"; echo $?)
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/aa.yaml" --model "$T/aadrift.model.yaml" --db "$T/aa.db" -q
+check "results says a drift the rounds kept out of the A/A" $([ $rc -eq 0 ] &&
+	has "^drift: the boots changed by -27.6% " "$T/out" &&
+	has "^sentinel: +0.0% \[-10.8%, +12.6%\], inconclusive (the experiment's own A/A)$" "$T/out" &&
+	! has "warning" "$T/err"; echo $?)
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/aaseq.yaml" --model "$T/aadrift.model.yaml" --db "$T/aa.db" -q
+check "a sentinel that differs: said, and the false alarms warned of" $([ $rc -eq 0 ] &&
+	has "^sentinel: -15.4% \[-20.2%, -10.2%\], differs from the baseline, p 0.00016 (the experiment's own A/A)$" "$T/out" &&
+	has "^kbisect: warning: the sentinel, the baseline's kernel booted again, differs from the baseline (p 0.00016 < 0.05): this experiment's false alarms are above their nominal level, so do not trust its verdicts" "$T/err"; echo $?)
+# compare (the baseline a side) and effects say the sentinel's A/A too;
+# it is no level of a factor, and no side but the baseline's brings it
+printf 'name: ab\nworkload: { fio: { rw: randread }, metric: read_iops }\nfactors: { kconfig: { A: [n, y], B: [n, y] } }\nrepeat: { boots: 6, sentinel: true }\n' >"$T/ab.yaml"
+printf 'metric: read_iops\nbase: 1000\nnoise: { boot_cv: 0.03 }\nseed: 7\neffects:\n  - { when: { A: y }, factor: 0.8 }\n' >"$T/ab.model.yaml"
+KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/ab.yaml" --model "$T/ab.model.yaml" --db "$T/ab.db" -q >/dev/null 2>&1
+AA="sentinel: -3.0% \[-6.0%, +0.1%\], inconclusive (the experiment's own A/A)"
+run "$KB" compare 1 0 1 --db "$T/ab.db"
+check "compare against the baseline says the sentinel's A/A" $([ $rc -eq 0 ] && has "^$AA\$" "$T/out"; echo $?)
+run "$KB" compare 1 1 2 --db "$T/ab.db"
+check "compare without the baseline does not" $([ $rc -eq 0 ] && ! has "^sentinel:" "$T/out"; echo $?)
+run "$KB" effects 1 --db "$T/ab.db"
+check "effects says the sentinel's A/A, apart from the effects" $([ $rc -eq 0 ] && has "^$AA\$" "$T/out" &&
+	! has "^ *[0-9]  sentinel" "$T/out"; echo $?)
+run "$KB" effects 1 --db "$T/ab.db" --json
+check "effects --json: the design's effects alone, the sentinel apart" $([ $rc -eq 0 ] &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+assert [e["name"] for e in d["effects"]] == ["A", "B", "A:B"], d["effects"]
+assert d["sentinel"]["variant"] == 4 and not d["sentinel"]["differs"]' "$T/out"; echo $?)
+
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
