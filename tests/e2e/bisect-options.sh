@@ -113,7 +113,7 @@ hog() {
 			sh -c 'while :; do :; done' & busy=$!
 			echo "$(date +%s) on" >>"$work/hog.log"
 		else
-			kill "$busy"; wait "$busy" 2>/dev/null; busy=
+			kill "$busy"; wait "$busy" 2>/dev/null || :; busy=
 			echo "$(date +%s) off" >>"$work/hog.log"
 		fi
 	done
