@@ -9,6 +9,7 @@
 #include "matrix.h"
 #include "mem.h"
 #include "model.h"
+#include "order.h"
 #include "pipeline.h"
 #include "rng.h"
 #include "runner.h"
@@ -44,6 +45,7 @@ struct kb_analysis {
 	double la_alpha, la_of;
 	size_t naside;  /* kb_analysis_set_aside(): per variant, the first */
 	size_t *aside;  /* boots left out */
+	unsigned last_block; /* the last round kb_analysis_add_block() added */
 };
 
 static void release_variants(struct kb_analysis *a)
@@ -387,8 +389,25 @@ static double look_alpha(struct kb_analysis *a, unsigned start,
 	return a->la_alpha;
 }
 
-/* kb_analysis_compare at overall level @alpha (the experiment's, or the
- * one kb_analysis_compare_at asks for). */
+/*
+ * Boot the @n variants @vars once each, in that order, each boot stored
+ * in round @round (0: none: boots added after the run); a->added is the
+ * caller's to count.
+ */
+static int boot_round(struct kb_analysis *a, const unsigned *vars, size_t n,
+		      unsigned round, struct kb_err *err)
+{
+	size_t k;
+	int ret;
+
+	for (k = 0; k < n; k++)
+		if ((ret = kb_pipeline_add_round_boot(a->s, a->exp, a->plan,
+						      a->ex, vars[k], round,
+						      a->popts, err)))
+			return ret;
+	return 0;
+}
+
 /* One more boot of @ia (when @more_a) and of @ib (when @more_b), @ib's
  * first when @b_first. */
 static int add_round(struct kb_analysis *a, unsigned ia, unsigned ib,
@@ -398,16 +417,18 @@ static int add_round(struct kb_analysis *a, unsigned ia, unsigned ib,
 	unsigned side[2] = { b_first ? ib : ia, b_first ? ia : ib };
 	unsigned more[2] = { b_first ? more_b : more_a,
 			     b_first ? more_a : more_b };
-	int k, ret;
+	unsigned vars[2];
+	size_t n = 0;
+	int k;
 
 	for (k = 0; k < 2; k++)
-		if (more[k] &&
-		    (ret = kb_pipeline_add_boots(a->s, a->exp, a->plan, a->ex,
-						 side[k], 1, a->popts, err)))
-			return ret;
-	return 0;
+		if (more[k])
+			vars[n++] = side[k];
+	return boot_round(a, vars, n, 0, err);
 }
 
+/* kb_analysis_compare at overall level @alpha (the experiment's, or the
+ * one kb_analysis_compare_at asks for). */
 static int compare(struct kb_analysis *a, unsigned ia, unsigned ib,
 		   int adaptive, double alpha, struct kb_comparison *out,
 		   struct kb_err *err)
@@ -661,4 +682,175 @@ int kb_analysis_add_boots(struct kb_analysis *a, unsigned idx, unsigned n,
 		return ret;
 	a->added += n;
 	return load_values(a, err);
+}
+
+unsigned kb_analysis_last_round(const struct kb_analysis *a)
+{
+	unsigned max = 0;
+	size_t v, i;
+
+	for (v = 0; v < a->nvariants; v++)
+		for (i = 0; a->v[v].boot_rounds && i < a->v[v].nboots; i++)
+			if (a->v[v].boot_rounds[i] > max)
+				max = a->v[v].boot_rounds[i];
+	return max;
+}
+
+int kb_analysis_add_block(struct kb_analysis *a, const unsigned *vars,
+			  size_t n, unsigned *round, struct kb_err *err)
+{
+	unsigned *order = NULL, r;
+	size_t i;
+	int ret;
+
+	*round = 0;
+	if (!a->ex)
+		return kb_err_set(err, KB_EINPUT,
+				  "experiment %lld cannot run again: no boots can be added",
+				  (long long)a->exp);
+	for (i = 0; i < n; i++)
+		if (vars[i] >= a->nvariants)
+			return kb_err_set(err, KB_ENOTFOUND,
+					  "experiment %lld has %zu variants: no #%u",
+					  (long long)a->exp, a->nvariants,
+					  vars[i]);
+	/* after every round stored, the ones set aside too: the rounds a
+	 * variant set aside ran in hold the others' boots as well, or
+	 * were added by this analysis after them */
+	r = kb_analysis_last_round(a) + 1;
+	if (a->last_block >= r)
+		r = a->last_block + 1;
+	order = kb_calloc(n ? n : 1, sizeof(*order));
+	kb_order_block(a->plan, r, vars, n, order);
+	ret = boot_round(a, order, n, r, err);
+	free(order);
+	if (ret)
+		return ret;
+	a->last_block = r;
+	a->added += (unsigned)n;
+	*round = r;
+	return load_values(a, err);
+}
+
+/*
+ * The values of @ia and @ib in the rounds from @first on that both have,
+ * the first of each round's, into @va and @vb (room for @ia's boots);
+ * returns how many pairs.
+ */
+static size_t round_pairs(const struct kb_analysis *a, unsigned ia,
+			  unsigned ib, unsigned first, double *va, double *vb)
+{
+	const struct kb_store_variant *x = &a->v[ia], *y = &a->v[ib];
+	size_t i, j, k, n = 0;
+
+	if (!x->boot_rounds || !y->boot_rounds)
+		return 0;
+	for (i = 0; i < x->nboots; i++) {
+		unsigned r = x->boot_rounds[i];
+
+		if (!r || r < first)
+			continue;
+		for (k = 0; k < i && x->boot_rounds[k] != r; k++)
+			;
+		if (k < i)
+			continue; /* a second boot of the round */
+		for (j = 0; j < y->nboots && y->boot_rounds[j] != r; j++)
+			;
+		if (j == y->nboots)
+			continue;
+		va[n] = x->boot_means[i];
+		vb[n++] = y->boot_means[j];
+	}
+	return n;
+}
+
+int kb_analysis_compare_rounds(struct kb_analysis *a, unsigned ia,
+			       unsigned ib, unsigned first,
+			       const unsigned *with, size_t nwith,
+			       unsigned start, int adaptive, double alpha,
+			       struct kb_comparison *out, unsigned *nrounds,
+			       struct kb_err *err)
+{
+	const struct kb_repeat *rep = kb_matrix_repeat(a->m);
+	struct kb_compare_opts o = a->opts;
+	unsigned max = rep->max_boots, n[KB_COMPARE_LOOKS_MAX], *vars = NULL;
+	double *va = NULL, *vb = NULL;
+	size_t nlooks, k, nv = 0, i, j;
+	int ret = 0;
+
+	*nrounds = 0;
+	if (ia >= a->nvariants || ib >= a->nvariants)
+		return kb_err_set(err, KB_ENOTFOUND,
+				  "experiment %lld has %zu variants: no #%u",
+				  (long long)a->exp, a->nvariants,
+				  ia >= a->nvariants ? ia : ib);
+	if (!(alpha > 0 && alpha < 1))
+		return kb_err_set(err, KB_EINPUT,
+				  "significance level %g: need 0 < alpha < 1",
+				  alpha);
+	adaptive = adaptive && a->ex;
+	o.alpha = alpha;
+	if (start < 1)
+		start = 1;
+	if (max < start)
+		max = start;
+	nlooks = kb_compare_looks(start, max, n);
+	/* the round's variants: the two compared and @with, each once */
+	vars = kb_calloc(nwith + 2, sizeof(*vars));
+	vars[nv++] = ia;
+	if (ib != ia)
+		vars[nv++] = ib;
+	for (i = 0; i < nwith; i++) {
+		for (j = 0; j < nv && vars[j] != with[i]; j++)
+			;
+		if (j == nv)
+			vars[nv++] = with[i];
+	}
+	for (;;) {
+		size_t next;
+		unsigned r;
+
+		free(va);
+		free(vb);
+		va = kb_calloc(a->v[ia].nboots + 1, sizeof(*va));
+		vb = kb_calloc(a->v[ia].nboots + 1, sizeof(*vb));
+		k = round_pairs(a, ia, ib, first, va, vb);
+		*nrounds = (unsigned)k;
+		o.look_alpha = 0;
+		o.looks = 1;
+		if ((adaptive || k > start) && max > start)
+			o.look_alpha = look_alpha(a, start, max, alpha, &o.looks);
+		kb_compare_samples(va, k, vb, k, &o, out);
+		if (!adaptive ||
+		    (k >= start && out->verdict != KB_VERDICT_INCONCLUSIVE) ||
+		    k >= max)
+			break;
+		/* rounds until the next look */
+		for (j = 0; j < nlooks && n[j] <= k; j++)
+			;
+		next = k < start ? start : j < nlooks ? n[j] : max;
+		while (k < next) {
+			size_t was = k;
+
+			if ((ret = kb_analysis_add_block(a, vars, nv, &r, err)))
+				goto out;
+			free(va);
+			free(vb);
+			va = kb_calloc(a->v[ia].nboots + 1, sizeof(*va));
+			vb = kb_calloc(a->v[ia].nboots + 1, sizeof(*vb));
+			k = round_pairs(a, ia, ib, first, va, vb);
+			if (k == was)
+				goto last; /* the boots failed: no more data */
+		}
+	}
+	goto out;
+last:
+	/* the last look, on what there is */
+	*nrounds = (unsigned)k;
+	kb_compare_samples(va, k, vb, k, &o, out);
+out:
+	free(va);
+	free(vb);
+	free(vars);
+	return ret;
 }
