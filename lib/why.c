@@ -99,6 +99,11 @@ static int judge(struct kb_analysis *a, const struct kb_why *w,
 
 	if (w->blocks != KB_WHY_BLOCKS_FRESH)
 		ret = kb_analysis_compare_at(a, ia, ib, 1, alpha, out, err);
+	else if (w->nparty)
+		ret = kb_analysis_compare_rounds(a, ia, ib, w->first_round,
+						 w->party, w->nparty,
+						 w->block_start, 1, alpha, out,
+						 &n, err);
 	else
 		ret = kb_analysis_compare_rounds(a, ia, ib, w->first_round,
 						 with, 2, w->block_start, 1,
@@ -272,6 +277,35 @@ static int each_needed(const unsigned char *cls, uint32_t mask)
 }
 
 /*
+ * In fresh rounds, the sets of @k changes share their rounds: each round
+ * added from now on boots A, B and every measured set of that size (the
+ * first KB_WHY_MAX_SETS), so that A and B are booted once a round for
+ * all of them and the rounds, fewer, span less of the host's drift.
+ */
+static void share_rounds(const struct kb_analysis *a, struct kb_why *w,
+			 size_t k)
+{
+	size_t idx[KB_WHY_MAX], f[KB_WHY_MAX], i;
+
+	w->nparty = 0;
+	if (w->blocks != KB_WHY_BLOCKS_FRESH || k >= w->ndiff)
+		return;
+	w->party[w->nparty++] = w->good;
+	w->party[w->nparty++] = w->bad;
+	for (i = 0; i < k; i++)
+		idx[i] = i;
+	do {
+		int v;
+
+		for (i = 0; i < k; i++)
+			f[i] = w->diff[idx[i]];
+		v = kb_analysis_find(a, w->good, w->bad, f, k);
+		if (v >= 0 && w->nparty < KB_WHY_MAX_SETS + 2)
+			w->party[w->nparty++] = (unsigned)v;
+	} while (next_subset(idx, k, w->ndiff));
+}
+
+/*
  * Sets of the differing factors, smallest first, until some size has a
  * set that reproduces; then the answer (why.h).  Fills w->sets, the
  * counts, and either the culprits' factors (returned in *@culprit_mask)
@@ -288,6 +322,7 @@ static int search(struct kb_analysis *a, struct kb_why *w,
 	memset(cls, NOT_TRIED, (size_t)1 << w->ndiff);
 	*culprit_mask = 0;
 	for (k = 1; k <= w->ndiff && !nrep; k++) {
+		share_rounds(a, w, k);
 		for (i = 0; i < k; i++)
 			idx[i] = i;
 		do {

@@ -132,6 +132,11 @@ struct kb_why {
 				       * starts from (its first look) */
 	unsigned run_rounds;          /* the run's rounds (0: it ran in the
 				       * sequential order) */
+	size_t nparty;                /* fresh: the variants a round added
+				       * now boots (A, B and the sets of the
+				       * size being tried, so that they share
+				       * their rounds) */
+	unsigned party[KB_WHY_MAX_SETS + 2];
 	double alpha;                 /* the level comparisons with bad are
 				       * tested at */
 	struct kb_comparison total;   /* A -> B */
