@@ -233,7 +233,7 @@ static void why_text(const struct kb_analysis *a, const struct kb_why *w)
 	print_change(&w->total);
 	printf("\n");
 	if (w->set_aside)
-		printf("  (#%u is the worst of %u variants: confirmed on fresh boots, the %u that made it the worst set aside)\n",
+		printf("  (#%u is the worst of %u variants: the %u boots that made it the worst set aside)\n",
 		       w->bad, w->picked_from, w->set_aside);
 	else if (w->picked_from > 1)
 		printf("  (#%u is the worst of %u variants: compared at alpha %g / %u = %.2g, %.3g%% CI)\n",
