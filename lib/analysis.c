@@ -764,13 +764,18 @@ static size_t round_pairs(const struct kb_analysis *a, unsigned ia,
 	return n;
 }
 
+/* Beyond this many differences the signed-rank test is approximated. */
+#define SIGNED_RANK_EXACT_MAX 50
+
 /*
- * The exact two-sided p of Wilcoxon's signed-rank test of the @n
- * differences @d (zeros left out, ties given their average ranks): the
- * share of the 2^n sign assignments whose sum of positive ranks lies at
- * least as far from its mean as the observed one, counted by dynamic
- * programming over the doubled ranks; NaN without a nonzero difference.
- * Smallest possible: 2 / 2^n.
+ * The two-sided p of Wilcoxon's signed-rank test of the @n differences
+ * @d (zeros left out, ties given their average ranks): exact up to
+ * SIGNED_RANK_EXACT_MAX, the share of the 2^n sign assignments whose sum
+ * of positive ranks lies at least as far from its mean as the observed
+ * one, counted by dynamic programming over the doubled ranks; beyond,
+ * the normal approximation with the ties' variance and a continuity
+ * correction.  NaN without a nonzero difference.  Smallest possible:
+ * 2 / 2^n.
  */
 static double signed_rank_p(const double *d, size_t n)
 {
@@ -797,13 +802,22 @@ static double signed_rank_p(const double *d, size_t n)
 		if (ad[i] > 0)
 			obs += r2[i];
 	}
+	mean = (double)max / 2;
+	if (k > SIGNED_RANK_EXACT_MAX) {
+		double var = 0, z;
+
+		for (i = 0; i < k; i++)
+			var += (double)r2[i] * r2[i] / 4;
+		z = (fabs(obs - mean) - 1) / sqrt(var);
+		p = z > 0 ? 2 * (1 - kb_stats_normal_cdf(z)) : 1;
+		goto out;
+	}
 	cnt = kb_calloc(max + 1, sizeof(*cnt));
 	cnt[0] = 1;
 	for (i = 0; i < k; i++)
 		for (s = max; s >= r2[i]; s--)
 			cnt[s] += cnt[s - r2[i]];
 	tot = ldexp(1.0, (int)k);
-	mean = (double)max / 2;
 	for (s = 0; s <= max; s++)
 		if (fabs((double)s - mean) >= fabs(obs - mean) - 1e-9)
 			p += cnt[s];

@@ -564,6 +564,55 @@ static void test_analysis__adaptive_compare_adds_boots(void **state)
 	assert_int_equal(kb_analysis_boots_added(f->a), 4);
 }
 
+/*
+ * Rounds added after the run, compared paired: a linear drift of -50%
+ * over 30 boots, going on into them, moves both variants of a round
+ * alike; 8 rounds all worse for B give the signed-rank test's smallest
+ * p, 2 / 2^8, and the paired interval holds the true -20%.
+ */
+static void test_analysis__added_rounds_are_compared_in_pairs(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_comparison c;
+	unsigned vars[2] = { 0, 1 }, r, k, i, nr;
+	const unsigned *rounds;
+	size_t n;
+
+	run_experiment(f, "t.yaml",
+		       "workload: { fio: { rw: randread } }\n"
+		       "factors: { kconfig: { A: [n, y] } }\n"
+		       "repeat: { boots: 3, max_boots: 8 }\n",
+		       "metric: read_iops\nbase: 1000\nnoise: { boot_cv: 0.03 }\n"
+		       "seed: 3\ndrift: { linear: -0.5, over: 30 }\n"
+		       "effects:\n  - when: { A: y }\n    factor: 0.8\n");
+	assert_int_equal(kb_analysis_last_round(f->a), 3);
+	for (k = 0; k < 8; k++) {
+		assert_int_equal(kb_analysis_add_block(f->a, vars, 2, &r, &err),
+				 0);
+		assert_int_equal(r, 4 + k);
+	}
+	assert_int_equal(kb_analysis_boots_added(f->a), 16);
+	rounds = kb_analysis_rounds(f->a, 1, &n);
+	assert_int_equal(n, 11);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(rounds[3 + i], 4 + i);
+	assert_int_equal(kb_analysis_compare_rounds(f->a, 0, 1, 4, NULL, 0, 8,
+						    0, 0.05, &c, &nr, &err),
+			 0);
+	assert_int_equal(nr, 8);
+	assert_int_equal(c.a.n, 8);
+	assert_true(fabs(c.p - 2.0 / 256) < 1e-12);
+	assert_true(fabs(c.min_p - 2.0 / 256) < 1e-12);
+	assert_int_equal(c.verdict, KB_VERDICT_REGRESSION);
+	assert_true(c.ci_low < -20 && c.ci_high > -20);
+	/* the run's rounds are pairs too: from round 1, 11 of them */
+	assert_int_equal(kb_analysis_compare_rounds(f->a, 0, 1, 1, NULL, 0, 8,
+						    0, 0.05, &c, &nr, &err),
+			 0);
+	assert_int_equal(nr, 11);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 static const struct CMUnitTest tests[] = {
 	T(test_why__seed000_answers_paravirt_spinlocks),
@@ -579,6 +628,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_effects__fractional_names_aliases),
 	T(test_effects__one_at_a_time_is_refused),
 	T(test_analysis__adaptive_compare_adds_boots),
+	T(test_analysis__added_rounds_are_compared_in_pairs),
 };
 
 KB_TEST_MAIN(tests)
