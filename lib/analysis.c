@@ -919,6 +919,13 @@ int kb_analysis_compare_rounds(struct kb_analysis *a, unsigned ia,
 		start = 1;
 	if (max < start)
 		max = start;
+	/* the first look where the signed-rank test could decide: a look
+	 * before it (its smallest p, 2 / 2^k, above the look's level) would
+	 * spend alpha for nothing */
+	while (start < max &&
+	       !(ldexp(2.0, -(int)start) <
+		 kb_compare_look_alpha(start, max, alpha, NULL)))
+		start++;
 	nlooks = kb_compare_looks(start, max, n);
 	/* the round's variants: the two compared and @with, each once */
 	vars = kb_calloc(nwith + 2, sizeof(*vars));

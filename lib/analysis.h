@@ -228,9 +228,12 @@ int kb_analysis_add_block(struct kb_analysis *a, const unsigned *vars,
  * @start such rounds, or the verdict is inconclusive and there are fewer
  * than repeat.max_boots, fresh rounds are added (kb_analysis_add_block()),
  * each holding @ia, @ib and the @nwith variants @with (may repeat them);
- * the looks from @start rounds to repeat.max_boots decide at Pocock's
- * nominal level for @alpha (so does a comparison without @adaptive of
- * more than @start rounds).  Stops, keeping the last comparison, when a
+ * the looks from @start rounds (later: from the first where the test can
+ * reach the looks' level) to repeat.max_boots decide at Pocock's nominal
+ * level for @alpha (so does a comparison without @adaptive of more than
+ * that many rounds).  The rounds are compared paired: a paired t
+ * interval of the mean log ratio, Wilcoxon's signed-rank test (smallest
+ * p 2 / 2^k), the verdict rules of kb_compare_samples().  Stops, keeping the last comparison, when a
  * round added gave no pair (its boots failed).
  */
 int kb_analysis_compare_rounds(struct kb_analysis *a, unsigned ia,
