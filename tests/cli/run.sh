@@ -269,10 +269,12 @@ check "db defaults under XDG_DATA_HOME" $([ "$(cat "$T/out")" = "$T/xdg/kbisect/
 run "$KB" why 1 --db "$T/k.db"
 check "why names PARAVIRT_SPINLOCKS, its dependence and KMEMLEAK" $([ $rc -eq 0 ] &&
 	has "PARAVIRT_SPINLOCKS n -> y" "$T/out" && has "its effect depends on" "$T/out" &&
-	has "DEBUG_SPINLOCK=y" "$T/out" && has "an independent regression" "$T/out"; echo $?)
+	has "DEBUG_SPINLOCK=y" "$T/out" && has "an independent regression" "$T/out" &&
+	has "^  (confirmed in [0-9]* fresh rounds with #0 (blocks): each round booted #0 and #5 in a drawn order" "$T/out"; echo $?)
 run "$KB" why 1 --json --db "$T/k.db"
-check "why --json lists culprits" $([ $rc -eq 0 ] && has '"culprits"' "$T/out" &&
-	has '"option": "PARAVIRT_SPINLOCKS"' "$T/out" && json_ok "$T/out"; echo $?)
+check "why --json lists culprits and its fresh rounds" $([ $rc -eq 0 ] && has '"culprits"' "$T/out" &&
+	has '"option": "PARAVIRT_SPINLOCKS"' "$T/out" && has '"used": "fresh-rounds"' "$T/out" &&
+	json_ok "$T/out"; echo $?)
 run "$KB" why 1 --good 99 --db "$T/k.db"
 check "why with an unknown variant: exit 2" $([ $rc -eq 2 ] && has "no variant '99'" "$T/err"; echo $?)
 printf 'metric: read_iops\nbase: 1000\nnoise: { boot_cv: 0.02 }\neffects:\n  - when: { A: y }\n    factor: 1.5\n' >"$T/up.model.yaml"
