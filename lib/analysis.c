@@ -9,6 +9,7 @@
 #include "matrix.h"
 #include "mem.h"
 #include "model.h"
+#include "order.h"
 #include "pipeline.h"
 #include "rng.h"
 #include "runner.h"
@@ -44,6 +45,7 @@ struct kb_analysis {
 	double la_alpha, la_of;
 	size_t naside;  /* kb_analysis_set_aside(): per variant, the first */
 	size_t *aside;  /* boots left out */
+	unsigned last_block; /* the last round kb_analysis_add_block() added */
 };
 
 static void release_variants(struct kb_analysis *a)
@@ -390,8 +392,25 @@ static double look_alpha(struct kb_analysis *a, unsigned start,
 	return a->la_alpha;
 }
 
-/* kb_analysis_compare at overall level @alpha (the experiment's, or the
- * one kb_analysis_compare_at asks for). */
+/*
+ * Boot the @n variants @vars once each, in that order, each boot stored
+ * in round @round (0: none: boots added after the run); a->added is the
+ * caller's to count.
+ */
+static int boot_round(struct kb_analysis *a, const unsigned *vars, size_t n,
+		      unsigned round, struct kb_err *err)
+{
+	size_t k;
+	int ret;
+
+	for (k = 0; k < n; k++)
+		if ((ret = kb_pipeline_add_round_boot(a->s, a->exp, a->plan,
+						      a->ex, vars[k], round,
+						      a->popts, err)))
+			return ret;
+	return 0;
+}
+
 /* One more boot of @ia (when @more_a) and of @ib (when @more_b), @ib's
  * first when @b_first. */
 static int add_round(struct kb_analysis *a, unsigned ia, unsigned ib,
@@ -401,16 +420,18 @@ static int add_round(struct kb_analysis *a, unsigned ia, unsigned ib,
 	unsigned side[2] = { b_first ? ib : ia, b_first ? ia : ib };
 	unsigned more[2] = { b_first ? more_b : more_a,
 			     b_first ? more_a : more_b };
-	int k, ret;
+	unsigned vars[2];
+	size_t n = 0;
+	int k;
 
 	for (k = 0; k < 2; k++)
-		if (more[k] &&
-		    (ret = kb_pipeline_add_boots(a->s, a->exp, a->plan, a->ex,
-						 side[k], 1, a->popts, err)))
-			return ret;
-	return 0;
+		if (more[k])
+			vars[n++] = side[k];
+	return boot_round(a, vars, n, 0, err);
 }
 
+/* kb_analysis_compare at overall level @alpha (the experiment's, or the
+ * one kb_analysis_compare_at asks for). */
 static int compare(struct kb_analysis *a, unsigned ia, unsigned ib,
 		   int adaptive, double alpha, struct kb_comparison *out,
 		   struct kb_err *err)
@@ -665,4 +686,307 @@ int kb_analysis_add_boots(struct kb_analysis *a, unsigned idx, unsigned n,
 		return ret;
 	a->added += n;
 	return load_values(a, err);
+}
+
+unsigned kb_analysis_last_round(const struct kb_analysis *a)
+{
+	unsigned max = 0;
+	size_t v, i;
+
+	for (v = 0; v < a->nvariants; v++)
+		for (i = 0; a->v[v].boot_rounds && i < a->v[v].nboots; i++)
+			if (a->v[v].boot_rounds[i] > max)
+				max = a->v[v].boot_rounds[i];
+	return max;
+}
+
+int kb_analysis_add_block(struct kb_analysis *a, const unsigned *vars,
+			  size_t n, unsigned *round, struct kb_err *err)
+{
+	unsigned *order = NULL, r;
+	size_t i;
+	int ret;
+
+	*round = 0;
+	if (!a->ex)
+		return kb_err_set(err, KB_EINPUT,
+				  "experiment %lld cannot run again: no boots can be added",
+				  (long long)a->exp);
+	for (i = 0; i < n; i++)
+		if (vars[i] >= a->nvariants)
+			return kb_err_set(err, KB_ENOTFOUND,
+					  "experiment %lld has %zu variants: no #%u",
+					  (long long)a->exp, a->nvariants,
+					  vars[i]);
+	/* after every round stored, the ones set aside too: the rounds a
+	 * variant set aside ran in hold the others' boots as well, or
+	 * were added by this analysis after them */
+	r = kb_analysis_last_round(a) + 1;
+	if (a->last_block >= r)
+		r = a->last_block + 1;
+	order = kb_calloc(n ? n : 1, sizeof(*order));
+	kb_order_block(a->plan, r, vars, n, order);
+	ret = boot_round(a, order, n, r, err);
+	free(order);
+	if (ret)
+		return ret;
+	a->last_block = r;
+	a->added += (unsigned)n;
+	*round = r;
+	return load_values(a, err);
+}
+
+/*
+ * The values of @ia and @ib in the rounds from @first on that both have,
+ * the first of each round's, into @va and @vb (room for @ia's boots);
+ * returns how many pairs.
+ */
+static size_t round_pairs(const struct kb_analysis *a, unsigned ia,
+			  unsigned ib, unsigned first, double *va, double *vb)
+{
+	const struct kb_store_variant *x = &a->v[ia], *y = &a->v[ib];
+	size_t i, j, k, n = 0;
+
+	if (!x->boot_rounds || !y->boot_rounds)
+		return 0;
+	for (i = 0; i < x->nboots; i++) {
+		unsigned r = x->boot_rounds[i];
+
+		if (!r || r < first)
+			continue;
+		for (k = 0; k < i && x->boot_rounds[k] != r; k++)
+			;
+		if (k < i)
+			continue; /* a second boot of the round */
+		for (j = 0; j < y->nboots && y->boot_rounds[j] != r; j++)
+			;
+		if (j == y->nboots)
+			continue;
+		va[n] = x->boot_means[i];
+		vb[n++] = y->boot_means[j];
+	}
+	return n;
+}
+
+/* Beyond this many differences the signed-rank test is approximated. */
+#define SIGNED_RANK_EXACT_MAX 50
+
+/*
+ * The two-sided p of Wilcoxon's signed-rank test of the @n differences
+ * @d (zeros left out, ties given their average ranks): exact up to
+ * SIGNED_RANK_EXACT_MAX, the share of the 2^n sign assignments whose sum
+ * of positive ranks lies at least as far from its mean as the observed
+ * one, counted by dynamic programming over the doubled ranks; beyond,
+ * the normal approximation with the ties' variance and a continuity
+ * correction.  NaN without a nonzero difference.  Smallest possible:
+ * 2 / 2^n.
+ */
+static double signed_rank_p(const double *d, size_t n)
+{
+	double *ad = kb_calloc(n + 1, sizeof(*ad)), *cnt = NULL, tot, obs = 0,
+	       mean, p = 0;
+	unsigned *r2 = kb_calloc(n + 1, sizeof(*r2));
+	size_t i, j, k = 0, max = 0, s;
+
+	for (i = 0; i < n; i++)
+		if (d[i] != 0 && !isnan(d[i]))
+			ad[k++] = d[i];
+	if (!k)
+		goto out;
+	/* doubled average ranks of |d| */
+	for (i = 0; i < k; i++) {
+		size_t below = 0, tied = 0;
+
+		for (j = 0; j < k; j++) {
+			below += fabs(ad[j]) < fabs(ad[i]);
+			tied += fabs(ad[j]) == fabs(ad[i]);
+		}
+		r2[i] = (unsigned)(2 * below + tied + 1);
+		max += r2[i];
+		if (ad[i] > 0)
+			obs += r2[i];
+	}
+	mean = (double)max / 2;
+	if (k > SIGNED_RANK_EXACT_MAX) {
+		double var = 0, z;
+
+		for (i = 0; i < k; i++)
+			var += (double)r2[i] * r2[i] / 4;
+		z = (fabs(obs - mean) - 1) / sqrt(var);
+		p = z > 0 ? 2 * (1 - kb_stats_normal_cdf(z)) : 1;
+		goto out;
+	}
+	cnt = kb_calloc(max + 1, sizeof(*cnt));
+	cnt[0] = 1;
+	for (i = 0; i < k; i++)
+		for (s = max; s >= r2[i]; s--)
+			cnt[s] += cnt[s - r2[i]];
+	tot = ldexp(1.0, (int)k);
+	for (s = 0; s <= max; s++)
+		if (fabs((double)s - mean) >= fabs(obs - mean) - 1e-9)
+			p += cnt[s];
+	p /= tot;
+out:
+	free(ad);
+	free(r2);
+	free(cnt);
+	return k ? (p > 1 ? 1 : p) : NAN;
+}
+
+/*
+ * @ia's values @va against @ib's @vb, paired by round (@k pairs): the
+ * verdict rules of kb_compare_samples() (lib/compare.h) on the paired
+ * log ratios, so that what a round shares (the host's drift at its time)
+ * falls out — the interval a paired t interval of the mean log ratio,
+ * the test Wilcoxon's signed-rank test, its smallest p 2 / 2^k.  The
+ * change stays the change of the means.  (compare's own pairing within
+ * rounds, issue 24, is to replace this when it lands.)
+ */
+static void compare_pairs(const double *va, const double *vb, size_t k,
+			  const struct kb_compare_opts *o,
+			  struct kb_comparison *out)
+{
+	double alpha = o->look_alpha > 0 ? o->look_alpha : o->alpha;
+	double *d = kb_calloc(k + 1, sizeof(*d)), m = 0, ss = 0, se, q;
+	double t = o->threshold_pct;
+	size_t i, bad = 0;
+	int worse;
+
+	memset(out, 0, sizeof(*out));
+	kb_stats_summary(va, k, &out->a);
+	kb_stats_summary(vb, k, &out->b);
+	out->change_pct = kb_stats_change_pct(out->a.mean, out->b.mean);
+	out->alpha = alpha;
+	out->looks = o->looks > 1 && o->look_alpha > 0 ? o->looks : 1;
+	out->ci_low = out->ci_high = NAN;
+	for (i = 0; i < k; i++) {
+		bad += !(va[i] > 0);
+		bad += !(vb[i] > 0);
+		d[i] = va[i] > 0 && vb[i] > 0 ? log(vb[i] / va[i]) : NAN;
+		m += d[i];
+	}
+	out->nonpositive = bad;
+	if (!bad && k >= 2) {
+		m /= (double)k;
+		for (i = 0; i < k; i++)
+			ss += (d[i] - m) * (d[i] - m);
+		se = sqrt(ss / (double)(k - 1) / (double)k);
+		q = kb_stats_t_quantile(1 - alpha / 2, (double)(k - 1));
+		out->ci_low = (exp(m - q * se) - 1) * 100;
+		out->ci_high = (exp(m + q * se) - 1) * 100;
+	}
+	out->p = bad ? NAN : signed_rank_p(d, k);
+	out->min_p = k ? ldexp(2.0, -(int)k) : NAN;
+	if (out->min_p > 1)
+		out->min_p = 1;
+	out->verdict = KB_VERDICT_INCONCLUSIVE;
+	free(d);
+	if (isnan(out->change_pct) || isnan(out->p))
+		return;
+	if (out->p < alpha && fabs(out->change_pct) >= t) {
+		worse = (out->change_pct < 0) == (o->higher_is_better != 0);
+		out->verdict = worse ? KB_VERDICT_REGRESSION
+				     : KB_VERDICT_IMPROVEMENT;
+	} else if (out->min_p < alpha && out->ci_low > -t &&
+		   out->ci_high < t) {
+		out->verdict = KB_VERDICT_NO_CHANGE;
+	}
+}
+
+int kb_analysis_compare_rounds(struct kb_analysis *a, unsigned ia,
+			       unsigned ib, unsigned first,
+			       const unsigned *with, size_t nwith,
+			       unsigned start, int adaptive, double alpha,
+			       struct kb_comparison *out, unsigned *nrounds,
+			       struct kb_err *err)
+{
+	const struct kb_repeat *rep = kb_matrix_repeat(a->m);
+	struct kb_compare_opts o = a->opts;
+	unsigned max = rep->max_boots, n[KB_COMPARE_LOOKS_MAX], *vars = NULL;
+	double *va = NULL, *vb = NULL;
+	size_t nlooks, k, nv = 0, i, j;
+	int ret = 0;
+
+	*nrounds = 0;
+	if (ia >= a->nvariants || ib >= a->nvariants)
+		return kb_err_set(err, KB_ENOTFOUND,
+				  "experiment %lld has %zu variants: no #%u",
+				  (long long)a->exp, a->nvariants,
+				  ia >= a->nvariants ? ia : ib);
+	if (!(alpha > 0 && alpha < 1))
+		return kb_err_set(err, KB_EINPUT,
+				  "significance level %g: need 0 < alpha < 1",
+				  alpha);
+	adaptive = adaptive && a->ex;
+	o.alpha = alpha;
+	if (start < 1)
+		start = 1;
+	if (max < start)
+		max = start;
+	/* the first look where the signed-rank test could decide: a look
+	 * before it (its smallest p, 2 / 2^k, above the look's level) would
+	 * spend alpha for nothing */
+	while (start < max &&
+	       !(ldexp(2.0, -(int)start) <
+		 kb_compare_look_alpha(start, max, alpha, NULL)))
+		start++;
+	nlooks = kb_compare_looks(start, max, n);
+	/* the round's variants: the two compared and @with, each once */
+	vars = kb_calloc(nwith + 2, sizeof(*vars));
+	vars[nv++] = ia;
+	if (ib != ia)
+		vars[nv++] = ib;
+	for (i = 0; i < nwith; i++) {
+		for (j = 0; j < nv && vars[j] != with[i]; j++)
+			;
+		if (j == nv)
+			vars[nv++] = with[i];
+	}
+	for (;;) {
+		size_t next;
+		unsigned r;
+
+		free(va);
+		free(vb);
+		va = kb_calloc(a->v[ia].nboots + 1, sizeof(*va));
+		vb = kb_calloc(a->v[ia].nboots + 1, sizeof(*vb));
+		k = round_pairs(a, ia, ib, first, va, vb);
+		*nrounds = (unsigned)k;
+		o.look_alpha = 0;
+		o.looks = 1;
+		if ((adaptive || k > start) && max > start)
+			o.look_alpha = look_alpha(a, start, max, alpha, &o.looks);
+		compare_pairs(va, vb, k, &o, out);
+		if (!adaptive ||
+		    (k >= start && out->verdict != KB_VERDICT_INCONCLUSIVE) ||
+		    k >= max)
+			break;
+		/* rounds until the next look */
+		for (j = 0; j < nlooks && n[j] <= k; j++)
+			;
+		next = k < start ? start : j < nlooks ? n[j] : max;
+		while (k < next) {
+			size_t was = k;
+
+			if ((ret = kb_analysis_add_block(a, vars, nv, &r, err)))
+				goto out;
+			free(va);
+			free(vb);
+			va = kb_calloc(a->v[ia].nboots + 1, sizeof(*va));
+			vb = kb_calloc(a->v[ia].nboots + 1, sizeof(*vb));
+			k = round_pairs(a, ia, ib, first, va, vb);
+			if (k == was)
+				goto last; /* the boots failed: no more data */
+		}
+	}
+	goto out;
+last:
+	/* the last look, on what there is */
+	*nrounds = (unsigned)k;
+	compare_pairs(va, vb, k, &o, out);
+out:
+	free(va);
+	free(vb);
+	free(vars);
+	return ret;
 }

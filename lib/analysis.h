@@ -207,6 +207,44 @@ int kb_analysis_compare_at(struct kb_analysis *a, unsigned ia, unsigned ib,
  */
 size_t kb_analysis_set_aside(struct kb_analysis *a, unsigned idx);
 
+/* The highest round (block) a boot of @a is stored in (0: none). */
+unsigned kb_analysis_last_round(const struct kb_analysis *a);
+
+/*
+ * A fresh round (block) after every stored one: one boot of each of the
+ * @n distinct variants @vars, started in an order drawn for the round
+ * (kb_order_block()) and stored in it, its number into *@round; the
+ * boots are taken into account (they count in kb_analysis_boots_added()).
+ * KB_EINPUT when the experiment cannot run again (kb_analysis_can_sample()),
+ * and the error of adding boots (kb_pipeline_add_round_boot()).
+ */
+int kb_analysis_add_block(struct kb_analysis *a, const unsigned *vars,
+			  size_t n, unsigned *round, struct kb_err *err);
+
+/*
+ * Compare @ia (A) with @ib (B) side by side: on their boots in the rounds
+ * from @first on that both have, one value of each a round (the first of
+ * the round's), so that a drift over time falls on both alike; the
+ * rounds used into *@nrounds.  A sequential test as kb_analysis_compare()'s
+ * with rounds for boots: with @adaptive, while there are fewer than
+ * @start such rounds, or the verdict is inconclusive and there are fewer
+ * than repeat.max_boots, fresh rounds are added (kb_analysis_add_block()),
+ * each holding @ia, @ib and the @nwith variants @with (may repeat them);
+ * the looks from @start rounds (later: from the first where the test can
+ * reach the looks' level) to repeat.max_boots decide at Pocock's nominal
+ * level for @alpha (so does a comparison without @adaptive of more than
+ * that many rounds).  The rounds are compared paired: a paired t
+ * interval of the mean log ratio, Wilcoxon's signed-rank test (smallest
+ * p 2 / 2^k), the verdict rules of kb_compare_samples().  Stops, keeping the last comparison, when a
+ * round added gave no pair (its boots failed).
+ */
+int kb_analysis_compare_rounds(struct kb_analysis *a, unsigned ia,
+			       unsigned ib, unsigned first,
+			       const unsigned *with, size_t nwith,
+			       unsigned start, int adaptive, double alpha,
+			       struct kb_comparison *out, unsigned *nrounds,
+			       struct kb_err *err);
+
 /*
  * Boot variant @idx @n more times, store the boots (numbered after the
  * last stored one; failed boots are stored as such and add no value) and

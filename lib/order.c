@@ -147,3 +147,14 @@ void kb_order_added(unsigned variant_idx, unsigned last, unsigned n,
 		out[i].host = (size_t)-1;
 	}
 }
+
+void kb_order_block(const struct kb_plan *p, unsigned round,
+		    const unsigned *variants, size_t n, unsigned *out)
+{
+	size_t *perm = kb_calloc(n ? n : 1, sizeof(*perm)), i;
+
+	shuffle(perm, n, kb_rng_seed_from(kb_order_seed(p), "added", round, 0));
+	for (i = 0; i < n; i++)
+		out[i] = variants[perm[i]];
+	free(perm);
+}

@@ -87,4 +87,14 @@ unsigned kb_order_round(const struct kb_plan *p, unsigned boot_no);
 void kb_order_added(unsigned variant_idx, unsigned last, unsigned n,
 		    struct kb_order_boot *out);
 
+/*
+ * A round added after the run (an analysis that judges variants side by
+ * side: `why`'s confirmation, lib/why.h): the @n variants @variants, one
+ * boot each, in round @round of plan @p, in an order drawn for the round
+ * from the plan's seed, into @out (room for @n).  The same round of the
+ * same plan draws the same order.
+ */
+void kb_order_block(const struct kb_plan *p, unsigned round,
+		    const unsigned *variants, size_t n, unsigned *out);
+
 #endif

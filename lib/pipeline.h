@@ -247,6 +247,18 @@ int kb_pipeline_add_boots(struct kb_store *s, int64_t exp,
 			  const struct kb_pipeline_opts *opts,
 			  struct kb_err *err);
 
+/*
+ * One boot added as kb_pipeline_add_boots() adds it, stored in round
+ * (block) @round of the experiment (lib/order.h): a round added after the
+ * run, whose boots the caller starts in its order (kb_order_block()).
+ */
+int kb_pipeline_add_round_boot(struct kb_store *s, int64_t exp,
+			       const struct kb_plan *plan,
+			       struct kb_executor *ex, unsigned variant_idx,
+			       unsigned round,
+			       const struct kb_pipeline_opts *opts,
+			       struct kb_err *err);
+
 /* ---- one boot at a time over several hosts ----------------------------- */
 
 /*
