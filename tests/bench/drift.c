@@ -139,20 +139,6 @@ out:
 	return ret;
 }
 
-static double pct(unsigned k, unsigned n)
-{
-	return n ? 100.0 * k / n : NAN;
-}
-
-static int check(const char *what, double got, double lo, double hi)
-{
-	int ok = got >= lo && got <= hi;
-
-	printf("%s  %s: %.1f%% (%.0f%% to %.0f%%)\n", ok ? "PASS" : "FAIL",
-	       what, got, lo, hi);
-	return ok;
-}
-
 int main(void)
 {
 	const char *env = getenv("KBISECT_BENCH_SEEDS");
@@ -196,29 +182,29 @@ int main(void)
 	       "sequential", "blocks", "sequential", "blocks", "blocks");
 	for (d = 0; d < NDRIFT; d++)
 		printf("%-20s  %11.1f%% %12.1f%%  %5.1f / %5.1f%% %5.1f / %5.1f%%  %9.1f%%\n",
-		       drifts[d].label, pct(t[d][0].null_any, seeds),
-		       pct(t[d][1].null_any, seeds), pct(t[d][0].found, seeds),
-		       pct(t[d][0].innocent, seeds), pct(t[d][1].found, seeds),
-		       pct(t[d][1].innocent, seeds), pct(t[d][1].flagged, seeds));
+		       drifts[d].label, bench_pct(t[d][0].null_any, seeds),
+		       bench_pct(t[d][1].null_any, seeds), bench_pct(t[d][0].found, seeds),
+		       bench_pct(t[d][0].innocent, seeds), bench_pct(t[d][1].found, seeds),
+		       bench_pct(t[d][1].innocent, seeds), bench_pct(t[d][1].flagged, seeds));
 	for (d = 0; d < NDRIFT; d++) {
 		char what[96];
 
 		snprintf(what, sizeof(what),
 			 "blocks, %s: null false alarms", drifts[d].label);
-		ok &= check(what, pct(t[d][1].null_any, seeds), 0, 7);
+		ok &= bench_check(what, bench_pct(t[d][1].null_any, seeds), 0, 7);
 		snprintf(what, sizeof(what),
 			 "blocks, %s: the planted effect found",
 			 drifts[d].label);
-		ok &= check(what, pct(t[d][1].found, seeds), 95, 100);
+		ok &= bench_check(what, bench_pct(t[d][1].found, seeds), 95, 100);
 		snprintf(what, sizeof(what),
 			 "blocks, %s: an innocent effect called",
 			 drifts[d].label);
-		ok &= check(what, pct(t[d][1].innocent, seeds), 0, 7);
+		ok &= bench_check(what, bench_pct(t[d][1].innocent, seeds), 0, 7);
 	}
 	/* the drift check: drifts[0] is none, drifts[1] linear -10% */
-	ok &= check("drift check, blocks, no drift: flagged",
-		    pct(t[0][1].flagged, seeds), 0, 5);
-	ok &= check("drift check, blocks, linear -10%: flagged",
-		    pct(t[1][1].flagged, seeds), 90, 100);
+	ok &= bench_check("drift check, blocks, no drift: flagged",
+		    bench_pct(t[0][1].flagged, seeds), 0, 5);
+	ok &= bench_check("drift check, blocks, linear -10%: flagged",
+		    bench_pct(t[1][1].flagged, seeds), 90, 100);
 	return ok ? 0 : 1;
 }

@@ -92,11 +92,6 @@ static int one(struct kb_store *s, const struct drift *d,
 	return ret;
 }
 
-static double pct(unsigned k, unsigned n)
-{
-	return n ? 100.0 * k / n : NAN;
-}
-
 int main(void)
 {
 	const char *env = getenv("KBISECT_BENCH_SEEDS");
@@ -128,16 +123,16 @@ int main(void)
 			if (one(s, &drifts[i], 1000 + k, &t[i]))
 				goto fail;
 		printf("%-20s %7.1f%% %9.1f%% %7.1f%% %8.1f\n", drifts[i].label,
-		       pct(t[i].right, t[i].runs),
-		       pct(t[i].innocent, t[i].runs),
-		       pct(t[i].named, t[i].runs),
+		       bench_pct(t[i].right, t[i].runs),
+		       bench_pct(t[i].innocent, t[i].runs),
+		       bench_pct(t[i].named, t[i].runs),
 		       t[i].runs ? t[i].boots / t[i].runs : NAN);
 		fflush(stdout);
 	}
 	printf("\n");
 	for (i = 0; i < NDRIFT; i++) {
-		double inn = pct(t[i].innocent, t[i].runs),
-		       right = pct(t[i].right, t[i].runs);
+		double inn = bench_pct(t[i].innocent, t[i].runs),
+		       right = bench_pct(t[i].right, t[i].runs);
 		int ok;
 
 		if (!drifts[i].checked)

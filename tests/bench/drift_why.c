@@ -172,20 +172,6 @@ out:
 	return ret;
 }
 
-static double pct(unsigned k, unsigned n)
-{
-	return n ? 100.0 * k / n : NAN;
-}
-
-static int check(const char *what, double got, double lo, double hi)
-{
-	int ok = got >= lo && got <= hi;
-
-	printf("%s  %s: %.1f%% (%.0f%% to %.0f%%)\n", ok ? "PASS" : "FAIL",
-	       what, got, lo, hi);
-	return ok;
-}
-
 /* Every seed of one cell in a scratch database of its own. */
 static int cell(const char *db, const struct drift *d, unsigned seeds,
 		int planted, int single, struct tally *t)
@@ -245,18 +231,18 @@ int main(void)
 	       "boots");
 	for (d = 0; d < NDRIFT; d++)
 		printf("%-22s  %8.1f%% %7.1f%% %6.1f  %8.1f%% %7.1f%% %8.1f%% %6.1f\n",
-		       drifts[d].label, pct(null[d].named, seeds),
-		       pct(null[d].reproduces, seeds),
+		       drifts[d].label, bench_pct(null[d].named, seeds),
+		       bench_pct(null[d].reproduces, seeds),
 		       (double)null[d].added / seeds,
-		       pct(plant[d].alone, seeds),
-		       pct(plant[d].innocent, seeds),
-		       pct(plant[d].reproduces, seeds),
+		       bench_pct(plant[d].alone, seeds),
+		       bench_pct(plant[d].innocent, seeds),
+		       bench_pct(plant[d].reproduces, seeds),
 		       (double)plant[d].added / seeds);
 	printf("one factor, 10 + 10 boots, null:\n");
 	for (d = 0; d < NONE; d++)
 		printf("%-22s  %8.1f%% %7.1f%% %6.1f\n", one_drifts[d].label,
-		       pct(single[d].named, seeds),
-		       pct(single[d].reproduces, seeds),
+		       bench_pct(single[d].named, seeds),
+		       bench_pct(single[d].reproduces, seeds),
 		       (double)single[d].added / seeds);
 	for (d = 0; d < NDRIFT; d++) {
 		char what[96];
@@ -269,12 +255,12 @@ int main(void)
 		}
 		snprintf(what, sizeof(what), "null 2^4, %s: a culprit named",
 			 drifts[d].label);
-		ok &= check(what, pct(null[d].named, seeds), 0, 5);
+		ok &= bench_check(what, bench_pct(null[d].named, seeds), 0, 5);
 		if (!drifts[d].need)
 			continue;
 		snprintf(what, sizeof(what), "planted 15%%, %s: A named alone",
 			 drifts[d].label);
-		ok &= check(what, pct(plant[d].alone, seeds), drifts[d].need,
+		ok &= bench_check(what, bench_pct(plant[d].alone, seeds), drifts[d].need,
 			    100);
 	}
 	for (d = 0; d < NONE; d++) {
@@ -282,7 +268,7 @@ int main(void)
 
 		snprintf(what, sizeof(what), "one factor, %s: a culprit named",
 			 one_drifts[d].label);
-		ok &= check(what, pct(single[d].named, seeds), 0, 5);
+		ok &= bench_check(what, bench_pct(single[d].named, seeds), 0, 5);
 	}
 	return ok ? 0 : 1;
 }

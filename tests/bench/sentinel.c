@@ -138,20 +138,6 @@ out:
 	return ret;
 }
 
-static double pct(unsigned k, unsigned n)
-{
-	return n ? 100.0 * k / n : NAN;
-}
-
-static int check(const char *what, double got, double lo, double hi)
-{
-	int ok = got >= lo && got <= hi;
-
-	printf("%s  %s: %.1f%% (%.0f%% to %.0f%%)\n", ok ? "PASS" : "FAIL",
-	       what, got, lo, hi);
-	return ok;
-}
-
 int main(void)
 {
 	const char *env = getenv("KBISECT_BENCH_SEEDS");
@@ -202,12 +188,12 @@ int main(void)
 		for (d = 0; d < NDRIFT; d++)
 			printf("%-14s %-14s  %10.1f%% %11.1f%%  %10.1f%% %11.1f%%  %10.1f%% %11.1f%%\n",
 			       designs[g].label, drifts[d].label,
-			       pct(t[g][d][0].differs, seeds),
-			       pct(t[g][d][1].differs, seeds),
-			       pct(t[g][d][0].called, seeds),
-			       pct(t[g][d][1].called, seeds),
-			       pct(t[g][d][0].flagged, seeds),
-			       pct(t[g][d][1].flagged, seeds));
+			       bench_pct(t[g][d][0].differs, seeds),
+			       bench_pct(t[g][d][1].differs, seeds),
+			       bench_pct(t[g][d][0].called, seeds),
+			       bench_pct(t[g][d][1].called, seeds),
+			       bench_pct(t[g][d][0].flagged, seeds),
+			       bench_pct(t[g][d][1].flagged, seeds));
 	/* drifts[0] is none, drifts[1] linear -30% */
 	for (g = 0; g < NDESIGN; g++)
 		for (d = 0; d < 2; d++) {
@@ -216,7 +202,7 @@ int main(void)
 			snprintf(what, sizeof(what),
 				 "blocks, %s, drift %s: the sentinel called different",
 				 designs[g].label, drifts[d].label);
-			ok &= check(what, pct(t[g][d][0].called, seeds), 0,
+			ok &= bench_check(what, bench_pct(t[g][d][0].called, seeds), 0,
 				    6);
 		}
 	return ok ? 0 : 1;
