@@ -848,9 +848,7 @@ static void compare_pairs(const double *va, const double *vb, size_t k,
 {
 	double alpha = o->look_alpha > 0 ? o->look_alpha : o->alpha;
 	double *d = kb_calloc(k + 1, sizeof(*d)), m = 0, ss = 0, se, q;
-	double t = o->threshold_pct;
 	size_t i, bad = 0;
-	int worse;
 
 	memset(out, 0, sizeof(*out));
 	kb_stats_summary(va, k, &out->a);
@@ -879,18 +877,8 @@ static void compare_pairs(const double *va, const double *vb, size_t k,
 	out->min_p = k ? ldexp(2.0, -(int)k) : NAN;
 	if (out->min_p > 1)
 		out->min_p = 1;
-	out->verdict = KB_VERDICT_INCONCLUSIVE;
 	free(d);
-	if (isnan(out->change_pct) || isnan(out->p))
-		return;
-	if (out->p < alpha && fabs(out->change_pct) >= t) {
-		worse = (out->change_pct < 0) == (o->higher_is_better != 0);
-		out->verdict = worse ? KB_VERDICT_REGRESSION
-				     : KB_VERDICT_IMPROVEMENT;
-	} else if (out->min_p < alpha && out->ci_low > -t &&
-		   out->ci_high < t) {
-		out->verdict = KB_VERDICT_NO_CHANGE;
-	}
+	kb_compare_decide(out, o);
 }
 
 int kb_analysis_compare_rounds(struct kb_analysis *a, unsigned ia,

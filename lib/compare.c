@@ -18,9 +18,7 @@ void kb_compare_samples(const double *a, size_t na, const double *b,
 			size_t nb, const struct kb_compare_opts *o,
 			struct kb_comparison *out)
 {
-	double t = o->threshold_pct;
 	double alpha = o->look_alpha > 0 ? o->look_alpha : o->alpha;
-	int worse;
 
 	memset(out, 0, sizeof(*out));
 	kb_stats_summary(a, na, &out->a);
@@ -33,6 +31,15 @@ void kb_compare_samples(const double *a, size_t na, const double *b,
 			      &out->ci_high);
 	out->p = kb_stats_mann_whitney(a, na, b, nb, NULL);
 	out->min_p = kb_stats_mann_whitney_min_p(na, nb);
+	kb_compare_decide(out, o);
+}
+
+void kb_compare_decide(struct kb_comparison *out,
+		       const struct kb_compare_opts *o)
+{
+	double t = o->threshold_pct, alpha = out->alpha;
+	int worse;
+
 	out->verdict = KB_VERDICT_INCONCLUSIVE;
 	if (isnan(out->change_pct) || isnan(out->p))
 		return;

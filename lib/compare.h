@@ -70,6 +70,15 @@ void kb_compare_samples(const double *a, size_t na, const double *b,
 			size_t nb, const struct kb_compare_opts *o,
 			struct kb_comparison *out);
 
+/*
+ * The verdict rules above, for a comparison whose change, interval, p,
+ * min_p and alpha (the level it decides at) are filled: sets
+ * out->verdict.  For whoever fills them by another test (a paired one,
+ * lib/analysis.c).
+ */
+void kb_compare_decide(struct kb_comparison *out,
+		       const struct kb_compare_opts *o);
+
 /* The most looks a sequential comparison takes (kb_compare_looks()). */
 #define KB_COMPARE_LOOKS_MAX 16
 
