@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "bench_run.h"
 #include "analysis.h"
 #include "buf.h"
 #include "effects.h"
@@ -73,16 +74,11 @@ static int one(struct kb_store *s, const char *order, const struct drift *d,
 	       struct kb_err *err)
 {
 	struct kb_buf mx = KB_BUF_INIT, mo = KB_BUF_INIT;
-	struct kb_pipeline_opts o = KB_PIPELINE_OPTS_INIT;
-	struct kb_matrix *m = NULL;
-	struct kb_plan *p = NULL;
-	struct kb_model *model = NULL;
-	struct kb_executor *ex = NULL;
+	struct bench_run r = { 0 };
 	struct kb_analysis *a = NULL;
 	struct kb_effect *e = NULL;
 	size_t n = 0, i;
 	double cv, df;
-	int64_t exp = 0;
 	int any = 0, hit = 0, other = 0, ret;
 
 	/* a seed in the matrix's text too: each seed its own run order */
@@ -99,16 +95,10 @@ static int one(struct kb_store *s, const char *order, const struct drift *d,
 		    seed, d->yaml);
 	if (planted)
 		kb_buf_adds(&mo, "effects:\n  - { when: { A: y }, factor: 0.85 }\n");
-	if ((ret = kb_matrix_parse_buffer(mx.buf, mx.len, "m.yaml", &m, err)) ||
-	    (ret = kb_plan_new(m, &p, err)) ||
-	    (ret = kb_model_parse_buffer(mo.buf, mo.len, "model.yaml", &model,
-					 err)) ||
-	    (ret = kb_model_executor_new(model, 0, &ex)))
+	if ((ret = bench_run(s, mx.buf, mo.buf, &r, err)))
 		goto out;
-	o.model_text = kb_model_text(model);
-	if ((ret = kb_pipeline_run(s, p, ex, &o, &exp, err)) ||
-	    (ret = kb_analysis_open(s, exp, NULL, &a, err)) ||
-	    (ret = kb_effects_estimate(a, &e, &n, &cv, &df, err)))
+	a = r.a;
+	if ((ret = kb_effects_estimate(a, &e, &n, &cv, &df, err)))
 		goto out;
 	for (i = 0; i < n; i++) {
 		int is_a = !e[i].interaction && e[i].f1 == 0;
@@ -129,11 +119,7 @@ static int one(struct kb_store *s, const char *order, const struct drift *d,
 	}
 out:
 	free(e);
-	kb_analysis_free(a);
-	kb_executor_free(ex);
-	kb_model_free(model);
-	kb_plan_free(p);
-	kb_matrix_free(m);
+	bench_run_free(&r);
 	kb_buf_release(&mx);
 	kb_buf_release(&mo);
 	return ret;

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "bench_run.h"
 #include "analysis.h"
 #include "buf.h"
 #include "compare.h"
@@ -80,15 +81,10 @@ static int one(struct kb_store *s, const struct design *des,
 	       unsigned long long seed, struct tally *t, struct kb_err *err)
 {
 	struct kb_buf mx = KB_BUF_INIT, mo = KB_BUF_INIT;
-	struct kb_pipeline_opts o = KB_PIPELINE_OPTS_INIT;
-	struct kb_matrix *m = NULL;
-	struct kb_plan *p = NULL;
-	struct kb_model *model = NULL;
-	struct kb_executor *ex = NULL;
+	struct bench_run r = { 0 };
 	struct kb_analysis *a = NULL;
 	struct kb_comparison c;
 	struct kb_drift dr;
-	int64_t exp = 0;
 	int sent, ret;
 
 	/* a seed in the matrix's text too: each seed its own run order */
@@ -102,16 +98,9 @@ static int one(struct kb_store *s, const struct design *des,
 		    "metric: read_iops\nbase: 1000\n"
 		    "noise: { boot_cv: 0.05 }\nseed: %llu\n%s",
 		    seed, d->yaml);
-	if ((ret = kb_matrix_parse_buffer(mx.buf, mx.len, "m.yaml", &m, err)) ||
-	    (ret = kb_plan_new(m, &p, err)) ||
-	    (ret = kb_model_parse_buffer(mo.buf, mo.len, "model.yaml", &model,
-					 err)) ||
-	    (ret = kb_model_executor_new(model, 0, &ex)))
+	if ((ret = bench_run(s, mx.buf, mo.buf, &r, err)))
 		goto out;
-	o.model_text = kb_model_text(model);
-	if ((ret = kb_pipeline_run(s, p, ex, &o, &exp, err)) ||
-	    (ret = kb_analysis_open(s, exp, NULL, &a, err)))
-		goto out;
+	a = r.a;
 	kb_analysis_no_sampling(a);
 	sent = kb_plan_sentinel(kb_analysis_plan(a));
 	if (sent < 0) {
@@ -128,11 +117,7 @@ static int one(struct kb_store *s, const struct design *des,
 	kb_analysis_drift(a, &dr);
 	t->flagged += dr.flagged;
 out:
-	kb_analysis_free(a);
-	kb_executor_free(ex);
-	kb_model_free(model);
-	kb_plan_free(p);
-	kb_matrix_free(m);
+	bench_run_free(&r);
 	kb_buf_release(&mx);
 	kb_buf_release(&mo);
 	return ret;
