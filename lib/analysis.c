@@ -9,6 +9,7 @@
 #include "matrix.h"
 #include "mem.h"
 #include "model.h"
+#include "order.h"
 #include "pipeline.h"
 #include "rng.h"
 #include "runner.h"
@@ -44,8 +45,9 @@ struct kb_analysis {
 	double la_alpha, la_of;
 	size_t naside;  /* kb_analysis_set_aside(): per variant, the first */
 	size_t *aside;  /* boots left out */
-	unsigned max_round; /* the last round of the stored ok boots, those
-			     * set aside included (0: no rounds) */
+	unsigned max_round; /* the last round of the stored boots, failed
+			     * and set aside included (0: no rounds) */
+	unsigned last_block; /* the last round kb_analysis_add_block() added */
 };
 
 static void release_variants(struct kb_analysis *a)
@@ -96,16 +98,17 @@ static void skip_aside(struct kb_analysis *a)
 
 static int load_values(struct kb_analysis *a, struct kb_err *err)
 {
+	size_t v, i;
 	int ret;
 
 	release_variants(a);
-	size_t v, i;
-
 	ret = kb_store_variants(a->s, a->exp, a->metric, &a->v, &a->nvariants,
 				err);
 	if (ret)
 		return ret;
-	a->max_round = 0;
+	/* a failed boot's round too: a round added after it is a new one */
+	if ((ret = kb_store_last_round(a->s, a->exp, &a->max_round, err)))
+		return ret;
 	for (v = 0; v < a->nvariants; v++)
 		for (i = 0; a->v[v].boot_rounds && i < a->v[v].nboots; i++)
 			if (a->v[v].boot_rounds[i] > a->max_round)
@@ -321,49 +324,52 @@ static size_t drift_fit(const struct kb_analysis *a, double *b_out,
 			double *se_out, double *df_out, double *lo_out,
 			double *hi_out)
 {
-	double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, lo = INFINITY,
-	       hi = -INFINITY, b, sse, df;
+	double sxx = 0, sxy = 0, syy = 0, lo = INFINITY, hi = -INFINITY, b,
+	       sse, df;
 	size_t v, i, n = 0, groups = 0;
 
 	for (v = 0; v < a->nvariants; v++) {
 		const struct kb_store_variant *x = &a->v[v];
-		double mean = 0;
+		double mean = 0, at = 0;
 		size_t k = 0;
 
 		for (i = 0; x->boot_seqs && i < x->nboots; i++)
 			if (x->boot_seqs[i] && x->boot_means[i] > 0) {
 				mean += log(x->boot_means[i]);
+				at += x->boot_seqs[i];
 				k++;
 			}
 		if (!k)
 			continue;
 		mean /= (double)k;
+		at /= (double)k;
 		groups++;
 		for (i = 0; i < x->nboots; i++) {
 			double xs, ys;
 
 			if (!x->boot_seqs[i] || !(x->boot_means[i] > 0))
 				continue;
-			xs = x->boot_seqs[i];
+			lo = x->boot_seqs[i] < lo ? x->boot_seqs[i] : lo;
+			hi = x->boot_seqs[i] > hi ? x->boot_seqs[i] : hi;
+			/* both centred within the variant: the slope is
+			 * the one within variants (an ANCOVA's), whatever
+			 * their places; centring the places over all
+			 * instead took a sequential order's differences
+			 * between variants' places for spread of the
+			 * slope's and shrank it several times */
+			xs = x->boot_seqs[i] - at;
 			ys = log(x->boot_means[i]) - mean;
-			sx += xs;
-			sy += ys;
 			sxx += xs * xs;
 			sxy += xs * ys;
 			syy += ys * ys;
-			lo = xs < lo ? xs : lo;
-			hi = xs > hi ? xs : hi;
 			n++;
 		}
 	}
 	df = (double)n - (double)groups - 1;
 	if (n < groups + 3 || df < 1 || !(hi > lo))
 		return 0;
-	/* least squares of the residuals on the place (their means are 0
-	 * per variant: one slope over all) */
-	sxx -= sx * sx / (double)n;
-	sxy -= sx * sy / (double)n;
-	syy -= sy * sy / (double)n;
+	/* least squares of the residuals on the place, each variant's
+	 * own mean taken out of both: one slope over all */
 	if (!(sxx > 0))
 		return 0;
 	b = sxy / sxx;
@@ -417,6 +423,25 @@ static double look_alpha(struct kb_analysis *a, unsigned start,
 }
 
 /*
+ * Boot the @n variants @vars once each, in that order, each boot stored
+ * in round @round (0: none: boots added after the run); a->added is the
+ * caller's to count.
+ */
+static int boot_round(struct kb_analysis *a, const unsigned *vars, size_t n,
+		      unsigned round, struct kb_err *err)
+{
+	size_t k;
+	int ret;
+
+	for (k = 0; k < n; k++)
+		if ((ret = kb_pipeline_add_round_boot(a->s, a->exp, a->plan,
+						      a->ex, vars[k], round,
+						      a->popts, err)))
+			return ret;
+	return 0;
+}
+
+/*
  * One more boot of @ia (when @more_a) and of @ib (when @more_b), @ib's
  * first when @b_first: a round of the two, stored as a new round when
  * the experiment's boots have rounds, so that they pair.
@@ -428,15 +453,21 @@ static int add_round(struct kb_analysis *a, unsigned ia, unsigned ib,
 	unsigned side[2] = { b_first ? ib : ia, b_first ? ia : ib };
 	unsigned more[2] = { b_first ? more_b : more_a,
 			     b_first ? more_a : more_b };
-	unsigned round = a->max_round ? a->max_round + 1 : 0;
+	unsigned vars[2], r = 0;
+	size_t n = 0;
 	int k, ret;
 
 	for (k = 0; k < 2; k++)
-		if (more[k] &&
-		    (ret = kb_pipeline_add_boots_in(a->s, a->exp, a->plan,
-						    a->ex, side[k], 1, round,
-						    a->popts, err)))
-			return ret;
+		if (more[k])
+			vars[n++] = side[k];
+	/* after every round stored or added, a failed boot's too */
+	if (a->max_round)
+		r = (a->max_round > a->last_block ? a->max_round
+						  : a->last_block) + 1;
+	if ((ret = boot_round(a, vars, n, r, err)))
+		return ret;
+	if (r)
+		a->last_block = r;
 	return 0;
 }
 
@@ -452,15 +483,16 @@ static int same_host(const struct kb_store_variant *x, size_t i,
 }
 
 /*
- * The boots of @x and @y that ran in one round (and on one host when
- * both are known), each boot in one pair at most: their values into
- * @px and @py (room for the smaller side), and into @adj the drift
- * between their places, @slope (a log per place) times the distance,
- * 0 when a place is not known; the number of pairs returned.
+ * The boots of @x and @y that ran in one round from @first on (and on
+ * one host when both are known), each boot in one pair at most: their
+ * values into @px and @py (room for the smaller side), and into @adj
+ * the drift between their places, @slope (a log per place) times the
+ * distance, 0 when a place is not known (@px NULL: only counted); the
+ * number of pairs returned.
  */
 static size_t pair_rounds(const struct kb_store_variant *x,
-			  const struct kb_store_variant *y, double slope,
-			  double *px, double *py, double *adj)
+			  const struct kb_store_variant *y, unsigned first,
+			  double slope, double *px, double *py, double *adj)
 {
 	unsigned char *used;
 	size_t i, j, n = 0;
@@ -469,7 +501,7 @@ static size_t pair_rounds(const struct kb_store_variant *x,
 		return 0;
 	used = kb_calloc(y->nboots, 1);
 	for (i = 0; i < x->nboots; i++) {
-		if (!x->boot_rounds[i])
+		if (!x->boot_rounds[i] || x->boot_rounds[i] < first)
 			continue;
 		for (j = 0; j < y->nboots; j++)
 			if (!used[j] && y->boot_rounds[j] == x->boot_rounds[i] &&
@@ -478,16 +510,46 @@ static size_t pair_rounds(const struct kb_store_variant *x,
 		if (j == y->nboots)
 			continue;
 		used[j] = 1;
-		px[n] = x->boot_means[i];
-		py[n] = y->boot_means[j];
-		adj[n] = 0;
-		if (x->boot_seqs && y->boot_seqs && x->boot_seqs[i] &&
-		    y->boot_seqs[j])
-			adj[n] = slope * ((double)y->boot_seqs[j] -
-					  (double)x->boot_seqs[i]);
+		if (px) {
+			px[n] = x->boot_means[i];
+			py[n] = y->boot_means[j];
+			adj[n] = 0;
+			if (x->boot_seqs && y->boot_seqs && x->boot_seqs[i] &&
+			    y->boot_seqs[j])
+				adj[n] = slope * ((double)y->boot_seqs[j] -
+						  (double)x->boot_seqs[i]);
+		}
 		n++;
 	}
 	free(used);
+	return n;
+}
+
+/*
+ * @ia against @ib paired within their rounds from @first on
+ * (kb_compare_paired()), each pair's log ratio less the drift between
+ * its two places (the drift check's slope over every boot of @a times
+ * their distance); returns the pairs, out->npairs.
+ */
+static size_t compare_paired(const struct kb_analysis *a, unsigned ia,
+			     unsigned ib, unsigned first,
+			     const struct kb_compare_opts *o,
+			     struct kb_comparison *out)
+{
+	const struct kb_store_variant *x = &a->v[ia], *y = &a->v[ib];
+	size_t room = x->nboots < y->nboots ? x->nboots : y->nboots, n;
+	double *px = kb_calloc(room ? room : 1, sizeof(*px));
+	double *py = kb_calloc(room ? room : 1, sizeof(*py));
+	double *adj = kb_calloc(room ? room : 1, sizeof(*adj));
+	double slope = 0, se, df, lo, hi;
+
+	if (!drift_fit(a, &slope, &se, &df, &lo, &hi) || !isfinite(slope))
+		slope = 0;
+	n = pair_rounds(x, y, first, slope, px, py, adj);
+	kb_compare_paired(px, py, adj, n, o, out);
+	free(px);
+	free(py);
+	free(adj);
 	return n;
 }
 
@@ -501,28 +563,16 @@ static void compare_now(const struct kb_analysis *a, unsigned ia,
 			struct kb_comparison *out)
 {
 	const struct kb_store_variant *x = &a->v[ia], *y = &a->v[ib];
-	size_t room = x->nboots < y->nboots ? x->nboots : y->nboots, n;
-	double *px = kb_calloc(room ? room : 1, sizeof(*px));
-	double *py = kb_calloc(room ? room : 1, sizeof(*py));
-	double *adj = kb_calloc(room ? room : 1, sizeof(*adj));
-	double slope = 0, se, df, lo, hi;
 
-	/* the drift check's slope over every boot of @a: what a place
-	 * further on in the run does to a boot, for the pairs' distance */
-	if (!drift_fit(a, &slope, &se, &df, &lo, &hi) || !isfinite(slope))
-		slope = 0;
-	n = pair_rounds(x, y, slope, px, py, adj);
-	if (n >= KB_COMPARE_MIN_PAIRS) {
-		kb_compare_paired(px, py, adj, n, o, out);
-		out->unpaired = x->nboots + y->nboots - 2 * n;
+	if (compare_paired(a, ia, ib, 0, o, out) >= KB_COMPARE_MIN_PAIRS) {
+		out->unpaired = x->nboots + y->nboots - 2 * out->npairs;
 	} else {
+		size_t n = out->npairs;
+
 		kb_compare_samples(x->boot_means, x->nboots, y->boot_means,
 				   y->nboots, o, out);
 		out->npairs = n;
 	}
-	free(px);
-	free(py);
-	free(adj);
 }
 
 /* kb_analysis_compare at overall level @alpha (the experiment's, or the
@@ -704,7 +754,8 @@ int kb_analysis_worst(const struct kb_analysis *a)
 	for (i = 0; i < a->nvariants; i++) {
 		double m;
 
-		if (!a->v[i].nboots)
+		/* the sentinel is the baseline again: never a suspect */
+		if (!a->v[i].nboots || (int)i == kb_plan_sentinel(a->plan))
 			continue;
 		m = kb_stats_mean(a->v[i].boot_means, a->v[i].nboots);
 		if (worst < 0 || (a->opts.higher_is_better ? m < wv : m > wv)) {
@@ -788,4 +839,134 @@ int kb_analysis_add_boots(struct kb_analysis *a, unsigned idx, unsigned n,
 		return ret;
 	a->added += n;
 	return load_values(a, err);
+}
+
+unsigned kb_analysis_last_round(const struct kb_analysis *a)
+{
+	return a->max_round;
+}
+
+int kb_analysis_add_block(struct kb_analysis *a, const unsigned *vars,
+			  size_t n, unsigned *round, struct kb_err *err)
+{
+	unsigned *order = NULL, r;
+	size_t i;
+	int ret;
+
+	*round = 0;
+	if (!a->ex)
+		return kb_err_set(err, KB_EINPUT,
+				  "experiment %lld cannot run again: no boots can be added",
+				  (long long)a->exp);
+	for (i = 0; i < n; i++)
+		if (vars[i] >= a->nvariants)
+			return kb_err_set(err, KB_ENOTFOUND,
+					  "experiment %lld has %zu variants: no #%u",
+					  (long long)a->exp, a->nvariants,
+					  vars[i]);
+	/* after every round stored, the ones set aside too: the rounds a
+	 * variant set aside ran in hold the others' boots as well, or
+	 * were added by this analysis after them */
+	r = kb_analysis_last_round(a) + 1;
+	if (a->last_block >= r)
+		r = a->last_block + 1;
+	order = kb_calloc(n ? n : 1, sizeof(*order));
+	kb_order_block(a->plan, r, vars, n, order);
+	ret = boot_round(a, order, n, r, err);
+	free(order);
+	if (ret)
+		return ret;
+	a->last_block = r;
+	a->added += (unsigned)n;
+	*round = r;
+	return load_values(a, err);
+}
+
+int kb_analysis_compare_rounds(struct kb_analysis *a, unsigned ia,
+			       unsigned ib, unsigned first,
+			       const unsigned *with, size_t nwith,
+			       unsigned start, int adaptive, double alpha,
+			       struct kb_comparison *out, unsigned *nrounds,
+			       struct kb_err *err)
+{
+	const struct kb_repeat *rep = kb_matrix_repeat(a->m);
+	struct kb_compare_opts o = a->opts;
+	unsigned max = rep->max_boots, n[KB_COMPARE_LOOKS_MAX], *vars = NULL;
+	size_t nlooks, k, nv = 0, i, j, tries = 0;
+	int ret = 0;
+
+	*nrounds = 0;
+	if (ia >= a->nvariants || ib >= a->nvariants)
+		return kb_err_set(err, KB_ENOTFOUND,
+				  "experiment %lld has %zu variants: no #%u",
+				  (long long)a->exp, a->nvariants,
+				  ia >= a->nvariants ? ia : ib);
+	if (!(alpha > 0 && alpha < 1))
+		return kb_err_set(err, KB_EINPUT,
+				  "significance level %g: need 0 < alpha < 1",
+				  alpha);
+	adaptive = adaptive && a->ex;
+	o.alpha = alpha;
+	if (start < KB_COMPARE_MIN_PAIRS)
+		start = KB_COMPARE_MIN_PAIRS;
+	if (max < start)
+		max = start;
+	nlooks = kb_compare_looks(start, max, n);
+	/* the round's variants: the two compared and @with, each once */
+	vars = kb_calloc(nwith + 2, sizeof(*vars));
+	vars[nv++] = ia;
+	if (ib != ia)
+		vars[nv++] = ib;
+	for (i = 0; i < nwith; i++) {
+		for (j = 0; j < nv && vars[j] != with[i]; j++)
+			;
+		if (j == nv)
+			vars[nv++] = with[i];
+	}
+	for (;;) {
+		size_t next;
+		unsigned r;
+
+		k = pair_rounds(&a->v[ia], &a->v[ib], first, 0, NULL, NULL,
+				NULL);
+		o.look_alpha = o.look_alpha_paired = 0;
+		o.looks = 1;
+		if ((adaptive || k > start) && max > start) {
+			o.look_alpha = look_alpha(a, start, max, alpha, &o.looks);
+			o.look_alpha_paired =
+				kb_compare_look_alpha_paired(start, max, alpha,
+							     NULL);
+		}
+		compare_paired(a, ia, ib, first, &o, out);
+		*nrounds = (unsigned)k;
+		if (!adaptive ||
+		    (k >= start && out->verdict != KB_VERDICT_INCONCLUSIVE) ||
+		    k >= max)
+			break;
+		/* rounds until the next look */
+		for (j = 0; j < nlooks && n[j] <= k; j++)
+			;
+		next = k < start ? start : j < nlooks ? n[j] : max;
+		while (k < next) {
+			size_t had = a->v[ia].nboots + a->v[ib].nboots;
+
+			if ((ret = kb_analysis_add_block(a, vars, nv, &r, err)))
+				goto out;
+			k = pair_rounds(&a->v[ia], &a->v[ib], first, 0, NULL,
+					NULL, NULL);
+			/* a round whose two boots ran on two hosts (one
+			 * drained) is no pair: another round, up to twice
+			 * the most; one whose boots failed ends it, the
+			 * last look on what there is */
+			if (a->v[ia].nboots + a->v[ib].nboots == had ||
+			    ++tries > 2 * (size_t)max) {
+				compare_paired(a, ia, ib, first, &o, out);
+				*nrounds = (unsigned)k;
+				goto out;
+			}
+		}
+	}
+out:
+	free(vars);
+	return ret;
 }

@@ -97,8 +97,9 @@ unsigned kb_analysis_nrounds(const struct kb_analysis *a);
 /*
  * The drift check (docs/analysis.md, "The run order"): the log of each
  * ok boot's value less its variant's mean, regressed on the boot's place
- * in the run (kb_boot_result.seq), so that a host slowing down or
- * speeding up over the run shows as a slope.
+ * in the run (kb_boot_result.seq) less its variant's mean place (the
+ * slope within the variants, one over all), so that a host slowing down
+ * or speeding up over the run shows as a slope, in any run order.
  */
 struct kb_drift {
 	size_t nboots;      /* boots with a known place (0: no check) */
@@ -161,7 +162,8 @@ void kb_analysis_log_pooled(const struct kb_analysis *a, double *var,
  */
 size_t kb_analysis_nonpositive(const struct kb_analysis *a, unsigned idx);
 
-/* The variant with the worst mean for the metric's direction (-1: none). */
+/* The variant with the worst mean for the metric's direction (-1: none);
+ * never the sentinel (kb_plan_sentinel()), the baseline again. */
 int kb_analysis_worst(const struct kb_analysis *a);
 
 /*
@@ -204,6 +206,46 @@ int kb_analysis_compare_at(struct kb_analysis *a, unsigned ia, unsigned ib,
  * number set aside.
  */
 size_t kb_analysis_set_aside(struct kb_analysis *a, unsigned idx);
+
+/* The highest round (block) a boot of @a is stored in, failed and set
+ * aside ones included (0: none). */
+unsigned kb_analysis_last_round(const struct kb_analysis *a);
+
+/*
+ * A fresh round (block) after every stored one: one boot of each of the
+ * @n distinct variants @vars, started in an order drawn for the round
+ * (kb_order_block()) and stored in it, its number into *@round; the
+ * boots are taken into account (they count in kb_analysis_boots_added()).
+ * KB_EINPUT when the experiment cannot run again (kb_analysis_can_sample()),
+ * and the error of adding boots (kb_pipeline_add_round_boot()).
+ */
+int kb_analysis_add_block(struct kb_analysis *a, const unsigned *vars,
+			  size_t n, unsigned *round, struct kb_err *err);
+
+/*
+ * Compare @ia (A) with @ib (B) side by side: on their boots in the rounds
+ * from @first on that both have, one value of each a round (the first of
+ * the round's), so that a drift over time falls on both alike; the
+ * rounds used into *@nrounds.  A sequential test as kb_analysis_compare()'s
+ * with rounds for boots: with @adaptive, while there are fewer than
+ * @start such rounds, or the verdict is inconclusive and there are fewer
+ * than repeat.max_boots, fresh rounds are added (kb_analysis_add_block()),
+ * each holding @ia, @ib and the @nwith variants @with (may repeat them);
+ * the looks from @start rounds (at least KB_COMPARE_MIN_PAIRS) to
+ * repeat.max_boots decide at the paired t's calibrated level for @alpha
+ * (so does a comparison without @adaptive of more than that many
+ * rounds).  The rounds are compared as compare pairs them
+ * (kb_compare_paired(), lib/compare.h: the mean log ratio less the
+ * drift between the pair's places, its t interval, the signed-rank or
+ * the paired t test).  Stops, keeping the last comparison, when a
+ * round added gave no pair (its boots failed).
+ */
+int kb_analysis_compare_rounds(struct kb_analysis *a, unsigned ia,
+			       unsigned ib, unsigned first,
+			       const unsigned *with, size_t nwith,
+			       unsigned start, int adaptive, double alpha,
+			       struct kb_comparison *out, unsigned *nrounds,
+			       struct kb_err *err);
 
 /*
  * Boot variant @idx @n more times, store the boots (numbered after the

@@ -520,11 +520,13 @@ static void unsettled(struct bisect *b, const struct point *p, int cls,
 	if (!(n = boots_to_settle(b, p)))
 		return;
 	*settle = fmax(*settle, n);
-	r->more_boots += (unsigned)fmax(n - (p ? (double)p->nvalues : 0), 0);
+	/* each more boot of a probe is a round with both ends: 3 boots */
+	r->more_boots += 3 * (unsigned)fmax(n - (p ? (double)p->nvalues : 0), 0);
 }
 
 /*
- * Is the set of groups @set 1-minimal?  Shown bad itself, and each set
+ * Is the set of groups @set 1-minimal?  Shown bad itself (and confirmed
+ * after, r->confirmed), and each set
  * without one of its groups shown good (the empty set is the good end).
  * Sets r->minimal and, when not, what is unsettled and the boots that
  * would likely settle it.
@@ -535,10 +537,11 @@ static void check_minimal(struct bisect *b, const unsigned char *set)
 	unsigned char *sub = kb_malloc(b->ngroups + 1);
 	double settle = 0;
 	struct point *p;
-	size_t g, k;
+	size_t g;
 	int cls;
 
-	if ((cls = class_of(b, set, &p)) != KB_BISECT_BAD)
+	/* the set itself: shown bad in the search and confirmed after */
+	if ((cls = class_of(b, set, &p)) != KB_BISECT_BAD || !r->confirmed)
 		unsettled(b, p, cls, &settle);
 	for (g = 0; g < b->ngroups; g++) {
 		if (!set[g])
@@ -550,10 +553,51 @@ static void check_minimal(struct bisect *b, const unsigned char *set)
 	}
 	r->minimal = r->nunsettled == 0;
 	r->settle_boots = (unsigned)settle;
-	for (k = 0; settle > 0 && k < 2; k++)
-		r->more_boots += (unsigned)fmax(
-			settle - (double)b->points[k].nvalues, 0);
 	free(sub);
+}
+
+/*
+ * An answer is confirmed before it is printed: the point of @set booted
+ * in fresh rounds beside both ends (none of its earlier boots counted),
+ * classified bad on those alone.  Then its effect alone on good, from
+ * every round it shared with the good end.  Sets r->confirmed,
+ * r->confirm_rounds and the effect.
+ */
+static int confirm_answer(struct bisect *b, const unsigned char *set,
+			  struct kb_err *err)
+{
+	struct kb_bisect_result *r = b->r;
+	struct kb_bisect_probe conf;
+	struct kb_comparison alone;
+	struct kb_aligned l;
+	const struct point *pts[2];
+	struct point *p = kb_bisect__cached(b, set);
+	size_t k;
+	int ret;
+
+	if (!p) { /* b->points moves as the point is added */
+		k = kb_bisect__point_new(b, set, NULL);
+		p = &b->points[k];
+	}
+	memset(&conf, 0, sizeof(conf));
+	ret = kb_bisect__classify_from(b, p, b->round, &conf, err);
+	r->confirmed = ret == 0 && conf.cls == KB_BISECT_BAD;
+	r->confirm_rounds = conf.boots;
+	kb_bisect__probe_release(&conf);
+	if (ret)
+		return ret;
+	pts[0] = &b->points[0];
+	pts[1] = p;
+	kb_bisect__aligned(pts, 2, 0, &l);
+	if (l.n >= 1) {
+		kb_bisect__compare(&l.pt[0], &l.pt[1], &b->copts, &alone);
+		r->change_pct = alone.change_pct;
+		r->ci_low = alone.ci_low;
+		r->ci_high = alone.ci_high;
+		r->culprit_boots = (unsigned)l.n;
+	}
+	kb_bisect__aligned_release(&l);
+	return 0;
 }
 
 /*
@@ -567,8 +611,7 @@ static int conclude(struct bisect *b, const size_t *cur, size_t ncur,
 	struct kb_bisect_result *r = b->r;
 	unsigned char *set = kb_calloc(b->ngroups + 1, 1);
 	struct kb_buf text = KB_BUF_INIT;
-	struct kb_comparison alone;
-	size_t i, j, k;
+	size_t i, k;
 	int ret = 0;
 
 	for (i = 0; i < ncur; i++)
@@ -594,26 +637,19 @@ static int conclude(struct bisect *b, const size_t *cur, size_t ncur,
 		r->ci_high = r->ends.ci_high;
 		r->culprit_boots = (unsigned)b->points[1].nvalues;
 	}
-	for (j = 2; j < b->npoints; j++) {
-		struct point *p = &b->points[j];
-
-		if (!p->classified || memcmp(p->set, set, b->ngroups))
-			continue;
-		if ((ret = kb_bisect__measure(b, p, b->o->max_boots, err)))
-			goto out;
-		if (p->nvalues < 1)
-			break;
-		kb_bisect__compare(&b->points[0], p, &b->copts, &alone);
-		r->change_pct = alone.change_pct;
-		r->ci_low = alone.ci_low;
-		r->ci_high = alone.ci_high;
-		r->culprit_boots = (unsigned)p->nvalues;
-		break;
-	}
+	if (ncur < b->ngroups && (ret = confirm_answer(b, set, err)))
+		goto out;
+	if (ncur == b->ngroups)
+		r->confirmed = r->reproduced; /* the ends, side by side */
 	check_minimal(b, set);
+	if (!r->confirmed) {
+		kb_buf_addf(&text, " (not confirmed beside both ends in %u fresh round%s)",
+			    r->confirm_rounds,
+			    r->confirm_rounds == 1 ? "" : "s");
+	}
 	if (!r->complete)
 		kb_buf_adds(&text, " (incomplete: max_probes reached)");
-	if (!r->minimal)
+	if (!r->minimal && r->nunsettled)
 		kb_buf_addf(&text, " (not minimised: %zu probe%s inconclusive)",
 			    r->nunsettled, r->nunsettled == 1 ? "" : "s");
 	*result = kb_buf_detach(&text);

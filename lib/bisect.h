@@ -45,8 +45,17 @@ struct kb_store;
  * "bad", "good" and "in between" in the group search), so a noisy or
  * broken probe costs probes, never the answer.  Before searching, the
  * ends are compared (with adaptive sampling up to max_boots a side); a
- * regression that does not reproduce is reported, not bisected.  Then
- * both ends are topped up to max_boots: every probe is compared with them.
+ * regression that does not reproduce is reported, not bisected; one that
+ * does is confirmed on max_boots rounds of both.
+ *
+ * Every boot is in a round drawn in a fresh order (kb_order_draw()): the
+ * ends' rounds hold both ends, a probe's the probe and both ends, so a
+ * probe is compared only with the ends booted beside it (its evidence
+ * from the blocked fit of its rounds), never with means from earlier.  A
+ * probe whose rounds' level trends by half its threshold a round is
+ * booted again rather than classified.  The answer is confirmed before
+ * it is returned: its set booted again in fresh rounds beside both ends
+ * and classified bad on those alone (result->confirmed).
  *
  * The search (KB_BISECT_GROUP, the default) is adaptive group testing:
  * with the members found so far held applied, a binary search over the
@@ -233,10 +242,16 @@ struct kb_bisect_result {
 	double change_pct;            /* culprits alone on good, vs good */
 	double ci_low, ci_high;       /* NaN when not measured */
 	unsigned culprit_boots;       /* boots behind it (up to max_boots) */
+	int confirmed;                /* the set, booted in fresh rounds beside
+				       * both ends, was classified bad on
+				       * those alone (the whole change set:
+				       * the ends reproduced) */
+	unsigned confirm_rounds;      /* those fresh rounds */
 	int complete;                 /* 0: max_probes stopped the search */
 	int minimal;                  /* the set was shown bad and each set
 				       * without one of its groups shown good:
-				       * a 1-minimal set, each group needed */
+				       * a 1-minimal set, each group needed;
+				       * and it was confirmed */
 	size_t nunsettled;            /* when not: those sets that were not
 				       * (unknown, skip or never probed) */
 	size_t nbetween;              /* of them, probes shown in between the
@@ -244,7 +259,8 @@ struct kb_bisect_result {
 				       * boots do not make them good */
 	size_t nskipped;              /* of them, probes that could not be
 				       * measured (skip) */
-	unsigned settle_boots;        /* boots per probe and end that would
+	unsigned settle_boots;        /* rounds per probe, each with both
+				       * ends, that would
 				       * likely settle the others (80% power
 				       * at the threshold, enough evidence);
 				       * 0 when none or not estimable */

@@ -248,16 +248,18 @@ static int commits_conclude(struct bisect *b, struct csearch *cs,
 	cr->cand_first = lo + 1;
 	cr->cand_last = hi;
 	cr->first_bad = hi == lo + 1 ? (long)hi : -1;
-	if ((ret = kb_bisect__measure(b, good, b->o->max_boots, err)) ||
-	    (ret = kb_bisect__measure(b, bad, b->o->max_boots, err)))
+	/* the effect from boots that ran side by side */
+	if ((ret = kb_bisect__measure_pair(b, good, bad, b->o->max_boots, &eff,
+					   err)))
 		return ret;
-	if (good->nvalues >= 1 && bad->nvalues >= 1) {
-		kb_bisect__compare(good, bad, &b->copts, &eff);
+	if (isfinite(eff.change_pct)) {
 		cr->change_pct = eff.change_pct;
 		cr->ci_low = eff.ci_low;
 		cr->ci_high = eff.ci_high;
-		cr->effect_boots = (unsigned)bad->nvalues;
+		cr->effect_boots = (unsigned)eff.b.n;
 	}
+	cr->effect_verdict = eff.verdict;
+	cr->confirmed = eff.verdict == KB_VERDICT_REGRESSION;
 	if (cr->first_bad >= 0) {
 		kb_buf_addf(&text, "first bad commit %s %s", c->sha,
 			    c->summary ? c->summary : "");

@@ -53,7 +53,9 @@ struct kb_bisect_commits_result {
 	/* the first bad commit (the last candidate when ambiguous) against
 	 * the last good one: its effect; NaN when not reproduced */
 	double change_pct, ci_low, ci_high;
-	unsigned effect_boots;      /* boots of the first bad behind it */
+	unsigned effect_boots;      /* rounds of the two side by side */
+	int confirmed;              /* that effect is a regression */
+	enum kb_verdict effect_verdict; /* its verdict */
 	int complete;               /* 0: max_probes stopped the search */
 	unsigned builds, boots, runs; /* done by this bisection */
 	size_t nprobes;             /* probes, not counting the ends */

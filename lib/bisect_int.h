@@ -49,6 +49,7 @@ struct point {
 	unsigned last_boot;       /* boot numbers used so far */
 	size_t nvalues;
 	double *values;           /* per ok boot: the mean over its runs */
+	unsigned *rounds;         /* per ok boot: the round it ran in */
 	unsigned nfailed;         /* boots that gave no value */
 	char *reason;             /* the latest failure */
 	int classified;
@@ -78,6 +79,10 @@ struct bisect {
 				   * changes (opts.weights), or NULL */
 	unsigned char *last_set;  /* the set of the last point whose kernel
 				   * the bisection got (built_last) */
+
+	uint64_t seed;            /* the order of each round (kb_order_draw) */
+	unsigned round;           /* rounds booted so far */
+	unsigned seq;             /* boots started so far, the experiment's */
 
 	size_t npoints;
 	struct point *points;     /* [0] good end, [1] bad end, probes */
@@ -129,9 +134,37 @@ void kb_bisect__point_variants(const struct bisect *b, struct point *p,
 			       size_t nsettings);
 
 /* Boot @p until it has @want values (or cannot have them): its variant
- * stored, its build from the store or built, each boot stored. */
+ * stored, its build from the store or built, each boot stored.  Boots
+ * run in rounds, each in an order drawn for it (kb_order_draw()): a
+ * probe's with both ends, an end's with the other end, a point's without
+ * ends alone. */
 int kb_bisect__measure(struct bisect *b, struct point *p, size_t want,
 		       struct kb_err *err);
+
+/*
+ * The rounds points shared: of @pts[0..n) (n <= 3), the values of the
+ * rounds after @from in which every one of them has a value, aligned by
+ * round (out->pt[k].values[i] is pts[k]'s value in round
+ * out->pt[k].rounds[i]); out->n rounds.  Only values, rounds and nvalues
+ * of each out->pt are set.  Free with kb_bisect__aligned_release().
+ */
+struct kb_aligned {
+	size_t npoints;
+	size_t n;
+	struct point pt[3];
+};
+void kb_bisect__aligned(const struct point *const *pts, size_t n,
+			unsigned from, struct kb_aligned *out);
+void kb_bisect__aligned_release(struct kb_aligned *a);
+
+/*
+ * Boot @a and @c side by side, in rounds of the two, until they share
+ * @want rounds (or cannot), and compare them on those rounds (@a as A)
+ * into *@out: a commit bisection's last good and first bad commits.
+ */
+int kb_bisect__measure_pair(struct bisect *b, struct point *a,
+			    struct point *c, size_t want,
+			    struct kb_comparison *out, struct kb_err *err);
 
 /* No more boots of @p make sense: the build failed, or too many boots
  * did. */
@@ -142,10 +175,17 @@ void kb_bisect__compare(const struct point *a, const struct point *p,
 			const struct kb_compare_opts *o,
 			struct kb_comparison *out);
 
-/* Measure and classify probe @p against the ends (points 0 and 1), one
- * boot more at a time while undecided (bisect.h); fills *@out. */
+/* Measure and classify probe @p against the ends (points 0 and 1) booted
+ * beside it, one round of the three more at a time while undecided
+ * (bisect.h); fills *@out. */
 int kb_bisect__classify(struct bisect *b, struct point *p,
 			struct kb_bisect_probe *out, struct kb_err *err);
+
+/* The same, judged on the rounds after round @from alone (fresh ones:
+ * from = b->round), with p's class left as it was: a confirmation. */
+int kb_bisect__classify_from(struct bisect *b, struct point *p,
+			     unsigned from, struct kb_bisect_probe *out,
+			     struct kb_err *err);
 
 /* The build key of the point of @set (one byte per group) into @hex
  * (KB_SHA256_HEX_LEN + 1 bytes): the salt and every option's level. */

@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,9 +21,12 @@
 #include "build.h"
 #include "err.h"
 #include "executor.h"
+#include "fsutil.h"
 #include "matrix.h"
 #include "mem.h"
+#include "order.h"
 #include "pipeline.h"
+#include "rng.h"
 #include "sha256.h"
 #include "store.h"
 #include "variant.h"
@@ -97,6 +101,7 @@ static void point_release(struct point *p)
 	free(p->key);
 	kb_build_result_release(&p->build);
 	free(p->values);
+	free(p->rounds);
 	free(p->reason);
 }
 
@@ -131,6 +136,10 @@ void kb_bisect__init(struct bisect *b, struct kb_store *s,
 	b->copts.higher_is_better = o->higher_is_better;
 	b->max_probes = o->max_probes ? o->max_probes
 				      : KB_BISECT_DEFAULT_MAX_PROBES;
+	/* the rounds' orders from what the bisection is between: the same
+	 * bisection draws the same orders again */
+	b->seed = kb_rng_seed_from(kb_rng_seed_from(0, o->good_name, 1, 0),
+				   o->bad_name, 2, 0);
 	b->r = kb_calloc(1, sizeof(*b->r));
 	b->r->change_pct = b->r->ci_low = b->r->ci_high = NAN;
 }
@@ -333,21 +342,28 @@ static void set_reason(struct point *p, char *reason)
 	p->reason = reason;
 }
 
-/* One more boot of @p, stored as it ends. */
-static int boot_once(struct bisect *b, struct point *p, struct kb_err *err)
+/* One more boot of @p in round @round, stored as it ends. */
+static int boot_once(struct bisect *b, struct point *p, unsigned round,
+		     struct kb_err *err)
 {
 	struct kb_boot_result res;
+	struct kb_boot_at at = { .seq = ++b->seq, .total = 0, .round = round };
 	unsigned boot_no = p->last_boot + 1;
+	char started[32];
 	double v;
 	int ret;
 
 	if (p->build.status == KB_BUILD_OK && b->o->step)
 		b->o->step(p->label, boot_no, b->o->progress_arg);
+	kb_now_iso(started, sizeof(started));
 	/* the pipeline's step: a failed build is a result without a boot */
-	ret = kb_pipeline_boot(b->ex, &p->exec, &p->build, boot_no,
-			       b->o->runs_per_boot, &res, err);
+	ret = kb_pipeline_boot_at(b->ex, &p->exec, &p->build, boot_no,
+				  b->o->runs_per_boot, &at, &res, err);
 	if (ret)
 		return ret;
+	res.round = round;
+	res.seq = at.seq;
+	snprintf(res.started_at, sizeof(res.started_at), "%s", started);
 	if (p->build.status == KB_BUILD_OK) {
 		b->r->boots++;
 		b->r->runs += (unsigned)res.nruns;
@@ -361,6 +377,9 @@ static int boot_once(struct bisect *b, struct point *p, struct kb_err *err)
 	if (isfinite(v)) {
 		p->values = kb_reallocarray(p->values, p->nvalues + 1,
 					    sizeof(*p->values));
+		p->rounds = kb_reallocarray(p->rounds, p->nvalues + 1,
+					    sizeof(*p->rounds));
+		p->rounds[p->nvalues] = round;
 		p->values[p->nvalues++] = v;
 	} else {
 		p->nfailed++;
@@ -395,8 +414,8 @@ static int stopped(const struct bisect *b, struct kb_err *err)
 	return 0;
 }
 
-int kb_bisect__measure(struct bisect *b, struct point *p, size_t want,
-		       struct kb_err *err)
+/* @p's variant stored and its kernel got (built, or from the store). */
+static int ready(struct bisect *b, struct point *p, struct kb_err *err)
 {
 	int ret;
 
@@ -407,12 +426,169 @@ int kb_bisect__measure(struct bisect *b, struct point *p, size_t want,
 			return ret;
 		p->in_store = 1;
 	}
-	if ((ret = stopped(b, err)) || (ret = ensure_build(b, p, err)))
+	if ((ret = stopped(b, err)))
+		return ret;
+	return ensure_build(b, p, err);
+}
+
+/*
+ * One round: a boot of each of @pts[0..n) (n <= ROUND_MAX) in the order
+ * drawn for the round, skipping those no boot can help.
+ */
+#define ROUND_MAX 3
+static int boot_round(struct bisect *b, struct point *const *pts, size_t n,
+		      struct kb_err *err)
+{
+	size_t perm[ROUND_MAX], i;
+	unsigned round = ++b->round;
+	int ret;
+
+	for (i = 0; i < n; i++)
+		if ((ret = ready(b, pts[i], err)))
+			return ret;
+	kb_order_draw(b->seed, round, perm, n);
+	for (i = 0; i < n; i++) {
+		struct point *q = pts[perm[i]];
+
+		if (kb_bisect__exhausted(b, q))
+			continue;
+		if ((ret = stopped(b, err)) || (ret = boot_once(b, q, round, err)))
+			return ret;
+	}
+	return 0;
+}
+
+/* The points a round of @p holds: both ends and @p (an end: the ends; a
+ * point without ends, kb_bisect_test's: itself).  Returns how many. */
+static size_t round_points(struct bisect *b, struct point *p,
+			   struct point **pts)
+{
+	size_t n = 0;
+
+	if (b->npoints >= 2) {
+		pts[n++] = &b->points[0];
+		pts[n++] = &b->points[1];
+	}
+	if (n == 0 || (p != pts[0] && p != pts[1]))
+		pts[n++] = p;
+	return n;
+}
+
+int kb_bisect__measure(struct bisect *b, struct point *p, size_t want,
+		       struct kb_err *err)
+{
+	struct point *pts[ROUND_MAX];
+	size_t n = round_points(b, p, pts);
+	int ret;
+
+	if ((ret = ready(b, p, err)))
 		return ret;
 	while (p->nvalues < want && !kb_bisect__exhausted(b, p))
-		if ((ret = stopped(b, err)) || (ret = boot_once(b, p, err)))
+		if ((ret = boot_round(b, pts, n, err)))
 			return ret;
 	return 0;
+}
+
+int kb_bisect__measure_pair(struct bisect *b, struct point *a,
+			    struct point *c, size_t want,
+			    struct kb_comparison *out, struct kb_err *err)
+{
+	struct point *pts[2] = { a, c };
+	const struct point *cpts[2] = { a, c };
+	struct kb_aligned l;
+	int ret = 0;
+
+	for (;;) {
+		kb_bisect__aligned(cpts, a == c ? 1 : 2, 0, &l);
+		if (l.n >= want || kb_bisect__exhausted(b, a) ||
+		    kb_bisect__exhausted(b, c))
+			break;
+		kb_bisect__aligned_release(&l);
+		if ((ret = boot_round(b, pts, a == c ? 1 : 2, err)))
+			return ret;
+	}
+	memset(out, 0, sizeof(*out));
+	out->verdict = KB_VERDICT_INCONCLUSIVE;
+	out->change_pct = out->ci_low = out->ci_high = NAN;
+	if (l.n >= 1 && a != c)
+		kb_bisect__compare(&l.pt[0], &l.pt[1], &b->copts, out);
+	kb_bisect__aligned_release(&l);
+	return ret;
+}
+
+/* ---- the rounds points share ------------------------------------------ */
+
+/* The value of @p in round @round into *@v: 1, or 0 when it has none. */
+static int value_in(const struct point *p, unsigned round, double *v)
+{
+	size_t i;
+
+	for (i = 0; i < p->nvalues; i++)
+		if (p->rounds[i] == round) {
+			*v = p->values[i];
+			return 1;
+		}
+	return 0;
+}
+
+void kb_bisect__aligned(const struct point *const *pts, size_t n,
+			unsigned from, struct kb_aligned *out)
+{
+	const struct point *first = pts[0];
+	double v[ROUND_MAX];
+	size_t i, k;
+
+	memset(out, 0, sizeof(*out));
+	out->npoints = n;
+	for (k = 0; k < n; k++) {
+		out->pt[k].values = kb_calloc(first->nvalues + 1,
+					      sizeof(double));
+		out->pt[k].rounds = kb_calloc(first->nvalues + 1,
+					      sizeof(unsigned));
+	}
+	for (i = 0; i < first->nvalues; i++) {
+		unsigned r = first->rounds[i];
+
+		if (r <= from)
+			continue;
+		for (k = 0; k < n && value_in(pts[k], r, &v[k]); k++)
+			;
+		if (k < n)
+			continue;
+		for (k = 0; k < n; k++) {
+			out->pt[k].values[out->n] = v[k];
+			out->pt[k].rounds[out->n] = r;
+			out->pt[k].nvalues++;
+		}
+		out->n++;
+	}
+}
+
+void kb_bisect__aligned_release(struct kb_aligned *a)
+{
+	size_t k;
+
+	for (k = 0; k < a->npoints; k++) {
+		free(a->pt[k].values);
+		free(a->pt[k].rounds);
+	}
+	memset(a, 0, sizeof(*a));
+}
+
+/* @p's rounds after round @from with both ends beside it, into @l: the
+ * good end, the bad end and @p (pt[0], pt[1], pt[2]). */
+static void beside_ends(const struct bisect *b, const struct point *p,
+			unsigned from, struct kb_aligned *l)
+{
+	const struct point *pts[3] = { p, &b->points[0], &b->points[1] };
+	struct point t;
+
+	kb_bisect__aligned(pts, 3, from, l);
+	/* reorder: good, bad, probe */
+	t = l->pt[0];
+	l->pt[0] = l->pt[1];
+	l->pt[1] = l->pt[2];
+	l->pt[2] = t;
 }
 
 void kb_bisect__compare(const struct point *a, const struct point *p,
@@ -447,52 +623,105 @@ static void probe_thresholds(struct bisect *b)
 					  regression_is_down ? up : down);
 }
 
-/*
- * The evidence that @p is at the bad end's level rather than the good
- * end's: the log likelihood ratio of its mean under "at the bad end's
- * mean" against "at the good end's mean", with normal noise of the
- * variance pooled over all three (within each) and the ends' means as
- * uncertain as they are (Var = s^2 (1/n_probe + 1/n_end)), on the log
- * scale when every value is positive (noise is multiplicative).  More
- * boots of a probe cannot make it surer than the ends allow.  Wald's
- * sequential probability ratio test stops at +-SPRT_BOUND.
- */
-static double evidence(const struct point *g, const struct point *d,
-		       const struct point *p)
+/* The log of @x when @logs, else @x. */
+static double scale(double x, int logs)
 {
-	const struct point *pts[3] = { g, d, p };
-	double mean[3] = { 0, 0, 0 }, ss = 0, var, llr, x, nend;
-	size_t i, k, df = 0;
+	return logs ? log(x) : x;
+}
+
+/*
+ * The blocked fit of the aligned rounds @l (good, bad, probe, one value
+ * each a round): each point's mean and the residual variance once each
+ * round's own level is taken out (a two-way fit, points x rounds, on the
+ * log scale when every value is positive: noise is multiplicative), with
+ * 2 (n - 1) degrees of freedom.  *@round_slope: how far the rounds'
+ * level moves from one round to the next (least squares), and *@slope_t
+ * its t statistic.  0, or -1 when fewer than 2 rounds.
+ */
+struct blocked {
+	double mean[3];
+	double var;        /* residual variance */
+	double df;
+	double slope, slope_t;
+};
+
+static int blocked_fit(const struct kb_aligned *l, struct blocked *f)
+{
+	size_t n = l->n, i, k;
+	double grand = 0, ss = 0, m, sxx = 0, sxy = 0, ibar;
 	int logs = 1;
 
+	memset(f, 0, sizeof(*f));
+	if (n < 2)
+		return -1;
 	for (k = 0; k < 3; k++)
-		for (i = 0; i < pts[k]->nvalues; i++)
-			if (!(pts[k]->values[i] > 0))
+		for (i = 0; i < n; i++)
+			if (!(l->pt[k].values[i] > 0))
 				logs = 0;
 	for (k = 0; k < 3; k++) {
-		if (!pts[k]->nvalues)
-			return 0;
-		for (i = 0; i < pts[k]->nvalues; i++)
-			mean[k] += logs ? log(pts[k]->values[i])
-					: pts[k]->values[i];
-		mean[k] /= (double)pts[k]->nvalues;
+		for (i = 0; i < n; i++)
+			f->mean[k] += scale(l->pt[k].values[i], logs);
+		f->mean[k] /= (double)n;
+		grand += f->mean[k] / 3;
 	}
-	for (k = 0; k < 3; k++) {
-		for (i = 0; i < pts[k]->nvalues; i++) {
-			x = logs ? log(pts[k]->values[i]) : pts[k]->values[i];
-			ss += (x - mean[k]) * (x - mean[k]);
+	ibar = (double)(n - 1) / 2;
+	for (i = 0; i < n; i++) {
+		for (k = 0, m = 0; k < 3; k++)
+			m += scale(l->pt[k].values[i], logs) / 3;
+		for (k = 0; k < 3; k++) {
+			double e = scale(l->pt[k].values[i], logs) -
+				   f->mean[k] - m + grand;
+
+			ss += e * e;
 		}
-		df += pts[k]->nvalues - 1;
+		sxx += ((double)i - ibar) * ((double)i - ibar);
+		sxy += ((double)i - ibar) * (m - grand);
 	}
-	var = df ? ss / (double)df : 0;
-	if (!(var > 1e-12))
-		var = 1e-12;
-	nend = (double)(g->nvalues < d->nvalues ? g->nvalues : d->nvalues);
-	var *= 1 / (double)p->nvalues + 1 / nend;
-	x = mean[2];
-	llr = ((x - mean[0]) * (x - mean[0]) - (x - mean[1]) * (x - mean[1])) /
+	f->df = 2 * (double)(n - 1);
+	f->var = ss / f->df;
+	if (!(f->var > 1e-12))
+		f->var = 1e-12;
+	f->slope = sxy / sxx;
+	/* a round's level is the mean of 3 values: variance var / 3 */
+	f->slope_t = f->slope / sqrt(f->var / 3 / sxx);
+	return 0;
+}
+
+/*
+ * The evidence that the probe is at the bad end's level rather than the
+ * good end's, from the rounds it shared with both ends (@f, the blocked
+ * fit of those): the log likelihood ratio of its mean under "at the bad
+ * end's mean" against "at the good end's mean", with normal noise of the
+ * fit's residual variance and the ends' means as uncertain as the
+ * probe's (Var = s^2 (1/n + 1/n)): the ends are the ones measured beside
+ * it, never means from earlier.  Wald's sequential probability ratio
+ * test stops at +-SPRT_BOUND.
+ */
+static double evidence(const struct blocked *f, size_t n)
+{
+	double var = f->var * 2 / (double)n, x = f->mean[2], llr;
+
+	llr = ((x - f->mean[0]) * (x - f->mean[0]) -
+	       (x - f->mean[1]) * (x - f->mean[1])) /
 	      (2 * var);
 	return isfinite(llr) ? llr : 0;
+}
+
+/*
+ * The host moved during the probe's rounds more than a probe may differ
+ * by: the rounds' level trends from round to round by at least half the
+ * probe threshold (@threshold_pct, on the log scale), beyond the 99.5%
+ * point of its t.  Blocks take a drift between rounds out of the
+ * comparison, but not one within a round: such a probe is booted again
+ * rather than classified.
+ */
+static int moved_with_time(const struct blocked *f, size_t n,
+			   double threshold_pct)
+{
+	if (n < 3 || !(f->df > 0))
+		return 0;
+	return fabs(f->slope) >= log1p(threshold_pct / 100) / 2 &&
+	       fabs(f->slope_t) > kb_stats_t_quantile(0.995, f->df);
 }
 
 /*
@@ -527,42 +756,106 @@ static int decide(const struct kb_comparison *g,
 	return 0;
 }
 
-int kb_bisect__classify(struct bisect *b, struct point *p,
-			struct kb_bisect_probe *out, struct kb_err *err)
+/*
+ * Boot rounds of @p beside both ends until @p has @want rounds with both
+ * after round @from (or no more can be had).
+ */
+static int measure_beside(struct bisect *b, struct point *p, unsigned from,
+			  size_t want, struct kb_err *err)
 {
-	const struct point *good = &b->points[0], *bad = &b->points[1];
-	struct kb_comparison g, d;
+	struct point *pts[ROUND_MAX];
+	size_t n = round_points(b, p, pts), k;
+	struct kb_aligned l;
 	int ret;
 
-	if ((ret = kb_bisect__measure(b, p, b->o->boots, err)))
+	if ((ret = ready(b, p, err)))
+		return ret;
+	/* a kernel that did not build: its failure stored, no end booted */
+	while (p->build.status != KB_BUILD_OK && !kb_bisect__exhausted(b, p))
+		if ((ret = boot_once(b, p, ++b->round, err)))
+			return ret;
+	for (;;) {
+		beside_ends(b, p, from, &l);
+		k = l.n;
+		kb_bisect__aligned_release(&l);
+		if (k >= want || kb_bisect__exhausted(b, p) ||
+		    kb_bisect__exhausted(b, &b->points[0]) ||
+		    kb_bisect__exhausted(b, &b->points[1]))
+			return 0;
+		if ((ret = boot_round(b, pts, n, err)))
+			return ret;
+	}
+}
+
+int kb_bisect__classify_from(struct bisect *b, struct point *p,
+			     unsigned from, struct kb_bisect_probe *out,
+			     struct kb_err *err)
+{
+	struct kb_comparison g, d;
+	struct kb_aligned l;
+	struct blocked f;
+	int ret, moved;
+
+	if ((ret = measure_beside(b, p, from, b->o->boots, err)))
 		return ret;
 	out->change_pct = out->ci_low = out->ci_high = NAN;
 	out->bad_change_pct = NAN;
 	for (;;) {
-		if (p->nvalues < 2 && kb_bisect__exhausted(b, p)) {
+		int no_more;
+
+		beside_ends(b, p, from, &l);
+		no_more = kb_bisect__exhausted(b, p) ||
+			  kb_bisect__exhausted(b, &b->points[0]) ||
+			  kb_bisect__exhausted(b, &b->points[1]);
+		if (l.n < 2 && no_more) {
 			out->cls = KB_BISECT_SKIP;
-			out->reason = kb_strdup(p->reason ? p->reason
-							  : "not measured");
+			out->reason = kb_strdup(
+				p->reason ? p->reason
+					  : "not measured beside both ends");
 			break;
 		}
-		kb_bisect__compare(good, p, &b->copts_good, &g);
-		kb_bisect__compare(bad, p, &b->copts_bad, &d);
+		kb_bisect__compare(&l.pt[0], &l.pt[2], &b->copts_good, &g);
+		kb_bisect__compare(&l.pt[1], &l.pt[2], &b->copts_bad, &d);
 		out->change_pct = g.change_pct;
 		out->ci_low = g.ci_low;
 		out->ci_high = g.ci_high;
 		out->bad_change_pct = d.change_pct;
-		out->evidence = evidence(good, bad, p);
-		if (decide(&g, &d, out->evidence, &out->cls) ||
-		    kb_bisect__exhausted(b, p) ||
-		    p->nvalues >= b->o->max_boots)
+		out->evidence = 0;
+		moved = 0;
+		if (blocked_fit(&l, &f) == 0) {
+			out->evidence = evidence(&f, l.n);
+			moved = moved_with_time(&f, l.n,
+						b->copts_good.threshold_pct);
+		}
+		if (!moved && decide(&g, &d, out->evidence, &out->cls))
 			break;
-		if ((ret = kb_bisect__measure(b, p, p->nvalues + 1, err)))
+		if (no_more || l.n >= b->o->max_boots) {
+			out->cls = KB_BISECT_UNKNOWN;
+			if (moved)
+				out->reason = kb_strdup(
+					"the host moved during its rounds");
+			break;
+		}
+		ret = measure_beside(b, p, from, l.n + 1, err);
+		kb_bisect__aligned_release(&l);
+		if (ret)
 			return ret;
 	}
-	out->boots = (unsigned)p->nvalues;
-	p->classified = 1;
-	p->cls = out->cls;
+	out->boots = (unsigned)l.n;
+	kb_bisect__aligned_release(&l);
 	return 0;
+}
+
+int kb_bisect__classify(struct bisect *b, struct point *p,
+			struct kb_bisect_probe *out, struct kb_err *err)
+{
+	int ret = kb_bisect__classify_from(b, p, 0, out, err);
+
+	if (ret == 0) {
+		p->classified = 1;
+		p->cls = out->cls;
+	}
+	return ret;
 }
 
 int kb_bisect__store_step(struct bisect *b, const struct kb_bisect_probe *pr,
@@ -726,9 +1019,16 @@ int kb_bisect__test(struct bisect *b, const unsigned char *set,
 int kb_bisect__in_between(const struct bisect *b, const struct point *p)
 {
 	struct kb_comparison g, d;
+	struct kb_aligned l;
 
-	kb_bisect__compare(&b->points[0], p, &b->copts_good, &g);
-	kb_bisect__compare(&b->points[1], p, &b->copts_bad, &d);
+	beside_ends(b, p, 0, &l);
+	if (l.n < 1) {
+		kb_bisect__aligned_release(&l);
+		return 0;
+	}
+	kb_bisect__compare(&l.pt[0], &l.pt[2], &b->copts_good, &g);
+	kb_bisect__compare(&l.pt[1], &l.pt[2], &b->copts_bad, &d);
+	kb_bisect__aligned_release(&l);
 	return g.verdict == KB_VERDICT_REGRESSION &&
 	       d.verdict == KB_VERDICT_IMPROVEMENT;
 }
@@ -778,6 +1078,8 @@ int kb_bisect__confirm_ends(struct bisect *b, struct kb_err *err)
 		if (good->nvalues == ng && bad->nvalues == nb)
 			break; /* neither side can have more */
 	}
+	/* a regression seen at one look of several is confirmed on
+	 * max_boots rounds of both */
 	if (r->ends.verdict == KB_VERDICT_REGRESSION) {
 		if ((ret = kb_bisect__measure(b, good, max, err)) ||
 		    (ret = kb_bisect__measure(b, bad, max, err)))
@@ -824,6 +1126,8 @@ int kb_bisect__experiment_create(struct bisect *b, const char *design,
 	e.runs_per_boot = o->runs_per_boot;
 	e.nvariants = n;
 	e.variants = variants;
+	e.run_order = "blocks"; /* rounds of kb_order_draw(), each a block */
+	e.order_seed = b->seed;
 	ret = kb_store_experiment_create(b->s, &e, &b->r->experiment, err);
 	if (ret == 0 && o->experiment_id)
 		*o->experiment_id = b->r->experiment;

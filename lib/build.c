@@ -861,6 +861,19 @@ static unsigned read_units_full(const char *objdir)
 }
 
 /* Run make, teeing its output into @log_fd and reporting progress. */
+/*
+ * make ended by a signal that stops work (a user's ^C, a kill, the OOM
+ * killer's SIGKILL, a hang-up): what was asked of the config is unknown,
+ * so it is no failure of the config to record.
+ */
+static int stopped_by_signal(int status)
+{
+	int sig = status - 128;
+
+	return status > 128 && (sig == SIGHUP || sig == SIGINT ||
+				sig == SIGKILL || sig == SIGTERM);
+}
+
 static int run_make(const struct kb_build_opts *o, char *const argv[],
 		    int log_fd, const char *key, const char *label,
 		    unsigned units_full, int *status, unsigned *units,
@@ -1053,6 +1066,12 @@ int kb_build_run(const struct kb_build_opts *o, const char *key,
 		goto out;
 	close(log_fd);
 	log_fd = -1;
+	if (stopped_by_signal(status)) {
+		ret = kb_err_set(err, KB_EFAIL,
+				 "the build of %s was stopped by signal %d: no result is recorded, it builds again when asked (log: %s)",
+				 label, status - 128, info->log_path);
+		goto out;
+	}
 	out->duration_s = seconds;
 	image = !strcmp(target, "vmlinux")
 			? kb_asprintf("%s/vmlinux", objdir)

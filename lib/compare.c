@@ -18,11 +18,10 @@ static size_t count_nonpositive(const double *x, size_t n)
 	return k;
 }
 
-/* The verdict of @out by the rules of compare.h, at level @alpha. */
-static void decide(struct kb_comparison *out, const struct kb_compare_opts *o,
-		   double alpha)
+/* The verdict of @out by the rules of compare.h, at out->alpha. */
+static void decide(struct kb_comparison *out, const struct kb_compare_opts *o)
 {
-	double t = o->threshold_pct;
+	double t = o->threshold_pct, alpha = out->alpha;
 	int worse;
 
 	out->verdict = KB_VERDICT_INCONCLUSIVE;
@@ -94,7 +93,7 @@ void kb_compare_samples(const double *a, size_t na, const double *b,
 	out->min_p = kb_stats_mann_whitney_min_p(na, nb);
 	out->se_log = welch_se_log(a, na, b, nb);
 	out->df = na + nb >= 2 ? (double)(na + nb - 2) : NAN;
-	decide(out, o, alpha);
+	decide(out, o);
 }
 
 void kb_compare_paired(const double *a, const double *b, const double *adj,
@@ -131,6 +130,9 @@ void kb_compare_paired(const double *a, const double *b, const double *adj,
 	for (i = 0; i < n; i++)
 		d[i] = log(b[i] / a[i]) - (adj ? adj[i] : 0);
 	p_t = kb_stats_paired_t(d, n, 1 - alpha, &mean, &lo, &hi);
+	/* fewer pairs than KB_COMPARE_MIN_PAIRS: an interval, no test */
+	if (n < KB_COMPARE_MIN_PAIRS)
+		p_t = NAN;
 	out->change_pct = expm1(mean) * 100;
 	out->ci_low = expm1(lo) * 100;
 	out->ci_high = expm1(hi) * 100;
@@ -148,11 +150,11 @@ void kb_compare_paired(const double *a, const double *b, const double *adj,
 		 * no floor, decides */
 		out->test = KB_COMPARE_PAIRED_T;
 		out->p = p_t;
-		out->min_p = n >= 2 ? 0 : 1;
+		out->min_p = n >= KB_COMPARE_MIN_PAIRS ? 0 : 1;
 	}
 out:
 	free(d);
-	decide(out, o, alpha);
+	decide(out, o);
 }
 
 int kb_compare_futile(const struct kb_comparison *c, size_t n, size_t max)

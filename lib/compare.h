@@ -85,7 +85,8 @@ enum kb_compare_test {
 				  * signed-rank to reach the level */
 };
 
-/* The fewest pairs a paired comparison is made of. */
+/* The fewest pairs a paired comparison is made of, and tests (with
+ * fewer, kb_compare_paired() gives an interval and no verdict). */
 #define KB_COMPARE_MIN_PAIRS 3
 
 /* The conditional power below which a sequential comparison stops for

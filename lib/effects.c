@@ -497,7 +497,9 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 	}
 	cell = kb_calloc(runs, sizeof(*cell));
 	ncell = kb_calloc(runs, sizeof(*ncell));
-	c = kb_calloc(runs, sizeof(*c));
+	/* a contrast over every variant the fit has: the design's runs
+	 * and, past them, the sentinel's, whose weight stays 0 */
+	c = kb_calloc(hf && hf->nv > runs ? hf->nv : runs, sizeof(*c));
 	for (r = 0; r < runs; r++) {
 		kb_analysis_log_cell(a, (unsigned)r, &cell[r], &ncell[r]);
 		if (hf && r < hf->nv)

@@ -286,6 +286,10 @@ struct kb_repeat {
 	unsigned runs_per_boot; /* workload runs per boot */
 	unsigned max_boots;     /* ceiling for adaptive sampling, >= boots */
 	enum kb_run_order order; /* repeat.order */
+	/* repeat.sentinel: the plan adds a duplicate of the baseline (its
+	 * kernel, another label) to every round, the experiment's own A/A
+	 * (lib/plan.h) */
+	int sentinel;
 };
 
 struct kb_compare {

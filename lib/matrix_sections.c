@@ -394,8 +394,9 @@ static int guest(struct ctx *c, const struct kb_ynode *n)
 static int repeat(struct ctx *c, const struct kb_ynode *n)
 {
 	static const char *const keys[] = { "boots", "runs_per_boot",
-					    "max_boots", "order" };
+					    "max_boots", "order", "sentinel" };
 	static const char *const orders[] = { "blocks", "sequential" };
+	static const char *const bools[] = { "false", "true" };
 	struct kb_repeat *r = &c->m->repeat;
 	const struct kb_ynode *v, *maxn = NULL;
 	size_t i;
@@ -405,8 +406,14 @@ static int repeat(struct ctx *c, const struct kb_ynode *n)
 	r->runs_per_boot = 1;
 	if (n) {
 		if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'repeat'")) ||
-		    (ret = kb_ycheck_keys(&c->y, n, "'repeat'", keys, 4)))
+		    (ret = kb_ycheck_keys(&c->y, n, "'repeat'", keys, 5)))
 			return ret;
+		if ((v = kb_ynode_get(n, "sentinel"))) {
+			if ((ret = kb_ycheck_choice(&c->y, v, "repeat.sentinel",
+						    bools, 2, &i)))
+				return ret;
+			r->sentinel = (int)i;
+		}
 		if ((v = kb_ynode_get(n, "order"))) {
 			if ((ret = kb_ycheck_choice(&c->y, v, "repeat.order",
 						    orders, 2, &i)))

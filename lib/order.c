@@ -81,6 +81,11 @@ static void shuffle(size_t *a, size_t n, uint64_t seed)
 	}
 }
 
+void kb_order_draw(uint64_t seed, unsigned round, size_t *perm, size_t n)
+{
+	shuffle(perm, n, kb_rng_seed_from(seed, "round", round, 0));
+}
+
 /* Randomised complete blocks: round r, boot r of every variant in a
  * fresh order. */
 static size_t blocks(const struct kb_plan *p, const unsigned char *stored,
@@ -98,7 +103,7 @@ static size_t blocks(const struct kb_plan *p, const unsigned char *stored,
 	for (r = 1; r <= rep->boots; r++) {
 		size_t host = round_host(m, r, hosts);
 
-		shuffle(perm, n, kb_rng_seed_from(seed, "round", r, 0));
+		kb_order_draw(seed, r, perm, n);
 		for (i = 0; i < n; i++) {
 			const struct kb_variant *v = kb_plan_variant(p, perm[i]);
 
@@ -141,4 +146,15 @@ void kb_order_added(unsigned variant_idx, unsigned last, unsigned n,
 		out[i].round = 0;
 		out[i].host = (size_t)-1;
 	}
+}
+
+void kb_order_block(const struct kb_plan *p, unsigned round,
+		    const unsigned *variants, size_t n, unsigned *out)
+{
+	size_t *perm = kb_calloc(n ? n : 1, sizeof(*perm)), i;
+
+	shuffle(perm, n, kb_rng_seed_from(kb_order_seed(p), "added", round, 0));
+	for (i = 0; i < n; i++)
+		out[i] = variants[perm[i]];
+	free(perm);
 }

@@ -63,6 +63,15 @@ size_t kb_order_run(const struct kb_plan *p, const unsigned char *stored,
 		    struct kb_order_boot *out);
 
 /*
+ * The order of round @round of an experiment seeded @seed: a permutation
+ * of 0..n-1 into @perm, drawn afresh for each round and the same for the
+ * same seed and round.  The blocks of kb_order_run() draw theirs here;
+ * so does whoever boots its own rounds (a bisection's probe beside its
+ * ends, lib/bisect_probe.c).
+ */
+void kb_order_draw(uint64_t seed, unsigned round, size_t *perm, size_t n);
+
+/*
  * The round (block) boot @boot_no of a variant of plan @p runs in under
  * its repeat.order: in blocks round r holds boot r of every variant, so
  * @boot_no itself; 0 (none) in the sequential order.  For whoever runs
@@ -77,5 +86,15 @@ unsigned kb_order_round(const struct kb_plan *p, unsigned boot_no);
  */
 void kb_order_added(unsigned variant_idx, unsigned last, unsigned n,
 		    struct kb_order_boot *out);
+
+/*
+ * A round added after the run (an analysis that judges variants side by
+ * side: `why`'s confirmation, lib/why.h): the @n variants @variants, one
+ * boot each, in round @round of plan @p, in an order drawn for the round
+ * from the plan's seed, into @out (room for @n).  The same round of the
+ * same plan draws the same order.
+ */
+void kb_order_block(const struct kb_plan *p, unsigned round,
+		    const unsigned *variants, size_t n, unsigned *out);
 
 #endif

@@ -264,22 +264,11 @@ static int stored_boots(struct kb_store *s, int64_t exp, unsigned *n,
 	return ret;
 }
 
-int kb_pipeline_add_boots(struct kb_store *s, int64_t exp,
-			  const struct kb_plan *plan, struct kb_executor *ex,
-			  unsigned variant_idx, unsigned nboots,
-			  const struct kb_pipeline_opts *opts,
-			  struct kb_err *err)
-{
-	return kb_pipeline_add_boots_in(s, exp, plan, ex, variant_idx, nboots,
-					0, opts, err);
-}
-
-int kb_pipeline_add_boots_in(struct kb_store *s, int64_t exp,
-			     const struct kb_plan *plan,
-			     struct kb_executor *ex, unsigned variant_idx,
-			     unsigned nboots, unsigned round,
-			     const struct kb_pipeline_opts *opts,
-			     struct kb_err *err)
+/* kb_pipeline_add_boots(), the boots in round @round (0: none). */
+static int add_boots(struct kb_store *s, int64_t exp,
+		     const struct kb_plan *plan, struct kb_executor *ex,
+		     unsigned variant_idx, unsigned nboots, unsigned round,
+		     const struct kb_pipeline_opts *opts, struct kb_err *err)
 {
 	const struct kb_variant *pv = kb_plan_variant(plan, variant_idx);
 	struct kb_order_boot *order = NULL;
@@ -334,4 +323,23 @@ int kb_pipeline_add_boots_in(struct kb_store *s, int64_t exp,
 	free(order);
 	free(key);
 	return ret;
+}
+
+int kb_pipeline_add_boots(struct kb_store *s, int64_t exp,
+			  const struct kb_plan *plan, struct kb_executor *ex,
+			  unsigned variant_idx, unsigned nboots,
+			  const struct kb_pipeline_opts *opts,
+			  struct kb_err *err)
+{
+	return add_boots(s, exp, plan, ex, variant_idx, nboots, 0, opts, err);
+}
+
+int kb_pipeline_add_round_boot(struct kb_store *s, int64_t exp,
+			       const struct kb_plan *plan,
+			       struct kb_executor *ex, unsigned variant_idx,
+			       unsigned round,
+			       const struct kb_pipeline_opts *opts,
+			       struct kb_err *err)
+{
+	return add_boots(s, exp, plan, ex, variant_idx, 1, round, opts, err);
 }

@@ -248,17 +248,16 @@ int kb_pipeline_add_boots(struct kb_store *s, int64_t exp,
 			  struct kb_err *err);
 
 /*
- * kb_pipeline_add_boots() with every boot stored in round (block)
- * @round (0: none, as kb_pipeline_add_boots() stores them): for boots
- * added in rounds of the variants they are compared with, so that the
- * comparison can pair them (lib/compare.h).
+ * One boot added as kb_pipeline_add_boots() adds it, stored in round
+ * (block) @round of the experiment (lib/order.h): a round added after the
+ * run, whose boots the caller starts in its order (kb_order_block()).
  */
-int kb_pipeline_add_boots_in(struct kb_store *s, int64_t exp,
-			     const struct kb_plan *plan,
-			     struct kb_executor *ex, unsigned variant_idx,
-			     unsigned nboots, unsigned round,
-			     const struct kb_pipeline_opts *opts,
-			     struct kb_err *err);
+int kb_pipeline_add_round_boot(struct kb_store *s, int64_t exp,
+			       const struct kb_plan *plan,
+			       struct kb_executor *ex, unsigned variant_idx,
+			       unsigned round,
+			       const struct kb_pipeline_opts *opts,
+			       struct kb_err *err);
 
 /* ---- one boot at a time over several hosts ----------------------------- */
 

@@ -309,6 +309,7 @@ static void *task_main(void *arg)
 		struct kb_boot_at at = {
 			.seq = t->seq,
 			.total = e->j->at ? e->j->at->total : e->j->total,
+			.round = e->boots[t->boot].round,
 		};
 
 		t->ret = kb_pipeline_boot_at(t->ex, t->v, &t->build->result,
@@ -1085,6 +1086,7 @@ int engine_run(struct engine *e, struct engine_job *j, struct kb_err *err)
 					 "boot %u of variant %u could not run",
 					 w->boot_no, v->idx);
 	}
+	j->host = e->nboots ? e->boots[e->nboots - 1].host : (size_t)-1;
 	end_call(e);
 	return ret;
 }

@@ -24,6 +24,10 @@ struct hostexec {
 	struct kb_executor *builder;
 	const struct kb_pipeline_hosts_opts *o;
 	struct engine *e;
+	/* the round booted last and its host: the next boot of that round
+	 * goes there too, so that the round's boots pair (lib/compare.h) */
+	unsigned round;
+	size_t round_host;
 };
 
 static int hx_boot_at(void *self, const struct kb_variant *v,
@@ -36,6 +40,7 @@ static int hx_boot_at(void *self, const struct kb_variant *v,
 	struct engine_req req = { .v = v, .boot_no = boot_no, .round = 0,
 				  .host = (size_t)-1 };
 	struct engine_job j;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
 	memset(&j, 0, sizeof(j));
@@ -50,7 +55,16 @@ static int hx_boot_at(void *self, const struct kb_variant *v,
 	j.progress = o->progress;
 	j.arg = o->arg;
 	j.stop = o->stop;
-	return engine_run(x->e, &j, err);
+	if (at && at->round) {
+		req.round = at->round;
+		/* a drained host's round moves whole (round_target()) */
+		if (at->round == x->round)
+			req.host = x->round_host;
+	}
+	ret = engine_run(x->e, &j, err);
+	x->round = req.round;
+	x->round_host = j.host;
+	return ret;
 }
 
 static int hx_boot(void *self, const struct kb_variant *v,

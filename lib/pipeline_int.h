@@ -82,6 +82,9 @@ struct engine_job {
 	 * that ends is stored with @exp and every step told.
 	 */
 	struct kb_boot_result *out;
+	/* set by the call: the host the last boot asked ran on (its last
+	 * try's), (size_t)-1 when none started */
+	size_t host;
 	/* told every step (or the hosts' alone, with @out); may be NULL */
 	void (*progress)(const struct kb_progress *ev, void *arg);
 	void *arg;

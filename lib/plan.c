@@ -218,6 +218,19 @@ static int shape_guest(struct kb_plan *p, struct kb_variant *v,
 	return 0;
 }
 
+/* The sentinel: the baseline (variant 0) again under its own label,
+ * after the design's runs (room for it is made by the caller). */
+static void add_sentinel(struct kb_plan *p)
+{
+	struct kb_variant *v = &p->variants[p->nvariants];
+
+	*v = p->variants[0];
+	v->idx = (unsigned)p->nvariants;
+	v->label = KB_PLAN_SENTINEL_LABEL;
+	v->sentinel = 1;
+	p->nvariants++;
+}
+
 int kb_plan_new(const struct kb_matrix *m, struct kb_plan **out,
 		struct kb_err *err)
 {
@@ -250,7 +263,7 @@ int kb_plan_new(const struct kb_matrix *m, struct kb_plan **out,
 		goto out;
 
 	p->nvariants = kb_design_nruns(p->design);
-	p->variants = kb_calloc(p->nvariants, sizeof(*p->variants));
+	p->variants = kb_calloc(p->nvariants + 1, sizeof(*p->variants));
 	p->settings = kb_calloc(p->nvariants * (nf ? nf : 1),
 				sizeof(*p->settings));
 	for (r = 0; r < p->nvariants; r++) {
@@ -276,6 +289,8 @@ int kb_plan_new(const struct kb_matrix *m, struct kb_plan **out,
 		if ((ret = shape_guest(p, v, lv, err)))
 			goto out;
 	}
+	if (kb_matrix_repeat(m)->sentinel)
+		add_sentinel(p);
 	for (r = 0; r < p->nvariants; r++) {
 		for (j = 0; j < r; j++)
 			if (!strcmp(p->variants[j].build_key,
@@ -379,6 +394,13 @@ void kb_plan_free(struct kb_plan *p)
 	free(p->variants);
 	kb_design_free(p->design);
 	free(p);
+}
+
+int kb_plan_sentinel(const struct kb_plan *p)
+{
+	if (p->nvariants < 2 || !p->variants[p->nvariants - 1].sentinel)
+		return -1;
+	return (int)p->nvariants - 1;
 }
 
 const struct kb_matrix *kb_plan_matrix(const struct kb_plan *p)

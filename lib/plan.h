@@ -18,6 +18,15 @@ struct kb_err;
  * for (source and the Kconfig/kernel levels); config resolution against a
  * tree refines it later.  Resolution is the one place a build key is
  * computed: the build stage (lib/build.h) builds what the plan resolved.
+ *
+ * With repeat.sentinel the plan ends with one more variant, the sentinel
+ * (kb_variant.sentinel): the baseline again — its settings, guest shape
+ * and build key, so its kernel is never built twice — labelled
+ * KB_PLAN_SENTINEL_LABEL.  It is booted like any variant, in every round
+ * of the run order, so that its comparison with the baseline is the
+ * experiment's own A/A (docs/analysis.md).  It comes after the design's
+ * runs (kb_design_nruns() of them, the first variants), so an analysis
+ * of the design's factors never sees it.
  */
 
 struct kb_plan;
@@ -61,6 +70,11 @@ int kb_plan_from_stored(const char *text, const char *path,
  */
 int kb_plan_new_variant(const struct kb_matrix *m, const struct kb_variant *v,
 			struct kb_plan **out, struct kb_err *err);
+
+#define KB_PLAN_SENTINEL_LABEL "sentinel"
+
+/* The index of the plan's sentinel variant, or -1 when it has none. */
+int kb_plan_sentinel(const struct kb_plan *p);
 
 const struct kb_matrix *kb_plan_matrix(const struct kb_plan *p);
 const struct kb_design *kb_plan_design(const struct kb_plan *p);

@@ -186,6 +186,8 @@ static const char style[] =
 	"svg .grid line{stroke:#eaeef2}svg .axis line{stroke:#57606a}\n"
 	"svg .band{fill:#0969da;fill-opacity:.13}"
 	"svg .line{stroke:#57606a;stroke-dasharray:4 3}\n"
+	"svg .line.fit{stroke:#1b1f24;stroke-dasharray:none;stroke-width:1.6}"
+	"svg .line.fit.drift{stroke:#b42318}\n"
 	"svg .point{fill:#0969da;fill-opacity:.8;stroke:#fff;stroke-width:.6}"
 	"svg .mark{stroke:#1b1f24;stroke-width:2.5}"
 	"svg .interval line{stroke:#1b1f24;stroke-width:1.4}\n"
@@ -232,6 +234,7 @@ static void head(struct rep *r)
 		       "<li><a href=\"#environment\">Environment</a></li>\n"
 		       "<li><a href=\"#time\">Where the time went</a></li>\n"
 		       "<li><a href=\"#boot-means\">Boot means</a></li>\n"
+		       "<li><a href=\"#drift\">Drift over the run</a></li>\n"
 		       "<li><a href=\"#compare\">Compared with the baseline</a></li>\n"
 		       "<li><a href=\"#effects\">Effects</a></li>\n"
 		       "<li><a href=\"#why\">Why</a></li>\n");
@@ -946,7 +949,8 @@ static int page(struct rep *r, struct kb_err *err)
 	head(r);
 	experiment(r);
 	environment(r);
-	if ((ret = time_went(r, err)) || (ret = boot_means(r, err)))
+	if ((ret = time_went(r, err)) || (ret = boot_means(r, err)) ||
+	    (ret = rep_drift(r, err)))
 		return ret;
 	rep_compare(r);
 	rep_effects(r);

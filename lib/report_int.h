@@ -5,7 +5,8 @@
  * Inside the report (lib/report.h): what lib/report.c (the page: the
  * experiment, its environment, its time, the boots of each variant),
  * lib/report_analysis.c (the answers of compare, effects, why and the
- * bisections), lib/report_dir.c (the folder: made beside DIR, renamed
+ * bisections), lib/report_drift.c (the drift check and the sentinel),
+ * lib/report_dir.c (the folder: made beside DIR, renamed
  * into place at the end), lib/report_html.c (the HTML helpers they all
  * write with) and lib/report_trend.c share.  Only those files include
  * this header.
@@ -112,6 +113,12 @@ void rep_section(struct kb_buf *b, const char *id, const char *title);
 /* A paragraph of class "note" saying why a part is missing. */
 void rep_note(struct kb_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* ---- the drift section (lib/report_drift.c) --------------------------- */
+
+/* The drift check's plot of each boot against its place in the run, its
+ * answer and what it means for the verdicts, and the sentinel's A/A. */
+int rep_drift(struct rep *r, struct kb_err *err);
 
 /* ---- the analysis sections (lib/report_analysis.c) -------------------- */
 

@@ -26,6 +26,10 @@ struct kb_variant {
 	const struct kb_setting *settings;
 	const char *build_key; /* variants with the same key share one build */
 	struct kb_guest guest; /* the guest shape after guest.* factors */
+	/* the sentinel (repeat.sentinel): a duplicate of the baseline, its
+	 * settings, guest and build, under its own label; no level of any
+	 * factor of its own (lib/plan.h) */
+	int sentinel;
 };
 
 /* The level of factor @name in @v, or NULL when @v does not set it. */

@@ -29,6 +29,19 @@ const char *kb_why_answer_name(enum kb_why_answer a)
 	return "?";
 }
 
+const char *kb_why_blocks_name(enum kb_why_blocks b)
+{
+	switch (b) {
+	case KB_WHY_BLOCKS_FRESH:
+		return "fresh-rounds";
+	case KB_WHY_BLOCKS_STORED:
+		return "stored";
+	case KB_WHY_BLOCKS_GIVEN:
+		return "given";
+	}
+	return "?";
+}
+
 const char *kb_why_set_class_name(enum kb_why_set_class c)
 {
 	switch (c) {
@@ -66,6 +79,38 @@ static int next_subset(size_t *idx, size_t k, size_t n)
 	for (; i < k; i++)
 		idx[i] = idx[i - 1] + 1;
 	return 1;
+}
+
+/*
+ * @ia against @ib at level @alpha, as `why` judges every comparison: in
+ * fresh rounds (w->blocks), side by side on the rounds from the first
+ * fresh one that both have, rounds of both with A and B added as the
+ * sequential test needs; otherwise on the boots there are, more added
+ * as needed.  *@nrounds (may be NULL): the rounds used (0: not in
+ * rounds).
+ */
+static int judge(struct kb_analysis *a, const struct kb_why *w,
+		 unsigned ia, unsigned ib, double alpha,
+		 struct kb_comparison *out, unsigned *nrounds,
+		 struct kb_err *err)
+{
+	unsigned with[2] = { w->good, w->bad }, n = 0;
+	int ret;
+
+	if (w->blocks != KB_WHY_BLOCKS_FRESH)
+		ret = kb_analysis_compare_at(a, ia, ib, 1, alpha, out, err);
+	else if (w->nparty)
+		ret = kb_analysis_compare_rounds(a, ia, ib, w->first_round,
+						 w->party, w->nparty,
+						 w->block_start, 1, alpha, out,
+						 &n, err);
+	else
+		ret = kb_analysis_compare_rounds(a, ia, ib, w->first_round,
+						 with, 2, w->block_start, 1,
+						 alpha, out, &n, err);
+	if (nrounds)
+		*nrounds = n;
+	return ret;
 }
 
 /*
@@ -170,7 +215,7 @@ static int compare_bad(struct kb_analysis *a, const struct kb_why *w,
 		       unsigned ia, struct kb_comparison *out,
 		       struct kb_err *err)
 {
-	return kb_analysis_compare_at(a, ia, w->bad, 1, w->alpha, out, err);
+	return judge(a, w, ia, w->bad, w->alpha, out, NULL, err);
 }
 
 /*
@@ -194,8 +239,9 @@ static int try_set(struct kb_analysis *a, const struct kb_why *w,
 		s->cls = KB_WHY_SET_REPRODUCES;
 		return 0;
 	}
-	if ((ret = kb_analysis_compare(a, w->good, (unsigned)s->variant, 1,
-				       &s->from_good, err)) ||
+	if ((ret = judge(a, w, w->good, (unsigned)s->variant,
+			 kb_analysis_opts(a)->alpha, &s->from_good, NULL,
+			 err)) ||
 	    (ret = compare_bad(a, w, (unsigned)s->variant, &s->to_bad, err)))
 		return ret;
 	from = s->from_good.verdict;
@@ -231,6 +277,35 @@ static int each_needed(const unsigned char *cls, uint32_t mask)
 }
 
 /*
+ * In fresh rounds, the sets of @k changes share their rounds: each round
+ * added from now on boots A, B and every measured set of that size (the
+ * first KB_WHY_MAX_SETS), so that A and B are booted once a round for
+ * all of them and the rounds, fewer, span less of the host's drift.
+ */
+static void share_rounds(const struct kb_analysis *a, struct kb_why *w,
+			 size_t k)
+{
+	size_t idx[KB_WHY_MAX], f[KB_WHY_MAX], i;
+
+	w->nparty = 0;
+	if (w->blocks != KB_WHY_BLOCKS_FRESH || k >= w->ndiff)
+		return;
+	w->party[w->nparty++] = w->good;
+	w->party[w->nparty++] = w->bad;
+	for (i = 0; i < k; i++)
+		idx[i] = i;
+	do {
+		int v;
+
+		for (i = 0; i < k; i++)
+			f[i] = w->diff[idx[i]];
+		v = kb_analysis_find(a, w->good, w->bad, f, k);
+		if (v >= 0 && w->nparty < KB_WHY_MAX_SETS + 2)
+			w->party[w->nparty++] = (unsigned)v;
+	} while (next_subset(idx, k, w->ndiff));
+}
+
+/*
  * Sets of the differing factors, smallest first, until some size has a
  * set that reproduces; then the answer (why.h).  Fills w->sets, the
  * counts, and either the culprits' factors (returned in *@culprit_mask)
@@ -247,6 +322,7 @@ static int search(struct kb_analysis *a, struct kb_why *w,
 	memset(cls, NOT_TRIED, (size_t)1 << w->ndiff);
 	*culprit_mask = 0;
 	for (k = 1; k <= w->ndiff && !nrep; k++) {
+		share_rounds(a, w, k);
 		for (i = 0; i < k; i++)
 			idx[i] = i;
 		do {
@@ -339,14 +415,15 @@ static int describe(struct kb_analysis *a, struct kb_why *w, uint32_t mask,
 		    (ret = w->set_variant == w->bad
 				   ? compare_bad(a, w, (unsigned)without,
 						 &cu->in_context, err)
-				   : kb_analysis_compare(a, (unsigned)without,
-							 w->set_variant, 1,
-							 &cu->in_context,
-							 err)))
+				   : judge(a, w, (unsigned)without,
+					   w->set_variant,
+					   kb_analysis_opts(a)->alpha,
+					   &cu->in_context, NULL, err)))
 			return ret;
 		if (alone >= 0 &&
-		    (ret = kb_analysis_compare(a, w->good, (unsigned)alone, 1,
-					       &cu->alone, err)))
+		    (ret = judge(a, w, w->good, (unsigned)alone,
+				 kb_analysis_opts(a)->alpha, &cu->alone, NULL,
+				 err)))
 			return ret;
 		if (alone < 0)
 			continue;
@@ -379,29 +456,39 @@ static int describe(struct kb_analysis *a, struct kb_why *w, uint32_t mask,
 }
 
 /*
- * B (@bad) was picked as the worst: set its boots aside and boot it afresh
- * as often (at least repeat.boots, at most repeat.max_boots) when the
- * experiment can run again, else test every comparison with it at alpha
- * over the candidates.
+ * B (@bad) was picked as the worst: set its boots aside and confirm it in
+ * fresh rounds with A (@good) when the experiment can run again: as many
+ * rounds as it had boots (at least repeat.boots, at most
+ * repeat.max_boots), each booting A and B in a drawn order, every later
+ * comparison made on the fresh rounds; else test every comparison with
+ * it at alpha over the candidates, on the stored boots.
  */
 static int confirm_fresh(struct kb_analysis *a, struct kb_why *w,
-			 unsigned bad, struct kb_err *err)
+			 unsigned good, unsigned bad, struct kb_err *err)
 {
 	const struct kb_repeat *rep =
 		kb_matrix_repeat(kb_plan_matrix(kb_analysis_plan(a)));
-	size_t n, got;
+	unsigned vars[2] = { good, bad }, r;
+	size_t n, i, got;
 	int ret;
 
 	if (!kb_analysis_can_sample(a)) {
+		w->blocks = KB_WHY_BLOCKS_STORED;
 		w->alpha /= w->picked_from;
 		return 0;
 	}
+	w->blocks = KB_WHY_BLOCKS_FRESH;
 	w->set_aside = (unsigned)kb_analysis_set_aside(a, bad);
 	n = w->set_aside > rep->boots ? w->set_aside : rep->boots;
 	if (n > rep->max_boots)
 		n = rep->max_boots;
-	if ((ret = kb_analysis_add_boots(a, bad, (unsigned)n, err)))
-		return ret;
+	w->block_start = (unsigned)n;
+	for (i = 0; i < n; i++) {
+		if ((ret = kb_analysis_add_block(a, vars, 2, &r, err)))
+			return ret;
+		if (!w->first_round)
+			w->first_round = r;
+	}
 	/* no fresh value: nothing to confirm it with, nor to compare */
 	if (!kb_analysis_values(a, bad, &got) || !got)
 		return kb_err_set(err, KB_EFAIL,
@@ -422,6 +509,8 @@ int kb_why_explain(struct kb_analysis *a, int good, int bad,
 
 	memset(out, 0, sizeof(*out));
 	out->alpha = kb_analysis_opts(a)->alpha;
+	out->blocks = KB_WHY_BLOCKS_GIVEN;
+	out->run_rounds = kb_analysis_nrounds(a);
 	not_compared(&out->total);
 	not_compared(&out->set_vs_bad);
 	if (good < 0)
@@ -447,7 +536,8 @@ int kb_why_explain(struct kb_analysis *a, int good, int bad,
 			out->good = out->bad = (unsigned)good;
 			goto out;
 		}
-		if ((ret = confirm_fresh(a, out, (unsigned)bad, err)))
+		if ((ret = confirm_fresh(a, out, (unsigned)good,
+					 (unsigned)bad, err)))
 			goto out;
 	}
 	out->good = (unsigned)good;
@@ -462,8 +552,8 @@ int kb_why_explain(struct kb_analysis *a, int good, int bad,
 		return kb_err_set(err, KB_EINPUT,
 				  "variants #%d and #%d have the same levels of every factor: pick two that differ",
 				  good, bad);
-	if ((ret = kb_analysis_compare_at(a, (unsigned)good, (unsigned)bad, 1,
-					  out->alpha, &out->total, err)))
+	if ((ret = judge(a, out, (unsigned)good, (unsigned)bad, out->alpha,
+			 &out->total, &out->confirm_rounds, err)))
 		goto out;
 	out->reproduces = out->total.verdict == KB_VERDICT_REGRESSION;
 	out->answer = KB_WHY_NOT_REPRODUCED;
@@ -475,5 +565,8 @@ int kb_why_explain(struct kb_analysis *a, int good, int bad,
 		ret = describe(a, out, mask, err);
 out:
 	out->boots_added = kb_analysis_boots_added(a);
+	if (out->blocks == KB_WHY_BLOCKS_FRESH && out->first_round)
+		out->fresh_rounds =
+			kb_analysis_last_round(a) + 1 - out->first_round;
 	return ret;
 }

@@ -25,10 +25,14 @@ struct kb_err;
  *   looks like a regression far more often than alpha when nothing
  *   differs, and every comparison with it is biased.  When the experiment
  *   can run again, the boots that made B the worst are set aside and B
- *   is confirmed on fresh boots (as many, at least repeat.boots, then
- *   more as comparisons need; KB_EFAIL when none of them gives a value,
- *   the boots having failed); otherwise every comparison with B is tested
- *   at alpha / C (Bonferroni).
+ *   is confirmed in fresh rounds with A (as many, at least repeat.boots,
+ *   then more as comparisons need, up to repeat.max_boots; KB_EFAIL when
+ *   none of B's gives a value, the boots having failed): each round
+ *   boots A and B, and the set a comparison probes, in a drawn order,
+ *   and every comparison is made on the fresh rounds both its variants
+ *   have (kb_analysis_compare_rounds()), so that a drift of the host
+ *   after the run falls on both sides alike; otherwise every comparison
+ *   with B is tested at alpha / C (Bonferroni), on the run's boots.
  * - A set S *reproduces* the regression when A -> A+S is a regression and
  *   A+S -> B is not (the rest of the changes count as harmless when they
  *   are not a regression; they need not be shown to be no-change).  S is
@@ -57,6 +61,18 @@ enum kb_why_answer {
 				* of its factors shown to be needed */
 	KB_WHY_INCONCLUSIVE,   /* A -> B is a regression, but no set could be
 				* shown to be its cause: see suspects, sets */
+};
+
+/* What `why`'s comparisons were made on (docs/analysis.md, "Why:
+ * confirmed in fresh rounds"). */
+enum kb_why_blocks {
+	KB_WHY_BLOCKS_FRESH,  /* B picked and confirmed in fresh rounds with
+			       * A: every comparison on the rounds both of
+			       * its variants have, rounds added as needed */
+	KB_WHY_BLOCKS_STORED, /* B picked, the experiment cannot boot again:
+			       * from the stored boots alone, the run's */
+	KB_WHY_BLOCKS_GIVEN,  /* B given (not picked): the run's boots, more
+			       * added as comparisons need */
 };
 
 /* A set of the changes from A to B, measured as A with those changes. */
@@ -107,6 +123,20 @@ struct kb_why {
 				       * measured variants (0: given) */
 	unsigned set_aside;           /* picked and confirmed on fresh boots:
 				       * bad's boots left out (0: not) */
+	enum kb_why_blocks blocks;    /* what the comparisons were made on */
+	unsigned first_round;         /* fresh: the first fresh round */
+	unsigned confirm_rounds;      /* fresh: the rounds A -> B was judged
+				       * on (A and B side by side in each) */
+	unsigned fresh_rounds;        /* fresh: rounds added in all */
+	unsigned block_start;         /* fresh: the rounds each comparison
+				       * starts from (its first look) */
+	unsigned run_rounds;          /* the run's rounds (0: it ran in the
+				       * sequential order) */
+	size_t nparty;                /* fresh: the variants a round added
+				       * now boots (A, B and the sets of the
+				       * size being tried, so that they share
+				       * their rounds) */
+	unsigned party[KB_WHY_MAX_SETS + 2];
 	double alpha;                 /* the level comparisons with bad are
 				       * tested at */
 	struct kb_comparison total;   /* A -> B */
@@ -145,6 +175,9 @@ int kb_why_explain(struct kb_analysis *a, int good, int bad,
 
 /* "nothing-worse", "does-not-reproduce", "explained", "inconclusive". */
 const char *kb_why_answer_name(enum kb_why_answer a);
+
+/* "fresh-rounds", "stored", "given". */
+const char *kb_why_blocks_name(enum kb_why_blocks b);
 
 /* "reproduces", "does-not", "unknown", "not-measured". */
 const char *kb_why_set_class_name(enum kb_why_set_class c);

@@ -114,7 +114,7 @@ static void print_unsettled(const struct kb_bisect_result *r,
 		printf("%zu of those probes could not be measured (skip)\n",
 		       r->nskipped);
 	if (rest && r->settle_boots)
-		printf("about %u boots per probe and end (repeat.max_boots is %u), %u more boots in all, would likely settle %s\n",
+		printf("about %u rounds per probe, each with both ends (repeat.max_boots is %u), %u more boots in all, would likely settle %s\n",
 		       r->settle_boots, max_boots, r->more_boots,
 		       rest == 1 ? "it" : "them");
 }
@@ -195,6 +195,12 @@ static void print_text(const struct kb_bisect_result *r, const char *metric,
 	if (grouped)
 		printf("  options of one group move together: one depends on"
 		       " the other\n");
+	if (r->confirmed && r->confirm_rounds)
+		printf("confirmed: booted again in %u fresh rounds beside both ends, bad on those alone\n",
+		       r->confirm_rounds);
+	else if (!r->confirmed)
+		printf("NOT CONFIRMED: booted again in %u fresh rounds beside both ends, the set was not shown bad on those alone\n",
+		       r->confirm_rounds);
 	if (!r->minimal)
 		print_unsettled(r, max_boots);
 	if (isnan(r->change_pct))
@@ -202,7 +208,7 @@ static void print_text(const struct kb_bisect_result *r, const char *metric,
 		       r->minimal ? "culprits" : "candidates");
 	else
 		printf("effect of the %s alone on good: %s"
-		       " [%s, %s] (%g%% CI, %u boots)\n",
+		       " [%s, %s] (%g%% CI, %u rounds side by side)\n",
 		       r->minimal ? "culprits" : "candidates",
 		       kb_format_pct(r->change_pct, 1).s, kb_format_pct(r->ci_low, 1).s,
 		       kb_format_pct(r->ci_high, 1).s, 100 * (1 - alpha),
@@ -288,6 +294,8 @@ static void print_json(const struct kb_bisect_result *r, const char *metric,
 		     r->minimal ? r->nculprits : 0);
 	changes_json(j, "candidates", r->culprits, r->nculprits);
 	kb_json_kv_bool(j, "minimal", r->minimal);
+	kb_json_kv_bool(j, "confirmed", r->confirmed);
+	kb_json_kv_int(j, "confirm_rounds", r->confirm_rounds);
 	kb_json_kv_int(j, "unsettled_probes", (long long)r->nunsettled);
 	kb_json_kv_int(j, "in_between", (long long)r->nbetween);
 	kb_json_kv_int(j, "skipped", (long long)r->nskipped);
@@ -352,13 +360,18 @@ static const struct cmd bisect_options_entry = {
 		".config are the change set; an option moves together with the\n"
 		"changed options it depends on.  Each probe is the good config with\n"
 		"some changes applied, built, booted and measured, and classified\n"
-		"against both ends (more boots while it is inconclusive, up to\n"
+		"against both ends booted beside it: each of its boots is a round\n"
+		"of the probe and both ends in a drawn order, so a host that drifts\n"
+		"moves all three alike (more rounds while it is inconclusive, up to\n"
 		"repeat.max_boots).  First checks that the ends really differ, then\n"
 		"finds a 1-minimal set of changes that reproduces the regression\n"
 		"(adaptive group testing): a single culprit in log2(N) probes and\n"
 		"one to confirm it, k interacting changes in about k log2(N).  A set\n"
-		"probed before is not probed again.  The set is called 1-minimal\n"
-		"only when every set without one of its changes was shown good;\n"
+		"probed before is not probed again.  The answer is confirmed before\n"
+		"it is printed: booted again in fresh rounds beside both ends and\n"
+		"shown bad on those alone.  The set is called 1-minimal only when\n"
+		"it was confirmed and every set without one of its changes was\n"
+		"shown good;\n"
 		"otherwise it is reported as not minimised, with the probes left\n"
 		"inconclusive and the boots that would likely settle them.\n"
 		"Everything is stored as an experiment with a bisection and its\n"
@@ -783,6 +796,10 @@ static void commits_text(const struct kb_bisect_commits_result *r,
 			       kb_format_pct(r->ci_low, 1).s,
 			       kb_format_pct(r->ci_high, 1).s, 100 * (1 - alpha),
 			       r->effect_boots);
+		if (!isnan(r->change_pct) && !r->confirmed)
+			printf("NOT CONFIRMED: the two booted side by side in %u rounds give %s, not a regression\n",
+			       r->effect_boots,
+			       kb_verdict_name(r->effect_verdict));
 	}
 	printf("spent: %u builds, %u boots, %u runs; %zu probes\n", r->builds,
 	       r->boots, r->runs, r->nprobes);
@@ -837,6 +854,7 @@ static void commits_json(const struct kb_bisect_commits_result *r,
 	kb_json_kv_number(j, "change_pct", r->change_pct);
 	ci_array(j, r->ci_low, r->ci_high);
 	kb_json_kv_int(j, "effect_boots", r->effect_boots);
+	kb_json_kv_bool(j, "confirmed", r->confirmed);
 	kb_json_kv_bool(j, "complete", r->complete);
 	kb_json_kv_int(j, "builds", r->builds);
 	kb_json_kv_int(j, "boots", r->boots);

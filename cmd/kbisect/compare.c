@@ -10,6 +10,7 @@
 #include "json.h"
 #include "matrix.h"
 #include "mem.h"
+#include "plan.h"
 #include "store.h"
 #include "variant.h"
 #include "banned.h"
@@ -92,6 +93,15 @@ struct compare_args {
 	struct kb_args common; /* first: CMD_ARGS */
 	int adaptive;
 };
+
+/* Whether a comparison of #@ia with #@ib involves the baseline and the
+ * experiment has a sentinel that is neither: its A/A is then said. */
+static int baseline_aa(const struct kb_analysis *a, int ia, int ib)
+{
+	int s = kb_plan_sentinel(kb_analysis_plan(a));
+
+	return s >= 0 && (ia == 0 || ib == 0) && ia != s && ib != s;
+}
 
 static const struct kb_opt compare_opts[] = {
 	KB_OPT_BOOL(struct compare_args, adaptive, 0, "adaptive",
@@ -296,6 +306,8 @@ static int cmd_compare(const struct kb_args *args)
 			kb_json_kv_string(j, metrics[i],
 					  kb_metric_source_name(dirs[i].source));
 		kb_json_object_end(j);
+		if (baseline_aa(a, ia, ib))
+			cmd_json_sentinel(j, a);
 		kb_json_object_end(j);
 		kb_json_finish(j);
 		cmd_put(&b);
@@ -316,6 +328,10 @@ static int cmd_compare(const struct kb_args *args)
 			printf("%.3g is the paired t test's level for each of %u looks (Pocock's boundary calibrated for it), which keeps the false alarms of adaptive sampling at alpha = %g\n",
 			       main_cmp.alpha, main_cmp.looks,
 			       kb_analysis_opts(a)->alpha);
+		if (baseline_aa(a, ia, ib)) {
+			putchar('\n');
+			cmd_print_sentinel(stdout, a);
+		}
 	}
 	ret = 0;
 	goto out;

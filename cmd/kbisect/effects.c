@@ -57,31 +57,7 @@ static char *aliases_text(const struct kb_effect *e, const char *sizes)
 			   e->aliases);
 }
 
-/* The drift check of @a (kb_analysis_drift()) under "drift", or null
- * when the boots' places are not known. */
-static void json_drift(struct kb_json *j, const struct kb_analysis *a)
-{
-	struct kb_drift d;
-
-	kb_analysis_drift(a, &d);
-	kb_json_key(j, "drift");
-	if (!d.nboots) {
-		kb_json_null(j);
-		return;
-	}
-	kb_json_object_begin(j);
-	kb_json_kv_number(j, "change_pct", d.change_pct);
-	kb_json_key(j, "ci_pct");
-	kb_json_array_begin(j);
-	kb_json_number(j, d.ci_low_pct);
-	kb_json_number(j, d.ci_high_pct);
-	kb_json_array_end(j);
-	kb_json_kv_number(j, "p", d.p);
-	kb_json_kv_bool(j, "flagged", d.flagged);
-	kb_json_object_end(j);
-}
-
-static void effects_json(const struct kb_analysis *a,
+static void effects_json(struct kb_analysis *a,
 			 const struct kb_effect *e, size_t n, double cv,
 			 double df, const struct kb_host_effect *h, size_t nh)
 {
@@ -110,7 +86,8 @@ static void effects_json(const struct kb_analysis *a,
 			  : nh > 1    ? "host"
 				      : NULL);
 	kb_json_kv_int(j, "rounds", nrounds);
-	json_drift(j, a);
+	cmd_json_drift(j, a);
+	cmd_json_sentinel(j, a);
 	cmd_json_host_effects(j, "hosts", h, nh);
 	kb_json_key(j, "effects");
 	kb_json_array_begin(j);
@@ -137,7 +114,7 @@ static void effects_json(const struct kb_analysis *a,
 	cmd_json_put(j, &b);
 }
 
-static void effects_text(const struct kb_analysis *a,
+static void effects_text(struct kb_analysis *a,
 			 const struct kb_effect *e, size_t n, double cv,
 			 double df, const char *sizes,
 			 const struct kb_host_effect *h, size_t nh)
@@ -167,6 +144,8 @@ static void effects_text(const struct kb_analysis *a,
 		printf("boot-to-boot CV %.1f%% (pooled over variants, %g degrees of freedom)\n\n",
 		       cv, df);
 	cmd_print_drift(stdout, a);
+	if (cmd_print_sentinel(stdout, a) >= 0)
+		putchar('\n');
 	printf("%4s  %-*s %9s  %-20s %9s %9s\n", "rank", width, "effect",
 	       "change", "95% CI", "p", "p Holm");
 	for (i = 0; i < n; i++) {
@@ -248,7 +227,9 @@ const struct cmd cmd_effects_entry = {
 		"beside the variants, its differences are printed apart and left\n"
 		"out of the variance.  So is each round of the run order\n"
 		"(repeat.order: blocks, the default): a drift of the host over the\n"
-		"run leaves the variance too.\n",
+		"run leaves the variance too.  A sentinel (repeat.sentinel) is no\n"
+		"level of any factor: its comparison with the baseline is printed\n"
+		"apart, the experiment's own A/A.\n",
 	.epilog = "Example:\n  kbisect effects 1\n",
 };
 

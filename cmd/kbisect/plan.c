@@ -195,6 +195,7 @@ static void plan_json(const struct kb_plan *p)
 		kb_json_object_begin(j);
 		kb_json_kv_int(j, "id", v->idx);
 		kb_json_kv_string(j, "label", v->label);
+		kb_json_kv_bool(j, "sentinel", v->sentinel);
 		kb_json_key(j, "factors");
 		kb_json_object_begin(j);
 		for (k = 0; k < v->nsettings; k++)
@@ -420,14 +421,18 @@ static void plan_text(const struct kb_plan *p)
 			       kb_matrix_factor(m, i)->name);
 		aliases_text(p);
 	}
-	if (nf == 0)
+	if (nf == 0 && kb_plan_sentinel(p) >= 0)
+		printf("no factors: the baseline and its sentinel, an A/A run that measures noise and drift\n");
+	else if (nf == 0)
 		printf("no factors: a single variant, an A/A run that measures noise\n");
 	printf("\n  #  variant\n");
 	for (i = 0; i < n; i++) {
 		const struct kb_variant *v = kb_plan_variant(p, i);
 
 		printf("%3u  %s%s\n", v->idx, v->label,
-		       i == 0 ? "  (baseline)" : "");
+		       i == 0	     ? "  (baseline)"
+		       : v->sentinel ? "  (the baseline's kernel again: the experiment's own A/A)"
+				     : "");
 		if (kb_plan_is_resolved(p))
 			resolution_text(p, i);
 	}

@@ -20,6 +20,7 @@
 #include "json.h"
 #include "matrix.h"
 #include "mem.h"
+#include "plan.h"
 #include "protocol.h"
 #include "stats.h"
 #include "store.h"
@@ -64,7 +65,7 @@ static int hosts_worth(const struct kb_store_host_count *c, size_t nc)
 static void results_json(const struct kb_store_info *info,
 			 const struct kb_metric_dir *dir, struct row *rows,
 			 size_t n, const struct kb_store_host_count *c,
-			 size_t nc)
+			 size_t nc, struct kb_analysis *an)
 {
 	struct kb_buf b = KB_BUF_INIT;
 	struct kb_json *j = kb_json_new(&b, 1);
@@ -109,6 +110,7 @@ static void results_json(const struct kb_store_info *info,
 		kb_json_kv_number(j, "min", r->sum.min);
 		kb_json_kv_number(j, "max", r->sum.max);
 		kb_json_kv_number(j, "change_pct", r->change);
+		kb_json_kv_bool(j, "sentinel", r->v->sentinel);
 		kb_json_kv_int(j, "failed_boots", r->v->nfailed);
 		kb_json_kv_string(j, "failure", r->v->last_failure);
 		kb_json_key(j, "boot_means");
@@ -132,6 +134,17 @@ static void results_json(const struct kb_store_info *info,
 		kb_json_object_end(j);
 	}
 	kb_json_array_end(j);
+	/* the drift check and the sentinel (docs/analysis.md, "The run
+	 * order"): null when the experiment's plan cannot be read */
+	if (an) {
+		cmd_json_drift(j, an);
+		cmd_json_sentinel(j, an);
+	} else {
+		kb_json_key(j, "drift");
+		kb_json_null(j);
+		kb_json_key(j, "sentinel");
+		kb_json_null(j);
+	}
 	kb_json_object_end(j);
 	cmd_json_put(j, &b);
 }
@@ -139,8 +152,9 @@ static void results_json(const struct kb_store_info *info,
 static void results_text(const struct kb_store_info *info,
 			 const struct kb_metric_dir *dir, struct row *rows,
 			 size_t n, const struct kb_store_host_count *c,
-			 size_t nc)
+			 size_t nc, struct kb_analysis *an)
 {
+	struct kb_drift d;
 	struct kb_buf b = KB_BUF_INIT; /* names, labels and errors stored */
 	int width = 7;
 	size_t i;
@@ -190,6 +204,15 @@ static void results_text(const struct kb_store_info *info,
 			       r->v->last_failure
 				       ? cmd_printable(r->v->last_failure, 1, &b)
 				       : "");
+	}
+	/* the drift check and the experiment's own A/A, when there is
+	 * something to say */
+	if (an) {
+		kb_analysis_drift(an, &d);
+		if (d.flagged || kb_plan_sentinel(kb_analysis_plan(an)) >= 0)
+			putchar('\n');
+		cmd_print_drift(stdout, an);
+		cmd_print_sentinel(stdout, an);
 	}
 	if (hosts_worth(c, nc)) {
 		printf("\nboots per host:");
@@ -246,6 +269,8 @@ int cmd_print_results(struct kb_store *s, int64_t exp, int json,
 	struct kb_metric_dir dir;
 	struct row *rows = NULL;
 	struct kb_store_host_count *c = NULL;
+	struct kb_analysis *an = NULL;
+	struct kb_err ignored = KB_ERR_INIT;
 	size_t n = 0, nc = 0, i;
 	int ret;
 
@@ -268,11 +293,16 @@ int cmd_print_results(struct kb_store *s, int64_t exp, int json,
 	}
 	cmd_warn_environments(s, exp, -1, -1);
 	dir = stored_direction(s, &info);
+	/* the analysis, for the drift check and the sentinel: none when the
+	 * stored matrix no longer plans (the table above needs no plan) */
+	if (kb_analysis_open(s, exp, NULL, &an, &ignored) == 0)
+		kb_analysis_no_sampling(an);
 	if (json)
-		results_json(&info, &dir, rows, n, c, nc);
+		results_json(&info, &dir, rows, n, c, nc, an);
 	else
-		results_text(&info, &dir, rows, n, c, nc);
+		results_text(&info, &dir, rows, n, c, nc, an);
 out:
+	kb_analysis_free(an);
 	kb_store_host_counts_free(c, nc);
 	for (i = 0; i < n; i++)
 		kb_store_variant_release(&vs[i]);
@@ -517,4 +547,96 @@ void cmd_print_drift(FILE *f, const struct kb_analysis *a)
 		kb_analysis_nrounds(a) > 1
 		       ? ": the boots ran in randomised rounds, so it is noise to the answers, not an effect"
 		       : ": the boots ran in no rounds, so an effect may be the drift's (repeat.order: blocks)");
+}
+
+void cmd_json_drift(struct kb_json *j, const struct kb_analysis *a)
+{
+	struct kb_drift d;
+
+	kb_analysis_drift(a, &d);
+	kb_json_key(j, "drift");
+	if (!d.nboots) {
+		kb_json_null(j);
+		return;
+	}
+	kb_json_object_begin(j);
+	kb_json_kv_number(j, "change_pct", d.change_pct);
+	kb_json_key(j, "ci_pct");
+	kb_json_array_begin(j);
+	kb_json_number(j, d.ci_low_pct);
+	kb_json_number(j, d.ci_high_pct);
+	kb_json_array_end(j);
+	kb_json_kv_number(j, "p", d.p);
+	kb_json_kv_bool(j, "flagged", d.flagged);
+	kb_json_object_end(j);
+}
+
+/* ---- the sentinel: the experiment's own A/A (results, effects, compare) -- */
+
+/* The sentinel of @a against the baseline into *@c: its index, or -1 when
+ * there is none or no comparison (too few boots, an error). */
+static int sentinel_compare(struct kb_analysis *a, struct kb_comparison *c)
+{
+	struct kb_err err = KB_ERR_INIT;
+	int s = kb_plan_sentinel(kb_analysis_plan(a));
+	size_t na, nb;
+
+	if (s < 0)
+		return -1;
+	kb_analysis_values(a, 0, &na);
+	kb_analysis_values(a, (unsigned)s, &nb);
+	if (na < 2 || nb < 2 ||
+	    kb_analysis_compare(a, 0, (unsigned)s, 0, c, &err))
+		return -1;
+	return s;
+}
+
+/* Whether the sentinel differs from the baseline: the rank test's p
+ * below the level the comparison decided at. */
+static int sentinel_differs(const struct kb_comparison *c)
+{
+	return c->p < c->alpha;
+}
+
+int cmd_print_sentinel(FILE *f, struct kb_analysis *a)
+{
+	struct kb_comparison c;
+	char what[64];
+
+	if (sentinel_compare(a, &c) < 0)
+		return -1;
+	if (sentinel_differs(&c))
+		snprintf(what, sizeof(what), "differs from the baseline, p %.2g",
+			 c.p);
+	else
+		snprintf(what, sizeof(what), "%s",
+			 c.verdict == KB_VERDICT_NO_CHANGE ? "no change"
+							   : "inconclusive");
+	fprintf(f, "sentinel: %s [%s, %s], %s (the experiment's own A/A)\n",
+		kb_format_pct(c.change_pct, 1).s, kb_format_pct(c.ci_low, 1).s,
+		kb_format_pct(c.ci_high, 1).s, what);
+	if (!sentinel_differs(&c))
+		return 0;
+	fflush(f);
+	fprintf(stderr,
+		"kbisect: warning: the sentinel, the baseline's kernel booted again, differs from the baseline (p %.2g < %.2g): this experiment's false alarms are above their nominal level, so do not trust its verdicts (docs/analysis.md, \"A/A: the sentinel\")\n",
+		c.p, c.alpha);
+	return 1;
+}
+
+void cmd_json_sentinel(struct kb_json *j, struct kb_analysis *a)
+{
+	struct kb_comparison c;
+	int s = sentinel_compare(a, &c);
+
+	kb_json_key(j, "sentinel");
+	if (s < 0) {
+		kb_json_null(j);
+		return;
+	}
+	kb_json_object_begin(j);
+	kb_json_kv_int(j, "variant", s);
+	cmd_json_comparison(j, "against_baseline", &c);
+	kb_json_kv_bool(j, "differs", sentinel_differs(&c));
+	kb_json_object_end(j);
 }

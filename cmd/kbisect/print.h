@@ -96,6 +96,28 @@ void cmd_json_progress(struct kb_json *j, const struct kb_msg_progress *p);
 struct kb_analysis;
 void cmd_print_drift(FILE *f, const struct kb_analysis *a);
 
+/* The drift check of @a under "drift" in @j: its change, interval, p
+ * and whether it is flagged, or null when the boots' places are not
+ * known (effects, results). */
+struct kb_json;
+void cmd_json_drift(struct kb_json *j, const struct kb_analysis *a);
+
+/* ---- the sentinel: the experiment's own A/A ------------------------------ */
+
+/*
+ * The sentinel of @a (repeat.sentinel, kb_plan_sentinel()) against the
+ * baseline, as a comparison of the experiment's metric without added
+ * boots: "sentinel: +0.4% [-2.1%, +3.0%], no change (the experiment's own
+ * A/A)" on @f; when the two differ (p below the level), a warning on
+ * stderr that the experiment's false alarms are above their nominal
+ * level.  Returns 1 when the sentinel differs, 0 when it does not, and
+ * -1, having printed nothing, when @a has no sentinel or it cannot be
+ * compared (fewer than two boots a side).
+ */
+int cmd_print_sentinel(FILE *f, struct kb_analysis *a);
+/* The same under "sentinel" in @j: null without one. */
+void cmd_json_sentinel(struct kb_json *j, struct kb_analysis *a);
+
 /* How far make is, as text after its time: ", 120/900 units (13%)", or
  * ", 120 units" when the whole is not known; into @out (@len bytes). */
 struct kb_build_progress;

@@ -21,7 +21,11 @@ const struct cmd cmd_results_entry = {
 		"relative standard deviation, and the change against the baseline\n"
 		"variant (#0).  Failed builds and boots are listed with their\n"
 		"reason.  When the boots ran on several hosts, a line says how many\n"
-		"each ran (kbisect hosts ID says more).\n",
+		"each ran (kbisect hosts ID says more).  Then the drift check, when\n"
+		"it finds the boots changing over the run, and with repeat.sentinel\n"
+		"the sentinel against the baseline: the experiment's own A/A, with a\n"
+		"warning when the two differ (docs/analysis.md, \"A/A: the\n"
+		"sentinel\").\n",
 };
 
 static int cmd_results(const struct kb_args *args)

@@ -44,9 +44,38 @@ static void factor_list_json(struct kb_json *j, const struct kb_analysis *a,
 	kb_json_array_end(j);
 }
 
+/* What the comparisons were made on, one sentence for text and JSON. */
+static void blocks_note(const struct kb_why *w, struct kb_buf *out)
+{
+	switch (w->blocks) {
+	case KB_WHY_BLOCKS_FRESH:
+		kb_buf_addf(out,
+			    "confirmed in %u fresh rounds with #%u (blocks): each round booted #%u and #%u in a drawn order; every comparison made on the fresh rounds both its variants ran in (%u rounds added)",
+			    w->confirm_rounds, w->good, w->good, w->bad,
+			    w->fresh_rounds);
+		break;
+	case KB_WHY_BLOCKS_STORED:
+		if (w->run_rounds)
+			kb_buf_addf(out,
+				    "analysis from stored data only (no boots can be added): the comparison is against the run's boots, in its %u rounds, and may carry drift",
+				    w->run_rounds);
+		else
+			kb_buf_adds(out,
+				    "analysis from stored data only (no boots can be added): the comparison is against the run's boots, in the sequential order, and may carry drift");
+		break;
+	case KB_WHY_BLOCKS_GIVEN:
+		kb_buf_addf(out,
+			    "#%u given, not picked: compared on the stored boots (%s), not in fresh rounds",
+			    w->bad,
+			    w->run_rounds ? "the run's rounds"
+					  : "the run's sequential order");
+		break;
+	}
+}
+
 static void why_json(const struct kb_analysis *a, const struct kb_why *w)
 {
-	struct kb_buf b = KB_BUF_INIT;
+	struct kb_buf b = KB_BUF_INIT, note = KB_BUF_INIT;
 	struct kb_json *j = kb_json_new(&b, 1);
 	size_t i, k;
 
@@ -61,6 +90,16 @@ static void why_json(const struct kb_analysis *a, const struct kb_why *w)
 	kb_json_kv_int(j, "picked_from", w->picked_from);
 	kb_json_kv_int(j, "set_aside", w->set_aside);
 	kb_json_kv_number(j, "alpha", w->alpha);
+	blocks_note(w, &note);
+	kb_json_key(j, "blocks");
+	kb_json_object_begin(j);
+	kb_json_kv_string(j, "used", kb_why_blocks_name(w->blocks));
+	kb_json_kv_int(j, "rounds", w->confirm_rounds);
+	kb_json_kv_int(j, "rounds_added", w->fresh_rounds);
+	kb_json_kv_int(j, "first_round", w->first_round);
+	kb_json_kv_int(j, "run_rounds", w->run_rounds);
+	kb_json_kv_string(j, "note", note.buf);
+	kb_json_object_end(j);
 	cmd_json_comparison(j, "total", &w->total);
 	kb_json_kv_bool(j, "reproduces", w->reproduces);
 	kb_json_key(j, "culprits");
@@ -120,6 +159,7 @@ static void why_json(const struct kb_analysis *a, const struct kb_why *w)
 	kb_json_kv_int(j, "boots_added", w->boots_added);
 	kb_json_object_end(j);
 	cmd_json_put(j, &b);
+	kb_buf_release(&note);
 }
 
 static void print_change(const struct kb_comparison *c)
@@ -171,6 +211,7 @@ static void print_sets(const struct kb_analysis *a, const struct kb_why *w)
 
 static void why_text(const struct kb_analysis *a, const struct kb_why *w)
 {
+	struct kb_buf note = KB_BUF_INIT;
 	size_t i, k, n;
 
 	if (w->answer == KB_WHY_NOTHING_WORSE) {
@@ -192,13 +233,15 @@ static void why_text(const struct kb_analysis *a, const struct kb_why *w)
 	print_change(&w->total);
 	printf("\n");
 	if (w->set_aside)
-		printf("  (#%u is the worst of %u variants: confirmed on fresh boots, the %u that made it the worst set aside)\n",
+		printf("  (#%u is the worst of %u variants: the %u boots that made it the worst set aside)\n",
 		       w->bad, w->picked_from, w->set_aside);
 	else if (w->picked_from > 1)
 		printf("  (#%u is the worst of %u variants: compared at alpha %g / %u = %.2g, %.3g%% CI)\n",
 		       w->bad, w->picked_from, w->alpha * w->picked_from,
 		       w->picked_from, w->alpha, 100 * (1 - w->alpha));
-	printf("\n");
+	blocks_note(w, &note);
+	printf("  (%s)\n\n", note.buf);
+	kb_buf_release(&note);
 	cmd_print_drift(stdout, a);
 	if (w->answer == KB_WHY_NOT_REPRODUCED) {
 		printf("The regression does not reproduce: the verdict is %s, so there is nothing to explain.\n",
@@ -314,9 +357,10 @@ const struct cmd cmd_why_entry = {
 	.fn = cmd_why,
 	.summary = "explain a regression: which factor changes cause it",
 	.help = "By default the baseline (#0) is good and the worst variant bad\n"
-		"(confirmed on fresh boots, or when it adds none, tested at alpha\n"
-		"divided by the number of variants it was picked from); when no\n"
-		"variant is worse than the good one, it says so.\n"
+		"(confirmed in fresh rounds with the good one, or when it adds\n"
+		"none, tested at alpha divided by the number of variants it was\n"
+		"picked from, on the run's boots); when no variant is worse than\n"
+		"the good one, it says so.\n"
 		"Finds the smallest set of the factors in which they differ whose\n"
 		"change alone reproduces the regression, each of them shown to be\n"
 		"needed; for each, its effect with a confidence interval and how\n"
@@ -325,9 +369,15 @@ const struct cmd cmd_why_entry = {
 		"the suspects and every set tried.\n"
 		"\n"
 		"It boots, unless --no-boots is given or the database cannot be\n"
-		"written here: the worst variant it picks is confirmed on fresh boots\n"
-		"(its own set aside), and inconclusive comparisons get more boots, up\n"
-		"to repeat.max_boots.  Model experiments boot on their stored model;\n"
+		"written here: the worst variant it picks is confirmed in fresh\n"
+		"rounds (blocks: its own boots set aside; each round boots the good\n"
+		"and the worst variant, and the set of changes being tried, in a\n"
+		"drawn order), every comparison made on the fresh rounds both its\n"
+		"variants ran in, so that a drift of the host falls on both alike;\n"
+		"inconclusive comparisons get more rounds, up to repeat.max_boots.\n"
+		"The answer says how many rounds, or why it used none (then its\n"
+		"comparisons are on the run's boots and may carry drift).\n"
+		"Model experiments boot on their stored model;\n"
 		"real ones (executor libvirt) as `run` boots them, over every host of\n"
 		"the stored matrix (kbisect-* guests left running destroyed first;\n"
 		"a host that fails 3 boots in a row drained, its failures not stored\n"

@@ -19,13 +19,15 @@ struct kb_err;
 /*
  * Where a boot stands in its experiment's run (lib/order.h): its place
  * among the experiment's boots in the order they start, from 1, and how
- * many boots the experiment plans (0: not known, a bisection's).  The
- * performance model drifts by it (docs/model.md, "drift"); real guests
- * need not know.
+ * many boots the experiment plans (0: not known, a bisection's), and
+ * its round (block; 0: none).  The performance model drifts by the
+ * place (docs/model.md, "drift"); the executor over hosts keeps a
+ * round's boots on one host; real guests need not know.
  */
 struct kb_boot_at {
 	unsigned seq;
 	unsigned total;
+	unsigned round;
 };
 
 struct kb_executor_ops {

@@ -32,6 +32,11 @@ static const char sql_last_boot[] =
 	" JOIN variants v ON v.id = b.variant_id"
 	" WHERE v.experiment_id = ?1 AND v.idx = ?2";
 
+static const char sql_last_round[] =
+	"SELECT coalesce(max(b.round), 0) FROM boots b"
+	" JOIN variants v ON v.id = b.variant_id"
+	" WHERE v.experiment_id = ?1";
+
 int kb_store_analyses_put(struct kb_store *s, int64_t exp,
 			  const struct kb_store_analysis *a, size_t n,
 			  struct kb_err *err)
@@ -203,6 +208,24 @@ int kb_store_last_boot(struct kb_store *s, int64_t exp, unsigned idx,
 	return ret;
 }
 
+int kb_store_last_round(struct kb_store *s, int64_t exp, unsigned *out,
+			struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int found, ret;
+
+	*out = 0;
+	ret = store_prepare(s, sql_last_round, &st, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, exp);
+	ret = store_step_maybe(s, st, &found, err, "cannot read the rounds");
+	if (!ret && found)
+		*out = store_column_unsigned(st, 0);
+	sqlite3_finalize(st);
+	return ret;
+}
+
 /* Every read of an experiment whose cost grows with its data, by name. */
 static const struct {
 	const char *name;
@@ -215,6 +238,7 @@ static const struct {
 	{ "metrics", sql_metrics },
 	{ "environments", sql_environments },
 	{ "last-boot", sql_last_boot },
+	{ "last-round", sql_last_round },
 	{ "export", store_sql_export },
 	{ "boot-rows", store_sql_boot_rows },
 	{ "run-values", store_sql_run_values },

@@ -65,6 +65,11 @@ int kb_store_environments(struct kb_store *s, int64_t exp, int a_idx,
 int kb_store_last_boot(struct kb_store *s, int64_t exp, unsigned idx,
 		       unsigned *out, struct kb_err *err);
 
+/* The highest round (block) a boot of @exp is stored in, failed boots'
+ * too (0: none). */
+int kb_store_last_round(struct kb_store *s, int64_t exp, unsigned *out,
+			struct kb_err *err);
+
 /* How sqlite runs one of the store's reads. */
 struct kb_store_read_plan {
 	const char *name; /* "boot-means", "failures", ... (static) */
@@ -76,7 +81,8 @@ struct kb_store_read_plan {
  * The plans sqlite makes on @s for every read of one experiment whose
  * cost grows with its boots and samples (those of results, compare,
  * effects and why: kb_store_experiment_get(), kb_store_variants(),
- * kb_store_metrics(), kb_store_environments(), kb_store_last_boot(); and
+ * kb_store_metrics(), kb_store_environments(), kb_store_last_boot(),
+ * kb_store_last_round(); and
  * kb_store_export()'s samples), so
  * that tests and benchmarks can check each finds its rows through an
  * index: a "SCAN" of boots or samples would make every read of an

@@ -23,6 +23,8 @@
 /* The schema version whose experiments and boots record the run order
  * (db/0013-run-order.sql). */
 #define STORE_VERSION_ORDER 13
+/* The version whose variants mark the sentinel (db/0014-sentinel.sql). */
+#define STORE_VERSION_SENTINEL 14
 
 /* Experiment @id's run order and its seed (db/0013). */
 static int put_order(struct kb_store *s, int64_t id,
@@ -259,6 +261,8 @@ static int insert_variant(struct kb_store *s, sqlite3_stmt *vst,
 	sqlite3_bind_int64(vst, 2, v->idx);
 	store_bind_text(vst, 3, v->label ? v->label : "");
 	store_bind_text(vst, 4, v->build_key);
+	if (kb_store_version(s) >= STORE_VERSION_SENTINEL)
+		sqlite3_bind_int(vst, 5, v->sentinel ? 1 : 0);
 	if ((ret = store_step_done(s, vst, err, "cannot store variant %u",
 				   v->idx)))
 		return ret;
@@ -287,9 +291,16 @@ int store_insert_variants(struct kb_store *s, int64_t exp,
 	size_t i;
 	int ret;
 
+	/* a database kept at a version before db/0014 has no sentinel
+	 * column (and no sentinel: its kbisect could not ask for one) */
 	if ((ret = store_prepare(s,
-				 "INSERT INTO variants (experiment_id, idx,"
-				 " label, build_key) VALUES (?, ?, ?, ?)",
+				 kb_store_version(s) >= STORE_VERSION_SENTINEL
+					 ? "INSERT INTO variants (experiment_id,"
+					   " idx, label, build_key, sentinel)"
+					   " VALUES (?, ?, ?, ?, ?)"
+					 : "INSERT INTO variants (experiment_id,"
+					   " idx, label, build_key)"
+					   " VALUES (?, ?, ?, ?)",
 				 &vst, err)) ||
 	    (ret = store_prepare(s,
 				 "INSERT INTO variant_options (variant_id,"
@@ -375,6 +386,10 @@ void kb_store_variant_release(struct kb_store_variant *v)
  */
 const char store_sql_variants[] =
 	"SELECT idx, label, build_key FROM variants"
+	" WHERE experiment_id = ?1 ORDER BY idx";
+/* the same with the sentinel mark (db/0014) */
+static const char variants_v14[] =
+	"SELECT idx, label, build_key, sentinel FROM variants"
 	" WHERE experiment_id = ?1 ORDER BY idx";
 #define BOOT_MEANS(round_seq)                                               \
 	"SELECT v.idx, avg(s.value), b.host, " round_seq " FROM variants v" \
@@ -489,7 +504,11 @@ static int read_variants(struct kb_store *s, int64_t exp, const char *metric,
 	ret = store_begin_read(s, err);
 	if (ret)
 		return ret;
-	if ((ret = store_prepare(s, store_sql_variants, &vst, err)) ||
+	if ((ret = store_prepare(s,
+				 kb_store_version(s) >= STORE_VERSION_SENTINEL
+					 ? variants_v14
+					 : store_sql_variants,
+				 &vst, err)) ||
 	    (ret = store_prepare(s,
 				 kb_store_version(s) >= STORE_VERSION_ORDER
 					 ? store_sql_boot_means
@@ -513,6 +532,8 @@ static int read_variants(struct kb_store *s, int64_t exp, const char *metric,
 		v[len].idx = store_column_unsigned(vst, 0);
 		v[len].label = store_column_strdup(vst, 1);
 		v[len].build_key = store_column_strdup(vst, 2);
+		v[len].sentinel = sqlite3_column_count(vst) > 3 &&
+				  sqlite3_column_int(vst, 3);
 		len++;
 	}
 	if (rc != SQLITE_DONE) {

@@ -119,6 +119,7 @@ struct kb_store_variant {
 				* known (owned) */
 	unsigned nfailed;   /* boots that did not end ok */
 	char *last_failure; /* "build-failed: reason" of the latest, or NULL */
+	int sentinel;       /* the sentinel, the baseline again (db/0014) */
 };
 void kb_store_variant_release(struct kb_store_variant *v);
 

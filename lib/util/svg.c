@@ -343,6 +343,12 @@ struct kb_svg {
 	char *x_label;
 	size_t nrows;
 	double width, row_h, label_w, plot_w, height;
+	/* an x-y chart (kb_svg_xy_begin()): its y axis and the plot area's
+	 * height; the rows are none */
+	int xy;
+	struct kb_svg_axis y;
+	char *y_label;
+	double plot_h;
 };
 
 static double px(const struct kb_svg *s, double v)
@@ -372,6 +378,9 @@ static int check_value(const struct kb_svg *s, double v, const char *what,
 
 static int check_row(const struct kb_svg *s, size_t row, struct kb_err *err)
 {
+	if (s->xy)
+		return kb_err_set(err, KB_EINPUT,
+				  "row %zu of an x-y chart, which has none", row);
 	if (row >= s->nrows)
 		return kb_err_set(err, KB_EINPUT,
 				  "row %zu of a chart of %zu rows", row,
@@ -626,6 +635,132 @@ int kb_svg_line(struct kb_svg *s, double v, const char *cls,
 	return 0;
 }
 
+/* ---- a scatter -------------------------------------------------------- */
+
+/* @y's height in an x-y chart, kept inside the plot area. */
+static double py(const struct kb_svg *s, double y)
+{
+	double f = kb_svg_axis_frac(&s->y, y);
+
+	return TOP + (1 - fmin(fmax(f, 0), 1)) * s->plot_h;
+}
+
+/* Refuse (@x, @y) where it cannot be drawn in x-y chart @s. */
+static int check_xy(const struct kb_svg *s, double x, double y,
+		    const char *what, struct kb_err *err)
+{
+	int ret;
+
+	if (!s->xy)
+		return kb_err_set(err, KB_EINPUT,
+				  "%s at (%g, %g) on a row chart", what, x, y);
+	if ((ret = check_value(s, x, what, err)))
+		return ret;
+	if (!isfinite(y) || (s->y.log && y <= 0))
+		return kb_err_set(err, KB_EINPUT,
+				  "%s of '%s' at %g: not a finite number%s",
+				  what, s->y_label ? s->y_label : "?", y,
+				  s->y.log ? " above 0, on a log axis" : "");
+	return 0;
+}
+
+int kb_svg_xy_begin(struct kb_buf *out, const struct kb_svg_xy_opts *o,
+		    const struct kb_svg_axis *x, const struct kb_svg_axis *y,
+		    struct kb_svg **svg, struct kb_err *err)
+{
+	struct kb_svg_rows_opts ro = KB_SVG_ROWS_OPTS_INIT;
+	struct kb_svg *s;
+	int ret;
+
+	*svg = NULL;
+	if (o->height < 0 || !isfinite(o->height) || o->height > 10000)
+		return kb_err_set(err, KB_EINPUT,
+				  "chart '%s': a size is out of range",
+				  o->id ? o->id : "?");
+	if (!(y->lo < y->hi) || !y->nticks || (y->log && y->lo <= 0))
+		return kb_err_set(err, KB_EINPUT,
+				  "chart '%s': its y axis is not one (make it with kb_svg_axis_*())",
+				  o->id ? o->id : "?");
+	ro.id = o->id;
+	ro.title = o->title;
+	ro.x_label = o->x_label;
+	ro.width = o->width;
+	ro.label_width = 70; /* the y ticks and the y axis's name */
+	ro.row_height = o->height ? o->height : 260;
+	ro.nrows = 1;
+	if ((ret = kb_svg_rows_begin(out, &ro, x, &s, err)))
+		return ret;
+	s->xy = 1;
+	s->y = *y;
+	s->y_label = o->y_label ? kb_strdup(o->y_label) : NULL;
+	s->plot_h = s->row_h;
+	*svg = s;
+	return 0;
+}
+
+int kb_svg_xy_point(struct kb_svg *s, double x, double y, double r,
+		    const char *cls, const char *tooltip, struct kb_err *err)
+{
+	int ret;
+
+	if ((ret = check_xy(s, x, y, "a point", err)))
+		return ret;
+	if (!isfinite(r) || r <= 0)
+		return kb_err_set(err, KB_EINPUT, "a point of radius %g", r);
+	kb_buf_addf(&s->front, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.1f\"",
+		    clamp_x(s, x), py(s, y), r);
+	add_class(&s->front, "point", cls);
+	close_el(&s->front, "circle", tooltip);
+	return 0;
+}
+
+int kb_svg_xy_segment(struct kb_svg *s, double x0, double y0, double x1,
+		      double y1, const char *cls, const char *tooltip,
+		      struct kb_err *err)
+{
+	int ret;
+
+	if ((ret = check_xy(s, x0, y0, "a segment", err)) ||
+	    (ret = check_xy(s, x1, y1, "a segment", err)))
+		return ret;
+	kb_buf_addf(&s->back,
+		    "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"",
+		    clamp_x(s, x0), py(s, y0), clamp_x(s, x1), py(s, y1));
+	add_class(&s->back, "line", cls);
+	close_el(&s->back, "line", tooltip);
+	return 0;
+}
+
+/* The y axis of x-y chart @s: its line, ticks, labels and name. */
+static void y_axis(const struct kb_svg *s, struct kb_buf *o)
+{
+	char label[64];
+	double y;
+	size_t i;
+
+	kb_buf_addf(o,
+		    "<g class=\"axis y\"><line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%.2f\"/>\n",
+		    s->label_w, TOP, s->label_w, TOP + s->plot_h);
+	for (i = 0; i < s->y.nticks; i++) {
+		y = py(s, s->y.ticks[i]);
+		kb_svg_tick_label(&s->y, s->y.ticks[i], label, sizeof(label));
+		kb_buf_addf(o,
+			    "<line class=\"tick\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>"
+			    "<text class=\"tick\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"end\" dominant-baseline=\"middle\">",
+			    s->label_w - 5, y, s->label_w, y, s->label_w - 8, y);
+		kb_svg_escape(o, label);
+		kb_buf_adds(o, "</text>\n");
+	}
+	if (s->y_label) {
+		kb_buf_addf(o,
+			    "<text class=\"label axis-label\" transform=\"translate(14 %.2f) rotate(-90)\" text-anchor=\"middle\">",
+			    TOP + s->plot_h / 2);
+		kb_svg_escape(o, s->y_label);
+		kb_buf_adds(o, "</text>\n");
+	}
+	kb_buf_adds(o, "</g>\n");
+}
+
 void kb_svg_rows_end(struct kb_svg *s)
 {
 	double bottom = TOP + (double)s->nrows * s->row_h, x;
@@ -641,9 +776,16 @@ void kb_svg_rows_end(struct kb_svg *s)
 			    "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%.2f\"/>",
 			    x, TOP, x, bottom);
 	}
+	for (i = 0; s->xy && i < s->y.nticks; i++)
+		kb_buf_addf(o,
+			    "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>",
+			    s->label_w, py(s, s->y.ticks[i]),
+			    s->label_w + s->plot_w, py(s, s->y.ticks[i]));
 	kb_buf_adds(o, "</g>\n");
 	kb_buf_add(o, s->back.buf, s->back.len);
 	kb_buf_add(o, s->front.buf, s->front.len);
+	if (s->xy)
+		y_axis(s, o);
 	kb_buf_addf(o,
 		    "<g class=\"axis\"><line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n",
 		    s->label_w, bottom, s->label_w + s->plot_w, bottom);
@@ -677,5 +819,6 @@ void kb_svg_free(struct kb_svg *s)
 	kb_buf_release(&s->back);
 	kb_buf_release(&s->front);
 	free(s->x_label);
+	free(s->y_label);
 	free(s);
 }

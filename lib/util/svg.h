@@ -162,4 +162,48 @@ void kb_svg_rows_end(struct kb_svg *s);
 /* Free @s without ending it (what it appended stays); NULL is fine. */
 void kb_svg_free(struct kb_svg *s);
 
+/* ---- a scatter: values against values --------------------------------- */
+
+/*
+ * An x-y chart: points at (x, y) on two value axes and straight segments
+ * between two of them (a fitted line, a zero line), for what a row chart
+ * cannot show — the residuals of boots against their place in the run.
+ * The same classes as a row chart ("point", "line", "axis", "tick",
+ * "label", "grid"), so one stylesheet draws both.
+ */
+struct kb_svg_xy_opts {
+	const char *id;      /* the <svg> element's id (required) */
+	const char *title;   /* its <title> */
+	const char *x_label; /* under the x axis, or NULL */
+	const char *y_label; /* beside the y axis, or NULL */
+	double width;        /* px (0: 900) */
+	double height;       /* of the plot area, px (0: 260) */
+};
+#define KB_SVG_XY_OPTS_INIT                                           \
+	{ .id = NULL, .title = NULL, .x_label = NULL, .y_label = NULL, \
+	  .width = 0, .height = 0 }
+
+/*
+ * Start an x-y chart on axes @x and @y (copied; made with
+ * kb_svg_axis_*()), appending to @out, which must outlive it.  Draw with
+ * kb_svg_xy_point() and kb_svg_xy_segment(), then end it with
+ * kb_svg_rows_end(), which draws both axes; kb_svg_free() frees it
+ * unended.  The row-chart functions refuse it (it has no rows).
+ */
+int kb_svg_xy_begin(struct kb_buf *out, const struct kb_svg_xy_opts *o,
+		    const struct kb_svg_axis *x, const struct kb_svg_axis *y,
+		    struct kb_svg **svg, struct kb_err *err);
+
+/* A point (radius @r px) at (@x, @y), class "point @cls", with @tooltip
+ * (may be NULL) as its <title>.  Outside the axes it is kept at their
+ * edge. */
+int kb_svg_xy_point(struct kb_svg *s, double x, double y, double r,
+		    const char *cls, const char *tooltip, struct kb_err *err);
+
+/* A segment from (@x0, @y0) to (@x1, @y1), class "line @cls" (behind the
+ * points), with @tooltip (may be NULL). */
+int kb_svg_xy_segment(struct kb_svg *s, double x0, double y0, double x1,
+		      double y1, const char *cls, const char *tooltip,
+		      struct kb_err *err);
+
 #endif

@@ -37,6 +37,8 @@ struct bench_case {
 	unsigned nsmall;
 	double cv;
 	uint64_t seed;
+	double factor;     /* the regression's factor (0: BENCH_FACTOR) */
+	const char *extra; /* more of the model's YAML (a drift:), or NULL */
 };
 
 static inline double bench_now(void)
@@ -102,10 +104,13 @@ static inline int bench_bisect(struct kb_store *s, const struct bench_case *c,
 		kb_buf_addf(truth, "%sOPT_%0*u", i ? " " : "", w,
 			    c->culprit[i]);
 	}
-	kb_buf_addf(&text, " }\n    factor: %g\n", BENCH_FACTOR);
+	kb_buf_addf(&text, " }\n    factor: %g\n",
+		    c->factor > 0 ? c->factor : BENCH_FACTOR);
 	for (i = 0; i < c->nsmall; i++)
 		kb_buf_addf(&text, "  - when: { OPT_%0*u: y }\n    factor: %.4f\n",
 			    w, c->small[i], c->small_factor[i]);
+	if (c->extra)
+		kb_buf_adds(&text, c->extra);
 	if (kb_model_parse_buffer(text.buf, text.len, "bench.yaml", &m,
 				  &err) ||
 	    kb_model_executor_new(m, 0, &ex))

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "bench_run.h"
 #include "analysis.h"
 #include "buf.h"
 #include "effects.h"
@@ -73,16 +74,11 @@ static int one(struct kb_store *s, const char *order, const struct drift *d,
 	       struct kb_err *err)
 {
 	struct kb_buf mx = KB_BUF_INIT, mo = KB_BUF_INIT;
-	struct kb_pipeline_opts o = KB_PIPELINE_OPTS_INIT;
-	struct kb_matrix *m = NULL;
-	struct kb_plan *p = NULL;
-	struct kb_model *model = NULL;
-	struct kb_executor *ex = NULL;
+	struct bench_run r = { 0 };
 	struct kb_analysis *a = NULL;
 	struct kb_effect *e = NULL;
 	size_t n = 0, i;
 	double cv, df;
-	int64_t exp = 0;
 	int any = 0, hit = 0, other = 0, ret;
 
 	/* a seed in the matrix's text too: each seed its own run order */
@@ -99,16 +95,10 @@ static int one(struct kb_store *s, const char *order, const struct drift *d,
 		    seed, d->yaml);
 	if (planted)
 		kb_buf_adds(&mo, "effects:\n  - { when: { A: y }, factor: 0.85 }\n");
-	if ((ret = kb_matrix_parse_buffer(mx.buf, mx.len, "m.yaml", &m, err)) ||
-	    (ret = kb_plan_new(m, &p, err)) ||
-	    (ret = kb_model_parse_buffer(mo.buf, mo.len, "model.yaml", &model,
-					 err)) ||
-	    (ret = kb_model_executor_new(model, 0, &ex)))
+	if ((ret = bench_run(s, mx.buf, mo.buf, &r, err)))
 		goto out;
-	o.model_text = kb_model_text(model);
-	if ((ret = kb_pipeline_run(s, p, ex, &o, &exp, err)) ||
-	    (ret = kb_analysis_open(s, exp, NULL, &a, err)) ||
-	    (ret = kb_effects_estimate(a, &e, &n, &cv, &df, err)))
+	a = r.a;
+	if ((ret = kb_effects_estimate(a, &e, &n, &cv, &df, err)))
 		goto out;
 	for (i = 0; i < n; i++) {
 		int is_a = !e[i].interaction && e[i].f1 == 0;
@@ -129,28 +119,10 @@ static int one(struct kb_store *s, const char *order, const struct drift *d,
 	}
 out:
 	free(e);
-	kb_analysis_free(a);
-	kb_executor_free(ex);
-	kb_model_free(model);
-	kb_plan_free(p);
-	kb_matrix_free(m);
+	bench_run_free(&r);
 	kb_buf_release(&mx);
 	kb_buf_release(&mo);
 	return ret;
-}
-
-static double pct(unsigned k, unsigned n)
-{
-	return n ? 100.0 * k / n : NAN;
-}
-
-static int check(const char *what, double got, double lo, double hi)
-{
-	int ok = got >= lo && got <= hi;
-
-	printf("%s  %s: %.1f%% (%.0f%% to %.0f%%)\n", ok ? "PASS" : "FAIL",
-	       what, got, lo, hi);
-	return ok;
 }
 
 int main(void)
@@ -196,29 +168,29 @@ int main(void)
 	       "sequential", "blocks", "sequential", "blocks", "blocks");
 	for (d = 0; d < NDRIFT; d++)
 		printf("%-20s  %11.1f%% %12.1f%%  %5.1f / %5.1f%% %5.1f / %5.1f%%  %9.1f%%\n",
-		       drifts[d].label, pct(t[d][0].null_any, seeds),
-		       pct(t[d][1].null_any, seeds), pct(t[d][0].found, seeds),
-		       pct(t[d][0].innocent, seeds), pct(t[d][1].found, seeds),
-		       pct(t[d][1].innocent, seeds), pct(t[d][1].flagged, seeds));
+		       drifts[d].label, bench_pct(t[d][0].null_any, seeds),
+		       bench_pct(t[d][1].null_any, seeds), bench_pct(t[d][0].found, seeds),
+		       bench_pct(t[d][0].innocent, seeds), bench_pct(t[d][1].found, seeds),
+		       bench_pct(t[d][1].innocent, seeds), bench_pct(t[d][1].flagged, seeds));
 	for (d = 0; d < NDRIFT; d++) {
 		char what[96];
 
 		snprintf(what, sizeof(what),
 			 "blocks, %s: null false alarms", drifts[d].label);
-		ok &= check(what, pct(t[d][1].null_any, seeds), 0, 7);
+		ok &= bench_check(what, bench_pct(t[d][1].null_any, seeds), 0, 7);
 		snprintf(what, sizeof(what),
 			 "blocks, %s: the planted effect found",
 			 drifts[d].label);
-		ok &= check(what, pct(t[d][1].found, seeds), 95, 100);
+		ok &= bench_check(what, bench_pct(t[d][1].found, seeds), 95, 100);
 		snprintf(what, sizeof(what),
 			 "blocks, %s: an innocent effect called",
 			 drifts[d].label);
-		ok &= check(what, pct(t[d][1].innocent, seeds), 0, 7);
+		ok &= bench_check(what, bench_pct(t[d][1].innocent, seeds), 0, 7);
 	}
 	/* the drift check: drifts[0] is none, drifts[1] linear -10% */
-	ok &= check("drift check, blocks, no drift: flagged",
-		    pct(t[0][1].flagged, seeds), 0, 5);
-	ok &= check("drift check, blocks, linear -10%: flagged",
-		    pct(t[1][1].flagged, seeds), 90, 100);
+	ok &= bench_check("drift check, blocks, no drift: flagged",
+		    bench_pct(t[0][1].flagged, seeds), 0, 5);
+	ok &= bench_check("drift check, blocks, linear -10%: flagged",
+		    bench_pct(t[1][1].flagged, seeds), 90, 100);
 	return ok ? 0 : 1;
 }

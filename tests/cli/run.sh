@@ -269,10 +269,12 @@ check "db defaults under XDG_DATA_HOME" $([ "$(cat "$T/out")" = "$T/xdg/kbisect/
 run "$KB" why 1 --db "$T/k.db"
 check "why names PARAVIRT_SPINLOCKS, its dependence and KMEMLEAK" $([ $rc -eq 0 ] &&
 	has "PARAVIRT_SPINLOCKS n -> y" "$T/out" && has "its effect depends on" "$T/out" &&
-	has "DEBUG_SPINLOCK=y" "$T/out" && has "an independent regression" "$T/out"; echo $?)
+	has "DEBUG_SPINLOCK=y" "$T/out" && has "an independent regression" "$T/out" &&
+	has "^  (confirmed in [0-9]* fresh rounds with #0 (blocks): each round booted #0 and #5 in a drawn order" "$T/out"; echo $?)
 run "$KB" why 1 --json --db "$T/k.db"
-check "why --json lists culprits" $([ $rc -eq 0 ] && has '"culprits"' "$T/out" &&
-	has '"option": "PARAVIRT_SPINLOCKS"' "$T/out" && json_ok "$T/out"; echo $?)
+check "why --json lists culprits and its fresh rounds" $([ $rc -eq 0 ] && has '"culprits"' "$T/out" &&
+	has '"option": "PARAVIRT_SPINLOCKS"' "$T/out" && has '"used": "fresh-rounds"' "$T/out" &&
+	json_ok "$T/out"; echo $?)
 run "$KB" why 1 --good 99 --db "$T/k.db"
 check "why with an unknown variant: exit 2" $([ $rc -eq 2 ] && has "no variant '99'" "$T/err"; echo $?)
 printf 'metric: read_iops\nbase: 1000\nnoise: { boot_cv: 0.02 }\neffects:\n  - when: { A: y }\n    factor: 1.5\n' >"$T/up.model.yaml"
@@ -293,7 +295,7 @@ check "compare prints a verdict" $([ $rc -eq 0 ] && has "read_iops" "$T/out" && 
 run "$KB" run "$MATRIX" --model "$MODEL" --db "$T/guide.db" --quiet
 run "$KB" compare 1 0 4 --adaptive --db "$T/guide.db"
 check "compare --adaptive as docs/guide.md shows it: paired within 3 rounds, a regression at the first look" $([ $rc -eq 0 ] &&
-	has "regression    read_iops" "$T/out" && has "n = 3 vs 3 boots, 98.8% CI of the change \[-90.6%, -87.4%\], paired t p = 5.52e-05" "$T/out" &&
+	has "regression    read_iops" "$T/out" && has "n = 3 vs 3 boots, 98.8% CI of the change \[-90.6%, -87.4%\], paired t p = 5.53e-05" "$T/out" &&
 	has "paired within 3 rounds: the paired t test, as at every look of a sequential test" "$T/out"; echo $?)
 n=$(sqlite3 "$T/k.db" "select count(*) from analyses where kind in ('why', 'compare', 'main-effect', 'interaction')")
 check "analyses are stored" $([ "$n" -ge 8 ]; echo $?)
@@ -603,13 +605,17 @@ run "$KB" results 1 --db "$T/lv.db"
 check "... its boots are in the results" $([ $rc -eq 0 ] &&
 	has "1 failed boot: boot-failed: the build has no kernel image" "$T/out"; echo $?)
 run "$KB" why 1 --db "$T/lv.db"
+# (round 4: the round compare --adaptive added; why's are 5 to 7)
 check "why on a real experiment: the worst's fresh boots fail, exit 1" $([ $rc -eq 1 ] &&
 	has "the worst variant, was booted 3 times afresh" "$T/err" &&
-	[ "$(sqlite3 "$T/lv.db" "select count(*) from boots where boot_no > 3")" = 5 ]; echo $?)
+	[ "$(sqlite3 "$T/lv.db" "select count(*) from boots where boot_no > 3")" = 8 ] &&
+	[ "$(sqlite3 "$T/lv.db" "select count(distinct round) || '/' || count(*) from boots where round > 4")" = 3/6 ] &&
+	[ "$(sqlite3 "$T/lv.db" "select count(*) from boots where round = 4")" = 2 ]; echo $?)
 run "$KB" why 1 --no-boots --json --db "$T/lv.db"
 check "why --no-boots answers from the stored boots" $([ $rc -eq 0 ] && json_ok "$T/out" &&
 	has '"set_aside": 0' "$T/out" && has '"boots_added": 0' "$T/out" &&
-	[ "$(sqlite3 "$T/lv.db" "select count(*) from boots where boot_no > 3")" = 5 ]; echo $?)
+	has '"used": "stored"' "$T/out" && has "the comparison is against the run's boots, in its 3 rounds, and may carry drift" "$T/out" &&
+	[ "$(sqlite3 "$T/lv.db" "select count(*) from boots where boot_no > 3")" = 8 ]; echo $?)
 sqlite3 "$T/lv.db" "update experiments set executor = 'other'"
 run "$KB" compare 1 0 1 --adaptive --db "$T/lv.db"
 check "compare --adaptive on another executor: exit 2, says why" $([ $rc -eq 2 ] &&
@@ -921,10 +927,11 @@ check "KBISECT_OVERLAP=no runs builds and boots apart" $([ $rc -eq 0 ] &&
 # host too, one at a time (docs/guests.md "One boot at a time"): a lost
 # host drained as run drains it, its failures no boots
 run env KBISECT_MODEL_TIME_SCALE=0 "$KB" why 1 --db "$T/h.db"
-check "why's fresh boots go over the hosts, the lost one drained" $([ $rc -eq 0 ] &&
+check "why's fresh boots go over the hosts, the lost one drained, each round on one host" $([ $rc -eq 0 ] &&
 	has "^kbisect: host qemu+ssh://c/system drained after 3 infrastructure failures: model: host qemu+ssh://c/system is lost after 2 boots (fail_after); its boots go to the other hosts$" "$T/err" &&
-	has "^#2 A=y B=n: boot [0-9]* on qemu+ssh://c/system: libvirt-error, the host's (run again, not counted): " "$T/err" &&
-	[ "$(sqlite3 "$T/h.db" "select count(*), sum(status = 'ok'), count(distinct host) from boots")" = "30|30|3" ] &&
+	has "^#[02] A=[ny] B=n: boot [0-9]* on qemu+ssh://c/system: libvirt-error, the host's (run again, not counted): " "$T/err" &&
+	[ "$(sqlite3 "$T/h.db" "select count(*), sum(status = 'ok'), count(distinct host) from boots")" = "36|36|3" ] &&
+	[ "$(sqlite3 "$T/h.db" "select count(*) from (select round from boots where round > 6 group by round having count(distinct host) > 1)")" = 0 ] &&
 	[ "$(sqlite3 "$T/h.db" "select count(*) from host_events where kind = 'failure'")" = 6 ]; echo $?)
 cat >"$T/bh.yaml" <<'EOF2'
 name: bisect-hosts
@@ -937,11 +944,18 @@ EOF2
   printf 'hosts:\n  "qemu+ssh://b/system": { fail_after: 4 }\n'; } >"$T/bh.model.yaml"
 KBISECT_MODEL_TIME_SCALE=0 "$KB" bisect options --good tests/data/bisect/good.config --bad tests/data/bisect/bad.config \
 	--model tests/data/bisect/seed000.model.yaml --db "$T/b1.db" -q >"$T/b1.out" 2>/dev/null
+# docs/bisect.md's example is what the command prints (its first line
+# shortened there)
+awk '/^    bisection 1 \(experiment 1\): \.\.\. 15 options/ { on = 1 }
+	on && /^[^ ]/ { exit } on { sub(/^    /, ""); print }' docs/bisect.md |
+	sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' >"$T/b1.doc"
+sed '1s|tests/data/bisect/good.config -> tests/data/bisect/bad.config, |... |' "$T/b1.out" >"$T/b1.cut"
+check "docs/bisect.md's example is what bisect options prints" $(cmp -s "$T/b1.doc" "$T/b1.cut"; echo $?)
 run env KBISECT_MODEL_TIME_SCALE=0 "$KB" bisect options --good tests/data/bisect/good.config --bad tests/data/bisect/bad.config \
 	--model "$T/bh.model.yaml" --matrix "$T/bh.yaml" --db "$T/bh.db" -q
 check "bisect options over two hosts, one lost: the answer of one host" $([ $rc -eq 0 ] &&
 	cmp -s "$T/out" "$T/b1.out" &&
-	[ "$(sqlite3 "$T/bh.db" "select host, count(*), sum(status = 'ok') from boots group by host")" = "qemu+ssh://a/system|38|38
+	[ "$(sqlite3 "$T/bh.db" "select host, count(*), sum(status = 'ok') from boots group by host")" = "qemu+ssh://a/system|88|88
 qemu+ssh://b/system|4|4" ] &&
 	[ "$(sqlite3 "$T/bh.db" "select group_concat(kind) from host_events")" = "failure,failure,failure,drained" ]; echo $?)
 { cat tests/data/bisect/seed000.model.yaml
@@ -949,9 +963,94 @@ qemu+ssh://b/system|4|4" ] &&
 run env KBISECT_MODEL_TIME_SCALE=0 "$KB" bisect options --good tests/data/bisect/good.config --bad tests/data/bisect/bad.config \
 	--model "$T/bl.model.yaml" --matrix "$T/bh.yaml" --db "$T/bl.db"
 check "bisect options with every host drained: exit 1, says so, marked failed" $([ $rc -eq 1 ] &&
-	has "^kbisect: every host is drained (the last: host qemu+ssh://b/system drained after 3 infrastructure failures: " "$T/err" &&
+	has "^kbisect: every host is drained (the last: host qemu+ssh://[ab]/system drained after 3 infrastructure failures: " "$T/err" &&
 	[ "$(sqlite3 "$T/bl.db" "select state from bisections")" = failed ] &&
 	[ "$(sqlite3 "$T/bl.db" "select count(*) from boots")" = 1 ]; echo $?)
+
+# the sentinel (repeat.sentinel, docs/analysis.md "A/A: the sentinel"):
+# the baseline's kernel again in every round, built once, its boots
+# counted; results says its comparison with the baseline, the
+# experiment's own A/A, and warns when it differs (here the sequential
+# order puts all its boots after the baseline's on a drifting host)
+cat >"$T/aa.yaml" <<'EOF2'
+name: aa
+workload: { fio: { rw: randread }, metric: read_iops }
+repeat: { boots: 8, sentinel: true }
+EOF2
+sed 's/sentinel: true/sentinel: true, order: sequential/' "$T/aa.yaml" >"$T/aaseq.yaml"
+printf 'metric: read_iops\nbase: 1000\nnoise: { boot_cv: 0.03 }\nseed: 5\n' >"$T/aa.model.yaml"
+{ cat "$T/aa.model.yaml"; printf 'drift: { linear: -0.3 }\n'; } >"$T/aadrift.model.yaml"
+# docs/matrix.md "An A/A run: no factors" shows this plan
+cat >"$T/aa-noise.yaml" <<'EOF2'
+name: aa-noise
+source: { tree: /usr/src/linux, base: defconfig }
+guest: { hypervisor: qemu, vcpus: 2 }
+workload:
+  fio: { rw: randread, bs: 4k, runtime: 30 }
+repeat: { boots: 10, runs_per_boot: 3, sentinel: true }
+EOF2
+"$KB" plan "$T/aa-noise.yaml" 2>/dev/null | sed "s|$T/||" >"$T/out"
+check "docs/matrix.md: the A/A plan with its sentinel" $(cat >"$T/want" <<'EOF2'
+aa-noise (aa-noise.yaml): full design, metric read_iops
+read_iops: higher is better (a rate)
+no factors: the baseline and its sentinel, an A/A run that measures noise and drift
+
+  #  variant
+  0  baseline  (baseline)
+  1  sentinel  (the baseline's kernel again: the experiment's own A/A)
+
+2 variants, 1 build, 20 boots (10 per variant), 60 workload runs (3 per boot)
+EOF2
+cmp -s "$T/out" "$T/want"; echo $?)
+run "$KB" plan "$T/aa.yaml" --json
+check "plan --json marks the sentinel" $([ $rc -eq 0 ] &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+assert [(v["label"], v["sentinel"]) for v in d["variants"]] == [("baseline", False), ("sentinel", True)], d["variants"]' "$T/out"; echo $?)
+run "$KB" plan "$T/aa.yaml"
+check "plan: the sentinel is a variant of its own, built with the baseline, its boots counted" $([ $rc -eq 0 ] &&
+	has "^  1  sentinel  (the baseline's kernel again: the experiment's own A/A)$" "$T/out" &&
+	has "^2 variants, 1 build, 16 boots (8 per variant)" "$T/out"; echo $?)
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/aa.yaml" --model "$T/aa.model.yaml" --db "$T/aa.db" -q
+run "$KB" results 1 --db "$T/aa.db"
+check "results says the sentinel's A/A: no change" $([ $rc -eq 0 ] &&
+	has "^sentinel: +1.2% \[-1.2%, +3.7%\], no change (the experiment's own A/A)$" "$T/out" &&
+	! has "warning" "$T/err" && ! has "^drift:" "$T/out" &&
+	[ "$(sqlite3 "$T/aa.db" "select group_concat(sentinel) from variants")" = "0,1" ] &&
+	[ "$(sqlite3 "$T/aa.db" "select count(distinct build_id) from boots")" = 1 ] &&
+	[ "$(sqlite3 "$T/aa.db" "select count(distinct round) from boots b join variants v on v.id = b.variant_id where v.sentinel = 1")" = 8 ]; echo $?)
+run "$KB" results 1 --db "$T/aa.db" --json
+check "results --json: the sentinel marked, its comparison and the drift check" $([ $rc -eq 0 ] && json_ok "$T/out" &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["sentinel"]; v=d["variants"]
+assert s["variant"] == 1 and not s["differs"] and s["against_baseline"]["verdict"] == "no-change"
+assert [x["sentinel"] for x in v] == [False, True]
+assert not d["drift"]["flagged"]' "$T/out"; echo $?)
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/aa.yaml" --model "$T/aadrift.model.yaml" --db "$T/aa.db" -q
+check "results says a drift the rounds kept out of the A/A" $([ $rc -eq 0 ] &&
+	has "^drift: the boots changed by -27.6% " "$T/out" &&
+	has "^sentinel: +1.3% \[-1.1%, +3.7%\], no change (the experiment's own A/A)$" "$T/out" &&
+	! has "warning" "$T/err"; echo $?)
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/aaseq.yaml" --model "$T/aadrift.model.yaml" --db "$T/aa.db" -q
+check "a sentinel that differs: said, and the false alarms warned of" $([ $rc -eq 0 ] &&
+	has "^sentinel: -15.4% \[-20.2%, -10.2%\], differs from the baseline, p 0.00016 (the experiment's own A/A)$" "$T/out" &&
+	has "^kbisect: warning: the sentinel, the baseline's kernel booted again, differs from the baseline (p 0.00016 < 0.05): this experiment's false alarms are above their nominal level, so do not trust its verdicts" "$T/err"; echo $?)
+# compare (the baseline a side) and effects say the sentinel's A/A too;
+# it is no level of a factor, and no side but the baseline's brings it
+printf 'name: ab\nworkload: { fio: { rw: randread }, metric: read_iops }\nfactors: { kconfig: { A: [n, y], B: [n, y] } }\nrepeat: { boots: 6, sentinel: true }\n' >"$T/ab.yaml"
+printf 'metric: read_iops\nbase: 1000\nnoise: { boot_cv: 0.03 }\nseed: 8\neffects:\n  - { when: { A: y }, factor: 0.8 }\n' >"$T/ab.model.yaml"
+KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/ab.yaml" --model "$T/ab.model.yaml" --db "$T/ab.db" -q >/dev/null 2>&1
+AA="sentinel: +0.5% \[-3.9%, +5.1%\], inconclusive (the experiment's own A/A)"
+run "$KB" compare 1 0 1 --db "$T/ab.db"
+check "compare against the baseline says the sentinel's A/A" $([ $rc -eq 0 ] && has "^$AA\$" "$T/out"; echo $?)
+run "$KB" compare 1 1 2 --db "$T/ab.db"
+check "compare without the baseline does not" $([ $rc -eq 0 ] && ! has "^sentinel:" "$T/out"; echo $?)
+run "$KB" effects 1 --db "$T/ab.db"
+check "effects says the sentinel's A/A, apart from the effects" $([ $rc -eq 0 ] && has "^$AA\$" "$T/out" &&
+	! has "^ *[0-9]  sentinel" "$T/out"; echo $?)
+run "$KB" effects 1 --db "$T/ab.db" --json
+check "effects --json: the design's effects alone, the sentinel apart" $([ $rc -eq 0 ] &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+assert sorted(e["name"] for e in d["effects"]) == ["A", "A:B", "B"], d["effects"]
+assert d["sentinel"]["variant"] == 4 and not d["sentinel"]["differs"]' "$T/out"; echo $?)
 
 echo "cli tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -17,6 +17,12 @@
 # bisection compiles nothing.  Prints the builds, boots and seconds (the
 # figures in docs/bisect.md).
 #
+# KBISECT_E2E_HOG=1 runs both bisections beside a CPU hog (a busy shell
+# loop at nice 0, where the bisection runs at nice 10) that starts and
+# stops at random times, 20-120 s apart: the load spikes that made a
+# bisection judged against ends measured earlier name innocent options
+# (issue 24).  Its on/off times go to $work/hog.log.
+#
 # Everything is under $KBISECT_E2E_DIR (default build/e2e/bisect): the
 # database, the configs, the build cache ($XDG_CACHE_HOME), wiped at the
 # start unless KBISECT_E2E_KEEP=1.  KBISECT_E2E_SECOND=0 skips the second
@@ -87,13 +93,36 @@ EOF
 # ---- a private libvirtd ------------------------------------------------------
 run_dir=$(mktemp -d /var/tmp/kbisect-e2e.XXXXXX)
 chmod 755 "$run_dir"
+hog_pid=
 cleanup() {
+	[ -z "$hog_pid" ] || { kill "$hog_pid" 2>/dev/null; wait "$hog_pid" 2>/dev/null; }
 	"$top/tools/libvirtd-private" stop "$run_dir"
 	rm -rf "$run_dir"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 "$top/tools/libvirtd-private" start "$run_dir" || fail "no libvirtd"
+
+# the hog: on and off at random times until killed (its busy child with it)
+hog() {
+	busy=
+	trap '[ -z "$busy" ] || kill "$busy" 2>/dev/null; exit 0' TERM
+	while :; do
+		sleep $((20 + $(od -An -N1 -tu1 /dev/urandom) % 100))
+		if [ -z "$busy" ]; then
+			sh -c 'while :; do :; done' & busy=$!
+			echo "$(date +%s) on" >>"$work/hog.log"
+		else
+			kill "$busy"; wait "$busy" 2>/dev/null || :; busy=
+			echo "$(date +%s) off" >>"$work/hog.log"
+		fi
+	done
+}
+if [ "${KBISECT_E2E_HOG:-0}" = 1 ]; then
+	: >"$work/hog.log"
+	hog & hog_pid=$!
+	say "a CPU hog starts and stops at random times (hog.log)"
+fi
 
 bisect() { # output file
 	t0=$(date +%s)

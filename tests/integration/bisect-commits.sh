@@ -65,7 +65,7 @@ run "$KB" bisect commits --good "$GOOD" --bad HEAD --matrix "$T/m.yaml" \
 check "finds the first bad commit" $([ $rc -eq 0 ] &&
 	has "first bad commit: $(sha 15) change 15" &&
 	has "24 commits, metric read_iops" &&
-	has "effect against $(sha 14 | cut -c1-12) (the last good commit): -3" &&
+	has "effect against $(sha 14 | cut -c1-12) (the last good commit): -[23][0-9]\.[0-9]%" &&
 	has "skip.*change 12: build-failed"; echo $?)
 check "probes are printed on stderr as they go" $(has "step  class" "$T/err" &&
 	has "bad.*change 24" "$T/err"; echo $?)
@@ -79,6 +79,7 @@ want, skipped = sys.argv[2], sys.argv[3]
 assert j["reproduces"] is True and j["commits"] == 24
 assert j["first_bad"] == {"commit": want, "summary": "change 15"}, j["first_bad"]
 assert -36 < j["change_pct"] < -24 and len(j["ci_pct"]) == 2
+assert j["confirmed"] is True and j["effect_boots"] >= 10, j["effect_boots"]
 assert j["ci_pct"][0] <= j["change_pct"] <= j["ci_pct"][1]
 assert j["builds"] == 0, j["builds"]  # every build is in the database
 assert j["boots"] > 0 and isinstance(j["boots"], int)

@@ -187,11 +187,13 @@ page() { # NAME DIR SVG-SPEC...
 		fail "$name: the screenshot is blank"
 }
 
-# strip plot: a dot per ok boot, a mean mark per variant; forest plot: a
-# point and an interval (3 lines) per effect, the zero line; probes: a
-# point per step; the experiment links variant 3's config, domain.xml
-# and workload.fio
+# strip plot: a dot per ok boot, a mean mark per variant; drift plot: a
+# dot per ok boot at its place in the run, the zero line and the fitted
+# one; forest plot: a point and an interval (3 lines) per effect, the
+# zero line; probes: a point per step; the experiment links variant 3's
+# config, domain.xml and workload.fio
 page experiment "$T/exp" files:3 "strip-plot:$boots1:8" \
+	"drift-plot:$boots1:2" \
 	"effects-plot:$effects:$((3 * effects + 1))"
 page bisection "$T/bis" "strip-plot:$boots2:8" \
 	"bisect-plot-$bisection:$steps:$((steps + 1))"

@@ -279,6 +279,31 @@ static void test_analysis__adaptive_pairs_added_rounds_and_stops_for_futility(
 		assert_int_equal(c.verdict, KB_VERDICT_NO_CHANGE);
 }
 
+/* In the sequential order each variant has its own stretch of the run:
+ * the drift check measures the slope within the variants (their own
+ * places centred too), not one shrunk by the spread of the variants'
+ * places (a -30% drift read as -7% before) */
+static void test_analysis__drift_check_in_the_sequential_order(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_drift d;
+
+	run_experiment(f,
+		       "workload:\n  fio: { rw: randread }\n"
+		       "  metric: ops_per_s\n"
+		       "repeat: { boots: 8, order: sequential, sentinel: true }\n",
+		       "metric: ops_per_s\nbase: 1000\n"
+		       "noise: { boot_cv: 0.03 }\nseed: 5\n"
+		       "drift: { linear: -0.3 }\n");
+	kb_analysis_drift(f->a, &d);
+	assert_int_equal(d.nboots, 16);
+	assert_true(d.flagged);
+	/* -30% over 16 boots: about -28% from the first to the last */
+	if (!(d.ci_low_pct < -28 && -28 < d.ci_high_pct))
+		fail_msg("drift %.1f%% [%.1f%%, %.1f%%]", d.change_pct,
+			 d.ci_low_pct, d.ci_high_pct);
+}
+
 static void test_analysis__added_boots_make_later_looks(void **state)
 {
 	struct fixture *f = *state;
@@ -762,6 +787,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_analysis__workload_better_decides_the_verdict),
 	T(test_analysis__adaptive_rounds_change_which_side_is_first),
 	T(test_analysis__drift_check_finds_a_drift_over_the_run),
+	T(test_analysis__drift_check_in_the_sequential_order),
 	T(test_analysis__added_boots_make_later_looks),
 	T(test_analysis__compare_pairs_boots_within_rounds),
 	T(test_analysis__adaptive_pairs_added_rounds_and_stops_for_futility),

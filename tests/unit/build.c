@@ -414,7 +414,8 @@ static void test_build__weights_of_a_missing_objdir_are_empty(void **state)
  * The fake make: finds O= and ARCH=, appends its argv to tmp/calls,
  * prints one "  CC" line per CONFIG_ line of O/.config, and makes
  * O/arch/x86/boot/bzImage, O/System.map and O/vmlinux; with CONFIG_FAIL=y
- * in the .config it prints 60 lines and fails.
+ * in the .config it prints 60 lines and fails; with CONFIG_KILLED=y it
+ * is killed by SIGTERM (a user's kill).
  */
 static const char fake_make[] =
 	"#!/bin/sh\n"
@@ -424,6 +425,7 @@ static const char fake_make[] =
 	"  i=0; while [ $i -lt 60 ]; do echo \"error line $i\"; i=$((i+1)); done\n"
 	"  exit 2\n"
 	"fi\n"
+	"if grep -q CONFIG_KILLED=y \"$o/.config\"; then kill -TERM $$; fi\n"
 	"grep '^CONFIG_' \"$o/.config\" | while read l; do echo \"  CC      $l.o\"; done\n"
 	"echo '  HOSTCC  fixdep'\n"
 	"mkdir -p \"$o/arch/x86/boot\"\n"
@@ -590,6 +592,36 @@ static void test_build__failed_build_is_a_result_with_its_tail(void **state)
 	assert_int_equal(kb_build_run(&o, "bad", "CONFIG_FAIL=y\n", "fail", &r,
 				      &info, &err),
 			 0);
+	assert_int_equal(count_calls(), 2);
+	kb_build_result_release(&r);
+	kb_build_info_release(&info);
+	free(make);
+	free(objdir);
+	free(cache);
+}
+
+/* A make killed (^C, kill, the OOM killer) is no failure of its config:
+ * an error, nothing kept, built again next time. */
+static void test_build__killed_build_is_an_error_not_a_failure(void **state)
+{
+	struct kb_build_opts o = KB_BUILD_OPTS_INIT;
+	struct kb_build_result r;
+	struct kb_build_info info;
+	struct kb_err err = KB_ERR_INIT;
+	char *make, *objdir, *cache;
+
+	(void)state;
+	build_opts(&o, &make, &objdir, &cache);
+	assert_int_equal(kb_build_run(&o, "k", "CONFIG_KILLED=y\n", "killed",
+				      &r, &info, &err),
+			 KB_EFAIL);
+	assert_msg_contains(err.msg, "stopped by signal 15");
+	kb_build_result_release(&r);
+	kb_build_info_release(&info);
+	kb_err_clear(&err);
+	assert_int_equal(kb_build_run(&o, "k", "CONFIG_KILLED=y\n", "killed",
+				      &r, &info, &err),
+			 KB_EFAIL);
 	assert_int_equal(count_calls(), 2);
 	kb_build_result_release(&r);
 	kb_build_info_release(&info);
@@ -830,6 +862,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_build__run_keeps_artifacts_and_counts_units),
 	T(test_build__a_built_key_is_not_built_again),
 	T(test_build__failed_build_is_a_result_with_its_tail),
+	T(test_build__killed_build_is_an_error_not_a_failure),
 	T(test_build__a_build_keeps_its_config_and_image_digest),
 	T(test_build__missing_make_is_an_error),
 	cmocka_unit_test(test_build__matrix_build_section),

@@ -14,6 +14,7 @@
 #include "model.h"
 #include "pipeline.h"
 #include "plan.h"
+#include "stats.h"
 #include "store.h"
 
 /*
@@ -328,7 +329,62 @@ static void test_effects__levels_against_the_first(void **state)
 	assert_false(find(f, "A=y:workload.copies=2")->significant);
 }
 
+/*
+ * The sentinel (repeat.sentinel) is the baseline again: booted in every
+ * round, but no level of any factor — the effects are those of the
+ * design's runs, none named for it — and never a suspect, even when
+ * its mean is the worst of all (every factor's second level is better
+ * here, so the baseline and the sentinel are the two worst).
+ */
+static void test_effects__the_sentinel_is_no_level_nor_suspect(void **state)
+{
+	struct fixture *f = *state;
+	const struct kb_plan *p;
+	double base, sent;
+	size_t i, nb, ns;
+	int seed, found = 0;
+
+	for (seed = 1; seed <= 20 && !found; seed++) {
+		char model[512];
+
+		snprintf(model, sizeof(model),
+			 "metric: read_iops\nbase: 1000\n"
+			 "noise: { boot_cv: 0.02 }\nseed: %d\n"
+			 "effects:\n"
+			 "  - { when: { O1: y }, factor: 1.5 }\n"
+			 "  - { when: { O2: y }, factor: 1.5 }\n"
+			 "  - { when: { O3: y }, factor: 1.5 }\n",
+			 seed);
+		free(f->e);
+		f->e = NULL;
+		kb_analysis_free(f->a);
+		f->a = NULL;
+		run_matrix(f,
+			   "workload: { fio: { rw: randread } }\n"
+			   "factors: { kconfig: { O1: [n, y], O2: [n, y],"
+			   " O3: [n, y] } }\n"
+			   "repeat: { boots: 3, sentinel: true }\n",
+			   model);
+		p = kb_analysis_plan(f->a);
+		assert_int_equal(kb_plan_nvariants(p), 9);
+		assert_int_equal(kb_plan_sentinel(p), 8);
+		kb_analysis_values(f->a, 8, &ns);
+		assert_int_equal(ns, 3);
+		assert_int_equal(f->n, 6); /* 3 mains, 3 interactions */
+		for (i = 0; i < f->n; i++)
+			assert_null(strstr(f->e[i].name, "sentinel"));
+		assert_true(find(f, "O1")->significant);
+		assert_near(find(f, "O1"), log(1.5), 0.05);
+		assert_int_equal(kb_analysis_worst(f->a), 0);
+		base = kb_stats_mean(kb_analysis_values(f->a, 0, &nb), nb);
+		sent = kb_stats_mean(kb_analysis_values(f->a, 8, &ns), ns);
+		found = sent < base; /* the sentinel was the worst */
+	}
+	assert_true(found);
+}
+
 static const struct CMUnitTest tests[] = {
+	T(test_effects__the_sentinel_is_no_level_nor_suspect),
 	cmocka_unit_test_setup_teardown(test_effects__levels_against_the_first,
 					setup, teardown),
 	T(test_effects__plackett_burman_12_factors_recovers_main_effects),

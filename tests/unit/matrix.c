@@ -280,6 +280,30 @@ static void test_matrix__repeat_order_is_blocks_or_sequential(void **state)
 	    "invalid repeat.order 'random': expected blocks or sequential");
 }
 
+/* repeat.sentinel: off by default, true or false, nothing else (the
+ * experiment's own A/A, lib/plan.h) */
+static void test_matrix__repeat_sentinel_is_true_or_false(void **state)
+{
+	static const char on[] = W "repeat: { boots: 8, sentinel: true }\n";
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_matrix *m = NULL;
+
+	(void)state;
+	if (kb_matrix_parse_buffer(W, strlen(W), "t.yaml", &m, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(kb_matrix_repeat(m)->sentinel, 0);
+	kb_matrix_free(m);
+	if (kb_matrix_parse_buffer(on, strlen(on), "t.yaml", &m, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(kb_matrix_repeat(m)->sentinel, 1);
+	assert_int_equal(kb_matrix_repeat(m)->boots, 8);
+	kb_matrix_free(m);
+	bad(W "repeat: { sentinel: yes please }\n", 2, 21,
+	    "invalid repeat.sentinel 'yes please': expected false or true");
+	bad(W "repeat: { sentinels: true }\n", 2, 11,
+	    "unknown key 'sentinels' in 'repeat' (did you mean 'sentinel'?)");
+}
+
 static void test_matrix__guest_image(void **state)
 {
 	struct kb_matrix *m;
@@ -1034,6 +1058,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_matrix__prebuilt_image_refuses_kconfig_and_rev),
 	cmocka_unit_test(test_matrix__hosts),
 	cmocka_unit_test(test_matrix__repeat_order_is_blocks_or_sequential),
+	cmocka_unit_test(test_matrix__repeat_sentinel_is_true_or_false),
 	cmocka_unit_test(test_matrix__guest_image),
 	cmocka_unit_test(test_matrix__workload_files),
 	cmocka_unit_test(test_matrix__empty_and_non_mapping),

@@ -140,6 +140,45 @@ static void test_order__each_round_holds_every_variant_once(void **state)
 	kb_matrix_free(m);
 }
 
+/* The sentinel is a variant of the order like any: once in every round,
+ * at a place drawn for the round */
+static void test_order__the_sentinel_runs_once_in_every_round(void **state)
+{
+	struct kb_order_boot out[40];
+	struct kb_matrix *m = NULL;
+	struct kb_plan *p = NULL;
+	size_t i, r, n, last = 0;
+	int moved = 0;
+
+	(void)state;
+	plan_of("name: sentinel\n"
+		"factors: { kconfig: { A: [n, y], B: [n, y], C: [n, y] } }\n"
+		"workload: { fio: { rw: randread }, metric: read_iops }\n"
+		"repeat: { boots: 4, sentinel: true }\n",
+		&m, &p);
+	assert_int_equal(kb_plan_sentinel(p), 8);
+	n = kb_order_run(p, NULL, out);
+	assert_int_equal(n, 36);
+	for (r = 0; r < 4; r++) {
+		unsigned seen = 0;
+
+		for (i = 0; i < 9; i++) {
+			const struct kb_order_boot *b = &out[r * 9 + i];
+
+			assert_int_equal(b->round, r + 1);
+			seen |= 1u << b->variant_idx;
+			if (b->variant_idx == 8) {
+				moved |= r && i != last;
+				last = i;
+			}
+		}
+		assert_int_equal(seen, 0x1ff);
+	}
+	assert_true(moved);
+	kb_plan_free(p);
+	kb_matrix_free(m);
+}
+
 static void test_order__rounds_differ_and_the_seed_gives_them(void **state)
 {
 	struct kb_order_boot a[32], b[32], c[32];
@@ -256,6 +295,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup_teardown(
 		test_order__sequential_leaves_out_the_stored_boots, setup, teardown),
 	cmocka_unit_test(test_order__each_round_holds_every_variant_once),
+	cmocka_unit_test(test_order__the_sentinel_runs_once_in_every_round),
 	cmocka_unit_test(test_order__rounds_differ_and_the_seed_gives_them),
 	cmocka_unit_test(test_order__resume_keeps_the_order_of_what_is_left),
 	cmocka_unit_test(test_order__a_round_is_one_hosts_and_hosts_share_them),

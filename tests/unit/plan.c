@@ -138,6 +138,44 @@ static void test_plan__no_factors_is_an_aa_run(void **state)
 	release(&f);
 }
 
+/* repeat.sentinel: one more variant, the baseline again under its own
+ * label, its build shared (never built twice), its boots counted */
+static void test_plan__sentinel_is_the_baseline_again(void **state)
+{
+	struct fixture f;
+	const struct kb_variant *b, *s;
+
+	(void)state;
+	make(&f, W "factors:\n  kconfig: { A: [y, n], B: [n, y] }\n"
+		   "  guest: { vcpus: [1, 2] }\n"
+		   "repeat: { boots: 4, sentinel: true }\n");
+	assert_int_equal(kb_plan_nvariants(f.p), 9);
+	assert_int_equal(kb_plan_sentinel(f.p), 8);
+	assert_int_equal(kb_plan_nbuilds(f.p), 4);
+	assert_int_equal(kb_plan_nboots(f.p), 36);
+	b = kb_plan_variant(f.p, 0);
+	s = kb_plan_variant(f.p, 8);
+	assert_int_equal(s->idx, 8);
+	assert_true(s->sentinel);
+	assert_false(b->sentinel);
+	assert_string_equal(s->label, "sentinel");
+	assert_string_equal(s->build_key, b->build_key);
+	assert_int_equal(s->nsettings, b->nsettings);
+	assert_string_equal(kb_variant_get(s, "A"), "y");
+	assert_string_equal(kb_variant_get(s, "B"), "n");
+	assert_int_equal(s->guest.vcpus, 1);
+	release(&f);
+	make(&f, W "repeat: { boots: 8, sentinel: true }\n");
+	assert_int_equal(kb_plan_nvariants(f.p), 2);
+	assert_int_equal(kb_plan_sentinel(f.p), 1);
+	assert_int_equal(kb_plan_nbuilds(f.p), 1);
+	assert_int_equal(kb_plan_nboots(f.p), 16);
+	release(&f);
+	make(&f, W "factors:\n  kconfig: { A: [y, n] }\n");
+	assert_int_equal(kb_plan_sentinel(f.p), -1);
+	release(&f);
+}
+
 static void test_plan__guest_factors_share_builds(void **state)
 {
 	struct fixture f;
@@ -676,6 +714,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_plan__labels_and_baseline),
 	cmocka_unit_test(test_plan__whole_plan_is_capped_in_boots_and_samples),
 	cmocka_unit_test(test_plan__no_factors_is_an_aa_run),
+	cmocka_unit_test(test_plan__sentinel_is_the_baseline_again),
 	cmocka_unit_test(test_plan__guest_factors_share_builds),
 	cmocka_unit_test(test_plan__build_key_is_stable),
 	cmocka_unit_test(

@@ -40,8 +40,18 @@ static const char model[] =
 	"metric: read_iops\nbase: 1000\nnoise: { boot_cv: 0.02, run_cv: 0.01 }\n"
 	"effects:\n  - when: { A: y }\n    factor: 0.5\n";
 
+static int64_t run_model_of(struct fixture *f, const char *text,
+			    const char *model_text);
+
 /* Run @text's matrix on the model into the fixture's database. */
 static int64_t run_model(struct fixture *f, const char *text)
+{
+	return run_model_of(f, text, model);
+}
+
+/* The same on model @model_text. */
+static int64_t run_model_of(struct fixture *f, const char *text,
+			    const char *model_text)
 {
 	struct kb_pipeline_opts o = KB_PIPELINE_OPTS_INIT;
 	struct kb_err err = KB_ERR_INIT;
@@ -53,8 +63,8 @@ static int64_t run_model(struct fixture *f, const char *text)
 
 	if (kb_matrix_parse_buffer(text, strlen(text), "m.yaml", &m, &err) ||
 	    kb_plan_new(m, &p, &err) ||
-	    kb_model_parse_buffer(model, strlen(model), "model.yaml", &mo,
-				  &err))
+	    kb_model_parse_buffer(model_text, strlen(model_text), "model.yaml",
+				  &mo, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(kb_model_executor_new(mo, 0, &ex), 0);
 	o.model_text = kb_model_text(mo);
@@ -176,7 +186,7 @@ static void test_report__model_experiment_has_every_part(void **state)
 	assert_string_equal(strrchr(r.index, '/'), "/index.html");
 	assert_int_equal(r.nfiles, 1); /* the model keeps no evidence */
 	assert_string_equal(r.files[r.nfiles - 1], "index.html");
-	assert_int_equal(r.nplots, 2); /* strip and forest */
+	assert_int_equal(r.nplots, 3); /* strip, drift and forest */
 	assert_false(r.replaced);
 	*strrchr(dir, '/') = 0;
 	assert_int_equal(entries(dir, ".rep.", &left), 1);
@@ -195,6 +205,17 @@ static void test_report__model_experiment_has_every_part(void **state)
 	assert_int_equal(count(svg, "class=\"mark"), 4);
 	assert_int_equal(count(svg, "class=\"band baseline\""), 1);
 	free(svg);
+	/* the drift plot: a dot per boot at its place, the zero line and
+	 * the fitted one, and the check's answer (on this model without
+	 * drift it speaks of one, -4.0%: one of the 4% of drift-free runs
+	 * it flags, docs/analysis.md) */
+	svg = svg_of(page.buf, "drift-plot");
+	assert_int_equal(count(svg, "<circle"), 24);
+	assert_int_equal(count(svg, "class=\"line zero\""), 1);
+	assert_int_equal(count(svg, "class=\"line fit"), 1);
+	free(svg);
+	assert_non_null(strstr(page.buf, "<p class=\"drift flagged\">drift: the boots changed by -4.0% "));
+	assert_null(strstr(page.buf, "class=\"sentinel\""));
 	/* the forest plot: A, B and A:B, each a point and an interval */
 	svg = svg_of(page.buf, "effects-plot");
 	assert_int_equal(count(svg, "<circle"), 3);
@@ -219,6 +240,54 @@ static void test_report__model_experiment_has_every_part(void **state)
 	assert_null(strstr(page.buf, "id=\"bisection\""));
 	assert_true(strstr(page.buf, "</html>\n") ==
 		    page.buf + page.len - strlen("</html>\n"));
+	kb_buf_release(&page);
+	kb_report_result_release(&r);
+	free(dir);
+}
+
+/* A drifting host and a sentinel: the drift said and drawn, with what
+ * it means for the verdicts, and the sentinel's A/A */
+static void test_report__drift_and_the_sentinel_are_said(void **state)
+{
+	static const char m[] =
+		"name: aa\n"
+		"workload: { fio: { rw: randread }, metric: read_iops }\n"
+		"repeat: { boots: 8, sentinel: true }\n";
+	static const char mo[] =
+		"metric: read_iops\nbase: 1000\nnoise: { boot_cv: 0.02 }\n"
+		"drift: { linear: -0.3 }\n";
+	struct fixture *f = *state;
+	struct kb_report_result r;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf page = KB_BUF_INIT;
+	char *dir = kb_asprintf("%s/rep", f->dir), *svg;
+
+	f->exp = run_model_of(f, m, mo);
+	assert_int_equal(kb_report_write(f->s, f->exp, dir, &r, &err), 0);
+	assert_int_equal(r.nplots, 2); /* strip and drift: no factors */
+	slurp(r.dir, "index.html", &page);
+	svg = svg_of(page.buf, "drift-plot");
+	assert_int_equal(count(svg, "<circle"), 16);
+	assert_int_equal(count(svg, "class=\"line fit drift\""), 1);
+	free(svg);
+	assert_non_null(strstr(page.buf, "<li><a href=\"#drift\">"));
+	assert_non_null(strstr(page.buf, "<p class=\"drift flagged\">drift: the boots changed by -2"));
+	assert_non_null(strstr(page.buf, "they were made on a drifting host all the same"));
+	assert_non_null(strstr(page.buf, "<p class=\"sentinel\">The sentinel (<a href=\"#variant-1\">#1</a>, the baseline&#39;s kernel booted again in every round) against the baseline: "));
+	assert_non_null(strstr(page.buf, "the experiment&#39;s own A/A.</p>"));
+	kb_buf_release(&page);
+	kb_report_result_release(&r);
+	/* the same host without the drift: nothing to speak of */
+	f->exp = run_model_of(f, m,
+			      "metric: read_iops\nbase: 1000\n"
+			      "noise: { boot_cv: 0.02 }\n");
+	assert_int_equal(kb_report_write(f->s, f->exp, dir, &r, &err), 0);
+	slurp(r.dir, "index.html", &page);
+	svg = svg_of(page.buf, "drift-plot");
+	assert_int_equal(count(svg, "class=\"line fit\""), 1);
+	free(svg);
+	assert_non_null(strstr(page.buf, "<p class=\"drift\">The drift check finds no drift to speak of: "));
+	assert_null(strstr(page.buf, "drift flagged"));
 	kb_buf_release(&page);
 	kb_report_result_release(&r);
 	free(dir);
@@ -463,6 +532,7 @@ static void test_report__bisection_shows_its_probes(void **state)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 static const struct CMUnitTest tests[] = {
 	T(test_report__model_experiment_has_every_part),
+	T(test_report__drift_and_the_sentinel_are_said),
 	T(test_report__bad_id_fails_and_leaves_no_folder),
 	T(test_report__a_folder_that_cannot_be_is_input),
 	T(test_report__an_earlier_report_is_replaced),

@@ -146,9 +146,9 @@ static const struct kb_setting settings[3][2] = {
 };
 
 static const struct kb_variant variants[3] = {
-	{ 0, "A=y guest.vcpus=1", 2, settings[0], "key-y", { 0 } },
-	{ 1, "A=n guest.vcpus=1", 2, settings[1], "key-n", { 0 } },
-	{ 2, "A=y guest.vcpus=4", 2, settings[2], "key-y", { 0 } },
+	{ 0, "A=y guest.vcpus=1", 2, settings[0], "key-y", { 0 }, 0 },
+	{ 1, "A=n guest.vcpus=1", 2, settings[1], "key-n", { 0 }, 0 },
+	{ 2, "A=y guest.vcpus=4", 2, settings[2], "key-y", { 0 }, 0 },
 };
 
 static int64_t create_ok(struct kb_store *s, const char *name)
@@ -713,7 +713,7 @@ static void test_store__option_kinds_are_exact(void **state)
 		{ "sysctl.vm.swappiness", "10", KB_FACTOR_SYSCTL },
 	};
 	static const struct kb_variant rv[1] = {
-		{ 0, "runtime", 5, rt, "key-r", { 0 } },
+		{ 0, "runtime", 5, rt, "key-r", { 0 }, 0 },
 	};
 	struct fixture *f = *state;
 	struct kb_store_experiment e = {
@@ -792,6 +792,74 @@ static void test_store__tag_is_the_databases_own(void **state)
 	assert_int_equal(count_in(f->path, "SELECT count(*) FROM meta"), 1);
 	unlink(other);
 	free(other);
+}
+
+/* Free @n variants read with kb_store_variants(). */
+static void free_variants(struct kb_store_variant *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		kb_store_variant_release(&v[i]);
+	free(v);
+}
+
+/* The sentinel (db/0014): marked in the variants it is one of; every
+ * variant stored before the column, and a database kept at 13, has none */
+static void test_store__the_sentinel_is_marked(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_variant sv[4] = { variants[0], variants[1], variants[2],
+				    variants[0] };
+	struct kb_store_experiment e = {
+		.name = "aa", .matrix_path = "/m/aa.yaml",
+		.matrix_text = "name: aa\n", .model_text = "metric: x\n",
+		.executor = "model", .design = "full", .metric = "read_iops",
+		.boots = 1, .runs_per_boot = 1, .nvariants = 4, .variants = sv,
+	};
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 13);
+	struct kb_store_variant *v = NULL;
+	int64_t old, id = 0, kept = 0;
+	size_t n = 0, i;
+
+	sv[3].idx = 3;
+	sv[3].label = "sentinel";
+	sv[3].sentinel = 1;
+	old = create_ok(s, "old");
+	/* kept at 13: stored without its mark, read without one */
+	if (kb_store_experiment_create(s, &e, &kept, &err))
+		fail_msg("cannot create experiment: %s", err.msg);
+	assert_int_equal(kb_store_variants(s, kept, "read_iops", &v, &n, &err),
+			 0);
+	assert_int_equal(n, 4);
+	for (i = 0; i < n; i++)
+		assert_false(v[i].sentinel);
+	free_variants(v, n);
+	kb_store_close(s);
+
+	s = open_ok(f->path, 0);
+	if (kb_store_experiment_create(s, &e, &id, &err))
+		fail_msg("cannot create experiment: %s", err.msg);
+	assert_int_equal(kb_store_variants(s, id, "read_iops", &v, &n, &err),
+			 0);
+	assert_int_equal(n, 4);
+	assert_false(v[0].sentinel);
+	assert_false(v[2].sentinel);
+	assert_true(v[3].sentinel);
+	assert_string_equal(v[3].label, "sentinel");
+	assert_string_equal(v[3].build_key, v[0].build_key);
+	free_variants(v, n);
+	assert_int_equal(kb_store_variants(s, old, "read_iops", &v, &n, &err),
+			 0);
+	assert_int_equal(n, 3);
+	for (i = 0; i < n; i++)
+		assert_false(v[i].sentinel);
+	free_variants(v, n);
+	kb_store_close(s);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM variants"
+					   " WHERE sentinel = 1"),
+			 1);
 }
 
 static void test_store__failed_migration_changes_nothing(void **state)
@@ -2104,6 +2172,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_store__failed_migration_changes_nothing),
 	T(test_store__option_kinds_are_exact),
 	T(test_store__tag_is_the_databases_own),
+	T(test_store__the_sentinel_is_marked),
 	T(test_store__wal_and_foreign_keys_are_on),
 	T(test_store__experiment_create_writes_variants_and_options),
 	T(test_store__failed_experiment_create_writes_nothing),

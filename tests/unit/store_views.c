@@ -231,7 +231,7 @@ static void add_the_rest(struct fixture *f)
 		{ "A", "n", KB_FACTOR_KCONFIG },
 	};
 	static const struct kb_variant var[] = {
-		{ 0, "A=n", 1, set, "key-q", { 0 } },
+		{ 0, "A=n", 1, set, "key-q", { 0 }, 0 },
 	};
 	struct kb_store_experiment e = {
 		.name = "queued",

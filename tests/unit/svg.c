@@ -339,7 +339,56 @@ static void test_svg__a_chart_needs_an_id_and_an_axis(void **state)
 	kb_svg_free(NULL);
 }
 
+/* An x-y chart: points where their two values put them, a segment
+ * behind them, both axes with their names; no rows, and what cannot be
+ * drawn refused */
+static void test_svg__xy_chart_places_points_on_two_axes(void **state)
+{
+	struct kb_svg_xy_opts o = KB_SVG_XY_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_svg_axis x, y;
+	struct kb_svg *s = NULL;
+	const char *seg, *pt;
+
+	(void)state;
+	assert_int_equal(kb_svg_axis_linear(1, 20, 6, &x, &err), 0);
+	assert_int_equal(kb_svg_axis_linear(-10, 10, 5, &y, &err), 0);
+	o.id = "drift";
+	o.title = "residuals";
+	o.x_label = "boot";
+	o.y_label = "residual, %";
+	o.width = 600;
+	o.height = 200;
+	assert_int_equal(kb_svg_xy_begin(&b, &o, &x, &y, &s, &err), 0);
+	assert_int_equal(kb_svg_xy_point(s, 0, 10, 3, "a", "first", &err), 0);
+	assert_int_equal(kb_svg_xy_point(s, 20, -10, 3, NULL, NULL, &err), 0);
+	assert_int_equal(kb_svg_xy_segment(s, 0, 5, 20, -5, "fit", NULL, &err),
+			 0);
+	assert_int_equal(kb_svg_xy_point(s, NAN, 0, 3, NULL, NULL, &err),
+			 KB_EINPUT);
+	assert_int_equal(kb_svg_xy_point(s, 1, INFINITY, 3, NULL, NULL, &err),
+			 KB_EINPUT);
+	assert_int_equal(kb_svg_point(s, 0, 1, 0, 3, NULL, NULL, &err),
+			 KB_EINPUT);
+	kb_svg_rows_end(s);
+	/* x 0..20 over 70..576 px, y 10..-10 over 26..226 px */
+	assert_non_null(strstr(b.buf, "<circle cx=\"70.00\" cy=\"26.00\" r=\"3.0\" class=\"point a\"><title>first</title>"));
+	assert_non_null(strstr(b.buf, "<circle cx=\"576.00\" cy=\"226.00\""));
+	seg = strstr(b.buf, "<line x1=\"70.00\" y1=\"76.00\" x2=\"576.00\" y2=\"176.00\" class=\"line fit\"/>");
+	pt = strstr(b.buf, "<circle");
+	assert_non_null(seg);
+	assert_true(seg < pt); /* behind the points */
+	assert_int_equal(count(b.buf, "<circle"), 2);
+	assert_non_null(strstr(b.buf, "<g class=\"axis y\">"));
+	assert_non_null(strstr(b.buf, "rotate(-90)\" text-anchor=\"middle\">residual, %</text>"));
+	assert_non_null(strstr(b.buf, ">boot</text>"));
+	assert_non_null(strstr(b.buf, "</svg>"));
+	kb_buf_release(&b);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_svg__xy_chart_places_points_on_two_axes),
 	cmocka_unit_test(test_svg__linear_ticks_are_nice_numbers),
 	cmocka_unit_test(test_svg__log_ticks_span_the_data),
 	cmocka_unit_test(test_svg__scale_maps_the_domain_to_zero_one),

@@ -353,6 +353,96 @@ static void test_why__unmeasured_sets_make_it_inconclusive(void **state)
 					 KB_WHY_SET_UNMEASURED);
 }
 
+/*
+ * The host slows by 30% right after the run (a step at the first added
+ * boot): the worst of a null design, booted afresh after the run and
+ * judged against the baseline's boots of the run, would be a regression
+ * of 30%.  Confirmed in fresh rounds with the baseline, both sides are
+ * hit alike: no regression.
+ */
+static void test_why__a_drift_after_the_run_is_not_a_regression(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_why w;
+
+	run_experiment(f, "t.yaml",
+		       "workload: { fio: { rw: randread } }\n"
+		       "factors: { kconfig: { A: [n, y], B: [n, y] } }\n"
+		       "repeat: { boots: 3, max_boots: 10 }\n",
+		       "metric: read_iops\nbase: 1000\n"
+		       "noise: { boot_cv: 0.02 }\nseed: 5\n"
+		       "drift: { step: -0.3, at: 1.04, over: 12 }\n");
+	if (kb_why_explain(f->a, -1, -1, &w, &err))
+		fail_msg("%s", err.msg);
+	assert_int_not_equal(w.answer, KB_WHY_NOTHING_WORSE);
+	assert_true(fabs(w.total.change_pct) < 10);
+	assert_false(w.reproduces);
+	assert_int_equal(w.answer, KB_WHY_NOT_REPRODUCED);
+	assert_int_equal(w.blocks, KB_WHY_BLOCKS_FRESH);
+	assert_true(w.confirm_rounds >= 3);
+}
+
+/*
+ * The fresh rounds of the confirmation: each holds one boot of the
+ * baseline and one of the worst, in an order drawn for the round (not
+ * always the same side first), numbered after the run's rounds.
+ */
+static void test_why__fresh_rounds_hold_the_good_and_the_worst_once_each(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store_variant *vs = NULL;
+	struct kb_why w;
+	size_t nv, i, j;
+	unsigned r, good_first = 0, bad_first = 0;
+
+	run_experiment(f, "t.yaml",
+		       "workload: { fio: { rw: randread } }\n"
+		       "factors: { kconfig: { A: [n, y], B: [n, y] } }\n"
+		       "repeat: { boots: 3, max_boots: 10 }\n",
+		       "metric: read_iops\nbase: 1000\n"
+		       "noise: { boot_cv: 0.02 }\nseed: 6\n"
+		       "effects:\n  - when: { A: y }\n    factor: 0.9\n");
+	if (kb_why_explain(f->a, -1, -1, &w, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(w.blocks, KB_WHY_BLOCKS_FRESH);
+	assert_int_equal(w.first_round, 4); /* after the run's 3 */
+	assert_true(w.confirm_rounds >= 3);
+	assert_true(w.fresh_rounds >= w.confirm_rounds);
+	assert_int_equal(kb_store_variants(f->s, f->exp, "read_iops", &vs,
+					   &nv, &err),
+			 0);
+	/* the confirmation's rounds hold each once; in every fresh round
+	 * (the sets' too) which of the two starts is drawn */
+	for (r = w.first_round; r < w.first_round + w.fresh_rounds; r++) {
+		unsigned ng = 0, nb = 0, sg = 0, sb = 0;
+
+		for (i = 0; i < nv; i++)
+			for (j = 0; j < vs[i].nboots; j++) {
+				if (vs[i].boot_rounds[j] != r)
+					continue;
+				if (i == w.good) {
+					ng++;
+					sg = vs[i].boot_seqs[j];
+				} else if (i == w.bad) {
+					nb++;
+					sb = vs[i].boot_seqs[j];
+				}
+			}
+		if (r < w.first_round + w.confirm_rounds) {
+			assert_int_equal(ng, 1);
+			assert_int_equal(nb, 1);
+		}
+		good_first += ng && nb && sg < sb;
+		bad_first += ng && nb && sb < sg;
+	}
+	assert_true(good_first > 0 && bad_first > 0);
+	for (i = 0; i < nv; i++)
+		kb_store_variant_release(&vs[i]);
+	free(vs);
+}
+
 static const struct kb_effect *find(const struct kb_effect *e, size_t n,
 				    const char *name)
 {
@@ -479,6 +569,55 @@ static void test_analysis__adaptive_compare_adds_boots(void **state)
 	assert_int_equal(kb_analysis_boots_added(f->a), 4);
 }
 
+/*
+ * Rounds added after the run, compared paired: a linear drift of -50%
+ * over 30 boots, going on into them, moves both variants of a round
+ * alike; 8 rounds all worse for B give the signed-rank test's smallest
+ * p, 2 / 2^8, and the paired interval holds the true -20%.
+ */
+static void test_analysis__added_rounds_are_compared_in_pairs(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_comparison c;
+	unsigned vars[2] = { 0, 1 }, r, k, i, nr;
+	const unsigned *rounds;
+	size_t n;
+
+	run_experiment(f, "t.yaml",
+		       "workload: { fio: { rw: randread } }\n"
+		       "factors: { kconfig: { A: [n, y] } }\n"
+		       "repeat: { boots: 3, max_boots: 8 }\n",
+		       "metric: read_iops\nbase: 1000\nnoise: { boot_cv: 0.03 }\n"
+		       "seed: 3\ndrift: { linear: -0.5, over: 30 }\n"
+		       "effects:\n  - when: { A: y }\n    factor: 0.8\n");
+	assert_int_equal(kb_analysis_last_round(f->a), 3);
+	for (k = 0; k < 8; k++) {
+		assert_int_equal(kb_analysis_add_block(f->a, vars, 2, &r, &err),
+				 0);
+		assert_int_equal(r, 4 + k);
+	}
+	assert_int_equal(kb_analysis_boots_added(f->a), 16);
+	rounds = kb_analysis_rounds(f->a, 1, &n);
+	assert_int_equal(n, 11);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(rounds[3 + i], 4 + i);
+	assert_int_equal(kb_analysis_compare_rounds(f->a, 0, 1, 4, NULL, 0, 8,
+						    0, 0.05, &c, &nr, &err),
+			 0);
+	assert_int_equal(nr, 8);
+	assert_int_equal(c.a.n, 8);
+	assert_true(fabs(c.p - 2.0 / 256) < 1e-12);
+	assert_true(fabs(c.min_p - 2.0 / 256) < 1e-12);
+	assert_int_equal(c.verdict, KB_VERDICT_REGRESSION);
+	assert_true(c.ci_low < -20 && c.ci_high > -20);
+	/* the run's rounds are pairs too: from round 1, 11 of them */
+	assert_int_equal(kb_analysis_compare_rounds(f->a, 0, 1, 1, NULL, 0, 8,
+						    0, 0.05, &c, &nr, &err),
+			 0);
+	assert_int_equal(nr, 11);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 static const struct CMUnitTest tests[] = {
 	T(test_why__seed000_answers_paravirt_spinlocks),
@@ -487,11 +626,14 @@ static const struct CMUnitTest tests[] = {
 	T(test_why__picked_worst_is_confirmed_on_fresh_boots),
 	T(test_why__picked_worst_without_boots_to_add_is_tested_at_alpha_over_candidates),
 	T(test_why__names_the_culprit_not_the_innocent),
+	T(test_why__a_drift_after_the_run_is_not_a_regression),
+	T(test_why__fresh_rounds_hold_the_good_and_the_worst_once_each),
 	T(test_why__unmeasured_sets_make_it_inconclusive),
 	T(test_effects__full_design_recovers_model_effects),
 	T(test_effects__fractional_names_aliases),
 	T(test_effects__one_at_a_time_is_refused),
 	T(test_analysis__adaptive_compare_adds_boots),
+	T(test_analysis__added_rounds_are_compared_in_pairs),
 };
 
 KB_TEST_MAIN(tests)
