@@ -37,6 +37,17 @@ static inline int bench_check(const char *what, double got, double lo,
 	return ok;
 }
 
+/* bench_check() of a value that is no percentage: "got (lo to hi)". */
+static inline int bench_check_value(const char *what, double got, double lo,
+				    double hi)
+{
+	int ok = got >= lo && got <= hi;
+
+	printf("%s  %s: %.2f (%g to %g)\n", ok ? "PASS" : "FAIL", what, got,
+	       lo, hi);
+	return ok;
+}
+
 /* The seeds a bench runs: KBISECT_BENCH_SEEDS, else @dflt; at least 1. */
 static inline unsigned bench_seeds(unsigned dflt)
 {
