@@ -231,22 +231,28 @@ static int untagged_name(const char *name)
 	return parts == 3;
 }
 
-/*
- * Reopens @c when libvirtd has dropped it.  An idle client does not answer
- * libvirtd's keepalive pings (no event loop runs between boots), so after
- * ~30 s -- a kernel build -- the daemon closes the connection, and
- * virConnectIsAlive does not notice: a cheap call does.
- */
-static int revive(struct kb_guest_conn *c, struct kb_err *err)
+int kb_guest__revive(struct kb_guest_conn *c, struct kb_err *err)
 {
 	unsigned long v;
 	virConnectPtr conn;
+	virStoragePoolPtr pool;
 
 	if (virConnectGetLibVersion(c->conn, &v) == 0)
 		return 0;
 	conn = virConnectOpen(c->uri);
 	if (!conn)
 		return kb_guest__lverr(err, "cannot reconnect to libvirt at", c->uri);
+	/* the pool's handle was the old connection's */
+	if (c->pool) {
+		pool = virStoragePoolLookupByName(conn, c->pool_name);
+		if (!pool) {
+			virConnectClose(conn);
+			return kb_guest__lverr(err, "cannot find storage pool",
+					       c->pool_name);
+		}
+		virStoragePoolFree(c->pool);
+		c->pool = pool;
+	}
 	virConnectClose(c->conn);
 	c->conn = conn;
 	return 0;
@@ -261,7 +267,7 @@ int kb_guest_start(struct kb_guest_conn *c, const char *xml, int paused,
 	int ret;
 
 	*out = NULL;
-	if ((ret = revive(c, err)))
+	if ((ret = kb_guest__revive(c, err)))
 		return ret;
 	dom = virDomainCreateXML(c->conn, xml,
 				 paused ? VIR_DOMAIN_START_PAUSED : 0);
@@ -377,7 +383,7 @@ int kb_guest_destroy_orphans(struct kb_guest_conn *c,
 
 	if (destroyed)
 		*destroyed = 0;
-	if ((ret = revive(c, err)))
+	if ((ret = kb_guest__revive(c, err)))
 		return ret;
 	count = virConnectListAllDomains(c->conn, &doms,
 					 VIR_CONNECT_LIST_DOMAINS_ACTIVE);

@@ -19,4 +19,14 @@ struct kb_err;
 int kb_guest__lverr(struct kb_err *err, const char *what,
 		    const char *subject);
 
+/*
+ * Reopens @c when libvirtd has dropped it, and its storage pool on the
+ * new connection.  An idle client does not answer libvirtd's keepalive
+ * pings (no event loop runs between boots), so after ~30 s -- a kernel
+ * build -- the daemon closes the connection, and virConnectIsAlive does
+ * not notice: a cheap call does.  Every call that starts a step on the
+ * host (a guest, a volume) makes it first.
+ */
+int kb_guest__revive(struct kb_guest_conn *c, struct kb_err *err);
+
 #endif

@@ -45,6 +45,8 @@ int kb_guest_pool_open(struct kb_guest_conn *c, const char *name,
 				  name);
 	if (c->pool && !strcmp(c->pool_name, name))
 		return 0;
+	if ((ret = kb_guest__revive(c, err)))
+		return ret;
 	pool = virStoragePoolLookupByName(c->conn, name);
 	if (!pool) {
 		target = dir ? kb_strdup(dir)
@@ -97,13 +99,14 @@ out:
 	return ret;
 }
 
-static int need_pool(const struct kb_guest_conn *c, struct kb_err *err)
+/* An open pool on a live connection (kb_guest__revive()). */
+static int need_pool(struct kb_guest_conn *c, struct kb_err *err)
 {
 	if (!c->pool)
 		return kb_err_set(err, KB_EFAIL,
 				  "no storage pool open on '%s' (kb_guest_pool_open)",
 				  c->uri);
-	return 0;
+	return kb_guest__revive(c, err);
 }
 
 static virStorageVolPtr lookup(const struct kb_guest_conn *c,

@@ -2,7 +2,8 @@
 # A libvirt connection idle for longer than libvirtd's keepalive allows
 # (5 pings x 5 s by default: a kernel build between two boots) is dropped
 # by the daemon; kbisect must reconnect, not die of SIGPIPE on its next
-# call (lib/exec/guest.c).  Uses tools/libvirtd-private; ~40 s.
+# call, and find its storage pool on the new connection
+# (lib/exec/guest.c, guest_pool.c).  Uses tools/libvirtd-private; ~40 s.
 #
 # Usage: tests/integration/libvirt-idle.sh [KBISECT]   (from the checkout)
 # Env: KBISECT_LIBKB (default build/libkb.a).  Skips without root/libvirt.
@@ -32,7 +33,12 @@ case $? in
 2) skip "libvirtd cannot be started here" ;;
 *) echo "FAIL: libvirt-idle: libvirtd did not answer"; exit 1 ;;
 esac
-"$T/helper" qemu:///system 40
+mkdir -p "$T/pool"
+pool=kb-libvirt-idle-$$
+"$T/helper" qemu:///system 40 "$T/pool" "$pool"
 rc=$?
+# the pool is the libvirtd's, which may be one already running
+virsh -c qemu:///system pool-destroy "$pool" >/dev/null 2>&1
+virsh -c qemu:///system pool-undefine "$pool" >/dev/null 2>&1
 [ $rc = 0 ] || { echo "FAIL: libvirt-idle: helper exit $rc (141: SIGPIPE)"; exit 1; }
 echo "libvirt-idle: ok"
