@@ -47,7 +47,7 @@ struct kb_analysis {
 	size_t *aside;  /* boots left out */
 	unsigned max_round; /* the last round of the stored boots, failed
 			     * and set aside included (0: no rounds) */
-	unsigned last_block; /* the last round kb_analysis_add_block() added */
+	unsigned last_block; /* the last round this analysis added */
 };
 
 static void release_variants(struct kb_analysis *a)
@@ -98,7 +98,6 @@ static void skip_aside(struct kb_analysis *a)
 
 static int load_values(struct kb_analysis *a, struct kb_err *err)
 {
-	size_t v, i;
 	int ret;
 
 	release_variants(a);
@@ -106,13 +105,10 @@ static int load_values(struct kb_analysis *a, struct kb_err *err)
 				err);
 	if (ret)
 		return ret;
-	/* a failed boot's round too: a round added after it is a new one */
+	/* every boot's, failed and set aside ones too: a round added
+	 * after them is a new one */
 	if ((ret = kb_store_last_round(a->s, a->exp, &a->max_round, err)))
 		return ret;
-	for (v = 0; v < a->nvariants; v++)
-		for (i = 0; a->v[v].boot_rounds && i < a->v[v].nboots; i++)
-			if (a->v[v].boot_rounds[i] > a->max_round)
-				a->max_round = a->v[v].boot_rounds[i];
 	skip_aside(a);
 	return 0;
 }
@@ -442,6 +438,17 @@ static int boot_round(struct kb_analysis *a, const unsigned *vars, size_t n,
 }
 
 /*
+ * The round a round added now takes: after every round stored (failed
+ * and set-aside boots' too: the rounds a variant set aside ran in hold
+ * the others' boots as well) and every one this analysis added.
+ */
+static unsigned next_round(const struct kb_analysis *a)
+{
+	return (a->max_round > a->last_block ? a->max_round : a->last_block) +
+	       1;
+}
+
+/*
  * One more boot of @ia (when @more_a) and of @ib (when @more_b), @ib's
  * first when @b_first: a round of the two, stored as a new round when
  * the experiment's boots have rounds, so that they pair.
@@ -460,10 +467,8 @@ static int add_round(struct kb_analysis *a, unsigned ia, unsigned ib,
 	for (k = 0; k < 2; k++)
 		if (more[k])
 			vars[n++] = side[k];
-	/* after every round stored or added, a failed boot's too */
 	if (a->max_round)
-		r = (a->max_round > a->last_block ? a->max_round
-						  : a->last_block) + 1;
+		r = next_round(a);
 	if ((ret = boot_round(a, vars, n, r, err)))
 		return ret;
 	if (r)
@@ -864,12 +869,7 @@ int kb_analysis_add_block(struct kb_analysis *a, const unsigned *vars,
 					  "experiment %lld has %zu variants: no #%u",
 					  (long long)a->exp, a->nvariants,
 					  vars[i]);
-	/* after every round stored, the ones set aside too: the rounds a
-	 * variant set aside ran in hold the others' boots as well, or
-	 * were added by this analysis after them */
-	r = kb_analysis_last_round(a) + 1;
-	if (a->last_block >= r)
-		r = a->last_block + 1;
+	r = next_round(a);
 	order = kb_calloc(n ? n : 1, sizeof(*order));
 	kb_order_block(a->plan, r, vars, n, order);
 	ret = boot_round(a, order, n, r, err);
