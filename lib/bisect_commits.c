@@ -370,6 +370,115 @@ static int test_decide(const struct kb_comparison *c,
 	return 0;
 }
 
+/*
+ * kb_bisect_test_beside()'s sequential test: rounds of @g and @c in a
+ * fresh order each (kb_bisect__measure_pair()), the paired comparison of
+ * the rounds both have (kb_compare_paired()) at the looks of
+ * kb_compare_looks(), each at its calibrated level, until it decides or
+ * reaches max_boots rounds.  No futility stop: a commit that changes
+ * nothing is called good by its interval narrowing inside the threshold,
+ * which the rounds futility would cut short do.
+ */
+static int test_rounds(struct bisect *b, struct point *g, struct point *c,
+		       struct kb_bisect_test_result *out, struct kb_err *err)
+{
+	const struct kb_bisect_opts *o = b->o;
+	const struct point *pts[2] = { g, c };
+	struct kb_compare_opts co = b->copts;
+	unsigned n[KB_COMPARE_LOOKS_MAX];
+	struct kb_comparison ignored;
+	struct kb_aligned l;
+	size_t nlooks, j;
+	int ret;
+
+	if (o->max_boots > o->boots) {
+		co.look_alpha = kb_compare_look_alpha(o->boots, o->max_boots,
+						      o->alpha, &co.looks);
+		co.look_alpha_paired = kb_compare_look_alpha_paired(
+			o->boots, o->max_boots, o->alpha, NULL);
+	}
+	nlooks = kb_compare_looks(o->boots, o->max_boots, n);
+	memset(&out->cmp, 0, sizeof(out->cmp));
+	out->cmp.verdict = KB_VERDICT_INCONCLUSIVE;
+	out->cmp.change_pct = out->cmp.ci_low = out->cmp.ci_high = NAN;
+	out->cmp.p = NAN;
+	for (j = 0; j < nlooks; j++) {
+		if ((ret = kb_bisect__measure_pair(b, g, c, n[j], &ignored,
+						   err)))
+			return ret;
+		if (g->nvalues < 2 && kb_bisect__exhausted(b, g))
+			return kb_err_set(err, KB_EFAIL,
+					  "the good commit %.12s cannot be measured: %s",
+					  o->good_name,
+					  g->reason ? g->reason : "no value");
+		kb_bisect__aligned(pts, 2, 0, &l);
+		if (l.n >= KB_COMPARE_MIN_PAIRS)
+			kb_compare_paired(l.pt[0].values, l.pt[1].values, NULL,
+					  l.n, &co, &out->cmp);
+		kb_bisect__aligned_release(&l);
+		if (out->cmp.npairs < KB_COMPARE_MIN_PAIRS &&
+		    kb_bisect__exhausted(b, c)) {
+			out->cls = KB_BISECT_SKIP;
+			out->reason = kb_strdup(c->reason ? c->reason
+							  : "not measured");
+			return 0;
+		}
+		if (out->cmp.npairs >= KB_COMPARE_MIN_PAIRS &&
+		    test_decide(&out->cmp, &b->copts, &out->cls))
+			return 0;
+		if (kb_bisect__exhausted(b, g) || kb_bisect__exhausted(b, c))
+			break;
+	}
+	out->cls = KB_BISECT_UNKNOWN;
+	return 0;
+}
+
+int kb_bisect_test_beside(struct kb_store *s, struct kb_executor *ex,
+			  const struct kb_bisect_commit *good,
+			  const struct kb_bisect_commit *commit,
+			  const struct kb_bisect_opts *o,
+			  struct kb_bisect_test_result *out,
+			  struct kb_err *err)
+{
+	struct kb_variant v[2];
+	struct bisect b;
+	char *desc = NULL;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if ((ret = kb_bisect__check_opts(o, err)))
+		return ret;
+	commit_bisect_init(&b, s, ex, o);
+	commit_point_new(&b, good, "good");
+	commit_point_new(&b, commit, NULL);
+	v[0] = b.points[0].stored;
+	v[1] = b.points[1].stored;
+	if (!o->matrix_text)
+		desc = kb_asprintf("# kbisect test: no matrix given\n"
+				   "# commit: %s\n# good: %s\n",
+				   commit->sha, good->sha);
+	ret = kb_bisect__experiment_create(&b, "bisect-test", desc, v, 2, err);
+	free(desc);
+	if (ret)
+		goto out;
+	b.points[0].in_store = b.points[1].in_store = 1;
+	if ((ret = test_rounds(&b, &b.points[0], &b.points[1], out, err)) ||
+	    (ret = kb_bisect__finish(&b, NULL, err)))
+		goto out;
+	out->builds = b.r->builds;
+	out->boots = b.r->boots;
+	out->runs = b.r->runs;
+	out->experiment = b.r->experiment;
+out:
+	if (ret) {
+		kb_bisect__fail(&b, err);
+		kb_bisect_test_result_release(out);
+	}
+	kb_bisect_result_free(b.r);
+	kb_bisect__release(&b);
+	return ret;
+}
+
 int kb_bisect_test(struct kb_store *s, struct kb_executor *ex,
 		   const double *baseline, size_t nbaseline,
 		   const struct kb_bisect_commit *commit,

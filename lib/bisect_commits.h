@@ -112,4 +112,25 @@ int kb_bisect_test(struct kb_store *s, struct kb_executor *ex,
 		   const struct kb_bisect_opts *o,
 		   struct kb_bisect_test_result *out, struct kb_err *err);
 
+/*
+ * The same judgement made side by side: the good commit @good and
+ * @commit (each a commit probe with @o->settings) built and booted in
+ * rounds of the two, each in a fresh order, so that a host's drift falls
+ * on both alike; judged on the rounds both have, paired (kb_compare_paired()),
+ * starting at repeat.boots rounds and looking again after each added
+ * round (kb_compare_looks()) at the calibrated level of such a sequential
+ * test (kb_compare_look_alpha_paired()), up to max_boots rounds (no
+ * futility stop: good is an interval that rules the regression out).  The good commit's build is the store's after the
+ * first call.  Stores an experiment (design "bisect-test", the good
+ * commit as variant 0, @commit as 1).  KB_EFAIL also when the good
+ * commit cannot be measured (a test of nothing); a @commit that cannot be
+ * is a skip.
+ */
+int kb_bisect_test_beside(struct kb_store *s, struct kb_executor *ex,
+			  const struct kb_bisect_commit *good,
+			  const struct kb_bisect_commit *commit,
+			  const struct kb_bisect_opts *o,
+			  struct kb_bisect_test_result *out,
+			  struct kb_err *err);
+
 #endif

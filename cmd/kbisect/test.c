@@ -50,7 +50,15 @@ static int exit_of(enum kb_bisect_class c)
 	}
 }
 
-static void print_json(const struct kb_source_commit *c, int64_t baseline,
+/* What the commit was judged against: a good commit booted beside it,
+ * or the stored boots of a baseline experiment. */
+struct against {
+	const struct kb_source_commit *good; /* NULL: baseline */
+	int64_t baseline;
+};
+
+static void print_json(const struct kb_source_commit *c,
+		       const struct against *g,
 		       const struct kb_bisect_test_result *r)
 {
 	struct kb_buf b = KB_BUF_INIT;
@@ -59,7 +67,11 @@ static void print_json(const struct kb_source_commit *c, int64_t baseline,
 	kb_json_object_begin(j);
 	kb_json_kv_string(j, "commit", c->sha);
 	kb_json_kv_string(j, "summary", c->summary);
-	kb_json_kv_int(j, "baseline", baseline);
+	if (g->good)
+		kb_json_kv_string(j, "good", g->good->sha);
+	else
+		kb_json_kv_int(j, "baseline", g->baseline);
+	kb_json_kv_bool(j, "side_by_side", g->good != NULL);
 	kb_json_kv_int(j, "experiment", r->experiment);
 	kb_json_kv_string(j, "classification", class_word(r->cls));
 	kb_json_kv_int(j, "exit", exit_of(r->cls));
@@ -73,7 +85,8 @@ static void print_json(const struct kb_source_commit *c, int64_t baseline,
 	cmd_json_put(j, &b);
 }
 
-static void print_text(const struct kb_source_commit *c, int64_t baseline,
+static void print_text(const struct kb_source_commit *c,
+		       const struct against *g,
 		       const struct kb_bisect_test_result *r, double alpha)
 {
 	const struct kb_comparison *e = &r->cmp;
@@ -81,9 +94,17 @@ static void print_text(const struct kb_source_commit *c, int64_t baseline,
 	printf("%.12s %s: %s", c->sha, c->summary, class_word(r->cls));
 	if (r->cls == KB_BISECT_SKIP) {
 		printf(" (%s)\n", r->reason ? r->reason : "not measured");
+	} else if (g->good) {
+		printf(" (%s against good %.12s, booted beside it)\n",
+		       kb_verdict_name(e->verdict), g->good->sha);
+		printf("  %.6g -> %.6g, %s [%s, %s] (%g%% CI),"
+		       " p = %.3g; %zu rounds side by side\n",
+		       e->a.mean, e->b.mean, kb_format_pct(e->change_pct, 1).s,
+		       kb_format_pct(e->ci_low, 1).s, kb_format_pct(e->ci_high, 1).s,
+		       100 * (1 - alpha), e->p, e->npairs);
 	} else {
 		printf(" (%s against experiment %lld variant 0)\n",
-		       kb_verdict_name(e->verdict), (long long)baseline);
+		       kb_verdict_name(e->verdict), (long long)g->baseline);
 		printf("  %.6g -> %.6g, %s [%s, %s] (%g%% CI),"
 		       " p = %.3g; %zu and %zu boots\n",
 		       e->a.mean, e->b.mean, kb_format_pct(e->change_pct, 1).s,
@@ -97,14 +118,17 @@ static void print_text(const struct kb_source_commit *c, int64_t baseline,
 struct test_args {
 	struct kb_args common; /* first: CMD_ARGS */
 	const char *matrix;
+	const char *good;
 	const char *baseline;
 };
 
 static const struct kb_opt test_opts[] = {
 	KB_OPT_STRING_REQUIRED(struct test_args, matrix, "matrix", "M",
 			       "the matrix whose baseline variant is built, booted and measured"),
-	KB_OPT_STRING_REQUIRED(struct test_args, baseline, "baseline", "ID",
-			       "the experiment whose variant 0 is the good kernel"),
+	KB_OPT_STRING(struct test_args, good, 0, "good", "REV",
+		      "a good revision of source.tree, built and booted beside HEAD in every round"),
+	KB_OPT_STRING(struct test_args, baseline, 0, "baseline", "ID",
+		      "instead of --good: the stored boots of variant 0 of experiment ID (not side by side: a host's drift since reads as an effect)"),
 	KB_OPT_MODEL("use the performance-model executor (docs/model.md) instead of real kernels and guests"),
 	KB_OPT_DB,
 	KB_OPT_JSON("print the judgement as JSON"),
@@ -123,19 +147,24 @@ const struct cmd cmd_test_entry = {
 	.summary = "judge the commit checked out in source.tree, for git bisect run",
 	.help = "Builds and boots the committed HEAD of the matrix's source.tree\n"
 		"(the matrix's baseline variant with HEAD as kernel.rev; uncommitted\n"
-		"changes are not built) and compares it with variant 0 of\n"
-		"experiment ID, boot by boot, with the matrix's compare thresholds;\n"
-		"while inconclusive it boots again, up to repeat.max_boots, over every\n"
-		"host of the matrix as `bisect` boots (a host that fails 3 boots in a\n"
-		"row drained; every host drained is an error).  Stored as an\n"
-		"experiment.  Exit status, as git bisect run reads it: 0 good\n"
+		"changes are not built) and judges it with the matrix's compare\n"
+		"thresholds.  With --good REV, REV is built once (the build cache\n"
+		"keeps it for every later call) and booted beside HEAD: rounds of the\n"
+		"two in a fresh order each, judged on the pairs of boots within\n"
+		"rounds, so a host's drift falls on both alike; repeat.boots rounds,\n"
+		"then one more at a time while inconclusive (each look at the level\n"
+		"calibrated for the looks), up to repeat.max_boots.  With --baseline\n"
+		"ID, HEAD's boots are compared with the stored boots of variant 0 of\n"
+		"experiment ID, measured earlier: cheaper, but a host that drifted\n"
+		"since reads as an effect.  Boots go over every host of the matrix\n"
+		"as `bisect` boots (a host that fails 3 boots in a row drained; every\n"
+		"host drained is an error).  Stored as an experiment.  Exit status, as git bisect run reads it: 0 good\n"
 		"(no regression), 1 bad (a regression), 125 cannot tell (the build\n"
 		"or boots failed, or still inconclusive), 128 an error (git bisect\n"
 		"stops).  See docs/bisect.md.\n",
 	.epilog = "Example:\n"
-		  "  kbisect run m.yaml            # on a good kernel: experiment 7\n"
 		  "  git bisect start BAD GOOD\n"
-		  "  git bisect run kbisect test --matrix m.yaml --baseline 7\n",
+		  "  git bisect run kbisect test --matrix m.yaml --good GOOD\n",
 	.usage_status = EXIT_ABORT,
 };
 
@@ -148,24 +177,26 @@ static int cmd_test(const struct kb_args *args)
 	const char *matrix_path = o->matrix, *model_path = args->model;
 	const char *db = args->db, *baseline_arg = o->baseline;
 	struct kb_matrix *m = NULL;
-	struct kb_source_commit *head = NULL;
-	struct kb_bisect_commit commit;
+	struct kb_source_commit *head = NULL, *good = NULL;
+	struct kb_bisect_commit commit, good_commit;
 	struct cmd_commit_env env;
 	struct kb_store *s = NULL;
 	struct kb_analysis *a = NULL;
+	struct against g = { NULL, 0 };
 	const double *values;
-	char *baseline_name = NULL;
-	int64_t baseline = 0;
+	char *good_name = NULL;
 	size_t nvalues = 0;
 	int json = args->json, quiet = args->quiet, ret;
 
 	memset(&env, 0, sizeof(env));
 	memset(&r, 0, sizeof(r));
-	if (!matrix_path || !baseline_arg) {
-		cmd_usage_error("test", "test needs --matrix and --baseline");
+	if (!matrix_path || !(o->good || baseline_arg) ||
+	    (o->good && baseline_arg)) {
+		cmd_usage_error("test",
+				"test needs --matrix and one of --good REV (booted beside HEAD) or --baseline ID");
 		return EXIT_ABORT;
 	}
-	if (cmd_parse_id(baseline_arg, &baseline)) {
+	if (baseline_arg && cmd_parse_id(baseline_arg, &g.baseline)) {
 		cmd_usage_error("test",
 				"--baseline '%s' is not an experiment id",
 				baseline_arg);
@@ -176,28 +207,46 @@ static int cmd_test(const struct kb_args *args)
 					&err)) ||
 	    (ret = kb_source_resolve(kb_matrix_source(m)->tree, "HEAD", &head,
 				     &err)) ||
-	    (ret = cmd_open_store_as(db, KB_STORE_EXISTING, &s, &err)) ||
-	    (ret = kb_analysis_open(s, baseline, env.metric, &a, &err)))
+	    (o->good && (ret = kb_source_resolve(kb_matrix_source(m)->tree,
+						  o->good, &good, &err))) ||
+	    (ret = cmd_open_store_as(db, o->good ? KB_STORE_CREATE
+						 : KB_STORE_EXISTING,
+				     &s, &err)) ||
+	    (baseline_arg &&
+	     (ret = kb_analysis_open(s, g.baseline, env.metric, &a, &err))))
 		goto fail;
 	cmd_commit_env_store(&env, s);
-	values = kb_analysis_values(a, 0, &nvalues);
 	cmd_commit_opts(m, &env, &bo);
-	baseline_name = kb_asprintf("experiment %lld variant 0",
-				    (long long)baseline);
-	bo.good_name = baseline_name;
+	g.good = good;
+	if (good)
+		good_name = kb_asprintf("good %.12s", good->sha);
+	else
+		good_name = kb_asprintf("experiment %lld variant 0",
+					(long long)g.baseline);
+	bo.good_name = good ? good->sha : good_name;
 	bo.bad_name = head->sha;
 	commit.sha = head->sha;
 	commit.summary = head->summary;
 	if (!quiet)
-		fprintf(stderr, "kbisect test: %.12s %s against %s\n",
-			head->sha, head->summary, baseline_name);
-	if ((ret = kb_bisect_test(s, env.ex, values, nvalues, &commit, &bo,
-				  &r, &err)))
+		fprintf(stderr, "kbisect test: %.12s %s against %s%s\n",
+			head->sha, head->summary, good_name,
+			good ? ", booted beside it" : "");
+	if (good) {
+		good_commit.sha = good->sha;
+		good_commit.summary = good->summary;
+		ret = kb_bisect_test_beside(s, env.ex, &good_commit, &commit,
+					    &bo, &r, &err);
+	} else {
+		values = kb_analysis_values(a, 0, &nvalues);
+		ret = kb_bisect_test(s, env.ex, values, nvalues, &commit, &bo,
+				     &r, &err);
+	}
+	if (ret)
 		goto fail;
 	if (json)
-		print_json(head, baseline, &r);
+		print_json(head, &g, &r);
 	else
-		print_text(head, baseline, &r, bo.alpha);
+		print_text(head, &g, &r, bo.alpha);
 	ret = exit_of(r.cls);
 	goto out;
 fail:
@@ -205,10 +254,11 @@ fail:
 	ret = EXIT_ABORT;
 out:
 	kb_bisect_test_result_release(&r);
-	free(baseline_name);
+	free(good_name);
 	kb_analysis_free(a);
 	kb_store_close(s);
 	kb_source_commits_free(head, head ? 1 : 0);
+	kb_source_commits_free(good, good ? 1 : 0);
 	cmd_commit_env_close(&env);
 	kb_matrix_free(m);
 	return ret;

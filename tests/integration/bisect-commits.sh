@@ -135,6 +135,31 @@ run "$KB" test --matrix "$T/m.yaml" --baseline 99 --model "$T/model.yaml" --db "
 check "test: an error exits 128 (git bisect run stops)" $([ $rc -eq 128 ] &&
 	has "99" "$T/err"; echo $?)
 
+# kbisect test --good: the good commit booted beside each checkout, on a
+# host that slows by 30% over each test's 20 boots
+{ cat "$T/model.yaml"; printf 'drift: { linear: -0.3, over: 20 }\n'; } >"$T/drift.yaml"
+kg() { "$KB" test --matrix "$T/m.yaml" --model "$T/drift.yaml" --db "$T/g.db" "$@"; }
+g checkout -q "$(sha 5)"
+run kg --good "$GOOD" --json --quiet
+check "test --good under drift: a good checkout exits 0, side by side" $([ $rc -eq 0 ] &&
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); c=j["comparison"]; assert j["classification"] == "good" and j["good"] == sys.argv[2] and j["side_by_side"] is True and c["pairs"] >= 10 and c["unpaired_boots"] == 0, j' "$T/out" "$GOOD"; echo $?)
+g checkout -q "$(sha 20)"
+run kg --good "$GOOD" --quiet
+check "test --good: a regressed checkout exits 1" $([ $rc -eq 1 ] &&
+	has "change 20: bad (regression against good $(echo "$GOOD" | cut -c1-12), booted beside it)" &&
+	has "rounds side by side"; echo $?)
+run kg --good "$GOOD" --baseline 1 --quiet
+check "test: --good and --baseline together are refused (128)" $([ $rc -eq 128 ] &&
+	has "one of --good REV" "$T/err"; echo $?)
+
+g checkout -q "$BAD"
+g bisect start "$BAD" "$GOOD" >/dev/null
+run g bisect run "$KB" test --matrix "$T/m.yaml" --good "$GOOD" \
+	--model "$T/drift.yaml" --db "$T/g.db" --quiet
+check "git bisect run kbisect test --good finds change 15 under drift" $([ $rc -eq 0 ] &&
+	has "$(sha 15) is the first bad commit"; echo $?)
+g bisect reset -q 2>/dev/null || g bisect reset >/dev/null 2>&1
+
 g checkout -q "$BAD"
 g bisect start "$BAD" "$GOOD" >/dev/null
 run g bisect run "$KB" test --matrix "$T/m.yaml" --baseline 1 \

@@ -41,6 +41,7 @@ struct fixture {
 	struct kb_model *model;
 	struct kb_executor *ex;
 	struct kb_bisect_commits_result *r;
+	const char *drift; /* the model's drift: line, or NULL */
 };
 
 /* Run git with @argv (NULL-terminated, without "git") in @repo. */
@@ -149,6 +150,8 @@ static void load_model(struct fixture *f, long first, const long *broken)
 
 	kb_buf_adds(&b, "metric: read_iops\nbase: 1000\n"
 			"noise: { boot_cv: 0.05 }\nseed: 11\n");
+	if (f->drift)
+		kb_buf_addf(&b, "drift: %s\n", f->drift);
 	if (first >= 0) {
 		kb_buf_adds(&b, "effects:\n  - when: { kernel.rev: [");
 		for (i = (size_t)first; i < f->n; i++)
@@ -469,6 +472,79 @@ static void test_bisect_commits__test_judges_good_bad_and_skip(void **state)
 	kb_bisect_test_result_release(&r);
 }
 
+static enum kb_bisect_class test_beside(struct fixture *f, size_t i,
+					struct kb_bisect_test_result *r)
+{
+	struct kb_bisect_opts o = KB_BISECT_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+
+	opts(f, &o);
+	o.max_boots = 20;
+	o.good_name = f->commits[0].sha;
+	o.bad_name = f->commits[i].sha;
+	if (kb_bisect_test_beside(f->s, f->ex, &f->commits[0], &f->commits[i],
+				  &o, r, &err))
+		fail_msg("test: %s", err.msg);
+	return r->cls;
+}
+
+/* The number of boots rows of experiment @exp. */
+static long boots_of(const struct fixture *f, int64_t exp)
+{
+	struct kb_store_variant *vs = NULL;
+	struct kb_err err = KB_ERR_INIT;
+	size_t n = 0, i;
+	long total = 0;
+
+	assert_int_equal(kb_store_variants(f->s, exp, "read_iops", &vs, &n,
+					   &err),
+			 0);
+	for (i = 0; i < n; i++) {
+		total += (long)vs[i].nboots;
+		kb_store_variant_release(&vs[i]);
+	}
+	free(vs);
+	return total;
+}
+
+/*
+ * Side by side, the good commit in every round: under a drift of -30%
+ * over the test's 20 boots a good commit stays good (against the
+ * baseline's earlier boots the drift reads as a regression), a bad one
+ * is bad, and a commit that does not build is a skip; the good commit
+ * is built once over all the calls.
+ */
+static void test_bisect_commits__test_beside_judges_within_rounds(void **state)
+{
+	struct fixture *f = *state;
+	const long broken[] = { 7, -1 };
+	struct kb_bisect_test_result r;
+
+	f->drift = "{ linear: -0.3, over: 20 }";
+	load_model(f, 20, broken);
+	assert_int_equal(test_commit(f, 3, &r), KB_BISECT_BAD);
+	kb_bisect_test_result_release(&r);
+
+	assert_int_equal(test_beside(f, 3, &r), KB_BISECT_GOOD);
+	assert_int_not_equal(r.cmp.verdict, KB_VERDICT_REGRESSION);
+	assert_true(r.cmp.npairs >= 3);
+	assert_int_equal(r.cmp.unpaired, 0);
+	assert_int_equal(r.builds, 1); /* the good commit's build is new */
+	assert_int_equal(boots_of(f, r.experiment), (long)r.boots);
+	assert_int_equal(r.boots, 2 * r.cmp.npairs);
+	kb_bisect_test_result_release(&r);
+
+	assert_int_equal(test_beside(f, 25, &r), KB_BISECT_BAD);
+	assert_int_equal(r.cmp.verdict, KB_VERDICT_REGRESSION);
+	assert_true(fabs(r.cmp.change_pct + 30) < 8);
+	assert_int_equal(r.builds, 1); /* the commit's; good's is stored */
+	kb_bisect_test_result_release(&r);
+
+	assert_int_equal(test_beside(f, 7, &r), KB_BISECT_SKIP);
+	assert_msg_contains(r.reason, "build fails");
+	kb_bisect_test_result_release(&r);
+}
+
 static void test_bisect_commits__model_any_of_levels(void **state)
 {
 	struct fixture *f = *state;
@@ -524,6 +600,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_bisect_commits__regression_that_does_not_reproduce),
 	T(test_bisect_commits__stores_bisection_and_steps),
 	T(test_bisect_commits__test_judges_good_bad_and_skip),
+	T(test_bisect_commits__test_beside_judges_within_rounds),
 	T(test_bisect_commits__model_any_of_levels),
 };
 
