@@ -530,6 +530,73 @@ static size_t pair_rounds(const struct kb_store_variant *x,
 	return n;
 }
 
+/* The boot of @y in round @r on @x's boot @i's host: its index, or -1
+ * when it has none or several. */
+static long boot_in_round(const struct kb_store_variant *x, size_t i,
+			  const struct kb_store_variant *y, unsigned r)
+{
+	long hit = -1;
+	size_t j;
+
+	for (j = 0; y->boot_rounds && j < y->nboots; j++) {
+		if (y->boot_rounds[j] != r || !same_host(x, i, y, j))
+			continue;
+		if (hit >= 0)
+			return -1;
+		hit = (long)j;
+	}
+	return hit;
+}
+
+size_t kb_analysis_contrast_rounds(const struct kb_analysis *a,
+				   const unsigned idx[4], double *mean,
+				   double *var)
+{
+	static const int sign[4] = { 1, -1, -1, 1 };
+	const struct kb_store_variant *x;
+	double slope = 0, se, df, lo, hi, sum = 0, sum2 = 0;
+	size_t i, k, n = 0;
+
+	*mean = *var = NAN;
+	for (k = 0; k < 4; k++)
+		if (idx[k] >= a->nvariants)
+			return 0;
+	if (!drift_fit(a, &slope, &se, &df, &lo, &hi) || !isfinite(slope))
+		slope = 0;
+	x = &a->v[idx[0]];
+	for (i = 0; x->boot_rounds && i < x->nboots; i++) {
+		double d = 0, adj = 0;
+		int places = x->boot_seqs != NULL;
+
+		if (!x->boot_rounds[i])
+			continue;
+		for (k = 0; k < 4; k++) {
+			const struct kb_store_variant *y = &a->v[idx[k]];
+			long j = boot_in_round(x, i, y, x->boot_rounds[i]);
+
+			if (j < 0 || !(y->boot_means[j] > 0))
+				break;
+			d += sign[k] * log(y->boot_means[j]);
+			if (places && y->boot_seqs && y->boot_seqs[j])
+				adj += sign[k] * (double)y->boot_seqs[j];
+			else
+				places = 0;
+		}
+		if (k < 4)
+			continue;
+		if (places)
+			d -= slope * adj;
+		sum += d;
+		sum2 += d * d;
+		n++;
+	}
+	if (n)
+		*mean = sum / (double)n;
+	if (n > 1)
+		*var = fmax(0, (sum2 - sum * sum / (double)n) / (double)(n - 1));
+	return n;
+}
+
 /*
  * @ia against @ib paired within their rounds from @first on
  * (kb_compare_paired()), each pair's log ratio less the drift between

@@ -223,6 +223,20 @@ int kb_analysis_add_block(struct kb_analysis *a, const unsigned *vars,
 			  size_t n, unsigned *round, struct kb_err *err);
 
 /*
+ * The interaction contrast of the variants @idx (a, a with f, a with g,
+ * a with f and g) within rounds: for each round in which each of the
+ * four has one boot (on one host, when known), (log y3 - log y2) -
+ * (log y1 - log y0), less the drift between the four places (the drift
+ * check's slope times the same contrast of their places), so a drift
+ * between rounds and within them is left out.  The contrasts' mean and
+ * sample variance into *@mean and *@var (NaN with fewer than 1 and 2);
+ * returns how many rounds.
+ */
+size_t kb_analysis_contrast_rounds(const struct kb_analysis *a,
+				   const unsigned idx[4], double *mean,
+				   double *var);
+
+/*
  * Compare @ia (A) with @ib (B) side by side: on their boots in the rounds
  * from @first on that both have, one value of each a round (the first of
  * the round's), so that a drift over time falls on both alike; the

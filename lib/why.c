@@ -14,6 +14,9 @@
 /* Not classified yet, in the per-set table of kb_why_explain(). */
 #define NOT_TRIED 0xff
 
+/* The fewest rounds an interaction is judged within (else: pooled). */
+#define MIN_BLOCKED_ROUNDS 3
+
 const char *kb_why_answer_name(enum kb_why_answer a)
 {
 	switch (a) {
@@ -115,8 +118,11 @@ static int judge(struct kb_analysis *a, const struct kb_why *w,
 
 /*
  * Does the culprit's effect (base -> base+f) differ at another level of
- * factor g?  Compared on the log scale with the pooled variance; sets p,
- * and leaves significance to the family's adjustment.
+ * factor g?  Compared on the log scale within the rounds all four
+ * variants ran in (kb_analysis_contrast_rounds(): a t-test of the contrasts, n - 1
+ * degrees of freedom), or, with fewer than MIN_BLOCKED_ROUNDS such
+ * rounds, on the cells' means with the pooled variance; sets p, and
+ * leaves significance to the family's adjustment.
  */
 static int interaction(struct kb_analysis *a, struct kb_why_culprit *cu,
 		       unsigned base, unsigned with, size_t g,
@@ -124,8 +130,9 @@ static int interaction(struct kb_analysis *a, struct kb_why_culprit *cu,
 {
 	const struct kb_plan *p = kb_analysis_plan(a);
 	struct kb_why_interaction *in;
-	size_t lv, n0, n1, n2, n3;
-	double m0, m1, m2, m3, var, df, se, t;
+	size_t lv, n0, n1, n2, n3, nr;
+	double m0, m1, m2, m3, var, df, se, t, md, vd;
+	unsigned idx[4];
 	int b2 = -1, w2 = -1, ret;
 
 	/* base and base+f with g at @level */
@@ -159,16 +166,28 @@ static int interaction(struct kb_analysis *a, struct kb_why_culprit *cu,
 	if ((ret = kb_analysis_compare(a, (unsigned)b2, (unsigned)w2, 1,
 				       &in->c, err)))
 		return ret;
-	kb_analysis_log_cell(a, base, &m0, &n0);
-	kb_analysis_log_cell(a, with, &m1, &n1);
-	kb_analysis_log_cell(a, (unsigned)b2, &m2, &n2);
-	kb_analysis_log_cell(a, (unsigned)w2, &m3, &n3);
-	kb_analysis_log_pooled(a, &var, &df);
-	if (!n0 || !n1 || !n2 || !n3 || isnan(var) || df < 1)
-		return 0;
-	in->diff_log = (m3 - m2) - (m1 - m0);
-	se = sqrt(var * (1.0 / (double)n0 + 1.0 / (double)n1 +
-			 1.0 / (double)n2 + 1.0 / (double)n3));
+	idx[0] = base;
+	idx[1] = with;
+	idx[2] = (unsigned)b2;
+	idx[3] = (unsigned)w2;
+	nr = kb_analysis_contrast_rounds(a, idx, &md, &vd);
+	if (nr >= MIN_BLOCKED_ROUNDS && isfinite(vd)) {
+		in->diff_log = md;
+		in->rounds = nr;
+		se = sqrt(vd / (double)nr);
+		df = (double)(nr - 1);
+	} else {
+		kb_analysis_log_cell(a, base, &m0, &n0);
+		kb_analysis_log_cell(a, with, &m1, &n1);
+		kb_analysis_log_cell(a, (unsigned)b2, &m2, &n2);
+		kb_analysis_log_cell(a, (unsigned)w2, &m3, &n3);
+		kb_analysis_log_pooled(a, &var, &df);
+		if (!n0 || !n1 || !n2 || !n3 || isnan(var) || df < 1)
+			return 0;
+		in->diff_log = (m3 - m2) - (m1 - m0);
+		se = sqrt(var * (1.0 / (double)n0 + 1.0 / (double)n1 +
+				 1.0 / (double)n2 + 1.0 / (double)n3));
+	}
 	t = se > 0 ? fabs(in->diff_log) / se : INFINITY;
 	in->p = 2 * kb_stats_t_cdf(-t, df);
 	in->p_adj = in->p;

@@ -98,6 +98,10 @@ struct kb_why_interaction {
 	const char *level;       /* at this level of it ... */
 	struct kb_comparison c;  /* ... the culprit's change is this */
 	double diff_log;         /* log(effect here) - log(effect in context) */
+	size_t rounds;           /* judged within this many rounds, each
+				  * holding the four variants (0: on the
+				  * cells' means, pooled variance: fewer
+				  * than 3 such rounds) */
 	double p;                /* t-test of diff_log = 0 */
 	double p_adj;            /* p, Holm-adjusted over every interaction
 				  * test of the answer */

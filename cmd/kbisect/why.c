@@ -127,6 +127,7 @@ static void why_json(const struct kb_analysis *a, const struct kb_why *w)
 			kb_json_kv_number(j, "change_pct", in->c.change_pct);
 			kb_json_kv_number(j, "p", in->p);
 			kb_json_kv_number(j, "p_adjusted", in->p_adj);
+			kb_json_kv_int(j, "rounds", (long long)in->rounds);
 			kb_json_object_end(j);
 		}
 		kb_json_array_end(j);
@@ -315,8 +316,12 @@ static void why_text(const struct kb_analysis *a, const struct kb_why *w)
 			any = 1;
 			printf("    %s=%s: ", fname(a, in->factor), in->level);
 			print_change(&in->c);
-			printf(" (interaction p = %.2g, Holm-adjusted %.2g)\n",
+			printf(" (interaction p = %.2g, Holm-adjusted %.2g, ",
 			       in->p, in->p_adj);
+			if (in->rounds)
+				printf("within %zu rounds)\n", in->rounds);
+			else
+				printf("on the cells' means: too few rounds hold all four)\n");
 		}
 		if (c->independent)
 			printf("  an independent regression: no other factor changes its effect\n");

@@ -297,6 +297,14 @@ run "$KB" compare 1 0 4 --adaptive --db "$T/guide.db"
 check "compare --adaptive as docs/guide.md shows it: paired within 3 rounds, a regression at the first look" $([ $rc -eq 0 ] &&
 	has "regression    read_iops" "$T/out" && has "n = 3 vs 3 boots, 98.8% CI of the change \[-90.6%, -87.4%\], paired t p = 5.53e-05" "$T/out" &&
 	has "paired within 3 rounds: the paired t test, as at every look of a sequential test" "$T/out"; echo $?)
+# docs/guide.md's why is what why prints after that compare (effects,
+# between them there, boots nothing)
+"$KB" why 1 --db "$T/guide.db" >"$T/why.out" 2>/dev/null
+awk '/^    \$ \.\/kbisect why 1 --db \/tmp\/x.db$/ { on = 1; next }
+	on && /^[^ ]/ { exit } on { sub(/^    /, ""); print }' docs/guide.md |
+	sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' >"$T/why.doc"
+check "docs/guide.md's why is what why prints, interactions within rounds" $(cmp -s "$T/why.doc" "$T/why.out" &&
+	has "within 3 rounds)$" "$T/why.out"; echo $?)
 n=$(sqlite3 "$T/k.db" "select count(*) from analyses where kind in ('why', 'compare', 'main-effect', 'interaction')")
 check "analyses are stored" $([ "$n" -ge 8 ]; echo $?)
 # what works on model experiments only says so and exits 2 on others
