@@ -31,6 +31,7 @@ struct fixture {
 	struct kb_executor *ex;
 	struct kb_kconfig *good, *bad;
 	struct kb_bisect_result *r;
+	int fresh; /* opts.fresh of run(): bisect again in the same store */
 };
 
 static int setup(void **state)
@@ -131,6 +132,7 @@ static int run_adjusted(struct fixture *f, enum kb_bisect_strategy strategy,
 	o.bad_name = "bad.config";
 	o.model_text = kb_model_text(f->model);
 	o.build_salt = kb_model_text(f->model);
+	o.fresh = f->fresh;
 	if (adjust)
 		adjust(&o, arg);
 	kb_bisect_result_free(f->r);
@@ -586,8 +588,10 @@ static void test_bisect__reuses_builds_from_the_store(void **state)
 	builds = f->r->builds;
 	probes = (unsigned)f->r->nprobes;
 	assert_int_equal(builds, probes + 2);
+	/* bisected again (--fresh): every boot afresh, no build done again,
+	 * the same answers from the same numbers */
+	f->fresh = 1;
 	run(f, KB_BISECT_DDMIN);
-	/* same answers from the same numbers, no build done again */
 	assert_int_equal(f->r->nprobes, probes);
 	assert_int_equal(f->r->builds, 0);
 	assert_culprits(f->r, "OPT_02");
@@ -767,8 +771,10 @@ static void test_bisect__probes_cheapest_build_first(void **state)
 	assert_string_equal(kb_bisect_class_name(f->r->probes[0].cls), "good");
 	assert_culprits(f->r, "OPT_00");
 	assert_true(f->r->minimal);
-	/* the same bisection again starts from the same point (the ends come
-	 * from the store now): the same probes, nothing built */
+	/* the same bisection again (--fresh) starts from the same point
+	 * (the ends come from the store now): the same probes, nothing
+	 * built */
+	f->fresh = 1;
 	run_adjusted(f, KB_BISECT_DDMIN, with_weights, w);
 	kb_buf_reset(&first);
 	applied_text(f->r, 0, &first);
@@ -1195,6 +1201,7 @@ static void test_bisect__group_reuses_builds_from_the_store(void **state)
 	run(f, KB_BISECT_GROUP);
 	probes = (unsigned)f->r->nprobes;
 	assert_int_equal(f->r->builds, probes + 2);
+	f->fresh = 1; /* bisected again: the builds from the store */
 	run(f, KB_BISECT_GROUP);
 	assert_int_equal(f->r->nprobes, probes);
 	assert_int_equal(f->r->builds, 0);
@@ -1223,6 +1230,7 @@ static void test_bisect__group_prefers_cheap_builds(void **state)
 	applied_text(f->r, 0, &first);
 	assert_string_equal(first.buf, "OPT_00 OPT_01 OPT_02");
 	assert_culprits(f->r, "OPT_05");
+	f->fresh = 1; /* bisected again, with weights */
 	kb_build_weights_set(w, "OPT_03", 1000);
 	kb_build_weights_set(w, "OPT_04", 1);
 	kb_build_weights_set(w, "OPT_05", 1);
@@ -1379,7 +1387,9 @@ static void test_bisect__probes_boot_over_both_hosts(void **state)
 	f->r = NULL;
 	assert_culprits(one, "OPT_03 OPT_12");
 	/* on two hosts of one speed: the same probes, boots and answer,
-	 * every end's and probe's boots spread over both */
+	 * every end's and probe's boots spread over both (bisected again:
+	 * the hosts are no input of the bisection here, a matrix's) */
+	f->fresh = 1;
 	two_hosts_up(f, &t);
 	run_on_hosts(f, &t);
 	assert_same_answer(f->r, one);
@@ -1417,6 +1427,7 @@ static void test_bisect__lost_host_is_drained_not_a_failed_probe(
 	f->r = NULL;
 	/* b runs 2 boots, then fails 3 and is drained: the rest on a, the
 	 * same answer, and none of b's failures a boot of a probe */
+	f->fresh = 1;
 	two_hosts_up(f, &t);
 	run_on_hosts(f, &t);
 	assert_same_answer(f->r, one);
