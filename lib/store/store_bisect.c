@@ -277,7 +277,7 @@ int kb_store_bisection_answer_find(struct kb_store *s, const char *kind,
 	if (strcmp((const char *)sqlite3_column_text(st, 4), "text") ||
 	    sqlite3_column_int64(st, 5) > (sqlite3_int64)KB_STORE_ANSWER_MAX) {
 		ret = kb_err_set(err, KB_EINPUT,
-				 "bisection %lld in '%s': its stored answer is damaged (not text of at most %u bytes); 'kbisect bisect ... --fresh' bisects again",
+				 "bisection %lld in '%s': its stored answer is damaged (not text of at most %u bytes); --fresh bisects again",
 				 (long long)out->id, s->path,
 				 KB_STORE_ANSWER_MAX);
 		goto out;
