@@ -97,6 +97,10 @@ struct kb_store;
  * levels), with every build, boot and sample; a bisections row and one
  * bisection_steps row per probe (step 1 is the comparison of the ends)
  * with its classification and its change against the good end with CI.
+ * Once done, the bisections row keeps the answer with a digest of the
+ * inputs (lib/bisect_answer.c): the same bisection run again into the
+ * same store returns it (result->stored_at) and builds and boots
+ * nothing, unless opts.fresh.
  */
 
 enum kb_bisect_class {

@@ -25,10 +25,14 @@
 #include "store.h"
 #include "banned.h"
 
-/* The first token of an answer: a new layout gets a new number, and an
- * answer of another layout is bisected afresh, not read (the inputs
- * carry it too). */
+/* The first token of an answer: a new layout gets a new number (and
+ * INPUTS_TAG with it), so that an answer of another layout is never
+ * looked for, let alone read. */
 #define ANSWER_TAG "kbisect-answer-1"
+/* The first line of the inputs hashed: bump it too when the search
+ * changes what it would answer for the same inputs (how it groups,
+ * probes or classifies), so that a rerun does not print an answer the
+ * search of this kbisect would not give. */
 #define INPUTS_TAG "kbisect-inputs-1"
 
 /* ---- the codec -------------------------------------------------------- */
