@@ -224,7 +224,7 @@ void kb_bisect__code_count(struct kb_bisect_codec *c, size_t *v, size_t max)
 {
 	kb_bisect__code_size(c, v, max);
 	/* each item takes a token at least: no more than the text holds */
-	if (!c->out && *v > strlen(c->p)) {
+	if (!c->out && *v > (size_t)(c->end - c->p)) {
 		c->bad = 1;
 		*v = 0;
 	}
@@ -492,7 +492,8 @@ static void code_options(struct kb_bisect_codec *c, struct kb_bisect_result *r)
 char *kb_bisect__options_answer(const struct kb_bisect_result *r)
 {
 	struct kb_buf out = KB_BUF_INIT;
-	struct kb_bisect_codec c = { .out = &out, .p = NULL, .bad = 0 };
+	struct kb_bisect_codec c = { .out = &out, .p = NULL, .end = NULL,
+				     .bad = 0 };
 
 	/* written from a copy: the codec's fields are read, never changed */
 	struct kb_bisect_result copy = *r;
@@ -524,7 +525,8 @@ int kb_bisect__options_stored(struct bisect *b, int *found,
 {
 	struct kb_store_bisection_answer a;
 	struct kb_bisect_result *r = NULL;
-	struct kb_bisect_codec c = { .out = NULL, .p = NULL, .bad = 0 };
+	struct kb_bisect_codec c = { .out = NULL, .p = NULL, .end = NULL,
+				     .bad = 0 };
 	int ret;
 
 	*found = 0;
@@ -535,6 +537,7 @@ int kb_bisect__options_stored(struct bisect *b, int *found,
 		return ret;
 	r = kb_calloc(1, sizeof(*r));
 	c.p = a.answer;
+	c.end = a.answer + strlen(a.answer);
 	code_options(&c, r);
 	if (!c.bad) {
 		const char *tok;

@@ -108,7 +108,8 @@ static void code_commits(struct kb_bisect_codec *c,
 static char *commits_answer(const struct kb_bisect_commits_result *r)
 {
 	struct kb_buf out = KB_BUF_INIT;
-	struct kb_bisect_codec c = { .out = &out, .p = NULL, .bad = 0 };
+	struct kb_bisect_codec c = { .out = &out, .p = NULL, .end = NULL,
+				     .bad = 0 };
 	struct kb_bisect_commits_result copy = *r;
 
 	code_commits(&c, &copy);
@@ -124,7 +125,8 @@ static int commits_stored(struct bisect *b, size_t n,
 {
 	struct kb_store_bisection_answer a;
 	struct kb_bisect_commits_result *r = NULL;
-	struct kb_bisect_codec c = { .out = NULL, .p = NULL, .bad = 0 };
+	struct kb_bisect_codec c = { .out = NULL, .p = NULL, .end = NULL,
+				     .bad = 0 };
 	int ret;
 
 	*out = NULL;
@@ -136,6 +138,7 @@ static int commits_stored(struct bisect *b, size_t n,
 	r = kb_calloc(1, sizeof(*r));
 	r->ncommits = n;
 	c.p = a.answer;
+	c.end = a.answer + strlen(a.answer);
 	code_commits(&c, r);
 	if (!c.bad && *c.p)
 		c.bad = strspn(c.p, " \n") != strlen(c.p);

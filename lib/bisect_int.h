@@ -281,7 +281,8 @@ void kb_bisect__fail(struct bisect *b, const struct kb_err *err);
  */
 struct kb_bisect_codec {
 	struct kb_buf *out; /* writing; NULL: reading */
-	const char *p;      /* reading: what is left */
+	const char *p;      /* reading: what is left ... */
+	const char *end;    /* ... up to here (its NUL) */
 	int bad;            /* reading: not an answer kbisect wrote */
 };
 

@@ -1727,6 +1727,118 @@ static void test_bisect__damaged_answer_is_refused(void **state)
 	}
 }
 
+/* The stored answer of bisection 1, or set it to @text (not NULL). */
+static char *answer_io(struct fixture *f, const char *text)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	char *got = NULL;
+
+	if (sqlite3_open(f->db, &db) != SQLITE_OK)
+		fail_msg("sqlite3_open '%s'", f->db);
+	sqlite3_busy_timeout(db, 5000);
+	if (sqlite3_prepare_v2(db, text ? "UPDATE bisections SET answer = ?"
+					: "SELECT answer FROM bisections",
+			       -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s", sqlite3_errmsg(db));
+	if (text)
+		sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		got = kb_strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return got;
+}
+
+/*
+ * A stored answer changed at random (bytes replaced, cut, tokens
+ * repeated), 400 times: each is refused as damaged or read as an answer
+ * whose every index is in range, never a crash (run under ASan).
+ */
+static void test_bisect__mutated_answers_are_read_or_refused(void **state)
+{
+	struct fixture *f = *state;
+	static const char alphabet[] = " \n=~%0123456789abcdefnanix-+.eE";
+	struct kb_bisect_opts o = KB_BISECT_OPTS_INIT;
+	unsigned long long x = 88172645463325252ull;
+	unsigned read = 0, refused = 0, k;
+	char *orig;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 7\n"
+		      "effects:\n  - when: { OPT_03: y }\n    factor: 0.7\n");
+	f->good = options(8, "n");
+	f->bad = options(8, "y");
+	run(f, KB_BISECT_GROUP);
+	orig = answer_io(f, NULL);
+	assert_non_null(orig);
+	o.metric = kb_model_metric(f->model);
+	o.depends = model_depends;
+	o.depends_arg = f->model;
+	o.good_name = "good.config";
+	o.bad_name = "bad.config";
+	o.model_text = kb_model_text(f->model);
+	o.build_salt = kb_model_text(f->model);
+	for (k = 0; k < 400; k++) {
+		struct kb_err err = KB_ERR_INIT;
+		struct kb_bisect_result *r = NULL;
+		struct kb_buf b = KB_BUF_INIT;
+		size_t n = strlen(orig), at, i, j, len;
+		int ret;
+
+		kb_buf_adds(&b, orig);
+		for (j = 0; j <= k % 3; j++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			at = (size_t)(x % n);
+			len = (size_t)((x >> 20) % 12) + 1;
+			switch ((x >> 40) % 3) {
+			case 0: /* bytes replaced */
+				for (i = at; i < at + len && i < b.len; i++)
+					b.buf[i] = alphabet[(x >> (i % 32)) %
+							    (sizeof(alphabet) - 1)];
+				break;
+			case 1: /* cut there */
+				b.buf[at] = '\0';
+				b.len = at;
+				break;
+			default: /* a stretch repeated */
+				if (at + len <= b.len) {
+					char *dup = kb_strndup(b.buf + at, len);
+
+					kb_buf_adds(&b, dup);
+					free(dup);
+				}
+				break;
+			}
+			n = b.len ? b.len : 1;
+		}
+		free(answer_io(f, b.buf));
+		ret = kb_bisect_options(f->s, f->ex, f->good, f->bad, &o, &r,
+					&err);
+		if (ret == 0) {
+			assert_non_null(r->stored_at);
+			for (i = 0; i < r->nprobes; i++)
+				for (j = 0; j < r->probes[i].napplied; j++)
+					assert_true(r->probes[i].applied[j] <
+						    r->nchanges);
+			for (j = 0; j < r->end.napplied; j++)
+				assert_true(r->end.applied[j] < r->nchanges);
+			read++;
+		} else {
+			assert_int_equal(ret, KB_EINPUT);
+			assert_msg_contains(err.msg, "its stored answer is damaged");
+			refused++;
+		}
+		kb_bisect_result_free(r);
+		kb_buf_release(&b);
+	}
+	free(answer_io(f, orig));
+	free(orig);
+	/* most changes are refused (398 of 400 here); a digit changed reads */
+	assert_true(refused > 200);
+	assert_int_equal(read + refused, 400);
+	assert_int_equal(db_int(f, "SELECT count(*) FROM bisections"), 1);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
@@ -1773,6 +1885,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_bisect__changed_inputs_are_a_new_bisection),
 	T(test_bisect__unfinished_bisection_answers_nothing),
 	T(test_bisect__damaged_answer_is_refused),
+	T(test_bisect__mutated_answers_are_read_or_refused),
 };
 
 KB_TEST_MAIN(tests)
