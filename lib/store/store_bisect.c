@@ -233,6 +233,14 @@ int kb_store_bisection_answer_put(struct kb_store *s, int64_t id,
 	return ret;
 }
 
+/* The latest finished bisection of a kind with these inputs: found by
+ * the index on inputs (kb_store_read_plans() checks it). */
+const char store_sql_bisection_answer[] =
+	"SELECT id, experiment_id, created_at, answer, typeof(answer),"
+	" length(CAST(answer AS BLOB)) FROM bisections"
+	" WHERE inputs = ? AND kind = ? AND state = 'done'"
+	" AND answer IS NOT NULL ORDER BY id DESC LIMIT 1";
+
 void kb_store_bisection_answer_release(struct kb_store_bisection_answer *a)
 {
 	if (!a)
@@ -253,13 +261,7 @@ int kb_store_bisection_answer_find(struct kb_store *s, const char *kind,
 	memset(out, 0, sizeof(*out));
 	if (kb_store_version(s) < STORE_VERSION_ANSWERS)
 		return KB_ENOTFOUND;
-	ret = store_prepare(s,
-			    "SELECT id, experiment_id, created_at, answer,"
-			    " typeof(answer), length(CAST(answer AS BLOB))"
-			    " FROM bisections WHERE inputs = ? AND kind = ?"
-			    " AND state = 'done' AND answer IS NOT NULL"
-			    " ORDER BY id DESC LIMIT 1",
-			    &st, err);
+	ret = store_prepare(s, store_sql_bisection_answer, &st, err);
 	if (ret)
 		return ret;
 	store_bind_text(st, 1, inputs);

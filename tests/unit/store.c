@@ -2113,6 +2113,9 @@ static void test_store__reads_of_an_experiment_search_indexes(void **state)
 	assert_non_null(strstr(read_plan(p, n, "failures"), "boots_failed"));
 	assert_non_null(strstr(read_plan(p, n, "boot-means"),
 			       "INDEX sqlite_autoindex_samples_1"));
+	/* db/0015: a rerun finds its answer by the inputs' index */
+	assert_non_null(strstr(read_plan(p, n, "bisection-answer"),
+			       "INDEX bisections_inputs"));
 	kb_store_read_plans_free(p, n);
 	kb_store_close(s);
 }
