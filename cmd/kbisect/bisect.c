@@ -950,7 +950,10 @@ static const struct cmd bisect_commits_entry = {
 		"effect against its parent, or the range of candidates.  Without\n"
 		"--model, kernels are built from source and booted through libvirt.\n"
 		"Either way the boots go over every host of the matrix as for\n"
-		"`bisect options`, a host that fails 3 boots in a row drained.\n",
+		"`bisect options`, a host that fails 3 boots in a row drained.\n"
+		"The same bisection run again into the same database answers\n"
+		"from the one that finished before, as `bisect options` does\n"
+		"(--fresh bisects again).\n",
 	.epilog = "Example:\n"
 		  "  kbisect bisect commits --good v6.1 --bad v6.2 --matrix m.yaml\n",
 };
