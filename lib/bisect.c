@@ -667,16 +667,27 @@ int kb_bisect_options(struct kb_store *s, struct kb_executor *ex,
 {
 	struct bisect b;
 	size_t *cur = NULL, ncur, i;
-	char *result = NULL;
-	int ret;
+	char *result = NULL, *answer = NULL;
+	int ret, stored = 0;
 
 	*out = NULL;
 	if ((ret = kb_bisect__check_opts(o, err)))
 		return ret;
 	kb_bisect__init(&b, s, ex, o);
 	collect_names(&b, good, bad);
-	if ((ret = make_changes(&b, err)) || (ret = start(&b, err)) ||
-	    (ret = confirm(&b, err)))
+	if ((ret = make_changes(&b, err)))
+		goto out;
+	/* the same bisection finished before answers: nothing built or
+	 * booted (opts.fresh bisects again) */
+	kb_bisect__options_inputs(&b);
+	if ((ret = kb_bisect__options_stored(&b, &stored, err)))
+		goto out;
+	if (stored) {
+		*out = b.r;
+		b.r = NULL;
+		goto out;
+	}
+	if ((ret = start(&b, err)) || (ret = confirm(&b, err)))
 		goto out;
 	b.r->complete = 1;
 	if (b.r->reproduced) {
@@ -699,13 +710,16 @@ int kb_bisect_options(struct kb_store *s, struct kb_executor *ex,
 	} else {
 		result = kb_bisect__unreproduced(&b);
 	}
-	if ((ret = kb_bisect__finish(&b, result, err)))
+	answer = kb_bisect__options_answer(b.r);
+	if ((ret = kb_bisect__answer_keep(&b, answer, err)) ||
+	    (ret = kb_bisect__finish(&b, result, err)))
 		goto out;
 	*out = b.r;
 	b.r = NULL;
 out:
 	if (ret)
 		kb_bisect__fail(&b, err);
+	free(answer);
 	free(result);
 	free(cur);
 	kb_bisect_result_free(b.r);

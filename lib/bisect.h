@@ -97,6 +97,10 @@ struct kb_store;
  * levels), with every build, boot and sample; a bisections row and one
  * bisection_steps row per probe (step 1 is the comparison of the ends)
  * with its classification and its change against the good end with CI.
+ * Once done, the bisections row keeps the answer with a digest of the
+ * inputs (lib/bisect_answer.c): the same bisection run again into the
+ * same store returns it (result->stored_at) and builds and boots
+ * nothing, unless opts.fresh.
  */
 
 enum kb_bisect_class {
@@ -222,11 +226,20 @@ struct kb_bisect_opts {
 	/* set to the experiment's id as soon as it is stored, before any
 	 * boot (the real executor names guests by it); may be NULL */
 	int64_t *experiment_id;
+	/* 0: a bisection whose inputs match a finished one stored in the
+	 * database (the ends by content, matrix, model, salt, settings,
+	 * the options above that decide the search, the order seed)
+	 * answers from it: nothing built or booted (result->stored_at);
+	 * 1: bisect again, every boot afresh (stored builds still reused),
+	 * as after the host drifted.  A stored bisection that did not
+	 * finish (stopped, failed, killed) answers nothing */
+	int fresh;
 };
 #define KB_BISECT_OPTS_INIT                                               \
 	{ .metric = NULL, .higher_is_better = 1, .boots = 3,               \
 	  .runs_per_boot = 1, .max_boots = 10, .threshold_pct = 5.0,       \
-	  .alpha = 0.05, .max_probes = 0, .strategy = KB_BISECT_GROUP }
+	  .alpha = 0.05, .max_probes = 0, .strategy = KB_BISECT_GROUP,    \
+	  .fresh = 0 }
 
 struct kb_bisect_result {
 	int reproduced;               /* the ends differ: a regression */
@@ -273,6 +286,11 @@ struct kb_bisect_result {
 	struct kb_bisect_probe end;   /* the bad end as step 1 */
 	int64_t experiment;           /* made for the bisection */
 	int64_t bisection;            /* its bisections row */
+	char *stored_at;              /* NULL: bisected now; else the answer
+				       * of the finished bisection above,
+				       * stored then (opts.fresh 0): nothing
+				       * was built or booted now, and the
+				       * counts above are that one's */
 };
 
 void kb_bisect_result_free(struct kb_bisect_result *r);

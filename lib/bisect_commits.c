@@ -15,6 +15,7 @@
 #include "matrix.h"
 #include "mem.h"
 #include "sha256.h"
+#include "store_bisect.h"
 #include "variant.h"
 #include "banned.h"
 
@@ -34,7 +35,127 @@ void kb_bisect_commits_result_free(struct kb_bisect_commits_result *r)
 		return;
 	kb_bisect__probes_free(r->probes, r->nprobes);
 	kb_bisect__probe_release(&r->end);
+	free(r->stored_at);
 	free(r);
+}
+
+/* ---- the answer kept for a rerun (bisect_int.h) ----------------------- */
+
+#define COMMITS_ANSWER_TAG "kbisect-answer-1"
+
+/* What decides a commit bisection: the shared inputs and the commits. */
+static void commits_inputs(struct bisect *b, const struct kb_bisect_commit *c,
+			   size_t n)
+{
+	struct kb_buf text = KB_BUF_INIT;
+	size_t i;
+
+	kb_bisect__inputs_begin(b, "commits", &text);
+	kb_buf_addf(&text, "commits %zu\n", n);
+	for (i = 0; i < n; i++)
+		kb_bisect__inputs_str(&text, c[i].sha);
+	kb_bisect__inputs_end(b, &text);
+	kb_buf_release(&text);
+}
+
+/*
+ * Every field of struct kb_bisect_commits_result but the ids and
+ * stored_at; a field added is coded here too (the size check fails
+ * until it is, LP64).
+ */
+#if defined(__LP64__)
+_Static_assert(sizeof(struct kb_bisect_commits_result) == 496,
+	       "a field of struct kb_bisect_commits_result is kept in the answer: code it in code_commits() (lib/bisect_commits.c), bump its tag, then set this size");
+#endif
+
+static void code_commits(struct kb_bisect_codec *c,
+			 struct kb_bisect_commits_result *r)
+{
+	size_t n = r->ncommits;
+	long max = n ? (long)n - 1 : 0;
+	int verdict = (int)r->effect_verdict;
+
+	kb_bisect__code_tag(c, COMMITS_ANSWER_TAG);
+	kb_bisect__code_tag(c, "commits");
+	kb_bisect__code_size(c, &r->ncommits, n);
+	kb_bisect__code_int(c, &r->reproduced, 0, 1);
+	kb_bisect__code_comparison(c, &r->ends);
+	kb_bisect__code_long(c, &r->first_bad, -1, max);
+	kb_bisect__code_size(c, &r->cand_first, (size_t)max);
+	kb_bisect__code_size(c, &r->cand_last, (size_t)max);
+	kb_bisect__code_size(c, &r->last_good, (size_t)max);
+	kb_bisect__code_real(c, &r->change_pct);
+	kb_bisect__code_real(c, &r->ci_low);
+	kb_bisect__code_real(c, &r->ci_high);
+	kb_bisect__code_uint(c, &r->effect_boots);
+	kb_bisect__code_int(c, &r->confirmed, 0, 1);
+	kb_bisect__code_int(c, &verdict, KB_VERDICT_NO_CHANGE,
+			    KB_VERDICT_INCONCLUSIVE);
+	r->effect_verdict = (enum kb_verdict)verdict;
+	kb_bisect__code_int(c, &r->complete, 0, 1);
+	kb_bisect__code_tag(c, "spent");
+	kb_bisect__code_uint(c, &r->builds);
+	kb_bisect__code_uint(c, &r->boots);
+	kb_bisect__code_uint(c, &r->runs);
+	kb_bisect__code_probes(c, &r->probes, &r->nprobes, 0, n);
+	kb_bisect__code_tag(c, "end");
+	kb_bisect__code_probe(c, &r->end, 0, n);
+	kb_bisect__code_tag(c, "eof");
+	if (r->cand_first > r->cand_last)
+		c->bad = 1;
+}
+
+static char *commits_answer(const struct kb_bisect_commits_result *r)
+{
+	struct kb_buf out = KB_BUF_INIT;
+	struct kb_bisect_codec c = { .out = &out, .p = NULL, .end = NULL,
+				     .bad = 0 };
+	struct kb_bisect_commits_result copy = *r;
+
+	code_commits(&c, &copy);
+	kb_buf_addch(&out, '\n');
+	return kb_buf_detach(&out);
+}
+
+/* The stored answer of the same commit bisection into *@out, when there
+ * is one (*@out NULL when not). */
+static int commits_stored(struct bisect *b, size_t n,
+			  struct kb_bisect_commits_result **out,
+			  struct kb_err *err)
+{
+	struct kb_store_bisection_answer a;
+	struct kb_bisect_commits_result *r = NULL;
+	struct kb_bisect_codec c = { .out = NULL, .p = NULL, .end = NULL,
+				     .bad = 0 };
+	int ret;
+
+	*out = NULL;
+	ret = kb_bisect__answer_find(b, "commits", &a, err);
+	if (ret == KB_ENOTFOUND)
+		return 0;
+	if (ret)
+		return ret;
+	r = kb_calloc(1, sizeof(*r));
+	r->ncommits = n;
+	c.p = a.answer;
+	c.end = a.answer + strlen(a.answer);
+	code_commits(&c, r);
+	if (!c.bad && *c.p)
+		c.bad = strspn(c.p, " \n") != strlen(c.p);
+	if (c.bad) {
+		ret = kb_bisect__answer_damaged(b, &a, "not an answer this kbisect wrote", err);
+		goto out;
+	}
+	r->experiment = a.experiment_id;
+	r->bisection = a.id;
+	r->stored_at = a.created_at;
+	a.created_at = NULL;
+	*out = r;
+	r = NULL;
+out:
+	kb_bisect_commits_result_free(r);
+	kb_store_bisection_answer_release(&a);
+	return ret;
 }
 
 void kb_bisect_test_result_release(struct kb_bisect_test_result *r)
@@ -284,7 +405,7 @@ int kb_bisect_commits(struct kb_store *s, struct kb_executor *ex,
 	struct bisect b;
 	struct csearch cs;
 	struct kb_bisect_commits_result *cr = NULL;
-	char *result = NULL;
+	char *result = NULL, *answer = NULL;
 	size_t i, lo = 0, hi = 0;
 	int ret;
 
@@ -296,6 +417,14 @@ int kb_bisect_commits(struct kb_store *s, struct kb_executor *ex,
 				  "bisecting commits needs a good and a bad commit, found %zu commits",
 				  n);
 	commit_bisect_init(&b, s, ex, o);
+	/* the same bisection finished before answers: nothing built or
+	 * booted (opts.fresh bisects again) */
+	commits_inputs(&b, commits, n);
+	if ((ret = commits_stored(&b, n, out, err)) || *out) {
+		kb_bisect_result_free(b.r);
+		kb_bisect__release(&b);
+		return ret;
+	}
 	memset(&cs, 0, sizeof(cs));
 	cs.commits = commits;
 	cs.n = n;
@@ -319,8 +448,6 @@ int kb_bisect_commits(struct kb_store *s, struct kb_executor *ex,
 	} else {
 		result = kb_bisect__unreproduced(&b);
 	}
-	if ((ret = kb_bisect__finish(&b, result, err)))
-		goto out;
 	cr->reproduced = b.r->reproduced;
 	cr->ends = b.r->ends;
 	cr->end = b.r->end;
@@ -330,11 +457,16 @@ int kb_bisect_commits(struct kb_store *s, struct kb_executor *ex,
 	cr->runs = b.r->runs;
 	cr->experiment = b.r->experiment;
 	cr->bisection = b.r->bisection;
+	answer = commits_answer(cr);
+	if ((ret = kb_bisect__answer_keep(&b, answer, err)) ||
+	    (ret = kb_bisect__finish(&b, result, err)))
+		goto out;
 	*out = cr;
 	cr = NULL;
 out:
 	if (ret)
 		kb_bisect__fail(&b, err);
+	free(answer);
 	free(result);
 	free(cs.point_of);
 	kb_bisect_commits_result_free(cr);

@@ -29,6 +29,10 @@ struct kb_store;
  * candidates.  The ends are compared first (a regression that does not
  * reproduce is reported, not bisected) and topped up to max_boots.
  *
+ * The same commits bisected again into the same database answer from
+ * the bisection that finished before, as option bisection does
+ * (bisect.h, opts.fresh).
+ *
  * Stored like option bisection: an experiment (design "bisect-commits")
  * with the good end as variant 0, the bad end as variant 1 and each
  * probe as a further variant (its settings, kernel.rev the commit), a
@@ -63,6 +67,10 @@ struct kb_bisect_commits_result {
 	struct kb_bisect_probe end; /* the bad end as step 1 */
 	int64_t experiment;         /* made for the bisection */
 	int64_t bisection;          /* its bisections row */
+	char *stored_at;            /* NULL: bisected now; else the answer of
+				     * the finished bisection above, stored
+				     * then (opts.fresh 0): nothing built or
+				     * booted now, the counts that one's */
 };
 
 void kb_bisect_commits_result_free(struct kb_bisect_commits_result *r);

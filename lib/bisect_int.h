@@ -16,12 +16,15 @@
 #include <stdint.h>
 
 #include "bisect.h"
+#include "buf.h"
 #include "compare.h"
+#include "sha256.h"
 #include "variant.h"
 
 struct kb_err;
 struct kb_executor;
 struct kb_store;
+struct kb_store_bisection_answer;
 
 /*
  * Wald's bound for a probe's evidence: log((1 - beta) / alpha) with
@@ -93,6 +96,9 @@ struct bisect {
 				   * (open addressing, bisect_probe.c) */
 	size_t ncache;            /* its slots, a power of two (or 0) */
 	size_t ncached;           /* slots in use */
+
+	char inputs[KB_SHA256_HEX_LEN + 1]; /* the digest of what decides
+				   * the bisection (bisect_answer.c), or "" */
 };
 
 /* Fill @b for a bisection with @o on @ex into @s, with an empty result
@@ -261,5 +267,84 @@ int kb_bisect__finish(struct bisect *b, const char *result,
 /* Mark the bisection and the experiment, those stored, failed with
  * @err's message. */
 void kb_bisect__fail(struct bisect *b, const struct kb_err *err);
+
+/* ---- the answer kept for a rerun (bisect_answer.c) --------------------- */
+
+/*
+ * A finished bisection keeps its answer with the digest of its inputs;
+ * the same bisection run again into the same database (opts.fresh 0)
+ * answers from it and builds and boots nothing.  The answer is a text
+ * of whitespace-separated tokens written and read by the same code (a
+ * codec: one function per struct, each field coded in turn), so that
+ * what is read is what was written; a text kbisect did not write (a
+ * damaged database) is refused, never printed.
+ */
+struct kb_bisect_codec {
+	struct kb_buf *out; /* writing; NULL: reading */
+	const char *p;      /* reading: what is left ... */
+	const char *end;    /* ... up to here (its NUL) */
+	int bad;            /* reading: not an answer kbisect wrote */
+};
+
+/* Code one field (write *v, or read it into *v).  Read: a number out
+ * of its range, a missing token, or a string that is NULL where it may
+ * not be sets c->bad and leaves *v 0 (strings NULL). */
+void kb_bisect__code_tag(struct kb_bisect_codec *c, const char *tag);
+void kb_bisect__code_size(struct kb_bisect_codec *c, size_t *v, size_t max);
+void kb_bisect__code_uint(struct kb_bisect_codec *c, unsigned *v);
+void kb_bisect__code_int(struct kb_bisect_codec *c, int *v, int lo, int hi);
+void kb_bisect__code_long(struct kb_bisect_codec *c, long *v, long lo,
+			  long hi);
+void kb_bisect__code_real(struct kb_bisect_codec *c, double *v);
+void kb_bisect__code_str(struct kb_bisect_codec *c, char **v, int nullable);
+void kb_bisect__code_comparison(struct kb_bisect_codec *c,
+				struct kb_comparison *v);
+/* A count of items that follow, at most @max (and, read, no more than
+ * the tokens left): *@v. */
+void kb_bisect__code_count(struct kb_bisect_codec *c, size_t *v, size_t max);
+/* Probe @p, its applied changes indexes below @nchanges, its commit
+ * below @ncommits (at least 1). */
+void kb_bisect__code_probe(struct kb_bisect_codec *c,
+			   struct kb_bisect_probe *p, size_t nchanges,
+			   size_t ncommits);
+/* The probes: *@n of them at *@probes (read: allocated). */
+void kb_bisect__code_probes(struct kb_bisect_codec *c,
+			    struct kb_bisect_probe **probes, size_t *n,
+			    size_t nchanges, size_t ncommits);
+
+/* Start the inputs of a bisection of @kind: what both kinds share (the
+ * options of the search, the order seed, matrix, model, salt and
+ * settings); the caller adds its ends and hashes them into b->inputs
+ * with kb_bisect__inputs_end(). */
+void kb_bisect__inputs_begin(const struct bisect *b, const char *kind,
+			     struct kb_buf *text);
+void kb_bisect__inputs_str(struct kb_buf *text, const char *s);
+void kb_bisect__inputs_end(struct bisect *b, struct kb_buf *text);
+
+/* The finished bisection of @kind with b->inputs: 0 with *@a (caller
+ * releases), KB_ENOTFOUND when none is stored (or opts.fresh), another
+ * error when the store fails or its answer is damaged. */
+int kb_bisect__answer_find(struct bisect *b, const char *kind,
+			   struct kb_store_bisection_answer *a,
+			   struct kb_err *err);
+
+/* Keep @answer with b->r->bisection for a rerun. */
+int kb_bisect__answer_keep(struct bisect *b, const char *answer,
+			   struct kb_err *err);
+
+/* The message of a stored answer that is not one kbisect wrote. */
+int kb_bisect__answer_damaged(const struct bisect *b,
+			      const struct kb_store_bisection_answer *a,
+			      const char *why, struct kb_err *err);
+
+/* Option bisection: the inputs of b (its ends by every option's levels,
+ * its change groups) into b->inputs; the answer of result @r as text
+ * (caller frees); and the stored answer, when there is one, read into
+ * b->r (*found 1; b->r replaced, experiment and bisection the stored
+ * one's, stored_at set). */
+void kb_bisect__options_inputs(struct bisect *b);
+char *kb_bisect__options_answer(const struct kb_bisect_result *r);
+int kb_bisect__options_stored(struct bisect *b, int *found,
+			      struct kb_err *err);
 
 #endif

@@ -88,6 +88,7 @@ void kb_bisect_result_free(struct kb_bisect_result *r)
 	free(r->culprits);
 	kb_bisect__probes_free(r->probes, r->nprobes);
 	kb_bisect__probe_release(&r->end);
+	free(r->stored_at);
 	free(r);
 }
 

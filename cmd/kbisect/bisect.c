@@ -119,8 +119,27 @@ static void print_unsettled(const struct kb_bisect_result *r,
 		       rest == 1 ? "it" : "them");
 }
 
+/* A rerun answered from the stored bisection: say so, once. */
+static void print_stored(const char *stored_at, int64_t bisection)
+{
+	if (stored_at)
+		printf("stored answer: bisection %lld of %s, nothing built or booted now (--fresh bisects again); what it spent:\n",
+		       (long long)bisection, stored_at);
+}
+
+static void json_stored(struct kb_json *j, const char *stored_at)
+{
+	if (stored_at) {
+		kb_json_kv_string(j, "stored_at", stored_at);
+		return;
+	}
+	kb_json_key(j, "stored_at");
+	kb_json_null(j);
+}
+
 static void print_spent(const struct kb_bisect_result *r)
 {
+	print_stored(r->stored_at, r->bisection);
 	printf("spent: %u builds", r->builds);
 	if (r->builds_cached)
 		printf(" (and %u kernels found in the build cache)",
@@ -309,6 +328,7 @@ static void print_json(const struct kb_bisect_result *r, const char *metric,
 	kb_json_kv_int(j, "builds_cached", r->builds_cached);
 	kb_json_kv_int(j, "boots", r->boots);
 	kb_json_kv_int(j, "runs", r->runs);
+	json_stored(j, r->stored_at);
 	kb_json_key(j, "probes");
 	kb_json_array_begin(j);
 	for (i = 0; i < r->nprobes; i++)
@@ -333,6 +353,7 @@ struct bisect_args {
 	const char *good;
 	const char *bad;
 	const char *matrix;
+	int fresh;
 };
 
 static const struct kb_opt bisect_options_opts[] = {
@@ -343,6 +364,8 @@ static const struct kb_opt bisect_options_opts[] = {
 	KB_OPT_STRING(struct bisect_args, matrix, 0, "matrix", "M",
 		      "the kernel tree (source.tree, kernel.rev), guest, workload, repeat and compare settings; required without --model (with it, the model's metric and defaults of 3 boots, up to 10, threshold 5%, alpha 0.05)"),
 	KB_OPT_MODEL("run on the performance-model executor (docs/model.md) instead of kernels built from source.tree and booted through libvirt"),
+		KB_OPT_BOOL(struct bisect_args, fresh, 0, "fresh",
+		    "bisect again, every end and probe booted afresh (stored builds reused), even when the same bisection finished before in this database: after the host drifted"),
 	KB_OPT_DB,
 	KB_OPT_JSON("print the answer and the probes as JSON"),
 	KB_OPT_QUIET("no progress on stderr"),
@@ -375,7 +398,13 @@ static const struct cmd bisect_options_entry = {
 		"otherwise it is reported as not minimised, with the probes left\n"
 		"inconclusive and the boots that would likely settle them.\n"
 		"Everything is stored as an experiment with a bisection and its\n"
-		"steps (view v_bisection).  See docs/bisect.md.\n"
+		"steps (view v_bisection).  The same bisection run again into the\n"
+		"same database (the same ends by content, matrix or model, and\n"
+		"search settings) prints the answer of the one that finished\n"
+		"before, saying so, and builds and boots nothing; --fresh bisects\n"
+		"again with every boot afresh (the builds stored are reused), as\n"
+		"after the host drifted.  A bisection that did not finish answers\n"
+		"nothing: it is bisected again.  See docs/bisect.md.\n"
 		"\n"
 		"On real kernels (no --model), both .configs are first resolved by\n"
 		"the tree's own Kconfig (olddefconfig in source.tree, at kernel.rev\n"
@@ -682,6 +711,7 @@ static int bisect_options(const struct kb_args *args)
 	bo.stop = &cmd_stop_signal;
 	bo.good_name = good_path;
 	bo.bad_name = bad_path;
+	bo.fresh = o->fresh;
 	bo.progress = on_probe;
 	bo.progress_arg = &show;
 	if (!show.quiet)
@@ -801,6 +831,7 @@ static void commits_text(const struct kb_bisect_commits_result *r,
 			       r->effect_boots,
 			       kb_verdict_name(r->effect_verdict));
 	}
+	print_stored(r->stored_at, r->bisection);
 	printf("spent: %u builds, %u boots, %u runs; %zu probes\n", r->builds,
 	       r->boots, r->runs, r->nprobes);
 	printf("\n%5s  %-8s %8s  %-17s %5s  %s\n", "step", "class", "change",
@@ -859,6 +890,7 @@ static void commits_json(const struct kb_bisect_commits_result *r,
 	kb_json_kv_int(j, "builds", r->builds);
 	kb_json_kv_int(j, "boots", r->boots);
 	kb_json_kv_int(j, "runs", r->runs);
+	json_stored(j, r->stored_at);
 	kb_json_key(j, "probes");
 	kb_json_array_begin(j);
 	for (i = 0; i < r->nprobes; i++) {
@@ -893,6 +925,8 @@ static const struct kb_opt bisect_commits_opts[] = {
 	KB_OPT_STRING_REQUIRED(struct bisect_args, matrix, "matrix", "M",
 			       "the matrix whose baseline variant each probe builds, boots and measures"),
 	KB_OPT_MODEL("run on the performance-model executor (docs/model.md) instead of kernels built from source and booted through libvirt"),
+		KB_OPT_BOOL(struct bisect_args, fresh, 0, "fresh",
+		    "bisect again, every end and probe booted afresh (stored builds reused), even when the same bisection finished before in this database: after the host drifted"),
 	KB_OPT_DB,
 	KB_OPT_JSON("print the answer and the probes as JSON"),
 	KB_OPT_QUIET("no progress on stderr"),
@@ -916,7 +950,10 @@ static const struct cmd bisect_commits_entry = {
 		"effect against its parent, or the range of candidates.  Without\n"
 		"--model, kernels are built from source and booted through libvirt.\n"
 		"Either way the boots go over every host of the matrix as for\n"
-		"`bisect options`, a host that fails 3 boots in a row drained.\n",
+		"`bisect options`, a host that fails 3 boots in a row drained.\n"
+		"The same bisection run again into the same database answers\n"
+		"from the one that finished before, as `bisect options` does\n"
+		"(--fresh bisects again).\n",
 	.epilog = "Example:\n"
 		  "  kbisect bisect commits --good v6.1 --bad v6.2 --matrix m.yaml\n",
 };
@@ -968,6 +1005,7 @@ static int bisect_commits(const struct kb_args *args)
 	cmd_commit_opts(m, &env, &bo);
 	bo.good_name = good;
 	bo.bad_name = bad;
+	bo.fresh = o->fresh;
 	bo.on_commit = on_commit;
 	show.commits = commits;
 	bo.progress_arg = &show;

@@ -884,6 +884,11 @@ const char *kb_store_tag(const struct kb_store *s)
 	return s->tag[0] ? s->tag : NULL;
 }
 
+const char *kb_store_path(const struct kb_store *s)
+{
+	return s->path;
+}
+
 unsigned kb_store_version(const struct kb_store *s)
 {
 	return s->version;

@@ -105,6 +105,9 @@ int kb_store_read_only(const struct kb_store *s);
 #define KB_STORE_TAG_LEN 6
 const char *kb_store_tag(const struct kb_store *s);
 
+/* The path the store was opened at (as given). */
+const char *kb_store_path(const struct kb_store *s);
+
 /* The schema version of the open database, and the latest one known. */
 unsigned kb_store_version(const struct kb_store *s);
 unsigned kb_store_latest_version(void);

@@ -247,6 +247,7 @@ static const struct {
 	{ "host-boots", store_sql_host_boots },
 	{ "host-events", store_sql_host_events },
 	{ "boot-hosts", store_sql_boot_hosts },
+	{ "bisection-answer", store_sql_bisection_answer },
 };
 
 void kb_store_read_plans_free(struct kb_store_read_plan *p, size_t n)

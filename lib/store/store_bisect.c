@@ -2,7 +2,8 @@
  * The store's bisections (db/0002): each probe is one more variant of the
  * bisection's experiment, measured like any other; a bisection row holds
  * the two ends and the result, and one step row per probe its verdict
- * (lib/bisect.c, cmd/kbisect/bisect.c).
+ * (lib/bisect.c, cmd/kbisect/bisect.c); since db/0015, the answer of a
+ * finished one, found again by the digest of its inputs.
  */
 #include "store.h"
 
@@ -13,6 +14,9 @@
 #include "mem.h"
 #include "store_int.h"
 #include "banned.h"
+
+/* The version whose bisections keep their answers (db/0015). */
+#define STORE_VERSION_ANSWERS 15
 
 int kb_store_variant_add(struct kb_store *s, int64_t exp,
 			 const struct kb_variant *v, struct kb_err *err)
@@ -201,5 +205,94 @@ int kb_store_bisection_get(struct kb_store *s, int64_t id,
 out:
 	sqlite3_finalize(st);
 	kb_store_bisection_release(&b);
+	return ret;
+}
+
+int kb_store_bisection_answer_put(struct kb_store *s, int64_t id,
+				  const char *inputs, const char *answer,
+				  struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int ret;
+
+	if (kb_store_version(s) < STORE_VERSION_ANSWERS ||
+	    strlen(answer) > KB_STORE_ANSWER_MAX)
+		return 0;
+	ret = store_prepare(s,
+			    "UPDATE bisections SET inputs = ?, answer = ?"
+			    " WHERE id = ?",
+			    &st, err);
+	if (ret)
+		return ret;
+	store_bind_text(st, 1, inputs);
+	store_bind_text(st, 2, answer);
+	sqlite3_bind_int64(st, 3, id);
+	ret = store_step_update(s, st, err, "keep the answer of",
+				"bisection %lld", (long long)id);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* The latest finished bisection of a kind with these inputs: found by
+ * the index on inputs (kb_store_read_plans() checks it). */
+const char store_sql_bisection_answer[] =
+	"SELECT id, experiment_id, created_at, answer, typeof(answer),"
+	" length(CAST(answer AS BLOB)) FROM bisections"
+	" WHERE inputs = ? AND kind = ? AND state = 'done'"
+	" AND answer IS NOT NULL ORDER BY id DESC LIMIT 1";
+
+void kb_store_bisection_answer_release(struct kb_store_bisection_answer *a)
+{
+	if (!a)
+		return;
+	free(a->created_at);
+	free(a->answer);
+	memset(a, 0, sizeof(*a));
+}
+
+int kb_store_bisection_answer_find(struct kb_store *s, const char *kind,
+				   const char *inputs,
+				   struct kb_store_bisection_answer *out,
+				   struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int found = 0, ret;
+
+	memset(out, 0, sizeof(*out));
+	if (kb_store_version(s) < STORE_VERSION_ANSWERS)
+		return KB_ENOTFOUND;
+	ret = store_prepare(s, store_sql_bisection_answer, &st, err);
+	if (ret)
+		return ret;
+	store_bind_text(st, 1, inputs);
+	store_bind_text(st, 2, kind);
+	if ((ret = store_step_maybe(s, st, &found, err,
+				    "cannot look for a finished bisection in '%s'",
+				    s->path)))
+		goto out;
+	if (!found) {
+		ret = KB_ENOTFOUND;
+		goto out;
+	}
+	out->id = sqlite3_column_int64(st, 0);
+	out->experiment_id = sqlite3_column_int64(st, 1);
+	if (strcmp((const char *)sqlite3_column_text(st, 4), "text") ||
+	    sqlite3_column_int64(st, 5) > (sqlite3_int64)KB_STORE_ANSWER_MAX) {
+		ret = kb_err_set(err, KB_EINPUT,
+				 "bisection %lld in '%s': its stored answer is damaged (not text of at most %u bytes); --fresh bisects again",
+				 (long long)out->id, s->path,
+				 KB_STORE_ANSWER_MAX);
+		goto out;
+	}
+	out->created_at = store_column_strdup(st, 2);
+	if (!out->created_at)
+		out->created_at = kb_strdup("an unknown date");
+	out->answer = store_column_strdup(st, 3);
+	if (!out->answer)
+		out->answer = kb_strdup("");
+out:
+	sqlite3_finalize(st);
+	if (ret)
+		kb_store_bisection_answer_release(out);
 	return ret;
 }

@@ -71,4 +71,37 @@ void kb_store_bisection_release(struct kb_store_bisection *b);
 int kb_store_bisection_get(struct kb_store *s, int64_t id,
 			   struct kb_store_bisection *out, struct kb_err *err);
 
+/*
+ * Keep the answer of bisection @id for a rerun: @inputs, the SHA-256
+ * (hex) of what decides it, and @answer, the answer as text
+ * (lib/bisect_answer.c), found again by kb_store_bisection_answer_find()
+ * once the bisection is done.  A database kept at a version before
+ * db/0015 has no place for them, and an answer longer than
+ * KB_STORE_ANSWER_MAX is not kept: then nothing is (returns 0).
+ */
+#define KB_STORE_ANSWER_MAX (64u << 20)
+int kb_store_bisection_answer_put(struct kb_store *s, int64_t id,
+				  const char *inputs, const char *answer,
+				  struct kb_err *err);
+
+/* A finished bisection's answer, as kept (strings owned). */
+struct kb_store_bisection_answer {
+	int64_t id, experiment_id;
+	char *created_at; /* when the bisection started */
+	char *answer;     /* its text */
+};
+void kb_store_bisection_answer_release(struct kb_store_bisection_answer *a);
+
+/*
+ * The latest bisection of @kind whose inputs are @inputs, done, with its
+ * answer kept, into *@out (caller releases); KB_ENOTFOUND when there is
+ * none (always, in a database before db/0015).  KB_EINPUT when that
+ * answer is not text or longer than KB_STORE_ANSWER_MAX (a damaged
+ * database).
+ */
+int kb_store_bisection_answer_find(struct kb_store *s, const char *kind,
+				   const char *inputs,
+				   struct kb_store_bisection_answer *out,
+				   struct kb_err *err);
+
 #endif

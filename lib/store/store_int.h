@@ -225,6 +225,7 @@ extern const char store_sql_export[];
 extern const char store_sql_host_boots[];
 extern const char store_sql_host_events[];
 extern const char store_sql_boot_hosts[];
+extern const char store_sql_bisection_answer[];
 
 /*
  * The reads of lib/store/store_report.c whose cost grows with an experiment's

@@ -959,6 +959,38 @@ awk '/^    bisection 1 \(experiment 1\): \.\.\. 15 options/ { on = 1 }
 	sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' >"$T/b1.doc"
 sed '1s|tests/data/bisect/good.config -> tests/data/bisect/bad.config, |... |' "$T/b1.out" >"$T/b1.cut"
 check "docs/bisect.md's example is what bisect options prints" $(cmp -s "$T/b1.doc" "$T/b1.cut"; echo $?)
+# the same bisection again answers from the one stored: nothing built or
+# booted, the same answer with a line saying so (docs/bisect.md "Running
+# it again" shows it); --fresh boots it all again
+B1="bisect options --good tests/data/bisect/good.config --bad tests/data/bisect/bad.config --model tests/data/bisect/seed000.model.yaml --db $T/b1.db"
+b1boots=$(sqlite3 "$T/b1.db" "select count(*) from boots")
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" $B1 -q
+grep -v '^stored answer: ' "$T/out" >"$T/b1.again"
+awk '/^    stored answer: bisection 1 of / { on = 1 } on && !/^    / { exit }
+	on { sub(/^    /, ""); print }' docs/bisect.md | sed 's/ of [0-9T:Z-]*,/ of DATE,/' >"$T/b1.sdoc"
+grep -A1 '^stored answer: ' "$T/out" | sed 's/ of [0-9T:Z-]*,/ of DATE,/' >"$T/b1.scut"
+check "bisect options again: the stored answer, said so, nothing built or booted" $([ $rc -eq 0 ] &&
+	cmp -s "$T/b1.again" "$T/b1.out" &&
+	has "^stored answer: bisection 1 of 20[0-9-]*T[0-9:]*Z, nothing built or booted now (--fresh bisects again); what it spent:$" "$T/out" &&
+	[ -s "$T/b1.sdoc" ] && cmp -s "$T/b1.sdoc" "$T/b1.scut" &&
+	[ "$(sqlite3 "$T/b1.db" "select count(*) from boots")" = "$b1boots" ] &&
+	[ "$(sqlite3 "$T/b1.db" "select count(*) from experiments")" = 1 ]; echo $?)
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" $B1 -q --json
+check "bisect options --json again: stored_at, the first bisection's counts" $([ $rc -eq 0 ] &&
+	has '"stored_at": "20[0-9-]*T[0-9:]*Z"' "$T/out" && has '"bisection": 1,' "$T/out" &&
+	has '"boots": 92,' "$T/out" &&
+	[ "$(sqlite3 "$T/b1.db" "select count(*) from boots")" = "$b1boots" ]; echo $?)
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" $B1 -q --fresh
+sed '1s|^bisection 2 (experiment 2)|bisection 1 (experiment 1)|; s|^spent: 0 builds|spent: 7 builds|' "$T/out" >"$T/b1.fresh"
+check "bisect options --fresh: boots it all again, the builds from the store" $([ $rc -eq 0 ] &&
+	! has "^stored answer" "$T/out" && has "^spent: 0 builds, 92 boots" "$T/out" && cmp -s "$T/b1.fresh" "$T/b1.out" &&
+	[ "$(sqlite3 "$T/b1.db" "select count(*) from boots")" = $((b1boots + 92)) ]; echo $?)
+sqlite3 "$T/b1.db" "update bisections set answer = substr(answer, 1, 300)"
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" $B1 -q
+check "bisect options with a damaged stored answer: exit 2, says so, prints nothing" $([ $rc -eq 2 ] &&
+	[ ! -s "$T/out" ] &&
+	has "^kbisect: bisection 2 in '$T/b1.db': its stored answer is damaged (not an answer this kbisect wrote); --fresh bisects again$" "$T/err" &&
+	[ "$(sqlite3 "$T/b1.db" "select count(*) from boots")" = $((b1boots + 92)) ]; echo $?)
 run env KBISECT_MODEL_TIME_SCALE=0 "$KB" bisect options --good tests/data/bisect/good.config --bad tests/data/bisect/bad.config \
 	--model "$T/bh.model.yaml" --matrix "$T/bh.yaml" --db "$T/bh.db" -q
 check "bisect options over two hosts, one lost: the answer of one host" $([ $rc -eq 0 ] &&

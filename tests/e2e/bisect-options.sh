@@ -14,8 +14,10 @@
 # 1-minimal set, with its effect and CI; that each distinct resolved config
 # was compiled once (the build cache gains exactly as many kernels as the
 # bisection says it compiled); and that a second run of the same
-# bisection names it too and compiles no config again (only probes the
-# first run did not ask, when its boots send the search another way).
+# bisection with --fresh (every boot afresh: without it the stored answer
+# is printed, nothing booted) names it too and compiles no config again
+# (only probes the first run did not ask, when its boots send the search
+# another way).
 # Prints the builds, boots and seconds (the figures in docs/bisect.md).
 #
 # KBISECT_E2E_HOG=1 runs both bisections beside a CPU hog (a busy shell
@@ -125,14 +127,16 @@ if [ "${KBISECT_E2E_HOG:-0}" = 1 ]; then
 	say "a CPU hog starts and stops at random times (hog.log)"
 fi
 
-bisect() { # output file
+bisect() { # output file [--fresh]
 	t0=$(date +%s)
 	rc=0
+	out=$1
+	shift
 	TMPDIR=$run_dir nice -n 10 "$kbisect" bisect options --good "$good" \
-		--bad "$bad" --matrix "$work/bisect.yaml" --db "$db" --json \
-		>"$1" 2>"$1.err" || rc=$?
+		--bad "$bad" --matrix "$work/bisect.yaml" --db "$db" --json "$@" \
+		>"$out" 2>"$out.err" || rc=$?
 	secs=$(($(date +%s) - t0))
-	[ $rc = 0 ] || { cat "$1.err" >&2; fail "bisect options exited $rc"; }
+	[ $rc = 0 ] || { cat "$out.err" >&2; fail "bisect options exited $rc"; }
 }
 field() { # file, jq-like python expression on j
 	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"
@@ -162,10 +166,12 @@ effect=$(field "$work/first.json" "'%+.1f%% [%+.1f%%, %+.1f%%]' % (j['change_pct
 say "answer: SLUB_DEBUG_ON, $effect (95% CI)"
 say "first: $builds builds (+$cached from the build cache), $(field "$work/first.json" "j['boots']") boots, $(field "$work/first.json" "len(j['probes'])") probes, $first_secs s"
 
-# ---- 2. the same bisection again ---------------------------------------------
+# ---- 2. the same bisection again, booted afresh -----------------------------
 if [ "${KBISECT_E2E_SECOND:-1}" != 0 ]; then
 	before=$(kernels)
-	bisect "$work/second.json"
+	bisect "$work/second.json" --fresh
+	[ "$(field "$work/second.json" "j['stored_at']")" = None ] ||
+		fail "the second run (--fresh) printed the stored answer"
 	cat "$work/second.json.err" >&2
 	# no config the first run compiled is compiled again; a probe the
 	# first run did not ask (the boots, and with them the classes, are

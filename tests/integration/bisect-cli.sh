@@ -32,8 +32,10 @@ check "finds the debug group of seed 000" $([ $rc -eq 0 ] &&
 check "progress goes to stderr" $(has "options moved to bad" "$T/err" &&
 	has "all 15 (the bad end)" "$T/err"; echo $?)
 
+# bisected again (--fresh; without it the stored answer): a second
+# bisection, every build from the database
 run "$KB" bisect options --good $D/good.config --bad $D/bad.config \
-	--model $D/seed000.model.yaml --db "$T/a.db" --json --quiet
+	--model $D/seed000.model.yaml --db "$T/a.db" --json --quiet --fresh
 cat >"$T/keys.py" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -47,6 +49,7 @@ assert j["minimal"] is True and j["unsettled_probes"] == 0, j["minimal"]
 assert j["confirmed"] is True and j["confirm_rounds"] >= 3, j["confirm_rounds"]
 assert j["candidates"] == j["culprits"]
 assert j["builds"] == 0, j["builds"]  # every build is in the database
+assert j["stored_at"] is None
 assert j["boots"] > 20 and j["runs"] == j["boots"]
 assert len(j["probes"]) >= 3
 for p in j["probes"]:

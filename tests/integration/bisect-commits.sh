@@ -98,6 +98,22 @@ run sqlite3 "$T/a.db" "select kind, state, substr(result, 1, 57) from bisections
 check "the bisection and its steps are stored" $([ $rc -eq 0 ] &&
 	[ "$(tr '\n' ' ' <"$T/out")" = "commits|done|first bad commit $(sha 15) bad bisect-commits " ]; echo $?)
 
+# the same bisection again: the stored answer, nothing built or booted
+# (docs/bisect.md "Running it again"); --fresh boots it all again
+boots=$(sqlite3 "$T/a.db" "select count(*) from boots")
+run "$KB" bisect commits --good "$GOOD" --bad "$BAD" --matrix "$T/m.yaml" \
+	--model "$T/model.yaml" --db "$T/a.db" --quiet
+check "the same bisection again answers from the stored one" $([ $rc -eq 0 ] &&
+	has "^bisection 2 (experiment 2): " && has "first bad commit: $(sha 15) change 15" &&
+	has "^stored answer: bisection 2 of .*, nothing built or booted now (--fresh bisects again); what it spent:$" &&
+	[ "$(sqlite3 "$T/a.db" "select count(*) from boots")" = "$boots" ] &&
+	[ "$(sqlite3 "$T/a.db" "select count(*) from bisections")" = 2 ]; echo $?)
+run "$KB" bisect commits --good "$GOOD" --bad "$BAD" --matrix "$T/m.yaml" \
+	--model "$T/model.yaml" --db "$T/a.db" --quiet --json --fresh
+check "--fresh boots it all again" $([ $rc -eq 0 ] &&
+	has '"bisection": 3,' && has '"stored_at": null' && has '"builds": 0,' &&
+	[ "$(sqlite3 "$T/a.db" "select count(*) from boots")" -gt "$boots" ]; echo $?)
+
 run "$KB" bisect commits --good "$GOOD" --bad "$BAD" --matrix "$T/m.yaml" \
 	--model "$T/flat.yaml" --db "$T/b.db" --json --quiet
 check "a regression that does not reproduce is reported" $([ $rc -eq 0 ] &&

@@ -4,6 +4,7 @@
  */
 #include <math.h>
 #include <signal.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@ struct fixture {
 	struct kb_executor *ex;
 	struct kb_kconfig *good, *bad;
 	struct kb_bisect_result *r;
+	int fresh; /* opts.fresh of run(): bisect again in the same store */
 };
 
 static int setup(void **state)
@@ -131,6 +133,7 @@ static int run_adjusted(struct fixture *f, enum kb_bisect_strategy strategy,
 	o.bad_name = "bad.config";
 	o.model_text = kb_model_text(f->model);
 	o.build_salt = kb_model_text(f->model);
+	o.fresh = f->fresh;
 	if (adjust)
 		adjust(&o, arg);
 	kb_bisect_result_free(f->r);
@@ -586,8 +589,10 @@ static void test_bisect__reuses_builds_from_the_store(void **state)
 	builds = f->r->builds;
 	probes = (unsigned)f->r->nprobes;
 	assert_int_equal(builds, probes + 2);
+	/* bisected again (--fresh): every boot afresh, no build done again,
+	 * the same answers from the same numbers */
+	f->fresh = 1;
 	run(f, KB_BISECT_DDMIN);
-	/* same answers from the same numbers, no build done again */
 	assert_int_equal(f->r->nprobes, probes);
 	assert_int_equal(f->r->builds, 0);
 	assert_culprits(f->r, "OPT_02");
@@ -767,8 +772,10 @@ static void test_bisect__probes_cheapest_build_first(void **state)
 	assert_string_equal(kb_bisect_class_name(f->r->probes[0].cls), "good");
 	assert_culprits(f->r, "OPT_00");
 	assert_true(f->r->minimal);
-	/* the same bisection again starts from the same point (the ends come
-	 * from the store now): the same probes, nothing built */
+	/* the same bisection again (--fresh) starts from the same point
+	 * (the ends come from the store now): the same probes, nothing
+	 * built */
+	f->fresh = 1;
 	run_adjusted(f, KB_BISECT_DDMIN, with_weights, w);
 	kb_buf_reset(&first);
 	applied_text(f->r, 0, &first);
@@ -1195,6 +1202,7 @@ static void test_bisect__group_reuses_builds_from_the_store(void **state)
 	run(f, KB_BISECT_GROUP);
 	probes = (unsigned)f->r->nprobes;
 	assert_int_equal(f->r->builds, probes + 2);
+	f->fresh = 1; /* bisected again: the builds from the store */
 	run(f, KB_BISECT_GROUP);
 	assert_int_equal(f->r->nprobes, probes);
 	assert_int_equal(f->r->builds, 0);
@@ -1223,6 +1231,7 @@ static void test_bisect__group_prefers_cheap_builds(void **state)
 	applied_text(f->r, 0, &first);
 	assert_string_equal(first.buf, "OPT_00 OPT_01 OPT_02");
 	assert_culprits(f->r, "OPT_05");
+	f->fresh = 1; /* bisected again, with weights */
 	kb_build_weights_set(w, "OPT_03", 1000);
 	kb_build_weights_set(w, "OPT_04", 1);
 	kb_build_weights_set(w, "OPT_05", 1);
@@ -1379,7 +1388,9 @@ static void test_bisect__probes_boot_over_both_hosts(void **state)
 	f->r = NULL;
 	assert_culprits(one, "OPT_03 OPT_12");
 	/* on two hosts of one speed: the same probes, boots and answer,
-	 * every end's and probe's boots spread over both */
+	 * every end's and probe's boots spread over both (bisected again:
+	 * the hosts are no input of the bisection here, a matrix's) */
+	f->fresh = 1;
 	two_hosts_up(f, &t);
 	run_on_hosts(f, &t);
 	assert_same_answer(f->r, one);
@@ -1417,6 +1428,7 @@ static void test_bisect__lost_host_is_drained_not_a_failed_probe(
 	f->r = NULL;
 	/* b runs 2 boots, then fails 3 and is drained: the rest on a, the
 	 * same answer, and none of b's failures a boot of a probe */
+	f->fresh = 1;
 	two_hosts_up(f, &t);
 	run_on_hosts(f, &t);
 	assert_same_answer(f->r, one);
@@ -1441,6 +1453,390 @@ static void test_bisect__lost_host_is_drained_not_a_failed_probe(
 	kb_store_host_counts_free(hc, nhc);
 	two_hosts_down(&t);
 	kb_bisect_result_free(one);
+}
+
+/* ---- a rerun answers from the finished bisection stored ---------------- */
+
+/* The first column of the first row of @sql in the fixture's database
+ * (a second connection), as an integer; -1 when it returns no row. */
+static long long db_int(struct fixture *f, const char *sql)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	long long v = -1;
+
+	if (sqlite3_open(f->db, &db) != SQLITE_OK)
+		fail_msg("sqlite3_open '%s'", f->db);
+	sqlite3_busy_timeout(db, 5000);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("'%s': %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+#define RERUN_MODEL                                                   \
+	"metric: read_iops\nbase: 1000\n" NOISE "seed: 3\n"           \
+	"effects:\n  - when: { OPT_03: y, OPT_12: y }\n"             \
+	"    factor: 0.7\n"
+
+static void test_bisect__rerun_answers_from_the_store(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_bisect_result *one;
+	long long boots, builds, samples;
+
+	load_model(f, RERUN_MODEL);
+	f->good = options(16, "n");
+	f->bad = options(16, "y");
+	run(f, KB_BISECT_GROUP);
+	one = f->r;
+	f->r = NULL;
+	assert_null(one->stored_at);
+	boots = db_int(f, "SELECT count(*) FROM boots");
+	builds = db_int(f, "SELECT count(*) FROM builds");
+	samples = db_int(f, "SELECT count(*) FROM samples");
+	assert_int_equal(boots, one->boots);
+	/* the same bisection again: the stored answer, nothing built or
+	 * booted, no experiment made; the counts are that run's */
+	run(f, KB_BISECT_GROUP);
+	assert_non_null(f->r->stored_at);
+	assert_int_equal(f->r->bisection, one->bisection);
+	assert_int_equal(f->r->experiment, one->experiment);
+	assert_int_equal(db_int(f, "SELECT count(*) FROM boots"), boots);
+	assert_int_equal(db_int(f, "SELECT count(*) FROM builds"), builds);
+	assert_int_equal(db_int(f, "SELECT count(*) FROM samples"), samples);
+	assert_int_equal(db_int(f, "SELECT count(*) FROM experiments"), 1);
+	assert_int_equal(db_int(f, "SELECT count(*) FROM bisections"), 1);
+	assert_same_answer(f->r, one);
+	assert_culprits(f->r, "OPT_03 OPT_12");
+	assert_int_equal(f->r->builds, one->builds);
+	assert_int_equal(f->r->runs, one->runs);
+	assert_int_equal(f->r->nchanges, one->nchanges);
+	assert_int_equal(f->r->ngroups, one->ngroups);
+	assert_int_equal(f->r->confirmed, one->confirmed);
+	assert_int_equal(f->r->confirm_rounds, one->confirm_rounds);
+	assert_int_equal(f->r->complete, one->complete);
+	assert_int_equal(f->r->end.boots, one->end.boots);
+	assert_int_equal(f->r->end.napplied, one->end.napplied);
+	assert_true(f->r->ends.change_pct == one->ends.change_pct);
+	assert_true(f->r->ends.p == one->ends.p);
+	assert_int_equal(f->r->ends.verdict, one->ends.verdict);
+	assert_true(f->r->ci_low == one->ci_low && f->r->ci_high == one->ci_high);
+	for (size_t i = 0; i < one->nprobes; i++) {
+		assert_int_equal(f->r->probes[i].napplied,
+				 one->probes[i].napplied);
+		assert_memory_equal(f->r->probes[i].applied,
+				    one->probes[i].applied,
+				    one->probes[i].napplied *
+					    sizeof(*one->probes[i].applied));
+		assert_true(f->r->probes[i].evidence ==
+			    one->probes[i].evidence);
+	}
+	kb_bisect_result_free(one);
+}
+
+static void test_bisect__fresh_boots_it_all_again(void **state)
+{
+	struct fixture *f = *state;
+	long long boots, builds;
+	int64_t first;
+
+	load_model(f, RERUN_MODEL);
+	f->good = options(16, "n");
+	f->bad = options(16, "y");
+	run(f, KB_BISECT_GROUP);
+	first = f->r->bisection;
+	boots = db_int(f, "SELECT count(*) FROM boots");
+	builds = db_int(f, "SELECT count(*) FROM builds");
+	f->fresh = 1;
+	run(f, KB_BISECT_GROUP);
+	assert_null(f->r->stored_at);
+	assert_true(f->r->bisection > first);
+	assert_int_equal(f->r->builds, 0); /* the builds from the store */
+	assert_true(f->r->boots > 0);
+	assert_int_equal(db_int(f, "SELECT count(*) FROM boots"),
+			 boots + f->r->boots);
+	assert_int_equal(db_int(f, "SELECT count(*) FROM builds"), builds);
+	assert_culprits(f->r, "OPT_03 OPT_12");
+	/* a rerun after it answers from the latest, the fresh one */
+	f->fresh = 0;
+	first = f->r->bisection;
+	boots = db_int(f, "SELECT count(*) FROM boots");
+	run(f, KB_BISECT_GROUP);
+	assert_non_null(f->r->stored_at);
+	assert_int_equal(f->r->bisection, first);
+	assert_int_equal(db_int(f, "SELECT count(*) FROM boots"), boots);
+}
+
+static void with_threshold_7(struct kb_bisect_opts *o, void *arg)
+{
+	(void)arg;
+	o->threshold_pct = 7;
+}
+
+static void test_bisect__changed_inputs_are_a_new_bisection(void **state)
+{
+	struct fixture *f = *state;
+	long long boots;
+	int64_t first;
+
+	load_model(f, RERUN_MODEL);
+	f->good = options(16, "n");
+	f->bad = options(16, "y");
+	run(f, KB_BISECT_GROUP);
+	first = f->r->bisection;
+	/* another threshold */
+	boots = db_int(f, "SELECT count(*) FROM boots");
+	run_adjusted(f, KB_BISECT_GROUP, with_threshold_7, NULL);
+	assert_null(f->r->stored_at);
+	assert_true(f->r->bisection > first);
+	assert_true(db_int(f, "SELECT count(*) FROM boots") > boots);
+	/* another strategy */
+	run(f, KB_BISECT_DDMIN);
+	assert_null(f->r->stored_at);
+	/* another bad config: one option more at its bad level */
+	kb_kconfig_free(f->bad);
+	f->bad = options(17, "y");
+	boots = db_int(f, "SELECT count(*) FROM boots");
+	run(f, KB_BISECT_GROUP);
+	assert_null(f->r->stored_at);
+	assert_true(db_int(f, "SELECT count(*) FROM boots") > boots);
+	/* and the first again: its own answer */
+	kb_kconfig_free(f->bad);
+	f->bad = options(16, "y");
+	boots = db_int(f, "SELECT count(*) FROM boots");
+	run(f, KB_BISECT_GROUP);
+	assert_non_null(f->r->stored_at);
+	assert_int_equal(f->r->bisection, first);
+	assert_int_equal(db_int(f, "SELECT count(*) FROM boots"), boots);
+}
+
+static void test_bisect__unfinished_bisection_answers_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_bisect_opts o = KB_BISECT_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	unsigned boots = 0;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 7\n"
+		      "effects:\n  - when: { OPT_02: y }\n    factor: 0.7\n");
+	f->good = options(8, "n");
+	f->bad = options(8, "y");
+	o.metric = kb_model_metric(f->model);
+	o.depends = model_depends;
+	o.depends_arg = f->model;
+	o.good_name = "good.config";
+	o.bad_name = "bad.config";
+	o.model_text = kb_model_text(f->model);
+	o.build_salt = kb_model_text(f->model);
+	o.step = stop_at_boot_4;
+	o.progress_arg = &boots;
+	o.stop = &stop_flag;
+	stop_flag = 0;
+	assert_int_equal(kb_bisect_options(f->s, f->ex, f->good, f->bad, &o,
+					   &f->r, &err),
+			 KB_EFAIL);
+	stop_flag = 0;
+	/* stopped: bisected again (its builds reused), not answered */
+	run(f, KB_BISECT_GROUP);
+	assert_null(f->r->stored_at);
+	assert_int_equal(f->r->bisection, 2);
+	assert_culprits(f->r, "OPT_02");
+	/* a running one (killed) neither */
+	assert_int_equal(db_int(f, "UPDATE bisections SET state = 'running'"
+				   " WHERE id = 2"),
+			 -1);
+	run(f, KB_BISECT_GROUP);
+	assert_null(f->r->stored_at);
+	assert_int_equal(f->r->bisection, 3);
+	run(f, KB_BISECT_GROUP);
+	assert_non_null(f->r->stored_at);
+	assert_int_equal(f->r->bisection, 3);
+}
+
+/* A damaged answer (@sql changes it) is refused: exit 2, never read. */
+static void assert_damaged_refused(struct fixture *f, const char *sql)
+{
+	struct kb_bisect_opts o = KB_BISECT_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_bisect_result *r = NULL;
+
+	assert_int_equal(db_int(f, sql), -1);
+	o.metric = kb_model_metric(f->model);
+	o.depends = model_depends;
+	o.depends_arg = f->model;
+	o.good_name = "good.config";
+	o.bad_name = "bad.config";
+	o.model_text = kb_model_text(f->model);
+	o.build_salt = kb_model_text(f->model);
+	assert_int_equal(kb_bisect_options(f->s, f->ex, f->good, f->bad, &o,
+					   &r, &err),
+			 KB_EINPUT);
+	assert_null(r);
+	assert_msg_contains(err.msg, "bisection 1 in '");
+	assert_msg_contains(err.msg, "its stored answer is damaged");
+	assert_msg_contains(err.msg, "--fresh bisects again");
+	/* nothing made of it */
+	assert_int_equal(db_int(f, "SELECT count(*) FROM bisections"), 1);
+}
+
+static void test_bisect__damaged_answer_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const damage[] = {
+		/* cut short */
+		"UPDATE bisections SET answer = substr(answer, 1,"
+		" length(answer) / 2)",
+		/* a probe's change out of range */
+		"UPDATE bisections SET answer = replace(answer, 'probes ',"
+		" 'probes 999999999 ')",
+		"UPDATE bisections SET answer = 'kbisect-answer-1 options 1'",
+		"UPDATE bisections SET answer = 'kbisect-answer-9 x'",
+		"UPDATE bisections SET answer = ''",
+		/* not text */
+		"UPDATE bisections SET answer = CAST(answer AS BLOB)",
+		"UPDATE bisections SET answer = 42",
+		/* a change that is not this bisection's */
+		"UPDATE bisections SET answer = replace(answer, '=OPT_03',"
+		" '=OPT_3X')",
+		/* a NUL inside a string */
+		"UPDATE bisections SET answer = replace(answer, '=OPT_03',"
+		" '=OPT%000')",
+		/* trailing tokens */
+		"UPDATE bisections SET answer = answer || ' more'",
+	};
+	size_t i;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 7\n"
+		      "effects:\n  - when: { OPT_03: y }\n    factor: 0.7\n");
+	f->good = options(8, "n");
+	f->bad = options(8, "y");
+	run(f, KB_BISECT_GROUP);
+	assert_int_equal(db_int(f, "CREATE TABLE kept AS SELECT answer"
+				   " FROM bisections"),
+			 -1);
+	for (i = 0; i < sizeof(damage) / sizeof(*damage); i++) {
+		/* each from the answer as written */
+		assert_int_equal(db_int(f, "UPDATE bisections SET answer ="
+					   " (SELECT answer FROM kept)"),
+				 -1);
+		assert_damaged_refused(f, damage[i]);
+	}
+}
+
+/* The stored answer of bisection 1, or set it to @text (not NULL). */
+static char *answer_io(struct fixture *f, const char *text)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	char *got = NULL;
+
+	if (sqlite3_open(f->db, &db) != SQLITE_OK)
+		fail_msg("sqlite3_open '%s'", f->db);
+	sqlite3_busy_timeout(db, 5000);
+	if (sqlite3_prepare_v2(db, text ? "UPDATE bisections SET answer = ?"
+					: "SELECT answer FROM bisections",
+			       -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s", sqlite3_errmsg(db));
+	if (text)
+		sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		got = kb_strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return got;
+}
+
+/*
+ * A stored answer changed at random (bytes replaced, cut, tokens
+ * repeated), 400 times: each is refused as damaged or read as an answer
+ * whose every index is in range, never a crash (run under ASan).
+ */
+static void test_bisect__mutated_answers_are_read_or_refused(void **state)
+{
+	struct fixture *f = *state;
+	static const char alphabet[] = " \n=~%0123456789abcdefnanix-+.eE";
+	struct kb_bisect_opts o = KB_BISECT_OPTS_INIT;
+	unsigned long long x = 88172645463325252ull;
+	unsigned read = 0, refused = 0, k;
+	char *orig;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 7\n"
+		      "effects:\n  - when: { OPT_03: y }\n    factor: 0.7\n");
+	f->good = options(8, "n");
+	f->bad = options(8, "y");
+	run(f, KB_BISECT_GROUP);
+	orig = answer_io(f, NULL);
+	assert_non_null(orig);
+	o.metric = kb_model_metric(f->model);
+	o.depends = model_depends;
+	o.depends_arg = f->model;
+	o.good_name = "good.config";
+	o.bad_name = "bad.config";
+	o.model_text = kb_model_text(f->model);
+	o.build_salt = kb_model_text(f->model);
+	for (k = 0; k < 400; k++) {
+		struct kb_err err = KB_ERR_INIT;
+		struct kb_bisect_result *r = NULL;
+		struct kb_buf b = KB_BUF_INIT;
+		size_t n = strlen(orig), at, i, j, len;
+		int ret;
+
+		kb_buf_adds(&b, orig);
+		for (j = 0; j <= k % 3; j++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			at = (size_t)(x % n);
+			len = (size_t)((x >> 20) % 12) + 1;
+			switch ((x >> 40) % 3) {
+			case 0: /* bytes replaced */
+				for (i = at; i < at + len && i < b.len; i++)
+					b.buf[i] = alphabet[(x >> (i % 32)) %
+							    (sizeof(alphabet) - 1)];
+				break;
+			case 1: /* cut there */
+				b.buf[at] = '\0';
+				b.len = at;
+				break;
+			default: /* a stretch repeated */
+				if (at + len <= b.len) {
+					char *dup = kb_strndup(b.buf + at, len);
+
+					kb_buf_adds(&b, dup);
+					free(dup);
+				}
+				break;
+			}
+			n = b.len ? b.len : 1;
+		}
+		free(answer_io(f, b.buf));
+		ret = kb_bisect_options(f->s, f->ex, f->good, f->bad, &o, &r,
+					&err);
+		if (ret == 0) {
+			assert_non_null(r->stored_at);
+			for (i = 0; i < r->nprobes; i++)
+				for (j = 0; j < r->probes[i].napplied; j++)
+					assert_true(r->probes[i].applied[j] <
+						    r->nchanges);
+			for (j = 0; j < r->end.napplied; j++)
+				assert_true(r->end.applied[j] < r->nchanges);
+			read++;
+		} else {
+			assert_int_equal(ret, KB_EINPUT);
+			assert_msg_contains(err.msg, "its stored answer is damaged");
+			refused++;
+		}
+		kb_bisect_result_free(r);
+		kb_buf_release(&b);
+	}
+	free(answer_io(f, orig));
+	free(orig);
+	/* most changes are refused (398 of 400 here); a digit changed reads */
+	assert_true(refused > 200);
+	assert_int_equal(read + refused, 400);
+	assert_int_equal(db_int(f, "SELECT count(*) FROM bisections"), 1);
 }
 
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -1484,6 +1880,12 @@ static const struct CMUnitTest tests[] = {
 	T(test_bisect__group_prefers_cheap_builds),
 	T(test_bisect__probes_boot_over_both_hosts),
 	T(test_bisect__lost_host_is_drained_not_a_failed_probe),
+	T(test_bisect__rerun_answers_from_the_store),
+	T(test_bisect__fresh_boots_it_all_again),
+	T(test_bisect__changed_inputs_are_a_new_bisection),
+	T(test_bisect__unfinished_bisection_answers_nothing),
+	T(test_bisect__damaged_answer_is_refused),
+	T(test_bisect__mutated_answers_are_read_or_refused),
 };
 
 KB_TEST_MAIN(tests)

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <spawn.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@ struct fixture {
 	struct kb_executor *ex;
 	struct kb_bisect_commits_result *r;
 	const char *drift; /* the model's drift: line, or NULL */
+	int fresh; /* opts.fresh of run() */
 };
 
 /* Run git with @argv (NULL-terminated, without "git") in @repo. */
@@ -189,6 +191,7 @@ static void run(struct fixture *f)
 	struct kb_err err = KB_ERR_INIT;
 
 	opts(f, &o);
+	o.fresh = f->fresh;
 	kb_bisect_commits_result_free(f->r);
 	f->r = NULL;
 	if (kb_bisect_commits(f->s, f->ex, f->commits, f->n, &o, &f->r, &err))
@@ -589,6 +592,76 @@ static void test_bisect_commits__model_any_of_levels(void **state)
 	assert_msg_contains(err.msg, "m.yaml:4:25: an empty list of levels for 'kernel.rev'");
 }
 
+/* The boots stored in the fixture's database (a second connection). */
+static long long stored_boots(const struct fixture *f)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	long long n = -1;
+
+	if (sqlite3_open(f->db, &db) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT count(*) FROM boots", -1, &st,
+			       NULL) != SQLITE_OK)
+		fail_msg("cannot read '%s'", f->db);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return n;
+}
+
+static void test_bisect_commits__rerun_answers_from_the_store(void **state)
+{
+	struct fixture *f = *state;
+	const long broken[] = { 16, -1 };
+	struct kb_bisect_commits_result *one;
+	long long boots;
+	size_t i;
+
+	load_model(f, 20, broken);
+	run(f);
+	one = f->r;
+	f->r = NULL;
+	assert_null(one->stored_at);
+	boots = stored_boots(f);
+	/* the same commits again: the stored answer, nothing booted */
+	run(f);
+	assert_non_null(f->r->stored_at);
+	assert_int_equal(stored_boots(f), boots);
+	assert_int_equal(f->r->bisection, one->bisection);
+	assert_int_equal(f->r->experiment, one->experiment);
+	assert_int_equal(f->r->first_bad, 20);
+	assert_int_equal(f->r->last_good, one->last_good);
+	assert_int_equal(f->r->cand_first, one->cand_first);
+	assert_int_equal(f->r->cand_last, one->cand_last);
+	assert_true(f->r->change_pct == one->change_pct);
+	assert_int_equal(f->r->effect_boots, one->effect_boots);
+	assert_int_equal(f->r->confirmed, one->confirmed);
+	assert_int_equal(f->r->boots, one->boots);
+	assert_int_equal(f->r->builds, one->builds);
+	assert_int_equal(f->r->nprobes, one->nprobes);
+	for (i = 0; i < one->nprobes; i++) {
+		assert_int_equal(f->r->probes[i].commit, one->probes[i].commit);
+		assert_int_equal(f->r->probes[i].cls, one->probes[i].cls);
+		if (one->probes[i].reason)
+			assert_string_equal(f->r->probes[i].reason,
+					    one->probes[i].reason);
+		else
+			assert_null(f->r->probes[i].reason);
+	}
+	assert_int_equal(f->r->end.commit, one->end.commit);
+	/* --fresh: booted again, the builds from the store */
+	f->fresh = 1;
+	run(f);
+	assert_null(f->r->stored_at);
+	assert_true(f->r->bisection > one->bisection);
+	assert_int_equal(f->r->builds, 0);
+	/* the same probes booted again, each boot stored as before */
+	assert_int_equal(stored_boots(f), 2 * boots);
+	assert_int_equal(f->r->first_bad, 20);
+	kb_bisect_commits_result_free(one);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
@@ -602,6 +675,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_bisect_commits__test_judges_good_bad_and_skip),
 	T(test_bisect_commits__test_beside_judges_within_rounds),
 	T(test_bisect_commits__model_any_of_levels),
+	T(test_bisect_commits__rerun_answers_from_the_store),
 };
 
 KB_TEST_MAIN(tests)

@@ -862,6 +862,90 @@ static void test_store__the_sentinel_is_marked(void **state)
 			 1);
 }
 
+/* A finished bisection's answer (db/0015): kept and found by its inputs
+ * and kind, the latest done one; a database kept at 14 keeps none and
+ * finds none, and its bisections answer nothing once upgraded. */
+static void test_store__bisection_answer_kept_and_found(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_store_bisection_answer a;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = open_ok(f->path, 14);
+	const char *in = "0123456789abcdef";
+	int64_t exp, old = 0, b1 = 0, b2 = 0, b3 = 0;
+
+	exp = create_ok(s, "bisect");
+	assert_int_equal(kb_store_bisection_create(s, exp, "options", "g",
+						   "b", &old, &err),
+			 0);
+	/* kept at 14: no place for it, nothing kept, nothing found */
+	assert_int_equal(kb_store_bisection_answer_put(s, old, in, "x", &err),
+			 0);
+	assert_int_equal(kb_store_bisection_finish(s, old, "done", "r", &err),
+			 0);
+	assert_int_equal(kb_store_bisection_answer_find(s, "options", in, &a,
+							&err),
+			 KB_ENOTFOUND);
+	kb_store_close(s);
+
+	s = open_ok(f->path, 0);
+	assert_int_equal(kb_store_version(s), kb_store_latest_version());
+	/* the one stored before answers nothing */
+	assert_int_equal(kb_store_bisection_answer_find(s, "options", in, &a,
+							&err),
+			 KB_ENOTFOUND);
+	assert_int_equal(kb_store_bisection_create(s, exp, "options", "g",
+						   "b", &b1, &err),
+			 0);
+	assert_int_equal(kb_store_bisection_create(s, exp, "options", "g",
+						   "b", &b2, &err),
+			 0);
+	assert_int_equal(kb_store_bisection_create(s, exp, "commits", "g",
+						   "b", &b3, &err),
+			 0);
+	assert_int_equal(kb_store_bisection_answer_put(s, b1, in, "one", &err),
+			 0);
+	assert_int_equal(kb_store_bisection_answer_put(s, b2, in, "two", &err),
+			 0);
+	assert_int_equal(kb_store_bisection_answer_put(s, b3, in, "c", &err),
+			 0);
+	assert_int_equal(kb_store_bisection_finish(s, b1, "done", "r", &err),
+			 0);
+	assert_int_equal(kb_store_bisection_finish(s, b2, "failed", "r", &err),
+			 0);
+	/* b2 did not finish: b1 answers; the commits one is not done */
+	assert_int_equal(kb_store_bisection_answer_find(s, "options", in, &a,
+							&err),
+			 0);
+	assert_int_equal(a.id, b1);
+	assert_int_equal(a.experiment_id, exp);
+	assert_string_equal(a.answer, "one");
+	assert_non_null(a.created_at);
+	kb_store_bisection_answer_release(&a);
+	assert_int_equal(kb_store_bisection_answer_find(s, "commits", in, &a,
+							&err),
+			 KB_ENOTFOUND);
+	assert_int_equal(kb_store_bisection_answer_find(s, "options", "other",
+							&a, &err),
+			 KB_ENOTFOUND);
+	assert_int_equal(kb_store_bisection_finish(s, b2, "done", "r", &err),
+			 0);
+	assert_int_equal(kb_store_bisection_answer_find(s, "options", in, &a,
+							&err),
+			 0);
+	assert_int_equal(a.id, b2);
+	assert_string_equal(a.answer, "two");
+	kb_store_bisection_answer_release(&a);
+	kb_store_close(s);
+	/* the rows kept: looked up by the index */
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM sqlite_master"
+					   " WHERE name = 'bisections_inputs'"),
+			 1);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM bisections"
+					   " WHERE inputs IS NULL"),
+			 1);
+}
+
 static void test_store__failed_migration_changes_nothing(void **state)
 {
 	struct fixture *f = *state;
@@ -2029,6 +2113,9 @@ static void test_store__reads_of_an_experiment_search_indexes(void **state)
 	assert_non_null(strstr(read_plan(p, n, "failures"), "boots_failed"));
 	assert_non_null(strstr(read_plan(p, n, "boot-means"),
 			       "INDEX sqlite_autoindex_samples_1"));
+	/* db/0015: a rerun finds its answer by the inputs' index */
+	assert_non_null(strstr(read_plan(p, n, "bisection-answer"),
+			       "INDEX bisections_inputs"));
 	kb_store_read_plans_free(p, n);
 	kb_store_close(s);
 }
@@ -2173,6 +2260,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_store__option_kinds_are_exact),
 	T(test_store__tag_is_the_databases_own),
 	T(test_store__the_sentinel_is_marked),
+	T(test_store__bisection_answer_kept_and_found),
 	T(test_store__wal_and_foreign_keys_are_on),
 	T(test_store__experiment_create_writes_variants_and_options),
 	T(test_store__failed_experiment_create_writes_nothing),
