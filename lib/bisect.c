@@ -23,6 +23,7 @@
 #include "banned.h"
 
 #define MAX_DEPENDS_WALK 4096 /* names visited following one option */
+#define DERIVED (-2)          /* b->change_of: a derived option */
 
 /* ---- the change set and its groups ------------------------------------ */
 
@@ -93,11 +94,17 @@ static void uf_union(size_t *parent, size_t a, size_t b)
 }
 
 /*
- * Join change @c with every changed option it depends on, following the
- * dependencies through unchanged options too (A needs X needs B: moving
- * A without B drops A).
+ * Join change @c with the changes the Kconfig graph ties it to
+ * directly: the options its dependencies name (opts.depends: on a tree
+ * the symbols of its `depends on`, the options that select it and the
+ * other members of its choice), and through a derived change (no prompt:
+ * its level follows other options) what that one's dependencies name,
+ * never through an unchanged option: A needs X needs B with X unchanged
+ * does not tie A to B, since X keeps its level whichever of them moves.
+ * With @walk the dependencies are followed through every option (what
+ * a probe that did not hold joins: join_unheld()).
  */
-static void join_depends(struct bisect *b, size_t c, size_t *parent)
+static void join_ties(struct bisect *b, size_t c, int walk, size_t *parent)
 {
 	const char **stack = NULL, **seen = NULL;
 	size_t nstack = 0, nseen = 0, i, j, n;
@@ -122,6 +129,8 @@ static void join_depends(struct bisect *b, size_t c, size_t *parent)
 			k = find_name(b, on[i]);
 			if (k >= 0 && b->change_of[k] >= 0)
 				uf_union(parent, c, (size_t)b->change_of[k]);
+			if (!walk && (k < 0 || b->change_of[k] != DERIVED))
+				continue;
 			stack = kb_reallocarray(stack, nstack + 1,
 						sizeof(*stack));
 			stack[nstack++] = on[i];
@@ -154,6 +163,7 @@ static int make_changes(struct bisect *b, struct kb_err *err)
 			d->good = kb_strdup(b->goodv[i]);
 			d->bad = kb_strdup(b->badv[i]);
 			d->group = 0;
+			b->change_of[i] = DERIVED;
 			continue;
 		}
 		b->change_of[i] = (long)r->nchanges++;
@@ -188,7 +198,7 @@ static int make_changes(struct bisect *b, struct kb_err *err)
 		parent[i] = i;
 	if (b->o->depends)
 		for (i = 0; i < r->nchanges; i++)
-			join_depends(b, i, parent);
+			join_ties(b, i, 0, parent);
 	/* groups numbered in order of their first option */
 	gid = kb_calloc(r->nchanges, sizeof(*gid));
 	for (i = 0; i < r->nchanges; i++) {

@@ -16,8 +16,10 @@ struct kb_store;
 /*
  * Option bisection: which of the option changes between a good and a bad
  * config cause the regression?  The options whose levels differ are the
- * change set; an option moves together with the changed options it
- * depends on (a change group).  A probe is the good config with some
+ * change set; a change moves together with the changes the Kconfig
+ * graph ties it to directly (opts.depends names one from the other, or
+ * through a derived change, never through an unchanged option): a change
+ * group.  A probe is the good config with some
  * groups moved to their bad levels; it is built, booted and measured
  * through the executor (builds are shared by build key through the
  * store) and classified against both ends with kb_compare_samples():

@@ -71,7 +71,8 @@ struct bisect {
 	char **names;
 	const char **goodv;       /* its level in each ("n" when absent) */
 	const char **badv;
-	long *change_of;          /* name -> change index, or -1 */
+	long *change_of;          /* name -> change index; -1 unchanged,
+				   * -2 derived (opts.settable) */
 	size_t *change_name;      /* change -> name index */
 
 	size_t ngroups;           /* change groups, numbered from 0 */
