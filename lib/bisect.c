@@ -611,6 +611,28 @@ static int confirm_answer(struct bisect *b, const unsigned char *set,
 }
 
 /*
+ * Of the groups in cur[0..ncur), those of several options: each is one
+ * unresolved change.  A group would be resolved within only if each
+ * strict subset of it, with the rest of the set, had been measured good;
+ * but every probe moves groups whole (a group joined after a probe did
+ * not hold was moved in part only by probes that did not hold), so none
+ * is, and the answer says so instead of calling its options needed.
+ */
+static size_t unresolved_groups(const struct bisect *b, const size_t *cur,
+				size_t ncur)
+{
+	size_t *size = kb_calloc(b->ngroups + 1, sizeof(*size));
+	size_t i, n = 0;
+
+	for (i = 0; i < b->r->nchanges; i++)
+		size[b->r->changes[i].group]++;
+	for (i = 0; i < ncur; i++)
+		n += size[cur[i]] > 1;
+	free(size);
+	return n;
+}
+
+/*
  * The culprits (the groups in cur) and their effect alone on good, with
  * their probe brought to max_boots for the estimate.  Sets *@result to
  * the text stored with the bisection.
@@ -640,6 +662,7 @@ static int conclude(struct bisect *b, const size_t *cur, size_t ncur,
 			    c->option, c->bad);
 		r->nculprits++;
 	}
+	r->nunresolved = unresolved_groups(b, cur, ncur);
 	r->change_pct = r->ci_low = r->ci_high = NAN;
 	if (ncur == b->ngroups) {
 		r->change_pct = r->ends.change_pct;
@@ -662,6 +685,9 @@ static int conclude(struct bisect *b, const size_t *cur, size_t ncur,
 	if (!r->minimal && r->nunsettled)
 		kb_buf_addf(&text, " (not minimised: %zu probe%s inconclusive)",
 			    r->nunsettled, r->nunsettled == 1 ? "" : "s");
+	if (r->nunresolved)
+		kb_buf_addf(&text, " (%zu group%s of several options unresolved)",
+			    r->nunresolved, r->nunresolved == 1 ? "" : "s");
 	*result = kb_buf_detach(&text);
 out:
 	kb_buf_release(&text);

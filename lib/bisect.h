@@ -77,7 +77,10 @@ struct kb_store;
  * (KB_BISECT_DDMIN; Zeller and Hildebrandt, "Simplifying and Isolating
  * Failure-Inducing Input", IEEE TSE 28(2), 2002) is kept for comparison.
  * Both find a 1-minimal set of change groups that reproduces the
- * regression, i.e. one from which no single group can be left out.  The
+ * regression, i.e. one from which no single group can be left out
+ * (result->minimal is over groups: a group of several options is one
+ * unresolved change, result->nunresolved, never called 1-minimal within
+ * itself, since no probe moves part of it).  The
  * answer is called 1-minimal (result->minimal) only when the set itself
  * was classified bad and every set without one of its groups good (the
  * group search probes those it has not); when some were unknown
@@ -254,6 +257,11 @@ struct kb_bisect_result {
 				       * without one of its groups shown good:
 				       * a 1-minimal set, each group needed;
 				       * and it was confirmed */
+	size_t nunresolved;           /* groups of several options in the
+				       * set found: each is one unresolved
+				       * change (minimal is over groups; a
+				       * probe moves a group whole, so no
+				       * strict subset of one is measured) */
 	size_t nunsettled;            /* when not: those sets that were not
 				       * (unknown, skip or never probed) */
 	size_t nbetween;              /* of them, probes shown in between the

@@ -215,12 +215,36 @@ static void test_bisect_groups__only_direct_ties_join(void **state)
 	/* A alone is the answer, and 1-minimal: its group is itself */
 	assert_culprits(r, "A");
 	assert_true(r->minimal);
+	assert_int_equal(r->nunresolved, 0);
+}
+
+/*
+ * C and E move as one group: the answer is 1-minimal over groups, and
+ * the group is one unresolved change, its options not each needed (E
+ * costs nothing here).
+ */
+static void test_bisect_groups__group_of_several_is_unresolved(void **state)
+{
+	struct fixture *f = *state;
+	const struct kb_bisect_result *r;
+
+	load(f, kconfig,
+	     "metric: read_iops\nbase: 1000\n" NOISE "seed: 5\n"
+	     "effects:\n  - when: { C: y }\n    factor: 0.6\n",
+	     good_config, bad_config);
+	run(f);
+	r = f->r;
+	assert_culprits(r, "C E");
+	assert_true(r->minimal);
+	assert_int_equal(r->nunresolved, 1);
+	assert_int_equal(r->culprits[0].group, r->culprits[1].group);
 }
 
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
 	T(test_bisect_groups__only_direct_ties_join),
+	T(test_bisect_groups__group_of_several_is_unresolved),
 };
 
 KB_TEST_MAIN(tests)
