@@ -196,6 +196,10 @@ static void print_text(const struct kb_bisect_result *r, const char *metric,
 		print_spent(r);
 		return;
 	}
+	for (i = 0; i < r->njoins; i++)
+		printf("step %u did not hold (%s): %s moves with %s from then on\n",
+		       r->joins[i].step, r->joins[i].reason, r->joins[i].option,
+		       r->joins[i].with);
 	for (i = 0; i < r->nculprits; i++)
 		for (k = 0; k < r->nculprits; k++)
 			if (k != i && r->culprits[k].group ==
@@ -302,6 +306,38 @@ static void changes_json(struct kb_json *j, const char *key,
 	kb_json_array_end(j);
 }
 
+/* The groups joined where a probe did not hold. */
+static void joins_json(struct kb_json *j, const struct kb_bisect_result *r)
+{
+	size_t i;
+
+	kb_json_key(j, "joins");
+	kb_json_array_begin(j);
+	for (i = 0; i < r->njoins; i++) {
+		const char *w = r->joins[i].with, *e;
+
+		kb_json_object_begin(j);
+		kb_json_kv_int(j, "step", r->joins[i].step);
+		kb_json_kv_string(j, "option", r->joins[i].option);
+		kb_json_key(j, "with");
+		kb_json_array_begin(j);
+		for (; *w; w = *e ? e + 1 : e) {
+			char *name;
+
+			e = strchr(w, ' ');
+			if (!e)
+				e = w + strlen(w);
+			name = kb_strndup(w, (size_t)(e - w));
+			kb_json_string(j, name);
+			free(name);
+		}
+		kb_json_array_end(j);
+		kb_json_kv_string(j, "reason", r->joins[i].reason);
+		kb_json_object_end(j);
+	}
+	kb_json_array_end(j);
+}
+
 static void print_json(const struct kb_bisect_result *r, const char *metric,
 		       const char *good, const char *bad)
 {
@@ -319,6 +355,7 @@ static void print_json(const struct kb_bisect_result *r, const char *metric,
 	cmd_json_comparison(j, "ends", &r->ends);
 	kb_json_kv_int(j, "changes", (long long)r->nchanges);
 	kb_json_kv_int(j, "groups", (long long)r->ngroups);
+	joins_json(j, r);
 	changes_json(j, "derived", r->derived, r->nderived);
 	changes_json(j, "culprits", r->culprits,
 		     r->minimal ? r->nculprits : 0);

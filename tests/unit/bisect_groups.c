@@ -63,12 +63,9 @@ struct fixture {
 	struct kb_ksyms *syms;
 	struct kb_kconfig *good, *bad;
 	struct kb_bisect_result *r;
-	/* the test executor: builds that do not hold (wrap_build) */
-	struct kb_executor *inner;
-	const char *unheld_when; /* "OPT=level": set without ... */
-	const char *unheld_unless; /* ... "OPT=level": does not hold */
-	const char *unheld_reason;
-	unsigned unheld_builds;  /* builds refused so */
+	/* the test executor (wrap): builds that do not hold */
+	struct kb_executor *inner; /* the model's behind it */
+	unsigned unheld_builds;    /* builds refused so */
 };
 
 static int setup(void **state)
@@ -92,6 +89,7 @@ static int teardown(void **state)
 	kb_kconfig_free(f->good);
 	kb_kconfig_free(f->bad);
 	kb_executor_free(f->ex);
+	kb_executor_free(f->inner);
 	kb_model_free(f->model);
 	kb_ksyms_free(f->syms);
 	kb_store_close(f->s);
@@ -143,11 +141,12 @@ static int tree_settable(void *arg, const char *option)
 	return kb_ksyms_has_prompt(arg, option);
 }
 
-static void run(struct fixture *f)
+static void run_with(struct fixture *f, enum kb_bisect_strategy strategy)
 {
 	struct kb_bisect_opts o = KB_BISECT_OPTS_INIT;
 	struct kb_err err = KB_ERR_INIT;
 
+	o.strategy = strategy;
 	o.metric = kb_model_metric(f->model);
 	o.depends = tree_depends;
 	o.settable = tree_settable;
@@ -160,6 +159,11 @@ static void run(struct fixture *f)
 	f->r = NULL;
 	if (kb_bisect_options(f->s, f->ex, f->good, f->bad, &o, &f->r, &err))
 		fail_msg("bisect: %s", err.msg);
+}
+
+static void run(struct fixture *f)
+{
+	run_with(f, KB_BISECT_GROUP);
 }
 
 /* The group of change @option (from 1, as printed). */
@@ -240,11 +244,138 @@ static void test_bisect_groups__group_of_several_is_unresolved(void **state)
 	assert_int_equal(r->culprits[0].group, r->culprits[1].group);
 }
 
+/*
+ * The test executor: the model's, but a build with A=y and B=n does not
+ * hold (as the real executor's resolution says when A needs X needs B
+ * and X is y only with B: here the model does not know it).
+ */
+static int wrap_build(void *self, const struct kb_variant *v,
+		      struct kb_build_result *out, struct kb_err *err)
+{
+	struct fixture *f = self;
+	const char *a = kb_variant_get(v, "A"), *b = kb_variant_get(v, "B");
+
+	if (a && b && !strcmp(a, "y") && !strcmp(b, "n")) {
+		memset(out, 0, sizeof(*out));
+		out->status = KB_BUILD_FAILED;
+		out->reason = kb_strdup("config does not hold: CONFIG_A=y (resolved n: depends on X (n))");
+		f->unheld_builds++;
+		return 0;
+	}
+	return kb_executor_build(f->inner, v, out, err);
+}
+
+static int wrap_boot(void *self, const struct kb_variant *v,
+		     const struct kb_build_result *build, unsigned boot_no,
+		     unsigned runs, struct kb_boot_result *out,
+		     struct kb_err *err)
+{
+	struct fixture *f = self;
+
+	return kb_executor_boot(f->inner, v, build, boot_no, runs, out, err);
+}
+
+static int wrap_boot_at(void *self, const struct kb_variant *v,
+			const struct kb_build_result *build, unsigned boot_no,
+			unsigned runs, const struct kb_boot_at *at,
+			struct kb_boot_result *out, struct kb_err *err)
+{
+	struct fixture *f = self;
+
+	return kb_executor_boot_at(f->inner, v, build, boot_no, runs, at, out,
+				   err);
+}
+
+static void wrap_free(void *self)
+{
+	(void)self; /* the fixture owns it */
+}
+
+static const struct kb_executor_ops wrap_ops = {
+	.name = "model",
+	.build = wrap_build,
+	.boot = wrap_boot,
+	.boot_at = wrap_boot_at,
+	.free = wrap_free,
+};
+
+/* Put the test executor in front of the model's. */
+static void wrap(struct fixture *f)
+{
+	f->inner = f->ex;
+	f->ex = kb_executor_new(&wrap_ops, f);
+}
+
+static int same_applied(const struct kb_bisect_probe *a,
+			const struct kb_bisect_probe *b)
+{
+	return a->napplied == b->napplied &&
+	       !memcmp(a->applied, b->applied,
+		       a->napplied * sizeof(*a->applied));
+}
+
+/*
+ * Only A costs, but A=y does not hold without B=y, which the tree ties to
+ * A only through X, unchanged: A and B start apart, A's own probe does
+ * not hold, and then the two are joined (the reason stored) and searched
+ * again: the answer is their group, one unresolved change.
+ */
+static void held_join(struct fixture *f, enum kb_bisect_strategy strategy)
+{
+	const struct kb_bisect_result *r;
+	size_t i, nskip = 0;
+
+	load(f, kconfig,
+	     "metric: read_iops\nbase: 1000\n" NOISE "seed: 3\n"
+	     "effects:\n  - when: { A: y }\n    factor: 0.6\n",
+	     good_config, bad_config);
+	wrap(f);
+	run_with(f, strategy);
+	r = f->r;
+	assert_true(f->unheld_builds >= 1);
+	assert_int_equal(r->njoins, 1);
+	assert_int_equal(r->joins[0].step >= 2, 1);
+	assert_string_equal(r->joins[0].option, "A");
+	assert_string_equal(r->joins[0].with, "B");
+	assert_msg_contains(r->joins[0].reason, "config does not hold: CONFIG_A=y");
+	assert_int_equal(group_of(r, "A"), group_of(r, "B"));
+	assert_int_equal(r->ngroups, 4);
+	for (i = 0; i < r->nprobes; i++)
+		nskip += r->probes[i].cls == KB_BISECT_SKIP;
+	assert_int_equal(nskip, f->unheld_builds);
+	/* the search again on the joined groups asks no set twice */
+	for (i = 0; i < r->nprobes; i++) {
+		size_t k;
+
+		for (k = 0; k < i; k++)
+			assert_false(same_applied(&r->probes[i], &r->probes[k]));
+	}
+	assert_culprits(r, "A B");
+	assert_true(r->minimal);
+	assert_true(r->complete);
+	assert_int_equal(r->nunresolved, 1);
+	kb_executor_free(f->ex);
+	f->ex = f->inner;
+	f->inner = NULL;
+}
+
+static void test_bisect_groups__probe_that_does_not_hold_joins(void **state)
+{
+	held_join(*state, KB_BISECT_GROUP);
+}
+
+static void test_bisect_groups__ddmin_joins_where_it_does_not_hold(void **state)
+{
+	held_join(*state, KB_BISECT_DDMIN);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
 	T(test_bisect_groups__only_direct_ties_join),
 	T(test_bisect_groups__group_of_several_is_unresolved),
+	T(test_bisect_groups__probe_that_does_not_hold_joins),
+	T(test_bisect_groups__ddmin_joins_where_it_does_not_hold),
 };
 
 KB_TEST_MAIN(tests)
