@@ -19,8 +19,8 @@ struct kb_store;
  * change set; a change moves together with the changes the Kconfig
  * graph ties it to directly (opts.depends names one from the other, or
  * through a derived change, never through an unchanged option): a change
- * group.  A probe is the good config with some
- * groups moved to their bad levels; it is built, booted and measured
+ * group.  A probe is the good config with some groups moved to their bad
+ * levels; it is built, booted and measured
  * through the executor (builds are shared by build key through the
  * store) and classified against both ends with kb_compare_samples():
  *

@@ -5,12 +5,12 @@
  * Private to the bisect module: what option bisection (bisect.c, its
  * adaptive group testing search in bisect_group.c and its change groups
  * in bisect_ties.c) and commit bisection (bisect_commits.c) share, most
- * of it in bisect_probe.c, which calls none of them.  A point is one measured configuration; struct bisect is
- * the state of one bisection; the functions measure and classify points,
- * compare the ends, and store the experiment and its steps, the same way
- * for both.  Not part of the library's API: only those files include
- * this header, and its functions are named kb_bisect__* (two
- * underscores) to say so.
+ * of it in bisect_probe.c, which calls none of them.  A point is one
+ * measured configuration; struct bisect is the state of one bisection;
+ * the functions measure and classify points, compare the ends, and store
+ * the experiment and its steps, the same way for both.  Not part of the
+ * library's API: only those files include this header, and its functions
+ * are named kb_bisect__* (two underscores) to say so.
  */
 #include <stddef.h>
 #include <stdint.h>

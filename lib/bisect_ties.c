@@ -333,7 +333,8 @@ void kb_bisect__regroup(struct bisect *b)
 	}
 	keep = kb_calloc(b->npoints + 1, 1);
 	for (k = 0; k < b->npoints; k++)
-		keep[k] = remap_set(b, b->points[k].set, map, ng);
+		keep[k] = b->points[k].set &&
+			  remap_set(b, b->points[k].set, map, ng);
 	if (b->last_set && !remap_set(b, b->last_set, map, ng)) {
 		free(b->last_set);
 		b->last_set = NULL;
