@@ -323,6 +323,8 @@ static int same_applied(const struct kb_bisect_probe *a,
 static void held_join(struct fixture *f, enum kb_bisect_strategy strategy)
 {
 	const struct kb_bisect_result *r;
+	struct kb_store_bisection sb;
+	struct kb_err err = KB_ERR_INIT;
 	size_t i, nskip = 0;
 
 	load(f, kconfig,
@@ -354,6 +356,16 @@ static void held_join(struct fixture *f, enum kb_bisect_strategy strategy)
 	assert_true(r->minimal);
 	assert_true(r->complete);
 	assert_int_equal(r->nunresolved, 1);
+	/* the join and why are stored with the bisection */
+	assert_int_equal(kb_store_bisection_get(f->s, r->bisection, &sb, &err),
+			 0);
+	assert_msg_contains(sb.result, "did not hold: A joined with B");
+	assert_msg_contains(sb.result, "1 group of several options unresolved");
+	for (i = 0; i < sb.nsteps; i++)
+		if (!strcmp(sb.steps[i].classification, "skip"))
+			break;
+	assert_true(i < sb.nsteps);
+	kb_store_bisection_release(&sb);
 	kb_executor_free(f->ex);
 	f->ex = f->inner;
 	f->inner = NULL;
