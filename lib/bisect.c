@@ -1,9 +1,10 @@
 /*
  * Option bisection (lib/bisect.h): the changes between the good and the
- * bad config and their groups, the search over them (ddmin, or the
- * adaptive group testing of lib/bisect_group.c), whether the answer is
- * 1-minimal, and kb_bisect_options() that drives it all.  Points, probes
- * and what is stored are lib/bisect_probe.c's, which this file calls.
+ * bad config (their groups: lib/bisect_ties.c), the search over them
+ * (ddmin, or the adaptive group testing of lib/bisect_group.c), whether
+ * the answer is 1-minimal, and kb_bisect_options() that drives it all.
+ * Points, probes and what is stored are lib/bisect_probe.c's, which this
+ * file calls.
  */
 #include "bisect.h"
 
@@ -22,21 +23,11 @@
 #include "variant.h"
 #include "banned.h"
 
-#define MAX_DEPENDS_WALK 4096 /* names visited following one option */
-
 /* ---- the change set and its groups ------------------------------------ */
 
 static int by_name(const void *x, const void *y)
 {
 	return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
-static long find_name(const struct bisect *b, const char *name)
-{
-	char *const *hit = bsearch(&name, b->names, b->nnames,
-				   sizeof(*b->names), by_name);
-
-	return hit ? (long)(hit - b->names) : -1;
 }
 
 /* Every option of either config, sorted, with its level in each. */
@@ -73,68 +64,9 @@ static void collect_names(struct bisect *b, const struct kb_kconfig *good,
 	}
 }
 
-static size_t uf_find(size_t *parent, size_t i)
-{
-	while (parent[i] != i) {
-		parent[i] = parent[parent[i]];
-		i = parent[i];
-	}
-	return i;
-}
-
-static void uf_union(size_t *parent, size_t a, size_t b)
-{
-	a = uf_find(parent, a);
-	b = uf_find(parent, b);
-	if (a < b)
-		parent[b] = a;
-	else if (b < a)
-		parent[a] = b;
-}
-
-/*
- * Join change @c with every changed option it depends on, following the
- * dependencies through unchanged options too (A needs X needs B: moving
- * A without B drops A).
- */
-static void join_depends(struct bisect *b, size_t c, size_t *parent)
-{
-	const char **stack = NULL, **seen = NULL;
-	size_t nstack = 0, nseen = 0, i, j, n;
-	const char *const *on;
-
-	stack = kb_reallocarray(NULL, 1, sizeof(*stack));
-	stack[nstack++] = b->names[b->change_name[c]];
-	while (nstack && nseen < MAX_DEPENDS_WALK) {
-		const char *name = stack[--nstack];
-
-		n = b->o->depends(b->o->depends_arg, name, &on);
-		for (i = 0; i < n && on; i++) {
-			long k;
-
-			for (j = 0; j < nseen; j++)
-				if (!strcmp(seen[j], on[i]))
-					break;
-			if (j < nseen)
-				continue;
-			seen = kb_reallocarray(seen, nseen + 1, sizeof(*seen));
-			seen[nseen++] = on[i];
-			k = find_name(b, on[i]);
-			if (k >= 0 && b->change_of[k] >= 0)
-				uf_union(parent, c, (size_t)b->change_of[k]);
-			stack = kb_reallocarray(stack, nstack + 1,
-						sizeof(*stack));
-			stack[nstack++] = on[i];
-		}
-	}
-	free(stack);
-	free(seen);
-}
-
 static int make_changes(struct bisect *b, struct kb_err *err)
 {
 	struct kb_bisect_result *r = b->r;
-	size_t *parent = NULL, *gid = NULL;
 	size_t i;
 
 	b->change_of = kb_calloc(b->nnames + 1, sizeof(*b->change_of));
@@ -154,6 +86,7 @@ static int make_changes(struct bisect *b, struct kb_err *err)
 			d->good = kb_strdup(b->goodv[i]);
 			d->bad = kb_strdup(b->badv[i]);
 			d->group = 0;
+			b->change_of[i] = CHANGE_DERIVED;
 			continue;
 		}
 		b->change_of[i] = (long)r->nchanges++;
@@ -183,43 +116,8 @@ static int make_changes(struct bisect *b, struct kb_err *err)
 		b->change_name[b->change_of[i]] = i;
 	}
 
-	parent = kb_calloc(r->nchanges, sizeof(*parent));
-	for (i = 0; i < r->nchanges; i++)
-		parent[i] = i;
-	if (b->o->depends)
-		for (i = 0; i < r->nchanges; i++)
-			join_depends(b, i, parent);
-	/* groups numbered in order of their first option */
-	gid = kb_calloc(r->nchanges, sizeof(*gid));
-	for (i = 0; i < r->nchanges; i++) {
-		size_t root = uf_find(parent, i);
-
-		if (root == i)
-			gid[i] = b->ngroups++;
-		r->changes[i].group = (unsigned)gid[root];
-	}
-	r->ngroups = b->ngroups;
-	free(gid);
-	free(parent);
+	kb_bisect__tie_changes(b);
 	return 0;
-}
-
-/*
- * The build weight of each group (opts.weights), asked for once the ends
- * are built: a cold O= folder has no build records before, and the same
- * bisection run again weighs its options alike.
- */
-static void weigh_groups(struct bisect *b)
-{
-	const struct kb_build_weights *w;
-	size_t i;
-
-	if (!b->o->weights || !(w = b->o->weights(b->o->weights_arg)))
-		return;
-	b->gweight = kb_calloc(b->ngroups + 1, sizeof(*b->gweight));
-	for (i = 0; i < b->r->nchanges; i++)
-		b->gweight[b->r->changes[i].group] +=
-			kb_build_weights_get(w, b->r->changes[i].option);
 }
 
 /* ---- the search ------------------------------------------------------- */
@@ -230,11 +128,18 @@ static int test_groups(struct bisect *b, const size_t *groups, size_t n,
 		       struct kb_err *err)
 {
 	size_t i;
+	int ret;
 
+	if (b->regroup) { /* the groups are being joined: no probe */
+		*cls = KB_BISECT_UNKNOWN;
+		return 0;
+	}
 	memset(set, 0, b->ngroups);
 	for (i = 0; i < n; i++)
 		set[groups[i]] = 1;
-	return kb_bisect__test(b, set, cls, err);
+	if ((ret = kb_bisect__test(b, set, cls, err)) == 0)
+		kb_bisect__held(b, set, *cls);
+	return ret;
 }
 
 /*
@@ -601,6 +506,28 @@ static int confirm_answer(struct bisect *b, const unsigned char *set,
 }
 
 /*
+ * Of the groups in cur[0..ncur), those of several options: each is one
+ * unresolved change.  A group would be resolved within only if each
+ * strict subset of it, with the rest of the set, had been measured good;
+ * but every probe moves groups whole (a group joined after a probe did
+ * not hold was moved in part only by probes that did not hold), so none
+ * is, and the answer says so instead of calling its options needed.
+ */
+static size_t unresolved_groups(const struct bisect *b, const size_t *cur,
+				size_t ncur)
+{
+	size_t *size = kb_calloc(b->ngroups + 1, sizeof(*size));
+	size_t i, n = 0;
+
+	for (i = 0; i < b->r->nchanges; i++)
+		size[b->r->changes[i].group]++;
+	for (i = 0; i < ncur; i++)
+		n += size[cur[i]] > 1;
+	free(size);
+	return n;
+}
+
+/*
  * The culprits (the groups in cur) and their effect alone on good, with
  * their probe brought to max_boots for the estimate.  Sets *@result to
  * the text stored with the bisection.
@@ -630,6 +557,7 @@ static int conclude(struct bisect *b, const size_t *cur, size_t ncur,
 			    c->option, c->bad);
 		r->nculprits++;
 	}
+	r->nunresolved = unresolved_groups(b, cur, ncur);
 	r->change_pct = r->ci_low = r->ci_high = NAN;
 	if (ncur == b->ngroups) {
 		r->change_pct = r->ends.change_pct;
@@ -652,6 +580,13 @@ static int conclude(struct bisect *b, const size_t *cur, size_t ncur,
 	if (!r->minimal && r->nunsettled)
 		kb_buf_addf(&text, " (not minimised: %zu probe%s inconclusive)",
 			    r->nunsettled, r->nunsettled == 1 ? "" : "s");
+	for (i = 0; i < r->njoins; i++)
+		kb_buf_addf(&text, " (step %u did not hold: %s joined with %s)",
+			    r->joins[i].step, r->joins[i].option,
+			    r->joins[i].with);
+	if (r->nunresolved)
+		kb_buf_addf(&text, " (%zu group%s of several options unresolved)",
+			    r->nunresolved, r->nunresolved == 1 ? "" : "s");
 	*result = kb_buf_detach(&text);
 out:
 	kb_buf_release(&text);
@@ -692,18 +627,22 @@ int kb_bisect_options(struct kb_store *s, struct kb_executor *ex,
 	b.r->complete = 1;
 	if (b.r->reproduced) {
 		cur = kb_calloc(b.ngroups, sizeof(*cur));
-		for (i = 0; i < b.ngroups; i++)
-			cur[i] = i;
-		ncur = b.ngroups;
-		weigh_groups(&b);
-		if (o->strategy == KB_BISECT_SPLIT)
-			ret = split(&b, cur, &ncur, err);
-		else if (o->strategy == KB_BISECT_DDMIN)
-			ret = ddmin(&b, cur, &ncur, err);
-		else
-			ret = kb_bisect__group(&b, cur, &ncur, err);
-		if (ret)
-			goto out;
+		kb_bisect__weigh_groups(&b);
+		do { /* again on the joined groups after a probe did not hold */
+			if (b.regroup)
+				kb_bisect__regroup(&b);
+			for (i = 0; i < b.ngroups; i++)
+				cur[i] = i;
+			ncur = b.ngroups;
+			if (o->strategy == KB_BISECT_SPLIT)
+				ret = split(&b, cur, &ncur, err);
+			else if (o->strategy == KB_BISECT_DDMIN)
+				ret = ddmin(&b, cur, &ncur, err);
+			else
+				ret = kb_bisect__group(&b, cur, &ncur, err);
+			if (ret)
+				goto out;
+		} while (b.regroup);
 		b.r->complete = !b.stopped;
 		if ((ret = conclude(&b, cur, ncur, &result, err)))
 			goto out;

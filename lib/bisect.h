@@ -16,9 +16,11 @@ struct kb_store;
 /*
  * Option bisection: which of the option changes between a good and a bad
  * config cause the regression?  The options whose levels differ are the
- * change set; an option moves together with the changed options it
- * depends on (a change group).  A probe is the good config with some
- * groups moved to their bad levels; it is built, booted and measured
+ * change set; a change moves together with the changes the Kconfig
+ * graph ties it to directly (opts.depends names one from the other, or
+ * through a derived change, never through an unchanged option): a change
+ * group.  A probe is the good config with some groups moved to their bad
+ * levels; it is built, booted and measured
  * through the executor (builds are shared by build key through the
  * store) and classified against both ends with kb_compare_samples():
  *
@@ -75,11 +77,20 @@ struct kb_store;
  * (KB_BISECT_DDMIN; Zeller and Hildebrandt, "Simplifying and Isolating
  * Failure-Inducing Input", IEEE TSE 28(2), 2002) is kept for comparison.
  * Both find a 1-minimal set of change groups that reproduces the
- * regression, i.e. one from which no single group can be left out.  The
- * answer is called 1-minimal (result->minimal) only when the set itself
- * was classified bad and every set without one of its groups good (the
- * group search probes those it has not); when some were unknown
- * (or skipped, or never probed) the set is only a candidate set, "not
+ * regression, i.e. one from which no single group can be left out
+ * (result->minimal is over groups: a group of several options is one
+ * unresolved change, result->nunresolved, never called 1-minimal within
+ * itself, since no probe moves part of it).  Groups are made of direct
+ * ties only, so a probe's set may not hold (its resolved config does not
+ * keep a change: the executor's "config does not hold", a skip); then
+ * the change's group is joined with the changes its dependencies reach
+ * through any option, the join stored (result->joins), and the search
+ * starts again on the joined groups, the probes whose sets are still
+ * sets of groups answered from the cache.  The answer is called
+ * 1-minimal (result->minimal) only when the set itself was classified
+ * bad and every set without one of its groups good (the group search
+ * probes those it has not); when some were unknown (or skipped, or never
+ * probed) the set is only a candidate set, "not
  * minimised", with the number of such probes and an estimate of the
  * boots that would likely settle them: per side, the larger of
  * 2 s^2 (z(1 - alpha/2) + z(0.8))^2 / log(1 + t)^2 (80% power to tell
@@ -144,6 +155,20 @@ struct kb_bisect_probe {
 	char *reason;            /* skip: why it could not be measured */
 	size_t commit;           /* commit bisection: the commit probed, an
 				  * index into the caller's commits */
+};
+
+/*
+ * Groups joined during the search: probe @step was skipped because its
+ * resolved config did not keep change @option ("config does not hold:
+ * ..." from the executor, its @reason), so @option's group was joined
+ * with the groups of the changes its dependencies reach through any
+ * option (@with) and the search started again on the joined groups.
+ */
+struct kb_bisect_join {
+	unsigned step;  /* the probe that did not hold */
+	char *option;   /* the change that did not hold */
+	char *with;     /* the changes joined to it, space-separated */
+	char *reason;   /* the probe's reason */
 };
 
 struct kb_setting;
@@ -249,7 +274,10 @@ struct kb_bisect_result {
 	size_t nderived;              /* options that differ but follow
 				       * the changes (opts.settable) */
 	struct kb_bisect_change *derived;
-	size_t ngroups;               /* change groups */
+	size_t ngroups;               /* change groups (after any joins) */
+	size_t njoins;                /* groups joined because a probe did
+				       * not hold, in order */
+	struct kb_bisect_join *joins;
 	size_t nculprits;             /* the set found, option by option: */
 	struct kb_bisect_change *culprits; /* 1-minimal only when minimal */
 	double change_pct;            /* culprits alone on good, vs good */
@@ -265,6 +293,11 @@ struct kb_bisect_result {
 				       * without one of its groups shown good:
 				       * a 1-minimal set, each group needed;
 				       * and it was confirmed */
+	size_t nunresolved;           /* groups of several options in the
+				       * set found: each is one unresolved
+				       * change (minimal is over groups; a
+				       * probe moves a group whole, so no
+				       * strict subset of one is measured) */
 	size_t nunsettled;            /* when not: those sets that were not
 				       * (unknown, skip or never probed) */
 	size_t nbetween;              /* of them, probes shown in between the

@@ -28,12 +28,12 @@
 /* The first token of an answer: a new layout gets a new number (and
  * INPUTS_TAG with it), so that an answer of another layout is never
  * looked for, let alone read. */
-#define ANSWER_TAG "kbisect-answer-1"
+#define ANSWER_TAG "kbisect-answer-2"
 /* The first line of the inputs hashed: bump it too when the search
  * changes what it would answer for the same inputs (how it groups,
  * probes or classifies), so that a rerun does not print an answer the
  * search of this kbisect would not give. */
-#define INPUTS_TAG "kbisect-inputs-1"
+#define INPUTS_TAG "kbisect-inputs-2"
 
 /* ---- the codec -------------------------------------------------------- */
 
@@ -434,13 +434,30 @@ static void code_changes(struct kb_bisect_codec *c, const char *tag,
 	}
 }
 
+static void code_joins(struct kb_bisect_codec *c, struct kb_bisect_join **v,
+		       size_t *n)
+{
+	size_t i;
+
+	kb_bisect__code_tag(c, "joins");
+	kb_bisect__code_count(c, n, SIZE_MAX / 64);
+	if (!c->out)
+		*v = kb_calloc(*n + 1, sizeof(**v));
+	for (i = 0; i < *n && !c->bad; i++) {
+		kb_bisect__code_uint(c, &(*v)[i].step);
+		kb_bisect__code_str(c, &(*v)[i].option, 0);
+		kb_bisect__code_str(c, &(*v)[i].with, 0);
+		kb_bisect__code_str(c, &(*v)[i].reason, 0);
+	}
+}
+
 /*
  * Every field of struct kb_bisect_result but the ids and stored_at (the
  * row's).  A field added to the struct is coded here too: the size
  * check below fails until it is (LP64).
  */
 #if defined(__LP64__)
-_Static_assert(sizeof(struct kb_bisect_result) == 552,
+_Static_assert(sizeof(struct kb_bisect_result) == 576,
 	       "a field of struct kb_bisect_result is kept in the answer: code it in code_options() (lib/bisect_answer.c), bump ANSWER_TAG, then set this size");
 #endif
 
@@ -457,6 +474,7 @@ static void code_options(struct kb_bisect_codec *c, struct kb_bisect_result *r)
 	code_changes(c, "derived", &r->derived, &r->nderived, SIZE_MAX / 64);
 	kb_bisect__code_tag(c, "groups");
 	kb_bisect__code_size(c, &r->ngroups, r->nchanges);
+	code_joins(c, &r->joins, &r->njoins);
 	code_changes(c, "culprits", &r->culprits, &r->nculprits, r->nchanges);
 	kb_bisect__code_tag(c, "effect");
 	kb_bisect__code_real(c, &r->change_pct);
@@ -468,6 +486,7 @@ static void code_options(struct kb_bisect_codec *c, struct kb_bisect_result *r)
 	kb_bisect__code_uint(c, &r->confirm_rounds);
 	kb_bisect__code_int(c, &r->complete, 0, 1);
 	kb_bisect__code_int(c, &r->minimal, 0, 1);
+	kb_bisect__code_size(c, &r->nunresolved, r->nculprits);
 	kb_bisect__code_size(c, &r->nunsettled, SIZE_MAX);
 	kb_bisect__code_size(c, &r->nbetween, r->nunsettled);
 	kb_bisect__code_size(c, &r->nskipped, r->nunsettled - r->nbetween);
@@ -503,19 +522,23 @@ char *kb_bisect__options_answer(const struct kb_bisect_result *r)
 	return kb_buf_detach(&out);
 }
 
-/* Do the stored changes name the options this bisection found? */
+/*
+ * Do the stored changes name the options this bisection found, at the
+ * same levels?  Their groups are the stored answer's: a probe that did
+ * not hold joined some (result->joins) after the grouping this run
+ * starts from, so they may be fewer, never other changes.
+ */
 static int same_changes(const struct kb_bisect_result *a,
 			const struct kb_bisect_result *b)
 {
 	size_t i;
 
-	if (a->nchanges != b->nchanges || a->ngroups != b->ngroups)
+	if (a->nchanges != b->nchanges || a->ngroups > b->ngroups)
 		return 0;
 	for (i = 0; i < a->nchanges; i++)
 		if (strcmp(a->changes[i].option, b->changes[i].option) ||
 		    strcmp(a->changes[i].good, b->changes[i].good) ||
-		    strcmp(a->changes[i].bad, b->changes[i].bad) ||
-		    a->changes[i].group != b->changes[i].group)
+		    strcmp(a->changes[i].bad, b->changes[i].bad))
 			return 0;
 	return 1;
 }

@@ -94,8 +94,13 @@ static int probe(struct search *s, int *v, struct kb_err *err)
 	enum kb_bisect_class cls;
 	int ret;
 
+	if (s->b->regroup) { /* the groups are being joined: no probe */
+		*v = -1;
+		return 0;
+	}
 	if ((ret = kb_bisect__test(s->b, s->set, &cls, err)))
 		return ret;
+	kb_bisect__held(s->b, s->set, cls);
 	*v = verdict(s, cls);
 	return 0;
 }

@@ -2,15 +2,15 @@
 #define KB_BISECT_INT_H
 
 /*
- * Private to the bisect module: what option bisection (bisect.c, and its
- * adaptive group testing search in bisect_group.c) and commit bisection
- * (bisect_commits.c) share, all of it in bisect_probe.c, which calls
- * none of them.  A point is one measured configuration; struct bisect is
- * the state of one bisection; the functions measure and classify points,
- * compare the ends, and store the experiment and its steps, the same way
- * for both.  Not part of the library's API: only those files include
- * this header, and its functions are named kb_bisect__* (two
- * underscores) to say so.
+ * Private to the bisect module: what option bisection (bisect.c, its
+ * adaptive group testing search in bisect_group.c and its change groups
+ * in bisect_ties.c) and commit bisection (bisect_commits.c) share, most
+ * of it in bisect_probe.c, which calls none of them.  A point is one
+ * measured configuration; struct bisect is the state of one bisection;
+ * the functions measure and classify points, compare the ends, and store
+ * the experiment and its steps, the same way for both.  Not part of the
+ * library's API: only those files include this header, and its functions
+ * are named kb_bisect__* (two underscores) to say so.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +31,9 @@ struct kb_store_bisection_answer;
  * alpha = beta = 0.005, about one wrong call in 200 probes.
  */
 #define SPRT_BOUND 5.3
+
+/* b->change_of of an option that differs but follows (no prompt). */
+#define CHANGE_DERIVED (-2)
 
 /* One measured configuration: an end or a probe. */
 struct point {
@@ -74,7 +77,8 @@ struct bisect {
 	char **names;
 	const char **goodv;       /* its level in each ("n" when absent) */
 	const char **badv;
-	long *change_of;          /* name -> change index, or -1 */
+	long *change_of;          /* name -> change index; -1 unchanged,
+				   * CHANGE_DERIVED (opts.settable) */
 	size_t *change_name;      /* change -> name index */
 
 	size_t ngroups;           /* change groups, numbered from 0 */
@@ -89,7 +93,11 @@ struct bisect {
 
 	size_t npoints;
 	struct point *points;     /* [0] good end, [1] bad end, probes */
-	int stopped;              /* max_probes reached */
+	int stopped;              /* max_probes reached, or regroup */
+	int regroup;              /* a probe did not hold and joins groups:
+				   * the search stops, no more probes, and
+				   * starts again on the joined groups
+				   * (kb_bisect__held(), bisect_ties.c) */
 
 	size_t *cache;            /* the probes classified, by the hash of
 				   * their set: point index + 1, 0 empty
@@ -227,6 +235,38 @@ int kb_bisect__in_between(const struct bisect *b, const struct point *p);
  */
 int kb_bisect__group(struct bisect *b, size_t *cur, size_t *ncur,
 		     struct kb_err *err);
+
+/*
+ * Group the changes of b->r (their names and levels set, b->change_of
+ * and b->change_name filled): two join when opts.depends names one from
+ * the other, directly or through derived changes, never through an
+ * unchanged option; numbered in order of their first option.  Sets
+ * each change's group, b->ngroups and b->r->ngroups (bisect_ties.c).
+ */
+void kb_bisect__tie_changes(struct bisect *b);
+
+/* The build weight of each group (opts.weights) into b->gweight, asked
+ * for once the ends are built. */
+void kb_bisect__weigh_groups(struct bisect *b);
+
+/*
+ * After the searches classify @set as @cls (bisect_ties.c): a probe
+ * skipped because its resolved config did not keep some changes ("config
+ * does not hold: CONFIG_X=..." from the executor), whose joins would
+ * join groups, sets b->regroup and b->stopped.  While b->regroup is set
+ * the searches ask no more probes (answered unknown);
+ * kb_bisect_options() then calls kb_bisect__regroup() and searches again.
+ */
+void kb_bisect__held(struct bisect *b, const unsigned char *set,
+		     enum kb_bisect_class cls);
+
+/*
+ * Join the groups as the probes that did not hold say (each join that
+ * adds changes stored in b->r->joins), renumber them, carry the points'
+ * sets and the cache over to the joined groups, and clear b->regroup
+ * and b->stopped for the search to start again.
+ */
+void kb_bisect__regroup(struct bisect *b);
 
 /* Store probe @pr as a bisection step described by @text. */
 int kb_bisect__store_step(struct bisect *b, const struct kb_bisect_probe *pr,

@@ -86,6 +86,12 @@ void kb_bisect_result_free(struct kb_bisect_result *r)
 	for (i = 0; i < r->nculprits; i++)
 		change_release(&r->culprits[i]);
 	free(r->culprits);
+	for (i = 0; i < r->njoins; i++) {
+		free(r->joins[i].option);
+		free(r->joins[i].with);
+		free(r->joins[i].reason);
+	}
+	free(r->joins);
 	kb_bisect__probes_free(r->probes, r->nprobes);
 	kb_bisect__probe_release(&r->end);
 	free(r->stored_at);

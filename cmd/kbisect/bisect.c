@@ -164,6 +164,33 @@ static void print_derived(const struct kb_bisect_result *r)
 	printf("%s\n", r->nderived > SHOW_OPTIONS ? " ..." : "");
 }
 
+/* The options of group @g among the culprits. */
+static size_t group_size(const struct kb_bisect_result *r, unsigned g)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nculprits; i++)
+		n += r->culprits[i].group == g;
+	return n;
+}
+
+/* Each group of several options of the answer: one unresolved change. */
+static void print_unresolved(const struct kb_bisect_result *r)
+{
+	size_t i, k, n;
+
+	for (i = 0; i < r->nculprits; i++) {
+		unsigned g = r->culprits[i].group;
+
+		for (k = 0; k < i && r->culprits[k].group != g; k++)
+			;
+		if (k < i || (n = group_size(r, g)) < 2)
+			continue;
+		printf("  group %u: its %zu options move together (their dependencies tie them): one unresolved change, which of them are needed is not shown\n",
+		       g + 1, n);
+	}
+}
+
 static void print_text(const struct kb_bisect_result *r, const char *metric,
 		       const char *good, const char *bad, double alpha,
 		       unsigned max_boots)
@@ -188,13 +215,21 @@ static void print_text(const struct kb_bisect_result *r, const char *metric,
 		print_spent(r);
 		return;
 	}
+	for (i = 0; i < r->njoins; i++)
+		printf("step %u did not hold (%s): %s moves with %s from then on\n",
+		       r->joins[i].step, r->joins[i].reason, r->joins[i].option,
+		       r->joins[i].with);
 	for (i = 0; i < r->nculprits; i++)
 		for (k = 0; k < r->nculprits; k++)
 			if (k != i && r->culprits[k].group ==
 					      r->culprits[i].group)
 				grouped = 1;
-	if (r->minimal)
+	if (r->minimal && !r->nunresolved)
 		printf("\nculprits%s (a 1-minimal set of the changes: each is needed):\n",
+		       r->complete ? ""
+				   : " (INCOMPLETE: the probe limit was reached)");
+	else if (r->minimal)
+		printf("\nculprits%s (a 1-minimal set of the change groups: each group is needed; a group of several options is one unresolved change):\n",
 		       r->complete ? ""
 				   : " (INCOMPLETE: the probe limit was reached)");
 	else
@@ -212,8 +247,7 @@ static void print_text(const struct kb_bisect_result *r, const char *metric,
 		printf("\n");
 	}
 	if (grouped)
-		printf("  options of one group move together: one depends on"
-		       " the other\n");
+		print_unresolved(r);
 	if (r->confirmed && r->confirm_rounds)
 		printf("confirmed: booted again in %u fresh rounds beside both ends, bad on those alone\n",
 		       r->confirm_rounds);
@@ -291,6 +325,38 @@ static void changes_json(struct kb_json *j, const char *key,
 	kb_json_array_end(j);
 }
 
+/* The groups joined where a probe did not hold. */
+static void joins_json(struct kb_json *j, const struct kb_bisect_result *r)
+{
+	size_t i;
+
+	kb_json_key(j, "joins");
+	kb_json_array_begin(j);
+	for (i = 0; i < r->njoins; i++) {
+		const char *w = r->joins[i].with, *e;
+
+		kb_json_object_begin(j);
+		kb_json_kv_int(j, "step", r->joins[i].step);
+		kb_json_kv_string(j, "option", r->joins[i].option);
+		kb_json_key(j, "with");
+		kb_json_array_begin(j);
+		for (; *w; w = *e ? e + 1 : e) {
+			char *name;
+
+			e = strchr(w, ' ');
+			if (!e)
+				e = w + strlen(w);
+			name = kb_strndup(w, (size_t)(e - w));
+			kb_json_string(j, name);
+			free(name);
+		}
+		kb_json_array_end(j);
+		kb_json_kv_string(j, "reason", r->joins[i].reason);
+		kb_json_object_end(j);
+	}
+	kb_json_array_end(j);
+}
+
 static void print_json(const struct kb_bisect_result *r, const char *metric,
 		       const char *good, const char *bad)
 {
@@ -308,11 +374,24 @@ static void print_json(const struct kb_bisect_result *r, const char *metric,
 	cmd_json_comparison(j, "ends", &r->ends);
 	kb_json_kv_int(j, "changes", (long long)r->nchanges);
 	kb_json_kv_int(j, "groups", (long long)r->ngroups);
+	joins_json(j, r);
 	changes_json(j, "derived", r->derived, r->nderived);
 	changes_json(j, "culprits", r->culprits,
 		     r->minimal ? r->nculprits : 0);
 	changes_json(j, "candidates", r->culprits, r->nculprits);
 	kb_json_kv_bool(j, "minimal", r->minimal);
+	kb_json_key(j, "unresolved_groups");
+	kb_json_array_begin(j);
+	for (i = 0; i < r->nculprits; i++) {
+		size_t k;
+
+		for (k = 0; k < i && r->culprits[k].group !=
+					     r->culprits[i].group; k++)
+			;
+		if (k == i && group_size(r, r->culprits[i].group) > 1)
+			kb_json_int(j, r->culprits[i].group + 1);
+	}
+	kb_json_array_end(j);
 	kb_json_kv_bool(j, "confirmed", r->confirmed);
 	kb_json_kv_int(j, "confirm_rounds", r->confirm_rounds);
 	kb_json_kv_int(j, "unsettled_probes", (long long)r->nunsettled);
@@ -380,8 +459,10 @@ static const struct cmd bisect_options_entry = {
 	.size = sizeof(struct bisect_args),
 	.fn = bisect_options,
 	.help = "The options whose levels differ between the good and the bad\n"
-		".config are the change set; an option moves together with the\n"
-		"changed options it depends on.  Each probe is the good config with\n"
+		".config are the change set; a change moves together with the\n"
+		"changes Kconfig ties to it directly (depends on, select, one\n"
+		"choice; a group of several is one unresolved change in the\n"
+		"answer).  Each probe is the good config with\n"
 		"some changes applied, built, booted and measured, and classified\n"
 		"against both ends booted beside it: each of its boots is a round\n"
 		"of the probe and both ends in a drawn order, so a host that drifts\n"

@@ -28,6 +28,9 @@ run "$KB" bisect options --good $D/good.config --bad $D/bad.config \
 check "finds the debug group of seed 000" $([ $rc -eq 0 ] &&
 	has "DEBUG_KMEMLEAK  *n -> y   (group" && has "DEBUG_SPINLOCK  *n -> y" &&
 	has "DEBUG_KERNEL  *n -> y" && ! has "PARAVIRT_SPINLOCKS  *n" &&
+	has "^culprits (a 1-minimal set of the change groups: each group is needed; a group of several options is one unresolved change):" &&
+	has "^  group 3: its 3 options move together (their dependencies tie them): one unresolved change, which of them are needed is not shown" &&
+	! has "each is needed" &&
 	has "15 options differ (13 groups)" && has "effect of the culprits alone on good: -97"; echo $?)
 check "progress goes to stderr" $(has "options moved to bad" "$T/err" &&
 	has "all 15 (the bad end)" "$T/err"; echo $?)
@@ -48,6 +51,8 @@ assert j["ci_pct"][0] <= j["change_pct"] <= j["ci_pct"][1]
 assert j["minimal"] is True and j["unsettled_probes"] == 0, j["minimal"]
 assert j["confirmed"] is True and j["confirm_rounds"] >= 3, j["confirm_rounds"]
 assert j["candidates"] == j["culprits"]
+assert j["unresolved_groups"] == [3], j["unresolved_groups"]  # one change
+assert j["joins"] == [], j["joins"]  # every probe held (the model's)
 assert j["builds"] == 0, j["builds"]  # every build is in the database
 assert j["stored_at"] is None
 assert j["boots"] > 20 and j["runs"] == j["boots"]
