@@ -343,7 +343,7 @@ static const struct kb_opt bisect_options_opts[] = {
 			       "the bad end: a .config file or fragment"),
 	KB_OPT_STRING(struct bisect_args, matrix, 0, "matrix", "M",
 		      "the kernel tree (source.tree, kernel.rev), guest, workload, repeat and compare settings; required without --model (with it, the model's metric and defaults of 3 boots, up to 10, threshold 5%, alpha 0.05)"),
-	KB_OPT_MODEL("run on the performance-model executor (docs/model.md) instead of kernels built from source.tree and booted through libvirt"),
+	KB_OPT_MODEL("builds and boots from the performance model (docs/model.md) instead of kernels built from source.tree and booted through libvirt; with a matrix that has source.tree, the tree still resolves the ends and each probe"),
 	KB_OPT_DB,
 	KB_OPT_JSON("print the answer and the probes as JSON"),
 	KB_OPT_QUIET("no progress on stderr"),
@@ -394,8 +394,17 @@ static const struct cmd bisect_options_entry = {
 		"them as `run` spreads a variant's; a host that fails 3 boots in a\n"
 		"row for reasons of its own is drained (its failures are no probe's\n"
 		"boots), and when every host is drained the bisection stops (exit 1).\n"
-		"With --model and --matrix the model boots over the matrix's hosts\n"
-		"alike.\n",
+		"\n"
+		"With --model, builds and boots come from the performance model, over\n"
+		"the matrix's hosts alike when --matrix is given.  When that matrix\n"
+		"has source.tree, the tree does everything else as on real kernels:\n"
+		"both ends are resolved by its olddefconfig, its Kconfig groups the\n"
+		"changes and tells derived options, and each probe is resolved from\n"
+		"the good end (a probe whose changes do not hold is a skip, with the\n"
+		"reason); the model is given the resolved .config, so it measures\n"
+		"what a kernel would be built from.  Without source.tree (or without\n"
+		"--matrix) nothing is resolved: the model's own depends: group the\n"
+		"changes and it is given the options of the two files as they are.\n",
 	.epilog = "Examples:\n"
 		  "  kbisect bisect options --good good.config --bad bad.config \\\n"
 		  "      --matrix kconfig-matrix/demo-tcg.yaml\n"
