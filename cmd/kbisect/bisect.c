@@ -8,6 +8,7 @@
 #include "runner.h"
 #include "bisect.h"
 #include "bisect_commits.h"
+#include "bisect_tree.h"
 #include "buf.h"
 #include "build.h"
 #include "executor.h"
@@ -18,7 +19,6 @@
 #include "mem.h"
 #include "model.h"
 #include "paths.h"
-#include "plan.h"
 #include "source.h"
 #include "store.h"
 #include "treeexec.h"
@@ -433,43 +433,16 @@ static void model_opts(const struct kb_matrix *m, struct kb_model *model,
 
 #define SHOW_DROPPED 4 /* options olddefconfig changed, named per end */
 
-/*
- * What an option bisection on a kernel tree runs with, on real kernels
- * and on the model alike: each end is the .config given, resolved alone
- * by the tree's own Kconfig (olddefconfig, through a plan of the
- * matrix's variant 0 without its Kconfig settings), the good one written
- * where the probes are resolved from; the tree's symbols give the
- * changes' dependencies and tell derived options.
- */
-struct tree {
-	const struct kb_matrix *m;
-	struct kb_plan *plan;        /* the matrix's: variant 0 */
-	struct kb_variant base;      /* variant 0 without Kconfig settings */
-	struct kb_setting *settings; /* its settings */
-	struct kb_plan *ends[2];     /* good, bad: each resolved alone */
-	struct kb_ksyms *syms;
-	char *good_file;             /* the good end as resolved */
-};
-
-/* What a bisection of real kernels runs with besides the tree. */
+/* What a bisection of real kernels runs with besides the tree
+ * (lib/bisect_tree.h). */
 struct real {
-	struct tree tree;
+	struct kb_bisect_tree *tree;
+	const struct kb_matrix *m;
 	char *objdir;                 /* the tree's O= folder */
 	struct kb_build_weights *weights; /* its build records' */
 	char *salt;                  /* build salt: matrix, tree, compiler */
 	struct cmd_commit_env env;
 };
-
-static size_t tree_depends(void *arg, const char *option,
-			   const char *const **on)
-{
-	return kb_ksyms_requires(arg, option, on);
-}
-
-static int tree_settable(void *arg, const char *option)
-{
-	return kb_ksyms_has_prompt(arg, option);
-}
 
 /* The units of the tree's O= folder depending on each option, read when
  * the bisection asks (once its ends are built); NULL when unreadable. */
@@ -509,114 +482,42 @@ static void say_resolved(const char *path, const struct kb_kconfig *given,
 	kb_buf_release(&b);
 }
 
-/* Resolve the end at @path (@which 0 good, 1 bad) alone. */
-static int resolve_end(struct tree *t, int which, const char *path,
-		       const struct kb_kconfig *given, int quiet,
-		       struct kb_err *err)
-{
-	struct kb_plan_resolve_opts ro = KB_PLAN_RESOLVE_OPTS_INIT;
-	int ret;
-
-	if (!quiet)
-		fprintf(stderr, "kbisect: resolving %s with the tree's Kconfig (olddefconfig)\n",
-			path);
-	ro.base_config = path;
-	if ((ret = kb_plan_new_variant(t->m, &t->base, &t->ends[which],
-				       err)) ||
-	    (ret = kb_plan_resolve(t->ends[which], &ro, err)))
-		return ret;
-	if (!quiet)
-		say_resolved(path, given,
-			     kb_plan_resolution(t->ends[which], 0)->config);
-	return 0;
-}
-
-/* The good end as resolved, written to the bisect cache for the probes. */
-static int write_good(struct tree *t, struct kb_err *err)
-{
-	const struct kb_kconfig_resolution *res =
-		kb_plan_resolution(t->ends[0], 0);
-	char *dir = kb_cache_dir("bisect");
-	int ret;
-
-	t->good_file = kb_asprintf("%s/good-%s.config", dir, res->digest);
-	if ((ret = kb_mkdir_p(dir, err)) == 0)
-		ret = kb_write_atomic_text(t->good_file, res->config_text, err);
-	free(dir);
-	return ret;
-}
-
-/* Resolve both ends with matrix @m's source.tree (which it must have) and
- * scan the tree's symbols. */
-static int tree_open(struct tree *t, const struct kb_matrix *m,
-		     const char *good_path, const char *bad_path,
-		     const struct kb_kconfig *good,
+/*
+ * Both ends resolved alone with matrix @m's source.tree (which it must
+ * have) and the tree's symbols scanned, into *@out, saying so: the tree
+ * half of a bisection, on real kernels and on the model alike.
+ */
+static int tree_open(const struct kb_matrix *m, const char *good_path,
+		     const char *bad_path, const struct kb_kconfig *good,
 		     const struct kb_kconfig *bad, int quiet,
-		     struct kb_err *err)
+		     struct kb_bisect_tree **out, struct kb_err *err)
 {
-	const struct kb_variant *v0;
-	size_t i;
-	int ret;
+	const char *path[2] = { good_path, bad_path };
+	const struct kb_kconfig *given[2] = { good, bad };
+	int which, ret;
 
-	memset(t, 0, sizeof(*t));
-	t->m = m;
-	if ((ret = kb_plan_new(m, &t->plan, err)))
+	if ((ret = kb_bisect_tree_new(m, out, err)))
 		return ret;
-	v0 = kb_plan_variant(t->plan, 0);
-	t->base = *v0;
-	t->settings = kb_calloc(v0->nsettings + 1, sizeof(*t->settings));
-	t->base.nsettings = 0;
-	for (i = 0; i < v0->nsettings; i++)
-		if (v0->settings[i].kind != KB_FACTOR_KCONFIG)
-			t->settings[t->base.nsettings++] = v0->settings[i];
-	t->base.settings = t->settings;
-	if ((ret = resolve_end(t, 0, good_path, good, quiet, err)) ||
-	    (ret = resolve_end(t, 1, bad_path, bad, quiet, err)) ||
-	    (ret = write_good(t, err)))
-		return ret;
-	return kb_kconfig_tree_scan(kb_plan_tree(t->ends[0], 0)->dir, NULL,
-				    &t->syms, err);
-}
-
-static void tree_close(struct tree *t)
-{
-	kb_ksyms_free(t->syms);
-	kb_plan_free(t->ends[0]);
-	kb_plan_free(t->ends[1]);
-	kb_plan_free(t->plan);
-	free(t->settings);
-	free(t->good_file);
-	memset(t, 0, sizeof(*t));
+	for (which = 0; which < 2; which++) {
+		if (!quiet)
+			fprintf(stderr, "kbisect: resolving %s with the tree's Kconfig (olddefconfig)\n",
+				path[which]);
+		if ((ret = kb_bisect_tree_resolve(*out, which, path[which],
+						  err)))
+			return ret;
+		if (!quiet)
+			say_resolved(path[which], given[which],
+				     kb_bisect_tree_end(*out, which));
+	}
+	return kb_bisect_tree_finish(*out, err);
 }
 
 /* The ends as the tree resolved them. */
-static void tree_ends(const struct tree *t, const struct kb_kconfig *ends[2])
+static void tree_ends(const struct kb_bisect_tree *t,
+		      const struct kb_kconfig *ends[2])
 {
-	ends[0] = kb_plan_resolution(t->ends[0], 0)->config;
-	ends[1] = kb_plan_resolution(t->ends[1], 0)->config;
-}
-
-/* A build salt: @head, then the tree and the compiler the ends were
- * resolved with.  Caller frees. */
-static char *tree_salt(const struct tree *t, const char *head)
-{
-	return kb_asprintf("%s\ntree=%s\ncompiler=%s\n", head,
-			   kb_plan_tree(t->ends[0], 0)->id,
-			   kb_plan_compiler(t->ends[0]));
-}
-
-/* Fill @bo's changes from the tree: its dependencies, the options no
- * prompt sets, the executor resolving each probe's changes from the good
- * end, the baseline variant's other settings and guest. */
-static void tree_opts(struct tree *t, struct kb_bisect_opts *bo)
-{
-	bo->depends = tree_depends;
-	bo->settable = tree_settable;
-	bo->depends_arg = t->syms;
-	bo->changes_only = 1;
-	bo->guest = &t->base.guest;
-	bo->nsettings = t->base.nsettings;
-	bo->settings = t->base.settings;
+	ends[0] = kb_bisect_tree_end(t, 0);
+	ends[1] = kb_bisect_tree_end(t, 1);
 }
 
 static int real_open(struct real *r, const struct kb_matrix *m,
@@ -628,24 +529,24 @@ static int real_open(struct real *r, const struct kb_matrix *m,
 	int ret;
 
 	memset(r, 0, sizeof(*r));
+	r->m = m;
 	if (!kb_matrix_source(m)->tree)
 		return kb_err_set(err, KB_EINPUT,
 				  "%s: bisecting options on real kernels needs source.tree, the kernel tree whose Kconfig resolves and builds each probe",
 				  kb_matrix_file(m));
-	if ((ret = tree_open(&r->tree, m, good_path, bad_path, good, bad,
-			     quiet, err)))
+	if ((ret = tree_open(m, good_path, bad_path, good, bad, quiet,
+			     &r->tree, err)))
 		return ret;
-	r->objdir = kb_build_default_objdir(kb_plan_tree(r->tree.ends[0],
-							 0)->id);
-	r->salt = tree_salt(&r->tree, kb_matrix_text(m));
-	return cmd_commit_env_open(m, NULL, r->tree.good_file, quiet, &r->env,
-				   err);
+	r->objdir = kb_build_default_objdir(kb_bisect_tree_id(r->tree));
+	r->salt = kb_bisect_tree_salt(r->tree, kb_matrix_text(m));
+	return cmd_commit_env_open(m, NULL, kb_bisect_tree_good_file(r->tree),
+				   quiet, &r->env, err);
 }
 
 static void real_close(struct real *r)
 {
 	cmd_commit_env_close(&r->env);
-	tree_close(&r->tree);
+	kb_bisect_tree_free(r->tree);
 	kb_build_weights_free(r->weights);
 	free(r->objdir);
 	free(r->salt);
@@ -655,9 +556,9 @@ static void real_close(struct real *r)
 /* Fill @bo for a bisection of real kernels with @r. */
 static void real_opts(struct real *r, struct kb_bisect_opts *bo)
 {
-	cmd_commit_opts(r->tree.m, &r->env, bo);
+	cmd_commit_opts(r->m, &r->env, bo);
 	bo->build_salt = r->salt;
-	tree_opts(&r->tree, bo);
+	kb_bisect_tree_opts(r->tree, bo);
 	bo->weights = tree_weights;
 	bo->weights_arg = r;
 	bo->step = on_step;
@@ -680,7 +581,7 @@ static int bisect_options(const struct kb_args *args)
 	struct kb_bisect_result *r = NULL;
 	struct show show = { args->quiet, 0 };
 	struct real real;
-	struct tree mtree;                  /* --model on a tree */
+	struct kb_bisect_tree *mtree = NULL; /* --model on a tree */
 	struct kb_executor *tree_ex = NULL; /* the model behind the tree */
 	char *model_salt = NULL, *head;
 	struct kb_runner *hosts = NULL; /* --model: over the matrix's hosts,
@@ -689,7 +590,6 @@ static int bisect_options(const struct kb_args *args)
 	int json = args->json, ret;
 
 	memset(&real, 0, sizeof(real));
-	memset(&mtree, 0, sizeof(mtree));
 	if (!good_path || !bad_path)
 		return cmd_usage_error("bisect",
 				       "bisect options needs --good and --bad .config files");
@@ -728,20 +628,21 @@ static int bisect_options(const struct kb_args *args)
 		if (m && kb_matrix_source(m)->tree) {
 			/* the tree resolves and groups, the model builds
 			 * and boots what it resolved */
-			if ((ret = tree_open(&mtree, m, good_path, bad_path,
-					     good, bad, show.quiet, &err)) ||
-			    (ret = kb_treeexec_new(m, ex, mtree.good_file,
-						   &tree_ex, &err)))
+			if ((ret = tree_open(m, good_path, bad_path, good,
+					     bad, show.quiet, &mtree, &err)) ||
+			    (ret = kb_treeexec_new(
+				     m, ex, kb_bisect_tree_good_file(mtree),
+				     &tree_ex, &err)))
 				goto fail;
 			ex = tree_ex;
-			tree_opts(&mtree, &bo);
+			kb_bisect_tree_opts(mtree, &bo);
 			/* builds of one model, matrix, tree and compiler */
 			head = kb_asprintf("%s\n%s", kb_model_text(model),
 					   kb_matrix_text(m));
-			model_salt = tree_salt(&mtree, head);
+			model_salt = kb_bisect_tree_salt(mtree, head);
 			free(head);
 			bo.build_salt = model_salt;
-			tree_ends(&mtree, ends);
+			tree_ends(mtree, ends);
 		}
 	} else {
 		if ((ret = real_open(&real, m, good_path, bad_path, good, bad,
@@ -750,7 +651,7 @@ static int bisect_options(const struct kb_args *args)
 		real_opts(&real, &bo);
 		metric = bo.metric;
 		ex = real.env.ex;
-		tree_ends(&real.tree, ends);
+		tree_ends(real.tree, ends);
 	}
 	if ((ret = cmd_open_store(db, &s, &err)))
 		goto fail;
@@ -791,7 +692,7 @@ out:
 	kb_store_close(s);
 	kb_executor_free(tree_ex);
 	kb_runner_free(hosts);
-	tree_close(&mtree);
+	kb_bisect_tree_free(mtree);
 	free(model_salt);
 	real_close(&real);
 	kb_model_free(model);
