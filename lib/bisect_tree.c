@@ -100,7 +100,7 @@ int kb_bisect_tree_finish(struct kb_bisect_tree *t, struct kb_err *err)
 }
 
 const struct kb_kconfig *kb_bisect_tree_end(const struct kb_bisect_tree *t,
-					     int which)
+					    int which)
 {
 	const struct kb_kconfig_resolution *res =
 		t->ends[which] ? kb_plan_resolution(t->ends[which], 0) : NULL;

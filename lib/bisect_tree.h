@@ -42,7 +42,7 @@ int kb_bisect_tree_finish(struct kb_bisect_tree *t, struct kb_err *err);
 
 /* End @which as resolved (owned by @t), or NULL before it is. */
 const struct kb_kconfig *kb_bisect_tree_end(const struct kb_bisect_tree *t,
-					     int which);
+					    int which);
 
 /* The good end's file as resolved, the probes' base config (after
  * kb_bisect_tree_finish(); owned by @t). */

@@ -147,7 +147,7 @@ static void test_treeexec__the_model_gets_the_resolved_config(void **state)
 	teardown(&f);
 }
 
-static void test_treeexec__a_change_that_does_not_hold_is_not_built(void **state)
+static void test_treeexec__a_change_not_held_is_not_built(void **state)
 {
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_setting lock = { "LOCK", "y", KB_FACTOR_KCONFIG };
@@ -220,7 +220,7 @@ static void test_treeexec__needs_source_tree(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_treeexec__the_model_gets_the_resolved_config),
-	cmocka_unit_test(test_treeexec__a_change_that_does_not_hold_is_not_built),
+	cmocka_unit_test(test_treeexec__a_change_not_held_is_not_built),
 	cmocka_unit_test(test_treeexec__a_stored_build_boots_its_config),
 	cmocka_unit_test(test_treeexec__needs_source_tree),
 };
