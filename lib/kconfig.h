@@ -309,4 +309,12 @@ size_t kb_kconfig_compare(const struct kb_setting *settings,
 
 void kb_kconfig_outcome_release(struct kb_kconfig_outcome *o);
 
+/*
+ * What of @res did not hold, "config does not hold: CONFIG_X=y (resolved
+ * n: depends on Y), ...", or NULL when everything did: the reason a
+ * probe whose changes do not hold is not built (real kernels and the
+ * model on a tree alike).  Caller frees.
+ */
+char *kb_kconfig_not_held(const struct kb_kconfig_resolution *res);
+
 #endif

@@ -72,6 +72,24 @@ size_t kb_kconfig_compare(const struct kb_setting *settings,
 	return n;
 }
 
+char *kb_kconfig_not_held(const struct kb_kconfig_resolution *res)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	size_t i, n = 0;
+
+	for (i = 0; i < res->noutcomes; i++) {
+		const struct kb_kconfig_outcome *o = &res->outcomes[i];
+
+		if (o->held)
+			continue;
+		kb_buf_addf(&b, "%sCONFIG_%s=%s (resolved %s%s%s)",
+			    n++ ? ", " : "config does not hold: ", o->name,
+			    o->requested, o->resolved, o->reason ? ": " : "",
+			    o->reason ? o->reason : "");
+	}
+	return n ? kb_buf_detach(&b) : NULL;
+}
+
 char *kb_kconfig_default_cache_dir(void)
 {
 	return kb_cache_dir("configs");

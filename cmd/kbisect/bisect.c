@@ -8,6 +8,7 @@
 #include "runner.h"
 #include "bisect.h"
 #include "bisect_commits.h"
+#include "bisect_tree.h"
 #include "buf.h"
 #include "build.h"
 #include "executor.h"
@@ -18,9 +19,9 @@
 #include "mem.h"
 #include "model.h"
 #include "paths.h"
-#include "plan.h"
 #include "source.h"
 #include "store.h"
+#include "treeexec.h"
 #include "variant.h"
 #include "banned.h"
 
@@ -442,8 +443,8 @@ static const struct kb_opt bisect_options_opts[] = {
 			       "the bad end: a .config file or fragment"),
 	KB_OPT_STRING(struct bisect_args, matrix, 0, "matrix", "M",
 		      "the kernel tree (source.tree, kernel.rev), guest, workload, repeat and compare settings; required without --model (with it, the model's metric and defaults of 3 boots, up to 10, threshold 5%, alpha 0.05)"),
-	KB_OPT_MODEL("run on the performance-model executor (docs/model.md) instead of kernels built from source.tree and booted through libvirt"),
-		KB_OPT_BOOL(struct bisect_args, fresh, 0, "fresh",
+	KB_OPT_MODEL("builds and boots from the performance model (docs/model.md) instead of kernels built from source.tree and booted through libvirt; with a matrix that has source.tree, the tree still resolves the ends and each probe"),
+	KB_OPT_BOOL(struct bisect_args, fresh, 0, "fresh",
 		    "bisect again, every end and probe booted afresh (stored builds reused), even when the same bisection finished before in this database: after the host drifted"),
 	KB_OPT_DB,
 	KB_OPT_JSON("print the answer and the probes as JSON"),
@@ -503,8 +504,17 @@ static const struct cmd bisect_options_entry = {
 		"them as `run` spreads a variant's; a host that fails 3 boots in a\n"
 		"row for reasons of its own is drained (its failures are no probe's\n"
 		"boots), and when every host is drained the bisection stops (exit 1).\n"
-		"With --model and --matrix the model boots over the matrix's hosts\n"
-		"alike.\n",
+		"\n"
+		"With --model, builds and boots come from the performance model, over\n"
+		"the matrix's hosts alike when --matrix is given.  When that matrix\n"
+		"has source.tree, the tree does everything else as on real kernels:\n"
+		"both ends are resolved by its olddefconfig, its Kconfig groups the\n"
+		"changes and tells derived options, and each probe is resolved from\n"
+		"the good end (a probe whose changes do not hold is a skip, with the\n"
+		"reason); the model is given the resolved .config, so it measures\n"
+		"what a kernel would be built from.  Without source.tree (or without\n"
+		"--matrix) nothing is resolved: the model's own depends: group the\n"
+		"changes and it is given the options of the two files as they are.\n",
 	.epilog = "Examples:\n"
 		  "  kbisect bisect options --good good.config --bad bad.config \\\n"
 		  "      --matrix kconfig-matrix/demo-tcg.yaml\n"
@@ -533,37 +543,16 @@ static void model_opts(const struct kb_matrix *m, struct kb_model *model,
 
 #define SHOW_DROPPED 4 /* options olddefconfig changed, named per end */
 
-/*
- * What a bisection of real kernels runs with: each end is the .config
- * given, resolved alone by the tree's own Kconfig (olddefconfig, through
- * a plan of the matrix's variant 0 without its Kconfig settings), the
- * good one written where the probes are resolved from; the tree's
- * symbols give the changes' dependencies and tell derived options.
- */
+/* What a bisection of real kernels runs with besides the tree
+ * (lib/bisect_tree.h). */
 struct real {
+	struct kb_bisect_tree *tree;
 	const struct kb_matrix *m;
-	struct kb_plan *plan;        /* the matrix's: variant 0 */
-	struct kb_variant base;      /* variant 0 without Kconfig settings */
-	struct kb_setting *settings; /* its settings */
-	struct kb_plan *ends[2];     /* good, bad: each resolved alone */
-	struct kb_ksyms *syms;
 	char *objdir;                 /* the tree's O= folder */
 	struct kb_build_weights *weights; /* its build records' */
-	char *good_file;             /* the good end as resolved */
 	char *salt;                  /* build salt: matrix, tree, compiler */
 	struct cmd_commit_env env;
 };
-
-static size_t tree_depends(void *arg, const char *option,
-			   const char *const **on)
-{
-	return kb_ksyms_requires(arg, option, on);
-}
-
-static int tree_settable(void *arg, const char *option)
-{
-	return kb_ksyms_has_prompt(arg, option);
-}
 
 /* The units of the tree's O= folder depending on each option, read when
  * the bisection asks (once its ends are built); NULL when unreadable. */
@@ -603,41 +592,42 @@ static void say_resolved(const char *path, const struct kb_kconfig *given,
 	kb_buf_release(&b);
 }
 
-/* Resolve the end at @path (@which 0 good, 1 bad) alone. */
-static int resolve_end(struct real *r, int which, const char *path,
-		       const struct kb_kconfig *given, int quiet,
-		       struct kb_err *err)
+/*
+ * Both ends resolved alone with matrix @m's source.tree (which it must
+ * have) and the tree's symbols scanned, into *@out, saying so: the tree
+ * half of a bisection, on real kernels and on the model alike.
+ */
+static int tree_open(const struct kb_matrix *m, const char *good_path,
+		     const char *bad_path, const struct kb_kconfig *good,
+		     const struct kb_kconfig *bad, int quiet,
+		     struct kb_bisect_tree **out, struct kb_err *err)
 {
-	struct kb_plan_resolve_opts ro = KB_PLAN_RESOLVE_OPTS_INIT;
-	int ret;
+	const char *path[2] = { good_path, bad_path };
+	const struct kb_kconfig *given[2] = { good, bad };
+	int which, ret;
 
-	if (!quiet)
-		fprintf(stderr, "kbisect: resolving %s with the tree's Kconfig (olddefconfig)\n",
-			path);
-	ro.base_config = path;
-	if ((ret = kb_plan_new_variant(r->m, &r->base, &r->ends[which],
-				       err)) ||
-	    (ret = kb_plan_resolve(r->ends[which], &ro, err)))
+	if ((ret = kb_bisect_tree_new(m, out, err)))
 		return ret;
-	if (!quiet)
-		say_resolved(path, given,
-			     kb_plan_resolution(r->ends[which], 0)->config);
-	return 0;
+	for (which = 0; which < 2; which++) {
+		if (!quiet)
+			fprintf(stderr, "kbisect: resolving %s with the tree's Kconfig (olddefconfig)\n",
+				path[which]);
+		if ((ret = kb_bisect_tree_resolve(*out, which, path[which],
+						  err)))
+			return ret;
+		if (!quiet)
+			say_resolved(path[which], given[which],
+				     kb_bisect_tree_end(*out, which));
+	}
+	return kb_bisect_tree_finish(*out, err);
 }
 
-/* The good end as resolved, written to the bisect cache for the probes. */
-static int write_good(struct real *r, struct kb_err *err)
+/* The ends as the tree resolved them. */
+static void tree_ends(const struct kb_bisect_tree *t,
+		      const struct kb_kconfig *ends[2])
 {
-	const struct kb_kconfig_resolution *res =
-		kb_plan_resolution(r->ends[0], 0);
-	char *dir = kb_cache_dir("bisect");
-	int ret;
-
-	r->good_file = kb_asprintf("%s/good-%s.config", dir, res->digest);
-	if ((ret = kb_mkdir_p(dir, err)) == 0)
-		ret = kb_write_atomic_text(r->good_file, res->config_text, err);
-	free(dir);
-	return ret;
+	ends[0] = kb_bisect_tree_end(t, 0);
+	ends[1] = kb_bisect_tree_end(t, 1);
 }
 
 static int real_open(struct real *r, const struct kb_matrix *m,
@@ -646,9 +636,6 @@ static int real_open(struct real *r, const struct kb_matrix *m,
 		     const struct kb_kconfig *bad, int quiet,
 		     struct kb_err *err)
 {
-	const struct kb_variant *v0;
-	const struct kb_plan_tree *t;
-	size_t i;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -657,41 +644,21 @@ static int real_open(struct real *r, const struct kb_matrix *m,
 		return kb_err_set(err, KB_EINPUT,
 				  "%s: bisecting options on real kernels needs source.tree, the kernel tree whose Kconfig resolves and builds each probe",
 				  kb_matrix_file(m));
-	if ((ret = kb_plan_new(m, &r->plan, err)))
+	if ((ret = tree_open(m, good_path, bad_path, good, bad, quiet,
+			     &r->tree, err)))
 		return ret;
-	v0 = kb_plan_variant(r->plan, 0);
-	r->base = *v0;
-	r->settings = kb_calloc(v0->nsettings + 1, sizeof(*r->settings));
-	r->base.nsettings = 0;
-	for (i = 0; i < v0->nsettings; i++)
-		if (v0->settings[i].kind != KB_FACTOR_KCONFIG)
-			r->settings[r->base.nsettings++] = v0->settings[i];
-	r->base.settings = r->settings;
-	if ((ret = resolve_end(r, 0, good_path, good, quiet, err)) ||
-	    (ret = resolve_end(r, 1, bad_path, bad, quiet, err)) ||
-	    (ret = write_good(r, err)))
-		return ret;
-	t = kb_plan_tree(r->ends[0], 0);
-	if ((ret = kb_kconfig_tree_scan(t->dir, NULL, &r->syms, err)))
-		return ret;
-	r->objdir = kb_build_default_objdir(t->id);
-	r->salt = kb_asprintf("%s\ntree=%s\ncompiler=%s\n", kb_matrix_text(m),
-			      t->id, kb_plan_compiler(r->ends[0]));
-	return cmd_commit_env_open(m, NULL, r->good_file, quiet, &r->env,
-				   err);
+	r->objdir = kb_build_default_objdir(kb_bisect_tree_id(r->tree));
+	r->salt = kb_bisect_tree_salt(r->tree, kb_matrix_text(m));
+	return cmd_commit_env_open(m, NULL, kb_bisect_tree_good_file(r->tree),
+				   quiet, &r->env, err);
 }
 
 static void real_close(struct real *r)
 {
 	cmd_commit_env_close(&r->env);
-	kb_ksyms_free(r->syms);
+	kb_bisect_tree_free(r->tree);
 	kb_build_weights_free(r->weights);
 	free(r->objdir);
-	kb_plan_free(r->ends[0]);
-	kb_plan_free(r->ends[1]);
-	kb_plan_free(r->plan);
-	free(r->settings);
-	free(r->good_file);
 	free(r->salt);
 	memset(r, 0, sizeof(*r));
 }
@@ -701,16 +668,10 @@ static void real_opts(struct real *r, struct kb_bisect_opts *bo)
 {
 	cmd_commit_opts(r->m, &r->env, bo);
 	bo->build_salt = r->salt;
-	bo->depends = tree_depends;
-	bo->settable = tree_settable;
-	bo->depends_arg = r->syms;
-	bo->changes_only = 1;
+	kb_bisect_tree_opts(r->tree, bo);
 	bo->weights = tree_weights;
 	bo->weights_arg = r;
 	bo->step = on_step;
-	bo->guest = &r->base.guest;
-	bo->nsettings = r->base.nsettings;
-	bo->settings = r->base.settings;
 }
 
 static int bisect_options(const struct kb_args *args)
@@ -730,6 +691,9 @@ static int bisect_options(const struct kb_args *args)
 	struct kb_bisect_result *r = NULL;
 	struct show show = { args->quiet, 0 };
 	struct real real;
+	struct kb_bisect_tree *mtree = NULL; /* --model on a tree */
+	struct kb_executor *tree_ex = NULL; /* the model behind the tree */
+	char *model_salt = NULL, *head;
 	struct kb_runner *hosts = NULL; /* --model: over the matrix's hosts,
 					 * or the model alone */
 	int64_t model_exp = 0;
@@ -771,6 +735,25 @@ static int bisect_options(const struct kb_args *args)
 			ex = kb_runner_builder(hosts);
 		}
 		model_opts(m, model, &bo);
+		if (m && kb_matrix_source(m)->tree) {
+			/* the tree resolves and groups, the model builds
+			 * and boots what it resolved */
+			if ((ret = tree_open(m, good_path, bad_path, good,
+					     bad, show.quiet, &mtree, &err)) ||
+			    (ret = kb_treeexec_new(
+				     m, ex, kb_bisect_tree_good_file(mtree),
+				     &tree_ex, &err)))
+				goto fail;
+			ex = tree_ex;
+			kb_bisect_tree_opts(mtree, &bo);
+			/* builds of one model, matrix, tree and compiler */
+			head = kb_asprintf("%s\n%s", kb_model_text(model),
+					   kb_matrix_text(m));
+			model_salt = kb_bisect_tree_salt(mtree, head);
+			free(head);
+			bo.build_salt = model_salt;
+			tree_ends(mtree, ends);
+		}
 	} else {
 		if ((ret = real_open(&real, m, good_path, bad_path, good, bad,
 				     show.quiet, &err)))
@@ -778,8 +761,7 @@ static int bisect_options(const struct kb_args *args)
 		real_opts(&real, &bo);
 		metric = bo.metric;
 		ex = real.env.ex;
-		ends[0] = kb_plan_resolution(real.ends[0], 0)->config;
-		ends[1] = kb_plan_resolution(real.ends[1], 0)->config;
+		tree_ends(real.tree, ends);
 	}
 	if ((ret = cmd_open_store(db, &s, &err)))
 		goto fail;
@@ -819,7 +801,10 @@ fail:
 out:
 	kb_bisect_result_free(r);
 	kb_store_close(s);
+	kb_executor_free(tree_ex);
 	kb_runner_free(hosts);
+	kb_bisect_tree_free(mtree);
+	free(model_salt);
 	real_close(&real);
 	kb_model_free(model);
 	kb_matrix_free(m);
@@ -1006,7 +991,7 @@ static const struct kb_opt bisect_commits_opts[] = {
 	KB_OPT_STRING_REQUIRED(struct bisect_args, matrix, "matrix", "M",
 			       "the matrix whose baseline variant each probe builds, boots and measures"),
 	KB_OPT_MODEL("run on the performance-model executor (docs/model.md) instead of kernels built from source and booted through libvirt"),
-		KB_OPT_BOOL(struct bisect_args, fresh, 0, "fresh",
+	KB_OPT_BOOL(struct bisect_args, fresh, 0, "fresh",
 		    "bisect again, every end and probe booted afresh (stored builds reused), even when the same bisection finished before in this database: after the host drifted"),
 	KB_OPT_DB,
 	KB_OPT_JSON("print the answer and the probes as JSON"),

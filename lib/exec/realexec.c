@@ -245,28 +245,6 @@ int kb_realexec_check_guests(const struct kb_plan *p, struct kb_err *err)
 }
 
 /*
- * What of @res did not hold, "config does not hold: CONFIG_X=y (resolved
- * n: depends on Y), ...", or NULL when everything did.  Caller frees.
- */
-static char *not_held(const struct kb_kconfig_resolution *res)
-{
-	struct kb_buf b = KB_BUF_INIT;
-	size_t i, n = 0;
-
-	for (i = 0; i < res->noutcomes; i++) {
-		const struct kb_kconfig_outcome *o = &res->outcomes[i];
-
-		if (o->held)
-			continue;
-		kb_buf_addf(&b, "%sCONFIG_%s=%s (resolved %s%s%s)",
-			    n++ ? ", " : "config does not hold: ", o->name,
-			    o->requested, o->resolved, o->reason ? ": " : "",
-			    o->reason ? o->reason : "");
-	}
-	return n ? kb_buf_detach(&b) : NULL;
-}
-
-/*
  * Build @v from source.tree as its plan resolved it: the given plan when
  * @v is one of its resolved variants, else a plan of @v alone.
  */
@@ -291,7 +269,8 @@ static int from_source(const struct realexec *x, const struct kb_variant *v,
 	if ((ret = kb_plan_new_variant(x->m, v, &alone, err)) == 0 &&
 	    (ret = kb_plan_resolve(alone, &ro, err)) == 0) {
 		if (x->opts.require_held &&
-		    (out->reason = not_held(kb_plan_resolution(alone, 0))))
+		    (out->reason = kb_kconfig_not_held(
+			     kb_plan_resolution(alone, 0))))
 			out->status = KB_BUILD_FAILED;
 		else
 			ret = kb_build_plan_variant(

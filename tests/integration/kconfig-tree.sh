@@ -3,7 +3,8 @@
 # extracts it once, ~11 s; later runs reuse it): a PARAVIRT_SPINLOCKS=y that
 # tinyconfig cannot hold is reported with its dependency, identical resolved
 # configs are one build, the resolution cache makes a second plan fast, an
-# unknown symbol gets a "did you mean", and exit statuses are right.
+# unknown symbol gets a "did you mean", exit statuses are right, and
+# `bisect options --model` on the tree resolves and groups with it.
 # Usage (from the top of the checkout): tests/integration/kconfig-tree.sh KBISECT
 set -u
 KB=${1:-./kbisect}
@@ -111,6 +112,77 @@ check "a folder that is not a kernel tree is bad input (exit 2)" $([ $rc -eq 2 ]
 run "$KB" run "$T/spin.yaml" --db "$T/run.db" --quiet
 check "run refuses the same matrix (exit 1) and writes nothing" $([ $rc -eq 1 ] &&
 	has "NEVER held" "$T/err" && [ ! -e "$T/run.db" ]; echo $?)
+
+# ---- bisect options --model on the tree ------------------------------------
+# The model builds and boots; the tree resolves both ends and each probe
+# and groups the changes (docs/bisect.md, "On the model with a tree").
+# good: the demo's baseline (tinyconfig + the guest fragments, resolved by
+# the tree's make); bad: the same plus SLUB_DEBUG_ON=y (it selects the
+# prompt-less STACKDEPOT_ALWAYS_INIT), three inert CRC routines and
+# INET=y, which cannot hold without NET.  The model is slow
+# only when SLUB_DEBUG_ON=y and STACKDEPOT_ALWAYS_INIT=y: the second is in
+# neither file, so the regression shows only when the model is given the
+# resolved configs.
+mkdir -p "$T/good-o"
+make -s -C "$TREE" O="$T/good-o" ARCH=x86_64 tinyconfig >/dev/null 2>&1 &&
+	cat guests/tiny-x86_64.fragment kconfig-matrix/configs/demo-tcg.fragment \
+		>>"$T/good-o/.config" &&
+	make -s -C "$TREE" O="$T/good-o" ARCH=x86_64 olddefconfig >/dev/null 2>&1 &&
+	cp "$T/good-o/.config" "$T/good.config"
+rm -rf "$T/good-o"
+{
+	grep -v '^# CONFIG_SLUB_DEBUG_ON is not set' "$T/good.config"
+	printf 'CONFIG_SLUB_DEBUG_ON=y\nCONFIG_CRC16=y\nCONFIG_CRC7=y\nCONFIG_CRC8=y\nCONFIG_INET=y\n'
+} >"$T/bad.config"
+cat >"$T/slub.model.yaml" <<'M'
+metric: real_s
+base: 10
+noise: { boot_cv: 0.03, run_cv: 0.01 }
+effects:
+  - when: { SLUB_DEBUG_ON: y, STACKDEPOT_ALWAYS_INIT: y }
+    factor: 1.5
+seed: 1
+M
+cat >"$T/bisect.yaml" <<M
+name: kconfig-tree-bisect
+source:
+  tree: $TREE
+workload: { command: { run: "true" }, metric: real_s }
+repeat: { boots: 3, max_boots: 8 }
+M
+configs() { ls "$T/cache/kbisect/configs" 2>/dev/null | grep -c '^[0-9a-f]*\.config$'; }
+before=$(configs)
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" bisect options --model "$T/slub.model.yaml" \
+	--matrix "$T/bisect.yaml" --good "$T/good.config" --bad "$T/bad.config" \
+	--db "$T/bisect.db" --json
+bisect_secs=$secs
+resolved=$(( $(configs) - before ))
+check "bisect options --model on the tree resolves both ends, says what did not hold" $(
+	[ $rc -eq 0 ] && has "resolving $T/bad.config with the tree's Kconfig (olddefconfig)" "$T/err" &&
+	has "bad.config: the tree's Kconfig sets 1 of its options otherwise (INET=y->n)" "$T/err"; echo $?)
+check "it names SLUB_DEBUG_ON alone, with the tree's changes and derived options" $(python3 - "$T/out" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = lambda k: [c["option"] for c in d[k]]
+ok = (names("culprits") == ["SLUB_DEBUG_ON"] and d["minimal"]
+      and d["changes"] == 4
+      and "STACKDEPOT_ALWAYS_INIT" in names("derived")
+      and "INET" not in names("derived"))
+sys.exit(0 if ok else 1)
+P
+echo $?)
+check "each end and probe was resolved by olddefconfig and built from that ($resolved resolutions, ${bisect_secs} s)" $(python3 - "$T/out" "$T/bisect.db" "$resolved" <<'P'
+import json, sqlite3, sys
+d = json.load(open(sys.argv[1]))
+db = sqlite3.connect(sys.argv[2])
+n, sel = db.execute("SELECT count(*), sum(config_text LIKE '%CONFIG_STACKDEPOT_ALWAYS_INIT=y%')"
+                    " FROM builds WHERE config_text LIKE '%CONFIG_CRC32=y%'").fetchone()
+# the two ends alone, then one resolution per build, each stored with it
+ok = (d["builds"] >= 3 and n == d["builds"] and (sel or 0) >= 1
+      and int(sys.argv[3]) == 2 + d["builds"])
+sys.exit(0 if ok else 1)
+P
+echo $?)
 
 echo "kconfig-tree: $pass passed, $fail failed (first plan ${cold} s, cached ${warm} s, total $(( $(date +%s) - t0 )) s)"
 [ "$fail" -eq 0 ]
