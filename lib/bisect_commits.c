@@ -503,6 +503,28 @@ static int test_decide(const struct kb_comparison *c,
 }
 
 /*
+ * The end of a test's bisection @b: after @ret 0, finished and its
+ * counters in @out; else marked failed and @out released.  Frees @b.
+ */
+static int test_end(struct bisect *b, int ret,
+		    struct kb_bisect_test_result *out, struct kb_err *err)
+{
+	if (ret == 0 && (ret = kb_bisect__finish(b, NULL, err)) == 0) {
+		out->builds = b->r->builds;
+		out->boots = b->r->boots;
+		out->runs = b->r->runs;
+		out->experiment = b->r->experiment;
+	}
+	if (ret) {
+		kb_bisect__fail(b, err);
+		kb_bisect_test_result_release(out);
+	}
+	kb_bisect_result_free(b->r);
+	kb_bisect__release(b);
+	return ret;
+}
+
+/*
  * kb_bisect_test_beside()'s sequential test: rounds of @g and @c in a
  * fresh order each (kb_bisect__measure_pair()), the paired comparison of
  * the rounds both have (kb_compare_paired()) at the looks of
@@ -594,21 +616,9 @@ int kb_bisect_test_beside(struct kb_store *s, struct kb_executor *ex,
 	if (ret)
 		goto out;
 	b.points[0].in_store = b.points[1].in_store = 1;
-	if ((ret = test_rounds(&b, &b.points[0], &b.points[1], out, err)) ||
-	    (ret = kb_bisect__finish(&b, NULL, err)))
-		goto out;
-	out->builds = b.r->builds;
-	out->boots = b.r->boots;
-	out->runs = b.r->runs;
-	out->experiment = b.r->experiment;
+	ret = test_rounds(&b, &b.points[0], &b.points[1], out, err);
 out:
-	if (ret) {
-		kb_bisect__fail(&b, err);
-		kb_bisect_test_result_release(out);
-	}
-	kb_bisect_result_free(b.r);
-	kb_bisect__release(&b);
-	return ret;
+	return test_end(&b, ret, out, err);
 }
 
 int kb_bisect_test(struct kb_store *s, struct kb_executor *ex,
@@ -664,18 +674,6 @@ int kb_bisect_test(struct kb_store *s, struct kb_executor *ex,
 		if ((ret = kb_bisect__measure(&b, p, p->nvalues + 1, err)))
 			goto out;
 	}
-	if ((ret = kb_bisect__finish(&b, NULL, err)))
-		goto out;
-	out->builds = b.r->builds;
-	out->boots = b.r->boots;
-	out->runs = b.r->runs;
-	out->experiment = b.r->experiment;
 out:
-	if (ret) {
-		kb_bisect__fail(&b, err);
-		kb_bisect_test_result_release(out);
-	}
-	kb_bisect_result_free(b.r);
-	kb_bisect__release(&b);
-	return ret;
+	return test_end(&b, ret, out, err);
 }
