@@ -22,17 +22,77 @@ struct kb_bisect_tree {
 	struct kb_plan *ends[2];     /* good, bad: each resolved alone */
 	struct kb_ksyms *syms;
 	char *good_file;             /* the good end as resolved */
+	const char **on;             /* tree_depends()'s answer */
 };
 
+/* Whether @name is a symbol of expression @expr (NULL: none). */
+static int names_symbol(const char *expr, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = expr; p && (p = strstr(p, name)); p += n) {
+		int before = p > expr && (p[-1] == '_' ||
+					  (p[-1] >= 'A' && p[-1] <= 'Z') ||
+					  (p[-1] >= 'a' && p[-1] <= 'z') ||
+					  (p[-1] >= '0' && p[-1] <= '9'));
+		char c = p[n];
+		int after = c == '_' || (c >= 'A' && c <= 'Z') ||
+			    (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+
+		if (!before && !after)
+			return 1;
+	}
+	return 0;
+}
+
+/* Condition @cond is n in both ends: a select under it never fires. */
+static int never(const struct kb_bisect_tree *t, const char *cond)
+{
+	int w, level;
+
+	for (w = 0; w < 2; w++) {
+		struct kb_err ignored = KB_ERR_INIT;
+
+		if (kb_kconfig_eval(cond, kb_bisect_tree_end(t, w), 2, &level,
+				    NULL, &ignored) ||
+		    level)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The tree's dependencies of @option (kb_ksyms_requires()), less the
+ * symbols that select it only under a condition neither end meets
+ * (`select PAGE_EXTENSION if !64BIT` on a 64-bit kernel): such a select
+ * moves nothing, and left in it tied IDLE_PAGE_TRACKING to
+ * PAGE_EXTENSION on x86_64.
+ */
 static size_t tree_depends(void *arg, const char *option,
 			   const char *const **on)
 {
-	return kb_ksyms_requires(arg, option, on);
+	struct kb_bisect_tree *t = arg;
+	const char *const *all;
+	size_t n = kb_ksyms_requires(t->syms, option, &all), i, k = 0;
+	const char *dep = kb_ksyms_depends(t->syms, option), *cond;
+
+	t->on = kb_reallocarray(t->on, n + 1, sizeof(*t->on));
+	for (i = 0; i < n; i++) {
+		if (kb_ksyms_select_if(t->syms, option, all[i], &cond) &&
+		    cond && !names_symbol(dep, all[i]) && never(t, cond))
+			continue;
+		t->on[k++] = all[i];
+	}
+	*on = t->on;
+	return k;
 }
 
 static int tree_settable(void *arg, const char *option)
 {
-	return kb_ksyms_has_prompt(arg, option);
+	const struct kb_bisect_tree *t = arg;
+
+	return kb_ksyms_has_prompt(t->syms, option);
 }
 
 int kb_bisect_tree_new(const struct kb_matrix *m,
@@ -129,7 +189,7 @@ void kb_bisect_tree_opts(struct kb_bisect_tree *t, struct kb_bisect_opts *o)
 {
 	o->depends = tree_depends;
 	o->settable = tree_settable;
-	o->depends_arg = t->syms;
+	o->depends_arg = t;
 	o->changes_only = 1;
 	o->guest = &t->base.guest;
 	o->nsettings = t->base.nsettings;
@@ -146,5 +206,6 @@ void kb_bisect_tree_free(struct kb_bisect_tree *t)
 	kb_plan_free(t->plan);
 	free(t->settings);
 	free(t->good_file);
+	free(t->on);
 	free(t);
 }

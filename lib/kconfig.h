@@ -180,6 +180,14 @@ const char *kb_ksyms_selected_by(const struct kb_ksyms *syms,
 				 const char *name);
 
 /*
+ * Whether @by selects @target; *@cond then the condition of its selects
+ * ("!64BIT" for `select PAGE_EXTENSION if !64BIT`; several joined with
+ * " || "), NULL when one of them has none.  Points into @syms.
+ */
+int kb_ksyms_select_if(const struct kb_ksyms *syms, const char *target,
+		       const char *by, const char **cond);
+
+/*
  * The symbols @name's level hangs on: those named by its dependency
  * (kb_ksyms_depends), those that select it and, for a member of a choice
  * block, the other members, each once, in the order met.  Returns their number (0 for an unknown symbol) and points *@on at

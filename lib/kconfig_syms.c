@@ -36,7 +36,15 @@ struct def {
 struct sel {
 	char *target;
 	char *by;
+	char *cond;     /* its `if` condition, or NULL */
 	size_t order;
+};
+
+/* One symbol that selects another, and under what condition. */
+struct selector {
+	char *by;
+	char *cond;     /* the `if` conditions of its selects joined with
+			 * " || ", or NULL when one has none */
 };
 
 struct sym {
@@ -45,6 +53,8 @@ struct sym {
 	const char *type;
 	char *depends;     /* NULL: none */
 	char *selected_by; /* NULL: none */
+	struct selector *sels; /* those of selected_by, in its order */
+	size_t nsels;
 	int prompt;
 	unsigned choice;   /* its choice block (from 1), or 0 */
 	struct kconfig_strlist requires; /* symbols of both, and the other
@@ -422,8 +432,12 @@ static int scan_line(struct scan *sc, const char *path, const char *rel,
 			sc->sels = kb_reallocarray(sc->sels, sc->asels,
 						   sizeof(*sc->sels));
 		}
+		const char *cond = trailing_if(e);
+
 		sc->sels[sc->nsels].target = kb_strndup(a, (size_t)(e - a));
 		sc->sels[sc->nsels].by = kb_strdup(st->d->name);
+		sc->sels[sc->nsels].cond = cond && *cond ? kb_strdup(cond)
+							 : NULL;
 		sc->sels[sc->nsels].order = sc->nsels;
 		sc->nsels++;
 	}
@@ -653,6 +667,35 @@ static void add_choice_members(struct kb_ksyms *ks, unsigned nchoices)
 	free(next);
 }
 
+/* Record that @x->by selects @s (under @x->cond): one record per
+ * selector, its conditions joined, none once one select has none. */
+static void add_selector(struct sym *s, const struct sel *x)
+{
+	struct selector *r = NULL;
+	size_t i;
+
+	for (i = 0; i < s->nsels; i++)
+		if (!strcmp(s->sels[i].by, x->by))
+			r = &s->sels[i];
+	if (!r) {
+		s->sels = kb_reallocarray(s->sels, s->nsels + 1,
+					  sizeof(*s->sels));
+		r = &s->sels[s->nsels++];
+		r->by = kb_strdup(x->by);
+		r->cond = x->cond ? kb_strdup(x->cond) : NULL;
+		return;
+	}
+	if (r->cond && x->cond) {
+		char *j = kb_asprintf("(%s) || (%s)", r->cond, x->cond);
+
+		free(r->cond);
+		r->cond = j;
+	} else {
+		free(r->cond);
+		r->cond = NULL;
+	}
+}
+
 /* Fold the per-definition records into one record per symbol. */
 static struct kb_ksyms *fold(struct scan *sc)
 {
@@ -708,8 +751,11 @@ static struct kb_ksyms *fold(struct scan *sc)
 
 		for (k = i; k < sc->nsels &&
 			    !strcmp(sc->sels[k].target, sc->sels[i].target);
-		     k++)
+		     k++) {
 			kconfig_strlist_add(&l, sc->sels[k].by);
+			if (s)
+				add_selector(s, &sc->sels[k]);
+		}
 		if (s) {
 			kconfig_strlist_join(&l, ", ", &b);
 			s->selected_by = kb_buf_detach(&b);
@@ -755,6 +801,7 @@ out:
 	for (i = 0; i < sc.nsels; i++) {
 		free(sc.sels[i].target);
 		free(sc.sels[i].by);
+		free(sc.sels[i].cond);
 	}
 	free(sc.sels);
 	for (i = 0; i < (size_t)sc.nctx; i++)
@@ -770,8 +817,15 @@ void kb_ksyms_free(struct kb_ksyms *ks)
 	if (!ks)
 		return;
 	for (i = 0; i < ks->n; i++) {
+		size_t k;
+
 		free(ks->s[i].depends);
 		free(ks->s[i].selected_by);
+		for (k = 0; k < ks->s[i].nsels; k++) {
+			free(ks->s[i].sels[k].by);
+			free(ks->s[i].sels[k].cond);
+		}
+		free(ks->s[i].sels);
 		kconfig_strlist_release(&ks->s[i].requires);
 	}
 	defs_free(ks->defs, ks->ndefs);
@@ -838,6 +892,21 @@ size_t kb_ksyms_requires(const struct kb_ksyms *ks, const char *name,
 
 	*on = s ? (const char *const *)s->requires.v : NULL;
 	return s ? s->requires.n : 0;
+}
+
+int kb_ksyms_select_if(const struct kb_ksyms *ks, const char *target,
+		       const char *by, const char **cond)
+{
+	const struct sym *s = lookup(ks, target);
+	size_t i;
+
+	*cond = NULL;
+	for (i = 0; s && i < s->nsels; i++)
+		if (!strcmp(s->sels[i].by, by)) {
+			*cond = s->sels[i].cond;
+			return 1;
+		}
+	return 0;
 }
 
 /* ==== why an option did not hold ======================================== */

@@ -50,15 +50,20 @@ static void setup(struct fixture *f)
 		    "config BASE\n\tbool \"base\"\n"
 		    "config SPIN\n\tbool \"spin\"\n"
 		    "config LEAF\n\tbool \"leaf\"\n"
-		    "config DERIVED\n\tbool\n");
+		    "config DERIVED\n\tbool\n"
+		    "config X64\n\tbool \"64-bit\"\n"
+		    "config PAGEX\n\tbool \"page extension\"\n"
+		    "config IDLE\n\tbool \"idle\"\n"
+		    "\tselect PAGEX if !X64\n"
+		    "config SEL\n\tbool \"sel\"\n\tselect LEAF\n");
 	kb_test_put(f->tree, "Makefile",
 		    "olddefconfig:\n"
 		    "\t@sed -i -e '/CONFIG_DERIVED/d' -e 's/^CONFIG_SPIN=y$$/&\\nCONFIG_DERIVED=y/' $(O)/.config\n");
-	f->good = kb_test_write(f->dir, "good.config", "CONFIG_BASE=y\n",
-				0644);
+	f->good = kb_test_write(f->dir, "good.config",
+				"CONFIG_BASE=y\nCONFIG_X64=y\n", 0644);
 	/* DERIVED is in neither file: the tree sets it in the bad end */
 	f->bad = kb_test_write(f->dir, "bad.config",
-			       "CONFIG_BASE=y\nCONFIG_SPIN=y\nCONFIG_LEAF=y\n",
+			       "CONFIG_BASE=y\nCONFIG_X64=y\nCONFIG_SPIN=y\nCONFIG_LEAF=y\n",
 			       0644);
 	f->text = kb_asprintf("source: { tree: %s }\n"
 			      "workload: { command: { run: 'true' }, metric: real_s }\n",
@@ -120,6 +125,52 @@ static void test_bisect_tree__ends_resolved_alone_good_written(void **state)
 	assert_non_null(o.depends);
 	assert_true(o.settable(o.depends_arg, "SPIN"));
 	assert_false(o.settable(o.depends_arg, "DERIVED"));
+	teardown(&f);
+}
+
+/* Whether @name is among the @n dependencies at @on. */
+static int among(const char *const *on, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(on[i], name))
+			return 1;
+	return 0;
+}
+
+/*
+ * A select under a condition neither end meets ties nothing (on x86_64,
+ * `select PAGE_EXTENSION if !64BIT` tied IDLE_PAGE_TRACKING to
+ * PAGE_EXTENSION); an unconditional one still ties.
+ */
+static void test_bisect_tree__select_never_met_ties_nothing(void **state)
+{
+	struct kb_bisect_opts o = KB_BISECT_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_ksyms *syms = NULL;
+	const char *const *on, *cond;
+	struct fixture f;
+	size_t n;
+
+	(void)state;
+	setup(&f);
+	/* the tree's symbols: IDLE selects PAGEX under !X64, SEL LEAF */
+	assert_int_equal(kb_kconfig_tree_scan(f.tree, NULL, &syms, &err), 0);
+	assert_int_equal(kb_ksyms_select_if(syms, "PAGEX", "IDLE", &cond), 1);
+	assert_string_equal(cond, "!X64");
+	assert_int_equal(kb_ksyms_select_if(syms, "LEAF", "SEL", &cond), 1);
+	assert_null(cond);
+	assert_int_equal(kb_ksyms_select_if(syms, "LEAF", "IDLE", &cond), 0);
+	n = kb_ksyms_requires(syms, "PAGEX", &on);
+	assert_true(among(on, n, "IDLE"));
+	kb_ksyms_free(syms);
+	/* both ends have X64=y: the bisection's dependencies leave IDLE out */
+	kb_bisect_tree_opts(f.t, &o);
+	n = o.depends(o.depends_arg, "PAGEX", &on);
+	assert_false(among(on, n, "IDLE"));
+	n = o.depends(o.depends_arg, "LEAF", &on);
+	assert_true(among(on, n, "SEL"));
 	teardown(&f);
 }
 
@@ -195,6 +246,7 @@ static void test_bisect_tree__needs_source_tree(void **state)
 }
 
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_bisect_tree__select_never_met_ties_nothing),
 	cmocka_unit_test(test_bisect_tree__ends_resolved_alone_good_written),
 	cmocka_unit_test(test_bisect_tree__model_bisection_on_the_tree),
 	cmocka_unit_test(test_bisect_tree__needs_source_tree),
