@@ -7,7 +7,7 @@
  *
  *   good: tinyconfig + guests/tiny-x86_64.fragment +
  *         kconfig-matrix/configs/demo-tcg.fragment, resolved by the tree;
- *   bad:  the same with N = 16, 32 or 64 prompt options set y, each of
+ *   bad:  the same with N = 8, 16, 32 or 64 prompt options set y, each of
  *         which holds alone on the good end and, set alone, moves no
  *         other prompt option (the CRC routines, IKCONFIG, KALLSYMS,
  *         PC104, SCHEDSTATS, SLUB_DEBUG_ON, ... : pool[] below, the
@@ -20,7 +20,8 @@
  * (KBISECT_BENCH_N=16 for one of them).  Prints per case:
  * right (the answer is exactly the planted options), innocent (seeds
  * whose answer names an option not planted), 1-minimal (seeds whose
- * answer says so), the mean probes and the change groups the tree formed
+ * answer says so), the mean probes and boots (the ends' included) and
+ * the change groups the tree formed
  * (their count, and the largest with its options).  Exits 1 when a case is
  * not right in every seed or names an innocent option (issue 25's
  * target).  Skips (exit 0) when the tree is not extracted
@@ -85,7 +86,7 @@ static const char *const pool[NMAX] = {
 	POOL_MORE
 };
 
-static const unsigned sizes[] = { 16, 32, 64 };
+static const unsigned sizes[] = { 8, 16, 32, 64 };
 
 /* The N options of this size, by name, as the bisection orders them. */
 static const char *options[NMAX];
@@ -197,7 +198,7 @@ static int make_bad(const char *good, const char *path, struct kb_err *err)
 
 struct tally {
 	unsigned cases, right, innocent, minimal;
-	double probes, groups;
+	double probes, groups, boots;
 	size_t largest;     /* the largest group over the seeds */
 	char *largest_text; /* its options */
 };
@@ -281,6 +282,7 @@ static int one(struct kb_store *s, const struct kb_matrix *m,
 	t->right += got.buf && !strcmp(got.buf, truth.buf);
 	t->minimal += r->minimal != 0;
 	t->probes += (double)r->nprobes;
+	t->boots += (double)r->boots;
 	count_groups(r, t);
 	if (getenv("KBISECT_BENCH_VERBOSE"))
 		printf("  %s, seed %llu: '%s'%s, %zu probes\n", pl->name,
@@ -341,10 +343,10 @@ static int size_run(struct kb_store *st, const char *tree, const char *good,
 				       1000003ull * s + pi + 100 * n, &t);
 		if (!t.cases)
 			continue;
-		printf("  %2u  %-15s %2u/%-2u %5u/%-2u %6u/%-2u %6.1f %6.1f  %zu%s%s\n",
+		printf("  %2u  %-15s %2u/%-2u %5u/%-2u %6u/%-2u %6.1f %6.0f %6.1f  %zu%s%s\n",
 		       n, plants[pi].name, t.right, t.cases, t.innocent,
 		       t.cases, t.minimal, t.cases, t.probes / t.cases,
-		       t.groups / t.cases, t.largest,
+		       t.boots / t.cases, t.groups / t.cases, t.largest,
 		       t.largest > 1 ? ": " : "",
 		       t.largest > 1 ? t.largest_text : "");
 		fflush(stdout);
@@ -396,7 +398,7 @@ int main(void)
 	       " per case; threshold 5%%, alpha 0.05, 3 boots per probe, up"
 	       " to 10\n\n",
 	       100 * (FACTOR - 1), 100 * CV, nseeds);
-	printf("   N  %-15s right innocent 1-minimal probes groups  largest group\n",
+	printf("   N  %-15s right innocent 1-minimal probes  boots groups  largest group\n",
 	       "case");
 	for (si = 0; si < sizeof(sizes) / sizeof(*sizes); si++)
 		if (!only || only == sizes[si])
