@@ -25,67 +25,25 @@ struct kb_bisect_tree {
 	const char **on;             /* tree_depends()'s answer */
 };
 
-/* Whether @name is a symbol of expression @expr (NULL: none). */
-static int names_symbol(const char *expr, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p;
-
-	for (p = expr; p && (p = strstr(p, name)); p += n) {
-		int before = p > expr && (p[-1] == '_' ||
-					  (p[-1] >= 'A' && p[-1] <= 'Z') ||
-					  (p[-1] >= 'a' && p[-1] <= 'z') ||
-					  (p[-1] >= '0' && p[-1] <= '9'));
-		char c = p[n];
-		int after = c == '_' || (c >= 'A' && c <= 'Z') ||
-			    (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-
-		if (!before && !after)
-			return 1;
-	}
-	return 0;
-}
-
-/* Condition @cond is n in both ends: a select under it never fires. */
-static int never(const struct kb_bisect_tree *t, const char *cond)
-{
-	int w, level;
-
-	for (w = 0; w < 2; w++) {
-		struct kb_err ignored = KB_ERR_INIT;
-
-		if (kb_kconfig_eval(cond, kb_bisect_tree_end(t, w), 2, &level,
-				    NULL, &ignored) ||
-		    level)
-			return 0;
-	}
-	return 1;
-}
-
 /*
- * The tree's dependencies of @option (kb_ksyms_requires()), less the
- * symbols that select it only under a condition neither end meets
- * (`select PAGE_EXTENSION if !64BIT` on a 64-bit kernel): such a select
- * moves nothing, and left in it tied IDLE_PAGE_TRACKING to
- * PAGE_EXTENSION on x86_64.
+ * The tree's dependencies of @option as they stand between the two ends
+ * (kb_ksyms_requires_in()): a select whose condition neither end meets
+ * ties nothing (left in, it tied IDLE_PAGE_TRACKING to PAGE_EXTENSION on
+ * x86_64).
  */
 static size_t tree_depends(void *arg, const char *option,
 			   const char *const **on)
 {
 	struct kb_bisect_tree *t = arg;
+	const struct kb_kconfig *ends[2] = { kb_bisect_tree_end(t, 0),
+					     kb_bisect_tree_end(t, 1) };
 	const char *const *all;
-	size_t n = kb_ksyms_requires(t->syms, option, &all), i, k = 0;
-	const char *dep = kb_ksyms_depends(t->syms, option), *cond;
+	size_t n = kb_ksyms_requires(t->syms, option, &all);
 
 	t->on = kb_reallocarray(t->on, n + 1, sizeof(*t->on));
-	for (i = 0; i < n; i++) {
-		if (kb_ksyms_select_if(t->syms, option, all[i], &cond) &&
-		    cond && !names_symbol(dep, all[i]) && never(t, cond))
-			continue;
-		t->on[k++] = all[i];
-	}
+	n = kb_ksyms_requires_in(t->syms, option, ends, 2, t->on);
 	*on = t->on;
-	return k;
+	return n;
 }
 
 static int tree_settable(void *arg, const char *option)

@@ -197,6 +197,17 @@ size_t kb_ksyms_requires(const struct kb_ksyms *syms, const char *name,
 			 const char *const **on);
 
 /*
+ * As kb_ksyms_requires(), less the symbols that select @name only under
+ * a condition that is n in each of the @ncfgs configs @cfgs (and that
+ * its dependency does not name): `select PAGE_EXTENSION if !64BIT`
+ * moves nothing in a 64-bit config.  Into @out, room for
+ * kb_ksyms_requires()'s count; returns how many (names @syms owns).
+ */
+size_t kb_ksyms_requires_in(const struct kb_ksyms *syms, const char *name,
+			    const struct kb_kconfig *const *cfgs, size_t ncfgs,
+			    const char **out);
+
+/*
  * Why requested @name=@requested did not hold in @resolved: one line such
  * as "depends on PARAVIRT && SMP (unmet: PARAVIRT, SMP)", "selected by
  * EXPERT", "has no prompt: only defaults and selects set it".  Appends to

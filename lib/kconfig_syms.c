@@ -894,6 +894,51 @@ size_t kb_ksyms_requires(const struct kb_ksyms *ks, const char *name,
 	return s ? s->requires.n : 0;
 }
 
+/* Condition @cond is n in each of @cfgs: a select under it never fires
+ * there (0 when it does not parse: kept). */
+static int never_met(const char *cond, const struct kb_kconfig *const *cfgs,
+		     size_t ncfgs)
+{
+	size_t i;
+
+	for (i = 0; i < ncfgs; i++) {
+		struct kb_err ignored = KB_ERR_INIT;
+		int level;
+
+		if (kb_kconfig_eval(cond, cfgs[i], 2, &level, NULL, &ignored) ||
+		    level)
+			return 0;
+	}
+	return 1;
+}
+
+size_t kb_ksyms_requires_in(const struct kb_ksyms *ks, const char *name,
+			    const struct kb_kconfig *const *cfgs, size_t ncfgs,
+			    const char **out)
+{
+	const struct sym *s = lookup(ks, name);
+	struct kconfig_strlist dep = KCONFIG_STRLIST_INIT;
+	size_t i, k, n = 0;
+
+	if (!s)
+		return 0;
+	add_symbols(&dep, s->depends);
+	for (i = 0; i < s->requires.n; i++) {
+		const char *r = s->requires.v[i];
+		int skip = 0;
+
+		for (k = 0; k < s->nsels; k++)
+			if (!strcmp(s->sels[k].by, r))
+				skip = s->sels[k].cond &&
+				       !kconfig_strlist_has(&dep, r) &&
+				       never_met(s->sels[k].cond, cfgs, ncfgs);
+		if (!skip)
+			out[n++] = r;
+	}
+	kconfig_strlist_release(&dep);
+	return n;
+}
+
 int kb_ksyms_select_if(const struct kb_ksyms *ks, const char *target,
 		       const char *by, const char **cond)
 {
