@@ -201,7 +201,8 @@ check "v_variant_summary shows 8 variants of 3 boots" $([ "$n" = 8 ]; echo $?)
 run "$KB" results 1 --db "$T/k.db" --json
 check "results --json" $([ $rc -eq 0 ] && has '"change_pct"' "$T/out" && json_ok "$T/out"; echo $?)
 run env KBISECT_DB="$T/k.db" "$KB" history
-check "history through KBISECT_DB" $([ $rc -eq 0 ] && has "xen-pvops-spinlocks" "$T/out"; echo $?)
+check "history through KBISECT_DB, with the executor that ran each" $([ $rc -eq 0 ] && has "xen-pvops-spinlocks" "$T/out" &&
+	has "^ *id  created (UTC) *state *executor *design" "$T/out" && has "^ *1  .*  done  *model  " "$T/out"; echo $?)
 run "$KB" history --json --db "$T/k.db"
 check "history --json" $([ $rc -eq 0 ] && has '"samples": 48' "$T/out" && json_ok "$T/out"; echo $?)
 run "$KB" results 7 --db "$T/k.db"
