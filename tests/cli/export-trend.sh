@@ -84,20 +84,7 @@ EOF
 # twelve nightly runs of tags v1..v12 of a repository (one a day), the
 # model's value 8% lower from v7 on
 if command -v git >/dev/null 2>&1; then
-	mkdir -p "$T/tr/repo"
-	(cd "$T/tr/repo" && git init -q && for k in 1 2 3 4 5 6 7 8 9 10 11 12; do
-		echo "$k" >version && git add version &&
-		GIT_COMMITTER_DATE="2024-02-$((k + 10))T10:00:00Z" \
-		GIT_AUTHOR_DATE="2024-02-$((k + 10))T10:00:00Z" \
-		git -c user.name=t -c user.email=t@t commit -qm "c$k" && git tag "v$k" || exit 1
-	done) >/dev/null
-	for k in 1 2 3 4 5 6 7 8 9 10 11 12; do
-		printf "name: nightly\nsource: { tree: %s, rev: v%s }\nworkload:\n  command: { run: bench, regex: '([0-9.]+) ops/s' }\n  metric: ops_per_s\nrepeat: { boots: 3 }\n" \
-			"$T/tr/repo" "$k" >"$T/tr/m.yaml"
-		base=1000; [ "$k" -ge 7 ] && base=920
-		printf 'metric: ops_per_s\nbase: %s\nnoise: { boot_cv: 0.02 }\nseed: %s\n' "$base" "$k" >"$T/tr/model.yaml"
-		KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/tr/m.yaml" --model "$T/tr/model.yaml" --db "$T/tr.db" -q >/dev/null 2>&1
-	done
+	tests/data/trend/nightly.sh "$KB" "$T/tr" "$T/tr.db"
 	run "$KB" trend nightly --db "$T/tr.db"
 	check "trend finds the step of a 12-run series where it is, exit 1 (a change)" $([ $rc -eq 1 ] &&
 		has "12 experiments by time" "$T/out" &&
@@ -126,7 +113,7 @@ EOF
 	run "$KB" trend nightly --db "$T/tr.db" --by revision --bisect 1
 	good=$(git -C "$T/tr/repo" rev-parse v6) bad=$(git -C "$T/tr/repo" rev-parse v7)
 	check "trend --bisect 1 prints the bisect commits line between the commits either side" $([ $rc -eq 0 ] &&
-		[ "$(cat "$T/out")" = "kbisect bisect commits --good $good --bad $bad --matrix $T/tr/m.yaml --model MODEL --db $T/tr.db" ] &&
+		[ "$(cat "$T/out")" = "kbisect bisect commits --good $good --bad $bad --matrix $T/tr/nightly.yaml --model MODEL --db $T/tr.db" ] &&
 		has "put its file in place of MODEL" "$T/err"; echo $?)
 	run "$KB" trend nightly --db "$T/tr.db" --by revision --bisect 1 --json
 	check "trend --bisect --json: the revisions and the argv" $([ $rc -eq 0 ] && json_ok "$T/out" &&
