@@ -92,7 +92,12 @@ uint64_t kb_spread_seed(const char *matrix_text);
  */
 int kb_spread_overlap(const struct kb_matrix *m, int model);
 
-/* Whether libvirt URI @uri names another machine: DRIVER[+T]://HOST/... */
+/*
+ * Whether libvirt URI @uri names another machine: DRIVER[+T]://HOST/...
+ * with HOST neither this machine's name, "localhost", a loopback
+ * address (127.0.0.0/8, ::1; a port or a user does not change that), nor
+ * behind the local socket transport (+unix).
+ */
 int kb_spread_uri_remote(const char *uri);
 
 #endif
