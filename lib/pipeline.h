@@ -203,8 +203,12 @@ struct kb_pipeline_build_opts {
 	/* called on every step; may be NULL */
 	void (*progress)(const struct kb_pipeline_build_event *ev, void *arg);
 	void *arg;
+	/* may be NULL; once *stop is nonzero (a signal handler sets it) no
+	 * build starts, and the running one, unless it ended ok, is not
+	 * stored (make got the same ^C): KB_EFAIL */
+	const volatile sig_atomic_t *stop;
 };
-#define KB_PIPELINE_BUILD_OPTS_INIT { .progress = NULL, .arg = NULL }
+#define KB_PIPELINE_BUILD_OPTS_INIT { .progress = NULL, .arg = NULL, .stop = NULL }
 
 /*
  * Build every distinct build key of resolved plan @p, without booting:

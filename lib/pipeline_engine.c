@@ -205,6 +205,16 @@ int kb_pipeline_build(struct kb_store *s, struct kb_executor *ex,
 		      const struct kb_variant *v, struct kb_build_result *out,
 		      int64_t *build_id, int *reused, struct kb_err *err)
 {
+	return pipeline_build_until(s, ex, v, NULL, out, build_id, reused,
+				    err);
+}
+
+int pipeline_build_until(struct kb_store *s, struct kb_executor *ex,
+			 const struct kb_variant *v,
+			 const volatile sig_atomic_t *stop,
+			 struct kb_build_result *out, int64_t *build_id,
+			 int *reused, struct kb_err *err)
+{
 	struct kb_err lookup = KB_ERR_INIT;
 	int ret;
 
@@ -218,7 +228,7 @@ int kb_pipeline_build(struct kb_store *s, struct kb_executor *ex,
 		*reused = 0;
 	if ((ret = kb_executor_build(ex, v, out, err)))
 		return ret;
-	return build_store(s, ex, v, NULL, out, build_id, err);
+	return build_store(s, ex, v, stop, out, build_id, err);
 }
 
 int kb_pipeline_boot(struct kb_executor *ex, const struct kb_variant *v,

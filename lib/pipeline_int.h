@@ -107,6 +107,17 @@ struct engine_job {
 };
 
 /*
+ * kb_pipeline_build() that, once *@stop is set (may be NULL), stores no
+ * build that did not end ok (KB_EFAIL "the build of variant N was
+ * interrupted"): make was stopped by the same signal.
+ */
+int pipeline_build_until(struct kb_store *s, struct kb_executor *ex,
+			 const struct kb_variant *v,
+			 const volatile sig_atomic_t *stop,
+			 struct kb_build_result *out, int64_t *build_id,
+			 int *reused, struct kb_err *err);
+
+/*
  * Run @j's boots on @e.  Returns 0 when each has ended (stored, or in
  * *j->out), else the error that stopped the call: an executor or store
  * error, every host drained, or a stop (KB_EFAIL "stopped before boot N
