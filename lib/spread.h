@@ -30,6 +30,10 @@ struct kb_matrix;
 
 /* Boot failures of a host's own in a row that drain it (default). */
 #define KB_SPREAD_DRAIN_AFTER 3
+/* The seconds a host that failed a boot waits before its next one,
+ * doubled for each failure in a row (1 s, 2 s: a host is drained after
+ * 3 failures over 3 s at least, not in the same second) */
+#define KB_SPREAD_RETRY_S 1.0
 
 /*
  * Count one failure of a host's own, for @reason (NULL: "unknown"):
