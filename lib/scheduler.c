@@ -623,10 +623,12 @@ static void move_boots(struct kb_sched *sc, struct sched_exp *e,
 	kb_store_job_hosts_free(jobs, n);
 }
 
-/* Host @h failed a boot for reasons of its own (@why): drain it after
- * drain_after in a row, its queued boots moved. */
+/* Host @h failed a boot for reasons of its own (@why): back off for
+ * retry_s times @scale (the model's time for a model experiment's),
+ * doubled for each failure in a row; drain it after drain_after in a
+ * row, its queued boots moved. */
 static void host_failed(struct kb_sched *sc, struct sched_host *h,
-			const char *why)
+			const char *why, double scale)
 {
 	char *msg;
 	size_t i;
@@ -637,7 +639,7 @@ static void host_failed(struct kb_sched *sc, struct sched_host *h,
 		/* a back-off before its next boot, doubled for each failure
 		 * in a row: a host down for a moment is not drained in the
 		 * same second */
-		double wait = sc->retry_s;
+		double wait = sc->retry_s * scale;
 		unsigned k;
 
 		for (k = 1; k < h->streak && k < 16; k++)
@@ -681,7 +683,10 @@ void kb_sched_finished(struct kb_sched *sc, struct kb_sched_step *st)
 		if (e && e->quiet && sc->quiet_boots)
 			sc->quiet_boots--;
 		if (h && st->host_failure)
-			host_failed(sc, h, st->host_failure);
+			host_failed(sc, h, st->host_failure,
+				    e && kb_queue_exp_is_model(e->x)
+					    ? sc->time_scale
+					    : 1);
 		else if (h)
 			h->streak = 0;
 	}

@@ -92,8 +92,9 @@ struct kb_sched_opts {
 				 * it is tried again; 0: 600 */
 	double retry_s;         /* seconds a host that failed a boot gets
 				 * no other, doubled for each failure in a
-				 * row (the daemon's: KB_SPREAD_RETRY_S);
-				 * 0: none */
+				 * row, times time_scale for a model
+				 * experiment's boot (the daemon's:
+				 * KB_SPREAD_RETRY_S); 0: none */
 	/* told what happens to experiments; may be NULL */
 	void (*note)(const struct kb_sched_note *n, void *arg);
 	void *arg;

@@ -296,9 +296,9 @@ int start_scheduler(struct kb_err *err)
 	o.lease_s = d.lease_s;
 	o.time_scale = d.time_scale;
 	o.max_loads = PASS_LOADS;
-	/* a host that failed a boot backs off before its next, in the
-	 * model's time for the model's hosts */
-	o.retry_s = KB_SPREAD_RETRY_S * d.time_scale;
+	/* a host that failed a boot backs off before its next (in the
+	 * model's time for the model's boots: lib/scheduler.h) */
+	o.retry_s = KB_SPREAD_RETRY_S;
 	o.note = on_note;
 	o.host_note = on_host_note;
 	return kb_sched_new(&o, &d.sched, err);

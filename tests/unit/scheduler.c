@@ -979,8 +979,10 @@ static void test_sched__a_failed_host_backs_off_before_its_next_boot(
 	o.build_jobs = 4;
 	o.max_steps = MAX;
 	o.lease_s = 10;
-	o.time_scale = 0;
-	o.retry_s = 0.1;
+	/* the model's time: its boots take a few ms, the back-off
+	 * 100 s of it 0.1 s */
+	o.time_scale = 0.001;
+	o.retry_s = 100;
 	o.note = on_note;
 	o.host_note = on_host_note;
 	o.arg = &b;
