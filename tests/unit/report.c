@@ -221,12 +221,18 @@ static void test_report__model_experiment_has_every_part(void **state)
 	assert_int_equal(count(svg, "<circle"), 3);
 	assert_int_equal(count(svg, "class=\"interval"), 3);
 	assert_int_equal(count(svg, "class=\"line zero\""), 1);
+	/* on the log ratio: A's -50% is 2x, labelled so */
+	assert_non_null(strstr(svg, ">change (log-ratio scale)</text>"));
+	assert_non_null(strstr(svg, ">-50%<tspan class=\"fold\""));
 	free(svg);
 	/* A halves read_iops: a significant -50% effect, and a regression
 	 * against the baseline at 6 boots a side (enough for why's alpha
 	 * over the 3 variants the worst is picked from) */
 	assert_non_null(strstr(page.buf, "<td>A</td><td class=\"num regression\">-"));
-	assert_non_null(strstr(page.buf, "<td class=\"regression\">regression</td>"));
+	assert_non_null(strstr(page.buf, "<td class=\"verdict regression\">regression</td>"));
+	/* the baseline once, as the table's first row */
+	assert_int_equal(count(page.buf, "<tr class=\"baseline\">"), 1);
+	assert_non_null(strstr(page.buf, "<table class=\"compare\" id=\"verdicts\">\n<thead>"));
 	/* why answers from the stored boots */
 	assert_non_null(strstr(page.buf, "<section id=\"why\">"));
 	assert_non_null(strstr(page.buf, "explains it: <code>A n-&gt;y</code>"));
@@ -236,6 +242,33 @@ static void test_report__model_experiment_has_every_part(void **state)
 	/* boot, host, time and boot mean span its two runs */
 	assert_int_equal(count(page.buf, "rowspan=\"2\">"), 24 * 4);
 	assert_non_null(strstr(page.buf, "no evidence to reproduce it from"));
+	/* folded, one line a variant until opened */
+	assert_int_equal(count(page.buf, "<section class=\"variant\" id=\"variant-3\">\n<details><summary>"), 1);
+	assert_int_equal(count(page.buf, "<table class=\"runs\">"), 4);
+	/* the answer first: the verdicts, why and the effects come
+	 * before the boots, the matrix, the environment, the builds and
+	 * the runs */
+	{
+		const char *order[] = {
+			"<section id=\"compare\">", "<section id=\"why\">",
+			"<section id=\"effects\">",
+			"<section id=\"boot-means\">",
+			"<section id=\"drift\">",
+			"<section id=\"experiment\">",
+			"<section id=\"environment\">",
+			"<section id=\"time\">",
+			"<section id=\"variants\">",
+		};
+		const char *at = page.buf, *next;
+
+		for (size_t i = 0; i < sizeof(order) / sizeof(*order); i++) {
+			next = strstr(page.buf, order[i]);
+			if (!next || next < at)
+				fail_msg("%s is not after the part before it",
+					 order[i]);
+			at = next;
+		}
+	}
 	/* no bisection, so no such part */
 	assert_null(strstr(page.buf, "id=\"bisection\""));
 	assert_true(strstr(page.buf, "</html>\n") ==
