@@ -781,7 +781,7 @@ static char *fit_words(const char *s, size_t room)
 void kb_svg_short_labels(const char *const *labels, size_t n, size_t room,
 			 size_t base, const char *base_text, char **out)
 {
-	struct words *ws = kb_calloc(n ? n : 1, sizeof(*ws));
+	struct words *ws = kb_calloc(n ? n : 1, sizeof(*ws)), common;
 	unsigned char *keep;
 	char **form[4] = { NULL, NULL, NULL, NULL }, **pick = NULL;
 	size_t i, k, f, nforms = 0, last = 0;
@@ -793,20 +793,29 @@ void kb_svg_short_labels(const char *const *labels, size_t n, size_t room,
 	for (i = 0; i < n; i++)
 		form[nforms][i] = kb_strdup(labels[i] ? labels[i] : "");
 	nforms++;
-	/* 2. without the words every label has */
+	/* 2. without the words every label has: those of the first that
+	 * all the others have too */
+	memset(&common, 0, sizeof(common));
+	for (k = 0; n && k < ws[0].n; k++) {
+		size_t j;
+
+		for (j = 1; j < n && has_word(&ws[j], ws[0].w[k]); j++)
+			;
+		if (j == n) {
+			common.w = kb_realloc(common.w, (common.n + 1) *
+							sizeof(*common.w));
+			common.w[common.n++] = kb_strdup(ws[0].w[k]);
+		}
+	}
 	form[nforms] = kb_calloc(n ? n : 1, sizeof(char *));
 	for (i = 0; i < n; i++) {
 		keep = kb_calloc(ws[i].n + 1, 1);
-		for (k = 0; k < ws[i].n; k++) {
-			size_t j;
-
-			for (j = 0; j < n && has_word(&ws[j], ws[i].w[k]); j++)
-				;
-			keep[k] = j < n;
-		}
+		for (k = 0; k < ws[i].n; k++)
+			keep[k] = !has_word(&common, ws[i].w[k]);
 		form[nforms][i] = join_words(&ws[i], keep);
 		free(keep);
 	}
+	free_words(&common);
 	nforms++;
 	/* 3. only where each differs from the base */
 	if (base < n) {
