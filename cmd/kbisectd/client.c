@@ -290,6 +290,22 @@ static void handle(struct client *cl, const struct kb_msg *req)
 			send_error(cl, KB_EFAIL, "kbisectd is stopping");
 			return;
 		}
+		/* the caps keep a plan within what the daemon can hold: a
+		 * client raises them only as far as this daemon allows */
+		if (lim.max_boots > d.max_boots ||
+		    lim.max_samples > d.max_samples) {
+			int boots = lim.max_boots > d.max_boots;
+			char *msg = kb_asprintf("a cap of %llu %s is above this kbisectd's ceiling of %llu (kbisectd --max-%s)",
+						boots ? lim.max_boots : lim.max_samples,
+						boots ? "boots" : "samples",
+						boots ? d.max_boots : d.max_samples,
+						boots ? "boots" : "samples");
+
+			logm(L_INFO, "submission refused: %s", msg);
+			send_error(cl, KB_EINPUT, msg);
+			free(msg);
+			return;
+		}
 		if (kb_queue_submit_limited(d.s, &sub, &lim, &id, &err)) {
 			logm(L_INFO, "submission refused: %s", err.msg);
 			send_error(cl, err.code, err.msg);

@@ -53,6 +53,9 @@ struct daemon {
 	char *owner;
 	unsigned build_jobs;
 	unsigned client_timeout; /* seconds */
+	/* the highest caps on a plan a client may raise (--max-boots,
+	 * --max-samples): a SUBMIT asking for more is refused */
+	unsigned long long max_boots, max_samples;
 	int64_t lease_s;
 	double time_scale;
 	struct kb_store *s;
@@ -82,8 +85,9 @@ enum level { L_ERROR, L_WARN, L_INFO, L_DEBUG };
 /* Lines above it are not written (default L_INFO; --verbose: L_DEBUG). */
 extern enum level log_level;
 
-/* Write one line at level @l to stderr, with the time and the pid; safe
- * from any thread. */
+/* Write one line at level @l to stderr, with the time and the pid, its
+ * control characters escaped (a newline as \n, ESC as \x1b); safe from
+ * any thread. */
 __attribute__((format(printf, 2, 3)))
 void logm(enum level l, const char *fmt, ...);
 

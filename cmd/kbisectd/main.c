@@ -31,6 +31,7 @@
 #include "kbisectd.h"
 #include "model.h"
 #include "paths.h"
+#include "plan.h"
 #include "protocol.h"
 #include "queue.h"
 #include "scheduler.h"
@@ -45,6 +46,10 @@
 #define STALL_S 0.5
 /* Default --client-timeout, seconds. */
 #define CLIENT_TIMEOUT_S 10
+/* Default ceilings on the caps a client raises (--max-boots,
+ * --max-samples): ten times the plan's own defaults (lib/plan.h). */
+#define CEILING_BOOTS (10ull * KB_PLAN_MAX_BOOTS)
+#define CEILING_SAMPLES (10ull * KB_PLAN_MAX_SAMPLES)
 
 /* ---- state and signals --------------------------------------------------- */
 
@@ -219,6 +224,8 @@ struct daemon_args {
 	const char *client_timeout;
 	const char *lease;
 	const char *log;
+	const char *max_boots;
+	const char *max_samples;
 	int verbose;
 	int version;
 };
@@ -235,6 +242,10 @@ static const struct kb_opt daemon_opts[] = {
 		      "drop a client stalled or idle that long (default 10)"),
 	KB_OPT_STRING(struct daemon_args, log, 0, "log", "FILE",
 		      "log there instead of stderr; SIGHUP reopens it"),
+	KB_OPT_STRING(struct daemon_args, max_boots, 0, "max-boots", "N",
+		      "the highest cap on boots a client may raise (default 1000000)"),
+	KB_OPT_STRING(struct daemon_args, max_samples, 0, "max-samples", "N",
+		      "the highest cap on samples a client may raise (default 10000000)"),
 	KB_OPT_BOOL(struct daemon_args, verbose, 'v', "verbose",
 		    "log every step (level debug)"),
 	KB_OPT_BOOL_FLAGS(struct daemon_args, version, 0, "version",
@@ -273,6 +284,22 @@ static int parse_uint(const char *s, unsigned min, unsigned max,
 	return 0;
 }
 
+static int parse_ull(const char *s, unsigned long long min,
+		     unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > INT64_MAX)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct daemon_args args;
@@ -285,6 +312,8 @@ int main(int argc, char **argv)
 	memset(&d, 0, sizeof(d));
 	d.build_jobs = 1;
 	d.client_timeout = CLIENT_TIMEOUT_S;
+	d.max_boots = CEILING_BOOTS;
+	d.max_samples = CEILING_SAMPLES;
 	d.lock_fd = d.listen_fd = -1;
 	pthread_mutex_init(&d.lock, NULL);
 	memset(&args, 0, sizeof(args));
@@ -323,6 +352,18 @@ int main(int argc, char **argv)
 	if (args.client_timeout &&
 	    parse_uint(args.client_timeout, 1, 3600, &d.client_timeout)) {
 		fprintf(stderr, "kbisectd: --client-timeout wants seconds from 1 to 3600\n");
+		return 2;
+	}
+	if (args.max_boots &&
+	    parse_ull(args.max_boots, KB_PLAN_MAX_BOOTS, &d.max_boots)) {
+		fprintf(stderr, "kbisectd: --max-boots wants a number of at least %u\n",
+			KB_PLAN_MAX_BOOTS);
+		return 2;
+	}
+	if (args.max_samples &&
+	    parse_ull(args.max_samples, KB_PLAN_MAX_SAMPLES, &d.max_samples)) {
+		fprintf(stderr, "kbisectd: --max-samples wants a number of at least %u\n",
+			KB_PLAN_MAX_SAMPLES);
 		return 2;
 	}
 	if (d.log_path && open_log(d.log_path) < 0) {
