@@ -73,6 +73,9 @@ struct daemon {
 	int wake;               /* schedule at once: a step ended, a job came */
 	double awake;           /* when poll last returned */
 	double stalled;         /* seconds the loop stalled, in all */
+	int64_t lease_epoch;    /* the lease clock (step.c): wall time at */
+	double lease_mono;      /* start, and the stall-less monotonic
+				 * time then */
 };
 
 /* The daemon's one state, set up by main() before anything else runs. */
@@ -140,7 +143,10 @@ void reap(void);
 /* Claim and start the steps there is room for, each in a worker thread. */
 void schedule(void);
 
-/* Renew the leases of the running steps (failures are logged). */
+/* Renew the leases of the running steps (failures are logged); before
+ * schedule(), so that a pass after a stall finds them renewed.  Leases
+ * are timed by a clock of the daemon's own (step.c, lease_now()):
+ * monotonic, stopped while the daemon is. */
 void renew(void);
 
 #endif

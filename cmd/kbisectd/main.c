@@ -151,12 +151,13 @@ static int loop(void)
 			logm(L_INFO, "stopped");
 			return 0;
 		}
+		/* leases first: a pass after a stall finds them renewed */
+		renew();
 		if (d.wake || kb_monotime() - last_schedule >= TICK_MS / 1000.0) {
 			d.wake = 0;
 			schedule();
 			last_schedule = kb_monotime();
 		}
-		renew();
 		for (i = 0; i < MAX_CLIENTS; i++)
 			if (d.clients[i])
 				update_watch(d.clients[i]);

@@ -93,6 +93,22 @@ static void on_host_note(const struct kb_sched_host_note *n, void *arg)
 	}
 }
 
+/* ---- the lease clock ----------------------------------------------------- */
+
+/*
+ * Seconds on the clock leases are timed by: the wall clock's at start,
+ * then monotonic time less the stalls of the loop, as the clients' clock
+ * (kbisectd.h).  A step of the wall clock (ntp, a suspended VM's clock
+ * set forward) is not seen, and the time the daemon is stopped (SIGSTOP)
+ * does not run its leases out: they lapse only by the daemon running
+ * and not renewing them.
+ */
+static int64_t lease_now(void)
+{
+	return d.lease_epoch + (int64_t)(kb_monotime() - d.stalled -
+					 d.lease_mono);
+}
+
 /* ---- steps --------------------------------------------------------------- */
 
 static void *run_step(void *arg)
@@ -262,7 +278,7 @@ void schedule(void)
 			break;
 		}
 		kb_err_clear(&err);
-		ret = kb_sched_next(d.sched, time(NULL), &st, &err);
+		ret = kb_sched_next(d.sched, lease_now(), &st, &err);
 		if (ret == KB_ENOTFOUND)
 			break;
 		if (ret) {
@@ -280,7 +296,7 @@ void renew(void)
 {
 	struct kb_err err = KB_ERR_INIT;
 
-	if (kb_sched_renew(d.sched, time(NULL), &err))
+	if (kb_sched_renew(d.sched, lease_now(), &err))
 		logm(L_ERROR, "cannot renew leases: %s", err.msg);
 }
 
@@ -288,6 +304,8 @@ int start_scheduler(struct kb_err *err)
 {
 	struct kb_sched_opts o = KB_SCHED_OPTS_INIT;
 
+	d.lease_epoch = (int64_t)time(NULL);
+	d.lease_mono = kb_monotime() - d.stalled;
 	o.store = d.s;
 	o.owner = d.owner;
 	o.build_jobs = d.build_jobs;
