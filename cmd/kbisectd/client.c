@@ -4,6 +4,7 @@
  * read line by line and answered, their answers written, and the clients
  * that stall or idle past --client-timeout dropped.
  */
+#define _GNU_SOURCE /* struct ucred, SO_PEERCRED */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -39,6 +40,12 @@
  * lines to a watcher, never grow beyond them. */
 #define OUT_HIGH (256u << 10)
 #define OUT_MAX (1u << 20)
+/* Client slots a watcher never holds: a watcher is never idle, so
+ * watchers filling every slot would lock out every request until their
+ * experiments end (status, submit, cancel).  And the watchers one user
+ * (uid) may have at once, so that one user cannot take the rest. */
+#define REQUEST_SLOTS 16
+#define WATCH_PER_USER 16
 
 /*
  * A connection.  Its input is answered line by line while its unsent
@@ -56,6 +63,7 @@ struct client {
 	size_t in_off;     /* bytes of in before it are answered */
 	size_t out_off;    /* bytes of out before it are sent */
 	int hello;         /* HELLO exchanged */
+	uid_t uid;         /* the peer's (SO_PEERCRED); (uid_t)-1: unknown */
 	int64_t watch;     /* experiment watched, 0: none */
 	char *last;        /* the last progress line sent to a watcher */
 	double last_sent;  /* when a watcher was last sent PROGRESS */
@@ -245,6 +253,30 @@ void update_watch(struct client *cl)
 	kb_msg_release(&m);
 }
 
+/* Why @cl may not watch too, or NULL: the watchers would hold the slots
+ * kept for requests, or its user's share (caller frees). */
+static char *watch_refused(const struct client *cl)
+{
+	unsigned all = 0, mine = 0;
+	size_t i;
+
+	for (i = 0; i < MAX_CLIENTS; i++) {
+		const struct client *o = d.clients[i];
+
+		if (!o || !o->watch || o->closing || o->dead)
+			continue;
+		all++;
+		mine += o->uid == cl->uid;
+	}
+	if (all >= MAX_CLIENTS - REQUEST_SLOTS)
+		return kb_asprintf("kbisectd has %u watchers, as many as it takes beside requests: try again later",
+				   all);
+	if (mine >= WATCH_PER_USER)
+		return kb_asprintf("uid %ld has %u watchers, as many as one user may have at once",
+				   (long)cl->uid, mine);
+	return NULL;
+}
+
 static void handle(struct client *cl, const struct kb_msg *req)
 {
 	struct kb_err err = KB_ERR_INIT;
@@ -356,6 +388,15 @@ static void handle(struct client *cl, const struct kb_msg *req)
 	}
 	case KB_MSG_WATCH: {
 		struct kb_store_progress p;
+		char *why;
+
+		if (!cl->watch && (why = watch_refused(cl))) {
+			logm(L_INFO, "watch refused: %s", why);
+			send_error(cl, KB_EFAIL, why);
+			free(why);
+			cl->closing = 1;
+			return;
+		}
 
 		if (kb_store_progress_get(d.s, req->id, &p, &err)) {
 			send_error(cl, err.code, err.msg);
@@ -383,6 +424,17 @@ void client_free(struct client *cl)
 	free(cl);
 }
 
+/* The user at the other end of @fd, or (uid_t)-1. */
+static uid_t peer_uid(int fd)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0)
+		return (uid_t)-1;
+	return cr.uid;
+}
+
 /* Take waiting connections while there is a free slot; the others wait
  * in the listen backlog until one frees (a client gives up after its
  * timeout). */
@@ -404,6 +456,7 @@ void accept_clients(void)
 		fcntl(fd, F_SETFD, FD_CLOEXEC);
 		cl = kb_calloc(1, sizeof(*cl));
 		cl->fd = fd;
+		cl->uid = peer_uid(fd);
 		kb_buf_init(&cl->in);
 		kb_buf_init(&cl->out);
 		/* HELLO is due within the timeout, as any request */

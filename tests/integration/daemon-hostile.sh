@@ -18,7 +18,9 @@
 #  - clients give up on a stopped (SIGSTOP) daemon after KBISECT_TIMEOUT,
 #    and the daemon's stall is not held against a client mid-request;
 #  - a watcher hears from the daemon at least every heartbeat (10 s) even
-#    when nothing changes.
+#    when nothing changes;
+#  - 64 watchers do not lock out status and cancel: 16 slots are kept for
+#    requests, and one user has at most 16 watchers (issue 28).
 # About 45 s.
 #
 # Usage: tests/integration/daemon-hostile.sh KBISECT  (kbisectd next to it)
@@ -142,6 +144,27 @@ check "it cost the daemon under 16 MiB ($hwm0 -> $hwm1 KiB)" \
 	$([ $((hwm1 - hwm0)) -lt 16384 ]; echo $?)
 "$KB" status --socket "$SOCK" >/dev/null 2>&1
 check "the daemon answers after all that" $?
+
+# ---- watchers: never idle, they may not hold the slots kept for
+# requests, nor one user more than 16 of them
+cid=$("$KB" submit "$MATRIX" --model "$MODEL" --socket "$SOCK" --quiet)
+$RAW watchers "$SOCK" 64 3 8 >"$T/watchers" 2>&1 &
+wpid=$!
+i=0
+while ! grep -q "watching=" "$T/watchers" && [ $i -lt 200 ]; do
+	i=$((i + 1)); sleep 0.05
+done
+t0=$(now)
+KBISECT_TIMEOUT=4 "$KB" status --socket "$SOCK" >"$T/out" 2>&1
+rc=$?
+el=$(since "$t0")
+KBISECT_TIMEOUT=4 "$KB" cancel "$cid" --socket "$SOCK" >"$T/out2" 2>&1
+rc2=$?
+wait $wpid
+check "64 watchers leave room for status and cancel (status exit $rc after ${el}s, cancel exit $rc2; $(head -n 1 "$T/watchers"))" \
+	$([ $rc -eq 0 ] && [ $rc2 -eq 0 ] && lt "$el" 2 &&
+	  grep -q "watching=16 refused=48" "$T/watchers" &&
+	  grep -q "why=uid_$(id -u)_has_16_watchers,_as_many_as_one_user_may_have_at_once" "$T/watchers"; echo $?)
 
 # ---- a second daemon through another name of the database
 ln -s kbisect.db "$T/sym.db"
