@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -63,7 +64,9 @@ struct client {
 	size_t in_off;     /* bytes of in before it are answered */
 	size_t out_off;    /* bytes of out before it are sent */
 	int hello;         /* HELLO exchanged */
+	uint64_t serial;   /* its number among the connections since start */
 	uid_t uid;         /* the peer's (SO_PEERCRED); (uid_t)-1: unknown */
+	int submitting;    /* its SUBMIT is with the submitter (paused) */
 	int64_t watch;     /* experiment watched, 0: none */
 	char *last;        /* the last progress line sent to a watcher */
 	double last_sent;  /* when a watcher was last sent PROGRESS */
@@ -277,6 +280,181 @@ static char *watch_refused(const struct client *cl)
 	return NULL;
 }
 
+/* ---- submissions, off the loop ------------------------------------------ */
+
+/*
+ * A SUBMIT is planned and stored (kb_queue_submit_limited()) by one
+ * thread of its own, with its own database connection, in the order
+ * they came: a large matrix takes its time there, not the loop's.  Its
+ * client is paused meanwhile (its later requests wait, answered in
+ * order) and answered by submit_collect() in the loop; a client gone
+ * meanwhile finds its experiment queued all the same.
+ */
+struct submission {
+	struct submission *next;
+	uint64_t client; /* the serial of the client that asked */
+	char *matrix, *matrix_path, *model;
+	struct kb_plan_limits lim;
+	int ret;         /* kb_queue_submit_limited()'s */
+	int64_t id;
+	struct kb_err err;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct submission *todo, *done; /* in order, under lock */
+	unsigned pending;               /* queued or done, not answered */
+	int started;
+	pthread_t thread;
+} subq = { .lock = PTHREAD_MUTEX_INITIALIZER,
+	   .cond = PTHREAD_COND_INITIALIZER };
+
+static uint64_t next_serial = 1;
+
+static void submission_free(struct submission *sb)
+{
+	free(sb->matrix);
+	free(sb->matrix_path);
+	free(sb->model);
+	free(sb);
+}
+
+/* Append @sb to the list at @head. */
+static void append(struct submission **head, struct submission *sb)
+{
+	while (*head)
+		head = &(*head)->next;
+	sb->next = NULL;
+	*head = sb;
+}
+
+static void *submitter(void *arg)
+{
+	struct kb_store *s = NULL;
+	char c = 2;
+
+	(void)arg;
+	for (;;) {
+		struct submission *sb;
+		struct kb_queue_submission sub;
+
+		pthread_mutex_lock(&subq.lock);
+		while (!subq.todo)
+			pthread_cond_wait(&subq.cond, &subq.lock);
+		sb = subq.todo;
+		subq.todo = sb->next;
+		pthread_mutex_unlock(&subq.lock);
+
+		sub.matrix_text = sb->matrix;
+		sub.matrix_path = sb->matrix_path;
+		sub.model_text = sb->model;
+		if (s || !(sb->ret = kb_store_open(d.db_path, NULL, &s,
+						   &sb->err)))
+			sb->ret = kb_queue_submit_limited(s, &sub, &sb->lim,
+							  &sb->id, &sb->err);
+
+		pthread_mutex_lock(&subq.lock);
+		append(&subq.done, sb);
+		pthread_mutex_unlock(&subq.lock);
+		if (write(d.done_pipe[1], &c, 1) < 0) {
+			/* the loop polls every tick anyway */
+		}
+	}
+	return NULL;
+}
+
+/* Hand @sub to the submitter for @cl, which waits for its answer. */
+static void submit_queue(struct client *cl,
+			 const struct kb_queue_submission *sub,
+			 const struct kb_plan_limits *lim)
+{
+	struct submission *sb = kb_calloc(1, sizeof(*sb));
+	int rc;
+
+	sb->client = cl->serial;
+	sb->matrix = kb_strdup(sub->matrix_text);
+	sb->matrix_path = sub->matrix_path ? kb_strdup(sub->matrix_path)
+					   : NULL;
+	sb->model = sub->model_text ? kb_strdup(sub->model_text) : NULL;
+	sb->lim = *lim;
+	if (!subq.started) {
+		if ((rc = pthread_create(&subq.thread, NULL, submitter,
+					 NULL))) {
+			logm(L_ERROR, "cannot start the submission thread: %s",
+			     strerror(rc));
+			send_error(cl, KB_EFAIL,
+				   "kbisectd cannot take submissions now: no thread");
+			submission_free(sb);
+			return;
+		}
+		pthread_detach(subq.thread);
+		subq.started = 1;
+	}
+	cl->submitting = 1;
+	pthread_mutex_lock(&subq.lock);
+	append(&subq.todo, sb);
+	subq.pending++;
+	pthread_cond_signal(&subq.cond);
+	pthread_mutex_unlock(&subq.lock);
+}
+
+unsigned submits_pending(void)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&subq.lock);
+	n = subq.pending;
+	pthread_mutex_unlock(&subq.lock);
+	return n;
+}
+
+void submit_collect(void)
+{
+	struct submission *done, *sb;
+
+	pthread_mutex_lock(&subq.lock);
+	done = subq.done;
+	subq.done = NULL;
+	pthread_mutex_unlock(&subq.lock);
+	while ((sb = done)) {
+		struct client *cl = NULL;
+		struct kb_msg reply;
+		size_t i;
+
+		done = sb->next;
+		for (i = 0; i < MAX_CLIENTS && !cl; i++)
+			if (d.clients[i] && d.clients[i]->serial == sb->client)
+				cl = d.clients[i];
+		if (sb->ret) {
+			logm(L_INFO, "submission refused: %s", sb->err.msg);
+		} else {
+			d.wake = 1;
+			logm(L_INFO, "experiment %lld submitted (%s)%s",
+			     (long long)sb->id, sb->model ? "model" : "libvirt",
+			     cl ? "" : "; its client is gone");
+		}
+		if (cl) {
+			cl->submitting = 0;
+			cl->idle_since = client_clock();
+			if (sb->ret) {
+				send_error(cl, sb->ret, sb->err.msg);
+			} else {
+				memset(&reply, 0, sizeof(reply));
+				reply.type = KB_MSG_SUBMITTED;
+				reply.id = sb->id;
+				send_msg(cl, &reply);
+			}
+		}
+		submission_free(sb);
+		pthread_mutex_lock(&subq.lock);
+		subq.pending--;
+		pthread_mutex_unlock(&subq.lock);
+	}
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
 static void handle(struct client *cl, const struct kb_msg *req)
 {
 	struct kb_err err = KB_ERR_INIT;
@@ -338,17 +516,9 @@ static void handle(struct client *cl, const struct kb_msg *req)
 			free(msg);
 			return;
 		}
-		if (kb_queue_submit_limited(d.s, &sub, &lim, &id, &err)) {
-			logm(L_INFO, "submission refused: %s", err.msg);
-			send_error(cl, err.code, err.msg);
-			return;
-		}
-		d.wake = 1;
-		logm(L_INFO, "experiment %lld submitted (%s)",
-		     (long long)id, req->model ? "model" : "libvirt");
-		reply.type = KB_MSG_SUBMITTED;
-		reply.id = id;
-		send_msg(cl, &reply);
+		/* planned and stored off the loop (45,000 jobs take a
+		 * second): the client waits, the others are served */
+		submit_queue(cl, &sub, &lim);
 		return;
 	}
 	case KB_MSG_STATUS:
@@ -457,6 +627,7 @@ void accept_clients(void)
 		cl = kb_calloc(1, sizeof(*cl));
 		cl->fd = fd;
 		cl->uid = peer_uid(fd);
+		cl->serial = next_serial++;
 		kb_buf_init(&cl->in);
 		kb_buf_init(&cl->out);
 		/* HELLO is due within the timeout, as any request */
@@ -466,10 +637,12 @@ void accept_clients(void)
 	}
 }
 
-/* Whether @cl's input waits: it is closing, or has not read enough. */
+/* Whether @cl's input waits: it is closing, its SUBMIT is being stored,
+ * or it has not read enough. */
 static int paused(const struct client *cl)
 {
-	return cl->closing || cl->dead || pending(cl) >= OUT_HIGH;
+	return cl->closing || cl->dead || cl->submitting ||
+	       pending(cl) >= OUT_HIGH;
 }
 
 void client_pollfd(const struct client *cl, struct pollfd *pf)
@@ -594,8 +767,8 @@ static const char *overdue(const struct client *cl, double now)
 				 : "it did not say hello";
 	if (cl->out_since && now - cl->out_since > t)
 		return "it does not read its answers";
-	if (!cl->watch && !cl->line_start && !cl->out_since &&
-	    now - cl->idle_since > t)
+	if (!cl->watch && !cl->submitting && !cl->line_start &&
+	    !cl->out_since && now - cl->idle_since > t)
 		return "it is idle";
 	return NULL;
 }

@@ -127,13 +127,21 @@ void client_pollfd(const struct client *cl, struct pollfd *pf);
  * clock @now.  Returns -1 when it is to be dropped (client_free()). */
 int client_serve(struct client *cl, short revents, double now);
 
+/* Answer the SUBMITs the submission thread has stored or refused since
+ * the last call (client.c plans and stores each off the loop). */
+void submit_collect(void);
+
+/* SUBMITs taken and not answered yet: the daemon stops only at 0. */
+unsigned submits_pending(void);
+
 /* Close @cl's connection and free it; NULL is accepted. */
 void client_free(struct client *cl);
 
 /* ---- the steps (step.c) -------------------------------------------------- */
 
 /* Make d.sched over d.s, with the daemon's options and its notes logged
- * (each experiment's hosts swept of orphan guests as it loads).  Returns
+ * (the hosts of each experiment queued at start swept of orphan
+ * guests as it loads, off the loop).  Returns
  * 0 or a KB_E* code with @err set. */
 int start_scheduler(struct kb_err *err);
 

@@ -147,7 +147,9 @@ static int loop(void)
 			     kb_sched_running(d.sched) == 1 ? "" : "s");
 		}
 		reap();
-		if (d.stopping && !kb_sched_running(d.sched)) {
+		submit_collect();
+		if (d.stopping && !kb_sched_running(d.sched) &&
+		    !submits_pending()) {
 			logm(L_INFO, "stopped");
 			return 0;
 		}
@@ -419,9 +421,10 @@ int main(int argc, char **argv)
 	if (n)
 		logm(L_INFO, "marked %u experiment%s of a kbisect process that is gone interrupted",
 		     n, n == 1 ? "" : "s");
-	/* Orphan guests: each experiment's hosts are swept when it is
-	 * loaded (on_note -> kb_runner_destroy_orphans), before any step
-	 * of it starts; model experiments start no guests. */
+	/* Orphan guests: the hosts of each experiment queued at start are
+	 * swept when it is loaded (on_note -> sweep_orphans), each in a
+	 * thread of its own, off the loop; model experiments start no
+	 * guests. */
 	ret = loop();
 	goto out;
 fail:

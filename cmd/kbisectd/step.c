@@ -15,6 +15,7 @@
 #include "fsutil.h"
 #include "kbisectd.h"
 #include "matrix.h"
+#include "mem.h"
 #include "plan.h"
 #include "queue.h"
 #include "runner.h"
@@ -29,29 +30,70 @@
 
 /* ---- experiments: what the scheduler tells ------------------------------- */
 
-/* At start, guests a dead daemon left on the hosts of the experiments it
- * was running.  Model experiments start none. */
+/* Hosts swept of orphans since start, each once; more are not swept. */
+#define MAX_SWEEPS 64
+
+/* One host's sweep, in a thread of its own: the URI is the thread's. */
+static void *sweep_host(void *arg)
+{
+	char *uri = arg;
+	struct kb_err err = KB_ERR_INIT;
+	double t0 = kb_monotime();
+	unsigned n = 0;
+
+	if (kb_runner_destroy_orphans(uri, &n, &err))
+		logm(L_WARN, "cannot look for orphan guests on %s (after %.1f s): %s",
+		     uri, kb_monotime() - t0, err.msg);
+	else if (n)
+		logm(L_INFO, "destroyed %u orphan guest%s on %s", n,
+		     n == 1 ? "" : "s", uri);
+	else
+		logm(L_DEBUG, "no orphan guests on %s (%.1f s)", uri,
+		     kb_monotime() - t0);
+	free(uri);
+	return NULL;
+}
+
+/*
+ * At start, guests a dead daemon left on the hosts of the experiments it
+ * was running; model experiments start none.  Each host is swept once,
+ * in a detached thread of its own: a host slow to answer (libvirt's
+ * connect has no deadline of its own) holds its thread, never the loop,
+ * the clients or the other hosts.  Boots may start there meanwhile: an
+ * orphan is a guest whose owner is gone (kb_guest_destroy_orphans()),
+ * never one of this daemon's.
+ */
 static void sweep_orphans(const struct kb_queue_exp *x)
 {
+	static char *swept[MAX_SWEEPS];
+	static size_t nswept;
 	const struct kb_matrix *m = kb_queue_exp_matrix(x);
-	struct kb_err err = KB_ERR_INIT;
-	size_t i;
+	pthread_attr_t attr;
+	size_t i, k;
 
-	for (i = 0; !kb_queue_exp_is_model(x) && i < kb_matrix_nhosts(m);
-	     i++) {
+	if (kb_queue_exp_is_model(x))
+		return;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	for (i = 0; i < kb_matrix_nhosts(m); i++) {
 		const char *uri = kb_matrix_host(m, i)->uri;
-		unsigned n = 0;
+		pthread_t t;
+		char *arg;
+		int rc;
 
-		kb_err_clear(&err);
-		if (kb_sched_host_running(d.sched, uri))
-			continue; /* our own guests run there */
-		if (kb_runner_destroy_orphans(uri, &n, &err))
-			logm(L_WARN, "cannot look for orphan guests on %s: %s",
-			     uri, err.msg);
-		else if (n)
-			logm(L_INFO, "destroyed %u orphan guest%s on %s", n,
-			     n == 1 ? "" : "s", uri);
+		for (k = 0; k < nswept && strcmp(swept[k], uri); k++)
+			;
+		if (k < nswept || nswept == MAX_SWEEPS)
+			continue;
+		swept[nswept++] = kb_strdup(uri);
+		arg = kb_strdup(uri);
+		if ((rc = pthread_create(&t, &attr, sweep_host, arg))) {
+			logm(L_WARN, "cannot look for orphan guests on %s: no thread (%s)",
+			     uri, strerror(rc));
+			free(arg);
+		}
 	}
+	pthread_attr_destroy(&attr);
 }
 
 static void on_note(const struct kb_sched_note *n, void *arg)

@@ -9,8 +9,15 @@
 #    sees (tests/integration/wallstep.c, loaded with LD_PRELOAD, adds an
 #    hour to its time(), gettimeofday() and CLOCK_REALTIME): leases are
 #    timed by the daemon's monotonic clock;
-#  - ...
-# About 40 s.
+#  - a restart whose queued libvirt experiment names a host slow to
+#    answer (a listener that takes the connection and says nothing for
+#    12 s) answers status at once: the orphan sweep runs off the loop,
+#    and ends when the host does;
+#  - a SUBMIT of 4096 variants x 10 boots (45,056 jobs, about a second)
+#    does not hold status: it is planned and stored off the loop (what
+#    is left on it, the scheduler loading the experiment, is ~0.1 s; a
+#    status in the loop waits the whole submission).
+# About 45 s.
 #
 # Usage: tests/integration/daemon-stall.sh KBISECT  (kbisectd next to it)
 set -u
@@ -138,7 +145,78 @@ check "its wall clock stepped an hour on, the daemon does not start its running 
 	$([ "$st" = done ] && [ "$attempts" = "1,1" ] &&
 	  ! grep -q "runs again: attempt\|lease lost" "$LOG"; echo $?)
 : >"$T/wallstep"
+
+# ---- item 3: a large SUBMIT is planned and stored off the loop
+python3 - "$T" <<'PY'
+import sys
+opts = "".join("    OPT_%02d: [y, n]\n" % i for i in range(12))
+open(sys.argv[1] + "/wide.yaml", "w").write(
+    "name: wide\nfactors:\n  kconfig:\n" + opts +
+    "workload: { fio: { rw: randread } }\nrepeat: { boots: 10 }\n")
+PY
+r=$($RAW timesubmit "$SOCK" "$T/wide.yaml" "$MODEL" 2>&1)
+took=$(echo "$r" | sed -n 's/.* seconds=\([0-9.]*\).*/\1/p')
+waited=$(echo "$r" | sed -n 's/.*others_waited=\([0-9.]*\).*/\1/p')
+check "4096 variants x 10 boots (45,056 jobs) submitted while another client's status waits under 0.6 times as long ($r)" \
+	$(echo "$r" | grep -q "answer=submitted" &&
+	  lt "$waited" "$(awk -v t="$took" 'BEGIN { print 0.6 * t }')"; echo $?)
+"$KB" cancel "$(q "select max(id) from experiments")" --socket "$SOCK" >/dev/null 2>&1
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+pid=
+
+
+# ---- item 3: a host slow to answer, swept of orphans at start, holds
+# nothing but its own sweep: a listener that takes connections and
+# answers none for 12 s, as a host that is slow to answer does
+python3 - "$T/port" >"$T/listener.out" 2>&1 <<'PY' &
+import socket, sys, threading, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(16)
+open(sys.argv[1], "w").write("%d\n" % s.getsockname()[1])
+def hold(c):
+    time.sleep(12)
+    c.close()
+while True:
+    c, _ = s.accept()
+    threading.Thread(target=hold, args=(c,), daemon=True).start()
+PY
+lpid=$!
+i=0
+while ! [ -s "$T/port" ] && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.05; done
+uri="qemu+tcp://127.0.0.1:$(cat "$T/port")/system"
+sed "s|test:///default|$uri|" "$MATRIX" >"$T/slow.yaml"
+start
+id=$("$KB" submit "$T/slow.yaml" --model "$MODEL" --socket "$SOCK" --quiet)
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+# the daemon died running it; made a libvirt experiment (as `kbisect
+# submit` without --model would, which needs a kernel tree), so that
+# the next daemon sweeps its host
+q "update experiments set model_yaml = NULL, executor = 'libvirt', state = 'queued' where id = $id;
+   update jobs set state = 'queued', lease_owner = NULL, lease_expires_at = NULL where experiment_id = $id"
+t0=$(now)
+start
+el=$(since "$t0")
+t1=$(now)
+KBISECT_TIMEOUT=10 "$KB" status --socket "$SOCK" >/dev/null 2>&1
+rc=$?
+el2=$(since "$t1")
+check "a restart sweeping a host slow to answer answers status at once (first answer after ${el}s, then exit $rc after ${el2}s)" \
+	$([ $rc -eq 0 ] && lt "$el" 3 && lt "$el2" 1; echo $?)
+
+# the sweep ran meanwhile, and ended when the host did
+i=0
+while ! grep -q "cannot look for orphan guests on $uri" "$LOG" && [ $i -lt 200 ]; do
+	i=$((i + 1)); sleep 0.1
+done
+check "the slow host was swept in its own thread, and gave up after the host did ($(grep -o "orphan guests on $uri (after [0-9.]* s)" "$LOG"))" \
+	$(grep -q "cannot look for orphan guests on $uri (after 1[0-9].[0-9] s)" "$LOG"; echo $?)
 stop
+kill "$lpid" 2>/dev/null
+wait "$lpid" 2>/dev/null
+lpid=
 
 echo "daemon-stall: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
