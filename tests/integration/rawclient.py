@@ -14,6 +14,8 @@ tests/bench/daemon-stress.sh.  Each subcommand prints one result line
   watchers SOCK N ID SECONDS  N connections each WATCHing experiment ID,
                               held SECONDS: how many watch, how many
                               were refused (and why)
+  send SOCK LINE...            HELLO, then each LINE as it is: one
+                              "msg=N code=C message=M" line per answer
   halfway SOCK PAUSE          half a HELLO, PAUSE seconds, the rest: is
                               it answered?
   listen PATH OUT SECONDS     a socket someone else put there: what
@@ -239,6 +241,17 @@ def watchers(path, n, exp, seconds):
     time.sleep(float(seconds))
     for s in socks:
         s.close()
+
+
+def send(path, *lines):
+    s = connect(path, 30)
+    buf = new_buf()
+    hello(s, buf)
+    for line in lines:
+        s.sendall(line.encode() + b"\n")
+        m = read_line(s, buf) or {}
+        print("msg=%s code=%s message=%s" % (m.get("msg"), m.get("code"),
+                                             m.get("message", "")), flush=True)
 
 
 def halfway(path, pause):
@@ -490,7 +503,7 @@ def main(argv):
         Storm(args[0], args[2], args[3], args[4], args[5], args[6]).run(args[1])
     else:
         {"flood": flood, "noread": noread, "bigline": bigline,
-         "pipeline": pipeline, "watch": watch, "watchers": watchers,
+         "pipeline": pipeline, "watch": watch, "watchers": watchers, "send": send,
          "halfway": halfway,
          "listen": listen, "timesubmit": timesubmit,
          "burst": burst}[cmd](*args)
