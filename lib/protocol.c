@@ -580,6 +580,18 @@ static void kv_string_opt(struct kb_json *j, const char *key, const char *s)
 		kb_json_kv_string(j, key, s);
 }
 
+/*
+ * A number of seconds; null (unknown) when it is not finite or as large
+ * as 2^63 (292 billion years): the writer prints such an integral value
+ * without exponent, as an integer the reader refuses (raw_check()).
+ */
+static void kv_seconds(struct kb_json *j, const char *key, double v)
+{
+	if (fabs(v) >= 9223372036854775808.0)
+		v = NAN;
+	kb_json_kv_number(j, key, v);
+}
+
 static void write_progress(struct kb_json *j, const struct kb_msg_progress *p)
 {
 	kb_json_object_begin(j);
@@ -600,10 +612,10 @@ static void write_progress(struct kb_json *j, const struct kb_msg_progress *p)
 	kb_json_kv_int(j, "boots_total", p->boots_total);
 	kb_json_kv_int(j, "boots_running", p->boots_running);
 	/* NaN writes null */
-	kb_json_kv_number(j, "build_mean_s", p->build_mean_s);
-	kb_json_kv_number(j, "boot_mean_s", p->boot_mean_s);
-	kb_json_kv_number(j, "elapsed_s", p->elapsed_s);
-	kb_json_kv_number(j, "eta_s", p->eta_s);
+	kv_seconds(j, "build_mean_s", p->build_mean_s);
+	kv_seconds(j, "boot_mean_s", p->boot_mean_s);
+	kv_seconds(j, "elapsed_s", p->elapsed_s);
+	kv_seconds(j, "eta_s", p->eta_s);
 	kb_json_object_end(j);
 }
 

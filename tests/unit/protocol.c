@@ -248,6 +248,17 @@ static void test_protocol__ids_past_int64_are_refused(void **state)
 	pe("{\"msg\":12,\"id\":-9223372036854775809}", "integer out of range");
 	pe("{\"msg\":21,\"experiments\":[{\"id\":9223372036854775808}]}",
 	   "integer out of range");
+	/* and none is written: seconds that large go as null (unknown) */
+	parse_ok("{\"msg\":21,\"experiments\":[{\"id\":1,\"eta_s\":1e20,\"elapsed_s\":2.5}]}", &m);
+	{
+		struct kb_msg again;
+
+		roundtrip(&m, &again);
+		assert_true(isnan(again.progress[0].eta_s));
+		assert_true(again.progress[0].elapsed_s == 2.5);
+		kb_msg_release(&again);
+	}
+	kb_msg_release(&m);
 	/* a string of digits is not a number */
 	parse_ok("{\"msg\":10,\"matrix\":\"99999999999999999999:\"}", &m);
 	kb_msg_release(&m);
