@@ -136,16 +136,6 @@ int make_socket(struct kb_err *err)
 
 /* ---- clients ------------------------------------------------------------- */
 
-/*
- * The clients' clock: monotonic time less the stalls of the loop (a
- * long SUBMIT, a scheduler pass, the daemon stopped), so that a client
- * is timed on what it does, not on the daemon being busy or away.
- */
-double client_clock(void)
-{
-	return kb_monotime() - d.stalled;
-}
-
 /* Bytes of @cl's output not sent yet. */
 static size_t pending(const struct client *cl)
 {
@@ -168,7 +158,7 @@ static void send_msg(struct client *cl, const struct kb_msg *m)
 		return;
 	kb_protocol_write(&cl->out, m);
 	if (!cl->out_since)
-		cl->out_since = client_clock();
+		cl->out_since = daemon_clock();
 	if (pending(cl) > OUT_MAX) {
 		logm(L_WARN, "client dropped: %zu bytes of answers unread",
 		     pending(cl));
@@ -436,7 +426,7 @@ void submit_collect(void)
 		}
 		if (cl) {
 			cl->submitting = 0;
-			cl->idle_since = client_clock();
+			cl->idle_since = daemon_clock();
 			if (sb->ret) {
 				send_error(cl, sb->ret, sb->err.msg);
 			} else {
@@ -631,7 +621,7 @@ void accept_clients(void)
 		kb_buf_init(&cl->in);
 		kb_buf_init(&cl->out);
 		/* HELLO is due within the timeout, as any request */
-		cl->line_start = cl->idle_since = client_clock();
+		cl->line_start = cl->idle_since = daemon_clock();
 		d.clients[i] = cl;
 		logm(L_DEBUG, "client connected");
 	}
@@ -682,7 +672,7 @@ static void client_answer(struct client *cl)
 			break;
 		}
 		cl->line_start = 0;
-		cl->idle_since = client_clock();
+		cl->idle_since = daemon_clock();
 		if (kb_protocol_parse_buffer(l, len, &req, &err)) {
 			logm(L_DEBUG, "bad message: %s", err.msg);
 			send_error(cl, KB_EINPUT, err.msg);
@@ -694,7 +684,7 @@ static void client_answer(struct client *cl)
 	buf_drop_front(&cl->in, cl->in_off);
 	cl->in_off = 0;
 	if (partial && !cl->line_start)
-		cl->line_start = client_clock();
+		cl->line_start = daemon_clock();
 }
 
 /* Read what @cl sent, up to READ_MAX (a long request takes a few turns
@@ -719,7 +709,7 @@ static int client_read(struct client *cl)
 		if (!cl->held && !memchr(chunk, '\n', (size_t)got) &&
 		    cl->in.len <= KB_PROTOCOL_MAX_LINE) {
 			if (!cl->line_start)
-				cl->line_start = client_clock();
+				cl->line_start = daemon_clock();
 			continue;
 		}
 		client_answer(cl);
@@ -739,13 +729,13 @@ static int client_write(struct client *cl)
 		if (n <= 0)
 			break;
 		cl->out_off += (size_t)n;
-		cl->out_since = client_clock();
+		cl->out_since = daemon_clock();
 	}
 	if (!pending(cl)) {
 		kb_buf_reset(&cl->out);
 		cl->out_off = 0;
 		cl->out_since = 0;
-		cl->idle_since = client_clock();
+		cl->idle_since = daemon_clock();
 		return cl->closing ? -1 : 0;
 	}
 	/* move the rest to the front only once as much has been sent:

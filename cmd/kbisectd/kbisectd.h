@@ -7,16 +7,21 @@
  * concern, as tmux splits server.c from server-client.c:
  *
  *	main.c    the command line, start-up, the signals, the main loop
- *	client.c  the socket: accepting, reading requests, answering them
- *	step.c    the scheduler's notes, and the workers: starting, running
- *	          and reaping steps, renewing their leases
+ *	client.c  the socket: accepting, reading requests, answering them;
+ *	          the submission thread that plans and stores SUBMITs
+ *	step.c    the scheduler's notes, the orphan sweeps (a thread per
+ *	          host), and the workers: starting, running and reaping
+ *	          steps, renewing their leases
  *	log.c     the log lines every other file writes
+ *	state.c   the state d and the daemon's clock
  *
  * Calls go one way: main.c calls client.c and step.c, and every file
  * calls log.c; client.c and step.c do not call each other, and meet only
- * in the state d (defined in main.c).  d is the main thread's, but for
- * what a worker reads (the paths, the owner) and what it writes under
- * d.lock (its struct worker's ret and finished).
+ * in the state d (defined in state.c).  d is the main thread's, but for
+ * what a worker or the submission thread reads (the paths, the owner,
+ * done_pipe) and what a worker writes under d.lock (its struct worker's
+ * ret and finished); the submission thread's queue is client.c's, under
+ * a lock of its own.
  */
 
 #include <poll.h>
@@ -81,6 +86,15 @@ struct daemon {
 /* The daemon's one state, set up by main() before anything else runs. */
 extern struct daemon d;
 
+/*
+ * The daemon's clock (state.c), seconds: monotonic time less the stalls
+ * of the loop (a scheduler pass, the daemon stopped), so that a client is
+ * timed on what it does, not on the daemon being busy or away, and a
+ * lease (step.c) runs out only while the daemon runs.  A step of the wall
+ * clock does not move it.  The main thread's.
+ */
+double daemon_clock(void);
+
 /* ---- logging (log.c) ----------------------------------------------------- */
 
 enum level { L_ERROR, L_WARN, L_INFO, L_DEBUG };
@@ -105,12 +119,6 @@ int open_log(const char *path);
  * with @err set. */
 int make_socket(struct kb_err *err);
 
-/*
- * The clients' clock: monotonic time less the stalls of the loop (a
- * long SUBMIT, a scheduler pass, the daemon stopped), so that a client
- * is timed on what it does, not on the daemon being busy or away.
- */
-double client_clock(void);
 
 /* Take waiting connections into the free slots of d.clients. */
 void accept_clients(void);

@@ -203,7 +203,7 @@ static int loop(void)
 			drain(d.done_pipe[0]);
 		if (pf[2].revents & POLLIN)
 			accept_clients();
-		now = client_clock();
+		now = daemon_clock();
 		for (i = 3; i < n; i++) {
 			struct client *cl = who[i];
 			size_t k;

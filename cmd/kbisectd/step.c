@@ -139,16 +139,15 @@ static void on_host_note(const struct kb_sched_host_note *n, void *arg)
 
 /*
  * Seconds on the clock leases are timed by: the wall clock's at start,
- * then monotonic time less the stalls of the loop, as the clients' clock
- * (kbisectd.h).  A step of the wall clock (ntp, a suspended VM's clock
- * set forward) is not seen, and the time the daemon is stopped (SIGSTOP)
- * does not run its leases out: they lapse only by the daemon running
- * and not renewing them.
+ * then the daemon's clock (kbisectd.h), which the clients are timed by.
+ * A step of the wall clock (ntp, a suspended VM's clock set forward) is
+ * not seen, and the time the daemon is stopped (SIGSTOP) does not run
+ * its leases out: they lapse only by the daemon running and not
+ * renewing them.
  */
 static int64_t lease_now(void)
 {
-	return d.lease_epoch + (int64_t)(kb_monotime() - d.stalled -
-					 d.lease_mono);
+	return d.lease_epoch + (int64_t)(daemon_clock() - d.lease_mono);
 }
 
 /* ---- steps --------------------------------------------------------------- */
@@ -347,7 +346,7 @@ int start_scheduler(struct kb_err *err)
 	struct kb_sched_opts o = KB_SCHED_OPTS_INIT;
 
 	d.lease_epoch = (int64_t)time(NULL);
-	d.lease_mono = kb_monotime() - d.stalled;
+	d.lease_mono = daemon_clock();
 	o.store = d.s;
 	o.owner = d.owner;
 	o.build_jobs = d.build_jobs;
