@@ -153,6 +153,11 @@ void client_free(struct client *cl);
  * 0 or a KB_E* code with @err set. */
 int start_scheduler(struct kb_err *err);
 
+/* `kbisectd --sweep-orphans URI`, the child that sweeps one host for
+ * the daemon (step.c): destroys the orphan guests there and prints how
+ * many, or the error.  Returns the exit status, 0 or 1. */
+int sweep_orphans_main(const char *uri);
+
 /* Join the steps that ended and hand them back to the scheduler. */
 void reap(void);
 

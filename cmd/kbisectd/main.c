@@ -229,6 +229,7 @@ struct daemon_args {
 	const char *log;
 	const char *max_boots;
 	const char *max_samples;
+	const char *sweep;
 	int verbose;
 	int version;
 };
@@ -253,6 +254,11 @@ static const struct kb_opt daemon_opts[] = {
 		    "log every step (level debug)"),
 	KB_OPT_BOOL_FLAGS(struct daemon_args, version, 0, "version",
 			  KB_OPT_HIDDEN, "print the version and exit"),
+	/* the daemon's own child, one per host swept at start (step.c) */
+	{ .name = "sweep-orphans", .kind = KB_OPT_VALUE, .arg = "URI",
+	  .help = "destroy the orphan guests on URI and exit",
+	  .flags = KB_OPT_HIDDEN,
+	  .offset = KB_OPT_OFFSET_(struct daemon_args, sweep, const char *) },
 	KB_OPT_END,
 };
 
@@ -330,6 +336,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (args.sweep)
+		return sweep_orphans_main(args.sweep);
 	if (args.version) {
 		printf("kbisectd %s (protocol %u)\n", KBISECTD_VERSION,
 		       KB_PROTOCOL_VERSION);

@@ -4,12 +4,17 @@
  * its own, with its own database connection and executor, then reaped by
  * the main loop.
  */
+#include <errno.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "err.h"
 #include "executor.h"
 #include "fsutil.h"
@@ -17,6 +22,7 @@
 #include "matrix.h"
 #include "mem.h"
 #include "plan.h"
+#include "program.h"
 #include "queue.h"
 #include "runner.h"
 #include "scheduler.h"
@@ -32,36 +38,99 @@
 
 /* Hosts swept of orphans since start, each once; more are not swept. */
 #define MAX_SWEEPS 64
+/* Seconds a host's sweep may take, its connect included: libvirt's
+ * connect has no deadline of its own (a host that takes the connection
+ * and says nothing holds it until the host closes it). */
+#define SWEEP_S 10
+/* Bytes of a sweep's answer kept. */
+#define SWEEP_OUT 4096
 
-/* One host's sweep, in a thread of its own: the URI is the thread's. */
+/* One host's sweep, in a thread of its own (the URI is the thread's):
+ * this program again, `kbisectd --sweep-orphans URI`, killed when it
+ * takes longer than SWEEP_S. */
 static void *sweep_host(void *arg)
 {
 	char *uri = arg;
+	const char *argv[] = { "/proc/self/exe", "--sweep-orphans", uri,
+			       NULL };
+	struct kb_program prog = { .argv = argv, .envp = NULL,
+				   .out = KB_PROGRAM_PIPE,
+				   .err = KB_PROGRAM_NULL, .log = NULL };
 	struct kb_err err = KB_ERR_INIT;
-	double t0 = kb_monotime();
-	unsigned n = 0;
+	struct kb_buf out = KB_BUF_INIT;
+	double t0 = kb_monotime(), left;
+	pid_t pid = -1;
+	int fd = -1, status, killed = 0;
 
-	if (kb_runner_destroy_orphans(uri, &n, &err))
+	if (kb_program_start(&prog, &pid, &fd, &err)) {
+		logm(L_WARN, "cannot look for orphan guests on %s: %s", uri,
+		     err.msg);
+		goto out;
+	}
+	while ((left = SWEEP_S - (kb_monotime() - t0)) > 0) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		char buf[512];
+		ssize_t n;
+
+		if (poll(&pf, 1, (int)(left * 1000) + 1) < 0 && errno != EINTR)
+			break;
+		if (!pf.revents)
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (out.len < SWEEP_OUT)
+			kb_buf_add(&out, buf, (size_t)n);
+	}
+	if (left <= 0) {
+		kill(pid, SIGKILL);
+		killed = 1;
+	}
+	status = kb_program_wait(pid);
+	if (killed)
+		logm(L_WARN, "cannot look for orphan guests on %s: no answer within %d s; its orphans stay until the next start",
+		     uri, SWEEP_S);
+	else if (status)
 		logm(L_WARN, "cannot look for orphan guests on %s (after %.1f s): %s",
-		     uri, kb_monotime() - t0, err.msg);
-	else if (n)
-		logm(L_INFO, "destroyed %u orphan guest%s on %s", n,
-		     n == 1 ? "" : "s", uri);
+		     uri, kb_monotime() - t0,
+		     out.len ? out.buf : "the sweep failed");
+	else if (out.len && strcmp(out.buf, "0"))
+		logm(L_INFO, "destroyed %s orphan guest%s on %s", out.buf,
+		     strcmp(out.buf, "1") ? "s" : "", uri);
 	else
 		logm(L_DEBUG, "no orphan guests on %s (%.1f s)", uri,
 		     kb_monotime() - t0);
+out:
+	if (fd >= 0)
+		close(fd);
+	kb_buf_release(&out);
 	free(uri);
 	return NULL;
+}
+
+int sweep_orphans_main(const char *uri)
+{
+	struct kb_err err = KB_ERR_INIT;
+	unsigned n = 0;
+
+	if (kb_runner_destroy_orphans(uri, &n, &err)) {
+		fputs(err.msg, stdout);
+		return 1;
+	}
+	printf("%u", n);
+	return 0;
 }
 
 /*
  * At start, guests a dead daemon left on the hosts of the experiments it
  * was running; model experiments start none.  Each host is swept once,
- * in a detached thread of its own: a host slow to answer (libvirt's
- * connect has no deadline of its own) holds its thread, never the loop,
- * the clients or the other hosts.  Boots may start there meanwhile: an
- * orphan is a guest whose owner is gone (kb_guest_destroy_orphans()),
- * never one of this daemon's.
+ * by a child process (sweep_orphans_main()) that a detached thread of
+ * its own waits for SWEEP_S at most: a host slow to answer holds that
+ * thread for SWEEP_S, never the loop, the clients or the other hosts.
+ * Boots may start there meanwhile: an orphan is a guest whose owner is
+ * gone (kb_guest_destroy_orphans()), never one of this daemon's.
  */
 static void sweep_orphans(const struct kb_queue_exp *x)
 {
