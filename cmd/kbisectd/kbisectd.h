@@ -9,7 +9,7 @@
  *	main.c    the command line, start-up, the signals, the main loop
  *	client.c  the socket: accepting, reading requests, answering them;
  *	          the submission thread that plans and stores SUBMITs
- *	step.c    the scheduler's notes, the orphan sweeps (a thread per
+ *	step.c    the scheduler's notes, the orphan sweeps (a child per
  *	          host), and the workers: starting, running and reaping
  *	          steps, renewing their leases
  *	log.c     the log lines every other file writes
