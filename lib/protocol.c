@@ -379,9 +379,131 @@ static int parse_message(json_object *o, struct kb_msg *m,
 			  (long long)v);
 }
 
+/*
+ * What json-c lets through and the protocol refuses, read from the text
+ * of a line json-c parsed (strictly, so that there is no comment or
+ * other string quote to mind): an integer outside int64_t (json-c
+ * saturates it), a \u escape of a lone surrogate (json-c makes it
+ * U+FFFD) and, counted here for kb_protocol_parse_buffer() to compare,
+ * the members of every object (one ':' each outside strings).  Returns
+ * 0 or KB_EINPUT.
+ */
+static int raw_check(const char *s, size_t len, size_t *members,
+		     struct kb_err *err)
+{
+	size_t i = 0, n = 0;
+
+	while (i < len) {
+		char c = s[i];
+
+		if (c == ':') {
+			n++;
+			i++;
+		} else if (c == '-' || (c >= '0' && c <= '9')) {
+			size_t start = i, digits = 0, lead;
+			int integral = 1;
+
+			if (c == '-')
+				i++;
+			lead = i;
+			while (i < len && strchr("0123456789.eE+-", s[i])) {
+				if (s[i] == '.' || s[i] == 'e' || s[i] == 'E')
+					integral = 0;
+				i++;
+			}
+			digits = i - lead;
+			/* 19 digits: compare with INT64_MAX or its negation */
+			if (integral &&
+			    (digits > 19 ||
+			     (digits == 19 &&
+			      memcmp(s + lead,
+				     c == '-' ? "9223372036854775808"
+					      : "9223372036854775807",
+				     19) > 0)))
+				return kb_err_set(err, KB_EINPUT,
+						  "message holds an integer out of range (%.*s)",
+						  (int)(i - start), s + start);
+		} else if (c == '"') {
+			for (i++; i < len && s[i] != '"'; i++) {
+				unsigned long u;
+				char hex[5];
+
+				if (s[i] != '\\')
+					continue;
+				i++;
+				if (i >= len || s[i] != 'u' || len - i < 5)
+					continue;
+				memcpy(hex, s + i + 1, 4);
+				hex[4] = '\0';
+				u = strtoul(hex, NULL, 16);
+				i += 4;
+				if (u >= 0xdc00 && u <= 0xdfff)
+					return kb_err_set(err, KB_EINPUT,
+							  "message holds a lone surrogate \\u%s", hex);
+				if (u < 0xd800 || u > 0xdbff)
+					continue;
+				/* a high surrogate: its low half must follow */
+				if (len - i < 7 || s[i + 1] != '\\' ||
+				    s[i + 2] != 'u')
+					return kb_err_set(err, KB_EINPUT,
+							  "message holds a lone surrogate \\u%s", hex);
+				memcpy(hex, s + i + 3, 4);
+				u = strtoul(hex, NULL, 16);
+				if (u < 0xdc00 || u > 0xdfff)
+					return kb_err_set(err, KB_EINPUT,
+							  "message holds a lone surrogate \\u%.4s",
+							  s + i - 3);
+				i += 6;
+			}
+			i++;
+		} else {
+			i++;
+		}
+	}
+	*members = n;
+	return 0;
+}
+
+/* The members of @o's objects, all of them, nested ones too. */
+static size_t tree_members(json_object *o)
+{
+	size_t n = 0, i, len;
+
+	if (json_object_is_type(o, json_type_object)) {
+		json_object_object_foreach(o, key, v) {
+			(void)key;
+			n += 1 + tree_members(v);
+		}
+	} else if (json_object_is_type(o, json_type_array)) {
+		len = json_object_array_length(o);
+		for (i = 0; i < len; i++)
+			n += tree_members(json_object_array_get_idx(o, i));
+	}
+	return n;
+}
+
+/* Whether the @len bytes at @data, refused by the strict parse, hold a
+ * value that ends before them: what to say of the error. */
+static int data_after(const char *data, size_t len)
+{
+	struct json_tokener *tok = json_tokener_new_ex(MAX_DEPTH);
+	json_object *o;
+	int after = 0;
+
+	if (!tok)
+		return 0;
+	o = json_tokener_parse_ex(tok, data, (int)len);
+	if (o && json_tokener_get_error(tok) == json_tokener_success)
+		after = (size_t)json_tokener_get_parse_end(tok) < len;
+	json_object_put(o);
+	json_tokener_free(tok);
+	return after;
+}
+
 int kb_protocol_parse_buffer(const char *data, size_t len,
 			     struct kb_msg *out, struct kb_err *err)
 {
+	size_t members = 0;
 	struct json_tokener *tok = NULL;
 	json_object *o = NULL;
 	size_t used;
@@ -400,15 +522,22 @@ int kb_protocol_parse_buffer(const char *data, size_t len,
 	tok = json_tokener_new_ex(MAX_DEPTH);
 	if (!tok)
 		return kb_err_set(err, KB_EFAIL, "out of memory");
+	/* JSON only: no comments, single quotes or trailing commas */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
 	/* json-c takes an int length; the limit above keeps it small */
 	o = json_tokener_parse_ex(tok, data, (int)len);
 	if (!o || json_tokener_get_error(tok) != json_tokener_success) {
 		enum json_tokener_error e = json_tokener_get_error(tok);
 
-		ret = kb_err_set(err, KB_EINPUT, "message is not JSON: %s",
-				 e == json_tokener_continue
-					 ? "it ends too early"
-					 : json_tokener_error_desc(e));
+		if (data_after(data, len))
+			ret = kb_err_set(err, KB_EINPUT,
+					 "message has data after its JSON object");
+		else
+			ret = kb_err_set(err, KB_EINPUT,
+					 "message is not JSON: %s",
+					 e == json_tokener_continue
+						 ? "it ends too early"
+						 : json_tokener_error_desc(e));
 		goto out;
 	}
 	used = (size_t)json_tokener_get_parse_end(tok);
@@ -422,6 +551,16 @@ int kb_protocol_parse_buffer(const char *data, size_t len,
 	if (!json_object_is_type(o, json_type_object)) {
 		ret = kb_err_set(err, KB_EINPUT,
 				 "message is not a JSON object");
+		goto out;
+	}
+	if ((ret = raw_check(data, len, &members, err)))
+		goto out;
+	/* json-c keeps the last of a repeated member: a member read by
+	 * its last value would mean another request than a reader taking
+	 * the first ({"msg":11,"msg":12,"id":1}) */
+	if (members != tree_members(o)) {
+		ret = kb_err_set(err, KB_EINPUT,
+				 "message repeats a member");
 		goto out;
 	}
 	ret = parse_message(o, out, err);
@@ -439,6 +578,18 @@ static void kv_string_opt(struct kb_json *j, const char *key, const char *s)
 {
 	if (s)
 		kb_json_kv_string(j, key, s);
+}
+
+/*
+ * A number of seconds; null (unknown) when it is not finite or as large
+ * as 2^63 (292 billion years): the writer prints such an integral value
+ * without exponent, as an integer the reader refuses (raw_check()).
+ */
+static void kv_seconds(struct kb_json *j, const char *key, double v)
+{
+	if (fabs(v) >= 9223372036854775808.0)
+		v = NAN;
+	kb_json_kv_number(j, key, v);
 }
 
 static void write_progress(struct kb_json *j, const struct kb_msg_progress *p)
@@ -461,10 +612,10 @@ static void write_progress(struct kb_json *j, const struct kb_msg_progress *p)
 	kb_json_kv_int(j, "boots_total", p->boots_total);
 	kb_json_kv_int(j, "boots_running", p->boots_running);
 	/* NaN writes null */
-	kb_json_kv_number(j, "build_mean_s", p->build_mean_s);
-	kb_json_kv_number(j, "boot_mean_s", p->boot_mean_s);
-	kb_json_kv_number(j, "elapsed_s", p->elapsed_s);
-	kb_json_kv_number(j, "eta_s", p->eta_s);
+	kv_seconds(j, "build_mean_s", p->build_mean_s);
+	kv_seconds(j, "boot_mean_s", p->boot_mean_s);
+	kv_seconds(j, "elapsed_s", p->elapsed_s);
+	kv_seconds(j, "eta_s", p->eta_s);
 	kb_json_object_end(j);
 }
 

@@ -91,10 +91,12 @@ void kb_msg_progress_release(struct kb_msg_progress *p);
 /*
  * Parse one line (@len bytes at @data, an optional trailing newline
  * included) into *@out, which the caller releases on success.  Returns
- * 0, or KB_EINPUT with a message: not one JSON object, an unknown "msg",
- * a member of the wrong type, a string holding NUL, a required member
- * missing, a line longer than KB_PROTOCOL_MAX_LINE.  *@out is zeroed on
- * failure.
+ * 0, or KB_EINPUT with a message: not one JSON object (strict JSON: no
+ * comments, single quotes or trailing commas), an unknown "msg", a
+ * member of the wrong type, a member repeated in any object, an integer
+ * outside int64_t, a string holding NUL or a lone surrogate (\ud800), a
+ * required member missing, a line longer than KB_PROTOCOL_MAX_LINE.
+ * *@out is zeroed on failure.
  */
 int kb_protocol_parse_buffer(const char *data, size_t len,
 			     struct kb_msg *out, struct kb_err *err);

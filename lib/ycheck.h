@@ -6,6 +6,7 @@
 
 #include "ydoc.h"
 
+struct kb_buf;
 struct kb_err;
 
 /*
@@ -72,6 +73,18 @@ int kb_ycheck_keys(const struct kb_ycheck *y, const struct kb_ynode *map,
  */
 long kb_ycheck_control(const char *s, size_t len, int lines, size_t *at,
 		       size_t *size);
+
+/*
+ * @s as it may be printed on a terminal or written as one line of a log:
+ * each control character (kb_ycheck_control()) written as \xHH, \u00HH,
+ * \r, \n or \t, except newlines and tabs when @lines is set.  For text
+ * the checks of today's matrix did not see: names, labels and errors
+ * from the database or the daemon, messages that quote the user's input
+ * (the CLI's output, kbisectd's log).  Returns @s itself when it is
+ * clean (or NULL), else the escaped text in @b, which the caller
+ * releases; @b is reset first.
+ */
+const char *kb_ycheck_printable(const char *s, int lines, struct kb_buf *b);
 
 /*
  * A non-empty scalar without NUL bytes or control characters

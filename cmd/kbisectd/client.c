@@ -4,10 +4,12 @@
  * read line by line and answered, their answers written, and the clients
  * that stall or idle past --client-timeout dropped.
  */
+#define _GNU_SOURCE /* struct ucred, SO_PEERCRED */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -39,6 +41,12 @@
  * lines to a watcher, never grow beyond them. */
 #define OUT_HIGH (256u << 10)
 #define OUT_MAX (1u << 20)
+/* Client slots a watcher never holds: a watcher is never idle, so
+ * watchers filling every slot would lock out every request until their
+ * experiments end (status, submit, cancel).  And the watchers one user
+ * (uid) may have at once, so that one user cannot take the rest. */
+#define REQUEST_SLOTS 16
+#define WATCH_PER_USER 16
 
 /*
  * A connection.  Its input is answered line by line while its unsent
@@ -56,6 +64,9 @@ struct client {
 	size_t in_off;     /* bytes of in before it are answered */
 	size_t out_off;    /* bytes of out before it are sent */
 	int hello;         /* HELLO exchanged */
+	uint64_t serial;   /* its number among the connections since start */
+	uid_t uid;         /* the peer's (SO_PEERCRED); (uid_t)-1: unknown */
+	int submitting;    /* its SUBMIT is with the submitter (paused) */
 	int64_t watch;     /* experiment watched, 0: none */
 	char *last;        /* the last progress line sent to a watcher */
 	double last_sent;  /* when a watcher was last sent PROGRESS */
@@ -125,16 +136,6 @@ int make_socket(struct kb_err *err)
 
 /* ---- clients ------------------------------------------------------------- */
 
-/*
- * The clients' clock: monotonic time less the stalls of the loop (a
- * long SUBMIT, a scheduler pass, the daemon stopped), so that a client
- * is timed on what it does, not on the daemon being busy or away.
- */
-double client_clock(void)
-{
-	return kb_monotime() - d.stalled;
-}
-
 /* Bytes of @cl's output not sent yet. */
 static size_t pending(const struct client *cl)
 {
@@ -157,7 +158,7 @@ static void send_msg(struct client *cl, const struct kb_msg *m)
 		return;
 	kb_protocol_write(&cl->out, m);
 	if (!cl->out_since)
-		cl->out_since = client_clock();
+		cl->out_since = daemon_clock();
 	if (pending(cl) > OUT_MAX) {
 		logm(L_WARN, "client dropped: %zu bytes of answers unread",
 		     pending(cl));
@@ -245,6 +246,205 @@ void update_watch(struct client *cl)
 	kb_msg_release(&m);
 }
 
+/* Why @cl may not watch too, or NULL: the watchers would hold the slots
+ * kept for requests, or its user's share (caller frees). */
+static char *watch_refused(const struct client *cl)
+{
+	unsigned all = 0, mine = 0;
+	size_t i;
+
+	for (i = 0; i < MAX_CLIENTS; i++) {
+		const struct client *o = d.clients[i];
+
+		if (!o || !o->watch || o->closing || o->dead)
+			continue;
+		all++;
+		mine += o->uid == cl->uid;
+	}
+	if (all >= MAX_CLIENTS - REQUEST_SLOTS)
+		return kb_asprintf("kbisectd has %u watchers, as many as it takes beside requests: try again later",
+				   all);
+	if (mine >= WATCH_PER_USER)
+		return kb_asprintf("uid %ld has %u watchers, as many as one user may have at once",
+				   (long)cl->uid, mine);
+	return NULL;
+}
+
+/* ---- submissions, off the loop ------------------------------------------ */
+
+/*
+ * A SUBMIT is planned and stored (kb_queue_submit_limited()) by one
+ * thread of its own, with its own database connection, in the order
+ * they came: a large matrix takes its time there, not the loop's.  Its
+ * client is paused meanwhile (its later requests wait, answered in
+ * order) and answered by submit_collect() in the loop; a client gone
+ * meanwhile finds its experiment queued all the same.
+ */
+struct submission {
+	struct submission *next;
+	uint64_t client; /* the serial of the client that asked */
+	char *matrix, *matrix_path, *model;
+	struct kb_plan_limits lim;
+	int ret;         /* kb_queue_submit_limited()'s */
+	int64_t id;
+	struct kb_err err;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct submission *todo, *done; /* in order, under lock */
+	unsigned pending;               /* queued or done, not answered */
+	int started;
+	pthread_t thread;
+} subq = { .lock = PTHREAD_MUTEX_INITIALIZER,
+	   .cond = PTHREAD_COND_INITIALIZER };
+
+static uint64_t next_serial = 1;
+
+static void submission_free(struct submission *sb)
+{
+	free(sb->matrix);
+	free(sb->matrix_path);
+	free(sb->model);
+	free(sb);
+}
+
+/* Append @sb to the list at @head. */
+static void append(struct submission **head, struct submission *sb)
+{
+	while (*head)
+		head = &(*head)->next;
+	sb->next = NULL;
+	*head = sb;
+}
+
+static void *submitter(void *arg)
+{
+	struct kb_store *s = NULL;
+	char c = 2;
+
+	(void)arg;
+	for (;;) {
+		struct submission *sb;
+		struct kb_queue_submission sub;
+
+		pthread_mutex_lock(&subq.lock);
+		while (!subq.todo)
+			pthread_cond_wait(&subq.cond, &subq.lock);
+		sb = subq.todo;
+		subq.todo = sb->next;
+		pthread_mutex_unlock(&subq.lock);
+
+		sub.matrix_text = sb->matrix;
+		sub.matrix_path = sb->matrix_path;
+		sub.model_text = sb->model;
+		if (s || !(sb->ret = kb_store_open(d.db_path, NULL, &s,
+						   &sb->err)))
+			sb->ret = kb_queue_submit_limited(s, &sub, &sb->lim,
+							  &sb->id, &sb->err);
+
+		pthread_mutex_lock(&subq.lock);
+		append(&subq.done, sb);
+		pthread_mutex_unlock(&subq.lock);
+		if (write(d.done_pipe[1], &c, 1) < 0) {
+			/* the loop polls every tick anyway */
+		}
+	}
+	return NULL;
+}
+
+/* Hand @sub to the submitter for @cl, which waits for its answer. */
+static void submit_queue(struct client *cl,
+			 const struct kb_queue_submission *sub,
+			 const struct kb_plan_limits *lim)
+{
+	struct submission *sb = kb_calloc(1, sizeof(*sb));
+	int rc;
+
+	sb->client = cl->serial;
+	sb->matrix = kb_strdup(sub->matrix_text);
+	sb->matrix_path = sub->matrix_path ? kb_strdup(sub->matrix_path)
+					   : NULL;
+	sb->model = sub->model_text ? kb_strdup(sub->model_text) : NULL;
+	sb->lim = *lim;
+	if (!subq.started) {
+		if ((rc = pthread_create(&subq.thread, NULL, submitter,
+					 NULL))) {
+			logm(L_ERROR, "cannot start the submission thread: %s",
+			     strerror(rc));
+			send_error(cl, KB_EFAIL,
+				   "kbisectd cannot take submissions now: no thread");
+			submission_free(sb);
+			return;
+		}
+		pthread_detach(subq.thread);
+		subq.started = 1;
+	}
+	cl->submitting = 1;
+	pthread_mutex_lock(&subq.lock);
+	append(&subq.todo, sb);
+	subq.pending++;
+	pthread_cond_signal(&subq.cond);
+	pthread_mutex_unlock(&subq.lock);
+}
+
+unsigned submits_pending(void)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&subq.lock);
+	n = subq.pending;
+	pthread_mutex_unlock(&subq.lock);
+	return n;
+}
+
+void submit_collect(void)
+{
+	struct submission *done, *sb;
+
+	pthread_mutex_lock(&subq.lock);
+	done = subq.done;
+	subq.done = NULL;
+	pthread_mutex_unlock(&subq.lock);
+	while ((sb = done)) {
+		struct client *cl = NULL;
+		struct kb_msg reply;
+		size_t i;
+
+		done = sb->next;
+		for (i = 0; i < MAX_CLIENTS && !cl; i++)
+			if (d.clients[i] && d.clients[i]->serial == sb->client)
+				cl = d.clients[i];
+		if (sb->ret) {
+			logm(L_INFO, "submission refused: %s", sb->err.msg);
+		} else {
+			d.wake = 1;
+			logm(L_INFO, "experiment %lld submitted (%s)%s",
+			     (long long)sb->id, sb->model ? "model" : "libvirt",
+			     cl ? "" : "; its client is gone");
+		}
+		if (cl) {
+			cl->submitting = 0;
+			cl->idle_since = daemon_clock();
+			if (sb->ret) {
+				send_error(cl, sb->ret, sb->err.msg);
+			} else {
+				memset(&reply, 0, sizeof(reply));
+				reply.type = KB_MSG_SUBMITTED;
+				reply.id = sb->id;
+				send_msg(cl, &reply);
+			}
+		}
+		submission_free(sb);
+		pthread_mutex_lock(&subq.lock);
+		subq.pending--;
+		pthread_mutex_unlock(&subq.lock);
+	}
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
 static void handle(struct client *cl, const struct kb_msg *req)
 {
 	struct kb_err err = KB_ERR_INIT;
@@ -290,17 +490,25 @@ static void handle(struct client *cl, const struct kb_msg *req)
 			send_error(cl, KB_EFAIL, "kbisectd is stopping");
 			return;
 		}
-		if (kb_queue_submit_limited(d.s, &sub, &lim, &id, &err)) {
-			logm(L_INFO, "submission refused: %s", err.msg);
-			send_error(cl, err.code, err.msg);
+		/* the caps keep a plan within what the daemon can hold: a
+		 * client raises them only as far as this daemon allows */
+		if (lim.max_boots > d.max_boots ||
+		    lim.max_samples > d.max_samples) {
+			int boots = lim.max_boots > d.max_boots;
+			char *msg = kb_asprintf("a cap of %llu %s is above this kbisectd's ceiling of %llu (kbisectd --max-%s)",
+						boots ? lim.max_boots : lim.max_samples,
+						boots ? "boots" : "samples",
+						boots ? d.max_boots : d.max_samples,
+						boots ? "boots" : "samples");
+
+			logm(L_INFO, "submission refused: %s", msg);
+			send_error(cl, KB_EINPUT, msg);
+			free(msg);
 			return;
 		}
-		d.wake = 1;
-		logm(L_INFO, "experiment %lld submitted (%s)",
-		     (long long)id, req->model ? "model" : "libvirt");
-		reply.type = KB_MSG_SUBMITTED;
-		reply.id = id;
-		send_msg(cl, &reply);
+		/* planned and stored off the loop (45,000 jobs take a
+		 * second): the client waits, the others are served */
+		submit_queue(cl, &sub, &lim);
 		return;
 	}
 	case KB_MSG_STATUS:
@@ -340,6 +548,15 @@ static void handle(struct client *cl, const struct kb_msg *req)
 	}
 	case KB_MSG_WATCH: {
 		struct kb_store_progress p;
+		char *why;
+
+		if (!cl->watch && (why = watch_refused(cl))) {
+			logm(L_INFO, "watch refused: %s", why);
+			send_error(cl, KB_EFAIL, why);
+			free(why);
+			cl->closing = 1;
+			return;
+		}
 
 		if (kb_store_progress_get(d.s, req->id, &p, &err)) {
 			send_error(cl, err.code, err.msg);
@@ -367,6 +584,17 @@ void client_free(struct client *cl)
 	free(cl);
 }
 
+/* The user at the other end of @fd, or (uid_t)-1. */
+static uid_t peer_uid(int fd)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0)
+		return (uid_t)-1;
+	return cr.uid;
+}
+
 /* Take waiting connections while there is a free slot; the others wait
  * in the listen backlog until one frees (a client gives up after its
  * timeout). */
@@ -388,19 +616,23 @@ void accept_clients(void)
 		fcntl(fd, F_SETFD, FD_CLOEXEC);
 		cl = kb_calloc(1, sizeof(*cl));
 		cl->fd = fd;
+		cl->uid = peer_uid(fd);
+		cl->serial = next_serial++;
 		kb_buf_init(&cl->in);
 		kb_buf_init(&cl->out);
 		/* HELLO is due within the timeout, as any request */
-		cl->line_start = cl->idle_since = client_clock();
+		cl->line_start = cl->idle_since = daemon_clock();
 		d.clients[i] = cl;
 		logm(L_DEBUG, "client connected");
 	}
 }
 
-/* Whether @cl's input waits: it is closing, or has not read enough. */
+/* Whether @cl's input waits: it is closing, its SUBMIT is being stored,
+ * or it has not read enough. */
 static int paused(const struct client *cl)
 {
-	return cl->closing || cl->dead || pending(cl) >= OUT_HIGH;
+	return cl->closing || cl->dead || cl->submitting ||
+	       pending(cl) >= OUT_HIGH;
 }
 
 void client_pollfd(const struct client *cl, struct pollfd *pf)
@@ -440,7 +672,7 @@ static void client_answer(struct client *cl)
 			break;
 		}
 		cl->line_start = 0;
-		cl->idle_since = client_clock();
+		cl->idle_since = daemon_clock();
 		if (kb_protocol_parse_buffer(l, len, &req, &err)) {
 			logm(L_DEBUG, "bad message: %s", err.msg);
 			send_error(cl, KB_EINPUT, err.msg);
@@ -452,7 +684,7 @@ static void client_answer(struct client *cl)
 	buf_drop_front(&cl->in, cl->in_off);
 	cl->in_off = 0;
 	if (partial && !cl->line_start)
-		cl->line_start = client_clock();
+		cl->line_start = daemon_clock();
 }
 
 /* Read what @cl sent, up to READ_MAX (a long request takes a few turns
@@ -477,7 +709,7 @@ static int client_read(struct client *cl)
 		if (!cl->held && !memchr(chunk, '\n', (size_t)got) &&
 		    cl->in.len <= KB_PROTOCOL_MAX_LINE) {
 			if (!cl->line_start)
-				cl->line_start = client_clock();
+				cl->line_start = daemon_clock();
 			continue;
 		}
 		client_answer(cl);
@@ -497,13 +729,13 @@ static int client_write(struct client *cl)
 		if (n <= 0)
 			break;
 		cl->out_off += (size_t)n;
-		cl->out_since = client_clock();
+		cl->out_since = daemon_clock();
 	}
 	if (!pending(cl)) {
 		kb_buf_reset(&cl->out);
 		cl->out_off = 0;
 		cl->out_since = 0;
-		cl->idle_since = client_clock();
+		cl->idle_since = daemon_clock();
 		return cl->closing ? -1 : 0;
 	}
 	/* move the rest to the front only once as much has been sent:
@@ -525,8 +757,8 @@ static const char *overdue(const struct client *cl, double now)
 				 : "it did not say hello";
 	if (cl->out_since && now - cl->out_since > t)
 		return "it does not read its answers";
-	if (!cl->watch && !cl->line_start && !cl->out_since &&
-	    now - cl->idle_since > t)
+	if (!cl->watch && !cl->submitting && !cl->line_start &&
+	    !cl->out_since && now - cl->idle_since > t)
 		return "it is idle";
 	return NULL;
 }

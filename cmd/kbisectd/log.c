@@ -1,6 +1,7 @@
 /*
  * kbisectd's log (kbisectd.h): one line per event on stderr, which --log
- * points at a file and SIGHUP reopens.
+ * points at a file and SIGHUP reopens; control characters in what a line
+ * quotes are escaped (kb_ycheck_printable()).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -9,7 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "kbisectd.h"
+#include "ycheck.h"
 #include "banned.h"
 
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
@@ -21,6 +24,7 @@ void logm(enum level l, const char *fmt, ...)
 	char when[32];
 	struct tm tm;
 	time_t t = time(NULL);
+	struct kb_buf line = KB_BUF_INIT, safe = KB_BUF_INIT;
 	va_list ap;
 
 	if (l > log_level)
@@ -28,15 +32,19 @@ void logm(enum level l, const char *fmt, ...)
 	if (!gmtime_r(&t, &tm) ||
 	    !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
 		when[0] = '\0';
-	pthread_mutex_lock(&log_lock);
-	fprintf(stderr, "%s kbisectd[%ld] %s: ", when, (long)getpid(),
-		level_names[l]);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	kb_buf_vaddf(&line, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	pthread_mutex_lock(&log_lock);
+	/* one event, one line: what a message quotes (a client's matrix
+	 * key, a host's error) cannot break it or reach a terminal's
+	 * escapes; escaped as the CLI prints the same text */
+	fprintf(stderr, "%s kbisectd[%ld] %s: %s\n", when, (long)getpid(),
+		level_names[l], kb_ycheck_printable(line.buf, 0, &safe));
 	fflush(stderr);
 	pthread_mutex_unlock(&log_lock);
+	kb_buf_release(&safe);
+	kb_buf_release(&line);
 }
 
 /* Point stderr at @path (append), for --log and on SIGHUP. */

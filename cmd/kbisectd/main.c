@@ -31,6 +31,7 @@
 #include "kbisectd.h"
 #include "model.h"
 #include "paths.h"
+#include "plan.h"
 #include "protocol.h"
 #include "queue.h"
 #include "scheduler.h"
@@ -45,6 +46,10 @@
 #define STALL_S 0.5
 /* Default --client-timeout, seconds. */
 #define CLIENT_TIMEOUT_S 10
+/* Default ceilings on the caps a client raises (--max-boots,
+ * --max-samples): ten times the plan's own defaults (lib/plan.h). */
+#define CEILING_BOOTS (10ull * KB_PLAN_MAX_BOOTS)
+#define CEILING_SAMPLES (10ull * KB_PLAN_MAX_SAMPLES)
 
 /* ---- state and signals --------------------------------------------------- */
 
@@ -142,16 +147,19 @@ static int loop(void)
 			     kb_sched_running(d.sched) == 1 ? "" : "s");
 		}
 		reap();
-		if (d.stopping && !kb_sched_running(d.sched)) {
+		submit_collect();
+		if (d.stopping && !kb_sched_running(d.sched) &&
+		    !submits_pending()) {
 			logm(L_INFO, "stopped");
 			return 0;
 		}
+		/* leases first: a pass after a stall finds them renewed */
+		renew();
 		if (d.wake || kb_monotime() - last_schedule >= TICK_MS / 1000.0) {
 			d.wake = 0;
 			schedule();
 			last_schedule = kb_monotime();
 		}
-		renew();
 		for (i = 0; i < MAX_CLIENTS; i++)
 			if (d.clients[i])
 				update_watch(d.clients[i]);
@@ -195,7 +203,7 @@ static int loop(void)
 			drain(d.done_pipe[0]);
 		if (pf[2].revents & POLLIN)
 			accept_clients();
-		now = client_clock();
+		now = daemon_clock();
 		for (i = 3; i < n; i++) {
 			struct client *cl = who[i];
 			size_t k;
@@ -219,6 +227,9 @@ struct daemon_args {
 	const char *client_timeout;
 	const char *lease;
 	const char *log;
+	const char *max_boots;
+	const char *max_samples;
+	const char *sweep;
 	int verbose;
 	int version;
 };
@@ -235,10 +246,19 @@ static const struct kb_opt daemon_opts[] = {
 		      "drop a client stalled or idle that long (default 10)"),
 	KB_OPT_STRING(struct daemon_args, log, 0, "log", "FILE",
 		      "log there instead of stderr; SIGHUP reopens it"),
+	KB_OPT_STRING(struct daemon_args, max_boots, 0, "max-boots", "N",
+		      "the highest cap on boots a client may raise (default 1000000)"),
+	KB_OPT_STRING(struct daemon_args, max_samples, 0, "max-samples", "N",
+		      "the highest cap on samples a client may raise (default 10000000)"),
 	KB_OPT_BOOL(struct daemon_args, verbose, 'v', "verbose",
 		    "log every step (level debug)"),
 	KB_OPT_BOOL_FLAGS(struct daemon_args, version, 0, "version",
 			  KB_OPT_HIDDEN, "print the version and exit"),
+	/* the daemon's own child, one per host swept at start (step.c) */
+	{ .name = "sweep-orphans", .kind = KB_OPT_VALUE, .arg = "URI",
+	  .help = "destroy the orphan guests on URI and exit",
+	  .flags = KB_OPT_HIDDEN,
+	  .offset = KB_OPT_OFFSET_(struct daemon_args, sweep, const char *) },
 	KB_OPT_END,
 };
 
@@ -273,6 +293,22 @@ static int parse_uint(const char *s, unsigned min, unsigned max,
 	return 0;
 }
 
+static int parse_ull(const char *s, unsigned long long min,
+		     unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > INT64_MAX)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct daemon_args args;
@@ -285,6 +321,8 @@ int main(int argc, char **argv)
 	memset(&d, 0, sizeof(d));
 	d.build_jobs = 1;
 	d.client_timeout = CLIENT_TIMEOUT_S;
+	d.max_boots = CEILING_BOOTS;
+	d.max_samples = CEILING_SAMPLES;
 	d.lock_fd = d.listen_fd = -1;
 	pthread_mutex_init(&d.lock, NULL);
 	memset(&args, 0, sizeof(args));
@@ -298,6 +336,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (args.sweep)
+		return sweep_orphans_main(args.sweep);
 	if (args.version) {
 		printf("kbisectd %s (protocol %u)\n", KBISECTD_VERSION,
 		       KB_PROTOCOL_VERSION);
@@ -323,6 +363,18 @@ int main(int argc, char **argv)
 	if (args.client_timeout &&
 	    parse_uint(args.client_timeout, 1, 3600, &d.client_timeout)) {
 		fprintf(stderr, "kbisectd: --client-timeout wants seconds from 1 to 3600\n");
+		return 2;
+	}
+	if (args.max_boots &&
+	    parse_ull(args.max_boots, KB_PLAN_MAX_BOOTS, &d.max_boots)) {
+		fprintf(stderr, "kbisectd: --max-boots wants a number of at least %u\n",
+			KB_PLAN_MAX_BOOTS);
+		return 2;
+	}
+	if (args.max_samples &&
+	    parse_ull(args.max_samples, KB_PLAN_MAX_SAMPLES, &d.max_samples)) {
+		fprintf(stderr, "kbisectd: --max-samples wants a number of at least %u\n",
+			KB_PLAN_MAX_SAMPLES);
 		return 2;
 	}
 	if (d.log_path && open_log(d.log_path) < 0) {
@@ -377,9 +429,10 @@ int main(int argc, char **argv)
 	if (n)
 		logm(L_INFO, "marked %u experiment%s of a kbisect process that is gone interrupted",
 		     n, n == 1 ? "" : "s");
-	/* Orphan guests: each experiment's hosts are swept when it is
-	 * loaded (on_note -> kb_runner_destroy_orphans), before any step
-	 * of it starts; model experiments start no guests. */
+	/* Orphan guests: the hosts of each experiment queued at start are
+	 * swept when it is loaded (on_note -> sweep_orphans), each in a
+	 * thread of its own, off the loop; model experiments start no
+	 * guests. */
 	ret = loop();
 	goto out;
 fail:

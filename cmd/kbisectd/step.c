@@ -4,18 +4,25 @@
  * its own, with its own database connection and executor, then reaped by
  * the main loop.
  */
+#include <errno.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "err.h"
 #include "executor.h"
 #include "fsutil.h"
 #include "kbisectd.h"
 #include "matrix.h"
+#include "mem.h"
 #include "plan.h"
+#include "program.h"
 #include "queue.h"
 #include "runner.h"
 #include "scheduler.h"
@@ -30,29 +37,133 @@
 
 /* ---- experiments: what the scheduler tells ------------------------------- */
 
-/* At start, guests a dead daemon left on the hosts of the experiments it
- * was running.  Model experiments start none. */
+/* Hosts swept of orphans since start, each once; more are not swept. */
+#define MAX_SWEEPS 64
+/* Seconds a host's sweep may take, its connect included: libvirt's
+ * connect has no deadline of its own (a host that takes the connection
+ * and says nothing holds it until the host closes it). */
+#define SWEEP_S 10
+/* Bytes of a sweep's answer kept. */
+#define SWEEP_OUT 4096
+
+/* One host's sweep, in a thread of its own (the URI is the thread's):
+ * this program again, `kbisectd --sweep-orphans URI`, killed when it
+ * takes longer than SWEEP_S. */
+static void *sweep_host(void *arg)
+{
+	char *uri = arg;
+	const char *argv[] = { "/proc/self/exe", "--sweep-orphans", uri,
+			       NULL };
+	struct kb_program prog = { .argv = argv, .envp = NULL,
+				   .out = KB_PROGRAM_PIPE,
+				   .err = KB_PROGRAM_NULL, .log = NULL };
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf out = KB_BUF_INIT;
+	double t0 = kb_monotime(), left;
+	pid_t pid = -1;
+	int fd = -1, status, killed = 0;
+
+	if (kb_program_start(&prog, &pid, &fd, &err)) {
+		logm(L_WARN, "cannot look for orphan guests on %s: %s", uri,
+		     err.msg);
+		goto out;
+	}
+	while ((left = SWEEP_S - (kb_monotime() - t0)) > 0) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		char buf[512];
+		ssize_t n;
+
+		if (poll(&pf, 1, (int)(left * 1000) + 1) < 0 && errno != EINTR)
+			break;
+		if (!pf.revents)
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (out.len < SWEEP_OUT)
+			kb_buf_add(&out, buf, (size_t)n);
+	}
+	if (left <= 0) {
+		kill(pid, SIGKILL);
+		killed = 1;
+	}
+	status = kb_program_wait(pid);
+	if (killed)
+		logm(L_WARN, "cannot look for orphan guests on %s: no answer within %d s; its orphans stay until the next start",
+		     uri, SWEEP_S);
+	else if (status)
+		logm(L_WARN, "cannot look for orphan guests on %s (after %.1f s): %s",
+		     uri, kb_monotime() - t0,
+		     out.len ? out.buf : "the sweep failed");
+	else if (out.len && strcmp(out.buf, "0"))
+		logm(L_INFO, "destroyed %s orphan guest%s on %s", out.buf,
+		     strcmp(out.buf, "1") ? "s" : "", uri);
+	else
+		logm(L_DEBUG, "no orphan guests on %s (%.1f s)", uri,
+		     kb_monotime() - t0);
+out:
+	if (fd >= 0)
+		close(fd);
+	kb_buf_release(&out);
+	free(uri);
+	return NULL;
+}
+
+int sweep_orphans_main(const char *uri)
+{
+	struct kb_err err = KB_ERR_INIT;
+	unsigned n = 0;
+
+	if (kb_runner_destroy_orphans(uri, &n, &err)) {
+		fputs(err.msg, stdout);
+		return 1;
+	}
+	printf("%u", n);
+	return 0;
+}
+
+/*
+ * At start, guests a dead daemon left on the hosts of the experiments it
+ * was running; model experiments start none.  Each host is swept once,
+ * by a child process (sweep_orphans_main()) that a detached thread of
+ * its own waits for SWEEP_S at most: a host slow to answer holds that
+ * thread for SWEEP_S, never the loop, the clients or the other hosts.
+ * Boots may start there meanwhile: an orphan is a guest whose owner is
+ * gone (kb_guest_destroy_orphans()), never one of this daemon's.
+ */
 static void sweep_orphans(const struct kb_queue_exp *x)
 {
+	static char *swept[MAX_SWEEPS];
+	static size_t nswept;
 	const struct kb_matrix *m = kb_queue_exp_matrix(x);
-	struct kb_err err = KB_ERR_INIT;
-	size_t i;
+	pthread_attr_t attr;
+	size_t i, k;
 
-	for (i = 0; !kb_queue_exp_is_model(x) && i < kb_matrix_nhosts(m);
-	     i++) {
+	if (kb_queue_exp_is_model(x))
+		return;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	for (i = 0; i < kb_matrix_nhosts(m); i++) {
 		const char *uri = kb_matrix_host(m, i)->uri;
-		unsigned n = 0;
+		pthread_t t;
+		char *arg;
+		int rc;
 
-		kb_err_clear(&err);
-		if (kb_sched_host_running(d.sched, uri))
-			continue; /* our own guests run there */
-		if (kb_runner_destroy_orphans(uri, &n, &err))
-			logm(L_WARN, "cannot look for orphan guests on %s: %s",
-			     uri, err.msg);
-		else if (n)
-			logm(L_INFO, "destroyed %u orphan guest%s on %s", n,
-			     n == 1 ? "" : "s", uri);
+		for (k = 0; k < nswept && strcmp(swept[k], uri); k++)
+			;
+		if (k < nswept || nswept == MAX_SWEEPS)
+			continue;
+		swept[nswept++] = kb_strdup(uri);
+		arg = kb_strdup(uri);
+		if ((rc = pthread_create(&t, &attr, sweep_host, arg))) {
+			logm(L_WARN, "cannot look for orphan guests on %s: no thread (%s)",
+			     uri, strerror(rc));
+			free(arg);
+		}
 	}
+	pthread_attr_destroy(&attr);
 }
 
 static void on_note(const struct kb_sched_note *n, void *arg)
@@ -92,6 +203,21 @@ static void on_host_note(const struct kb_sched_host_note *n, void *arg)
 		logm(L_ERROR, "experiment %lld: %s", (long long)n->id, n->msg);
 		break;
 	}
+}
+
+/* ---- the lease clock ----------------------------------------------------- */
+
+/*
+ * Seconds on the clock leases are timed by: the wall clock's at start,
+ * then the daemon's clock (kbisectd.h), which the clients are timed by.
+ * A step of the wall clock (ntp, a suspended VM's clock set forward) is
+ * not seen, and the time the daemon is stopped (SIGSTOP) does not run
+ * its leases out: they lapse only by the daemon running and not
+ * renewing them.
+ */
+static int64_t lease_now(void)
+{
+	return d.lease_epoch + (int64_t)(daemon_clock() - d.lease_mono);
 }
 
 /* ---- steps --------------------------------------------------------------- */
@@ -263,7 +389,7 @@ void schedule(void)
 			break;
 		}
 		kb_err_clear(&err);
-		ret = kb_sched_next(d.sched, time(NULL), &st, &err);
+		ret = kb_sched_next(d.sched, lease_now(), &st, &err);
 		if (ret == KB_ENOTFOUND)
 			break;
 		if (ret) {
@@ -281,7 +407,7 @@ void renew(void)
 {
 	struct kb_err err = KB_ERR_INIT;
 
-	if (kb_sched_renew(d.sched, time(NULL), &err))
+	if (kb_sched_renew(d.sched, lease_now(), &err))
 		logm(L_ERROR, "cannot renew leases: %s", err.msg);
 }
 
@@ -289,6 +415,8 @@ int start_scheduler(struct kb_err *err)
 {
 	struct kb_sched_opts o = KB_SCHED_OPTS_INIT;
 
+	d.lease_epoch = (int64_t)time(NULL);
+	d.lease_mono = daemon_clock();
 	o.store = d.s;
 	o.owner = d.owner;
 	o.build_jobs = d.build_jobs;

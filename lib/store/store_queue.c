@@ -116,10 +116,14 @@ void kb_store_job_release(struct kb_store_job *j)
 /* ... and a boot assigned to another host than ?4 is not this one's */
 #define JOB_HOST " AND (?4 IS NULL OR j.assigned_host IS NULL" \
 		 " OR j.assigned_host = ?4)"
-/* ... and its own: queued, or leased with a lease that lapsed before ?2 */
+/* ... and its own: queued, or leased by another owner than ?5 with a
+ * lease that lapsed before ?2 (a lease of the claimer's own is a step it
+ * runs, however late its renewal: a stalled daemon never starts its own
+ * step again) */
 #define LEASE_LAPSED                                                        \
 	" j.state = 'leased' AND j.lease_expires_at <"                      \
-	" strftime('%Y-%m-%dT%H:%M:%SZ', ?2, 'unixepoch')"
+	" strftime('%Y-%m-%dT%H:%M:%SZ', ?2, 'unixepoch')"                  \
+	" AND j.lease_owner IS NOT ?5"
 #define CLAIM_COLUMNS                                                       \
 	"SELECT j.id, j.experiment_id, v.idx, j.boot_no, j.attempts,"       \
 	" v.build_key, j.seq FROM jobs j"                                   \
@@ -168,6 +172,7 @@ static int claim_find(struct kb_store *s, const struct kb_store_claim *c,
 		sqlite3_bind_int64(st, 3, c->experiment);
 	if (c->kind == KB_STORE_JOB_BOOT && c->experiment)
 		store_bind_text(st, 4, c->host);
+	store_bind_text(st, 5, c->owner);
 	ret = store_step_maybe(s, st, found, err, "cannot look for a job");
 	if (!ret && *found) {
 		out->id = sqlite3_column_int64(st, 0);
@@ -215,14 +220,13 @@ int kb_store_job_claim(struct kb_store *s, const struct kb_store_claim *c,
 			      " strftime('%Y-%m-%dT%H:%M:%SZ', ?2,"
 			      " 'unixepoch'), attempts = attempts + 1,"
 			      " started_at = strftime('%Y-%m-%dT%H:%M:%SZ',"
-			      " ?3, 'unixepoch'), updated_at = strftime("
+			      " 'now'), updated_at = strftime("
 			      "'%Y-%m-%dT%H:%M:%SZ', 'now'), host = ?4,"
 			      " error = NULL WHERE id = ?5",
 			      &up, err)))
 		goto out;
 	store_bind_text(up, 1, c->owner);
 	sqlite3_bind_int64(up, 2, c->now + c->lease_s);
-	sqlite3_bind_int64(up, 3, c->now);
 	store_bind_text(up, 4, c->host);
 	sqlite3_bind_int64(up, 5, out->id);
 	if ((ret = store_step_done(s, up, err, "cannot lease a job")))

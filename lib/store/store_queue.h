@@ -59,7 +59,9 @@ void kb_store_job_release(struct kb_store_job *j);
 /* What kb_store_job_claim() looks for. */
 struct kb_store_claim {
 	const char *owner;    /* lease owner: the daemon instance id */
-	int64_t now;          /* seconds since the epoch */
+	int64_t now;          /* seconds on the lease clock: since the
+			       * epoch, as the owner counts them (the
+			       * daemon's pauses while it is stopped) */
 	int64_t lease_s;      /* lease length */
 	enum kb_store_job_kind kind;
 	int64_t experiment;   /* only this experiment; 0: any */
@@ -71,12 +73,14 @@ struct kb_store_claim {
 
 /*
  * Lease the first ready job of @c->kind (lowest experiment id, then
- * seq): queued, or leased with a lease that expired before @c->now, of
- * an experiment that is queued or running and not being cancelled, and
- * for boots, whose build job (the experiment's build job of the same
- * build key) is done.  In one transaction: the job becomes leased by
- * @c->owner until now + lease_s, its attempts grow by one, its
- * experiment becomes running.  Returns 0 with *@out filled (caller
+ * seq): queued, or leased by another owner with a lease that expired
+ * before @c->now (a job @c->owner holds is never claimed again, however
+ * late its renewal), of an experiment that is queued or running and not
+ * being cancelled, and for boots, whose build job (the experiment's
+ * build job of the same build key) is done.  In one transaction: the
+ * job becomes leased by @c->owner until now + lease_s, its attempts grow
+ * by one, its started_at is the wall clock's now, its experiment becomes
+ * running.  Returns 0 with *@out filled (caller
  * releases), KB_ENOTFOUND when nothing is ready.
  *
  * With @c->experiment the job is found by one indexed query over that

@@ -18,7 +18,12 @@
 #  - clients give up on a stopped (SIGSTOP) daemon after KBISECT_TIMEOUT,
 #    and the daemon's stall is not held against a client mid-request;
 #  - a watcher hears from the daemon at least every heartbeat (10 s) even
-#    when nothing changes.
+#    when nothing changes;
+#  - 64 watchers do not lock out status and cancel: 16 slots are kept for
+#    requests, and one user has at most 16 watchers (issue 28);
+#  - a repeated member, an id past 2^63-1 and a lone surrogate are refused
+#    with ERROR input, as is a cap raised past the daemon's ceiling, and
+#    a refused submission's newline and ESC are escaped in the log.
 # About 45 s.
 #
 # Usage: tests/integration/daemon-hostile.sh KBISECT  (kbisectd next to it)
@@ -143,6 +148,27 @@ check "it cost the daemon under 16 MiB ($hwm0 -> $hwm1 KiB)" \
 "$KB" status --socket "$SOCK" >/dev/null 2>&1
 check "the daemon answers after all that" $?
 
+# ---- watchers: never idle, they may not hold the slots kept for
+# requests, nor one user more than 16 of them
+cid=$("$KB" submit "$MATRIX" --model "$MODEL" --socket "$SOCK" --quiet)
+$RAW watchers "$SOCK" 64 3 8 >"$T/watchers" 2>&1 &
+wpid=$!
+i=0
+while ! grep -q "watching=" "$T/watchers" && [ $i -lt 200 ]; do
+	i=$((i + 1)); sleep 0.05
+done
+t0=$(now)
+KBISECT_TIMEOUT=4 "$KB" status --socket "$SOCK" >"$T/out" 2>&1
+rc=$?
+el=$(since "$t0")
+KBISECT_TIMEOUT=4 "$KB" cancel "$cid" --socket "$SOCK" >"$T/out2" 2>&1
+rc2=$?
+wait $wpid
+check "64 watchers leave room for status and cancel (status exit $rc after ${el}s, cancel exit $rc2; $(head -n 1 "$T/watchers"))" \
+	$([ $rc -eq 0 ] && [ $rc2 -eq 0 ] && lt "$el" 2 &&
+	  grep -q "watching=16 refused=48" "$T/watchers" &&
+	  grep -q "why=uid_$(id -u)_has_16_watchers,_as_many_as_one_user_may_have_at_once" "$T/watchers"; echo $?)
+
 # ---- a second daemon through another name of the database
 ln -s kbisect.db "$T/sym.db"
 ln "$DB" "$T/hard.db"
@@ -260,6 +286,29 @@ $RAW watch "$SOCK" 3 12 >"$T/watch" 2>&1
 check "a watcher hears from the daemon at least every 10 s ($(cat "$T/watch"))" \
 	$(grep -q "lines=[2-9]" "$T/watch" &&
 	  lt "$(sed -n 's/.*maxgap=\([0-9.]*\).*/\1/p' "$T/watch")" 11; echo $?)
+
+# ---- what the protocol refuses, and the log does not print raw
+$RAW send "$SOCK" '{"msg":11,"msg":12,"id":1}' \
+	'{"msg":13,"id":9223372036854775808}' \
+	'{"msg":10,"matrix":"name: x\ud800"}' >"$T/sent" 2>&1
+check "a repeated member, an id past 2^63-1 and a lone surrogate are refused with ERROR input ($(tr '\n' ';' <"$T/sent"))" \
+	$([ "$(grep -c "msg=30 code=input" "$T/sent")" = 3 ] &&
+	  grep -q "repeats a member" "$T/sent" &&
+	  grep -q "integer out of range" "$T/sent" &&
+	  grep -q "lone surrogate" "$T/sent" &&
+	  [ "$(sqlite3 "$DB" 'select cancel_requested from experiments where id = 1')" = 0 ]; echo $?)
+$RAW send "$SOCK" "$(python3 -c 'import json, sys
+print(json.dumps({"msg": 10, "matrix": open(sys.argv[1]).read(),
+                  "model": open(sys.argv[2]).read(), "max_boots": 10**12}))' "$MATRIX" "$MODEL")" >"$T/sent" 2>&1
+check "a cap raised past the daemon's ceiling is refused ($(cat "$T/sent"))" \
+	$(grep -q "msg=30 code=input message=a cap of 1000000000000 boots is above this kbisectd's ceiling of 1000000 (kbisectd --max-boots)" "$T/sent"; echo $?)
+forged="2026-01-01T00:00:00Z kbisectd[1] info: experiment 1 cancelled"
+$RAW send "$SOCK" "$(python3 -c 'import json, sys
+print(json.dumps({"msg": 10, "matrix": "name: x\n\"k\\n%s\\e[2J\": 1\n" % sys.argv[1]}))' "$forged")" >"$T/sent" 2>&1
+check "a refused key's newline and ESC are escaped in the log, as \\\\n and \\\\x1b" \
+	$(grep -q "msg=30 code=input" "$T/sent" && ! grep -q "^$forged" "$LOG" &&
+	  ! grep -q "$(printf '\033')" "$LOG" &&
+	  grep -q 'submission refused: .*k\\n2026-01-01T00:00:00Z kbisectd\[1\] info: experiment 1 cancelled\\x1b\[2J' "$LOG"; echo $?)
 
 kill -9 "$pid"
 wait "$pid" 2>/dev/null

@@ -11,6 +11,11 @@ tests/bench/daemon-stress.sh.  Each subcommand prints one result line
   bigline SOCK MIB            a line of MIB MiB without its newline
   pipeline SOCK N [empty]     N HELLO requests (or empty lines) at once,
                               then the answers
+  watchers SOCK N ID SECONDS  N connections each WATCHing experiment ID,
+                              held SECONDS: how many watch, how many
+                              were refused (and why)
+  send SOCK LINE...            HELLO, then each LINE as it is: one
+                              "msg=N code=C message=M" line per answer
   halfway SOCK PAUSE          half a HELLO, PAUSE seconds, the rest: is
                               it answered?
   listen PATH OUT SECONDS     a socket someone else put there: what
@@ -214,6 +219,39 @@ def watch(path, exp, seconds):
         times.append(time.monotonic() - t0)
     gaps = [b - a for a, b in zip([0.0] + times, times + [time.monotonic() - t0])]
     print("lines=%d maxgap=%.1f" % (len(times), max(gaps)))
+
+
+def watchers(path, n, exp, seconds):
+    socks, watching, refused, why = [], 0, 0, ""
+    for _ in range(int(n)):
+        s = connect(path, 30)
+        buf = new_buf()
+        hello(s, buf)
+        s.sendall(b'{"msg":13,"id":%d}\n' % int(exp))
+        m = read_line(s, buf) or {}
+        if m.get("msg") == 21:
+            watching += 1
+            socks.append(s)
+        else:
+            refused += 1
+            why = m.get("message", "none")
+            s.close()
+    print("watching=%d refused=%d" % (watching, refused), flush=True)
+    print("why=%s" % why.replace(" ", "_"), flush=True)
+    time.sleep(float(seconds))
+    for s in socks:
+        s.close()
+
+
+def send(path, *lines):
+    s = connect(path, 30)
+    buf = new_buf()
+    hello(s, buf)
+    for line in lines:
+        s.sendall(line.encode() + b"\n")
+        m = read_line(s, buf) or {}
+        print("msg=%s code=%s message=%s" % (m.get("msg"), m.get("code"),
+                                             m.get("message", "")), flush=True)
 
 
 def halfway(path, pause):
@@ -465,7 +503,8 @@ def main(argv):
         Storm(args[0], args[2], args[3], args[4], args[5], args[6]).run(args[1])
     else:
         {"flood": flood, "noread": noread, "bigline": bigline,
-         "pipeline": pipeline, "watch": watch, "halfway": halfway,
+         "pipeline": pipeline, "watch": watch, "watchers": watchers, "send": send,
+         "halfway": halfway,
          "listen": listen, "timesubmit": timesubmit,
          "burst": burst}[cmd](*args)
 

@@ -226,6 +226,86 @@ static void test_protocol__bad_lines_are_refused(void **state)
 	parse_err("[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]", 40, "not JSON");
 }
 
+static void pe(const char *line, const char *expect)
+{
+	parse_err(line, strlen(line), expect);
+}
+
+static void test_protocol__ids_past_int64_are_refused(void **state)
+{
+	struct kb_msg m;
+
+	(void)state;
+	parse_ok("{\"msg\":13,\"id\":9223372036854775807}", &m);
+	assert_true(m.id == INT64_MAX);
+	kb_msg_release(&m);
+	/* json-c saturates these to INT64_MAX and INT64_MIN */
+	pe("{\"msg\":13,\"id\":9223372036854775808}", "integer out of range (9223372036854775808)");
+	pe("{\"msg\":12,\"id\":18446744073709551617}", "integer out of range");
+	pe("{\"msg\":11,\"id\":123456789012345678901234}", "integer out of range");
+	pe("{\"msg\":10,\"matrix\":\"a\",\"max_boots\":99999999999999999999}",
+	   "integer out of range");
+	pe("{\"msg\":12,\"id\":-9223372036854775809}", "integer out of range");
+	pe("{\"msg\":21,\"experiments\":[{\"id\":9223372036854775808}]}",
+	   "integer out of range");
+	/* and none is written: seconds that large go as null (unknown) */
+	parse_ok("{\"msg\":21,\"experiments\":[{\"id\":1,\"eta_s\":1e20,\"elapsed_s\":2.5}]}", &m);
+	{
+		struct kb_msg again;
+
+		roundtrip(&m, &again);
+		assert_true(isnan(again.progress[0].eta_s));
+		assert_true(again.progress[0].elapsed_s == 2.5);
+		kb_msg_release(&again);
+	}
+	kb_msg_release(&m);
+	/* a string of digits is not a number */
+	parse_ok("{\"msg\":10,\"matrix\":\"99999999999999999999:\"}", &m);
+	kb_msg_release(&m);
+}
+
+static void test_protocol__repeated_members_are_refused(void **state)
+{
+	struct kb_msg m;
+
+	(void)state;
+	/* read by its last value, this cancelled experiment 1 */
+	pe("{\"msg\":11,\"msg\":12,\"id\":1}", "repeats a member");
+	pe("{\"msg\":13,\"id\":1,\"id\":2}", "repeats a member");
+	pe("{\"msg\":1,\"version\":1,\"x\":{\"a\":1,\"a\":2}}", "repeats a member");
+	pe("{\"msg\":21,\"experiments\":[{\"id\":1,\"name\":\"a\",\"name\":\"b\"}]}",
+	   "repeats a member");
+	pe("{\"msg\":1,\"version\":1,\"x\":{\"o\":{\"a\":1},\"o\":{}}}",
+	   "repeats a member");
+	/* an escaped name is the same name */
+	pe("{\"msg\":11,\"\\u006dsg\":12,\"id\":1}", "repeats a member");
+	/* the same name in two objects, and colons in strings, are fine */
+	parse_ok("{\"msg\":21,\"experiments\":[{\"id\":1,\"name\":\"a:b\"},{\"id\":2}]}", &m);
+	assert_int_equal(m.nprogress, 2);
+	kb_msg_release(&m);
+	/* not JSON: comments, single quotes, trailing commas */
+	pe("{\"msg\":11 /* : */}", "not JSON");
+	pe("{\"msg\":11,}", "not JSON");
+}
+
+static void test_protocol__lone_surrogates_are_refused(void **state)
+{
+	struct kb_msg m;
+
+	(void)state;
+	/* json-c turns each into U+FFFD */
+	pe("{\"msg\":10,\"matrix\":\"\\ud800\"}", "lone surrogate \\ud800");
+	pe("{\"msg\":10,\"matrix\":\"\\ud800x\"}", "lone surrogate \\ud800");
+	pe("{\"msg\":10,\"matrix\":\"\\udbff\\u0041\"}", "lone surrogate \\udbff");
+	pe("{\"msg\":10,\"matrix\":\"a\\udc00\"}", "lone surrogate \\udc00");
+	pe("{\"msg\":10,\"matrix\":\"\\ud800\\ud800\"}", "lone surrogate");
+	pe("{\"msg\":10,\"\\ud800\":1,\"matrix\":\"a\"}", "lone surrogate");
+	/* a pair is one character; an escaped backslash is not an escape */
+	parse_ok("{\"msg\":10,\"matrix\":\"\\ud83d\\ude00\\\\ud800\"}", &m);
+	assert_string_equal(m.matrix, "\xf0\x9f\x98\x80\\ud800");
+	kb_msg_release(&m);
+}
+
 static void test_protocol__take_line_splits_and_caps(void **state)
 {
 	struct kb_buf in = KB_BUF_INIT, line = KB_BUF_INIT;
@@ -600,6 +680,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_protocol__progress_roundtrips_unknowns_as_nan),
 	cmocka_unit_test(test_protocol__unknown_members_are_ignored),
 	cmocka_unit_test(test_protocol__bad_lines_are_refused),
+	cmocka_unit_test(test_protocol__ids_past_int64_are_refused),
+	cmocka_unit_test(test_protocol__repeated_members_are_refused),
+	cmocka_unit_test(test_protocol__lone_surrogates_are_refused),
 	cmocka_unit_test(test_protocol__take_line_splits_and_caps),
 	cmocka_unit_test(test_protocol__next_line_takes_lines_in_place),
 	cmocka_unit_test(test_protocol__a_silent_daemon_times_out),

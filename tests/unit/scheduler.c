@@ -466,6 +466,33 @@ static void test_sched__expired_lease_is_taken_back_and_runs_once(
 	kb_sched_free(b);
 }
 
+static void test_sched__own_lapsed_lease_is_never_claimed_again(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_sched *a = sched(f, A, 2, MAX), *b = sched(f, B, 2, MAX);
+	struct kb_sched_step sa[MAX], sb[MAX];
+	size_t na = 0, nb = 0;
+
+	memset(sa, 0, sizeof(sa));
+	memset(sb, 0, sizeof(sb));
+	submit(f, AA);
+	/* A leases the only build until 1010 and is stopped (SIGSTOP, a
+	 * clock step) past it, with a build slot free */
+	assert_int_equal(pass(a, 1000, sa, &na), 1);
+	assert_int_equal(pass(a, 1011, sa, &na), 0);
+	assert_int_equal(pass(a, 5000, sa, &na), 0);
+	assert_int_equal(kb_sched_running(a), 1);
+	/* another owner takes a lapsed lease back as before */
+	assert_int_equal(pass(b, 5000, sb, &nb), 1);
+	assert_int_equal(sb[0].job.id, sa[0].job.id);
+	assert_int_equal(sb[0].job.attempts, 2);
+	release_all(sa, na);
+	release_all(sb, nb);
+	kb_sched_free(a);
+	kb_sched_free(b);
+}
+
 static void test_sched__renewed_lease_is_kept(void **state)
 {
 	struct fixture *f = *state;
@@ -1203,6 +1230,7 @@ int main(int argc, char **argv)
 		T(test_sched__boot_waits_for_its_build),
 		T(test_sched__in_blocks_boots_wait_for_every_build),
 		T(test_sched__expired_lease_is_taken_back_and_runs_once),
+		T(test_sched__own_lapsed_lease_is_never_claimed_again),
 		T(test_sched__renewed_lease_is_kept),
 		T(test_sched__cancelled_experiment_starts_no_new_step),
 		T(test_sched__failed_step_fails_the_experiment),
