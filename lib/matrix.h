@@ -109,6 +109,15 @@ struct kb_guest_image {
 	unsigned size_mib;           /* the disk's size; 0: fitted to it */
 };
 
+/*
+ * Whether @s is a Debian suite name (guest.image.suite, or the host's
+ * VERSION_CODENAME): a lower case letter, then lower case letters,
+ * digits and '-', at most 64 in all, as "bookworm", "stable" or
+ * "bookworm-backports".  It is an argument of mmdebstrap, so it never
+ * starts with '-' (an option) nor holds '/' or '.' (a path, a URL).
+ */
+int kb_guest_suite_valid(const char *s);
+
 /* A name and its text: a sysctl and its value, a workload parameter and
  * its level. */
 struct kb_param {

@@ -213,6 +213,14 @@ static int package_valid(const char *s)
 	return 1;
 }
 
+int kb_guest_suite_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n >= 1 && n <= 64 && *s >= 'a' && *s <= 'z' &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-") == n;
+}
+
 /* guest.image: { packages: [...], suite: NAME, size_mib: N } */
 static int guest_image(struct ctx *c, const struct kb_ynode *n)
 {
@@ -252,13 +260,10 @@ static int guest_image(struct ctx *c, const struct kb_ynode *n)
 		if ((ret = kb_ycheck_string(&c->y, v, "guest.image.suite",
 					    &im->suite)))
 			return ret;
-		i = strlen(im->suite);
-		if (!i || i > 64 ||
-		    strspn(im->suite, "abcdefghijklmnopqrstuvwxyz0123456789-") !=
-			    i)
+		if (!kb_guest_suite_valid(im->suite))
 			return fail(c, v,
-					    "invalid suite '%s': expected a Debian suite such as bookworm",
-					    im->suite);
+				    "invalid suite '%s': expected a Debian suite such as bookworm (a lower case letter, then letters, digits and '-')",
+				    im->suite);
 	}
 	if ((v = kb_ynode_get(n, "size_mib")) &&
 	    (ret = kb_matrix__uint(c, v, "guest.image.size_mib", 64, 1u << 20,

@@ -336,6 +336,13 @@ static void test_matrix__guest_image(void **state)
 	    "invalid Debian package name '-fio'");
 	bad(W "guest:\n  image: { packages: [fio], suite: \"../x\" }\n", 3,
 	    36, "invalid suite '../x'");
+	/* the suite is an argument of mmdebstrap: never an option */
+	bad(W "guest:\n  image: { packages: [fio], suite: --dry-run }\n", 3,
+	    36, "invalid suite '--dry-run': expected a Debian suite such as bookworm");
+	bad(W "guest:\n  image: { packages: [fio], suite: \"-v\" }\n", 3,
+	    36, "invalid suite '-v'");
+	bad(W "guest:\n  image: { packages: [fio], suite: 12 }\n", 3, 36,
+	    "invalid suite '12'");
 	bad(W "guest:\n  image: { packages: [fio], size_mib: 1 }\n", 3, 39,
 	    "guest.image.size_mib must be an integer from 64");
 	bad(W "guest:\n  image: { packages: [fio], pkgs: [x] }\n", 3, 29,
