@@ -34,3 +34,50 @@ check "results: U+202E and U+2029 from the database are escaped" $([ $rc -eq 0 ]
 run "$KB" history --db "$T/u.db"
 check "history: U+202E from the database is escaped" $([ $rc -eq 0 ] &&
 	has ' bi\\u202edi$' "$T/out" && ! grep -q "$RLO" "$T/out"; echo $?)
+
+# ---- export -o: a pipe, a FIFO or a device is written into, never
+# replaced by a regular file; a killed export's temporary file is swept --
+printf 'name: inj\nworkload: { command: { run: "bench {{p}}", regex: "([0-9.]+) ops" }, metric: ops }\nfactors:\n  workload: { p: ["-1", "=1+2", "@SUM(A1)", "+3", "-2+3", "-1.5e3", "-x"] }\n  sysctl: { vm.swappiness: ["1", "=cmd|x"] }\nrepeat: { boots: 1 }\n' >"$T/inj.yaml"
+printf 'metric: ops\nbase: 1000\n' >"$T/inj.model.yaml"
+KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/inj.yaml" --model "$T/inj.model.yaml" --db "$T/inj.db" -q >/dev/null 2>&1
+mkfifo "$T/fifo"
+timeout 20 cat "$T/fifo" >"$T/fifo.out" & reader=$!
+run "$KB" export 1 --db "$T/inj.db" -o "$T/fifo"
+wait "$reader"
+check "export -o FIFO: written into, the FIFO stays one" $([ $rc -eq 0 ] && [ -p "$T/fifo" ] &&
+	[ "$(wc -l <"$T/fifo.out")" -eq 15 ] && has "^experiment_id," "$T/fifo.out"; echo $?)
+ln -s /dev/null "$T/null"
+run "$KB" export 1 --db "$T/inj.db" -o "$T/null"
+check "export -o a link to a device: the link and the device stay" $([ $rc -eq 0 ] && [ -L "$T/null" ] &&
+	[ -c /dev/null ] && [ "$(ls "$T" | grep -c 'null.tmp-')" -eq 0 ]; echo $?)
+# /dev/stdout as it is made (a link to /proc/self/fd/1), but ours: a
+# build without the fix would replace the system's /dev/stdout as root
+ln -s /proc/self/fd/1 "$T/stdout"
+"$KB" export 1 --db "$T/inj.db" -o "$T/stdout" | cat >"$T/pipe.out"
+check "export -o /dev/stdout into a pipe: the rows reach the pipe, the link stays" $([ "$(wc -l <"$T/pipe.out")" -eq 15 ] &&
+	[ -L "$T/stdout" ]; echo $?)
+run "$KB" export 1 --db "$T/inj.db" -o "$T"
+check "export -o a folder: refused, exit 1, saying what it is" $([ $rc -eq 1 ] &&
+	has "cannot write '$T': it is a folder, not a file, a pipe or a terminal" "$T/err"; echo $?)
+# what a SIGKILLed export leaves goes the next time; another's does not
+: >"$T/sweep.csv.tmp-Ab3xY9"; touch -d '2 hours ago' "$T/sweep.csv.tmp-Ab3xY9"
+: >"$T/sweep.csv.tmp-fresh1"
+run "$KB" export 1 --db "$T/inj.db" -o "$T/sweep.csv"
+check "export -o FILE sweeps a stale FILE.tmp-XXXXXX of its own, not a fresh one" $([ $rc -eq 0 ] &&
+	[ ! -e "$T/sweep.csv.tmp-Ab3xY9" ] && [ -e "$T/sweep.csv.tmp-fresh1" ] && [ -f "$T/sweep.csv" ]; echo $?)
+
+# ---- CSV formula injection: a text cell a spreadsheet would run as a
+# formula gets a leading ' (OWASP); plain numbers such as -1 stay --------
+run "$KB" export 1 --db "$T/inj.db"
+check "export: cells starting with = + - @ get a leading quote, numbers do not" $([ $rc -eq 0 ] &&
+	has '^1,1,workload.p=-1 sysctl.vm.swappiness==cmd|x,-1,"'"'"'=cmd|x",' "$T/out" &&
+	has ',"'"'"'=1+2",1,' "$T/out" && has ',"'"'"'@SUM(A1)",1,' "$T/out" &&
+	has ',"'"'"'-2+3",1,' "$T/out" && has ',"'"'"'-x",1,' "$T/out" &&
+	has ',+3,1,' "$T/out" && has ',-1.5e3,1,' "$T/out" &&
+	! grep -q ',=\|,@\|,-2+3' "$T/out"; echo $?)
+sqlite3 "$T/inj.db" "update boots set host = char(9) || '=HYPERLINK(1)' where id = 1; update variants set label = '+A' where idx = 6"
+run "$KB" export 1 --db "$T/inj.db"
+check "export: a tab or a sign in front of a host or a label from the database too" $([ $rc -eq 0 ] &&
+	has ",\"'	=HYPERLINK(1)\"," "$T/out" && has "^1,6,\"'+A\"," "$T/out"; echo $?)
+run "$KB" export 1 --db "$T/inj.db" --format json
+check "export --format json keeps the text as it is" $([ $rc -eq 0 ] && has '"workload.p":"=1+2"' "$T/out"; echo $?)
