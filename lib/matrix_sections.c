@@ -569,6 +569,8 @@ static int hosts(struct ctx *c, const struct kb_ynode *n)
 	for (i = 0; i < n->n; i++) {
 		const struct kb_ynode *h = n->items[i], *v;
 		struct kb_host *host = &m->hosts[i];
+		char whybuf[256];
+		const char *why;
 
 		host->capacity = 1;
 		if (h->type == KB_Y_SCALAR) {
@@ -599,6 +601,16 @@ static int hosts(struct ctx *c, const struct kb_ynode *n)
 			return fail(c, h,
 				    "invalid libvirt URI '%s': expected DRIVER[+TRANSPORT]://[HOST]/PATH, such as xen:///system",
 				    host->uri);
+		/* a stored matrix is read, never connected with from here:
+		 * the connection checks again (lib/exec/guest.c) */
+		if (!c->stored && !kb_host_trusted() &&
+		    (why = kb_host_uri_refused(host->uri, whybuf,
+					       sizeof(whybuf))))
+			return fail(c, h->type == KB_Y_SCALAR
+					       ? h
+					       : kb_ynode_get(h, "uri"),
+				    "host URI '%s' is refused: %s; a matrix that names it must be trusted (KBISECT_TRUST_MATRIX=1, docs/matrix.md \"Hosts\")",
+				    host->uri, why);
 	}
 	m->nhosts = n->n;
 	return 0;
