@@ -81,3 +81,65 @@ check "export: a tab or a sign in front of a host or a label from the database t
 	has ",\"'	=HYPERLINK(1)\"," "$T/out" && has "^1,6,\"'+A\"," "$T/out"; echo $?)
 run "$KB" export 1 --db "$T/inj.db" --format json
 check "export --format json keeps the text as it is" $([ $rc -eq 0 ] && has '"workload.p":"=1+2"' "$T/out"; echo $?)
+
+# ---- hosts: a URI that runs a program here or names a key file is
+# refused unless the matrix is trusted; plan says how each host is
+# reached (lib/matrix_hosts.c) -------------------------------------------
+printf '#!/bin/sh\ntouch "%s/ext-ran"\nexit 1\n' "$T" >"$T/prog"; chmod +x "$T/prog"
+printf 'source: { kernel: bzImage }\nworkload: { command: { run: "true" } }\nhosts: ["test+ext:///default?command=%s"]\n' "$T/prog" >"$T/ext.yaml"
+: >"$T/bzImage"
+EXT_MSG="host URI 'test+ext:///default?command=$T/prog' is refused: the ext transport runs a program on this machine (its ?command=); a matrix that names it must be trusted (KBISECT_TRUST_MATRIX=1"
+run "$KB" plan "$T/ext.yaml"
+check "plan: the ext transport, exit 2 at the URI, the opt-in named" $([ $rc -eq 2 ] &&
+	has "$T/ext.yaml:3:9: $EXT_MSG" "$T/err"; echo $?)
+cp "$T/u.db" "$T/hosts.db"; sum0=$(sha256sum <"$T/hosts.db")
+run "$KB" run "$T/ext.yaml" --db "$T/hosts.db"
+check "run: the ext transport, exit 2, the program never ran, the database untouched" $([ $rc -eq 2 ] &&
+	has "$EXT_MSG" "$T/err" && [ ! -e "$T/ext-ran" ] && [ "$(sha256sum <"$T/hosts.db")" = "$sum0" ]; echo $?)
+run "$KB" submit "$T/ext.yaml" --socket "$T/none.sock"
+check "submit: the same refusal before any daemon" $([ $rc -eq 2 ] && has "$EXT_MSG" "$T/err"; echo $?)
+for p in "keyfile=/root/.ssh/id_rsa:a private key file" "pkipath=/tmp/pki:certificate folder" \
+	"socket=/tmp/x.sock:a socket" "netcat=/tmp/nc:a program that the far side runs" \
+	"command=/tmp/ssh:a program that this machine runs" "no_verify=1:turns off the check" \
+	"so%63ket=/tmp/x.sock:'socket' names a socket"; do
+	printf 'source: { kernel: bzImage }\nworkload: { command: { run: "true" } }\nhosts:\n  - { uri: "qemu+ssh://bench2/system?%s" }\n' "${p%%:*}" >"$T/param.yaml"
+	run "$KB" plan "$T/param.yaml"
+	check "plan: URI parameter ${p%%=*} refused at its line" $([ $rc -eq 2 ] &&
+		has "$T/param.yaml:4:12: host URI 'qemu+ssh://bench2/system?" "$T/err" && has "${p#*:}" "$T/err"; echo $?)
+done
+printf 'source: { kernel: bzImage }\nworkload: { command: { run: "true" } }\nhosts:\n  - { uri: "qemu+ssh://root@bench2/system?mode=direct&no_tty=1", capacity: 2 }\n  - "qemu:///system"\n  - "xen+tls://bench3/system"\n' >"$T/hosts.yaml"
+run "$KB" plan "$T/hosts.yaml"
+check "plan says which hosts a run connects to and how" $([ $rc -eq 0 ] &&
+	has "^host qemu+ssh://root@bench2/system?mode=direct&no_tty=1: bench2, by ssh (this machine runs ssh, the host nc or virt-ssh-helper), 2 boots at a time, files shipped to its pool 'kbisect'$" "$T/out" &&
+	has "^host qemu:///system: this machine, by its libvirt socket$" "$T/out" &&
+	has "^host xen+tls://bench3/system: bench3, by TLS, files shipped to its pool 'kbisect'$" "$T/out"; echo $?)
+run "$KB" plan "$T/hosts.yaml" --json
+check "plan --json: each host with its transport" $([ $rc -eq 0 ] &&
+	python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["hosts"]
+assert [(x["host"], x["transport"], x["connected"]) for x in h] == [("bench2", "ssh", True), (None, "unix", True), ("bench3", "tls", True)], h' "$T/out"; echo $?)
+run env KBISECT_TRUST_MATRIX=1 "$KB" plan "$T/ext.yaml"
+check "KBISECT_TRUST_MATRIX=1: the matrix is trusted, and plan says a program runs" $([ $rc -eq 0 ] &&
+	has "^host test+ext:///default?command=$T/prog: this machine, by a program this machine runs (the ext transport)$" "$T/out"; echo $?)
+
+# ---- a bad input never writes the database: what a real run needs is
+# checked before the experiment is stored, and plan refuses it too ------
+printf 'factors: { kconfig: { A: [n, y] } }\nworkload: { fio: { rw: randread } }\nhosts: ["test:///default"]\n' >"$T/nosrc.yaml"
+NOSRC_MSG="$T/nosrc.yaml: variant 0 (A=n) needs a kernel built from source, and the matrix has no source.tree"
+run "$KB" plan "$T/nosrc.yaml"
+check "plan: no source at all, exit 2, as run refuses it" $([ $rc -eq 2 ] && has "$NOSRC_MSG" "$T/err" && [ ! -s "$T/out" ]; echo $?)
+rows0=$(sqlite3 "$T/hosts.db" "select count(*) from experiments"); sum0=$(sha256sum <"$T/hosts.db")
+run "$KB" run "$T/nosrc.yaml" --db "$T/hosts.db"
+check "run: no source, exit 2 before the experiment is stored (the database byte for byte)" $([ $rc -eq 2 ] &&
+	has "$NOSRC_MSG" "$T/err" && [ "$(sha256sum <"$T/hosts.db")" = "$sum0" ] &&
+	[ "$(sqlite3 "$T/hosts.db" "select count(*) from experiments")" = "$rows0" ]; echo $?)
+run "$KB" submit "$T/nosrc.yaml" --socket "$T/none.sock"
+check "submit: no source, refused before any daemon" $([ $rc -eq 2 ] && has "$NOSRC_MSG" "$T/err"; echo $?)
+run "$KB" plan "$T/nosrc.yaml" --model "$MODEL"
+check "plan --model: the model needs no source" $([ $rc -eq 0 ] && has "^2 variants" "$T/out" && ! has "^host " "$T/out"; echo $?)
+sed 's|^factors|source: { tree: /nonexistent/linx }\nfactors|' "$T/nosrc.yaml" >"$T/typo.yaml"
+run "$KB" plan "$T/typo.yaml"
+check "plan: a mistyped source.tree, exit 2 (not a note)" $([ $rc -eq 2 ] &&
+	has "$T/typo.yaml: source.tree '/nonexistent/linx' does not exist: a real run builds kernels from it" "$T/err"; echo $?)
+run "$KB" run "$T/typo.yaml" --db "$T/hosts.db"
+check "run: a mistyped source.tree, exit 2, the database byte for byte" $([ $rc -eq 2 ] &&
+	[ "$(sha256sum <"$T/hosts.db")" = "$sum0" ]; echo $?)
