@@ -10,6 +10,8 @@
  *   matrix_workload.c  the workload section, its {{NAME}} parameters and
  *                      a variant's workload (kb_workload_instance())
  *   matrix_factors.c   the factors and their levels, run-time ones too
+ *   matrix_hosts.c     what a host's URI makes this machine do, and
+ *                      which URIs an untrusted matrix may not name
  *   matrix.c           this file
  */
 #include "matrix.h"

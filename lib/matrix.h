@@ -109,6 +109,15 @@ struct kb_guest_image {
 	unsigned size_mib;           /* the disk's size; 0: fitted to it */
 };
 
+/*
+ * Whether @s is a Debian suite name (guest.image.suite, or the host's
+ * VERSION_CODENAME): a lower case letter, then lower case letters,
+ * digits and '-', at most 64 in all, as "bookworm", "stable" or
+ * "bookworm-backports".  It is an argument of mmdebstrap, so it never
+ * starts with '-' (an option) nor holds '/' or '.' (a path, a URL).
+ */
+int kb_guest_suite_valid(const char *s);
+
 /* A name and its text: a sysctl and its value, a workload parameter and
  * its level. */
 struct kb_param {
@@ -321,6 +330,38 @@ struct kb_host {
 			    * own (a local host).  A URI naming a host
 			    * defaults to "kbisect" */
 };
+
+/*
+ * How this machine reaches the host of a libvirt URI: the transport
+ * ("unix", "ssh", "libssh", "tls", "tcp", "ext" ...; libvirt's default
+ * when the URI names none: "unix" without a host, "tls" with one) and
+ * the host's name ("" for this machine's socket).  Fills *@r; an URI
+ * that is not DRIVER[+TRANSPORT]://... gives empty fields.
+ */
+struct kb_host_route {
+	char transport[16];
+	char host[256];
+};
+void kb_host_route(const char *uri, struct kb_host_route *r);
+
+/*
+ * Why a host URI of a matrix that is not trusted is refused, or NULL when
+ * it is not: the ext transport, and every URI parameter but mode, proxy,
+ * sshauth, tls_priority and no_tty (command=, netcat=, socket=,
+ * keyfile=, pkipath=, known_hosts= name programs, sockets and key files
+ * of this machine; no_verify= and known_hosts_verify= turn off the
+ * check of whom it talks to; libvirt hands any other to the driver).
+ * The reason is written into @buf (@size bytes) and returned: "its
+ * parameter 'command' names a program that this machine runs".
+ */
+const char *kb_host_uri_refused(const char *uri, char *buf, size_t size);
+
+/*
+ * Whether this process trusts the matrices it reads to name any host
+ * URI: KBISECT_TRUST_MATRIX=1 in its environment (the daemon's own, for
+ * the submissions it takes).  Documented in docs/matrix.md, "Hosts".
+ */
+int kb_host_trusted(void);
 
 struct kb_matrix;
 

@@ -213,6 +213,14 @@ static int package_valid(const char *s)
 	return 1;
 }
 
+int kb_guest_suite_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n >= 1 && n <= 64 && *s >= 'a' && *s <= 'z' &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-") == n;
+}
+
 /* guest.image: { packages: [...], suite: NAME, size_mib: N } */
 static int guest_image(struct ctx *c, const struct kb_ynode *n)
 {
@@ -252,13 +260,10 @@ static int guest_image(struct ctx *c, const struct kb_ynode *n)
 		if ((ret = kb_ycheck_string(&c->y, v, "guest.image.suite",
 					    &im->suite)))
 			return ret;
-		i = strlen(im->suite);
-		if (!i || i > 64 ||
-		    strspn(im->suite, "abcdefghijklmnopqrstuvwxyz0123456789-") !=
-			    i)
+		if (!kb_guest_suite_valid(im->suite))
 			return fail(c, v,
-					    "invalid suite '%s': expected a Debian suite such as bookworm",
-					    im->suite);
+				    "invalid suite '%s': expected a Debian suite such as bookworm (a lower case letter, then letters, digits and '-')",
+				    im->suite);
 	}
 	if ((v = kb_ynode_get(n, "size_mib")) &&
 	    (ret = kb_matrix__uint(c, v, "guest.image.size_mib", 64, 1u << 20,
@@ -564,6 +569,8 @@ static int hosts(struct ctx *c, const struct kb_ynode *n)
 	for (i = 0; i < n->n; i++) {
 		const struct kb_ynode *h = n->items[i], *v;
 		struct kb_host *host = &m->hosts[i];
+		char whybuf[256];
+		const char *why;
 
 		host->capacity = 1;
 		if (h->type == KB_Y_SCALAR) {
@@ -594,6 +601,16 @@ static int hosts(struct ctx *c, const struct kb_ynode *n)
 			return fail(c, h,
 				    "invalid libvirt URI '%s': expected DRIVER[+TRANSPORT]://[HOST]/PATH, such as xen:///system",
 				    host->uri);
+		/* a stored matrix is read, never connected with from here:
+		 * the connection checks again (lib/exec/guest.c) */
+		if (!c->stored && !kb_host_trusted() &&
+		    (why = kb_host_uri_refused(host->uri, whybuf,
+					       sizeof(whybuf))))
+			return fail(c, h->type == KB_Y_SCALAR
+					       ? h
+					       : kb_ynode_get(h, "uri"),
+				    "host URI '%s' is refused: %s; a matrix that names it must be trusted (KBISECT_TRUST_MATRIX=1, docs/matrix.md \"Hosts\")",
+				    host->uri, why);
 	}
 	m->nhosts = n->n;
 	return 0;

@@ -84,6 +84,10 @@ int kb_queue_submit_limited(struct kb_store *s,
 	if (sub->model_text &&
 	    (ret = check_model(m, sub->model_text, &model, err)))
 		goto out;
+	/* real kernels: what `submit` checks, for a raw SUBMIT too, before
+	 * the experiment is stored */
+	if (!sub->model_text && (ret = kb_realexec_check_source(p, err)))
+		goto out;
 	rep = kb_matrix_repeat(m);
 	n = kb_plan_nvariants(p);
 	order = kb_calloc(n ? n : 1, sizeof(*order));

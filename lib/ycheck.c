@@ -100,10 +100,39 @@ int kb_ycheck_keys(const struct kb_ycheck *y, const struct kb_ynode *map,
 	return 0;
 }
 
+/*
+ * The format characters that reorder or break a line on a terminal, at
+ * the 3-byte UTF-8 sequence at @s (@len bytes left): Unicode's
+ * Bidi_Control characters (U+061C, U+200E, U+200F, U+202A to U+202E,
+ * U+2066 to U+2069; an override makes "abc" read as "cba") and the line
+ * and paragraph separators U+2028 and U+2029.  Returns the code point
+ * and its length, or -1.
+ */
+static long format_char(const unsigned char *s, size_t len, size_t *size)
+{
+	long c;
+
+	if (len >= 2 && s[0] == 0xd8 && s[1] == 0x9c) {
+		*size = 2;
+		return 0x061c;
+	}
+	if (len < 3 || s[0] != 0xe2 || (s[1] != 0x80 && s[1] != 0x81) ||
+	    (s[2] & 0xc0) != 0x80)
+		return -1;
+	c = 0x2000 | (long)(s[1] & 0x3f) << 6 | (long)(s[2] & 0x3f);
+	if (c == 0x200e || c == 0x200f || (c >= 0x2028 && c <= 0x202e) ||
+	    (c >= 0x2066 && c <= 0x2069)) {
+		*size = 3;
+		return c;
+	}
+	return -1;
+}
+
 long kb_ycheck_control(const char *s, size_t len, int lines, size_t *at,
 		       size_t *size)
 {
 	size_t i;
+	long c;
 
 	for (i = 0; i < len; i++) {
 		unsigned char ch = (unsigned char)s[i];
@@ -120,6 +149,12 @@ long kb_ycheck_control(const char *s, size_t len, int lines, size_t *at,
 			*at = i;
 			*size = 2;
 			return (unsigned char)s[i + 1];
+		}
+		if ((ch == 0xd8 || ch == 0xe2) &&
+		    (c = format_char((const unsigned char *)s + i, len - i,
+				     size)) >= 0) {
+			*at = i;
+			return c;
 		}
 	}
 	return -1;
@@ -167,6 +202,24 @@ static const char *control_name(long c)
 		return ", ESC";
 	case 0x9b:
 		return ", CSI";
+	case 0x202e:
+		return ", a right-to-left override";
+	case 0x061c:
+	case 0x200e:
+	case 0x200f:
+	case 0x202a:
+	case 0x202b:
+	case 0x202c:
+	case 0x202d:
+	case 0x2066:
+	case 0x2067:
+	case 0x2068:
+	case 0x2069:
+		return ", a bidirectional control";
+	case 0x2028:
+		return ", a line separator";
+	case 0x2029:
+		return ", a paragraph separator";
 	}
 	return "";
 }

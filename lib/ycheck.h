@@ -64,12 +64,15 @@ int kb_ycheck_keys(const struct kb_ycheck *y, const struct kb_ynode *map,
  * The first control character of the @len bytes at @s: a C0 character
  * (U+0000 to U+001F: NUL, tab, newline, carriage return, BEL, ESC ...),
  * DEL (U+007F) or a C1 character (U+0080 to U+009F, written in UTF-8 as
- * 0xC2 0x80 to 0xC2 0x9F; CSI is U+009B).  Terminals act on them, so no
- * text the tools print may hold one.  Tabs and newlines are skipped when
- * @lines is set.  Returns the character's code point, with its offset in
- * *@at and its length in bytes (1 or 2) in *@size; or -1 when there is
- * none.  The one definition of a control character for every check and
- * every escape of printed text.
+ * 0xC2 0x80 to 0xC2 0x9F; CSI is U+009B), or a Unicode format character
+ * that reorders or breaks the line it is in: the Bidi_Control characters
+ * (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069; U+202E
+ * shows "abc" as "cba") and the separators U+2028 and U+2029.  Terminals
+ * act on them, so no text the tools print may hold one.  Tabs and
+ * newlines are skipped when @lines is set.  Returns the character's code
+ * point, with its offset in *@at and its length in bytes (1 to 3) in
+ * *@size; or -1 when there is none.  The one definition of a control
+ * character for every check and every escape of printed text.
  */
 long kb_ycheck_control(const char *s, size_t len, int lines, size_t *at,
 		       size_t *size);

@@ -40,21 +40,66 @@ static const char *const tail_cols[] = { "boot_id", "boot_no", "boot_status",
 #define NHEAD (sizeof(head_cols) / sizeof(head_cols[0]))
 #define NTAIL (sizeof(tail_cols) / sizeof(tail_cols[0]))
 
+/* Whether @s is a plain decimal number: -1, +2.5, .5, 1e-3. */
+static int plain_number(const char *s)
+{
+	size_t digits = 0;
+
+	if (*s == '+' || *s == '-')
+		s++;
+	for (; *s >= '0' && *s <= '9'; s++)
+		digits++;
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			digits++;
+	if (!digits)
+		return 0;
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (*s < '0' || *s > '9')
+			return 0;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return *s == '\0';
+}
+
+/*
+ * Whether a spreadsheet would read @s as a formula: a cell that starts
+ * with =, +, -, @, a tab or a carriage return (OWASP, "CSV Injection"),
+ * unless it is a plain number such as -1.  Levels are free text
+ * (workload parameters, sysctls, string Kconfig levels), and the guide
+ * offers the CSV to spreadsheets.
+ */
+static int formula(const char *s)
+{
+	return strchr("=+-@\t\r", *s) && *s && !plain_number(s);
+}
+
 /* A CSV field: quoted when it holds a comma, a quote, CR or LF, with
- * each quote doubled (RFC 4180 2.6, 2.7); NULL is an empty field. */
+ * each quote doubled (RFC 4180 2.6, 2.7); NULL is an empty field.  A
+ * text a spreadsheet would take for a formula gets a leading ' and is
+ * quoted, which the spreadsheet shows as text and pandas reads as the
+ * text with the ' in front (docs/guide.md, "Export"). */
 static void csv_field(struct kb_buf *b, const char *s, int first)
 {
 	const char *p;
+	int neutral;
 
 	if (!first)
 		kb_buf_addch(b, ',');
 	if (!s)
 		return;
-	if (!strpbrk(s, ",\"\r\n")) {
+	neutral = formula(s);
+	if (!neutral && !strpbrk(s, ",\"\r\n")) {
 		kb_buf_adds(b, s);
 		return;
 	}
 	kb_buf_addch(b, '"');
+	if (neutral)
+		kb_buf_addch(b, '\'');
 	for (p = s; *p; p++) {
 		if (*p == '"')
 			kb_buf_addch(b, '"');
@@ -175,7 +220,7 @@ static const struct kb_opt export_opts[] = {
 	KB_OPT_STRING(struct export_args, format, 0, "format", "csv|json",
 		      "csv (the default: RFC 4180, a header row, CRLF line ends) or json (an array of objects, one a sample)"),
 	KB_OPT_STRING(struct export_args, output, 'o', "output", "FILE",
-		      "write FILE (replaced whole, or not at all) instead of stdout"),
+		      "write FILE (replaced whole, or not at all) instead of stdout; a pipe, a FIFO or a terminal (/dev/stdout) is written into, never replaced"),
 	KB_OPT_DB,
 	KB_OPT_END,
 };
@@ -241,7 +286,7 @@ static int cmd_export(const struct kb_args *args)
 	if (e.format == FORMAT_JSON)
 		kb_buf_adds(&e.out, e.rows ? "\n]\n" : "]\n");
 	if (o->output) {
-		if ((ret = kb_write_atomic(o->output, e.out.buf, e.out.len,
+		if ((ret = kb_write_output(o->output, e.out.buf, e.out.len,
 					   0644, &err)))
 			goto fail;
 	} else if (fwrite(e.out.buf, 1, e.out.len, stdout) != e.out.len ||

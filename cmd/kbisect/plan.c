@@ -10,6 +10,7 @@
 #include "kconfig.h"
 #include "matrix.h"
 #include "mem.h"
+#include "model.h"
 #include "plan.h"
 #include "realexec.h"
 #include "variant.h"
@@ -145,7 +146,7 @@ static void aliases_json(struct kb_json *j, const struct kb_plan *p)
 	kb_json_array_end(j);
 }
 
-static void plan_json(const struct kb_plan *p)
+static void plan_json(const struct kb_plan *p, int model)
 {
 	const struct kb_matrix *m = kb_plan_matrix(p);
 	const struct kb_design *d = kb_plan_design(p);
@@ -220,6 +221,23 @@ static void plan_json(const struct kb_plan *p)
 	kb_json_kv_int(j, "builds", (long long)kb_plan_nbuilds(p));
 	kb_json_kv_int(j, "boots", (long long)kb_plan_nboots(p));
 	kb_json_kv_int(j, "runs", (long long)kb_plan_nruns(p));
+	kb_json_key(j, "hosts");
+	kb_json_array_begin(j);
+	for (i = 0; i < kb_matrix_nhosts(m); i++) {
+		const struct kb_host *h = kb_matrix_host(m, i);
+		struct kb_host_route r;
+
+		kb_host_route(h->uri, &r);
+		kb_json_object_begin(j);
+		kb_json_kv_string(j, "uri", h->uri);
+		kb_json_kv_string(j, "host", r.host[0] ? r.host : NULL);
+		kb_json_kv_string(j, "transport", r.transport);
+		kb_json_kv_int(j, "capacity", h->capacity);
+		kb_json_kv_string(j, "pool", h->pool);
+		kb_json_kv_bool(j, "connected", !model);
+		kb_json_object_end(j);
+	}
+	kb_json_array_end(j);
 	kb_json_object_end(j);
 	cmd_json_put(j, &b);
 }
@@ -389,7 +407,57 @@ static void aliases_text(const struct kb_plan *p)
 		       clear, clear == 1 ? "" : "s");
 }
 
-static void plan_text(const struct kb_plan *p)
+/* How a run reaches a host, after its URI: "this machine, by its libvirt
+ * socket", "bench2, by ssh (this machine runs ssh)". */
+static void host_how(const struct kb_host_route *r)
+{
+	const char *t = r->transport, *how;
+
+	if (!strcmp(t, "unix"))
+		how = "by its libvirt socket";
+	else if (!strcmp(t, "ssh"))
+		how = "by ssh (this machine runs ssh, the host nc or virt-ssh-helper)";
+	else if (!strcmp(t, "libssh") || !strcmp(t, "libssh2"))
+		how = "by ssh (libvirt's own client)";
+	else if (!strcmp(t, "tls"))
+		how = "by TLS";
+	else if (!strcmp(t, "tcp"))
+		how = "by plain TCP (unencrypted, unauthenticated)";
+	else if (!strcmp(t, "ext"))
+		how = "by a program this machine runs (the ext transport)";
+	else
+		how = NULL;
+	printf("%s, ", r->host[0] ? r->host : "this machine");
+	if (how)
+		printf("%s", how);
+	else
+		printf("by libvirt's '%s' transport", t);
+}
+
+/* Which hosts a run connects to and how; a model run connects to none
+ * (its hosts are names: plan --json lists them, "connected": false). */
+static void hosts_text(const struct kb_matrix *m, int model)
+{
+	size_t i, n = kb_matrix_nhosts(m);
+
+	if (model)
+		return;
+	for (i = 0; i < n; i++) {
+		const struct kb_host *h = kb_matrix_host(m, i);
+		struct kb_host_route r;
+
+		kb_host_route(h->uri, &r);
+		printf("host %s: ", h->uri);
+		host_how(&r);
+		if (h->capacity > 1)
+			printf(", %u boots at a time", h->capacity);
+		if (h->pool)
+			printf(", files shipped to its pool '%s'", h->pool);
+		printf("\n");
+	}
+}
+
+static void plan_text(const struct kb_plan *p, int model)
 {
 	const struct kb_matrix *m = kb_plan_matrix(p);
 	const struct kb_design *d = kb_plan_design(p);
@@ -451,9 +519,11 @@ static void plan_text(const struct kb_plan *p)
 		       kb_matrix_workload(m)->nfiles,
 		       kb_matrix_workload(m)->nfiles == 1 ? "" : "s");
 	}
+	hosts_text(m, model);
 }
 
 static const struct kb_opt plan_opts[] = {
+	KB_OPT_MODEL("plan a run on the performance model (docs/model.md), as `run --model MODEL` would: the model is checked, and no kernel, tree or host is needed; without it, the plan is a real run's and refuses what `run` would"),
 	KB_OPT_JSON("print an object with variants, builds and boots"),
 	KB_OPT_ALLOW_DROPPED("accept requested options that do not hold"),
 	KB_OPT_QUIET("no progress on stderr"),
@@ -480,8 +550,15 @@ const struct cmd cmd_plan_entry = {
 	.epilog = "With source.tree, every variant's config is resolved with the\n"
 		  "tree's Kconfig (make olddefconfig): options that did not hold are\n"
 		  "shown with why, and the plan exits 1 (docs/kconfig.md).\n\n"
-		  "Example:\n"
-		  "  kbisect plan kconfig-matrix/xen-pvops-spinlocks.yaml\n",
+		  "Without --model the plan is a real run's: a variant without a\n"
+		  "kernel (no source.tree, no source.kernel), a source.tree that is\n"
+		  "not there or a guest a Xen host refuses is bad input (exit 2), as\n"
+		  "`run` refuses it before anything is stored.  The plan ends with\n"
+		  "the hosts a run connects to and how (docs/matrix.md, \"Hosts\").\n\n"
+		  "Examples:\n"
+		  "  kbisect plan kconfig-matrix/xen-pvops-spinlocks.yaml \\\n"
+		  "      --model kconfig-matrix/xen-pvops-spinlocks.model.yaml\n"
+		  "  kbisect plan my-matrix.yaml      # a real run's plan\n",
 };
 
 static int cmd_plan(const struct kb_args *args)
@@ -489,6 +566,7 @@ static int cmd_plan(const struct kb_args *args)
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_matrix *m = NULL;
 	struct kb_plan *p = NULL;
+	struct kb_model *model = NULL;
 	struct kb_plan_limits lim;
 	struct kb_metric_dir dir;
 	int json = args->json, allow_dropped = args->allow_dropped;
@@ -496,25 +574,32 @@ static int cmd_plan(const struct kb_args *args)
 
 	if ((ret = cmd_plan_limits("plan", args, &lim)))
 		return ret;
+	/* what `run` refuses with the same arguments, in its order */
 	if ((ret = kb_matrix_load(args->pos[0], &m, &err)) ||
 	    (ret = kb_plan_new(m, &p, &err)) ||
 	    (ret = kb_plan_check_limits(p, &lim, &err)) ||
-	    (ret = kb_realexec_check_kernels(p, &err)) ||
-	    (ret = cmd_plan_resolve(p, quiet, &err))) {
+	    (!args->model && (ret = kb_realexec_check_source(p, &err))) ||
+	    (!args->model && (ret = kb_realexec_check_kernels(p, &err))) ||
+	    (ret = cmd_plan_resolve(p, quiet, &err)) ||
+	    (args->model &&
+	     ((ret = kb_model_load(args->model, &model, &err)) ||
+	      (ret = kb_model_check_metric(model, kb_matrix_workload(m)->metric,
+					   &err)))) ||
+	    (!args->model && (ret = kb_realexec_check_guests(p, &err)))) {
 		ret = cmd_fail(&err);
 		goto out;
 	}
-	if (kb_realexec_check_guests(p, &err)) {
+	if (args->model && kb_realexec_check_guests(p, &err)) {
 		/* the model runs it; a Xen host would not */
 		if (!quiet)
-			fprintf(stderr, "kbisect: warning: %s (run and submit refuse it before a build; the performance model can run it)\n",
+			fprintf(stderr, "kbisect: warning: %s (run and submit refuse it without --model, before a build)\n",
 				err.msg);
 		kb_err_clear(&err);
 	}
 	if (json)
-		plan_json(p);
+		plan_json(p, model != NULL);
 	else
-		plan_text(p);
+		plan_text(p, model != NULL);
 	dir = kb_metric_direction(kb_matrix_workload(m),
 				  kb_matrix_workload(m)->metric);
 	if (json && dir.source == KB_METRIC_GUESSED)
@@ -533,6 +618,7 @@ static int cmd_plan(const struct kb_args *args)
 		}
 	}
 out:
+	kb_model_free(model);
 	kb_plan_free(p);
 	kb_matrix_free(m);
 	return ret;

@@ -5,13 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "kbisect.h"
 #include "runner.h"
 #include "matrix.h"
 #include "model.h"
 #include "plan.h"
+#include "realexec.h"
 #include "store.h"
 #include "banned.h"
 
@@ -87,17 +87,11 @@ static int cmd_run(const struct kb_args *args)
 	    (ret = kb_plan_new(m, &p, &err)) ||
 	    (ret = kb_plan_check_limits(p, &lim, &err)))
 		goto fail;
-	/* Real kernels: the tree must be there (plan only notes a missing
-	 * one); resolve the configs first and refuse, as `plan` does,
+	/* Real kernels: each variant has an image or a tree to build it
+	 * from; resolve the configs first and refuse, as `plan` does,
 	 * variants whose requested options did not hold (plan.c). */
-	if (!model_path && kb_matrix_source(m)->tree &&
-	    access(kb_matrix_source(m)->tree, F_OK) < 0) {
-		kb_err_set(&err, KB_EINPUT,
-			   "%s: source.tree '%s' does not exist: a real run builds kernels from it",
-			   kb_matrix_file(m), kb_matrix_source(m)->tree);
-		goto fail;
-	}
-	if (!model_path && (ret = cmd_plan_resolve(p, args->quiet, &err)))
+	if (!model_path && ((ret = kb_realexec_check_source(p, &err)) ||
+			    (ret = cmd_plan_resolve(p, args->quiet, &err))))
 		goto fail;
 	if (kb_plan_ndropped(p) && !allow_dropped) {
 		cmd_plan_report_dropped(p, stderr);

@@ -78,7 +78,9 @@ static int cmd_submit(const struct kb_args *args)
 			     model, kb_matrix_workload(m)->metric, &err)))
 			goto fail;
 	} else {
-		if ((ret = kb_realexec_check_guests(p, &err)) ||
+		if ((ret = kb_realexec_check_source(p, &err)) ||
+		    (ret = kb_realexec_check_guests(p, &err)) ||
+		    (ret = kb_realexec_check_kernels(p, &err)) ||
 		    (ret = cmd_plan_resolve(p, quiet, &err)) ||
 		    (ret = kb_fio_check(kb_matrix_workload(m),
 					kb_matrix_file(m), NULL, &err)))

@@ -20,6 +20,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "json.h"
+#include "matrix.h"
 #include "mem.h"
 #include "guest_int.h"
 #include "banned.h"
@@ -71,8 +72,17 @@ int kb_guest_connect(const char *uri, struct kb_guest_conn **out,
 {
 	struct kb_guest_conn *c;
 	virConnectPtr conn;
+	char whybuf[256];
+	const char *why;
 
 	*out = NULL;
+	/* whatever named the URI (a matrix, the queue, a stored
+	 * experiment): it must not run a program or use a key file here */
+	if (!kb_host_trusted() &&
+	    (why = kb_host_uri_refused(uri, whybuf, sizeof(whybuf))))
+		return kb_err_set(err, KB_EINPUT,
+				  "not connecting to libvirt at '%s': %s (KBISECT_TRUST_MATRIX=1 trusts it, docs/matrix.md \"Hosts\")",
+				  uri, why);
 	setup();
 	conn = virConnectOpen(uri);
 	if (!conn)

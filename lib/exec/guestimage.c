@@ -52,6 +52,10 @@ static int suite_of(const struct kb_guest_image *im,
 
 	*out = NULL;
 	if (im->suite) {
+		if (!kb_guest_suite_valid(im->suite))
+			return kb_err_set(err, KB_EINPUT,
+					  "invalid guest.image.suite '%s': expected a Debian suite such as bookworm",
+					  im->suite);
 		*out = kb_strdup(im->suite);
 		return 0;
 	}
@@ -70,6 +74,13 @@ static int suite_of(const struct kb_guest_image *im,
 		ret = kb_err_set(err, KB_EINPUT,
 				 "cannot tell the Debian suite for guest.image: '%s' has no VERSION_CODENAME; set guest.image.suite",
 				 file);
+	} else if (!kb_guest_suite_valid(*out)) {
+		/* it becomes an argument of mmdebstrap: no option, no path */
+		ret = kb_err_set(err, KB_EINPUT,
+				 "cannot tell the Debian suite for guest.image: '%s' has VERSION_CODENAME '%s', which is not a Debian suite name; set guest.image.suite",
+				 file, *out);
+		free(*out);
+		*out = NULL;
 	}
 	kb_buf_release(&b);
 	return ret;
@@ -223,6 +234,7 @@ static int build(const struct kb_guest_image *im, size_t nfiles,
 						     : "mmdebstrap",
 				       "--variant=essential",
 				       include,
+				       "--", /* the rest are never options */
 				       suite,
 				       root,
 				       sources_file(o),

@@ -223,6 +223,38 @@ int kb_realexec_check_kernels(const struct kb_plan *p, struct kb_err *err)
 	return ret;
 }
 
+int kb_realexec_check_source(const struct kb_plan *p, struct kb_err *err)
+{
+	const struct kb_matrix *m = kb_plan_matrix(p);
+	const struct kb_source *src = kb_matrix_source(m);
+	struct realexec x;
+	struct stat st;
+	size_t i;
+
+	memset(&x, 0, sizeof(x));
+	x.m = m;
+	for (i = 0; i < kb_plan_nvariants(p); i++) {
+		const struct kb_variant *v = kb_plan_variant(p, i);
+
+		if (prebuilt(&x, v))
+			continue;
+		if (!src->tree)
+			return kb_err_set(err, KB_EINPUT,
+					  "%s: variant %u (%s) needs a kernel built from source, and the matrix has no source.tree: give source.tree (a kernel tree), source.kernel (a built image), or run it on the performance model (--model)",
+					  kb_matrix_file(m), v->idx, v->label);
+		if (stat(src->tree, &st) < 0)
+			return kb_err_set(err, KB_EINPUT,
+					  "%s: source.tree '%s' does not exist: a real run builds kernels from it (the performance model needs none: --model)",
+					  kb_matrix_file(m), src->tree);
+		if (!S_ISDIR(st.st_mode))
+			return kb_err_set(err, KB_EINPUT,
+					  "%s: source.tree '%s' is not a folder: a real run builds kernels from it",
+					  kb_matrix_file(m), src->tree);
+		break; /* one tree for all */
+	}
+	return 0;
+}
+
 int kb_realexec_check_guests(const struct kb_plan *p, struct kb_err *err)
 {
 	size_t i;

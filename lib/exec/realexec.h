@@ -127,6 +127,16 @@ int kb_realexec_new(const struct kb_matrix *m, struct kb_guest_conn *conn,
 int kb_realexec_check_kernels(const struct kb_plan *p, struct kb_err *err);
 
 /*
+ * Before anything is stored: whether a real run has a kernel for each
+ * variant of plan @p: a prebuilt image (source.kernel, kernel.image), or
+ * a build from source.tree, which must then be a folder here.  Returns
+ * 0, or KB_EINPUT naming the first variant without one, or the tree.
+ * What `plan`, `run` and `submit` refuse alike (and the daemon for a
+ * submission without a model).
+ */
+int kb_realexec_check_source(const struct kb_plan *p, struct kb_err *err);
+
+/*
  * Before anything boots: whether a Xen host can start each guest of plan
  * @p.  Xen's toolstack (libxl 4.17, Debian 12's) refuses PCI passthrough
  * to PVH guests ("passthrough not yet supported for x86 PVH guests"), and

@@ -2,6 +2,7 @@
 #define _DEFAULT_SOURCE
 #include "fsutil.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -234,7 +235,9 @@ static int open_temp(const char *path, unsigned mode, char **tmp,
 
 	*tmp = kb_asprintf("%s.tmp-XXXXXX", path);
 	fd = mkstemp(*tmp);
-	if (fd < 0 || fchmod(fd, (mode_t)mode) < 0) {
+	/* held until the rename: sweep_temps() leaves a locked one alone */
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 ||
+	    fchmod(fd, (mode_t)mode) < 0) {
 		int e = errno;
 
 		if (fd >= 0) {
@@ -286,6 +289,155 @@ int kb_write_atomic(const char *path, const void *data, size_t len,
 		ret = commit_temp(fd, tmp, path, err);
 	}
 	free(tmp);
+	return ret;
+}
+
+/* Whether @name is @base followed by ".tmp-" and mkstemp()'s 6 letters
+ * and digits: a temporary file of open_temp() for @base. */
+static int is_temp_of(const char *name, const char *base)
+{
+	size_t n = strlen(base), i;
+
+	if (strncmp(name, base, n) || strncmp(name + n, ".tmp-", 5) ||
+	    strlen(name + n + 5) != 6)
+		return 0;
+	for (i = n + 5; name[i]; i++)
+		if (!((name[i] >= 'a' && name[i] <= 'z') ||
+		      (name[i] >= 'A' && name[i] <= 'Z') ||
+		      (name[i] >= '0' && name[i] <= '9')))
+			return 0;
+	return 1;
+}
+
+/*
+ * Remove the temporary files a killed writer of @path left beside it
+ * (open_temp()'s "PATH.tmp-XXXXXX"): only regular files of this user's,
+ * not written for @age seconds, that no process holds (a writer keeps
+ * its temporary file locked until the rename).  Best effort: a file
+ * that cannot be checked stays.  Returns how many were removed.
+ */
+static unsigned sweep_temps(const char *path, double age)
+{
+	char *dir = kb_strdup(path), *slash = strrchr(dir, '/');
+	const char *base = path, *dname = ".";
+	struct dirent *de;
+	unsigned removed = 0;
+	time_t now = time(NULL);
+	DIR *d;
+	int dfd;
+
+	if (slash) {
+		*slash = '\0';
+		base = slash + 1;
+		dname = slash == dir ? "/" : dir;
+	}
+	if (!*base || !(d = opendir(dname))) {
+		free(dir);
+		return 0;
+	}
+	dfd = dirfd(d);
+	while ((de = readdir(d))) {
+		struct stat st, fst;
+		int fd;
+
+		if (!is_temp_of(de->d_name, base) ||
+		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+		    (double)(now - st.st_mtime) < age)
+			continue;
+		fd = openat(dfd, de->d_name,
+			    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* the same file as checked, and no writer holds it */
+		if (fstat(fd, &fst) == 0 && fst.st_dev == st.st_dev &&
+		    fst.st_ino == st.st_ino &&
+		    flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+		    unlinkat(dfd, de->d_name, 0) == 0)
+			removed++;
+		close(fd);
+	}
+	closedir(d);
+	free(dir);
+	return removed;
+}
+
+/* "a folder", "a block device" ...: what @mode is, in a refusal. */
+static const char *file_kind(mode_t mode)
+{
+	return S_ISDIR(mode)    ? "a folder"
+	       : S_ISBLK(mode)  ? "a block device"
+	       : S_ISSOCK(mode) ? "a socket"
+				: "not a file";
+}
+
+int kb_write_output(const char *path, const void *data, size_t len,
+		    unsigned mode, struct kb_err *err)
+{
+	struct stat lst, st, rst;
+	char *real = NULL;
+	int fd = -1, missing = 0, ret;
+
+	if (lstat(path, &lst) < 0) {
+		if (errno != ENOENT)
+			return kb_err_set(err, KB_EFAIL,
+					  "cannot write '%s': %s", path,
+					  strerror(errno));
+		missing = 1;
+	}
+	if (missing || S_ISREG(lst.st_mode)) {
+		sweep_temps(path, KB_WRITE_TEMP_STALE_S);
+		return kb_write_atomic(path, data, len, mode, err);
+	}
+	if (!S_ISLNK(lst.st_mode) && !S_ISFIFO(lst.st_mode) &&
+	    !S_ISCHR(lst.st_mode))
+		return kb_err_set(err, KB_EFAIL,
+				  "cannot write '%s': it is %s, not a file, a pipe or a terminal",
+				  path, file_kind(lst.st_mode));
+	/* Opened as the shell's > opens it (the kernel's rules on links in
+	 * shared folders apply), but never created or truncated. */
+	fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return kb_err_set(err, KB_EFAIL,
+					  "cannot write '%s': it is a symbolic link to nothing",
+					  path);
+		return kb_err_set(err, KB_EFAIL, "cannot write '%s': %s", path,
+				  strerror(errno));
+	}
+	if (fstat(fd, &st) < 0) {
+		ret = kb_err_set(err, KB_EFAIL, "cannot write '%s': %s", path,
+				 strerror(errno));
+	} else if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
+		/* a pipe, a FIFO, a terminal, /dev/null: written into, as
+		 * it is; a rename would put a file in the node's place */
+		ret = 0;
+		if (write_all(fd, data, len) < 0)
+			ret = kb_err_set(err, KB_EFAIL, "cannot write '%s': %s",
+					 path, strerror(errno));
+	} else if (S_ISREG(st.st_mode)) {
+		/* a link to a file (latest.csv -> exp7.csv, /dev/stdout on
+		 * one): that file is replaced whole and the link kept, when
+		 * its name still is the file just opened */
+		real = realpath(path, NULL);
+		if (real && lstat(real, &rst) == 0 && S_ISREG(rst.st_mode) &&
+		    rst.st_dev == st.st_dev && rst.st_ino == st.st_ino) {
+			sweep_temps(real, KB_WRITE_TEMP_STALE_S);
+			ret = kb_write_atomic(real, data, len, mode, err);
+		} else {
+			ret = kb_err_set(err, KB_EFAIL,
+					 "cannot write '%s': the file it links to has no name to replace it by",
+					 path);
+		}
+		free(real);
+	} else {
+		ret = kb_err_set(err, KB_EFAIL,
+				 "cannot write '%s': it links to %s, not a file, a pipe or a terminal",
+				 path, file_kind(st.st_mode));
+	}
+	if (close(fd) < 0 && !ret)
+		ret = kb_err_set(err, KB_EFAIL, "cannot write '%s': %s", path,
+				 strerror(errno));
 	return ret;
 }
 

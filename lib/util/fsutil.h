@@ -108,6 +108,26 @@ int kb_write_atomic(const char *path, const void *data, size_t len,
 int kb_write_atomic_text(const char *path, const char *text,
 			 struct kb_err *err);
 
+/*
+ * Write a file the user named as output (`export -o FILE`), as the shell's
+ * `> FILE` would but whole or not at all:
+ * - missing, or a regular file: kb_write_atomic() (replaced whole);
+ * - a symbolic link to a regular file: the file it names is replaced the
+ *   same way and the link kept;
+ * - a FIFO, a terminal or another character device (/dev/stdout on a
+ *   pipe or a tty, /dev/null), itself or through a link: written into as
+ *   it is, never replaced by a regular file (a rename over a device node
+ *   would take the node's place);
+ * - a folder, a block device, a socket or a link to nothing: refused,
+ *   KB_EFAIL saying which.
+ * Before a replace, the temporary files a killed writer left beside the
+ * file (PATH.tmp-XXXXXX of this user's, unlocked, older than
+ * KB_WRITE_TEMP_STALE_S seconds) are removed.  Returns 0 or KB_EFAIL.
+ */
+#define KB_WRITE_TEMP_STALE_S 60.0
+int kb_write_output(const char *path, const void *data, size_t len,
+		    unsigned mode, struct kb_err *err);
+
 /* Copy file @from to @to as kb_write_atomic writes it, keeping the mode
  * 0644.  KB_EFAIL names the file that could not be read or written. */
 int kb_copy_atomic(const char *from, const char *to, struct kb_err *err);

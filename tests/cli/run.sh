@@ -48,7 +48,7 @@ run "$KB" build -q
 check "build -q is accepted (only the matrix is missing)" $([ $rc -eq 2 ] &&
 	[ "$(wc -l <"$T/err")" -eq 2 ] && has "^kbisect build: missing MATRIX$" "$T/err" &&
 	has "^usage: kbisect build " "$T/err"; echo $?)
-run "$KB" plan -q "$MATRIX"
+run "$KB" plan -q "$MATRIX" --model "$MODEL"
 check "plan -q is --quiet" $([ $rc -eq 0 ] && has "variants, " "$T/out"; echo $?)
 run "$KB" results -q 1
 check "an unknown option: one error line, the usage, exit 2" $([ $rc -eq 2 ] &&
@@ -79,11 +79,12 @@ run "$KB" run "$MATRIX" --frob --help
 check "--help wins over a bad option" $([ $rc -eq 0 ] && has "^usage: kbisect run " "$T/out"; echo $?)
 
 for m in kconfig-matrix/xen-pvops-spinlocks.yaml kconfig-matrix/dom0-vs-native.yaml kconfig-matrix/vcpu-pinning.yaml; do
-	run "$KB" plan "$m"
-	check "example $m plans" $([ $rc -eq 0 ] && has "variants, " "$T/out"; echo $?)
+	printf 'metric: %s\nbase: 1\n' "$(sed -n 's/^  metric: *\([a-z_.]*\).*/\1/p' "$m")" >"$T/example.model.yaml"
+	run "$KB" plan "$m" --model "$T/example.model.yaml"
+	check "example $m plans on the model" $([ $rc -eq 0 ] && has "variants, " "$T/out"; echo $?)
 done
 
-run "$KB" plan --json "$MATRIX"
+run "$KB" plan --json "$MATRIX" --model "$MODEL"
 check "plan --json has variants, builds and boots" $([ $rc -eq 0 ] &&
 	has '"variants"' "$T/out" && has '"builds": 8' "$T/out" &&
 	has '"boots": 24' "$T/out" && has '"PARAVIRT_SPINLOCKS": "y"' "$T/out" &&
@@ -133,7 +134,7 @@ check "run over the cap: exit 2 naming the samples, no database" $([ $rc -eq 2 ]
 run "$KB" submit "$T/huge.yaml" --model "$MODEL" --socket "$T/no.sock"
 check "submit over the cap: exit 2 before asking the daemon" $([ $rc -eq 2 ] && has "more than the limit of 100000" "$T/err"; echo $?)
 printf 'name: big\nworkload: { fio: { rw: randread } }\nfactors: { kconfig: { A: [n, y] } }\nrepeat: { boots: 1, max_boots: 1000, runs_per_boot: 600 }\n' >"$T/big.yaml"
-run "$KB" plan "$T/big.yaml" --max-samples 1200000
+run "$KB" plan "$T/big.yaml" --max-samples 1200000 --model "$MODEL"
 check "--max-samples raises the cap" $([ $rc -eq 0 ] && has "2 variants" "$T/out"; echo $?)
 run "$KB" plan "$T/big.yaml" --max-samples 12e5
 check "--max-samples takes a count" $([ $rc -eq 2 ] && has "^kbisect plan: --max-samples '12e5' is not a number" "$T/err"; echo $?)
@@ -173,7 +174,9 @@ check "plan: source.kernel with kernel.rev and no tree, exit 2 with file:line:co
 printf 'source: { kernel: bzImage }\nguest: { hypervisor: xen, mode: pvh, passthrough: ["0000:01:00.0"] }\nfactors: { guest: { vcpus: [1, 2] } }\nworkload: { fio: { rw: randread } }\n' >"$T/pvhpt.yaml"
 PVH_MSG="variant 0 is a Xen PVH guest with 1 PCI passthrough device: Xen's toolstack refuses that"
 run "$KB" plan "$T/pvhpt.yaml"
-check "plan: PVH with passthrough warns, exit 0" $([ $rc -eq 0 ] && has "warning: $T/pvhpt.yaml:2:51: $PVH_MSG" "$T/err" && has "give the passthrough to guest.mode pv" "$T/err"; echo $?)
+check "plan: PVH with passthrough, exit 2 with file:line:col, as run refuses it" $([ $rc -eq 2 ] && has "^kbisect: $T/pvhpt.yaml:2:51: $PVH_MSG" "$T/err" && [ ! -s "$T/out" ]; echo $?)
+run "$KB" plan "$T/pvhpt.yaml" --model "$MODEL"
+check "plan --model: PVH with passthrough warns, exit 0" $([ $rc -eq 0 ] && has "warning: $T/pvhpt.yaml:2:51: $PVH_MSG" "$T/err" && has "give the passthrough to guest.mode pv" "$T/err"; echo $?)
 run "$KB" run "$T/pvhpt.yaml" --db "$T/pvhpt.db"
 check "run: PVH with passthrough, exit 2 with file:line:col before any boot, no database" $([ $rc -eq 2 ] && has "$T/pvhpt.yaml:2:51: $PVH_MSG" "$T/err" && [ ! -e "$T/pvhpt.db" ]; echo $?)
 run "$KB" submit "$T/pvhpt.yaml" --socket "$T/none.sock"
@@ -263,6 +266,7 @@ fi
 run env KBISECT_DB="$T/x.db" "$KB" db
 check "db prints KBISECT_DB" $([ $rc -eq 0 ] && [ "$(cat "$T/out")" = "$T/x.db" ]; echo $?)
 . tests/cli/export-trend.sh
+. tests/cli/input.sh
 run env -u KBISECT_DB XDG_DATA_HOME="$T/xdg" "$KB" db
 check "db defaults under XDG_DATA_HOME" $([ "$(cat "$T/out")" = "$T/xdg/kbisect/kbisect.db" ]; echo $?)
 
@@ -460,7 +464,7 @@ run "$KB" resume 9 --db "$T/int.db"
 check "resume of an unknown experiment: exit 1" $([ $rc -eq 1 ] && has "no experiment 9" "$T/err"; echo $?)
 
 # the metric's direction is declared (workload.better), not guessed
-run "$KB" plan "$MATRIX"
+run "$KB" plan "$MATRIX" --model "$MODEL"
 check "plan shows the metric's direction" $([ $rc -eq 0 ] && has "^read_iops: higher is better" "$T/out"; echo $?)
 cat >"$T/ops.yaml" <<'Y'
 workload:
@@ -470,10 +474,10 @@ workload:
 factors: { kconfig: { A: [n, y], B: [n, y] } }
 Y
 printf 'metric: ops_per_s\nbase: 1000\nnoise: { boot_cv: 0.03 }\neffects:\n  - when: { A: y }\n    factor: 0.79\n' >"$T/ops.model.yaml"
-run "$KB" plan "$T/ops.yaml"
+run "$KB" plan "$T/ops.yaml" --model "$T/ops.model.yaml"
 check "plan shows a declared direction" $([ $rc -eq 0 ] && has "^ops_per_s: higher is better (workload.better)" "$T/out"; echo $?)
 sed '/better:/d' "$T/ops.yaml" >"$T/ops-guess.yaml"
-run "$KB" plan --json "$T/ops-guess.yaml"
+run "$KB" plan --json "$T/ops-guess.yaml" --model "$T/ops.model.yaml"
 check "plan says when it guessed the direction" $([ $rc -eq 0 ] && has '"better_source": "guessed"' "$T/out" &&
 	has "guessed from the name: declare workload.better" "$T/err"; echo $?)
 sed 's/better: higher/better: up/' "$T/ops.yaml" >"$T/ops-bad.yaml"
@@ -515,12 +519,12 @@ screen_matrix() { # DESIGN NFACTORS FILE
 		"$1" "$(opts "$2")" >"$3"
 }
 screen_matrix plackett-burman 12 "$T/pb.yaml"
-run "$KB" plan "$T/pb.yaml"
+run "$KB" plan "$T/pb.yaml" --model "$MODEL"
 check "plan of a Plackett-Burman design: 20 runs, letters, the caveat and the alias table" $([ $rc -eq 0 ] &&
 	has "^plackett-burman design: 20 runs for 12 two-level factors, resolution III" "$T/out" &&
 	has "^  J = O9$" "$T/out" && has "^main effects are clear of each other but partially aliased" "$T/out" &&
 	has "^  A  -3/5: BJ CF GL +1/5: " "$T/out" && has "^20 variants" "$T/out"; echo $?)
-run "$KB" plan --json "$T/pb.yaml"
+run "$KB" plan --json "$T/pb.yaml" --model "$MODEL"
 check "plan --json gives letters and each alias with its coefficient" $([ $rc -eq 0 ] && json_ok "$T/out" &&
 	has '"letter": "J"' "$T/out" && has '"fraction": "-3/5"' "$T/out"; echo $?)
 printf 'metric: read_iops\nbase: 1000\nnoise: { boot_cv: 0.02 }\nseed: 3\neffects:\n  - when: { O2: y }\n    factor: 0.5\n' >"$T/pb.model.yaml"
@@ -538,7 +542,7 @@ check "effects --json lists the aliases with their coefficients" $([ $rc -eq 0 ]
 	has '"design": "plackett-burman"' "$T/out" && has '"effect": "O1:O3"' "$T/out" &&
 	has '"fraction": "-1/5"' "$T/out"; echo $?)
 screen_matrix fractional 16 "$T/f16.yaml"
-run "$KB" plan "$T/f16.yaml"
+run "$KB" plan "$T/f16.yaml" --model "$MODEL"
 check "plan of 16 factors: 2^(16-11) IV in 32 runs with its alias chains" $([ $rc -eq 0 ] &&
 	has "^fractional 2^(16-11) design, resolution IV, generators F=ABC G=ABD" "$T/out" &&
 	has "^  AB = CF = DG = EH = JM = KN = LO = PQ$" "$T/out" && has "^32 variants" "$T/out"; echo $?)
@@ -894,11 +898,11 @@ effects:
   - when: { guest.pin: [0, 0, 0, 0], workload.copies: 2 }
     factor: 0.9347
 Y
-run "$KB" plan "$T/seed002.yaml"
+run "$KB" plan "$T/seed002.yaml" --model "$T/seed002.model.yaml"
 check "plan: workload and sysctl factors share one build" $([ $rc -eq 0 ] &&
 	has "8 variants, 1 build" "$T/out" &&
 	has "guest.pin=0,0,0,0 workload.copies=2 sysctl.kernel.sched_min_granularity_ns=3000000" "$T/out"; echo $?)
-run "$KB" plan "$T/seed002.yaml" --json
+run "$KB" plan "$T/seed002.yaml" --json --model "$T/seed002.model.yaml"
 check "plan --json names the new factor kinds" $([ $rc -eq 0 ] && has '"kind": "workload"' "$T/out" &&
 	has '"kind": "sysctl"' "$T/out" && json_ok "$T/out"; echo $?)
 KBISECT_MODEL_TIME_SCALE=0 run "$KB" run -q "$T/seed002.yaml" --model "$T/seed002.model.yaml" --db "$T/seed002.db"
@@ -1083,7 +1087,7 @@ workload:
   fio: { rw: randread, bs: 4k, runtime: 30 }
 repeat: { boots: 10, runs_per_boot: 3, sentinel: true }
 EOF2
-"$KB" plan "$T/aa-noise.yaml" 2>/dev/null | sed "s|$T/||" >"$T/out"
+"$KB" plan "$T/aa-noise.yaml" --model "$MODEL" 2>/dev/null | sed "s|$T/||" >"$T/out"
 check "docs/matrix.md: the A/A plan with its sentinel" $(cat >"$T/want" <<'EOF2'
 aa-noise (aa-noise.yaml): full design, metric read_iops
 read_iops: higher is better (a rate)
@@ -1096,11 +1100,11 @@ no factors: the baseline and its sentinel, an A/A run that measures noise and dr
 2 variants, 1 build, 20 boots (10 per variant), 60 workload runs (3 per boot)
 EOF2
 cmp -s "$T/out" "$T/want"; echo $?)
-run "$KB" plan "$T/aa.yaml" --json
+run "$KB" plan "$T/aa.yaml" --json --model "$T/aa.model.yaml"
 check "plan --json marks the sentinel" $([ $rc -eq 0 ] &&
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
 assert [(v["label"], v["sentinel"]) for v in d["variants"]] == [("baseline", False), ("sentinel", True)], d["variants"]' "$T/out"; echo $?)
-run "$KB" plan "$T/aa.yaml"
+run "$KB" plan "$T/aa.yaml" --model "$T/aa.model.yaml"
 check "plan: the sentinel is a variant of its own, built with the baseline, its boots counted" $([ $rc -eq 0 ] &&
 	has "^  1  sentinel  (the baseline's kernel again: the experiment's own A/A)$" "$T/out" &&
 	has "^2 variants, 1 build, 16 boots (8 per variant)" "$T/out"; echo $?)

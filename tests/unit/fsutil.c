@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -285,6 +287,159 @@ static void test_fsutil__write_atomic_replaces_the_whole_file(void **state)
 	free(dir);
 }
 
+/* ---- a file the user names as output (export -o) ----------------------- */
+
+/* A FIFO is written into, never replaced by a file. */
+static void test_fsutil__write_output_writes_into_a_fifo(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	char *dir = make_tmpdir();
+	char *fifo = kb_asprintf("%s/fifo", dir), got[16] = "";
+	struct stat st;
+	pid_t pid;
+	int fd, status;
+
+	(void)state;
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(kb_write_output(fifo, "row\n", 4, 0644, NULL) ? 1 : 0);
+	fd = open(fifo, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, got, sizeof(got) - 1), 4);
+	close(fd);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_string_equal(got, "row\n");
+	assert_int_equal(lstat(fifo, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	assert_int_equal(count_entries(dir), 1); /* no temporary file */
+	(void)err;
+	free(fifo);
+	rm_tree(dir);
+	free(dir);
+}
+
+/* A character device (/dev/null, a tty) and a link to one stay what
+ * they are; a link to a file keeps the link and replaces the file. */
+static void test_fsutil__write_output_keeps_devices_and_links(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	char *dir = make_tmpdir();
+	char *dev = kb_asprintf("%s/null", dir);
+	char *file = kb_asprintf("%s/exp7.csv", dir);
+	char *link = kb_asprintf("%s/latest.csv", dir);
+	char *dangling = kb_asprintf("%s/dangling.csv", dir), *s;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(kb_write_output("/dev/null", "x", 1, 0644, &err), 0);
+	assert_int_equal(lstat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	assert_int_equal(symlink("/dev/null", dev), 0);
+	assert_int_equal(kb_write_output(dev, "x", 1, 0644, &err), 0);
+	assert_int_equal(lstat(dev, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+
+	assert_int_equal(kb_write_atomic_text(file, "old\n", &err), 0);
+	assert_int_equal(symlink("exp7.csv", link), 0);
+	assert_int_equal(kb_write_output(link, "new\n", 4, 0644, &err), 0);
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	s = slurp(file);
+	assert_string_equal(s, "new\n");
+	free(s);
+
+	/* what the shell would create through a link, or cannot write */
+	assert_int_equal(symlink("nothere", dangling), 0);
+	assert_int_equal(kb_write_output(dangling, "x", 1, 0644, &err),
+			 KB_EFAIL);
+	assert_msg_contains(err.msg, "it is a symbolic link to nothing");
+	kb_err_clear(&err);
+	assert_int_equal(kb_write_output(dir, "x", 1, 0644, &err), KB_EFAIL);
+	assert_msg_contains(err.msg, "it is a folder, not a file, a pipe or a terminal");
+	kb_err_clear(&err);
+	assert_int_equal(count_entries(dir), 4);
+	free(dev);
+	free(file);
+	free(link);
+	free(dangling);
+	rm_tree(dir);
+	free(dir);
+}
+
+/* Make @path with @age seconds on its clock. */
+static void aged(const char *path, long age)
+{
+	struct timeval tv[2];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	assert_true(fd >= 0);
+	close(fd);
+	gettimeofday(&tv[0], NULL);
+	tv[0].tv_sec -= age;
+	tv[1] = tv[0];
+	assert_int_equal(utimes(path, tv), 0);
+}
+
+/* What a SIGKILLed writer left (PATH.tmp-XXXXXX) goes at the next write;
+ * nothing else does: a fresh one, one held by a writer, another name,
+ * a link, another user's. */
+static void test_fsutil__write_output_sweeps_stale_temporary_files(
+	void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	char *dir = make_tmpdir();
+	char *out = kb_asprintf("%s/exp.csv", dir);
+	char *stale = kb_asprintf("%s/exp.csv.tmp-Ab3xY9", dir);
+	char *fresh = kb_asprintf("%s/exp.csv.tmp-fresh1", dir);
+	char *held = kb_asprintf("%s/exp.csv.tmp-held01", dir);
+	char *other = kb_asprintf("%s/other.csv.tmp-Ab3xY9", dir);
+	char *longer = kb_asprintf("%s/exp.csv.tmp-Ab3xY9z", dir);
+	char *link = kb_asprintf("%s/exp.csv.tmp-link01", dir);
+	char *theirs = kb_asprintf("%s/exp.csv.tmp-theirs", dir);
+	int fd, owned_by_other = 0;
+
+	(void)state;
+	aged(stale, 3600);
+	aged(fresh, 1);
+	aged(held, 3600);
+	aged(other, 3600);
+	aged(longer, 3600);
+	assert_int_equal(symlink("exp.csv.tmp-Ab3xY9z", link), 0);
+	aged(theirs, 3600);
+	if (geteuid() == 0 && chown(theirs, 65534, 65534) == 0)
+		owned_by_other = 1;
+	fd = open(held, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX), 0);
+
+	assert_int_equal(kb_write_output(out, "a\n", 2, 0644, &err), 0);
+	assert_int_not_equal(access(stale, F_OK), 0);
+	assert_int_equal(access(fresh, F_OK), 0);
+	assert_int_equal(access(held, F_OK), 0);
+	assert_int_equal(access(other, F_OK), 0);
+	assert_int_equal(access(longer, F_OK), 0);
+	assert_int_equal(faccessat(AT_FDCWD, link, F_OK, AT_SYMLINK_NOFOLLOW),
+			 0);
+	if (owned_by_other)
+		assert_int_equal(access(theirs, F_OK), 0);
+	/* out and the 6 that stay (5: another user's could not be made) */
+	assert_int_equal(count_entries(dir), owned_by_other ? 7 : 6);
+	close(fd);
+	free(out);
+	free(stale);
+	free(fresh);
+	free(held);
+	free(other);
+	free(longer);
+	free(link);
+	free(theirs);
+	rm_tree(dir);
+	free(dir);
+}
+
 /*
  * A full disk (here: a file size limit, the same EFBIG/ENOSPC path): an
  * error naming the file, the old content kept, no temporary file left.
@@ -542,6 +697,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_fsutil__private_dir_is_made_0700_and_checked),
 	cmocka_unit_test(test_fsutil__lock_in_a_missing_folder_names_it),
 	cmocka_unit_test(test_fsutil__write_atomic_replaces_the_whole_file),
+	cmocka_unit_test(test_fsutil__write_output_writes_into_a_fifo),
+	cmocka_unit_test(test_fsutil__write_output_keeps_devices_and_links),
+	cmocka_unit_test(test_fsutil__write_output_sweeps_stale_temporary_files),
 	cmocka_unit_test(test_fsutil__full_disk_small_write_is_an_error),
 	cmocka_unit_test(test_fsutil__full_disk_large_write_is_an_error),
 	cmocka_unit_test(test_fsutil__write_into_a_missing_folder_fails),

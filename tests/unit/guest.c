@@ -1,6 +1,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -294,6 +295,48 @@ static void test_guest__connect_failure_names_uri(void **state)
 	assert_msg_contains(err.msg, "'nosuchdriver:///x'");
 }
 
+/* A URI that runs a program here is refused before libvirt sees it,
+ * whatever named it (a stored experiment, the queue); a trusted one is
+ * connected with. */
+static void test_guest__connect_refuses_a_uri_that_runs_a_program(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_guest_conn *c = NULL;
+	char dir[] = "/tmp/kb-guest-ext-XXXXXX", *prog, *ran, *uri, *text;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	prog = kb_asprintf("%s/prog", dir);
+	ran = kb_asprintf("%s/ran", dir);
+	text = kb_asprintf("#!/bin/sh\ntouch '%s'\nexit 1\n", ran);
+	f = fopen(prog, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(chmod(prog, 0755), 0);
+	uri = kb_asprintf("test+ext:///default?command=%s", prog);
+	unsetenv("KBISECT_TRUST_MATRIX");
+	assert_int_equal(kb_guest_connect(uri, &c, &err), KB_EINPUT);
+	assert_null(c);
+	assert_msg_contains(err.msg, "not connecting to libvirt at 'test+ext:///default?command=");
+	assert_msg_contains(err.msg, "the ext transport runs a program on this machine");
+	assert_int_not_equal(access(ran, F_OK), 0);
+	kb_err_clear(&err);
+	/* trusted: libvirt runs it (it fails: no libvirt protocol) */
+	assert_int_equal(setenv("KBISECT_TRUST_MATRIX", "1", 1), 0);
+	assert_int_equal(kb_guest_connect(uri, &c, &err), KB_EFAIL);
+	unsetenv("KBISECT_TRUST_MATRIX");
+	assert_int_equal(access(ran, F_OK), 0);
+	unlink(ran);
+	unlink(prog);
+	rmdir(dir);
+	free(prog);
+	free(ran);
+	free(uri);
+	free(text);
+}
+
 /* Boot on the test driver with @text already in the console file. */
 static void run_with_console(const char *text, double boot_s, double wl_s,
 			     enum kb_guest_end *end, struct kb_console *con)
@@ -442,6 +485,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_guest__two_databases_boot_the_same_numbers_at_once),
 	cmocka_unit_test(test_guest__sweep_by_owner_and_name_form),
 	cmocka_unit_test(test_guest__connect_failure_names_uri),
+	cmocka_unit_test(test_guest__connect_refuses_a_uri_that_runs_a_program),
 	cmocka_unit_test(test_guest__run_stops_at_a_final_console),
 	cmocka_unit_test(test_guest__boot_timeout_before_the_workload),
 	cmocka_unit_test(test_guest__workload_timeout_after_start),

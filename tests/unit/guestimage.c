@@ -69,9 +69,9 @@ static int setup(void **state)
 	    0644);
 	put(f->sources, "Types: deb\nURIs: http://deb.debian.org/debian\n",
 	    0644);
-	/* argv: --variant=essential --include=PKGS SUITE ROOT SOURCES */
+	/* argv: --variant=essential --include=PKGS -- SUITE ROOT SOURCES */
 	put(f->fake,
-	    "#!/bin/sh\nmkdir -p \"$4/etc\" && echo \"$2 $3\" >\"$4/etc/made-by\"\n",
+	    "#!/bin/sh\nmkdir -p \"$5/etc\" && echo \"$2 $3 $4\" >\"$5/etc/made-by\"\n",
 	    0755);
 	put(f->failing, "#!/bin/sh\necho no network >&2\nexit 3\n", 0755);
 	put(f->file, "payload 1\n", 0644);
@@ -156,6 +156,39 @@ static void test_guestimage__suite_must_be_known(void **state)
 	assert_msg_contains(err.msg, "set guest.image.suite");
 }
 
+static void test_guestimage__suite_is_never_an_option(void **state)
+{
+	struct fx *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	const char *p[] = { "fio" };
+	struct kb_guest_image im = { 1, p, NULL, 0 };
+	char *path = NULL, *ran = kb_asprintf("%s/ran", f->dir), *fake;
+	int built = -1;
+	char k[65];
+
+	/* a fake that says it ran: neither suite below may reach it */
+	fake = kb_asprintf("#!/bin/sh\ntouch '%s'\nexit 1\n", ran);
+	put(f->fake, fake, 0755);
+	put(f->os_release, "VERSION_CODENAME=--customize-hook=touch\n", 0644);
+	assert_int_equal(kb_guestimage_key(&im, 0, NULL, &f->o, k, &err),
+			 KB_EINPUT);
+	assert_msg_contains(err.msg, "VERSION_CODENAME '--customize-hook=touch', which is not a Debian suite name");
+	kb_err_clear(&err);
+	assert_int_equal(kb_guestimage_get(&im, 0, NULL, &f->o, f->cache,
+					   &path, &built, &err),
+			 KB_EINPUT);
+	kb_err_clear(&err);
+	im.suite = "-v";
+	assert_int_equal(kb_guestimage_get(&im, 0, NULL, &f->o, f->cache,
+					   &path, &built, &err),
+			 KB_EINPUT);
+	assert_msg_contains(err.msg, "invalid guest.image.suite '-v'");
+	assert_null(path);
+	assert_int_not_equal(access(ran, F_OK), 0);
+	free(fake);
+	free(ran);
+}
+
 static void test_guestimage__built_once_then_cached(void **state)
 {
 	struct fx *f = *state;
@@ -196,7 +229,8 @@ static void test_guestimage__built_once_then_cached(void **state)
 				       NULL };
 
 		assert_int_equal(capture(argv, &out), 0);
-		assert_non_null(strstr(out.buf, "--include=fio,sysbench bookworm"));
+		/* options end before the suite: it is never one */
+		assert_non_null(strstr(out.buf, "--include=fio,sysbench -- bookworm"));
 		kb_buf_release(&out);
 	}
 	/* the second time: from the cache, the fake never runs */
@@ -268,6 +302,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup_teardown(test_guestimage__key_covers_the_recipe,
 					setup, teardown),
 	cmocka_unit_test_setup_teardown(test_guestimage__suite_must_be_known,
+					setup, teardown),
+	cmocka_unit_test_setup_teardown(test_guestimage__suite_is_never_an_option,
 					setup, teardown),
 	cmocka_unit_test_setup_teardown(test_guestimage__built_once_then_cached,
 					setup, teardown),

@@ -336,10 +336,98 @@ static void test_matrix__guest_image(void **state)
 	    "invalid Debian package name '-fio'");
 	bad(W "guest:\n  image: { packages: [fio], suite: \"../x\" }\n", 3,
 	    36, "invalid suite '../x'");
+	/* the suite is an argument of mmdebstrap: never an option */
+	bad(W "guest:\n  image: { packages: [fio], suite: --dry-run }\n", 3,
+	    36, "invalid suite '--dry-run': expected a Debian suite such as bookworm");
+	bad(W "guest:\n  image: { packages: [fio], suite: \"-v\" }\n", 3,
+	    36, "invalid suite '-v'");
+	bad(W "guest:\n  image: { packages: [fio], suite: 12 }\n", 3, 36,
+	    "invalid suite '12'");
 	bad(W "guest:\n  image: { packages: [fio], size_mib: 1 }\n", 3, 39,
 	    "guest.image.size_mib must be an integer from 64");
 	bad(W "guest:\n  image: { packages: [fio], pkgs: [x] }\n", 3, 29,
 	    "unknown key 'pkgs'");
+}
+
+/* A host URI of a matrix runs nothing here and names no key file,
+ * unless the matrix is trusted (KBISECT_TRUST_MATRIX=1). */
+static void test_matrix__host_uris_that_run_programs_are_refused(void **state)
+{
+	static const struct {
+		const char *uri, *why;
+	} refused[] = {
+		{ "qemu+ext:///system?command=/tmp/prog",
+		  "the ext transport runs a program on this machine" },
+		{ "qemu+ext:///system", "the ext transport" },
+		{ "qemu+ssh://b/system?command=/tmp/ssh",
+		  "its parameter 'command' names a program that this machine runs" },
+		{ "qemu+ssh://b/system?mode=direct&netcat=/tmp/nc",
+		  "its parameter 'netcat' names a program" },
+		{ "qemu+ssh://b/system?keyfile=/root/.ssh/id_rsa",
+		  "its parameter 'keyfile' names a private key file" },
+		{ "xen+tls://b/system?pkipath=/tmp/pki",
+		  "its parameter 'pkipath'" },
+		{ "qemu+libssh://b/system?known_hosts=/etc/shadow",
+		  "its parameter 'known_hosts'" },
+		{ "qemu:///system?socket=/tmp/evil.sock",
+		  "its parameter 'socket' names a socket" },
+		{ "qemu:///system?so%63ket=/tmp/evil.sock",
+		  "its parameter 'socket'" },
+		{ "qemu+tls://b/system?no_verify=1",
+		  "its parameter 'no_verify' turns off the check" },
+		{ "qemu+ssh://b/system?mode=direct;command=/tmp/ssh",
+		  "its parameter 'command'" },
+		{ "qemu:///embed?root=/tmp/x",
+		  "its parameter 'root' is not one kbisect knows" },
+	};
+	static const char *const accepted[] = {
+		"qemu:///system",
+		"xen:///system",
+		"test:///default",
+		"xen+ssh://root@bench2/system",
+		"qemu+ssh://b:2222/system?mode=direct&no_tty=1&proxy=native",
+		"qemu+libssh2://b/system?sshauth=privkey,agent",
+		"qemu+tls://b/system?tls_priority=NORMAL",
+		"xen+tcp://127.0.0.1:16510/system",
+	};
+	static const char text[] =
+		W "hosts: [\"qemu+ext:///system?command=/tmp/prog\"]\n";
+	struct kb_host_route r;
+	char buf[256];
+	size_t i;
+
+	(void)state;
+	unsetenv("KBISECT_TRUST_MATRIX");
+	for (i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
+		const char *why = kb_host_uri_refused(refused[i].uri, buf,
+						      sizeof(buf));
+
+		assert_non_null(why);
+		assert_msg_contains(why, refused[i].why);
+	}
+	for (i = 0; i < sizeof(accepted) / sizeof(*accepted); i++)
+		assert_null(kb_host_uri_refused(accepted[i], buf, sizeof(buf)));
+
+	/* in a matrix: at the URI, saying how to trust it */
+	bad(W "hosts: [\"qemu+ext:///system?command=/tmp/prog\"]\n", 2, 9,
+	    "host URI 'qemu+ext:///system?command=/tmp/prog' is refused: the ext transport runs a program on this machine (its ?command=); a matrix that names it must be trusted (KBISECT_TRUST_MATRIX=1, docs/matrix.md \"Hosts\")");
+	bad(W "hosts:\n  - { uri: \"qemu+ssh://b/system?keyfile=/k\", capacity: 2 }\n",
+	    3, 12, "its parameter 'keyfile' names a private key file of this machine");
+	assert_int_equal(setenv("KBISECT_TRUST_MATRIX", "1", 1), 0);
+	kb_matrix_free(ok(text));
+	assert_int_equal(setenv("KBISECT_TRUST_MATRIX", "yes", 1), 0);
+	bad(text, 2, 9, "is refused: the ext transport");
+	unsetenv("KBISECT_TRUST_MATRIX");
+
+	kb_host_route("qemu+ssh://root@bench2:2222/system?mode=direct", &r);
+	assert_string_equal(r.transport, "ssh");
+	assert_string_equal(r.host, "bench2");
+	kb_host_route("qemu:///system", &r);
+	assert_string_equal(r.transport, "unix");
+	assert_string_equal(r.host, "");
+	kb_host_route("xen://[::1]:16514/system", &r);
+	assert_string_equal(r.transport, "tls");
+	assert_string_equal(r.host, "[::1]");
 }
 
 static void test_matrix__workload_files(void **state)
@@ -1060,6 +1148,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_matrix__repeat_order_is_blocks_or_sequential),
 	cmocka_unit_test(test_matrix__repeat_sentinel_is_true_or_false),
 	cmocka_unit_test(test_matrix__guest_image),
+	cmocka_unit_test(test_matrix__host_uris_that_run_programs_are_refused),
 	cmocka_unit_test(test_matrix__workload_files),
 	cmocka_unit_test(test_matrix__empty_and_non_mapping),
 	cmocka_unit_test(test_matrix__load_reads_file),

@@ -624,6 +624,36 @@ static void test_queue__newline_in_fio_value_is_refused(void **state)
 	free(ids);
 }
 
+/* A raw SUBMIT of a real run (no model) that has no kernel for a variant,
+ * or a host URI that runs a program here, is refused before anything
+ * is stored, as submit and run refuse it. */
+static void test_queue__real_run_without_kernel_or_with_ext_host_is_refused(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_queue_submission nosrc = { MATRIX, "raw.yaml", NULL };
+	struct kb_queue_submission ext = {
+		MATRIX "source: { tree: /tmp }\nhosts: [\"test+ext:///default?command=/bin/true\"]\n",
+		"raw.yaml", NULL
+	};
+	struct kb_err err = KB_ERR_INIT;
+	int64_t id = 7, *ids = NULL;
+	size_t n = 9;
+
+	unsetenv("KBISECT_TRUST_MATRIX");
+	assert_int_equal(kb_queue_submit(f->s, &nosrc, &id, &err), KB_EINPUT);
+	assert_msg_contains(err.msg, "raw.yaml: variant 0 (PARAVIRT_SPINLOCKS=y) needs a kernel built from source, and the matrix has no source.tree");
+	assert_int_equal(id, 0);
+	kb_err_clear(&err);
+	assert_int_equal(kb_queue_submit(f->s, &ext, &id, &err), KB_EINPUT);
+	assert_msg_contains(err.msg, "is refused: the ext transport runs a program on this machine");
+	assert_int_equal(id, 0);
+	assert_int_equal(kb_store_progress_recent(f->s, 10, &ids, &n, &err),
+			 0);
+	assert_int_equal(n, 0);
+	free(ids);
+}
+
 static void assert_ids(const int64_t *ids, size_t n, const int64_t *want,
 		       size_t nwant)
 {
@@ -776,6 +806,7 @@ int main(int argc, char **argv)
 		T(test_queue__bad_submission_writes_nothing),
 		T(test_queue__submission_over_the_caps_writes_nothing),
 		T(test_queue__newline_in_fio_value_is_refused),
+		T(test_queue__real_run_without_kernel_or_with_ext_host_is_refused),
 		T(test_queue__boot_waits_for_its_build),
 		T(test_queue__in_blocks_boots_wait_for_every_build),
 		T(test_queue__boots_go_round_by_round),

@@ -147,6 +147,20 @@ static void test_ycheck__control_characters_are_c0_del_and_c1(void **state)
 		{ "a\tb\nc\n", 1, -1, 0, 0 },
 		{ "a\nb\r\n", 1, '\r', 3, 1 },
 		{ "a\nb\x1b", 1, 0x1b, 3, 1 },
+		/* format characters that reorder or break a line */
+		{ "abc\xe2\x80\xae" "fdp.exe", 0, 0x202e, 3, 3 },
+		{ "\xe2\x81\xa6x\xe2\x81\xa9", 0, 0x2066, 0, 3 },
+		{ "x\xe2\x81\xa9", 0, 0x2069, 1, 3 },
+		{ "a\xe2\x80\xa8" "b", 1, 0x2028, 1, 3 },
+		{ "a\xe2\x80\xa9" "b", 0, 0x2029, 1, 3 },
+		{ "\xe2\x80\x8e", 0, 0x200e, 0, 3 },
+		{ "\xe2\x80\x8f", 0, 0x200f, 0, 3 },
+		{ "\xe2\x80\xaa", 0, 0x202a, 0, 3 },
+		{ "ar \xd8\x9c", 0, 0x061c, 3, 2 },
+		/* their neighbours are text: a dash, a quote, an ellipsis,
+		 * the euro sign, an Arabic comma, a cut sequence */
+		{ "\xe2\x80\x94 \xe2\x80\x9c \xe2\x80\xa6 \xe2\x82\xac "
+		  "\xd8\x8c \xe2\x81\xa5 \xe2\x80\xaf \xe2\x80", 0, -1, 0, 0 },
 	};
 	size_t i, at, size;
 
@@ -188,6 +202,14 @@ static void test_ycheck__string_refuses_control_characters(void **state)
 		  "t.yaml:1:4: source.rev contains a control character (U+000A, a newline)" },
 		{ "v: \"a\\nb\"\n",
 		  "t.yaml:1:4: source.rev contains a control character (U+000A, a newline)" },
+		{ "v: \"v6.1\\u202e1.6v\"\n",
+		  "t.yaml:1:4: source.rev contains a control character (U+202E, a right-to-left override)" },
+		{ "v: \"\\u2067x\\u2069\"\n",
+		  "t.yaml:1:4: source.rev contains a control character (U+2067, a bidirectional control)" },
+		{ "v: \"a\\u2028b\"\n",
+		  "t.yaml:1:4: source.rev contains a control character (U+2028, a line separator)" },
+		{ "v: \"a\\u2029b\"\n",
+		  "t.yaml:1:4: source.rev contains a control character (U+2029, a paragraph separator)" },
 	};
 	struct fixture f;
 	const struct kb_ynode *n;
@@ -222,6 +244,9 @@ static void test_ycheck__script_may_have_lines_and_tabs(void **state)
 	n = node(&f, "v: \"echo \\e[2J\"\n", "v");
 	refused(&f, kb_ycheck_script(&f.y, n, "workload.command.run", &s),
 		"t.yaml:1:4: workload.command.run contains a control character (U+001B, ESC)");
+	n = node(&f, "v: \"echo a\\u2028rm -rf x\"\n", "v");
+	refused(&f, kb_ycheck_script(&f.y, n, "workload.command.run", &s),
+		"t.yaml:1:4: workload.command.run contains a control character (U+2028, a line separator)");
 	n = node(&f, "v: \"echo a\\r\\n\"\n", "v");
 	refused(&f, kb_ycheck_script(&f.y, n, "workload.command.run", &s),
 		"t.yaml:1:4: workload.command.run contains a control character (U+000D, a carriage return)");
@@ -390,6 +415,9 @@ static void test_ycheck__kconfig_levels(void **state)
 	n = node(&f, "v: 'a\\b'\n", "v");
 	refused(&f, kb_ycheck_kconfig_level(&f.y, n, "CMDLINE"),
 		"t.yaml:1:4: invalid string level for CMDLINE: it must not contain quotes, backslashes, newlines or NUL bytes");
+	n = node(&f, "v: \"quiet \\u202e\"\n", "v");
+	refused(&f, kb_ycheck_kconfig_level(&f.y, n, "CMDLINE"),
+		"t.yaml:1:4: invalid string level for CMDLINE: it contains a control character (U+202E, a right-to-left override)");
 	n = node(&f, "v: \"\\e[31mred\"\n", "v");
 	refused(&f, kb_ycheck_kconfig_level(&f.y, n, "CMDLINE"),
 		"t.yaml:1:4: invalid string level for CMDLINE: it contains a control character (U+001B, ESC)");
