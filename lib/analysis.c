@@ -408,8 +408,8 @@ static double look_alpha(struct kb_analysis *a, unsigned start,
 {
 	if (a->la_alpha <= 0 || a->la_start != start || a->la_max != max ||
 	    a->la_of != alpha) {
-		a->la_alpha = kb_compare_look_alpha(start, max, alpha,
-						    &a->la_looks);
+		a->la_alpha = kb_compare_look_alpha_welch(start, max, alpha,
+							  &a->la_looks);
 		a->la_start = start;
 		a->la_max = max;
 		a->la_of = alpha;
@@ -695,7 +695,10 @@ static int compare(struct kb_analysis *a, unsigned ia, unsigned ib,
 			return 0;
 		/* the futility stop: boots up to max would not decide */
 		lo = na < nb ? na : nb;
-		now = out->test == KB_COMPARE_MANN_WHITNEY ? lo : out->npairs;
+		now = out->test == KB_COMPARE_WELCH_T ||
+				      out->test == KB_COMPARE_MANN_WHITNEY
+			      ? lo
+			      : out->npairs;
 		if (kb_compare_futile(out, now, max)) {
 			out->futile = 1;
 			return 0;

@@ -22,14 +22,14 @@ static char *compare_detail(const struct kb_comparison *c)
 
 	if (c->looks > 1)
 		snprintf(looks, sizeof(looks),
-			 "; one look of %u, at Pocock's level %.3g", c->looks,
+			 "; one look of %u, at the level %.3g", c->looks,
 			 c->alpha);
 	if (c->nonpositive)
 		snprintf(bad, sizeof(bad), "; %zu values <= 0: no interval",
 			 c->nonpositive);
 	if (c->futile)
 		snprintf(stop, sizeof(stop), "; stopped for futility");
-	if (c->test == KB_COMPARE_MANN_WHITNEY) {
+	if (!kb_compare_is_paired(c)) {
 		if (c->npairs)
 			snprintf(left, sizeof(left),
 				 "; unpaired: %zu rounds in common, %d needed",
@@ -37,17 +37,20 @@ static char *compare_detail(const struct kb_comparison *c)
 		else
 			snprintf(left, sizeof(left),
 				 "; unpaired: no rounds in common");
-		return kb_asprintf("Welch t interval of the change on the log scale; exact Mann-Whitney; boots are the replicates%s%s%s%s",
+		return kb_asprintf("%s; boots are the replicates%s%s%s%s",
+				   c->test == KB_COMPARE_MANN_WHITNEY
+					   ? "exact Mann-Whitney on the values"
+					   : "Welch t test of the change on the log scale and its interval",
 				   left, looks, bad, stop);
 	}
 	if (c->unpaired)
 		snprintf(left, sizeof(left), ", %zu boots unpaired left out",
 			 c->unpaired);
-	return kb_asprintf("paired within %zu rounds%s; t interval of the mean log ratio; %s%s%s%s",
+	return kb_asprintf("paired within %zu rounds%s; %s%s%s%s",
 			   c->npairs, left,
 			   c->test == KB_COMPARE_SIGNED_RANK
-				   ? "exact Wilcoxon signed-rank"
-				   : "paired t test of the log ratios",
+				   ? "exact Wilcoxon signed-rank of the differences"
+				   : "paired t test of the log ratios and its interval",
 			   looks, bad, stop);
 }
 
@@ -59,6 +62,8 @@ static const char *test_text(const struct kb_comparison *c)
 		return "signed-rank";
 	case KB_COMPARE_PAIRED_T:
 		return "paired t";
+	case KB_COMPARE_WELCH_T:
+		return "Welch t on the logs";
 	case KB_COMPARE_MANN_WHITNEY:
 		break;
 	}
@@ -68,7 +73,7 @@ static const char *test_text(const struct kb_comparison *c)
 /* How @c paired its boots, one line under the experiment's metric. */
 static void print_pairing(const struct kb_comparison *c)
 {
-	if (c->test == KB_COMPARE_MANN_WHITNEY) {
+	if (!kb_compare_is_paired(c)) {
 		if (c->npairs)
 			printf("%14s unpaired: only %zu rounds hold boots of both (%d needed to pair)\n",
 			       "", c->npairs, KB_COMPARE_MIN_PAIRS);
@@ -82,11 +87,9 @@ static void print_pairing(const struct kb_comparison *c)
 		printf(" (%zu boot%s in no pair left out)", c->unpaired,
 		       c->unpaired == 1 ? "" : "s");
 	if (c->test == KB_COMPARE_PAIRED_T)
-		printf(c->looks > 1 ? ": the paired t test, as at every look of a sequential test\n"
-				    : ": the paired t test (too few pairs for the signed-rank to reach %.3g)\n",
-		       c->alpha);
+		printf(": the paired t test of the log ratios\n");
 	else
-		printf(": the exact signed-rank test\n");
+		printf(": the exact signed-rank test (values <= 0: no log ratio)\n");
 }
 
 struct compare_args {
@@ -314,20 +317,23 @@ static int cmd_compare(const struct kb_args *args)
 	} else {
 		double t = kb_analysis_opts(a)->threshold_pct;
 
-		printf("\n* p < 0.05, ** p < 0.01, *** p < 0.001 (%s); a verdict needs p < %.3g and |change| >= %g%%;\n"
-		       "no-change needs the interval inside ±%g%% and boots enough that p < %.3g was possible\n",
-		       main_cmp.test == KB_COMPARE_MANN_WHITNEY
-			       ? "Mann-Whitney U"
-			       : test_text(&main_cmp),
-		       main_cmp.alpha, t, t, main_cmp.alpha);
-		if (main_cmp.looks > 1 && main_cmp.test == KB_COMPARE_MANN_WHITNEY)
-			printf("%.3g is Pocock's level for each of %u looks, which keeps the false alarms of adaptive sampling at alpha = %g\n",
-			       main_cmp.alpha, main_cmp.looks,
-			       kb_analysis_opts(a)->alpha);
-		else if (main_cmp.looks > 1)
-			printf("%.3g is the paired t test's level for each of %u looks (Pocock's boundary calibrated for it), which keeps the false alarms of adaptive sampling at alpha = %g\n",
-			       main_cmp.alpha, main_cmp.looks,
-			       kb_analysis_opts(a)->alpha);
+		if (main_cmp.test == KB_COMPARE_MANN_WHITNEY ||
+		    main_cmp.test == KB_COMPARE_SIGNED_RANK)
+			printf("\n* p < 0.05, ** p < 0.01, *** p < 0.001 (%s: values <= 0, no log scale); a verdict needs p < %.3g and |change| >= %g%%;\n"
+			       "no-change needs the interval inside ±%g%% and boots enough that p < %.3g was possible\n",
+			       main_cmp.test == KB_COMPARE_MANN_WHITNEY
+				       ? "Mann-Whitney U"
+				       : test_text(&main_cmp),
+			       main_cmp.alpha, t, t, main_cmp.alpha);
+		else
+			printf("\n* p < 0.05, ** p < 0.01, *** p < 0.001 (%s); a verdict needs p < %.3g, which is the %.3g%% interval\n"
+			       "excluding 0, and a change of %g%% or more; no-change needs the interval inside ±%g%%\n",
+			       test_text(&main_cmp), main_cmp.alpha,
+			       100 * (1 - main_cmp.alpha), t, t);
+		if (main_cmp.looks > 1)
+			printf("%.3g is the %s test's level for each of %u looks (Pocock's boundary calibrated for it), which keeps the false alarms of adaptive sampling at alpha = %g\n",
+			       main_cmp.alpha, test_text(&main_cmp),
+			       main_cmp.looks, kb_analysis_opts(a)->alpha);
 		if (baseline_aa(a, ia, ib)) {
 			putchar('\n');
 			cmd_print_sentinel(stdout, a);
