@@ -1,6 +1,7 @@
 #include "compare.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,6 +155,44 @@ int kb_compare_futile(const struct kb_comparison *c, size_t n, size_t max)
 	 * B(1) ~ N(z / sqrt(t), 1 - t) */
 	cp = kb_stats_normal_cdf((z / sqrt(t) - crit) / sqrt(1 - t));
 	return cp < KB_COMPARE_FUTILITY;
+}
+
+char *kb_compare_detail(const struct kb_comparison *c)
+{
+	char looks[96] = "", bad[96] = "", left[64] = "", stop[64] = "";
+
+	if (c->looks > 1)
+		snprintf(looks, sizeof(looks),
+			 "; one look of %u, at the level %.3g", c->looks,
+			 c->alpha);
+	if (c->nonpositive)
+		snprintf(bad, sizeof(bad), "; %zu values <= 0: no interval",
+			 c->nonpositive);
+	if (c->futile)
+		snprintf(stop, sizeof(stop), "; stopped for futility");
+	if (!kb_compare_is_paired(c)) {
+		if (c->npairs)
+			snprintf(left, sizeof(left),
+				 "; unpaired: %zu rounds in common, %d needed",
+				 c->npairs, KB_COMPARE_MIN_PAIRS);
+		else
+			snprintf(left, sizeof(left),
+				 "; unpaired: no rounds in common");
+		return kb_asprintf("%s; boots are the replicates%s%s%s%s",
+				   c->test == KB_COMPARE_MANN_WHITNEY
+					   ? "exact Mann-Whitney on the values"
+					   : "Welch t test of the change on the log scale and its interval",
+				   left, looks, bad, stop);
+	}
+	if (c->unpaired)
+		snprintf(left, sizeof(left), ", %zu boots unpaired left out",
+			 c->unpaired);
+	return kb_asprintf("paired within %zu rounds%s; %s%s%s%s",
+			   c->npairs, left,
+			   c->test == KB_COMPARE_SIGNED_RANK
+				   ? "exact Wilcoxon signed-rank of the differences"
+				   : "paired t test of the log ratios and its interval",
+			   looks, bad, stop);
 }
 
 int kb_compare_is_paired(const struct kb_comparison *c)

@@ -178,6 +178,13 @@ void kb_compare_paired(const double *a, const double *b, const double *adj,
  */
 int kb_compare_futile(const struct kb_comparison *c, size_t n, size_t max);
 
+/*
+ * How comparison @c was decided, for the analyses table's detail: the
+ * test and its interval, the pairing, the look's level, values <= 0, a
+ * futility stop.  Caller frees.
+ */
+char *kb_compare_detail(const struct kb_comparison *c);
+
 /* Nonzero when @c was made of pairs within rounds (kb_compare_paired()). */
 int kb_compare_is_paired(const struct kb_comparison *c);
 

@@ -15,45 +15,6 @@
 #include "variant.h"
 #include "banned.h"
 
-/* How comparison @c was decided, for the analyses table. */
-static char *compare_detail(const struct kb_comparison *c)
-{
-	char looks[96] = "", bad[96] = "", left[64] = "", stop[64] = "";
-
-	if (c->looks > 1)
-		snprintf(looks, sizeof(looks),
-			 "; one look of %u, at the level %.3g", c->looks,
-			 c->alpha);
-	if (c->nonpositive)
-		snprintf(bad, sizeof(bad), "; %zu values <= 0: no interval",
-			 c->nonpositive);
-	if (c->futile)
-		snprintf(stop, sizeof(stop), "; stopped for futility");
-	if (!kb_compare_is_paired(c)) {
-		if (c->npairs)
-			snprintf(left, sizeof(left),
-				 "; unpaired: %zu rounds in common, %d needed",
-				 c->npairs, KB_COMPARE_MIN_PAIRS);
-		else
-			snprintf(left, sizeof(left),
-				 "; unpaired: no rounds in common");
-		return kb_asprintf("%s; boots are the replicates%s%s%s%s",
-				   c->test == KB_COMPARE_MANN_WHITNEY
-					   ? "exact Mann-Whitney on the values"
-					   : "Welch t test of the change on the log scale and its interval",
-				   left, looks, bad, stop);
-	}
-	if (c->unpaired)
-		snprintf(left, sizeof(left), ", %zu boots unpaired left out",
-			 c->unpaired);
-	return kb_asprintf("paired within %zu rounds%s; %s%s%s%s",
-			   c->npairs, left,
-			   c->test == KB_COMPARE_SIGNED_RANK
-				   ? "exact Wilcoxon signed-rank of the differences"
-				   : "paired t test of the log ratios and its interval",
-			   looks, bad, stop);
-}
-
 /* The name of @c's test in the table's lines. */
 static const char *test_text(const struct kb_comparison *c)
 {
@@ -253,13 +214,8 @@ static int cmd_compare(const struct kb_args *args)
 		}
 		if (ret)
 			goto fail;
-		details[i] = compare_detail(&cmp);
-		rows[i] = (struct kb_store_analysis){
-			"compare", metrics[i], ia, ib, NULL, cmp.change_pct,
-			cmp.ci_low, cmp.ci_high, cmp.p,
-			kb_compare_test_name(cmp.test),
-			kb_verdict_name(cmp.verdict), details[i]
-		};
+		kb_analysis_compare_row(&cmp, metrics[i], (unsigned)ia,
+					(unsigned)ib, &details[i], &rows[i]);
 		if (main_metric)
 			main_cmp = cmp;
 		if (json) {

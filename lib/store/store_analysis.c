@@ -49,27 +49,31 @@ int kb_store_analyses_put(struct kb_store *s, int64_t exp,
 		return ret;
 	if ((ret = store_prepare(s,
 				 "DELETE FROM analyses WHERE experiment_id = ?"
-				 " AND kind = ?",
+				 " AND kind = ? AND metric = ?"
+				 " AND a_variant_id IS ? AND b_variant_id IS ?",
 				 &del, err)) ||
 	    (ret = store_prepare(s,
 				 "INSERT INTO analyses (experiment_id, kind,"
 				 " metric, a_variant_id, b_variant_id, factor,"
 				 " change_pct, ci_low_pct, ci_high_pct,"
-				 " p_value, test, verdict, detail)"
-				 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+				 " p_value, test, verdict, detail, p_adjusted,"
+				 " significant)"
+				 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 				 &ins, err)))
 		goto out;
+	/* the same analysis stored before (of the same kind, metric and
+	 * variants) goes; every other stays */
 	for (i = 0; i < n; i++) {
-		size_t j;
-
-		for (j = 0; j < i && strcmp(a[j].kind, a[i].kind); j++)
-			;
-		if (j < i)
-			continue; /* kind already cleared */
 		sqlite3_reset(del);
+		sqlite3_clear_bindings(del);
 		sqlite3_bind_int64(del, 1, exp);
 		store_bind_text(del, 2, a[i].kind);
-		if ((ret = store_step_done(s, del, err,
+		store_bind_text(del, 3, a[i].metric);
+		if ((ret = store_bind_variant(s, del, 4, exp, a[i].a_idx,
+					      err)) ||
+		    (ret = store_bind_variant(s, del, 5, exp, a[i].b_idx,
+					      err)) ||
+		    (ret = store_step_done(s, del, err,
 					   "cannot replace analyses")))
 			goto out;
 	}
@@ -92,6 +96,11 @@ int kb_store_analyses_put(struct kb_store *s, int64_t exp,
 		store_bind_text(ins, 11, a[i].test);
 		store_bind_text(ins, 12, a[i].verdict);
 		store_bind_text(ins, 13, a[i].detail);
+		if (a[i].call != KB_STORE_CALL_NONE) {
+			store_bind_real(ins, 14, a[i].p_adjusted);
+			sqlite3_bind_int(ins, 15,
+					 a[i].call == KB_STORE_CALL_SIGNIFICANT);
+		}
 		if ((ret = store_step_done(s, ins, err,
 					   "cannot store an analysis")))
 			goto out;

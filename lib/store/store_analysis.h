@@ -13,6 +13,13 @@
 struct kb_err;
 struct kb_store;
 
+/* The call on an effect of a family (kb_store_analysis.call). */
+enum kb_store_call {
+	KB_STORE_CALL_NONE = 0,    /* not an effect: no adjusted p */
+	KB_STORE_CALL_NOT_SIGNIFICANT,
+	KB_STORE_CALL_SIGNIFICANT,
+};
+
 /* One analysis row (a comparison, an effect), as stored. */
 struct kb_store_analysis {
 	const char *kind;     /* "compare", "main-effect", "interaction", "why" */
@@ -20,15 +27,20 @@ struct kb_store_analysis {
 	int a_idx, b_idx;     /* variant indexes, -1 when not about a variant */
 	const char *factor;   /* "PARAVIRT_SPINLOCKS" or "A:B", or NULL */
 	double change_pct, ci_low_pct, ci_high_pct, p_value; /* NaN = NULL */
-	const char *test;     /* "mann-whitney-u", "bootstrap", "t" */
+	const char *test;     /* "welch-t", "paired-t", "t", ... */
 	const char *verdict;  /* "regression", ... or NULL */
 	const char *detail;   /* how the verdict was reached, or NULL */
+	double p_adjusted;    /* effects: the family's adjusted p */
+	enum kb_store_call call; /* effects: the call (NONE: neither it
+				  * nor p_adjusted is stored) */
 };
 
 /*
  * Store analyses @a[0..n) of experiment @exp in one transaction, after
- * deleting earlier rows of the same kinds for it (an analysis rerun
- * replaces its previous answer).
+ * deleting the rows stored before of the same analysis: of the same
+ * kind, metric and variants as one of @a (an analysis rerun replaces
+ * its previous answer; a comparison of another pair, or of another
+ * metric, stays).
  */
 int kb_store_analyses_put(struct kb_store *s, int64_t exp,
 			  const struct kb_store_analysis *a, size_t n,
