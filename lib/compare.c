@@ -373,6 +373,29 @@ double kb_compare_look_alpha_welch(unsigned start, unsigned max,
 	return calibrate(start, max, alpha, 1, looks);
 }
 
+void kb_compare_design(unsigned n, int paired, double alpha, double cv,
+		       double threshold_pct, struct kb_compare_design *out)
+{
+	double sigma, se, df, h;
+
+	out->can_decide = paired ? n >= KB_COMPARE_MIN_PAIRS : n >= 2;
+	out->halfwidth_pct = out->min_change_pct = NAN;
+	out->no_change = -1;
+	if (!out->can_decide || !(cv >= 0) || !(alpha > 0 && alpha < 1))
+		return;
+	/* a boot's log value has sd sigma; a difference of two, or of
+	 * two means of n, has twice its variance */
+	sigma = sqrt(log1p(cv * cv));
+	se = sigma * sqrt(2.0 / (double)n);
+	df = paired ? (double)n - 1 : 2 * (double)n - 2;
+	h = kb_stats_t_quantile(1 - alpha / 2, df) * se;
+	out->halfwidth_pct = expm1(h) * 100;
+	out->min_change_pct = out->halfwidth_pct > threshold_pct
+				      ? out->halfwidth_pct
+				      : threshold_pct;
+	out->no_change = out->halfwidth_pct < threshold_pct;
+}
+
 const char *kb_verdict_name(enum kb_verdict v)
 {
 	switch (v) {

@@ -245,6 +245,39 @@ double kb_compare_look_alpha_paired(unsigned start, unsigned max,
 double kb_compare_look_alpha_welch(unsigned start, unsigned max,
 				   double alpha, unsigned *looks);
 
+/*
+ * What a design can decide, before a boot: a comparison of @n boots a
+ * side (pairs when @paired) by the rule above at level @alpha, when a
+ * boot's value has the coefficient of variation @cv (log-normal noise,
+ * the same on both sides; NaN: not known) and the threshold is
+ * @threshold_pct.
+ */
+struct kb_compare_design {
+	int can_decide;       /* the test can reach alpha at all: 2 boots a
+			       * side or more (3 pairs when paired); with
+			       * fewer no data gives a verdict */
+	double halfwidth_pct; /* the interval's half width expected at that
+			       * noise, in percent of the change (the upper
+			       * side, exp(t se) - 1); NaN when the noise is
+			       * not known or it cannot decide */
+	double min_change_pct; /* the smallest change it calls at that
+				* noise: the larger of the threshold and
+				* the half width (a change whose interval,
+				* at the expected width, just excludes 0) */
+	int no_change;        /* an unchanged variant can be called
+			       * no-change: the expected interval lies
+			       * inside ±threshold (-1: not known) */
+};
+
+/*
+ * Fill *@out for @n boots a side (pairs when @paired: the paired t of
+ * the log ratios, n - 1 degrees of freedom; unpaired Welch's t, 2n - 2
+ * at equal spread) at level @alpha, noise @cv and threshold
+ * @threshold_pct, as above.
+ */
+void kb_compare_design(unsigned n, int paired, double alpha, double cv,
+		       double threshold_pct, struct kb_compare_design *out);
+
 /* "no-change", "regression", "improvement", "inconclusive". */
 const char *kb_verdict_name(enum kb_verdict v);
 

@@ -282,8 +282,8 @@ static int cmd_compare(const struct kb_args *args)
 				       : test_text(&main_cmp),
 			       main_cmp.alpha, t, t, main_cmp.alpha);
 		else
-			printf("\n* p < 0.05, ** p < 0.01, *** p < 0.001 (%s); a verdict needs p < %.3g, which is the %.3g%% interval\n"
-			       "excluding 0, and a change of %g%% or more; no-change needs the interval inside ±%g%%\n",
+			printf("\n* p < 0.05, ** p < 0.01, *** p < 0.001 (%s); a verdict needs p < %.3g (so the %.3g%% interval\n"
+			       "excludes 0) and a change of %g%% or more; no-change needs the interval inside ±%g%%\n",
 			       test_text(&main_cmp), main_cmp.alpha,
 			       100 * (1 - main_cmp.alpha), t, t);
 		if (main_cmp.looks > 1)

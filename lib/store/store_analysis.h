@@ -82,6 +82,27 @@ int kb_store_last_boot(struct kb_store *s, int64_t exp, unsigned idx,
 int kb_store_last_round(struct kb_store *s, int64_t exp, unsigned *out,
 			struct kb_err *err);
 
+/* The noise of earlier experiments on some hosts (kb_store_host_noise()). */
+struct kb_store_noise {
+	double var_log;   /* pooled within-variant variance of the logs of
+			   * the ok boots' means (NaN: none to pool) */
+	double df;        /* its degrees of freedom */
+	unsigned nexp;    /* experiments it came from */
+	size_t nboots;    /* boots */
+};
+
+/*
+ * The boot-to-boot noise metric @metric showed on hosts @hosts[0..n)
+ * (boots.host, as the boots recorded it) in every experiment of @s:
+ * the variance of the log of each ok boot's mean (its runs averaged)
+ * about its variant's mean, pooled over the variants with 2 such boots
+ * or more.  Values not positive are left out.  What `plan` expects of a
+ * design on those hosts.
+ */
+int kb_store_host_noise(struct kb_store *s, const char *const *hosts,
+			size_t n, const char *metric,
+			struct kb_store_noise *out, struct kb_err *err);
+
 /* How sqlite runs one of the store's reads. */
 struct kb_store_read_plan {
 	const char *name; /* "boot-means", "failures", ... (static) */
