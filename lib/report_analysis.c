@@ -203,11 +203,10 @@ void rep_compare(struct rep *r)
 	t = kb_analysis_opts(r->a)->threshold_pct;
 	if (first) {
 		kb_buf_adds(b, "<p class=\"note\">");
-		rep_escf(b, "* p < 0.05, ** p < 0.01, *** p < 0.001 (Mann-Whitney U); a verdict needs p < %.3g and |change| >= %g%%; no-change needs the interval (Welch t on the log scale, %.3g%%) inside \u00b1%g%% and boots enough that p < %.3g was possible.",
-			 first->alpha, t, 100 * (1 - first->alpha), t,
-			 first->alpha);
+		rep_escf(b, "* p < 0.05, ** p < 0.01, *** p < 0.001 (the t test of the change on the log scale, paired within rounds where they pair); a verdict needs p < %.3g, so that the %.3g%% interval shown excludes 0, and a change of %g%% or more; no-change needs the interval inside \u00b1%g%%.",
+			 first->alpha, 100 * (1 - first->alpha), t, t);
 		if (first->looks > 1)
-			rep_escf(b, "  %.3g is Pocock's level for each of %u looks, which keeps the false alarms of adaptive sampling at alpha = %g.",
+			rep_escf(b, "  %.3g is the level calibrated for each of %u looks, which keeps the false alarms of adaptive sampling at alpha = %g.",
 				 first->alpha, first->looks,
 				 kb_analysis_opts(r->a)->alpha);
 		kb_buf_adds(b, "</p>\n");
