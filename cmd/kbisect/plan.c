@@ -702,7 +702,14 @@ const struct cmd cmd_plan_entry = {
 		"be built and how many guests booted.  Writes nothing.  A plan of more\n"
 		"boots or samples than the limits (docs/matrix.md) is refused.\n"
 		"A fractional or Plackett-Burman design is shown with its factors'\n"
-		"letters and its aliases up to two-factor interactions.\n",
+		"letters and its aliases up to two-factor interactions.\n"
+		"Then what the verdicts of a run can decide: each variant against\n"
+		"the baseline, the test, and the smallest change it calls at the\n"
+		"boots asked, at the noise --model's model gives or that of the\n"
+		"earlier experiments on the matrix's hosts in --db's database (none is\n"
+		"read without it), else at 2, 5 and 10% noise.  A design whose tests\n"
+		"can never reach compare.alpha (1 boot a side) exits 2 unless\n"
+		"--allow-undecidable.\n",
 	.epilog = "With source.tree, every variant's config is resolved with the\n"
 		  "tree's Kconfig (make olddefconfig): options that did not hold are\n"
 		  "shown with why, and the plan exits 1 (docs/kconfig.md).\n\n"

@@ -659,6 +659,38 @@ static void test_compare__paired_look_level_keeps_false_alarms_at_alpha(
 	assert_true(fabs((double)hit_c / N - 0.05) < 0.005);
 }
 
+static void test_compare__design_says_what_the_boots_can_call(void **state)
+{
+	struct kb_compare_design d;
+	double sigma = sqrt(log1p(0.02 * 0.02));
+
+	(void)state;
+	/* 3 pairs at 2% noise: t(0.975, 2) = 4.302653 times the standard
+	 * error of a mean of 3 log ratios */
+	kb_compare_design(3, 1, 0.05, 0.02, 5, &d);
+	assert_true(d.can_decide);
+	assert_rel(d.halfwidth_pct,
+		   expm1(4.302652729911275 * sigma * sqrt(2.0 / 3)) * 100, 1e-9);
+	assert_true(d.halfwidth_pct > 7.2 && d.halfwidth_pct < 7.3);
+	assert_true(d.min_change_pct == d.halfwidth_pct);
+	assert_int_equal(d.no_change, 0);
+	/* 10 a side unpaired, 18 df: inside the threshold, which it calls */
+	kb_compare_design(10, 0, 0.05, 0.02, 5, &d);
+	assert_true(d.halfwidth_pct < 5 && d.min_change_pct == 5);
+	assert_int_equal(d.no_change, 1);
+	/* noise not known: whether it can decide, nothing more */
+	kb_compare_design(3, 0, 0.05, NAN, 5, &d);
+	assert_true(d.can_decide && isnan(d.min_change_pct));
+	assert_int_equal(d.no_change, -1);
+	/* one boot a side, or 2 pairs, can never reach alpha */
+	kb_compare_design(1, 0, 0.05, 0.02, 5, &d);
+	assert_false(d.can_decide);
+	kb_compare_design(2, 1, 0.05, 0.02, 5, &d);
+	assert_false(d.can_decide);
+	kb_compare_design(2, 0, 0.05, 0.02, 5, &d);
+	assert_true(d.can_decide);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_compare__mann_whitney_exact_matches_enumeration),
 	cmocka_unit_test(test_compare__mann_whitney_known_values),
@@ -682,6 +714,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_compare__paired_look_of_a_sequential_test_is_t),
 	cmocka_unit_test(test_compare__welch_look_level_keeps_false_alarms_at_alpha),
 	cmocka_unit_test(test_compare__futility_stops_what_max_boots_cannot_decide),
+	cmocka_unit_test(test_compare__design_says_what_the_boots_can_call),
 };
 
 KB_TEST_MAIN(tests)

@@ -98,6 +98,9 @@ static int teardown(void **state)
 	return 0;
 }
 
+#define assert_rel_ok(got, want)                                           \
+	assert_true(fabs((got) - (want)) <= 1e-9 * fabs(want))
+
 static sqlite3 *raw_open(const char *path)
 {
 	sqlite3 *db = NULL;
@@ -510,6 +513,54 @@ static void test_store_views__verdicts_by_label_rounded_and_kept(
 	sqlite3_close(db);
 }
 
+static void test_store_views__host_noise_is_the_pooled_log_variance(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store_variant *vs = NULL;
+	struct kb_store_noise noise;
+	const char *model[] = { "model" }, *other[] = { "xen:///system" };
+	double ss = 0, df = 0;
+	size_t n = 0, i, k, boots = 0;
+
+	f->exp = run_model(f->s);
+	run_model(f->s); /* a second experiment on the same host */
+	if (kb_store_host_noise(f->s, model, 1, "ops_per_s", &noise, &err))
+		fail_msg("%s", err.msg);
+	/* by hand: each variant's log boot means about their mean, both
+	 * experiments, pooled */
+	for (int64_t e = f->exp; e <= f->exp + 1; e++) {
+		if (kb_store_variants(f->s, e, "ops_per_s", &vs, &n, &err))
+			fail_msg("%s", err.msg);
+		for (i = 0; i < n; i++) {
+			double m = 0;
+
+			for (k = 0; k < vs[i].nboots; k++)
+				m += log(vs[i].boot_means[k]) /
+				     (double)vs[i].nboots;
+			for (k = 0; k < vs[i].nboots; k++)
+				ss += (log(vs[i].boot_means[k]) - m) *
+				      (log(vs[i].boot_means[k]) - m);
+			df += (double)vs[i].nboots - 1;
+			boots += vs[i].nboots;
+			kb_store_variant_release(&vs[i]);
+		}
+		free(vs);
+		vs = NULL;
+	}
+	assert_int_equal(noise.nexp, 2);
+	assert_int_equal(noise.nboots, boots);
+	assert_true(noise.df == df);
+	assert_rel_ok(noise.var_log, ss / df);
+	/* the model's boot_cv of 3% (and run_cv 1% over 2 runs) */
+	assert_true(sqrt(noise.var_log) > 0.015 && sqrt(noise.var_log) < 0.05);
+	/* boots of other hosts are not these hosts' noise */
+	if (kb_store_host_noise(f->s, other, 1, "ops_per_s", &noise, &err))
+		fail_msg("%s", err.msg);
+	assert_true(isnan(noise.var_log) && noise.nboots == 0);
+}
+
 static void test_store_views__migration_to_9_keeps_the_old_views(
 	void **state)
 {
@@ -551,6 +602,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_store_views__boot_summary_is_boot_means_by_index),
 	T(test_store_views__variant_change_is_what_compare_computes),
 	T(test_store_views__verdicts_by_label_rounded_and_kept),
+	T(test_store_views__host_noise_is_the_pooled_log_variance),
 	T(test_store_views__migration_to_9_keeps_the_old_views),
 };
 
