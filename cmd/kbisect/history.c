@@ -64,6 +64,10 @@ const struct cmd cmd_history_entry = {
 	.opts = history_opts,
 	.fn = cmd_history,
 	.summary = "list the experiments in the database, newest first",
+	.help = "One line each: id, when it was created, its state, the executor\n"
+		"that ran it (model: the performance model, its figures made up;\n"
+		"libvirt: real kernels booted as guests), its design, metric,\n"
+		"variants, boots and samples done, and its name.\n",
 };
 
 static int cmd_history(const struct kb_args *args)
@@ -86,13 +90,15 @@ static int cmd_history(const struct kb_args *args)
 		struct kb_buf b = KB_BUF_INIT;
 		int dw = design_width(e, n);
 
-		printf("%4s  %-20s  %-11s  %-*s  %-12s %8s %7s %8s  %s\n", "id",
-		       "created (UTC)", "state", dw, "design", "metric",
-		       "variants", "boots", "samples", "name");
+		printf("%4s  %-20s  %-11s  %-8s  %-*s  %-12s %8s %7s %8s  %s\n",
+		       "id", "created (UTC)", "state", "executor", dw, "design",
+		       "metric", "variants", "boots", "samples", "name");
 		for (i = 0; i < n; i++)
-			printf("%4lld  %-20s  %-11s  %-*s  %-12s %8u %7u %8u  %s\n",
+			printf("%4lld  %-20s  %-11s  %-8s  %-*s  %-12s %8u %7u %8u  %s\n",
 			       (long long)e[i].id, e[i].created_at,
-			       e[i].state, dw, e[i].design, e[i].metric,
+			       e[i].state,
+			       e[i].executor ? e[i].executor : "?", dw,
+			       e[i].design, e[i].metric,
 			       e[i].nvariants, e[i].nboots_done,
 			       e[i].nsamples, cmd_printable(e[i].name, 0, &b));
 		kb_buf_release(&b);

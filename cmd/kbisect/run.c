@@ -16,7 +16,7 @@
 #include "banned.h"
 
 static const struct kb_opt run_opts[] = {
-	KB_OPT_MODEL("use the performance-model executor (docs/model.md) instead of real kernels and guests; without it, guests boot through libvirt on the matrix's hosts (docs/guests.md), after any kbisect-* guest left running there is destroyed"),
+	KB_OPT_MODEL("use the performance-model executor (docs/model.md) instead of real kernels and guests; without it, guests boot through libvirt on the matrix's hosts (docs/guests.md), after the kbisect-* guests there whose owner is gone (a run or daemon that died) are destroyed; a live owner's are left alone"),
 	KB_OPT_DB,
 	KB_OPT_JSON("print the results as JSON"),
 	KB_OPT_QUIET("no progress on stderr"),

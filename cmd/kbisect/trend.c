@@ -215,6 +215,42 @@ static void trend_json(const struct kb_trend_series *t,
 	cmd_json_put(j, &b);
 }
 
+/*
+ * The experiments left out, one line per reason with their ids (a
+ * nightly series can leave out dozens for the same one).
+ */
+static void skipped_text(const struct kb_trend_series *t)
+{
+	struct kb_buf ids = KB_BUF_INIT, e = KB_BUF_INIT;
+	unsigned char *done = kb_calloc(t->nskipped + 1, 1);
+	size_t i, k, n;
+
+	for (i = 0; i < t->nskipped; i++) {
+		if (done[i])
+			continue;
+		kb_buf_reset(&ids);
+		for (k = i, n = 0; k < t->nskipped; k++) {
+			if (done[k] || strcmp(t->skipped[k].reason,
+					      t->skipped[i].reason))
+				continue;
+			done[k] = 1;
+			kb_buf_addf(&ids, "%s%lld", n++ ? ", " : "",
+				    (long long)t->skipped[k].experiment);
+		}
+		if (n == 1)
+			printf("%6s %10s  left out: %s\n", "", ids.buf,
+			       cmd_printable(t->skipped[i].reason, 0, &e));
+		else
+			printf("%6s %10s  left out %zu: %s (experiments %s)\n",
+			       "", "", n,
+			       cmd_printable(t->skipped[i].reason, 0, &e),
+			       ids.buf);
+	}
+	free(done);
+	kb_buf_release(&ids);
+	kb_buf_release(&e);
+}
+
 static void trend_text(const struct kb_trend_series *t,
 		       const struct kb_trend_opts *o,
 		       const struct kb_trend_change *c, size_t nc)
@@ -251,10 +287,7 @@ static void trend_text(const struct kb_trend_series *t,
 		       (long long)p->experiment, p->created_at, w, rv.buf,
 		       p->nboots, p->mean);
 	}
-	for (i = 0; i < t->nskipped; i++)
-		printf("%6s %10lld  left out: %s\n", "",
-		       (long long)t->skipped[i].experiment,
-		       cmd_printable(t->skipped[i].reason, 0, &e));
+	skipped_text(t);
 	printf("\nchange points by E-Divisive means (alpha 1; %u permutations, p <= %g, seed %llu):",
 	       o->permutations, o->max_p, (unsigned long long)o->seed);
 	if (!nc)
@@ -430,7 +463,12 @@ const struct cmd cmd_trend_entry = {
 		"between the revisions of the two experiments either side of the\n"
 		"N-th change point, with the newest experiment's matrix; it does\n"
 		"not run it (a bisection builds and boots kernels for hours): run\n"
-		"the line it prints.\n",
+		"the line it prints.\n"
+		"\n"
+		"Exit status, for a cron job: 0 no change point, 1 a change point\n"
+		"found, 2 when it cannot tell: fewer than four points (each side of\n"
+		"a change needs two), no experiment of the name, or an error.\n"
+		"Experiments left out are listed once per reason.\n",
 	.epilog = "Examples:\n"
 		  "  kbisect trend nightly-fio\n"
 		  "  kbisect trend nightly-fio --by revision --metric lat_p99_us\n"
@@ -491,15 +529,29 @@ static int cmd_trend(const struct kb_args *args)
 	x = kb_trend_series_values(t);
 	if ((ret = kb_trend_changes(x, t->n, &to, &c, &nc, &err)))
 		goto fail;
-	if (nth)
+	if (nth) {
 		ret = print_bisect(o, t, c, nc, nth);
-	else if (args->json)
+		goto out;
+	}
+	if (args->json)
 		trend_json(t, &to, c, nc);
 	else
 		trend_text(t, &to, c, nc);
+	/* for cron: 1 a change, 0 none, 2 a series too short to tell */
+	ret = nc ? 1 : 0;
+	if (t->n < 2 * to.min_size) {
+		fprintf(stderr,
+			"kbisect: trend: %zu point%s of '%s' (%zu left out): a change point needs %zu on each side, so none can be found yet\n",
+			t->n, t->n == 1 ? "" : "s", t->name, t->nskipped,
+			to.min_size);
+		ret = 2;
+	}
 	goto out;
 fail:
-	ret = cmd_fail(&err);
+	/* 1 is a change found: any failure to tell, a name without
+	 * experiments too, is 2 */
+	cmd_fail(&err);
+	ret = 2;
 out:
 	free(c);
 	free(x);

@@ -384,7 +384,7 @@ const struct cmd cmd_why_entry = {
 		"comparisons are on the run's boots and may carry drift).\n"
 		"Model experiments boot on their stored model;\n"
 		"real ones (executor libvirt) as `run` boots them, over every host of\n"
-		"the stored matrix (kbisect-* guests left running destroyed first;\n"
+		"the stored matrix (kbisect-* guests of a dead owner destroyed first;\n"
 		"a host that fails 3 boots in a row drained, its failures not stored\n"
 		"as boots), from the kernel builds the database holds.  Boots that fail\n"
 		"stop the sampling; when every fresh boot of the worst fails, there\n"

@@ -84,28 +84,15 @@ EOF
 # twelve nightly runs of tags v1..v12 of a repository (one a day), the
 # model's value 8% lower from v7 on
 if command -v git >/dev/null 2>&1; then
-	mkdir -p "$T/tr/repo"
-	(cd "$T/tr/repo" && git init -q && for k in 1 2 3 4 5 6 7 8 9 10 11 12; do
-		echo "$k" >version && git add version &&
-		GIT_COMMITTER_DATE="2024-02-$((k + 10))T10:00:00Z" \
-		GIT_AUTHOR_DATE="2024-02-$((k + 10))T10:00:00Z" \
-		git -c user.name=t -c user.email=t@t commit -qm "c$k" && git tag "v$k" || exit 1
-	done) >/dev/null
-	for k in 1 2 3 4 5 6 7 8 9 10 11 12; do
-		printf "name: nightly\nsource: { tree: %s, rev: v%s }\nworkload:\n  command: { run: bench, regex: '([0-9.]+) ops/s' }\n  metric: ops_per_s\nrepeat: { boots: 3 }\n" \
-			"$T/tr/repo" "$k" >"$T/tr/m.yaml"
-		base=1000; [ "$k" -ge 7 ] && base=920
-		printf 'metric: ops_per_s\nbase: %s\nnoise: { boot_cv: 0.02 }\nseed: %s\n' "$base" "$k" >"$T/tr/model.yaml"
-		KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$T/tr/m.yaml" --model "$T/tr/model.yaml" --db "$T/tr.db" -q >/dev/null 2>&1
-	done
+	tests/data/trend/nightly.sh "$KB" "$T/tr" "$T/tr.db"
 	run "$KB" trend nightly --db "$T/tr.db"
-	check "trend finds the step of a 12-run series where it is" $([ $rc -eq 0 ] &&
+	check "trend finds the step of a 12-run series where it is, exit 1 (a change)" $([ $rc -eq 1 ] &&
 		has "12 experiments by time" "$T/out" &&
 		has "^  1\. at point 6: .* (-[0-9.]*%), p = 0.005$" "$T/out" &&
 		has "experiment 6 at v6 -> experiment 7 at v7" "$T/out" &&
 		! has "^  2\." "$T/out"; echo $?)
 	run "$KB" trend nightly --db "$T/tr.db" --json
-	check "trend --json: the series, its points with their boots, the change points" $([ $rc -eq 0 ] &&
+	check "trend --json: the series, its points with their boots, the change points" $([ $rc -eq 1 ] &&
 		json_ok "$T/out" && python3 - "$T/out" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -126,7 +113,7 @@ EOF
 	run "$KB" trend nightly --db "$T/tr.db" --by revision --bisect 1
 	good=$(git -C "$T/tr/repo" rev-parse v6) bad=$(git -C "$T/tr/repo" rev-parse v7)
 	check "trend --bisect 1 prints the bisect commits line between the commits either side" $([ $rc -eq 0 ] &&
-		[ "$(cat "$T/out")" = "kbisect bisect commits --good $good --bad $bad --matrix $T/tr/m.yaml --model MODEL --db $T/tr.db" ] &&
+		[ "$(cat "$T/out")" = "kbisect bisect commits --good $good --bad $bad --matrix $T/tr/nightly.yaml --model MODEL --db $T/tr.db" ] &&
 		has "put its file in place of MODEL" "$T/err"; echo $?)
 	run "$KB" trend nightly --db "$T/tr.db" --by revision --bisect 1 --json
 	check "trend --bisect --json: the revisions and the argv" $([ $rc -eq 0 ] && json_ok "$T/out" &&
@@ -147,17 +134,24 @@ EOF
 	check "trend --bisect past the change points: exit 2" $([ $rc -eq 2 ] &&
 		has "change point 2 asked for, but the trend of 'nightly' has 1" "$T/err"; echo $?)
 	run "$KB" trend nightly --db "$T/tr.db" --seed 7 --permutations 99 --max-pvalue 0.05 --json
-	check "trend's seed, permutations and largest p-value are its options" $([ $rc -eq 0 ] &&
+	check "trend's seed, permutations and largest p-value are its options" $([ $rc -eq 1 ] &&
 		python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["method"]["seed"] == 7 and d["method"]["permutations"] == 99 and d["change_points"][0]["p_value"] == 0.01' "$T/out"; echo $?)
 	run "$KB" trend nightly --db "$T/tr.db" --by revision --metric read_iops
-	check "trend of a metric no experiment has: every one left out, no change" $([ $rc -eq 0 ] &&
-		has "0 experiments by revision" "$T/out" && has "left out: no ok boot with read_iops" "$T/out" &&
+	check "trend of a metric no experiment has: left out once per reason, exit 2 (cannot tell)" $([ $rc -eq 2 ] &&
+		has "0 experiments by revision" "$T/out" &&
+		has "left out 12: no ok boot with read_iops (experiments 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)$" "$T/out" &&
+		[ "$(grep -c 'left out' "$T/out")" = 1 ] &&
+		has "0 points of 'nightly' (12 left out): a change point needs 2 on each side" "$T/err" &&
+		has "seed 1): none$" "$T/out"; echo $?)
+	# p <= 0.001 is below what 199 permutations can give (0.005): no change, exit 0
+	run "$KB" trend samerev --db "$T/tr.db" --max-pvalue 0.001
+	check "trend without a change point exits 0" $([ $rc -eq 0 ] &&
 		has "seed 1): none$" "$T/out"; echo $?)
 else
 	echo "[  SKIPPED ] cli: trend by revision: no git"
 fi
 run "$KB" trend weekly --db "$T/ex.db"
-check "trend of a name no experiment has exits 1" $([ $rc -eq 1 ] &&
+check "trend of a name no experiment has exits 2 (1 is a change found)" $([ $rc -eq 2 ] &&
 	has "no experiment named 'weekly'" "$T/err"; echo $?)
 run "$KB" trend ex --db "$T/ex.db" --by revision
 check "trend by revision of experiments without a revision: exit 2, says --by time" $([ $rc -eq 2 ] &&

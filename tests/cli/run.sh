@@ -230,7 +230,8 @@ check "plan --db: the noise the hosts' earlier boots had" $([ $rc -eq 0 ] &&
 	has "^  noise a boot expected: 2.7%, that of 24 boots of 1 earlier experiment on these hosts, in the database$" "$T/out" &&
 	has "^  each calls a change of 9.9% or more" "$T/out"; echo $?)
 run env KBISECT_DB="$T/k.db" "$KB" history
-check "history through KBISECT_DB" $([ $rc -eq 0 ] && has "xen-pvops-spinlocks" "$T/out"; echo $?)
+check "history through KBISECT_DB, with the executor that ran each" $([ $rc -eq 0 ] && has "xen-pvops-spinlocks" "$T/out" &&
+	has "^ *id  created (UTC) *state *executor *design" "$T/out" && has "^ *1  .*  done  *model  " "$T/out"; echo $?)
 run "$KB" history --json --db "$T/k.db"
 check "history --json" $([ $rc -eq 0 ] && has '"samples": 48' "$T/out" && json_ok "$T/out"; echo $?)
 run "$KB" results 7 --db "$T/k.db"
