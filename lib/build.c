@@ -860,20 +860,64 @@ static unsigned read_units_full(const char *objdir)
 	return n;
 }
 
-/* Run make, teeing its output into @log_fd and reporting progress. */
 /*
- * make ended by a signal that stops work (a user's ^C, a kill, the OOM
- * killer's SIGKILL, a hang-up): what was asked of the config is unknown,
- * so it is no failure of the config to record.
+ * make ended by a signal (a user's ^C, a kill, the OOM killer's SIGKILL,
+ * a hang-up, a ^\\, a crash): what was asked of the config is unknown,
+ * so it is no failure of the config to record.  kb_program_wait() says
+ * 128 + the signal.
  */
 static int stopped_by_signal(int status)
 {
-	int sig = status - 128;
-
-	return status > 128 && (sig == SIGHUP || sig == SIGINT ||
-				sig == SIGKILL || sig == SIGTERM);
+	return status > 128 && status < 128 + 65;
 }
 
+/*
+ * The signal make says ended one of its jobs, from the end of build log
+ * @log: GNU make reports a recipe killed by a signal as
+ * "make[N]: *** [FILE:LINE: TARGET] Interrupt" (the signal's
+ * description where an exit status says "Error N"), and a recipe's shell
+ * whose command was killed exits 128 + the signal ("Error 130").  Such a
+ * make exits 2 as if the config failed; it did not.  Returns the
+ * description, or NULL.
+ */
+static const char *job_killed(const char *log, size_t len)
+{
+	static const char *const why[] = {
+		"Interrupt", "Terminated", "Killed", "Hangup", "Quit",
+		"Error 129", "Error 130", "Error 131", "Error 137", "Error 143",
+	};
+	const char *p = log + len, *line, *at;
+	char buf[512];
+	size_t k, n, lines;
+
+	/* the last lines: make says it as it stops */
+	for (lines = 0; p > log && lines < 40; lines++) {
+		for (line = p; line > log && line[-1] != '\n'; line--)
+			;
+		n = (size_t)(p - line);
+		p = line > log ? line - 1 : log;
+		if (n >= sizeof(buf))
+			continue; /* no make message is that long */
+		memcpy(buf, line, n);
+		while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' ||
+			     buf[n - 1] == ' '))
+			n--;
+		buf[n] = 0;
+		if (!strstr(buf, "*** ["))
+			continue;
+		for (k = 0; k < sizeof(why) / sizeof(why[0]); k++) {
+			at = strrchr(buf, ']');
+			if (at && !strncmp(at + 1, " ", 1) &&
+			    !strncmp(at + 2, why[k], strlen(why[k])) &&
+			    (!at[2 + strlen(why[k])] ||
+			     !strcmp(at + 2 + strlen(why[k]), " (core dumped)")))
+				return why[k];
+		}
+	}
+	return NULL;
+}
+
+/* Run make, teeing its output into @log_fd and reporting progress. */
 static int run_make(const struct kb_build_opts *o, char *const argv[],
 		    int log_fd, const char *key, const char *label,
 		    unsigned units_full, int *status, unsigned *units,
@@ -1072,6 +1116,20 @@ int kb_build_run(const struct kb_build_opts *o, const char *key,
 				 label, status - 128, info->log_path);
 		goto out;
 	}
+	if (status != 0) {
+		struct kb_err ignored = KB_ERR_INIT;
+		const char *killed = NULL;
+
+		if (kb_buf_read_file(&log, info->log_path, MAX_LOG,
+				     &ignored) == 0)
+			killed = job_killed(log.buf, log.len);
+		if (killed) {
+			ret = kb_err_set(err, KB_EFAIL,
+					 "the build of %s was stopped: make says a job ended by a signal (\"%s\"): no result is recorded, it builds again when asked (log: %s)",
+					 label, killed, info->log_path);
+			goto out;
+		}
+	}
 	out->duration_s = seconds;
 	image = !strcmp(target, "vmlinux")
 			? kb_asprintf("%s/vmlinux", objdir)
@@ -1084,8 +1142,8 @@ int kb_build_run(const struct kb_build_opts *o, const char *key,
 		out->reason = status ? kb_asprintf("make exited with status %d (log: %s)",
 						   status, info->log_path)
 				     : kb_asprintf("make made no '%s'", image);
-		if (kb_buf_read_file(&log, info->log_path, MAX_LOG,
-				     &ignored) == 0)
+		if (log.buf || kb_buf_read_file(&log, info->log_path,
+						MAX_LOG, &ignored) == 0)
 			out->log_tail = kb_build_tail(log.buf, log.len,
 						      LOG_TAIL_LINES);
 		ret = 0;

@@ -106,6 +106,34 @@ static const struct kb_store_variant *find_variant(const struct kb_evidence *r,
 	return NULL;
 }
 
+/*
+ * Whether @uri, a host a database records, is a libvirt URI that boot.sh
+ * may connect to: DRIVER[+TRANSPORT]://[AUTHORITY]/PATH[?QUERY], driver
+ * and transport of letters and digits, of printable characters without
+ * a space, a quote, a backslash or a '$', and neither the ext transport
+ * nor a command= parameter (they run a program of this machine).
+ */
+static int libvirt_uri(const char *uri)
+{
+	const char *p = uri, *s;
+
+	if (!uri || strlen(uri) > 1024 || !(*p >= 'a' && *p <= 'z'))
+		return 0;
+	while ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+	       *p == '+')
+		p++;
+	if (strncmp(p, "://", 3) || p[-1] == '+')
+		return 0;
+	s = memchr(uri, '+', (size_t)(p - uri));
+	if (s && (memchr(s + 1, '+', (size_t)(p - s - 1)) ||
+		  ((size_t)(p - s) == 4 && !strncmp(s, "+ext", 4))))
+		return 0;
+	for (s = p + 3; *s; s++)
+		if (*s <= ' ' || *s >= 0x7f || strchr("'\"`\\$", *s))
+			return 0;
+	return !strstr(p, "command=");
+}
+
 /* Read the experiment, the variant and its evidence; nothing is written. */
 static int load(struct kb_evidence *r, struct kb_store *s, const char *variant,
 		struct kb_err *err)
@@ -139,6 +167,11 @@ static int load(struct kb_evidence *r, struct kb_store *s, const char *variant,
 	}
 	if (ret)
 		return ret;
+	if (r->e.host && !libvirt_uri(r->e.host))
+		return kb_err_set(err, KB_EINPUT,
+				  "boot %u of variant %u of experiment %lld records host '%s', which is not a libvirt URI (DRIVER[+TRANSPORT]://[HOST]/PATH, printable, no quote, '$' or the ext transport): kbisect repro writes no boot.sh that connects there",
+				  r->e.boot_no, r->v->idx, (long long)r->exp,
+				  r->e.host);
 	if (!r->e.image)
 		return kb_err_set(err, KB_EFAIL,
 				  "boot %u of variant %u of experiment %lld recorded no kernel image",
@@ -172,8 +205,15 @@ static int load_matrix(struct kb_evidence *r, struct kb_store *s, struct kb_err 
 		kb_err_set(err, inner.code,
 			   "experiment %lld's matrix no longer plans, and repro needs its workload: %s",
 			   (long long)r->exp, inner.msg);
-	} else if (r->v->idx < kb_plan_nvariants(r->p)) {
-		r->pv = kb_plan_variant(r->p, r->v->idx);
+	} else {
+		size_t h;
+
+		if (r->v->idx < kb_plan_nvariants(r->p))
+			r->pv = kb_plan_variant(r->p, r->v->idx);
+		r->template_workload = !r->pv;
+		for (h = 0; r->e.host && h < kb_matrix_nhosts(r->m); h++)
+			if (!strcmp(kb_matrix_host(r->m, h)->uri, r->e.host))
+				r->pool = kb_matrix_host(r->m, h)->pool;
 	}
 	kb_store_experiment_text_release(&t);
 	return ret;
@@ -194,10 +234,20 @@ static int check_kernel(struct kb_evidence *r, struct kb_err *err)
 				  "the kernel image '%s' that boot %u booted (build %s) is gone: %s, then run kbisect repro again",
 				  img, r->e.boot_no,
 				  r->e.build_key ? r->e.build_key : "?", todo);
+	/* the database names the file: only what its recorded digest
+	 * confirms is copied, so that a database cannot make repro copy
+	 * any file it likes into the folder */
+	if (!r->e.image_sha256)
+		return kb_err_set(err, KB_EFAIL,
+				  "build %s recorded no sha256 of the kernel image '%s' that boot %u booted (a build stored before kbisect kept one, or a database kbisect did not write): kbisect repro copies only a kernel its recorded sha256 confirms; %s, then run kbisect repro again",
+				  r->e.build_key ? r->e.build_key : "?", img,
+				  r->e.boot_no,
+				  r->e.config_text &&
+						  strstr(img, "/kbisect/builds/")
+					  ? "rebuild it with `kbisect build` on the experiment's matrix and run the experiment again"
+					  : "run the experiment again with this kbisect");
 	if (kb_sha256_file(img, r->kernel_sha, &inner))
 		return kb_err_set(err, KB_EFAIL, "%s", inner.msg);
-	if (!r->e.image_sha256)
-		return 0;
 	r->sha_checked = 1;
 	if (strcmp(r->kernel_sha, r->e.image_sha256))
 		return kb_err_set(err, KB_EFAIL,
@@ -317,6 +367,33 @@ static int put_copy(struct kb_evidence *r, const char *name, const char *from,
 	return ret;
 }
 
+/*
+ * The kernel image booted, copied as "kernel" with its own permission
+ * bits within 0644 (a kernel only its owner reads stays so), and the
+ * copy checked against the recorded sha256: the file may have changed
+ * since check_kernel() read it.
+ */
+static int put_kernel(struct kb_evidence *r, struct kb_err *err)
+{
+	char hex[KB_SHA256_HEX_LEN + 1];
+	char *path = path_in(r, "kernel");
+	int ret = kb_copy_atomic_keep(r->e.image, path, err);
+
+	if (ret == 0 && (ret = kb_sha256_file(path, hex, err)) == 0 &&
+	    strcmp(hex, r->e.image_sha256)) {
+		unlink(path);
+		ret = kb_err_set(err, KB_EFAIL,
+				 "the kernel image '%s' changed while it was copied: its sha256 is %s, build %s recorded %s; nothing of it is kept",
+				 r->e.image, hex,
+				 r->e.build_key ? r->e.build_key : "?",
+				 r->e.image_sha256);
+	}
+	free(path);
+	if (ret == 0)
+		wrote(r, "kernel");
+	return ret;
+}
+
 /* Tell @o->progress, if any, of a step that takes a while. */
 static void progress(const struct kb_evidence_write_opts *o, const char *fmt,
 		     ...) __attribute__((format(printf, 2, 3)));
@@ -337,22 +414,33 @@ static void progress(const struct kb_evidence_write_opts *o, const char *fmt,
 
 /*
  * The initramfs the boot used: made (or found in the cache) from the
- * stored workload text, not from today's matrix files, for the
- * experiment's runs per boot and the kernel's modules, as the real
- * executor makes it.
+ * stored workload text, not from today's matrix files, with the
+ * variant's own copies and sysctls (its workload instance, as the real
+ * executor runs it), for the experiment's runs per boot and the
+ * kernel's modules.
  */
 static int put_initrd(struct kb_evidence *r,
 		      const struct kb_evidence_write_opts *o,
 		      struct kb_err *err)
 {
 	struct kb_initramfs_opts io = KB_INITRAMFS_OPTS_INIT;
+	struct kb_workload_inst wi;
 	struct kb_workload w = *kb_matrix_workload(r->m);
 	const char *text = r->e.workload_text;
 	size_t len = strlen(text);
-	char *modules = kb_initramfs_modules_for(r->e.image);
-	char *cache = kb_initramfs_default_cache();
+	char *modules = NULL, *cache = NULL;
 	char *job = NULL, *command = NULL, *path = NULL;
 	int ret;
+
+	memset(&wi, 0, sizeof(wi));
+	if (r->pv) {
+		if ((ret = kb_workload_instance(kb_matrix_workload(r->m),
+						&r->pv->guest, &wi, err)))
+			goto out;
+		w = wi.w;
+	}
+	modules = kb_initramfs_modules_for(r->e.image);
+	cache = kb_initramfs_default_cache();
 
 	if (w.kind == KB_WORKLOAD_COMMAND) {
 		/* the stored text is the command and a newline */
@@ -374,6 +462,8 @@ static int put_initrd(struct kb_evidence *r,
 				 err);
 	if (ret == 0)
 		ret = put_copy(r, "initrd", path, err);
+out:
+	kb_workload_inst_release(&wi);
 	free(path);
 	free(job);
 	free(command);
@@ -456,11 +546,17 @@ int kb_evidence_write(struct kb_evidence *r, const char *dir,
 	if ((ret = kb_domxml_relocate(r->e.domain_xml, &mv, &r->moved, err)) ||
 	    (ret = kb_evidence_put_text(&r->e, r->m, KB_EVIDENCE_CONFIG,
 					&sink, err)) ||
-	    (ret = put_copy(r, "kernel", r->e.image, err)) ||
+	    (ret = put_kernel(r, err)) ||
 	    (ret = kb_evidence_put_text(&r->e, r->m, KB_EVIDENCE_WORKLOAD,
 					&sink, err)) ||
 	    (ret = put_initrd(r, o, err)) || (ret = put_image(r, o, err)))
 		goto out;
+	if (r->pool)
+		progress(o, "boot %u ran on %s with its files shipped into pool '%s': this folder boots it on this machine (boot.sh URI boots it elsewhere, with these files there); README says so",
+			 r->e.boot_no, r->e.host, r->pool);
+	if (r->template_workload)
+		progress(o, "variant %u is not in the matrix's plan: its initramfs runs the matrix's copies and sysctls, not its own",
+			 r->v->idx);
 	kb_buf_addf(&b, "%s\n", r->moved.cmdline ? r->moved.cmdline : "");
 	if ((ret = put_text(r, "cmdline", b.buf, 0644, err)) ||
 	    (ret = put_text(r, "domain.xml", r->moved.xml, 0644, err)))

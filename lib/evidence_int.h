@@ -36,7 +36,15 @@ struct kb_evidence {
 	char *name;                        /* the domain's new name */
 	struct kb_domxml_moved moved;
 	char kernel_sha[KB_SHA256_HEX_LEN + 1];
-	int sha_checked;                   /* the image had a recorded sha */
+	int sha_checked;                   /* the image had a recorded sha:
+					    * always, once loaded */
+	/* the storage pool of its host the boot's files were shipped
+	 * through (hosts[].pool), or NULL: the folder then boots on this
+	 * machine, not on that host */
+	const char *pool;
+	/* the variant is not in the matrix's plan: the initramfs runs the
+	 * matrix's copies and sysctls, not its own (said in the README) */
+	int template_workload;
 	struct kb_buf files;               /* names written, NUL-separated */
 	size_t nfiles;
 };

@@ -98,6 +98,20 @@ static void value_fn(const struct kb_evidence *r, struct kb_buf *b)
 		       "}\n");
 }
 
+/*
+ * The libvirt URI boot.sh boots on without one given: the boot's host;
+ * for a boot whose files were shipped into its host's pool, this
+ * machine's (the files are here, not there), by the domain's type.
+ */
+static const char *default_uri(const struct kb_evidence *r)
+{
+	if (r->pool || !r->e.host)
+		return r->moved.type && !strcmp(r->moved.type, "xen")
+			       ? "xen:///system"
+			       : "qemu:///system";
+	return r->e.host;
+}
+
 /* The domain's paths were written for r->dir; boot.sh moves them when the
  * folder moved, where the paths are plain enough for sed. */
 static int movable(const char *dir)
@@ -125,15 +139,23 @@ void ev_boot_sh(const struct kb_evidence *r, struct kb_buf *b)
 		       "#   ./boot.sh [URI]\n"
 		       "#\n"
 		       "# URI: the libvirt host; default $LIBVIRT_DEFAULT_URI, else the host\n"
-		       "# the boot ran on.  Exit status 0 when every run printed the metric.\n"
-		       "set -u\n"
-		       "here=$(cd \"$(dirname \"$0\")\" && pwd -P) || exit 1\n"
-		       "cd \"$here\" || exit 1\n",
+		       "# the boot ran on.  Exit status 0 when every run printed the metric.\n",
 		    r->v->idx, (long long)r->exp, r->e.boot_no, r->e.status,
 		    r->info.metric);
-	kb_buf_adds(b, "uri=${1:-${LIBVIRT_DEFAULT_URI:-");
-	sh_quote(b, r->e.host ? r->e.host : "qemu:///system");
-	kb_buf_adds(b, "}}\n");
+	if (r->pool)
+		/* the host passed libvirt_uri(): printable, one line */
+		kb_buf_addf(b, "#\n"
+			       "# The boot ran on %s with its files shipped into its\n"
+			       "# storage pool '%s'; this folder's files are on this machine, so\n"
+			       "# it boots here (%s) unless given a URI, and a URI of\n"
+			       "# another machine needs this folder there, at the same path.\n",
+			    r->e.host, r->pool, default_uri(r));
+	kb_buf_adds(b, "set -u\n"
+		       "here=$(cd \"$(dirname \"$0\")\" && pwd -P) || exit 1\n"
+		       "cd \"$here\" || exit 1\n");
+	/* the URI quoted on a line of its own, not inside ${...} */
+	sh_var(b, "host", default_uri(r));
+	kb_buf_adds(b, "uri=${1:-${LIBVIRT_DEFAULT_URI:-$host}}\n");
 	sh_var(b, "name", r->name);
 	sh_var(b, "written", movable(r->dir) ? r->dir : "");
 	sh_var(b, "metric", r->info.metric);
@@ -331,6 +353,17 @@ void ev_readme(const struct kb_evidence *r, struct kb_buf *b)
 		    r->e.host ? r->e.host : "-",
 		    r->moved.type ? r->moved.type : "?",
 		    fio ? "fio" : "command", r->info.metric);
+	if (r->pool)
+		kb_buf_addf(b, "The boot ran on %s, its kernel, initramfs and disks shipped\n"
+			       "into that host's storage pool '%s'.  This folder cannot carry\n"
+			       "that pool: it boots on this machine, %s, unless\n"
+			       "boot.sh is given a URI (a URI of another machine needs this\n"
+			       "folder there, at the same path).\n\n",
+			    r->e.host, r->pool, default_uri(r));
+	if (r->template_workload)
+		kb_buf_adds(b, "The variant is not in the plan of the experiment's matrix: the\n"
+			       "initramfs runs the matrix's copies and sysctls, which need not be\n"
+			       "those the boot ran with.\n\n");
 	kb_buf_adds(b, "Files\n-----\n\n");
 	kb_buf_adds(b, "boot.sh       boots domain.xml once with `virsh create`, waits until the\n"
 		       "              guest is gone (it powers off after its runs; boot.sh\n"

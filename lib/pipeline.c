@@ -55,7 +55,7 @@ static struct engine *engine_for(const struct kb_plan *plan,
 {
 	return engine_new(o ? o->hosts : NULL, o ? o->nhosts : 0, ex,
 			  kb_spread_seed(kb_matrix_text(kb_plan_matrix(plan))),
-			  o ? o->drain_after : 0);
+			  o ? o->drain_after : 0, o ? o->retry_s : 0);
 }
 
 /* The boots of @plan experiment @exp has not stored, in the run order,
@@ -316,7 +316,7 @@ static int add_boots(struct kb_store *s, int64_t exp,
 	job_opts(&j, opts);
 	/* one boot at a time on @ex, which spreads them over hosts when it
 	 * is the executor over hosts (pipeline_hostexec.c) */
-	e = engine_new(NULL, 0, ex, 0, 0);
+	e = engine_new(NULL, 0, ex, 0, 0, 0);
 	ret = engine_run(e, &j, err);
 	engine_free(e);
 	free(reqs);

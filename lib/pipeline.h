@@ -102,6 +102,12 @@ struct kb_pipeline_opts {
 	const struct kb_pipeline_host *hosts;
 	size_t nhosts;
 	unsigned drain_after; /* 0: KB_SPREAD_DRAIN_AFTER (3) */
+	/* a host that failed a boot gets its next one after this many
+	 * seconds, doubled for each failure in a row (the runner's:
+	 * KB_SPREAD_RETRY_S); 0: at once.  A failure of this machine's
+	 * (KB_ELOCAL: a boot's initramfs, guest image or disks could not be
+	 * made here) is no host's: it stops the call */
+	double retry_s;
 	/* with hosts: builds run while boots do (kb_spread_overlap());
 	 * otherwise a build waits for the running boots, and boots for the
 	 * running build */
@@ -113,8 +119,8 @@ struct kb_pipeline_opts {
 };
 #define KB_PIPELINE_OPTS_INIT                                             \
 	{ .progress = NULL, .arg = NULL, .model_text = NULL, .stop = NULL, \
-	  .hosts = NULL, .nhosts = 0, .drain_after = 0, .overlap = 0,       \
-	  .overlap_s = NULL }
+	  .hosts = NULL, .nhosts = 0, .drain_after = 0, .retry_s = 0,       \
+	  .overlap = 0, .overlap_s = NULL }
 
 /*
  * Store a new experiment for @plan, owned by this process, and execute it
@@ -203,8 +209,12 @@ struct kb_pipeline_build_opts {
 	/* called on every step; may be NULL */
 	void (*progress)(const struct kb_pipeline_build_event *ev, void *arg);
 	void *arg;
+	/* may be NULL; once *stop is nonzero (a signal handler sets it) no
+	 * build starts, and the running one, unless it ended ok, is not
+	 * stored (make got the same ^C): KB_EFAIL */
+	const volatile sig_atomic_t *stop;
 };
-#define KB_PIPELINE_BUILD_OPTS_INIT { .progress = NULL, .arg = NULL }
+#define KB_PIPELINE_BUILD_OPTS_INIT { .progress = NULL, .arg = NULL, .stop = NULL }
 
 /*
  * Build every distinct build key of resolved plan @p, without booting:
@@ -275,6 +285,7 @@ struct kb_pipeline_hosts_opts {
 	uint64_t seed;        /* the spread's: kb_spread_seed() of the
 			       * matrix's text, as run spreads it */
 	unsigned drain_after; /* 0: KB_SPREAD_DRAIN_AFTER (3) */
+	double retry_s;       /* as kb_pipeline_opts.retry_s */
 	/* where the hosts' failures and drains are recorded
 	 * (kb_store_host_event_put), and the boots already stored are
 	 * counted on their hosts: experiment *@experiment of @store; NULL,
@@ -292,7 +303,7 @@ struct kb_pipeline_hosts_opts {
 };
 #define KB_PIPELINE_HOSTS_OPTS_INIT                                        \
 	{ .hosts = NULL, .nhosts = 0, .seed = 0, .drain_after = 0,          \
-	  .store = NULL, .experiment = NULL, .progress = NULL, .arg = NULL, \
+	  .retry_s = 0, .store = NULL, .experiment = NULL, .progress = NULL, .arg = NULL, \
 	  .stop = NULL }
 
 /*

@@ -4,6 +4,7 @@
  * without booting.
  */
 #include "pipeline.h"
+#include "pipeline_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,13 +194,20 @@ static int build_pending(struct kb_store *s, const struct kb_plan *p,
 		struct kb_store_build_detail d;
 		int reused = 0;
 
+		if (o && o->stop && *o->stop) {
+			ret = kb_err_set(err, KB_EFAIL,
+					 "stopped before build %zu of %zu",
+					 b.ev.i + 1, npending);
+			break;
+		}
 		jb = next_job(jobs, njobs, configs, skip);
 		b.job = jb;
 		b.ev.i++;
 		build_report(&b, KB_PIPELINE_BUILD_START, NULL);
-		if ((ret = kb_pipeline_build(s, ex, kb_plan_variant(p, jb->first),
-					     &jb->result, &jb->build_id,
-					     &reused, err)))
+		if ((ret = pipeline_build_until(
+			     s, ex, kb_plan_variant(p, jb->first),
+			     o ? o->stop : NULL, &jb->result, &jb->build_id,
+			     &reused, err)))
 			break;
 		if (reused) { /* stored meanwhile by another kbisect */
 			jb->outcome = jb->result.status == KB_BUILD_OK

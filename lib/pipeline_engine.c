@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "build.h"
 #include "err.h"
@@ -76,6 +77,8 @@ struct host {
 	const struct kb_pipeline_host *h;
 	struct task *slots;
 	unsigned streak;  /* failures of its own in a row */
+	double retry_at;  /* kb_monotime() before which it starts no boot
+			   * (a back-off after a failure); 0 none */
 	char *last;       /* the last of them */
 	unsigned running;
 	int drained;
@@ -102,6 +105,7 @@ struct engine {
 	struct kb_executor *solo_slot;
 	uint64_t seed;
 	unsigned drain_after;
+	double retry_s;          /* the first back-off after a failure */
 	struct kb_spread *sp;    /* of experiment @counted */
 	int64_t counted;         /* -1: none counted yet */
 	char *last_drained;      /* why the last host was drained */
@@ -205,6 +209,16 @@ int kb_pipeline_build(struct kb_store *s, struct kb_executor *ex,
 		      const struct kb_variant *v, struct kb_build_result *out,
 		      int64_t *build_id, int *reused, struct kb_err *err)
 {
+	return pipeline_build_until(s, ex, v, NULL, out, build_id, reused,
+				    err);
+}
+
+int pipeline_build_until(struct kb_store *s, struct kb_executor *ex,
+			 const struct kb_variant *v,
+			 const volatile sig_atomic_t *stop,
+			 struct kb_build_result *out, int64_t *build_id,
+			 int *reused, struct kb_err *err)
+{
 	struct kb_err lookup = KB_ERR_INIT;
 	int ret;
 
@@ -218,7 +232,7 @@ int kb_pipeline_build(struct kb_store *s, struct kb_executor *ex,
 		*reused = 0;
 	if ((ret = kb_executor_build(ex, v, out, err)))
 		return ret;
-	return build_store(s, ex, v, NULL, out, build_id, err);
+	return build_store(s, ex, v, stop, out, build_id, err);
 }
 
 int kb_pipeline_boot(struct kb_executor *ex, const struct kb_variant *v,
@@ -249,7 +263,7 @@ int kb_pipeline_boot_at(struct kb_executor *ex, const struct kb_variant *v,
 
 struct engine *engine_new(const struct kb_pipeline_host *hosts, size_t nhosts,
 			  struct kb_executor *builder, uint64_t seed,
-			  unsigned drain_after)
+			  unsigned drain_after, double retry_s)
 {
 	struct engine *e = kb_calloc(1, sizeof(*e));
 	size_t h;
@@ -257,6 +271,7 @@ struct engine *engine_new(const struct kb_pipeline_host *hosts, size_t nhosts,
 	e->builder = builder;
 	e->seed = seed;
 	e->drain_after = drain_after ? drain_after : KB_SPREAD_DRAIN_AFTER;
+	e->retry_s = retry_s > 0 ? retry_s : 0;
 	e->counted = -1;
 	if (!nhosts) {
 		/* the builder boots too, on a host of one slot */
@@ -477,6 +492,41 @@ static void waits(struct engine *e, struct pending *b, int on)
 	b->state = on ? 0 : 1;
 }
 
+/* Whether host @h waits out a back-off after its failure. */
+static int backing_off(struct engine *e, size_t h)
+{
+	if (!e->hosts[h].retry_at)
+		return 0;
+	if (kb_monotime() < e->hosts[h].retry_at)
+		return 1;
+	e->hosts[h].retry_at = 0;
+	return 0;
+}
+
+/*
+ * The soonest a live host in back-off that has boots waiting may start
+ * one (kb_monotime()), or 0 when none does: the call waits for it.
+ */
+static double next_retry(const struct engine *e)
+{
+	double soonest = 0;
+	size_t h, i;
+
+	for (h = 0; h < e->nhosts; h++) {
+		const struct host *hs = &e->hosts[h];
+
+		if (!hs->retry_at || !kb_spread_live(e->sp, h) ||
+		    (soonest && hs->retry_at >= soonest))
+			continue;
+		for (i = 0; i < e->nvars; i++)
+			if (e->waiting[i * e->nhosts + h])
+				break;
+		if (i < e->nvars)
+			soonest = hs->retry_at;
+	}
+	return soonest;
+}
+
 /* Start the next build, in the boots' order, when the build slot is
  * free. */
 static void start_build(struct engine *e)
@@ -545,7 +595,7 @@ static void start_in_order(struct engine *e)
 	for (h = 0; h < e->nhosts && !e->ret; h++) {
 		struct host *hs = &e->hosts[h];
 
-		if (!kb_spread_live(e->sp, h))
+		if (!kb_spread_live(e->sp, h) || backing_off(e, h))
 			continue;
 		i = e->first_boot;
 		for (k = 0; k < hs->h->nslots && !e->ret; k++) {
@@ -591,7 +641,7 @@ static void start_boots(struct engine *e)
 	for (h = 0; h < e->nhosts; h++) {
 		struct host *hs = &e->hosts[h];
 
-		if (!kb_spread_live(e->sp, h))
+		if (!kb_spread_live(e->sp, h) || backing_off(e, h))
 			continue;
 		for (k = 0; k < hs->h->nslots && !e->ret; k++) {
 			struct task *t = &hs->slots[k];
@@ -695,6 +745,17 @@ static void host_failed(struct engine *e, size_t h, struct pending *b,
 	report(e, KB_PROGRESS_HOST_FAILURE, v, b->boot_no, hs->h->uri,
 	       "libvirt-error", hs->last);
 	if (!kb_spread_live(e->sp, h) || !why) {
+		unsigned k;
+		double wait = e->retry_s;
+
+		/* a back-off before the host boots again: 1, 2, 4... times
+		 * retry_s, so that a host that is down for a moment (a
+		 * daemon restarting, a connection closed) is not drained in
+		 * the same second */
+		for (k = 1; k < hs->streak && k < 16; k++)
+			wait *= 2;
+		if (wait > 0)
+			hs->retry_at = kb_monotime() + wait;
 		free(why);
 		return;
 	}
@@ -736,7 +797,10 @@ static void boot_ended(struct engine *e, size_t h, struct task *t)
 		}
 		goto out;
 	}
-	if (e->solo && t->ret) { /* the executor could not work */
+	if (t->ret && (e->solo || t->ret == KB_ELOCAL)) {
+		/* the executor could not work, or (KB_ELOCAL) what this
+		 * machine makes for the boot could not be made: the call
+		 * stops, and no host is to blame */
 		b->state = 2;
 		fail(e, t->ret, &t->err);
 		goto out;
@@ -841,14 +905,19 @@ static void harvest(struct engine *e)
 				boot_ended(e, h, &e->hosts[h].slots[k]);
 }
 
-/* Wait until a running step ends. */
-static void wait_step(struct engine *e)
+/*
+ * Wait until a running step ends, or (@until, kb_monotime(); 0 none) a
+ * host's back-off does; a stop asked meanwhile is seen within 0.1 s.
+ */
+static void wait_step(struct engine *e, double until)
 {
 	size_t h, k;
 
 	pthread_mutex_lock(&e->lock);
 	for (;;) {
 		int any = e->builder_task.running && e->builder_task.done;
+		double now, t;
+		struct timespec ts;
 
 		for (h = 0; !any && h < e->nhosts; h++)
 			for (k = 0; !any && k < e->hosts[h].h->nslots; k++)
@@ -856,7 +925,23 @@ static void wait_step(struct engine *e)
 				      e->hosts[h].slots[k].done;
 		if (any)
 			break;
-		pthread_cond_wait(&e->cond, &e->lock);
+		if (!until) {
+			pthread_cond_wait(&e->cond, &e->lock);
+			continue;
+		}
+		now = kb_monotime();
+		if (now >= until || stopped(e))
+			break;
+		/* the condition variable waits by the wall clock */
+		t = until - now < 0.1 ? until - now : 0.1;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += (time_t)t;
+		ts.tv_nsec += (long)((t - (double)(time_t)t) * 1e9);
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&e->cond, &e->lock, &ts);
 	}
 	pthread_mutex_unlock(&e->lock);
 }
@@ -1062,15 +1147,18 @@ int engine_run(struct engine *e, struct engine_job *j, struct kb_err *err)
 		}
 	}
 	for (;;) {
+		double retry = 0;
+
 		harvest(e);
 		if (!e->ret && !stopped(e)) {
 			start_boots(e);
 			start_build(e);
 			start_boots(e);
+			retry = next_retry(e);
 		}
-		if (!e->builder_task.running && !e->boots_running)
+		if (!e->builder_task.running && !e->boots_running && !retry)
 			break;
-		wait_step(e);
+		wait_step(e, retry);
 	}
 	ret = e->ret;
 	j->boots_done = e->ev.boots_done;

@@ -111,7 +111,7 @@ int kb_pipeline_hosts_executor(struct kb_executor *builder,
 	x->builder = builder;
 	x->o = o;
 	x->e = engine_new(o->hosts, o->nhosts, builder, o->seed,
-			  o->drain_after);
+			  o->drain_after, o->retry_s);
 	*out = kb_executor_new(&x->ops, x);
 	return 0;
 }

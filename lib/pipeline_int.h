@@ -36,14 +36,17 @@ struct engine;
  * An engine over @nhosts hosts @hosts (borrowed; at most
  * KB_SPREAD_MAX_HOSTS), each boot going to the host the spread seeded
  * with @seed gives it, a host drained after @drain_after failures of its
- * own in a row (0: KB_SPREAD_DRAIN_AFTER).  With no hosts, @builder boots
- * too, one step at a time in the caller's thread, and a failure of the
- * executor stops the call rather than being a host's.  @builder builds
+ * own in a row (0: KB_SPREAD_DRAIN_AFTER), each failure keeping it
+ * @retry_s seconds from its next boot, doubled for each in a row (0: at
+ * once).  With no hosts, @builder boots too, one step at a time in the
+ * caller's thread, and a failure of the executor stops the call rather
+ * than being a host's; so does one of this machine's (KB_ELOCAL) with
+ * hosts.  @builder builds
  * in either case (borrowed).  Free with engine_free().
  */
 struct engine *engine_new(const struct kb_pipeline_host *hosts, size_t nhosts,
 			  struct kb_executor *builder, uint64_t seed,
-			  unsigned drain_after);
+			  unsigned drain_after, double retry_s);
 void engine_free(struct engine *e);
 
 /* What one call of the engine runs. */
@@ -105,6 +108,17 @@ struct engine_job {
 	 * once */
 	double overlap_s;
 };
+
+/*
+ * kb_pipeline_build() that, once *@stop is set (may be NULL), stores no
+ * build that did not end ok (KB_EFAIL "the build of variant N was
+ * interrupted"): make was stopped by the same signal.
+ */
+int pipeline_build_until(struct kb_store *s, struct kb_executor *ex,
+			 const struct kb_variant *v,
+			 const volatile sig_atomic_t *stop,
+			 struct kb_build_result *out, int64_t *build_id,
+			 int *reused, struct kb_err *err);
 
 /*
  * Run @j's boots on @e.  Returns 0 when each has ended (stored, or in

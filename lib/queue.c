@@ -328,8 +328,13 @@ int kb_queue_run_boot_host(struct kb_store *s, const struct kb_queue_exp *x,
 	if ((ret = kb_pipeline_boot_at(ex, v, &b, j->boot_no,
 				       rep->runs_per_boot, &at, &res, err))) {
 		/* the executor could not work on this host: its failure,
-		 * not the variant's; the job runs again */
+		 * not the variant's; the job runs again.  What this machine
+		 * makes for the boot (KB_ELOCAL) is no host's: the error
+		 * stops the experiment, and the host serves the others */
 		struct kb_err why = *err;
+
+		if (ret == KB_ELOCAL)
+			goto out;
 
 		kb_err_clear(err);
 		ret = kb_queue_host_failed(s, j, owner, why.msg, host_failure,

@@ -166,7 +166,9 @@ static const char style[] =
 	"h1{font-size:22px;margin:20px 0 4px}"
 	"h2{font-size:18px;border-bottom:1px solid #d0d7de;padding-bottom:4px;"
 	"margin-top:32px}h3{font-size:15px;margin:22px 0 6px}\n"
-	"nav ol{columns:3;padding-left:20px}a{color:#0969da}\n"
+	"nav ol{display:flex;flex-wrap:wrap;gap:2px 18px;list-style:none;"
+	"padding:0;margin:6px 0}a{color:#0969da}\n"
+	"details>summary{cursor:pointer;color:#0969da}\n"
 	"table{border-collapse:collapse;margin:8px 0}"
 	"th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left;"
 	"vertical-align:top}th{background:#f6f8fa}\n"
@@ -230,17 +232,18 @@ static void head(struct rep *r)
 		 r->info.executor ? r->info.executor : "?", (unsigned)r->nvs,
 		 r->info.metric, kb_metric_dir_text(&r->dir));
 	kb_buf_adds(b, "</p>\n</header>\n<nav>\n<ol>\n");
-	kb_buf_adds(b, "<li><a href=\"#experiment\">Experiment</a></li>\n"
-		       "<li><a href=\"#environment\">Environment</a></li>\n"
-		       "<li><a href=\"#time\">Where the time went</a></li>\n"
-		       "<li><a href=\"#boot-means\">Boot means</a></li>\n"
-		       "<li><a href=\"#drift\">Drift over the run</a></li>\n"
-		       "<li><a href=\"#compare\">Compared with the baseline</a></li>\n"
-		       "<li><a href=\"#effects\">Effects</a></li>\n"
+	/* the answer first, what it was measured on after */
+	kb_buf_adds(b, "<li><a href=\"#compare\">Verdicts</a></li>\n"
 		       "<li><a href=\"#why\">Why</a></li>\n");
 	if (r->nbisections)
 		kb_buf_adds(b, "<li><a href=\"#bisection\">Bisection</a></li>\n");
-	kb_buf_adds(b, "<li><a href=\"#variants\">Variants: boots and runs</a></li>\n"
+	kb_buf_adds(b, "<li><a href=\"#effects\">Effects</a></li>\n"
+		       "<li><a href=\"#boot-means\">Boot means</a></li>\n"
+		       "<li><a href=\"#drift\">Drift over the run</a></li>\n"
+		       "<li><a href=\"#experiment\">Experiment and matrix</a></li>\n"
+		       "<li><a href=\"#environment\">Environment and builds</a></li>\n"
+		       "<li><a href=\"#time\">Where the time went</a></li>\n"
+		       "<li><a href=\"#variants\">Variants: boots and runs</a></li>\n"
 		       "</ol>\n</nav>\n<main>\n");
 }
 
@@ -536,7 +539,7 @@ static void environment(struct rep *r)
 	if (r->m)
 		guest(r);
 	else
-		rep_note(b, "the stored matrix does not parse in this version of kbisect: the guest and the kernel source are in its text above");
+		rep_note(b, "the stored matrix does not parse in this version of kbisect: the guest and the kernel source are in its text (Experiment and matrix)");
 	kernel(r);
 	kb_buf_adds(b, "</section>\n");
 }
@@ -665,6 +668,10 @@ out:
 
 /* ---- boot means ------------------------------------------------------- */
 
+/* The widest the strip plot's labels may be, px: with its 640 px of
+ * plot, the page's width. */
+#define STRIP_MAX_LABEL_WIDTH 520
+
 static int strip_plot(struct rep *r, struct kb_err *err)
 {
 	struct kb_svg_rows_opts o = KB_SVG_ROWS_OPTS_INIT;
@@ -673,7 +680,9 @@ static int strip_plot(struct rep *r, struct kb_err *err)
 	struct kb_svg_axis x;
 	struct kb_svg *s = NULL;
 	double *all;
-	size_t i, k, n = 0;
+	const char **full = kb_calloc(r->nvs ? r->nvs : 1, sizeof(*full));
+	char **shown = kb_calloc(r->nvs ? r->nvs : 1, sizeof(*shown));
+	size_t i, k, n = 0, room;
 	int ret;
 
 	for (i = 0; i < r->nvs; i++)
@@ -689,11 +698,24 @@ static int strip_plot(struct rep *r, struct kb_err *err)
 	o.x_label = r->info.metric;
 	o.nrows = r->nvs;
 	o.row_height = r->nvs > 64 ? 14 : 24;
-	/* room for the labels "#N A=n B=y ...", within reason */
+	/*
+	 * Room for the labels "#N A=n B=y ...", within reason: the page's
+	 * width.  Labels too long for it keep what tells the variants apart
+	 * (kb_svg_short_labels(): without the settings all share, then
+	 * what differs from the baseline), never cut where they differ;
+	 * the whole label is the tooltip, and the tables below.
+	 */
+	room = kb_svg_label_room(STRIP_MAX_LABEL_WIDTH);
+	room = room > 8 ? room - 4 : 4; /* "#N " */
+	for (i = 0; i < r->nvs; i++)
+		full[i] = r->vs[i].label ? r->vs[i].label : "";
+	kb_svg_short_labels(full, r->nvs, room, 0,
+			    r->nbisections ? NULL : "baseline", shown);
 	for (i = 0, k = 0; i < r->nvs; i++)
-		if (r->vs[i].label && strlen(r->vs[i].label) > k)
-			k = strlen(r->vs[i].label);
-	o.label_width = fmin(fmax(8.0 * (double)(k + 4) + 16, 140), 460);
+		if (strlen(shown[i]) > k)
+			k = strlen(shown[i]);
+	o.label_width = fmin(fmax(8.0 * (double)(k + 4) + 16, 140),
+			     STRIP_MAX_LABEL_WIDTH);
 	o.width = o.label_width + 640;
 	if ((ret = kb_svg_rows_begin(b, &o, &x, &s, err)))
 		goto out;
@@ -706,7 +728,7 @@ static int strip_plot(struct rep *r, struct kb_err *err)
 		const char *cls = rep_verdict_class(r, i);
 
 		kb_buf_reset(&lab);
-		kb_buf_addf(&lab, "#%u %s", v->idx, v->label ? v->label : "");
+		kb_buf_addf(&lab, "#%u %s", v->idx, shown[i]);
 		kb_buf_reset(&tip);
 		kb_buf_addf(&tip, "#%u %s: %zu boots, mean %.6g (%s)", v->idx,
 			    v->label ? v->label : "", v->nboots,
@@ -734,6 +756,10 @@ out:
 	kb_buf_release(&tip);
 	kb_buf_release(&lab);
 	free(all);
+	for (i = 0; i < r->nvs; i++)
+		free(shown[i]);
+	free(shown);
+	free(full);
 	return ret;
 }
 
@@ -748,7 +774,7 @@ static int boot_means(struct rep *r, struct kb_err *err)
 	if ((ret = strip_plot(r, err)))
 		return ret;
 	kb_buf_adds(b, "<figcaption class=\"note\">");
-	rep_escf(b, "Each dot is one boot's mean of %s (its runs averaged), coloured by the variant's verdict against the baseline; the bar is the variant's mean; the shaded band is the baseline's 95%% confidence interval of the mean.",
+	rep_escf(b, "Each dot is one boot's mean of %s (its runs averaged), coloured by the variant's verdict against the baseline; the bar is the variant's mean; the shaded band is the baseline's 95%% confidence interval of the mean.  A label too long for the plot leaves out what all variants share, or names what differs from the baseline; the whole label is in its tooltip and in the table.",
 		 r->info.metric);
 	kb_buf_adds(b, "</figcaption>\n</figure>\n");
 	kb_buf_adds(b, "<table class=\"results\">\n<thead><tr><th class=\"num\">#</th><th>variant</th><th class=\"num\">n</th><th class=\"num\">mean</th><th class=\"num\">stddev</th><th class=\"num\">change</th><th>failed boots</th></tr></thead>\n<tbody>\n");
@@ -896,17 +922,19 @@ static void variants(struct rep *r)
 	size_t i, bi = 0, ri = 0;
 
 	rep_section(b, "variants", "Variants: boots and runs");
-	rep_note(b, "Every boot of every variant with the value of %s in each workload run; a boot's mean is what the analysis takes (boots are the replicates).",
+	rep_note(b, "Every boot of every variant with the value of %s in each workload run, and what it booted and ran, folded under each variant (open one to see them); a boot's mean is what the analysis takes (boots are the replicates).",
 		 r->info.metric);
 	for (i = 0; i < r->nvs; i++) {
 		const struct kb_store_variant *v = &r->vs[i];
 		const struct kb_summary *sm = &r->sum[i];
 
-		kb_buf_addf(b, "<section class=\"variant\" id=\"variant-%u\">\n<h3>",
+		/* folded, one line each: the answer is above, these are
+		 * what it stands on */
+		kb_buf_addf(b, "<section class=\"variant\" id=\"variant-%u\">\n<details><summary><strong>",
 			    v->idx);
 		rep_escf(b, "#%u %s%s", v->idx, v->label ? v->label : "",
 			 i == 0 ? " (the baseline)" : "");
-		kb_buf_adds(b, "</h3>\n<p>");
+		kb_buf_adds(b, "</strong>: ");
 		kb_buf_addf(b, "%zu ok boot%s", sm->n, sm->n == 1 ? "" : "s");
 		if (sm->n) {
 			kb_buf_adds(b, ": mean ");
@@ -931,10 +959,10 @@ static void variants(struct rep *r)
 			rep_escf(b, "%.16s", v->build_key);
 			kb_buf_adds(b, "</code>");
 		}
-		kb_buf_adds(b, "</p>\n");
+		kb_buf_adds(b, "</summary>\n");
 		repro_links(r, i);
 		runs_table(r, i, &bi, &ri);
-		kb_buf_adds(b, "</section>\n");
+		kb_buf_adds(b, "</details>\n</section>\n");
 	}
 	kb_buf_adds(b, "</section>\n");
 }
@@ -946,16 +974,20 @@ static int page(struct rep *r, struct kb_err *err)
 	struct kb_buf *b = &r->page;
 	int ret;
 
+	/* the answer first: the verdicts, why, a bisection's culprits and
+	 * the effects; then the boots they stand on; then what was
+	 * measured, where and how long it took */
 	head(r);
-	experiment(r);
-	environment(r);
-	if ((ret = time_went(r, err)) || (ret = boot_means(r, err)) ||
-	    (ret = rep_drift(r, err)))
-		return ret;
 	rep_compare(r);
-	rep_effects(r);
 	rep_why(r);
 	if ((ret = rep_bisections(r, err)))
+		return ret;
+	rep_effects(r);
+	if ((ret = boot_means(r, err)) || (ret = rep_drift(r, err)))
+		return ret;
+	experiment(r);
+	environment(r);
+	if ((ret = time_went(r, err)))
 		return ret;
 	variants(r);
 	kb_buf_adds(b, "</main>\n<footer>\n<p class=\"note\">Written by <code>kbisect report</code> from the database alone: no script runs and nothing is fetched.  Every figure is one a kbisect verb prints: <code>results</code>, <code>compare</code>, <code>effects</code>, <code>why --no-boots</code>.</p>\n</footer>\n</body>\n</html>\n");

@@ -10,23 +10,31 @@ struct kb_store;
 /*
  * A report: one experiment as a static, self-contained HTML page in a
  * folder, for a browser with no network and no script (the page's
- * Content-Security-Policy forbids both).  From the database alone:
+ * Content-Security-Policy forbids both).  From the database alone, the
+ * answer first and what it stands on after:
  *
+ * - the verdicts: each variant compared with the baseline, as `kbisect
+ *   compare` makes it (lib/analysis.h), the other metrics folded;
+ * - `why`'s answer from the stored boots (lib/why.h, as `kbisect why
+ *   --no-boots`);
+ * - each bisection of the experiment: the culprit set, its probes in
+ *   order with their verdicts, plotted;
+ * - the effects as a forest plot (lib/effects.h);
+ * - the boot means of every variant as a strip plot (each boot a dot,
+ *   the mean marked, the baseline's 95% interval as a band), and the
+ *   drift check's plot;
  * - the experiment: name, state, design, executor, metric, the matrix
  *   (and model) text it was submitted with;
  * - its environment: the hosts and environments its boots ran in
  *   (db/0004), the kernel source and the builds, the guest's shape;
  * - where the time went: builds, boots, workload runs, elapsed;
- * - the boot means of every variant as a strip plot (each boot a dot,
- *   the mean marked, the baseline's 95% interval as a band);
- * - the comparison of each variant with the baseline, as `kbisect
- *   compare` makes it (lib/analysis.h), effects as a forest plot
- *   (lib/effects.h), `why`'s answer from the stored boots (lib/why.h,
- *   as `kbisect why --no-boots`);
- * - each bisection of the experiment: its probes in order with their
- *   verdicts, plotted, and the culprit set;
- * - per variant: its boots and the values of every run, and its
- *   evidence (db/0007) written as repro/N/ with links to it.
+ * - per variant, folded to one line: its boots and the values of every
+ *   run, and its evidence (db/0007) written as repro/N/ with links to
+ *   it.
+ *
+ * Changes are drawn on a log-ratio axis (kb_svg_axis_ratio()), so that
+ * 10x down and 10x up lie as far from zero; variant labels too long for
+ * a plot keep what tells the variants apart (kb_svg_short_labels()).
  *
  * No boot is added.  What the report computed — each variant's verdict
  * against the baseline, the effects, `why`'s answer — is stored with

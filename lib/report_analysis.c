@@ -88,9 +88,31 @@ const char *rep_verdict_class(const struct rep *r, size_t i)
 	return kb_verdict_name(r->cmp[i].verdict);
 }
 
-static void compare_head(struct kb_buf *b)
+/* A compare table's start; @id names it (NULL: none). */
+static void compare_head(struct kb_buf *b, const char *id)
 {
-	kb_buf_adds(b, "<table class=\"compare\">\n<thead><tr><th class=\"num\">#</th><th>variant</th><th class=\"num\">baseline mean</th><th class=\"num\">&#177;%stddev</th><th class=\"num\">%change</th><th class=\"num\">mean</th><th class=\"num\">&#177;%stddev</th><th>verdict</th><th class=\"num\">CI of the change</th><th class=\"num\">p</th><th class=\"num\">boots</th></tr></thead>\n<tbody>\n");
+	if (id)
+		kb_buf_addf(b, "<table class=\"compare\" id=\"%s\">", id);
+	else
+		kb_buf_adds(b, "<table class=\"compare\">");
+	kb_buf_adds(b, "\n<thead><tr><th class=\"num\">#</th><th>variant</th><th class=\"num\">mean</th><th class=\"num\">&#177;%stddev</th><th class=\"num\">%change</th><th>verdict</th><th class=\"num\">CI of the change</th><th class=\"num\">p</th><th class=\"num\">boots</th></tr></thead>\n<tbody>\n");
+}
+
+/* The baseline's row, first: its mean and spread as @c (a comparison
+ * of a variant with it) has them, once rather than on every row. */
+static void compare_base_row(struct rep *r, const struct kb_comparison *c)
+{
+	struct kb_buf *b = &r->page;
+
+	kb_buf_adds(b, "<tr class=\"baseline\"><td class=\"num\">");
+	rep_variant_link(b, r->vs[0].idx);
+	kb_buf_adds(b, "</td><td>");
+	rep_esc(b, r->vs[0].label);
+	kb_buf_adds(b, "</td><td class=\"num\">");
+	rep_num(b, c->a.mean);
+	kb_buf_adds(b, "</td><td class=\"num\">");
+	kb_buf_adds(b, kb_format_pct(100 * fabs(c->a.cv), 0).s);
+	kb_buf_adds(b, "</td><td colspan=\"5\" class=\"note\">the baseline, which each variant below is compared with</td></tr>\n");
 }
 
 /* One row of a compare table: variant @i against the baseline. */
@@ -105,22 +127,19 @@ static void compare_row(struct rep *r, size_t i, const struct kb_comparison *c,
 	rep_esc(b, r->vs[i].label);
 	kb_buf_adds(b, "</td>");
 	if (error) {
-		kb_buf_adds(b, "<td colspan=\"9\" class=\"note\">");
+		kb_buf_adds(b, "<td colspan=\"7\" class=\"note\">");
 		rep_esc(b, error);
 		kb_buf_adds(b, "</td></tr>\n");
 		return;
 	}
 	kb_buf_adds(b, "<td class=\"num\">");
-	rep_num(b, c->a.mean);
-	kb_buf_adds(b, "</td><td class=\"num\">");
-	kb_buf_adds(b, kb_format_pct(100 * fabs(c->a.cv), 0).s);
-	kb_buf_adds(b, "</td><td class=\"num\">");
-	kb_buf_adds(b, kb_format_pct(c->change_pct, 1).s);
-	kb_buf_addf(b, "%s</td><td class=\"num\">", kb_format_stars(c->p));
 	rep_num(b, c->b.mean);
 	kb_buf_adds(b, "</td><td class=\"num\">");
 	kb_buf_adds(b, kb_format_pct(100 * fabs(c->b.cv), 0).s);
-	kb_buf_addf(b, "</td><td class=\"%s\">%s</td><td class=\"num\">",
+	kb_buf_adds(b, "</td><td class=\"num\">");
+	kb_buf_adds(b, kb_format_pct(c->change_pct, 1).s);
+	kb_buf_adds(b, kb_format_stars(c->p));
+	kb_buf_addf(b, "</td><td class=\"verdict %s\">%s</td><td class=\"num\">",
 		    kb_verdict_name(c->verdict), kb_verdict_name(c->verdict));
 	rep_ci(b, c->ci_low, c->ci_high);
 	kb_buf_adds(b, "</td><td class=\"num\">");
@@ -137,9 +156,10 @@ static void compare_others(struct rep *r)
 {
 	struct kb_buf *b = &r->page;
 	struct kb_err err = KB_ERR_INIT;
-	struct kb_comparison c;
+	struct kb_comparison *c;
 	struct kb_metric_dir dir;
-	size_t m, i, others = r->nmetrics ? r->nmetrics - 1 : 0;
+	char **why;
+	size_t m, i, first, others = r->nmetrics ? r->nmetrics - 1 : 0;
 
 	if (!others || r->nvs < 2)
 		return;
@@ -148,6 +168,9 @@ static void compare_others(struct rep *r)
 			 others, r->nvs - 1, (long long)r->exp);
 		return;
 	}
+	/* folded: the verdicts on the experiment's metric are the answer */
+	kb_buf_addf(b, "<details class=\"other-metrics\"><summary>The %zu other metric%s measured, each compared the same way</summary>\n",
+		    others, others == 1 ? "" : "s");
 	for (m = 0; m < r->nmetrics; m++) {
 		const char *name = r->metrics[m];
 
@@ -156,23 +179,33 @@ static void compare_others(struct rep *r)
 		kb_buf_adds(b, "<h3>");
 		rep_esc(b, name);
 		kb_buf_adds(b, "</h3>\n");
-		compare_head(b);
+		compare_head(b, NULL);
 		memset(&dir, 0, sizeof(dir));
-		for (i = 1; i < r->nvs; i++) {
+		c = kb_calloc(r->nvs, sizeof(*c));
+		why = kb_calloc(r->nvs, sizeof(*why));
+		for (i = 1, first = 0; i < r->nvs; i++) {
 			kb_err_clear(&err);
-			memset(&c, 0, sizeof(c));
 			if (kb_analysis_compare_metric(r->a, name,
 						       r->vs[0].idx,
-						       r->vs[i].idx, &c, &dir,
-						       &err))
-				compare_row(r, i, NULL, err.msg);
-			else
-				compare_row(r, i, &c, NULL);
+						       r->vs[i].idx, &c[i],
+						       &dir, &err))
+				why[i] = kb_strdup(err.msg);
+			else if (!first)
+				first = i;
 		}
+		if (first)
+			compare_base_row(r, &c[first]);
+		for (i = 1; i < r->nvs; i++) {
+			compare_row(r, i, why[i] ? NULL : &c[i], why[i]);
+			free(why[i]);
+		}
+		free(why);
+		free(c);
 		kb_buf_adds(b, "</tbody>\n</table>\n<p class=\"note\">");
 		rep_escf(b, "%s: %s", name, kb_metric_dir_text(&dir));
 		kb_buf_adds(b, "</p>\n");
 	}
+	kb_buf_adds(b, "</details>\n");
 }
 
 void rep_compare(struct rep *r)
@@ -182,7 +215,7 @@ void rep_compare(struct rep *r)
 	double t;
 	size_t i;
 
-	rep_section(b, "compare", "Compared with the baseline");
+	rep_section(b, "compare", "Verdicts: each variant against the baseline");
 	if (!r->a) {
 		rep_note(b, "not available: %s", r->no_analysis);
 		kb_buf_adds(b, "</section>\n");
@@ -193,12 +226,14 @@ void rep_compare(struct rep *r)
 		 r->vs[0].idx, (long long)r->exp, kb_analysis_metric(r->a),
 		 kb_metric_dir_text(kb_analysis_direction(r->a)));
 	kb_buf_adds(b, "</p>\n");
-	compare_head(b);
-	for (i = 1; i < r->nvs; i++) {
-		compare_row(r, i, &r->cmp[i], r->cmp_err[i]);
-		if (!r->cmp_err[i] && !first)
+	compare_head(b, "verdicts");
+	for (i = 1; i < r->nvs && !first; i++)
+		if (!r->cmp_err[i])
 			first = &r->cmp[i];
-	}
+	if (first)
+		compare_base_row(r, first);
+	for (i = 1; i < r->nvs; i++)
+		compare_row(r, i, &r->cmp[i], r->cmp_err[i]);
 	kb_buf_adds(b, "</tbody>\n</table>\n");
 	t = kb_analysis_opts(r->a)->threshold_pct;
 	if (first) {
@@ -247,12 +282,13 @@ static int forest_plot(struct rep *r, const struct kb_effect *e, size_t n,
 		v[nv++] = e[i].ci_low_pct;
 		v[nv++] = e[i].ci_high_pct;
 	}
-	/* percentages: a linear axis always, zero on it */
-	if ((ret = kb_svg_axis_auto(v, nv, INFINITY, &x, err)))
+	/* changes: on the log ratio, where 10x down and 10x up lie as far
+	 * from zero as each other, zero on it */
+	if ((ret = kb_svg_axis_ratio(v, nv, &x, err)))
 		goto out;
 	o.id = "effects-plot";
 	o.title = "effects, each with its confidence interval";
-	o.x_label = "change, %";
+	o.x_label = "change";
 	o.nrows = n;
 	/* room for the longest name, "A:B", within reason */
 	for (i = 0, nv = 0; i < n; i++)
@@ -274,11 +310,11 @@ static int forest_plot(struct rep *r, const struct kb_effect *e, size_t n,
 			    e[i].aliases[0] ? "; aliased with " : "",
 			    e[i].aliases);
 		ret = kb_svg_row_label(s, i, e[i].name, tip.buf, err);
-		if (!ret && isfinite(e[i].ci_low_pct) &&
-		    isfinite(e[i].ci_high_pct))
+		if (!ret && kb_svg_axis_takes(&x, e[i].ci_low_pct) &&
+		    kb_svg_axis_takes(&x, e[i].ci_high_pct))
 			ret = kb_svg_interval(s, i, e[i].ci_low_pct,
 					      e[i].ci_high_pct, cls, NULL, err);
-		if (!ret && isfinite(e[i].change_pct))
+		if (!ret && kb_svg_axis_takes(&x, e[i].change_pct))
 			ret = kb_svg_point(s, i, e[i].change_pct, 0, 4.5, cls,
 					   tip.buf, err);
 	}
@@ -318,7 +354,7 @@ void rep_effects(struct rep *r)
 		rep_note(b, "no plot: %s", err.msg);
 	} else {
 		kb_buf_adds(b, "<figcaption class=\"note\">");
-		rep_escf(b, "Each effect is a point with its %.3g%% confidence interval as a bar; the dashed line is no effect.  Red and green: significant (Holm-adjusted p < %g), worse and better for the metric; grey: not significant.",
+		rep_escf(b, "Each effect is a point with its %.3g%% confidence interval as a bar; the dashed line is no effect.  The axis is the log of the ratio: halving and doubling (-50%% and +100%%, 2x each way) lie as far from it, -90%% and +900%% (10x) farther.  Red and green: significant (Holm-adjusted p < %g), worse and better for the metric; grey: not significant.",
 			 level, kb_analysis_opts(r->a)->alpha);
 		kb_buf_adds(b, "</figcaption>\n</figure>\n");
 	}
@@ -575,12 +611,12 @@ static int probe_plot(struct rep *r, const struct kb_store_bisection *bi,
 		v[nv++] = bi->steps[i].ci_low_pct;
 		v[nv++] = bi->steps[i].ci_high_pct;
 	}
-	if ((ret = kb_svg_axis_auto(v, nv, INFINITY, &x, err)))
+	if ((ret = kb_svg_axis_ratio(v, nv, &x, err)))
 		goto out;
 	kb_buf_addf(&id, "bisect-plot-%lld", (long long)bi->id);
 	o.id = id.buf;
 	o.title = "each probe's change against the good end";
-	o.x_label = "change against the good end, %";
+	o.x_label = "change against the good end";
 	o.nrows = bi->nsteps;
 	o.label_width = 120;
 	if ((ret = kb_svg_rows_begin(&r->page, &o, &x, &s, err)))
@@ -595,13 +631,13 @@ static int probe_plot(struct rep *r, const struct kb_store_bisection *bi,
 		kb_buf_addf(&tip, "step %u, %s: %s", st->step_no,
 			    st->classification, st->probe);
 		ret = kb_svg_row_label(s, i, lab.buf, tip.buf, err);
-		if (!ret && isfinite(st->ci_low_pct) &&
-		    isfinite(st->ci_high_pct) &&
+		if (!ret && kb_svg_axis_takes(&x, st->ci_low_pct) &&
+		    kb_svg_axis_takes(&x, st->ci_high_pct) &&
 		    st->ci_low_pct <= st->ci_high_pct)
 			ret = kb_svg_interval(s, i, st->ci_low_pct,
 					      st->ci_high_pct,
 					      st->classification, NULL, err);
-		if (!ret && isfinite(st->change_pct))
+		if (!ret && kb_svg_axis_takes(&x, st->change_pct))
 			ret = kb_svg_point(s, i, st->change_pct, 0, 4.5,
 					   st->classification, tip.buf, err);
 	}
@@ -643,7 +679,7 @@ static int bisection(struct rep *r, const struct kb_store_bisection *bi,
 		kb_buf_adds(b, "<figure>\n");
 		if ((ret = probe_plot(r, bi, err)))
 			return ret;
-		kb_buf_adds(b, "<figcaption class=\"note\">Each probe's change against the good end, with its confidence interval: green good, red bad, amber unknown or skipped.</figcaption>\n</figure>\n");
+		kb_buf_adds(b, "<figcaption class=\"note\">Each probe's change against the good end, with its confidence interval, on the log of the ratio (-50% and +100% are 2x each way): green good, red bad, amber unknown or skipped.</figcaption>\n</figure>\n");
 	}
 	kb_buf_adds(b, "<table class=\"probes\">\n<thead><tr><th class=\"num\">step</th><th>class</th><th class=\"num\">change</th><th class=\"num\">CI</th><th class=\"num\">variant</th><th>probe: the changes applied to the good end</th></tr></thead>\n<tbody>\n");
 	for (i = 0; i < bi->nsteps; i++) {

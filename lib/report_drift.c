@@ -101,13 +101,15 @@ static int drift_plot(struct rep *r, const struct kb_drift *d,
 	y1 = (exp(b * (hi - xbar)) - 1) * 100;
 	ylo = fmin(ylo, fmin(y0, y1));
 	yhi = fmax(yhi, fmax(y0, y1));
+	/* the residuals are changes: on the log ratio, as the check fits
+	 * them, so that its fitted line is straight */
 	if ((ret = kb_svg_axis_linear(lo, hi, 8, &x, err)) ||
-	    (ret = kb_svg_axis_linear(ylo, yhi, 6, &y, err)))
+	    (ret = kb_svg_axis_ratio((double[]){ ylo, yhi }, 2, &y, err)))
 		return ret;
 	o.id = "drift-plot";
 	o.title = "each boot against its variant's mean, by its place in the run";
 	o.x_label = "place in the run (the order the boots started)";
-	o.y_label = "vs its variant, %";
+	o.y_label = "vs its variant";
 	o.width = 900;
 	o.height = 240;
 	if ((ret = kb_svg_xy_begin(&r->page, &o, &x, &y, &s, err)))

@@ -33,6 +33,7 @@ struct kb_runner {
 	size_t nconns;
 	char **down;                  /* per host: why it is down, or NULL */
 	int overlap;                  /* builds run while boots do */
+	double retry_s;               /* a failed host's back-off */
 	struct kb_realexec_opts ro;   /* the real executors' (own) */
 	/* kb_runner_open_boots(): one boot at a time over the hosts */
 	struct kb_executor *boots;
@@ -161,6 +162,7 @@ static struct kb_runner *runner_new(const struct kb_matrix *m)
 	r->execs = kb_calloc(cap + n + 1, sizeof(*r->execs));
 	r->conns = kb_calloc(cap + 1, sizeof(*r->conns));
 	r->ro = (struct kb_realexec_opts)KB_REALEXEC_OPTS_INIT;
+	r->retry_s = KB_SPREAD_RETRY_S;
 	return r;
 }
 
@@ -183,6 +185,8 @@ static int open_model_slots(struct kb_runner *r, const struct kb_matrix *m,
 	if ((ret = kb_model_executor_new(model, scale, &r->ex)))
 		return kb_err_set(err, ret, "invalid model time scale %g",
 				  scale);
+	/* the model's hosts back off in the model's time */
+	r->retry_s = KB_SPREAD_RETRY_S * scale;
 	for (h = 0; h < n; h++) {
 		const struct kb_host *host = kb_matrix_host(m, h);
 		size_t nslots = max_slots && max_slots < host->capacity
@@ -302,6 +306,7 @@ int kb_runner_open_boots(const struct kb_matrix *m,
 	ho->hosts = r->hosts;
 	ho->nhosts = r->nhosts;
 	ho->seed = kb_spread_seed(kb_matrix_text(m));
+	ho->retry_s = r->retry_s;
 	ho->experiment = &r->exp;
 	ho->progress = o->host_progress;
 	ho->arg = o->arg;
@@ -401,6 +406,7 @@ void kb_runner_pipeline_opts(const struct kb_runner *r,
 	o->hosts = r->hosts;
 	o->nhosts = r->nhosts;
 	o->overlap = r->overlap;
+	o->retry_s = r->retry_s;
 }
 
 int kb_runner_step(const struct kb_matrix *m, const struct kb_plan *plan,

@@ -122,7 +122,8 @@ void kb_runner_on_hosts(struct kb_runner *r,
 			void (*progress)(const struct kb_progress *ev,
 					 void *arg),
 			void *arg);
-/* Fill @o's hosts, nhosts and overlap (kb_runner_open_hosts()). */
+/* Fill @o's hosts, nhosts, overlap and retry_s (KB_SPREAD_RETRY_S; on
+ * the model, times its time scale) (kb_runner_open_hosts()). */
 void kb_runner_pipeline_opts(const struct kb_runner *r,
 			     struct kb_pipeline_opts *o);
 

@@ -61,6 +61,8 @@ struct sched_host {
 	char *last;       /* the last of them */
 	double drained_until; /* kb_monotime() it is tried again at; 0:
 			       * live */
+	double retry_at;  /* kb_monotime() before which it gets no boot (a
+			   * back-off after a failure); 0 none */
 };
 
 /* Where a pass is: kb_sched_next() goes on from there. */
@@ -88,6 +90,7 @@ struct kb_sched {
 	unsigned quiet_boots;    /* boots running of quiet experiments */
 	unsigned drain_after;
 	double drain_s;
+	double retry_s;
 	int64_t last_renew;
 
 	enum phase phase;
@@ -119,6 +122,7 @@ int kb_sched_new(const struct kb_sched_opts *o, struct kb_sched **out,
 	sc->drain_after = o->drain_after ? o->drain_after
 					 : KB_SPREAD_DRAIN_AFTER;
 	sc->drain_s = o->drain_s > 0 ? o->drain_s : 600;
+	sc->retry_s = o->retry_s > 0 ? o->retry_s : 0;
 	sc->note = o->note;
 	sc->host_note = o->host_note;
 	sc->arg = o->arg;
@@ -470,6 +474,17 @@ static int next_build(struct kb_sched *sc, int64_t now,
 	return KB_ENOTFOUND;
 }
 
+/* Whether host @h waits out a back-off after a failure of its own. */
+static int backing_off(struct sched_host *h)
+{
+	if (!h->retry_at)
+		return 0;
+	if (kb_monotime() < h->retry_at)
+		return 1;
+	h->retry_at = 0;
+	return 0;
+}
+
 /* Boots: oldest experiment first, per host of its matrix up to the
  * capacity it gives there; then the experiment is settled if it runs
  * nothing and its jobs changed. */
@@ -494,7 +509,7 @@ static int next_boot(struct kb_sched *sc, int64_t now,
 			int ret;
 
 			if (!(e->boots & bit) || !hs || !host_live(sc, hs) ||
-			    hs->running >= h->capacity ||
+			    backing_off(hs) || hs->running >= h->capacity ||
 			    sc->running >= sc->max_steps) {
 				sc->host_i++;
 				continue;
@@ -608,19 +623,33 @@ static void move_boots(struct kb_sched *sc, struct sched_exp *e,
 	kb_store_job_hosts_free(jobs, n);
 }
 
-/* Host @h failed a boot for reasons of its own (@why): drain it after
- * drain_after in a row, its queued boots moved. */
+/* Host @h failed a boot for reasons of its own (@why): back off for
+ * retry_s times @scale (the model's time for a model experiment's),
+ * doubled for each failure in a row; drain it after drain_after in a
+ * row, its queued boots moved. */
 static void host_failed(struct kb_sched *sc, struct sched_host *h,
-			const char *why)
+			const char *why, double scale)
 {
 	char *msg;
 	size_t i;
 
 	free(h->last);
 	h->last = kb_strdup(why);
-	if (++h->streak < sc->drain_after || h->drained_until)
+	if (++h->streak < sc->drain_after || h->drained_until) {
+		/* a back-off before its next boot, doubled for each failure
+		 * in a row: a host down for a moment is not drained in the
+		 * same second */
+		double wait = sc->retry_s * scale;
+		unsigned k;
+
+		for (k = 1; k < h->streak && k < 16; k++)
+			wait *= 2;
+		if (wait > 0 && !h->drained_until)
+			h->retry_at = kb_monotime() + wait;
 		return;
+	}
 	h->drained_until = kb_monotime() + sc->drain_s;
+	h->retry_at = 0;
 	msg = kb_asprintf("host %s drained after %u infrastructure failures: %s",
 			  h->uri, h->streak, why);
 	tell_host(sc, KB_SCHED_HOST_DRAINED, h->uri, 0, msg);
@@ -654,7 +683,10 @@ void kb_sched_finished(struct kb_sched *sc, struct kb_sched_step *st)
 		if (e && e->quiet && sc->quiet_boots)
 			sc->quiet_boots--;
 		if (h && st->host_failure)
-			host_failed(sc, h, st->host_failure);
+			host_failed(sc, h, st->host_failure,
+				    e && kb_queue_exp_is_model(e->x)
+					    ? sc->time_scale
+					    : 1);
 		else if (h)
 			h->streak = 0;
 	}

@@ -90,6 +90,11 @@ struct kb_sched_opts {
 				 * host; 0: KB_SPREAD_DRAIN_AFTER (3) */
 	double drain_s;         /* seconds a drained host stays out before
 				 * it is tried again; 0: 600 */
+	double retry_s;         /* seconds a host that failed a boot gets
+				 * no other, doubled for each failure in a
+				 * row, times time_scale for a model
+				 * experiment's boot (the daemon's:
+				 * KB_SPREAD_RETRY_S); 0: none */
 	/* told what happens to experiments; may be NULL */
 	void (*note)(const struct kb_sched_note *n, void *arg);
 	void *arg;
@@ -99,7 +104,8 @@ struct kb_sched_opts {
 #define KB_SCHED_OPTS_INIT                                                 \
 	{ .store = NULL, .owner = NULL, .build_jobs = 1, .max_steps = 64,  \
 	  .lease_s = 60, .time_scale = 1, .max_loads = 0, .drain_after = 0, \
-	  .drain_s = 0, .note = NULL, .arg = NULL, .host_note = NULL }
+	  .drain_s = 0, .retry_s = 0, .note = NULL, .arg = NULL,           \
+	  .host_note = NULL }
 
 /* A job to run now, as kb_sched_next() hands it out. */
 struct kb_sched_step {

@@ -6,6 +6,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "matrix.h"
 #include "mem.h"
@@ -157,14 +159,74 @@ uint64_t kb_spread_seed(const char *matrix_text)
 	return kb_rng_seed_from(0, matrix_text, 0, 0);
 }
 
+/*
+ * Whether host name @h (@n bytes, no port, brackets taken off) is this
+ * machine: "localhost" (and its ".localdomain"), an address of
+ * 127.0.0.0/8, "::1", or the machine's own name.
+ */
+static int local_name(const char *h, size_t n)
+{
+	char self[256];
+	size_t i, dots = 0;
+
+	if ((n == 9 && !strncasecmp(h, "localhost", 9)) ||
+	    (n == 21 && !strncasecmp(h, "localhost.localdomain", 21)) ||
+	    (n == 3 && !strncmp(h, "::1", 3)) ||
+	    (n == 15 && !strncasecmp(h, "0:0:0:0:0:0:0:1", 15)))
+		return 1;
+	if (n >= 4 && !strncmp(h, "127.", 4)) {
+		/* 127.D.D.D: every address of the loopback net */
+		for (i = 0; i < n; i++) {
+			if (h[i] == '.')
+				dots++;
+			else if (h[i] < '0' || h[i] > '9')
+				break;
+		}
+		if (i == n && dots == 3)
+			return 1;
+	}
+	if (gethostname(self, sizeof(self)) == 0) {
+		self[sizeof(self) - 1] = 0;
+		if (strlen(self) == n && !strncasecmp(h, self, n))
+			return 1;
+	}
+	return 0;
+}
+
 int kb_spread_uri_remote(const char *uri)
 {
 	const char *p = uri ? strstr(uri, "://") : NULL;
+	const char *plus, *h, *end, *at;
+	size_t n;
 
 	/* qemu+ssh://host/system names one; qemu:///system, test:///default
 	 * are this machine's (or no machine's) */
-	return p && p[3] && p[3] != '/' && strncmp(p + 3, "localhost/", 10) &&
-	       strncmp(p + 3, "127.0.0.1/", 10);
+	if (!p || !p[3] || p[3] == '/')
+		return 0;
+	/* a local socket is this machine's, whatever name follows */
+	plus = memchr(uri, '+', (size_t)(p - uri));
+	if (plus && (size_t)(p - plus) == 5 && !strncmp(plus, "+unix", 5))
+		return 0;
+	h = p + 3;
+	end = h + strcspn(h, "/?#");
+	/* [user@]host[:port], host maybe [an IPv6 address] */
+	for (at = end; at > h && at[-1] != '@'; at--)
+		;
+	if (at > h)
+		h = at;
+	if (*h == '[') {
+		const char *close = memchr(h, ']', (size_t)(end - h));
+
+		if (!close)
+			return 1;
+		h++;
+		n = (size_t)(close - h);
+	} else {
+		const char *colon = memchr(h, ':', (size_t)(end - h));
+
+		n = (size_t)((colon ? colon : end) - h);
+	}
+	return n && !local_name(h, n);
 }
 
 int kb_spread_overlap(const struct kb_matrix *m, int model)

@@ -30,6 +30,10 @@ struct kb_matrix;
 
 /* Boot failures of a host's own in a row that drain it (default). */
 #define KB_SPREAD_DRAIN_AFTER 3
+/* The seconds a host that failed a boot waits before its next one,
+ * doubled for each failure in a row (1 s, 2 s: a host is drained after
+ * 3 failures over 3 s at least, not in the same second) */
+#define KB_SPREAD_RETRY_S 1.0
 
 /*
  * Count one failure of a host's own, for @reason (NULL: "unknown"):
@@ -92,7 +96,12 @@ uint64_t kb_spread_seed(const char *matrix_text);
  */
 int kb_spread_overlap(const struct kb_matrix *m, int model);
 
-/* Whether libvirt URI @uri names another machine: DRIVER[+T]://HOST/... */
+/*
+ * Whether libvirt URI @uri names another machine: DRIVER[+T]://HOST/...
+ * with HOST neither this machine's name, "localhost", a loopback
+ * address (127.0.0.0/8, ::1; a port or a user does not change that), nor
+ * behind the local socket transport (+unix).
+ */
 int kb_spread_uri_remote(const char *uri);
 
 #endif

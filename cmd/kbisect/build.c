@@ -241,7 +241,9 @@ const struct cmd cmd_build_entry = {
 		"or the build cache is not built again; a failed build is stored\n"
 		"with its log's end and the others go on.  Prints what was built,\n"
 		"reused or failed, with times and units compiled.  See docs/builds.md.\n",
-	.epilog = "Exit status 1 when a build failed.\n\n"
+	.epilog = "Exit status 1 when a build failed; 128 + the signal after SIGINT or\n"
+		  "SIGTERM, which stop make: a build stopped so (or whose make a\n"
+		  "signal ended) is not stored and builds again when asked.\n\n"
 		  "Example:\n"
 		  "  kbisect build kconfig-matrix/xen-pvops-spinlocks.yaml\n",
 };
@@ -285,7 +287,20 @@ static int cmd_build(const struct kb_args *args)
 		goto fail;
 	bo.progress = on_build;
 	bo.arg = &pr;
-	if ((ret = kb_pipeline_build_plan(s, p, &bo, &jobs, &njobs, &err)))
+	/* a ^C reaches make too: its build is then no result (it builds
+	 * again when asked), and the builds that ended stay stored */
+	bo.stop = &cmd_stop_signal;
+	cmd_catch_stop(1);
+	ret = kb_pipeline_build_plan(s, p, &bo, &jobs, &njobs, &err);
+	cmd_catch_stop(0);
+	if (ret && cmd_stop_signal) {
+		fprintf(stderr,
+			"kbisect: %s; the builds that ended are stored, the one stopped is not: it builds again when asked\n",
+			err.msg);
+		ret = 128 + cmd_stop_signal;
+		goto out;
+	}
+	if (ret)
 		goto fail;
 	for (j = 0; j < njobs; j++)
 		anyfailed |= !strcmp(jobs[j].outcome, "failed");

@@ -55,17 +55,21 @@ const struct cmd cmd_repro_entry = {
 		"  config       the resolved .config the kernel was built from (a\n"
 		"               distro kernel's /boot/config-VERSION; none when not\n"
 		"               known)\n"
-		"  kernel       the kernel image, copied from the build and checked\n"
-		"               against the SHA-256 recorded when it was built\n"
+		"  kernel       the kernel image, copied from the build (its mode\n"
+		"               kept within 0644) and checked against the SHA-256\n"
+		"               recorded when it was built\n"
 		"  initrd       the initramfs, made again from the stored workload\n"
+		"               with the variant's copies and sysctls\n"
 		"  workload.fio the fio job file the guest ran (or workload.sh: the\n"
 		"               command, run with sh)\n"
 		"  cmdline      the kernel command line\n"
 		"  domain.xml   the libvirt domain as booted, its kernel, initramfs,\n"
 		"               console log and scratch disk moved into DIR\n"
 		"  boot.sh      boots domain.xml once with virsh on the boot's host\n"
-		"               (or $LIBVIRT_DEFAULT_URI, or its argument), waits\n"
-		"               until the guest is gone and prints the metric\n"
+		"               (this machine when the boot's files were shipped\n"
+		"               into the host's pool; or $LIBVIRT_DEFAULT_URI, or\n"
+		"               its argument), waits until the guest is gone and\n"
+		"               prints the metric\n"
 		"  README       the experiment, variant, settings, build key and\n"
 		"               the metric kbisect measured (mean and sd)\n"
 		"\n"
@@ -74,8 +78,11 @@ const struct cmd cmd_repro_entry = {
 		"stored domain XML -- never booted, an experiment on the model\n"
 		"executor, boots stored before kbisect kept their evidence -- has\n"
 		"nothing to reproduce: exit status 2 and nothing is written.  A\n"
-		"kernel image that is gone or differs from the one booted is an\n"
-		"error naming it (exit status 1), also before anything is written.\n"
+		"kernel image that is gone, differs from the one booted or has no\n"
+		"recorded SHA-256 (the database names the file: only what its digest\n"
+		"confirms is copied) is an error naming it (exit status 1), and so\n"
+		"is a recorded host that is not a libvirt URI (exit status 2), both\n"
+		"before anything is written.\n"
 		"DIR must be empty or new unless --force.  Keep it off tmpfs: the\n"
 		"scratch disk is opened with O_DIRECT.\n",
 	.epilog = "Example:\n"
@@ -174,10 +181,6 @@ static int cmd_repro(const struct kb_args *args)
 	if ((ret = kb_evidence_write(ev, dir, &o, &err)))
 		goto fail;
 	kb_evidence_info(ev, &info);
-	if (!info.sha256_checked && !args->quiet)
-		fprintf(stderr,
-			"kbisect: note: build %s recorded no sha256 (it was stored before kbisect kept one): the kernel image was copied unchecked\n",
-			info.build_key ? info.build_key : "?");
 	if (args->json)
 		print_json(&info);
 	else

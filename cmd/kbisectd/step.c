@@ -20,6 +20,7 @@
 #include "queue.h"
 #include "runner.h"
 #include "scheduler.h"
+#include "spread.h"
 #include "store.h"
 #include "banned.h"
 
@@ -316,6 +317,9 @@ int start_scheduler(struct kb_err *err)
 	o.lease_s = d.lease_s;
 	o.time_scale = d.time_scale;
 	o.max_loads = PASS_LOADS;
+	/* a host that failed a boot backs off before its next (in the
+	 * model's time for the model's boots: lib/scheduler.h) */
+	o.retry_s = KB_SPREAD_RETRY_S;
 	o.note = on_note;
 	o.host_note = on_host_note;
 	return kb_sched_new(&o, &d.sched, err);

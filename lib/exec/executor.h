@@ -15,6 +15,11 @@ struct kb_err;
  * Stage failures (a build that fails, a guest that times out) are results,
  * returned with status and reason and a return value of 0; a negative
  * return means the executor itself could not work (the experiment stops).
+ * Over several hosts a boot's negative return is its host's failure (it
+ * runs again, the host is drained after a few), except KB_ELOCAL: what
+ * this machine makes for the boot (its initramfs, the guest image, the
+ * boot folder, a scratch disk, the domain XML) could not be made, which
+ * no host is to blame for, and the experiment stops.
  */
 /*
  * Where a boot stands in its experiment's run (lib/order.h): its place

@@ -133,8 +133,25 @@ out:
 	return model;
 }
 
+static int environment(struct kb_guest_conn *c, char **json,
+		       struct kb_err *err);
+
 int kb_guest_environment(struct kb_guest_conn *c, char **json,
 			 struct kb_err *err)
+{
+	int ret;
+
+	*json = NULL;
+	if ((ret = kb_guest__revive(c, err)))
+		return ret;
+	ret = environment(c, json, err);
+	if (ret && kb_guest__again(c, err))
+		ret = environment(c, json, err);
+	return ret;
+}
+
+static int environment(struct kb_guest_conn *c, char **json,
+		       struct kb_err *err)
 {
 	struct kb_buf b = KB_BUF_INIT;
 	struct kb_json *j = NULL;
@@ -231,14 +248,12 @@ static int untagged_name(const char *name)
 	return parts == 3;
 }
 
-int kb_guest__revive(struct kb_guest_conn *c, struct kb_err *err)
+/* @c on a new connection, its pool looked up there. */
+static int reopen(struct kb_guest_conn *c, struct kb_err *err)
 {
-	unsigned long v;
 	virConnectPtr conn;
 	virStoragePoolPtr pool;
 
-	if (virConnectGetLibVersion(c->conn, &v) == 0)
-		return 0;
 	conn = virConnectOpen(c->uri);
 	if (!conn)
 		return kb_guest__lverr(err, "cannot reconnect to libvirt at", c->uri);
@@ -258,6 +273,25 @@ int kb_guest__revive(struct kb_guest_conn *c, struct kb_err *err)
 	return 0;
 }
 
+int kb_guest__revive(struct kb_guest_conn *c, struct kb_err *err)
+{
+	unsigned long v;
+
+	if (virConnectGetLibVersion(c->conn, &v) == 0)
+		return 0;
+	return reopen(c, err);
+}
+
+int kb_guest__again(struct kb_guest_conn *c, struct kb_err *err)
+{
+	/* a remote connection that saw its socket close says so; a local
+	 * driver's (test:///) is always alive */
+	if (virConnectIsAlive(c->conn) != 0)
+		return 0;
+	kb_err_clear(err);
+	return reopen(c, err) == 0;
+}
+
 int kb_guest_start(struct kb_guest_conn *c, const char *xml, int paused,
 		   struct kb_guest_dom **out, struct kb_err *err)
 {
@@ -271,6 +305,13 @@ int kb_guest_start(struct kb_guest_conn *c, const char *xml, int paused,
 		return ret;
 	dom = virDomainCreateXML(c->conn, xml,
 				 paused ? VIR_DOMAIN_START_PAUSED : 0);
+	if (!dom) {
+		kb_guest__lverr(err, "cannot start a guest on", c->uri);
+		if (!kb_guest__again(c, err))
+			return KB_EFAIL;
+		dom = virDomainCreateXML(c->conn, xml,
+					 paused ? VIR_DOMAIN_START_PAUSED : 0);
+	}
 	if (!dom)
 		return kb_guest__lverr(err, "cannot start a guest on", c->uri);
 	d = kb_calloc(1, sizeof(*d));
@@ -387,6 +428,13 @@ int kb_guest_destroy_orphans(struct kb_guest_conn *c,
 		return ret;
 	count = virConnectListAllDomains(c->conn, &doms,
 					 VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+	if (count < 0) {
+		kb_guest__lverr(err, "cannot list the guests on", c->uri);
+		if (!kb_guest__again(c, err))
+			return KB_EFAIL;
+		count = virConnectListAllDomains(
+			c->conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+	}
 	if (count < 0)
 		return kb_guest__lverr(err, "cannot list the guests on", c->uri);
 	for (i = 0; i < count; i++) {

@@ -24,9 +24,20 @@ int kb_guest__lverr(struct kb_err *err, const char *what,
  * new connection.  An idle client does not answer libvirtd's keepalive
  * pings (no event loop runs between boots), so after ~30 s -- a kernel
  * build -- the daemon closes the connection, and virConnectIsAlive does
- * not notice: a cheap call does.  Every call that starts a step on the
- * host (a guest, a volume) makes it first.
+ * not notice: a cheap call does.  Every call on the host's connection
+ * (a guest, a volume, the environment) makes it first.
  */
 int kb_guest__revive(struct kb_guest_conn *c, struct kb_err *err);
+
+/*
+ * After a call on @c failed (its message in @err): whether to make it
+ * again, because the connection was lost meanwhile (libvirtd closed it
+ * between kb_guest__revive()'s probe and the call, or it broke).  Then
+ * @c is open again on a new connection, its pool looked up there, @err
+ * cleared, and 1 returned: the caller tries once more, so that a dead
+ * connection is never what counts against the host.  0 otherwise (also
+ * when the new connection cannot be made: @err then says so).
+ */
+int kb_guest__again(struct kb_guest_conn *c, struct kb_err *err);
 
 #endif

@@ -31,8 +31,8 @@ static int valid_name(const char *name)
 			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
 }
 
-int kb_guest_pool_open(struct kb_guest_conn *c, const char *name,
-		       const char *dir, struct kb_err *err)
+static int pool_open_once(struct kb_guest_conn *c, const char *name,
+			  const char *dir, struct kb_err *err)
 {
 	virStoragePoolPtr pool;
 	struct kb_buf xml = KB_BUF_INIT;
@@ -251,9 +251,9 @@ static virStorageVolPtr create(struct kb_guest_conn *c, const char *name,
 	return vol;
 }
 
-int kb_guest_ship(struct kb_guest_conn *c, const char *local,
-		  const char *name, char **path, int *shipped,
-		  struct kb_err *err)
+static int ship_once(struct kb_guest_conn *c, const char *local,
+		     const char *name, char **path, int *shipped,
+		     struct kb_err *err)
 {
 	virStorageVolPtr vol = NULL, done = NULL;
 	char *done_name = NULL;
@@ -310,9 +310,9 @@ out:
 	return ret;
 }
 
-int kb_guest_volume_new(struct kb_guest_conn *c, const char *name,
-			unsigned long long bytes, const char *backing,
-			char **path, struct kb_err *err)
+static int volume_new_once(struct kb_guest_conn *c, const char *name,
+			   unsigned long long bytes, const char *backing,
+			   char **path, struct kb_err *err)
 {
 	virStorageVolPtr vol;
 	int ret;
@@ -332,8 +332,8 @@ int kb_guest_volume_new(struct kb_guest_conn *c, const char *name,
 	return ret;
 }
 
-int kb_guest_volume_delete(struct kb_guest_conn *c, const char *name,
-			   struct kb_err *err)
+static int volume_delete_once(struct kb_guest_conn *c, const char *name,
+			      struct kb_err *err)
 {
 	virStorageVolPtr vol;
 	int ret = 0;
@@ -365,9 +365,9 @@ static unsigned long long size_of(const virStorageVolInfo *info)
 	return info->allocation ? info->allocation : info->capacity;
 }
 
-int kb_guest_pool_trim(struct kb_guest_conn *c, const char *prefix,
-		       unsigned long long max_bytes, const char *const *keep,
-		       size_t nkeep, unsigned *removed, struct kb_err *err)
+static int trim_once(struct kb_guest_conn *c, const char *prefix,
+		     unsigned long long max_bytes, const char *const *keep,
+		     size_t nkeep, unsigned *removed, struct kb_err *err)
 {
 	virStorageVolPtr *vols = NULL;
 	unsigned long long total = 0;
@@ -414,4 +414,60 @@ int kb_guest_pool_trim(struct kb_guest_conn *c, const char *prefix,
 		virStorageVolFree(vols[i]);
 	free(vols);
 	return 0;
+}
+
+/* ---- each call once more on a new connection when it lost its own ---- */
+
+int kb_guest_pool_open(struct kb_guest_conn *c, const char *name,
+		       const char *dir, struct kb_err *err)
+{
+	int ret = pool_open_once(c, name, dir, err);
+
+	if (ret == KB_EFAIL && kb_guest__again(c, err))
+		ret = pool_open_once(c, name, dir, err);
+	return ret;
+}
+
+int kb_guest_ship(struct kb_guest_conn *c, const char *local,
+		  const char *name, char **path, int *shipped,
+		  struct kb_err *err)
+{
+	int ret = ship_once(c, local, name, path, shipped, err);
+
+	if (ret == KB_EFAIL && kb_guest__again(c, err))
+		ret = ship_once(c, local, name, path, shipped, err);
+	return ret;
+}
+
+int kb_guest_volume_new(struct kb_guest_conn *c, const char *name,
+			unsigned long long bytes, const char *backing,
+			char **path, struct kb_err *err)
+{
+	int ret = volume_new_once(c, name, bytes, backing, path, err);
+
+	if (ret == KB_EFAIL && kb_guest__again(c, err))
+		ret = volume_new_once(c, name, bytes, backing, path, err);
+	return ret;
+}
+
+int kb_guest_volume_delete(struct kb_guest_conn *c, const char *name,
+			   struct kb_err *err)
+{
+	int ret = volume_delete_once(c, name, err);
+
+	if (ret == KB_EFAIL && kb_guest__again(c, err))
+		ret = volume_delete_once(c, name, err);
+	return ret;
+}
+
+int kb_guest_pool_trim(struct kb_guest_conn *c, const char *prefix,
+		       unsigned long long max_bytes, const char *const *keep,
+		       size_t nkeep, unsigned *removed, struct kb_err *err)
+{
+	int ret = trim_once(c, prefix, max_bytes, keep, nkeep, removed, err);
+
+	if (ret == KB_EFAIL && kb_guest__again(c, err))
+		ret = trim_once(c, prefix, max_bytes, keep, nkeep, removed,
+				err);
+	return ret;
 }

@@ -846,6 +846,20 @@ int kb_realexec_domxml(const struct kb_matrix *m, const struct kb_variant *v,
 	return ret;
 }
 
+/*
+ * @ret, a failure of what this machine makes for a boot (its initramfs,
+ * the guest image, the boot folder and the files in it, the domain
+ * XML): KB_ELOCAL, so that no host is blamed for it (executor.h).
+ */
+static int here(int ret, struct kb_err *err)
+{
+	if (!ret)
+		return 0;
+	if (err)
+		err->code = KB_ELOCAL;
+	return KB_ELOCAL;
+}
+
 static int boot(void *self, const struct kb_variant *v,
 		const struct kb_build_result *b, unsigned boot_no,
 		unsigned runs, struct kb_boot_result *out, struct kb_err *err)
@@ -895,9 +909,9 @@ static int boot(void *self, const struct kb_variant *v,
 			     x->opts.experiment ? (long long)*x->opts.experiment
 						: 0,
 			     v->idx, boot_no);
-	if ((ret = get_initrd(x, w, kernel, runs, &initrd, err)) ||
-	    (ret = make_workdir(x, &dir, err)) ||
-	    (ret = get_image(x, err)))
+	if ((ret = here(get_initrd(x, w, kernel, runs, &initrd, err), err)) ||
+	    (ret = here(make_workdir(x, &dir, err), err)) ||
+	    (ret = here(get_image(x, err), err)))
 		goto out;
 	if (x->opts.pool) {
 		/* the host has none of the client's files */
@@ -905,24 +919,28 @@ static int boot(void *self, const struct kb_variant *v,
 				     err)))
 			goto out;
 	} else {
-		if ((ret = copy_in(kernel, dir, "kernel", &kernel_copy, err)) ||
-		    (ret = copy_in(initrd, dir, "initrd", &initrd_copy, err)) ||
-		    (x->image && (ret = root_overlay(x->image, dir, &root_base,
-						     &root, err))))
+		if ((ret = here(copy_in(kernel, dir, "kernel", &kernel_copy,
+					err), err)) ||
+		    (ret = here(copy_in(initrd, dir, "initrd", &initrd_copy,
+					err), err)) ||
+		    (x->image &&
+		     (ret = here(root_overlay(x->image, dir, &root_base, &root,
+					      err), err))))
 			goto out;
 		kernel = kernel_copy;
 		initrd = initrd_copy;
 	}
-	if ((ret = describe(x->m, v, kernel, initrd, bv.root ? bv.root : root,
-			    bv.scratch, dir,
-			    x->opts.console_stream || x->opts.pool, name, NULL,
-			    &scratch, &log, &xml, err)))
+	if ((ret = here(describe(x->m, v, kernel, initrd,
+				 bv.root ? bv.root : root, bv.scratch, dir,
+				 x->opts.console_stream || x->opts.pool, name,
+				 NULL, &scratch, &log, &xml, err), err)))
 		goto out;
 	out->domain_xml = kb_strdup(xml);
 	out->workload_text = x->workload ? kb_strdup(x->workload) : NULL;
 	for (i = 0; scratch && scratch[i] && !bv.scratch; i++)
-		if ((ret = make_scratch(scratch[i],
-					kb_realexec_scratch_bytes(w), err)))
+		if ((ret = here(make_scratch(scratch[i],
+					     kb_realexec_scratch_bytes(w), err),
+				err)))
 			goto out;
 
 	ro.console_file = log;

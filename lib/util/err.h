@@ -21,6 +21,9 @@ enum kb_err_code {
 	KB_EINPUT = -2,    /* the user's input is malformed: exit status 2 */
 	KB_ENOTFOUND = -3, /* the thing asked for does not exist */
 	KB_EEXISTS = -4,   /* the thing to create already exists */
+	KB_ELOCAL = -5,    /* work on this machine for a remote step failed
+			    * (a boot's initramfs, image, disks): the step's
+			    * own, never the host's (executor.h) */
 };
 
 #define KB_ERR_MSG_MAX 1024

@@ -295,17 +295,31 @@ int kb_write_atomic_text(const char *path, const char *text,
 	return kb_write_atomic(path, text, strlen(text), 0644, err);
 }
 
-int kb_copy_atomic(const char *from, const char *to, struct kb_err *err)
+/* kb_copy_atomic(), the copy's mode 0644, or with @keep the source's
+ * permission bits within 0644. */
+static int copy_atomic(const char *from, const char *to, int keep,
+		       struct kb_err *err)
 {
 	char buf[65536];
 	char *tmp = NULL;
 	int in, o = -1, ret = 0;
+	unsigned mode = 0644;
+	struct stat st;
 	ssize_t r;
 
 	if ((in = open(from, O_RDONLY | O_CLOEXEC)) < 0)
 		return kb_err_set(err, KB_EFAIL, "cannot open '%s': %s", from,
 				  strerror(errno));
-	if ((o = open_temp(to, 0644, &tmp, err)) < 0) {
+	if (keep) {
+		if (fstat(in, &st) < 0) {
+			ret = kb_err_set(err, KB_EFAIL, "cannot stat '%s': %s",
+					 from, strerror(errno));
+			close(in);
+			return ret;
+		}
+		mode = (unsigned)st.st_mode & 0644;
+	}
+	if ((o = open_temp(to, mode, &tmp, err)) < 0) {
 		ret = KB_EFAIL;
 		goto out;
 	}
@@ -326,6 +340,16 @@ out:
 	close(in);
 	free(tmp);
 	return ret;
+}
+
+int kb_copy_atomic(const char *from, const char *to, struct kb_err *err)
+{
+	return copy_atomic(from, to, 0, err);
+}
+
+int kb_copy_atomic_keep(const char *from, const char *to, struct kb_err *err)
+{
+	return copy_atomic(from, to, 1, err);
 }
 
 /* ---- where things live ------------------------------------------------ */

@@ -112,6 +112,11 @@ int kb_write_atomic_text(const char *path, const char *text,
  * 0644.  KB_EFAIL names the file that could not be read or written. */
 int kb_copy_atomic(const char *from, const char *to, struct kb_err *err);
 
+/* As kb_copy_atomic, the copy's mode the source's permission bits within
+ * 0644: a file only its owner may read (0600) stays so, never widened to
+ * what others may read. */
+int kb_copy_atomic_keep(const char *from, const char *to, struct kb_err *err);
+
 /* ---- where things live ------------------------------------------------ */
 
 /*

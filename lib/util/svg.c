@@ -277,14 +277,108 @@ int kb_svg_axis_auto(const double *v, size_t n, double decades,
 	return kb_svg_axis_linear(min, max, 6, out, err);
 }
 
+int kb_svg_axis_ratio(const double *v, size_t n, struct kb_svg_axis *out,
+		      struct kb_err *err)
+{
+	struct kb_svg_axis l;
+	double min = 0, max = 0; /* 0 is always on it */
+	long klo, khi, k;
+	size_t i;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < n; i++) {
+		if (!isfinite(v[i]) || v[i] <= -100)
+			continue;
+		min = fmin(min, v[i]);
+		max = fmax(max, v[i]);
+	}
+	/* within a factor of 3 the log ratio is near enough to linear for
+	 * ticks at steps of percent, unless the step reaches -100% */
+	if ((1 + max / 100) / (1 + min / 100) <= 3) {
+		if ((ret = kb_svg_axis_linear(min, max, 6, &l, err)))
+			return ret;
+		if (l.lo > -100) {
+			*out = l;
+			out->ratio = 1;
+			return 0;
+		}
+	}
+	/* the ratios 1, 2, 5 times a power of ten, as on a log axis: the
+	 * 1-2-5 numbers are their own reciprocals (1/2, 1/5, 1/10), so the
+	 * ticks are the same factors either way of 0; every one of them
+	 * over three decades (two-line labels leave room), else the powers
+	 * of ten of kb_svg_axis_log() */
+	if ((ret = kb_svg_axis_log(1 + min / 100, 1 + max / 100, &l, err)))
+		return ret;
+	klo = seq125_floor(l.lo);
+	khi = seq125_floor(l.hi);
+	if (khi - klo <= 9) {
+		l.nticks = 0;
+		for (k = klo; k <= khi; k++)
+			l.ticks[l.nticks++] = seq125(k);
+	}
+	out->ratio = 1;
+	out->lo = (l.lo - 1) * 100;
+	out->hi = (l.hi - 1) * 100;
+	out->nticks = l.nticks;
+	for (i = 0; i < l.nticks; i++)
+		out->ticks[i] = (l.ticks[i] - 1) * 100;
+	return 0;
+}
+
+int kb_svg_axis_takes(const struct kb_svg_axis *a, double v)
+{
+	return isfinite(v) && (!a->log || v > 0) && (!a->ratio || v > -100);
+}
+
 double kb_svg_axis_frac(const struct kb_svg_axis *a, double v)
 {
-	if (!isfinite(v) || (a->log && v <= 0))
+	if (!kb_svg_axis_takes(a, v))
 		return NAN;
+	if (a->ratio)
+		return (log1p(v / 100) - log1p(a->lo / 100)) /
+		       (log1p(a->hi / 100) - log1p(a->lo / 100));
 	if (a->log)
 		return (log10(v) - log10(a->lo)) /
 		       (log10(a->hi) - log10(a->lo));
 	return (v - a->lo) / (a->hi - a->lo);
+}
+
+/*
+ * A log-ratio tick's two parts: the change, "-90%" ("0" at none), into
+ * @pct, and the factor from 2x on, "10x", into @fold ("" below 2x).
+ */
+static void ratio_label(const struct kb_svg_axis *a, double v, char *pct,
+			size_t plen, char *fold, size_t flen)
+{
+	double f = v >= 0 ? 1 + v / 100 : 1 / (1 + v / 100), t;
+	int d = 0;
+
+	*fold = 0;
+	if (fabs(v) < 1e-9) {
+		snprintf(pct, plen, "0");
+		return;
+	}
+	if (a->step > 0) {
+		if (a->step < 1)
+			d = (int)ceil(-log10(a->step) - 1e-9);
+	} else {
+		/* a 1-2-5 ratio: as many decimals as -99.5% or -99.99%
+		 * take */
+		for (t = v; d < 6 && fabs(t - round(t)) > 1e-6 * fmax(1, fabs(t));
+		     d++)
+			t *= 10;
+	}
+	snprintf(pct, plen, "%+.*f%%", d > 12 ? 12 : d, v);
+	if (!(f >= 2 - 1e-9) || !isfinite(f))
+		return;
+	if (f < 99.5)
+		snprintf(fold, flen, "%.2gx", f);
+	else if (f < 1e6)
+		snprintf(fold, flen, "%.0fx", f);
+	else
+		snprintf(fold, flen, "%.0ex", f);
 }
 
 void kb_svg_tick_label(const struct kb_svg_axis *a, double v, char *buf,
@@ -295,6 +389,16 @@ void kb_svg_tick_label(const struct kb_svg_axis *a, double v, char *buf,
 	const char *suffix = "";
 	int decimals = 0;
 
+	if (a->ratio) {
+		char pct[40], fold[24];
+
+		ratio_label(a, v, pct, sizeof(pct), fold, sizeof(fold));
+		if (*fold)
+			snprintf(buf, len, "%s (%s)", pct, fold);
+		else
+			snprintf(buf, len, "%s", pct);
+		return;
+	}
 	if (a->log) {
 		/* 1-2-5 numbers: %g is exact for them */
 		if (v >= 1e6 && v < 1e15) {
@@ -333,6 +437,8 @@ void kb_svg_tick_label(const struct kb_svg_axis *a, double v, char *buf,
 
 #define TOP 26    /* room above the rows: band and line labels */
 #define BOTTOM 44 /* room below: the axis, its labels and its name */
+#define FOLD_LINE 14 /* and a second line of tick labels, for the
+		      * factors of a log-ratio axis */
 #define RIGHT 24  /* room right of the plot area for the last label */
 
 struct kb_svg {
@@ -343,6 +449,8 @@ struct kb_svg {
 	char *x_label;
 	size_t nrows;
 	double width, row_h, label_w, plot_w, height;
+	double bottom_room; /* below the rows: BOTTOM, and FOLD_LINE on a
+			     * log-ratio axis */
 	/* an x-y chart (kb_svg_xy_begin()): its y axis and the plot area's
 	 * height; the rows are none */
 	int xy;
@@ -372,6 +480,10 @@ static int check_value(const struct kb_svg *s, double v, const char *what,
 	if (s->x.log && v <= 0)
 		return kb_err_set(err, KB_EINPUT,
 				  "%s of '%s' at %g: not positive, on a log axis",
+				  what, s->x_label ? s->x_label : "?", v);
+	if (s->x.ratio && v <= -100)
+		return kb_err_set(err, KB_EINPUT,
+				  "%s of '%s' at %g%%: not above -100%%, on a log-ratio axis",
 				  what, s->x_label ? s->x_label : "?", v);
 	return 0;
 }
@@ -433,7 +545,8 @@ int kb_svg_rows_begin(struct kb_buf *out, const struct kb_svg_rows_opts *o,
 	    o->nrows > 100000)
 		return kb_err_set(err, KB_EINPUT,
 				  "chart '%s': a size is out of range", o->id);
-	if (!(x->lo < x->hi) || !x->nticks || (x->log && x->lo <= 0))
+	if (!(x->lo < x->hi) || !x->nticks || (x->log && x->lo <= 0) ||
+	    (x->ratio && !(x->lo > -100)))
 		return kb_err_set(err, KB_EINPUT,
 				  "chart '%s': its axis is not one (make it with kb_svg_axis_*())",
 				  o->id);
@@ -450,7 +563,8 @@ int kb_svg_rows_begin(struct kb_buf *out, const struct kb_svg_rows_opts *o,
 	if (s->label_w + RIGHT + 100 > s->width)
 		s->width = s->label_w + RIGHT + 100;
 	s->plot_w = s->width - s->label_w - RIGHT;
-	s->height = TOP + (double)s->nrows * s->row_h + BOTTOM;
+	s->bottom_room = BOTTOM + (x->ratio ? FOLD_LINE : 0);
+	s->height = TOP + (double)s->nrows * s->row_h + s->bottom_room;
 	kb_buf_adds(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"");
 	kb_svg_escape(out, o->id);
 	kb_buf_addf(out,
@@ -469,12 +583,17 @@ int kb_svg_rows_begin(struct kb_buf *out, const struct kb_svg_rows_opts *o,
 	return 0;
 }
 
-int kb_svg_row_label(struct kb_svg *s, size_t row, const char *text,
-		     const char *tooltip, struct kb_err *err)
+size_t kb_svg_label_room(double label_width)
 {
 	/* about 7 px a character at the stylesheet's 12 px, 8 for
 	 * capitals: room for the widest */
-	size_t room = (size_t)fmax((s->label_w - 12) / 8, 4), len, cut;
+	return (size_t)fmax((label_width - 12) / 8, 4);
+}
+
+int kb_svg_row_label(struct kb_svg *s, size_t row, const char *text,
+		     const char *tooltip, struct kb_err *err)
+{
+	size_t room = kb_svg_label_room(s->label_w), len, cut, k;
 	struct kb_buf b = KB_BUF_INIT;
 	int ret;
 
@@ -487,8 +606,14 @@ int kb_svg_row_label(struct kb_svg *s, size_t row, const char *text,
 		    s->label_w - 8, row_y(s, row));
 	len = strlen(text);
 	if (len > room) {
-		/* cut on a character, not inside a UTF-8 sequence */
+		/* cut after a word when one ends in the second half of
+		 * the room, else on a character, not inside a UTF-8
+		 * sequence */
 		cut = room - 3;
+		for (k = cut; k > cut / 2 && text[k] != ' '; k--)
+			;
+		if (k > cut / 2)
+			cut = k;
 		while (cut && ((unsigned char)text[cut] & 0xc0) == 0x80)
 			cut--;
 		kb_buf_add(&b, text, cut);
@@ -506,6 +631,237 @@ int kb_svg_row_label(struct kb_svg *s, size_t row, const char *text,
 	kb_buf_adds(&s->front, "</text>\n");
 	kb_buf_release(&b);
 	return 0;
+}
+
+/* ---- short labels ----------------------------------------------------- */
+
+/* The words of a label: split at spaces outside double quotes. */
+struct words {
+	size_t n;
+	char **w;
+};
+
+static void split_words(const char *s, struct words *out)
+{
+	const char *p = s ? s : "", *start;
+	int quoted;
+
+	memset(out, 0, sizeof(*out));
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		start = p;
+		for (quoted = 0; *p && (quoted || *p != ' '); p++)
+			if (*p == '"' && (p == start || p[-1] != '\\'))
+				quoted = !quoted;
+		out->w = kb_realloc(out->w, (out->n + 1) * sizeof(*out->w));
+		out->w[out->n++] = kb_strndup(start, (size_t)(p - start));
+	}
+}
+
+static void free_words(struct words *ws)
+{
+	size_t i;
+
+	for (i = 0; i < ws->n; i++)
+		free(ws->w[i]);
+	free(ws->w);
+}
+
+static int has_word(const struct words *ws, const char *w)
+{
+	size_t i;
+
+	for (i = 0; i < ws->n; i++)
+		if (!strcmp(ws->w[i], w))
+			return 1;
+	return 0;
+}
+
+static int by_string(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* No two of @l[0..n) alike. */
+static int distinct(char **l, size_t n)
+{
+	char **c = kb_calloc(n ? n : 1, sizeof(*c));
+	size_t i;
+	int ok = 1;
+
+	memcpy(c, l, n * sizeof(*c));
+	qsort(c, n, sizeof(*c), by_string);
+	for (i = 1; ok && i < n; i++)
+		ok = strcmp(c[i - 1], c[i]) != 0;
+	free(c);
+	return ok;
+}
+
+/* Labels @l[0..n) that tell the rows apart, none left empty that was
+ * not (in @orig). */
+static int usable(char **l, char **orig, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!*l[i] && *orig[i])
+			return 0;
+	return distinct(l, n);
+}
+
+static size_t longest(char **l, size_t n)
+{
+	size_t i, m = 0;
+
+	for (i = 0; i < n; i++)
+		if (strlen(l[i]) > m)
+			m = strlen(l[i]);
+	return m;
+}
+
+static void free_form(char **l, size_t n)
+{
+	size_t i;
+
+	for (i = 0; l && i < n; i++)
+		free(l[i]);
+	free(l);
+}
+
+/* The words of @ws that @keep (NULL: all), joined by spaces. */
+static char *join_words(const struct words *ws, const unsigned char *keep)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	size_t i;
+
+	kb_buf_adds(&b, "");
+	for (i = 0; i < ws->n; i++) {
+		if (keep && !keep[i])
+			continue;
+		if (b.len)
+			kb_buf_addch(&b, ' ');
+		kb_buf_adds(&b, ws->w[i]);
+	}
+	return kb_buf_detach(&b);
+}
+
+/* As many leading words of @s as fit in @room with " +K more" for the
+ * K left out; the first word always. */
+static char *fit_words(const char *s, size_t room)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	struct words ws;
+	char more[32];
+	size_t j, len;
+
+	split_words(s, &ws);
+	kb_buf_adds(&b, "");
+	for (j = 0, len = 0; j < ws.n; j++) {
+		size_t add = (j ? 1 : 0) + strlen(ws.w[j]);
+
+		snprintf(more, sizeof(more), " +%zu more", ws.n - j - 1);
+		if (j && len + add + (j + 1 < ws.n ? strlen(more) : 0) > room)
+			break;
+		len += add;
+	}
+	for (size_t k = 0; k < j; k++) {
+		if (k)
+			kb_buf_addch(&b, ' ');
+		kb_buf_adds(&b, ws.w[k]);
+	}
+	if (j < ws.n)
+		kb_buf_addf(&b, " +%zu more", ws.n - j);
+	free_words(&ws);
+	return kb_buf_detach(&b);
+}
+
+void kb_svg_short_labels(const char *const *labels, size_t n, size_t room,
+			 size_t base, const char *base_text, char **out)
+{
+	struct words *ws = kb_calloc(n ? n : 1, sizeof(*ws)), common;
+	unsigned char *keep;
+	char **form[4] = { NULL, NULL, NULL, NULL }, **pick = NULL;
+	size_t i, k, f, nforms = 0, last = 0;
+
+	for (i = 0; i < n; i++)
+		split_words(labels[i], &ws[i]);
+	/* 1. as they are */
+	form[nforms] = kb_calloc(n ? n : 1, sizeof(char *));
+	for (i = 0; i < n; i++)
+		form[nforms][i] = kb_strdup(labels[i] ? labels[i] : "");
+	nforms++;
+	/* 2. without the words every label has: those of the first that
+	 * all the others have too */
+	memset(&common, 0, sizeof(common));
+	for (k = 0; n && k < ws[0].n; k++) {
+		size_t j;
+
+		for (j = 1; j < n && has_word(&ws[j], ws[0].w[k]); j++)
+			;
+		if (j == n) {
+			common.w = kb_realloc(common.w, (common.n + 1) *
+							sizeof(*common.w));
+			common.w[common.n++] = kb_strdup(ws[0].w[k]);
+		}
+	}
+	form[nforms] = kb_calloc(n ? n : 1, sizeof(char *));
+	for (i = 0; i < n; i++) {
+		keep = kb_calloc(ws[i].n + 1, 1);
+		for (k = 0; k < ws[i].n; k++)
+			keep[k] = !has_word(&common, ws[i].w[k]);
+		form[nforms][i] = join_words(&ws[i], keep);
+		free(keep);
+	}
+	free_words(&common);
+	nforms++;
+	/* 3. only where each differs from the base */
+	if (base < n) {
+		form[nforms] = kb_calloc(n, sizeof(char *));
+		for (i = 0; i < n; i++) {
+			if (i == base) {
+				form[nforms][i] = kb_strdup(
+					base_text ? base_text
+						  : form[0][base]);
+				continue;
+			}
+			keep = kb_calloc(ws[i].n + 1, 1);
+			for (k = 0; k < ws[i].n; k++)
+				keep[k] = !has_word(&ws[base], ws[i].w[k]);
+			form[nforms][i] = join_words(&ws[i], keep);
+			free(keep);
+		}
+		nforms++;
+	}
+	for (f = 0; f < nforms; f++) {
+		if (!usable(form[f], form[0], n))
+			continue;
+		last = f;
+		if (longest(form[f], n) <= room) {
+			pick = form[f];
+			break;
+		}
+	}
+	/* 4. the words of the last distinct form that fit */
+	if (!pick) {
+		form[nforms] = kb_calloc(n ? n : 1, sizeof(char *));
+		for (i = 0; i < n; i++)
+			form[nforms][i] = fit_words(form[last][i], room);
+		pick = usable(form[nforms], form[0], n) ? form[nforms]
+							 : form[last];
+		nforms++;
+	}
+	for (i = 0; i < n; i++) {
+		out[i] = pick[i];
+		pick[i] = NULL;
+	}
+	for (f = 0; f < nforms; f++)
+		free_form(form[f], n);
+	for (i = 0; i < n; i++)
+		free_words(&ws[i]);
+	free(ws);
 }
 
 int kb_svg_point(struct kb_svg *s, size_t row, double v, double dy, double r,
@@ -656,11 +1012,13 @@ static int check_xy(const struct kb_svg *s, double x, double y,
 				  "%s at (%g, %g) on a row chart", what, x, y);
 	if ((ret = check_value(s, x, what, err)))
 		return ret;
-	if (!isfinite(y) || (s->y.log && y <= 0))
+	if (!kb_svg_axis_takes(&s->y, y))
 		return kb_err_set(err, KB_EINPUT,
 				  "%s of '%s' at %g: not a finite number%s",
 				  what, s->y_label ? s->y_label : "?", y,
-				  s->y.log ? " above 0, on a log axis" : "");
+				  s->y.log     ? " above 0, on a log axis"
+				  : s->y.ratio ? " above -100, on a log-ratio axis"
+					       : "");
 	return 0;
 }
 
@@ -677,7 +1035,8 @@ int kb_svg_xy_begin(struct kb_buf *out, const struct kb_svg_xy_opts *o,
 		return kb_err_set(err, KB_EINPUT,
 				  "chart '%s': a size is out of range",
 				  o->id ? o->id : "?");
-	if (!(y->lo < y->hi) || !y->nticks || (y->log && y->lo <= 0))
+	if (!(y->lo < y->hi) || !y->nticks || (y->log && y->lo <= 0) ||
+	    (y->ratio && !(y->lo > -100)))
 		return kb_err_set(err, KB_EINPUT,
 				  "chart '%s': its y axis is not one (make it with kb_svg_axis_*())",
 				  o->id ? o->id : "?");
@@ -685,7 +1044,9 @@ int kb_svg_xy_begin(struct kb_buf *out, const struct kb_svg_xy_opts *o,
 	ro.title = o->title;
 	ro.x_label = o->x_label;
 	ro.width = o->width;
-	ro.label_width = 70; /* the y ticks and the y axis's name */
+	/* the y ticks and the y axis's name; "-99.5% (200x)" on a
+	 * log-ratio axis */
+	ro.label_width = y->ratio ? 100 : 70;
 	ro.row_height = o->height ? o->height : 260;
 	ro.nrows = 1;
 	if ((ret = kb_svg_rows_begin(out, &ro, x, &s, err)))
@@ -756,6 +1117,10 @@ static void y_axis(const struct kb_svg *s, struct kb_buf *o)
 			    "<text class=\"label axis-label\" transform=\"translate(14 %.2f) rotate(-90)\" text-anchor=\"middle\">",
 			    TOP + s->plot_h / 2);
 		kb_svg_escape(o, s->y_label);
+		if (s->y.log)
+			kb_buf_adds(o, " (log scale)");
+		else if (s->y.ratio)
+			kb_buf_adds(o, " (log-ratio scale)");
 		kb_buf_adds(o, "</text>\n");
 	}
 	kb_buf_adds(o, "</g>\n");
@@ -791,21 +1156,42 @@ void kb_svg_rows_end(struct kb_svg *s)
 		    s->label_w, bottom, s->label_w + s->plot_w, bottom);
 	for (i = 0; i < s->x.nticks; i++) {
 		x = px(s, s->x.ticks[i]);
-		kb_svg_tick_label(&s->x, s->x.ticks[i], label, sizeof(label));
 		kb_buf_addf(o,
 			    "<line class=\"tick\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>"
 			    "<text class=\"tick\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">",
 			    x, bottom, x, bottom + 5, x, bottom + 18);
-		kb_svg_escape(o, label);
+		if (s->x.ratio) {
+			/* the change, and its factor under it: two short
+			 * lines where one long one would run into the next */
+			char fold[24];
+
+			ratio_label(&s->x, s->x.ticks[i], label,
+				    sizeof(label), fold, sizeof(fold));
+			kb_svg_escape(o, label);
+			if (*fold) {
+				kb_buf_addf(o,
+					    "<tspan class=\"fold\" x=\"%.2f\" dy=\"%d\"> (",
+					    x, FOLD_LINE);
+				kb_svg_escape(o, fold);
+				kb_buf_adds(o, ")</tspan>");
+			}
+		} else {
+			kb_svg_tick_label(&s->x, s->x.ticks[i], label,
+					  sizeof(label));
+			kb_svg_escape(o, label);
+		}
 		kb_buf_adds(o, "</text>\n");
 	}
 	if (s->x_label) {
 		kb_buf_addf(o,
 			    "<text class=\"label axis-label\" x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">",
-			    s->label_w + s->plot_w / 2, bottom + 36);
+			    s->label_w + s->plot_w / 2,
+			    bottom + s->bottom_room - 8);
 		kb_svg_escape(o, s->x_label);
 		if (s->x.log)
 			kb_buf_adds(o, " (log scale)");
+		else if (s->x.ratio)
+			kb_buf_adds(o, " (log-ratio scale)");
 		kb_buf_adds(o, "</text>\n");
 	}
 	kb_buf_adds(o, "</g>\n</svg>\n");

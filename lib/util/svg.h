@@ -6,7 +6,8 @@
 /*
  * Plots as plain SVG text, for reports that a browser shows without any
  * script or network (lib/report.c): a value axis with ticks at nice
- * numbers (linear, or logarithmic for values that span decades), and a
+ * numbers (linear, logarithmic for values that span decades, or a
+ * log-ratio axis for changes in percent), and a
  * *row chart* on it -- one row per item (a variant, an effect, a probe),
  * values along the x axis: points, marks, intervals, a band and lines
  * across every row.  The strip plot of boot means and the forest plot of
@@ -18,8 +19,9 @@
  * caller's, for a stylesheet to draw them; sizes and positions are
  * attributes, so the SVG also reads without one.  Every text is escaped
  * (kb_svg_escape()).  A value that is not a finite number (NaN, an
- * infinity), or not positive on a log axis, is refused with KB_EINPUT
- * and draws nothing: a plot never shows a point where there is none.
+ * infinity), not positive on a log axis or not above -100% on a
+ * log-ratio axis, is refused with KB_EINPUT and draws nothing: a plot
+ * never shows a point where there is none.
  */
 
 struct kb_buf;
@@ -41,10 +43,14 @@ void kb_svg_escape(struct kb_buf *b, const char *s);
 /* A value axis: its domain and the ticks labelled on it. */
 struct kb_svg_axis {
 	int log;          /* logarithmic (base 10) */
-	double lo, hi;    /* the domain, lo < hi: the outer ticks */
+	int ratio;        /* log-ratio: the values are changes in percent,
+			   * each drawn at log(1 + v / 100) */
+	double lo, hi;    /* the domain, lo < hi: the outer ticks (on a
+			   * log-ratio axis, in percent too) */
 	size_t nticks;
 	double ticks[KB_SVG_MAX_TICKS]; /* increasing, lo and hi among them */
-	double step;      /* linear: between ticks; log: 0 */
+	double step;      /* linear, and log-ratio with ticks at steps of
+			   * percent: between ticks; else 0 */
 };
 
 /*
@@ -78,6 +84,24 @@ int kb_svg_axis_log(double min, double max, struct kb_svg_axis *out,
  */
 int kb_svg_axis_auto(const double *v, size_t n, double decades,
 		     struct kb_svg_axis *out, struct kb_err *err);
+
+/*
+ * A log-ratio axis for changes in percent @v[0..n) (the non-finite ones,
+ * and those at or below -100%, are left out; 0 is always on it): each
+ * drawn at log(1 + v / 100), so that halving and doubling (-50% and
+ * +100%) lie as far from 0 as each other, and -89%, -94% and -99% (9x,
+ * 17x, 150x) lie apart.  Ticks at the ratios 1, 2, 5 times a power of
+ * ten (-99%, -98%, -95%, -90%, -80%, -50%, 0, +100%, +400%, +900%, as
+ * kb_svg_axis_log() places them on the ratio), or, when the values lie
+ * within a factor of 3, at nice steps of percent.  Labels say the
+ * percent and, from 2x on, the factor: "-90% (10x)", "+100% (2x)", "0".
+ */
+int kb_svg_axis_ratio(const double *v, size_t n, struct kb_svg_axis *out,
+		      struct kb_err *err);
+
+/* Whether @v can be drawn on axis @a: finite, positive on a log axis,
+ * above -100% on a log-ratio one. */
+int kb_svg_axis_takes(const struct kb_svg_axis *a, double v);
 
 /* Where value @v lies on axis @a, 0 at lo and 1 at hi (beyond: < 0 or
  * > 1); NaN for a non-finite @v, or one not positive on a log axis. */
@@ -121,9 +145,35 @@ int kb_svg_rows_begin(struct kb_buf *out, const struct kb_svg_rows_opts *o,
 		      struct kb_err *err);
 
 /* The label of row @row, left of the plot area, with @tooltip (may be
- * NULL) as its <title>; a label too long for the room is cut, "...". */
+ * NULL) as its <title>; a label too long for the room is cut, "...",
+ * after its last whole word that fits when there is one (see
+ * kb_svg_short_labels() for labels that need not be cut). */
 int kb_svg_row_label(struct kb_svg *s, size_t row, const char *text,
 		     const char *tooltip, struct kb_err *err);
+
+/* How many characters a row label of a chart @label_width px wide shows
+ * uncut. */
+size_t kb_svg_label_room(double label_width);
+
+/*
+ * Row labels that fit in @room characters and still tell the rows
+ * apart, for a chart whose rows are labelled by settings ("A=n B=y
+ * C=n"): words are split at spaces outside double quotes.  Fills
+ * @out[0..n) with new strings (the caller frees each), from the first
+ * of these that fits, leaves no two labels alike and none empty that
+ * was not (else from the last that does all but fit):
+ *
+ * 1. @labels as they are;
+ * 2. without the words every label has (settings shared by all rows);
+ * 3. when @base < n: only the words in which each differs from label
+ *    @base, which reads @base_text (NULL: as it is);
+ * 4. the words of the last distinct form that fit, and "+K more" for
+ *    the K left out, never a word cut in two.
+ *
+ * NULL labels read as "".
+ */
+void kb_svg_short_labels(const char *const *labels, size_t n, size_t room,
+			 size_t base, const char *base_text, char **out);
 
 /*
  * A point (circle of radius @r px) at value @v on row @row, moved @dy px

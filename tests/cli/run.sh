@@ -746,9 +746,62 @@ if [ -x /bin/busybox ]; then
 		sh -n "$T/rp-ok/boot.sh"; echo $?)
 	run "$KB" repro 1 0 --db "$T/rp.db" -o "$T/rp-ok" --force
 	check "repro --force writes into a folder it wrote" $([ $rc -eq 0 ] && has "^boot it once: $T/rp-ok/boot.sh" "$T/out"; echo $?)
+	# a kernel only its owner may read is not made readable to all
+	chmod 600 "$T/vmlinuz-9.9"
+	run "$KB" repro 1 0 --db "$T/rp.db" -o "$T/rp-mode"
+	check "repro keeps the kernel's own mode (0600 stays 0600)" $([ $rc -eq 0 ] &&
+		[ "$(stat -c %a "$T/rp-mode/kernel")" = 600 ] && cmp -s "$T/rp-mode/kernel" "$T/vmlinuz-9.9"; echo $?)
+	chmod 644 "$T/vmlinuz-9.9"
+	# the bundle boots the variant's workload: its copies and sysctls
+	# (not the matrix's template), and a boot shipped into its host's
+	# pool says it boots here
+	cat >"$T/rp2.yaml" <<Y
+name: rp2
+source: { kernel: $T/vmlinuz-9.9 }
+guest: { hypervisor: qemu, memory_mib: 256 }
+workload: { command: { run: "echo hi" }, metric: real_s }
+factors:
+  workload: { copies: [1, 3] }
+  sysctl: { vm.dirty_ratio: [20, 5] }
+repeat: { boots: 1, runs_per_boot: 1 }
+hosts: [qemu+ssh://bench2/system]
+Y
+	run "$KB" run "$T/rp2.yaml" --model "$T/rp.model.yaml" --db "$T/rp2.db" --quiet
+	v=$(sqlite3 "$T/rp2.db" "select idx from variants where label like '%copies=3%' and label like '%dirty_ratio=5%'")
+	sqlite3 "$T/rp2.db" "update experiments set executor = 'libvirt', model_yaml = NULL;
+		update builds set image_path = '$T/vmlinuz-9.9',
+			image_sha256 = '$(sha256sum "$T/vmlinuz-9.9" | cut -d' ' -f1)';
+		update boots set host = 'qemu+ssh://bench2/system', workload_text = 'echo hi' || char(10),
+			domain_xml = CAST(readfile('$T/rp.xml') AS TEXT)
+		where variant_id = (select id from variants where idx = $v)"
+	run "$KB" repro 1 "$v" --db "$T/rp2.db" -o "$T/rp-var"
+	mkdir -p "$T/rp-var/x" && (cd "$T/rp-var/x" && zcat ../initrd | cpio -id --quiet kbisect/workload.conf 2>/dev/null)
+	check "repro's initramfs runs the variant's copies and sysctls" $([ $rc -eq 0 ] &&
+		has '^copies=3$' "$T/rp-var/x/kbisect/workload.conf" &&
+		has '^sysctl=vm.dirty_ratio=5$' "$T/rp-var/x/kbisect/workload.conf"; echo $?)
+	check "repro of a boot shipped into a pool boots here and says so" $([ $rc -eq 0 ] &&
+		has "^host='qemu:///system'$" "$T/rp-var/boot.sh" &&
+		has "cannot carry" "$T/rp-var/README" && has "pool 'kbisect'" "$T/err" &&
+		sh -n "$T/rp-var/boot.sh"; echo $?)
 else
 	echo "[  SKIPPED ] cli: repro writing a folder: no /bin/busybox for the initramfs (busybox-static)"
 fi
+# what the database names is checked, not trusted: a kernel without a
+# recorded sha256 is not copied, nor is a host that is no libvirt URI
+# written into boot.sh
+sqlite3 "$T/rp.db" "update builds set image_sha256 = NULL"
+run "$KB" repro 1 0 --db "$T/rp.db" -o "$T/rp-nosha"
+check "repro of a kernel with no recorded sha256: exit 1, refused, nothing written" $([ $rc -eq 1 ] &&
+	has "recorded no sha256 of the kernel image '$T/vmlinuz-9.9'" "$T/err" &&
+	has "copies only a kernel its recorded sha256 confirms" "$T/err" && [ ! -e "$T/rp-nosha" ]; echo $?)
+sqlite3 "$T/rp.db" "update builds set image_sha256 = '$(sha256sum "$T/vmlinuz-9.9" | cut -d' ' -f1)'"
+for h in "qemu:///system'\$(touch $T/pwned)'" 'qemu+ext:///system?command=/bin/true' 'qemu:///sys tem'; do
+	sqlite3 "$T/rp.db" "update boots set host = '$(printf '%s' "$h" | sed "s/'/''/g")' where domain_xml is not null"
+	run "$KB" repro 1 0 --db "$T/rp.db" -o "$T/rp-host"
+	check "repro of a recorded host that is no libvirt URI ($h): exit 2, nothing written" $([ $rc -eq 2 ] &&
+		has "which is not a libvirt URI" "$T/err" && [ ! -e "$T/rp-host" ] && [ ! -e "$T/pwned" ]; echo $?)
+done
+sqlite3 "$T/rp.db" "update boots set host = 'qemu:///system' where domain_xml is not null"
 printf 'another kernel\n' >"$T/vmlinuz-9.9"
 run "$KB" repro 1 0 --db "$T/rp.db" -o "$T/rp-changed"
 check "repro of a kernel that changed: exit 1 naming both digests, nothing written" $([ $rc -eq 1 ] &&

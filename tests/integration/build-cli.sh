@@ -127,6 +127,54 @@ check "... and the table alone" $([ $rc -eq 0 ] &&
 	has '^4 variants, 2 builds: 0 built, 2 reused, 0 failed' &&
 	! grep -q 'did not hold' "$T/out" && echo 0 || echo 1)
 
+# a build a signal stopped is no result: the recipe's shell killed by
+# SIGINT alone (make says "Interrupt" and exits 2), then a ^C to the
+# whole process group as a terminal sends it (kbisect, make, the
+# recipe); neither is stored, and each builds again when asked
+sig=$T/signalled
+mkdir -p "$sig"
+cp "$tree/Kconfig" "$sig/Kconfig"
+{
+	printf 'olddefconfig:\n\t@true\n'
+	printf 'bzImage:\n'
+	printf '\t@if [ -e %s/selfkill ]; then kill -INT $$$$; fi\n' "$T"
+	printf '\t@if [ -e %s/hang ]; then touch %s/hanging; sleep 30; fi\n' "$T" "$T"
+	sed -n '/^bzImage:/,$p' "$tree/Makefile" | sed 1d
+} >"$sig/Makefile"
+cat >"$T/sig.yaml" <<EOF
+name: cli-signal
+source: { tree: $sig }
+build: { jobs: 1 }
+workload:
+  command: { run: "true" }
+EOF
+touch "$T/selfkill"
+run "$kb" build "$T/sig.yaml" --db "$T/sig.db"
+check "a build whose job a signal killed is an error, not a failure" $([ $rc -eq 1 ] &&
+	grep -q 'no result is recorded' "$T/err" && echo 0 || echo 1)
+rm -f "$T/selfkill"
+run "$kb" build "$T/sig.yaml" --db "$T/sig.db"
+check "... and builds again when asked" $([ $rc -eq 0 ] &&
+	has '^1 variant, 1 build: 1 built, 0 reused, 0 failed' && echo 0 || echo 1)
+rm -rf "$XDG_CACHE_HOME/kbisect/builds" "$T/sig.db"
+touch "$T/hang"
+setsid "$kb" build "$T/sig.yaml" --db "$T/sig.db" >"$T/out" 2>"$T/err" &
+kpid=$!
+i=0
+while [ ! -e "$T/hanging" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+pgid=$(ps -o pgid= -p "$kpid" | tr -d ' ')
+[ -n "$pgid" ] && kill -INT "-$pgid"
+wait "$kpid"
+rc=$?
+rm -f "$T/hang"
+check "a ^C during a build stores no result" $([ $rc -eq 130 ] && [ -e "$T/hanging" ] &&
+	{ ! command -v sqlite3 >/dev/null 2>&1 ||
+	  [ "$(sqlite3 "$T/sig.db" 'SELECT count(*) FROM builds' 2>/dev/null || echo 0)" = 0 ]; } &&
+	echo 0 || echo 1)
+run "$kb" build "$T/sig.yaml" --db "$T/sig.db"
+check "... and the build runs again after it" $([ $rc -eq 0 ] &&
+	has '^1 variant, 1 build: 1 built, 0 reused, 0 failed' && echo 0 || echo 1)
+
 run "$kb" build "$T/nowhere.yaml" --db "$T/db"
 check "a missing matrix is refused" $([ $rc -eq 1 ] &&
 	grep -q "cannot open '.*nowhere.yaml'" "$T/err" && echo 0 || echo 1)

@@ -19,6 +19,19 @@
 #   the circles and lines expected (a dot per ok boot, a point per
 #   effect and per probe), no <script>, the CSP, and every link
 #   resolves inside the report's folder;
+# - the plots read: the strip plots' row labels tell every variant
+#   apart (none alike once "#N" is set aside, none cut with an
+#   ellipsis: the seed-000 2^3 matrix's were cut to
+#   "...DEBUG_KMEMLE..." where its variants differ), and the plots of
+#   changes (effects, probes) are on a log-ratio axis: ticks "-90%
+#   (10x)" placed at log(1 + change);
+# - the answer is on the first screen: laid out at 1400x900 (chromium
+#   driven over the DevTools protocol on a pipe, by report_check.py),
+#   every verdict of the experiment ends above 900 px and so does the
+#   bisection's culprit set; every per-run table is folded in a
+#   <details>; and the pages are shorter than they were before the
+#   answer came first and the runs were folded (the heights are
+#   printed);
 # - a --screenshot of it is not blank (Python decodes the PNG).
 #
 # No libvirtd, no guest: the model executor at time scale 0.
@@ -151,10 +164,10 @@ assert j["trend"] == "xen-pvops-spinlocks" and j["plots"] == 1, j' "$T/trend.out
 # ---- 3. each page: well-formed, no console message, its plots, drawn ------
 # The element names libxml2's HTML 4 parser does not know; any other
 # message of it is a failure.
-HTML5='header|nav|main|section|figure|figcaption|footer|details|summary|svg|title|circle|line|rect|text|g'
-page() { # NAME DIR SVG-SPEC...
-	name=$1 dir=$2
-	shift 2
+HTML5='header|nav|main|section|figure|figcaption|footer|details|summary|svg|title|circle|line|rect|text|tspan|g'
+page() { # NAME DIR LAYOUT-CHECKS SVG-SPEC...
+	name=$1 dir=$2 layout=$3
+	shift 3
 	p=$dir/index.html
 	[ -s "$p" ] || { fail "$name: no $p"; return; }
 	if command -v xmllint >/dev/null 2>&1; then
@@ -181,6 +194,11 @@ page() { # NAME DIR SVG-SPEC...
 	python3 "$CHECK" dom "$T/$name.dom" "$dir" "$@" ||
 		fail "$name: the DOM lacks what the report must show"
 
+	# shellcheck disable=SC2086 # the checks are words
+	python3 "$CHECK" layout "$CHROMIUM" "$T/profile" "$p" \
+		"$T/$name.layout-log" $layout ||
+		fail "$name: the first screen lacks the answer, or the page is too long"
+
 	chrome /dev/null "$T/$name.shot-err" --window-size=1280,1600 \
 		--screenshot="$T/$name.png" "file://$p"
 	python3 "$CHECK" png "$T/$name.png" ||
@@ -191,14 +209,19 @@ page() { # NAME DIR SVG-SPEC...
 # dot per ok boot at its place in the run, the zero line and the fitted
 # one; forest plot: a point and an interval (3 lines) per effect, the
 # zero line; probes: a point per step; the experiment links variant 3's
-# config, domain.xml and workload.fio
-page experiment "$T/exp" files:3 "strip-plot:$boots1:8" \
+# config, domain.xml and workload.fio.  The heights before the answer
+# came first and the runs were folded (issue 29), at 1400x900: 7746 px
+# for the experiment, 6900 px for the bisection.
+page experiment "$T/exp" "verdicts-above:900 folded height-below:6500" \
+	files:3 "strip-plot:$boots1:8" labels:strip-plot \
 	"drift-plot:$boots1:2" \
-	"effects-plot:$effects:$((3 * effects + 1))"
-page bisection "$T/bis" "strip-plot:$boots2:8" \
-	"bisect-plot-$bisection:$steps:$((steps + 1))"
+	"effects-plot:$effects:$((3 * effects + 1))" ratio-axis:effects-plot
+page bisection "$T/bis" "answer-above:bisection:900 folded height-below:5000" \
+	"strip-plot:$boots2:8" labels:strip-plot \
+	"bisect-plot-$bisection:$steps:$((steps + 1))" \
+	"ratio-axis:bisect-plot-$bisection"
 # a dot per ok boot of the baseline, a mean mark per experiment
-page trend "$T/trend" "trend-plot:$tboots:4"
+page trend "$T/trend" "" "trend-plot:$tboots:4"
 
 echo "$NAME: $(( $(date +%s) - started )) s in all"
 [ $failed = 0 ] || exit 1

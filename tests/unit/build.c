@@ -415,7 +415,9 @@ static void test_build__weights_of_a_missing_objdir_are_empty(void **state)
  * prints one "  CC" line per CONFIG_ line of O/.config, and makes
  * O/arch/x86/boot/bzImage, O/System.map and O/vmlinux; with CONFIG_FAIL=y
  * in the .config it prints 60 lines and fails; with CONFIG_KILLED=y it
- * is killed by SIGTERM (a user's kill).
+ * is killed by SIGTERM (a user's kill), with CONFIG_QUIT=y by SIGQUIT
+ * (a ^\\); with CONFIG_JOB_INTERRUPTED=y it says, as GNU make does, that
+ * a job ended by SIGINT and exits 2.
  */
 static const char fake_make[] =
 	"#!/bin/sh\n"
@@ -426,6 +428,14 @@ static const char fake_make[] =
 	"  exit 2\n"
 	"fi\n"
 	"if grep -q CONFIG_KILLED=y \"$o/.config\"; then kill -TERM $$; fi\n"
+	"if grep -q CONFIG_QUIT=y \"$o/.config\"; then kill -QUIT $$; fi\n"
+	"if grep -q CONFIG_JOB_INTERRUPTED=y \"$o/.config\"; then\n"
+	"  echo '  CC      kernel/fork.o'\n"
+	"  echo 'make[2]: *** [scripts/Makefile.build:244: kernel/fork.o] Interrupt'\n"
+	"  echo 'make[1]: *** [Makefile:1944: kernel] Interrupt'\n"
+	"  echo 'make: *** [Makefile:234: __sub-make] Interrupt'\n"
+	"  exit 2\n"
+	"fi\n"
 	"grep '^CONFIG_' \"$o/.config\" | while read l; do echo \"  CC      $l.o\"; done\n"
 	"echo '  HOSTCC  fixdep'\n"
 	"mkdir -p \"$o/arch/x86/boot\"\n"
@@ -623,6 +633,44 @@ static void test_build__killed_build_is_an_error_not_a_failure(void **state)
 				      &r, &info, &err),
 			 KB_EFAIL);
 	assert_int_equal(count_calls(), 2);
+	kb_build_result_release(&r);
+	kb_build_info_release(&info);
+	free(make);
+	free(objdir);
+	free(cache);
+}
+
+/* make killed by any signal, or saying that one of its jobs was (a ^C
+ * reaches the compilers first: make exits 2), is no failure of the
+ * config either: nothing is a result, and it builds again. */
+static void test_build__a_build_any_signal_ended_is_no_result(void **state)
+{
+	static const char *const configs[] = { "CONFIG_QUIT=y\n",
+					       "CONFIG_JOB_INTERRUPTED=y\n" };
+	struct kb_build_opts o = KB_BUILD_OPTS_INIT;
+	struct kb_build_result r;
+	struct kb_build_info info;
+	struct kb_err err = KB_ERR_INIT;
+	char *make, *objdir, *cache;
+	size_t i;
+
+	(void)state;
+	build_opts(&o, &make, &objdir, &cache);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(kb_build_run(&o, configs[i], configs[i], "k",
+					      &r, &info, &err),
+				 KB_EFAIL);
+		assert_msg_contains(err.msg, "no result is recorded");
+		assert_msg_contains(err.msg, i ? "\"Interrupt\"" : "signal 3");
+		kb_build_result_release(&r);
+		kb_build_info_release(&info);
+		kb_err_clear(&err);
+	}
+	/* a job that failed by itself is still a failure */
+	assert_int_equal(kb_build_run(&o, "f", "CONFIG_FAIL=y\n", "f", &r,
+				      &info, &err),
+			 0);
+	assert_int_equal(r.status, KB_BUILD_FAILED);
 	kb_build_result_release(&r);
 	kb_build_info_release(&info);
 	free(make);
@@ -863,6 +911,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_build__a_built_key_is_not_built_again),
 	T(test_build__failed_build_is_a_result_with_its_tail),
 	T(test_build__killed_build_is_an_error_not_a_failure),
+	T(test_build__a_build_any_signal_ended_is_no_result),
 	T(test_build__a_build_keeps_its_config_and_image_digest),
 	T(test_build__missing_make_is_an_error),
 	cmocka_unit_test(test_build__matrix_build_section),

@@ -408,7 +408,8 @@ static void test_evidence__the_folder_holds_each_file(void **state)
 	slurp(dir, "boot.sh", &b);
 	assert_int_equal(strncmp(b.buf, "#!/bin/sh\n", 10), 0);
 	assert_msg_contains(b.buf, "\nname='repro-kbisect-1-0'\n");
-	assert_msg_contains(b.buf, "${LIBVIRT_DEFAULT_URI:-'qemu:///system'}");
+	assert_msg_contains(b.buf, "\nhost='qemu:///system'\n"
+				   "uri=${1:-${LIBVIRT_DEFAULT_URI:-$host}}\n");
 	assert_msg_contains(b.buf, "\nmetric='real_s'\nregex=''\nruns=1\n");
 	slurp(dir, "README", &b);
 	assert_msg_contains(b.buf, "experiment 1 \"rp\", variant #0\n");

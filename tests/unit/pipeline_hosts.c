@@ -159,6 +159,7 @@ struct seen {
 	unsigned builds_running, boots_running;
 	int overlapped;        /* a boot started while a build ran, or back */
 	char drained_msg[512];
+	double failed_at[8];   /* when the first host failures were told */
 };
 
 static void on_progress(const struct kb_progress *ev, void *arg)
@@ -184,6 +185,8 @@ static void on_progress(const struct kb_progress *ev, void *arg)
 		break;
 	case KB_PROGRESS_HOST_FAILURE:
 		s->boots_running--;
+		if (s->host_failures < 8)
+			s->failed_at[s->host_failures] = ev->elapsed_s;
 		s->host_failures++;
 		assert_string_equal(ev->status, "libvirt-error");
 		break;
@@ -197,11 +200,16 @@ static void on_progress(const struct kb_progress *ev, void *arg)
 	}
 }
 
+/* kb_pipeline_opts.retry_s of go()'s runs: 0, no back-off, unless a
+ * test times it */
+static double go_retry_s;
+
 static int go(struct fixture *f, struct rig *r, int overlap, int64_t *exp,
 	      struct seen *seen, double *overlap_s, struct kb_err *err)
 {
 	struct kb_pipeline_opts o = KB_PIPELINE_OPTS_INIT;
 
+	o.retry_s = go_retry_s;
 	o.model_text = kb_model_text(r->model);
 	o.hosts = r->hosts;
 	o.nhosts = NHOSTS;
@@ -357,6 +365,109 @@ static void test_pipeline_hosts__lost_host_is_drained_and_not_counted(
 	}
 	free(vs);
 	kb_store_host_counts_free(hc, nhc);
+	rig_down(&r);
+}
+
+/* A host that failed a boot backs off before the next, doubling: it is
+ * drained after 3 failures in a row, but not in the same second. */
+static void test_pipeline_hosts__a_failed_host_backs_off_before_its_next_boot(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct seen seen;
+	struct rig r;
+	unsigned c[8][NHOSTS], not_ok, rows;
+	int64_t exp = 0;
+
+	memset(&seen, 0, sizeof(seen));
+	rig_up(&r, f->m,
+	       "hosts:\n"
+	       "  \"" H3 "\": { fail_after: 2 }\n",
+	       0);
+	go_retry_s = 0.1;
+	if (go(f, &r, 1, &exp, &seen, NULL, &err))
+		fail_msg("%s", err.msg);
+	go_retry_s = 0;
+	count(f, exp, c, &not_ok, &rows);
+	assert_int_equal(rows, 48);
+	assert_int_equal(not_ok, 0);
+	assert_int_equal(seen.host_failures, 3);
+	assert_int_equal(seen.drained, 1);
+	/* 0.1 s after the first failure, 0.2 s after the second */
+	assert_true(seen.failed_at[1] - seen.failed_at[0] >= 0.1);
+	assert_true(seen.failed_at[2] - seen.failed_at[1] >= 0.2);
+	rig_down(&r);
+}
+
+/* What this machine makes for a boot (KB_ELOCAL: a scratch disk that
+ * cannot be sized, a guest image that does not build) is no failure of
+ * a host: the run stops with it, and no host is blamed or drained. */
+static int local_fail_build(void *self, const struct kb_variant *v,
+			    struct kb_build_result *out, struct kb_err *err)
+{
+	(void)self;
+	(void)v;
+	(void)out;
+	return kb_err_set(err, KB_EFAIL, "no builds here");
+}
+
+static int local_fail_boot(void *self, const struct kb_variant *v,
+			   const struct kb_build_result *build,
+			   unsigned boot_no, unsigned runs,
+			   struct kb_boot_result *out, struct kb_err *err)
+{
+	(void)self;
+	(void)v;
+	(void)build;
+	(void)boot_no;
+	(void)runs;
+	memset(out, 0, sizeof(*out));
+	return kb_err_set(err, KB_ELOCAL,
+			  "cannot size scratch disk '/var/tmp/b/scratch.raw' to 989560464998400 bytes: File too large");
+}
+
+static const struct kb_executor_ops local_fail_ops = {
+	.name = "libvirt",
+	.build = local_fail_build,
+	.boot = local_fail_boot,
+	.free = NULL,
+};
+
+static void test_pipeline_hosts__this_machines_failure_blames_no_host(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store_host_count *hc = NULL;
+	struct kb_store_info info;
+	struct kb_executor *local;
+	struct seen seen;
+	struct rig r;
+	size_t nhc = 0, h, k;
+	int64_t exp = 0;
+
+	memset(&seen, 0, sizeof(seen));
+	rig_up(&r, f->m, "", 0);
+	local = kb_executor_new(&local_fail_ops, NULL);
+	for (k = 0; k < r.hosts[2].nslots; k++)
+		r.slots[2][k] = local;
+	assert_int_equal(go(f, &r, 1, &exp, &seen, NULL, &err), KB_ELOCAL);
+	assert_msg_contains(err.msg, "cannot size scratch disk");
+	assert_int_equal(seen.host_failures, 0);
+	assert_int_equal(seen.drained, 0);
+	if (kb_store_host_counts(f->s, exp, &hc, &nhc, &err))
+		fail_msg("%s", err.msg);
+	for (h = 0; h < nhc; h++) {
+		assert_int_equal(hc[h].failures, 0);
+		assert_false(hc[h].drained);
+	}
+	kb_store_host_counts_free(hc, nhc);
+	assert_int_equal(kb_store_experiment_get(f->s, exp, &info, &err), 0);
+	assert_string_equal(info.state, "failed");
+	assert_msg_contains(info.error, "cannot size scratch disk");
+	kb_store_info_release(&info);
+	kb_executor_free(local);
 	rig_down(&r);
 }
 
@@ -1152,6 +1263,8 @@ static const struct CMUnitTest tests[] = {
 	T(test_pipeline_hosts__every_variant_on_every_host),
 	T(test_pipeline_hosts__same_matrix_spreads_alike),
 	T(test_pipeline_hosts__lost_host_is_drained_and_not_counted),
+	T(test_pipeline_hosts__a_failed_host_backs_off_before_its_next_boot),
+	T(test_pipeline_hosts__this_machines_failure_blames_no_host),
 	T(test_pipeline_hosts__every_host_drained_stops_and_resumes),
 	T(test_pipeline_hosts__stop_interrupts_and_resume_loses_nothing),
 	T(test_pipeline_hosts__a_host_down_from_the_start),

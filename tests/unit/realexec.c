@@ -256,6 +256,42 @@ static void test_realexec__build_takes_prebuilt_kernels_unless_kconfig(void **st
 	kb_guest_disconnect(c);
 }
 
+/* What this machine makes for a boot (its initramfs, its boot folder)
+ * failing is KB_ELOCAL, never a failure the host is blamed for
+ * (executor.h): the experiment stops, the host is not drained. */
+static void test_realexec__a_boot_this_machine_cannot_prepare_is_local(
+	void **state)
+{
+	struct kb_realexec_opts ro = KB_REALEXEC_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_guest_conn *c = NULL;
+	struct kb_executor *ex = NULL;
+	struct kb_build_result b;
+	struct kb_boot_result res;
+	struct fixture f;
+
+	(void)state;
+	assert_int_equal(kb_guest_connect("test:///default", &c, &err), 0);
+	make(&f, "source: { kernel: /bin/sh }\n"
+		 "workload: { fio: { rw: read, size: 900t } }\n");
+	/* neither folder can be made: /dev/null is no folder */
+	ro.initramfs_cache = "/dev/null/initramfs";
+	ro.work_dir = "/dev/null/boots";
+	assert_int_equal(kb_realexec_new(f.m, c, &ro, &ex, &err), 0);
+	assert_int_equal(kb_executor_build(ex, kb_plan_variant(f.p, 0), &b,
+					   &err),
+			 0);
+	assert_int_equal(kb_executor_boot(ex, kb_plan_variant(f.p, 0), &b, 1,
+					  1, &res, &err),
+			 KB_ELOCAL);
+	assert_int_equal(err.code, KB_ELOCAL);
+	assert_msg_contains(err.msg, "/dev/null");
+	kb_build_result_release(&b);
+	kb_executor_free(ex);
+	release(&f);
+	kb_guest_disconnect(c);
+}
+
 /* A prebuilt image is recorded by its digest, with the config a distro
  * kernel has beside it (/boot/config-VERSION). */
 static void test_realexec__prebuilt_image_has_its_digest_and_distro_config(
@@ -642,6 +678,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_realexec__domxml_shows_placeholders),
 	cmocka_unit_test(test_realexec__build_takes_prebuilt_kernels_unless_kconfig),
 	cmocka_unit_test(test_realexec__prebuilt_image_has_its_digest_and_distro_config),
+	cmocka_unit_test(test_realexec__a_boot_this_machine_cannot_prepare_is_local),
 	cmocka_unit_test(test_realexec__builds_what_the_plan_resolved),
 	cmocka_unit_test(test_realexec__domxml_shows_a_built_kernel),
 	cmocka_unit_test(test_realexec__probes_from_a_base_config),

@@ -222,12 +222,18 @@ static void test_report__model_experiment_has_every_part(void **state)
 	assert_int_equal(count(svg, "<circle"), 3);
 	assert_int_equal(count(svg, "class=\"interval"), 3);
 	assert_int_equal(count(svg, "class=\"line zero\""), 1);
+	/* on the log ratio: A's -50% is 2x, labelled so */
+	assert_non_null(strstr(svg, ">change (log-ratio scale)</text>"));
+	assert_non_null(strstr(svg, ">-50%<tspan class=\"fold\""));
 	free(svg);
 	/* A halves read_iops: a significant -50% effect, and a regression
 	 * against the baseline at 6 boots a side (enough for why's alpha
 	 * over the 3 variants the worst is picked from) */
 	assert_non_null(strstr(page.buf, "<td>A</td><td class=\"num regression\">-"));
-	assert_non_null(strstr(page.buf, "<td class=\"regression\">regression</td>"));
+	assert_non_null(strstr(page.buf, "<td class=\"verdict regression\">regression</td>"));
+	/* the baseline once, as the table's first row */
+	assert_int_equal(count(page.buf, "<tr class=\"baseline\">"), 1);
+	assert_non_null(strstr(page.buf, "<table class=\"compare\" id=\"verdicts\">\n<thead>"));
 	/* why answers from the stored boots */
 	assert_non_null(strstr(page.buf, "<section id=\"why\">"));
 	assert_non_null(strstr(page.buf, "explains it: <code>A n-&gt;y</code>"));
@@ -237,6 +243,33 @@ static void test_report__model_experiment_has_every_part(void **state)
 	/* boot, host, time and boot mean span its two runs */
 	assert_int_equal(count(page.buf, "rowspan=\"2\">"), 24 * 4);
 	assert_non_null(strstr(page.buf, "no evidence to reproduce it from"));
+	/* folded, one line a variant until opened */
+	assert_int_equal(count(page.buf, "<section class=\"variant\" id=\"variant-3\">\n<details><summary>"), 1);
+	assert_int_equal(count(page.buf, "<table class=\"runs\">"), 4);
+	/* the answer first: the verdicts, why and the effects come
+	 * before the boots, the matrix, the environment, the builds and
+	 * the runs */
+	{
+		const char *order[] = {
+			"<section id=\"compare\">", "<section id=\"why\">",
+			"<section id=\"effects\">",
+			"<section id=\"boot-means\">",
+			"<section id=\"drift\">",
+			"<section id=\"experiment\">",
+			"<section id=\"environment\">",
+			"<section id=\"time\">",
+			"<section id=\"variants\">",
+		};
+		const char *at = page.buf, *next;
+
+		for (size_t i = 0; i < sizeof(order) / sizeof(*order); i++) {
+			next = strstr(page.buf, order[i]);
+			if (!next || next < at)
+				fail_msg("%s is not after the part before it",
+					 order[i]);
+			at = next;
+		}
+	}
 	/* no bisection, so no such part */
 	assert_null(strstr(page.buf, "id=\"bisection\""));
 	assert_true(strstr(page.buf, "</html>\n") ==
@@ -534,6 +567,54 @@ static void test_report__evidence_is_written_and_linked(void **state)
 	free(dir);
 }
 
+/* The metrics beside the experiment's, compared the same way but folded
+ * under the verdicts, each table with its baseline once. */
+static void test_report__other_metrics_are_folded(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_build_result br = { 0 };
+	struct kb_boot_result boot = { 0 };
+	struct kb_sample run = { 0 };
+	struct kb_report_result r;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf page = KB_BUF_INIT;
+	char *dir = kb_asprintf("%s/rep", f->dir);
+	const char *details, *verdicts;
+	int64_t build_id = 0;
+
+	f->exp = run_model(f, matrix);
+	br.status = KB_BUILD_OK;
+	br.image_sha256 = "00";
+	if (kb_store_build_put(f->s, "other-key", "libvirt", &br, &build_id,
+			       &err))
+		fail_msg("%s", err.msg);
+	boot.status = KB_BOOT_OK;
+	boot.nruns = 1;
+	boot.runs = &run;
+	for (unsigned v = 0; v < 4; v++)
+		for (unsigned k = 0; k < 3; k++) {
+			kb_sample_set(&run, "read_iops", v & 1 ? 500 : 1000);
+			kb_sample_set(&run, "lat_us", 100 + 10.0 * v + k);
+			if (kb_store_boot_put(f->s, f->exp, v, 7 + k, build_id,
+					      &boot, &err))
+				fail_msg("%s", err.msg);
+		}
+	assert_int_equal(kb_report_write(f->s, f->exp, dir, &r, &err), 0);
+	slurp(r.dir, "index.html", &page);
+	verdicts = strstr(page.buf, "<table class=\"compare\" id=\"verdicts\">");
+	details = strstr(page.buf, "<details class=\"other-metrics\"><summary>The 1 other metric measured");
+	assert_non_null(verdicts);
+	assert_non_null(details);
+	assert_true(verdicts < details);
+	assert_true(strstr(details, "<h3>lat_us</h3>") <
+		    strstr(details, "</details>"));
+	assert_int_equal(count(page.buf, "<tr class=\"baseline\">"), 2);
+	assert_int_equal(count(page.buf, "<td class=\"verdict "), 2 * 3);
+	kb_buf_release(&page);
+	kb_report_result_release(&r);
+	free(dir);
+}
+
 /* A bisection's experiment as kbisect bisect options --model stores it:
  * a comment for its matrix, which does not plan. */
 static void test_report__bisection_shows_its_probes(void **state)
@@ -604,6 +685,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_report__an_earlier_report_is_replaced),
 	T(test_report__escapes_what_the_user_wrote),
 	T(test_report__evidence_is_written_and_linked),
+	T(test_report__other_metrics_are_folded),
 	T(test_report__bisection_shows_its_probes),
 };
 

@@ -8,6 +8,7 @@
 #include "test.h"
 #include "testfs.h"
 #include "err.h"
+#include "fsutil.h"
 #include "executor.h"
 #include "mem.h"
 #include "queue.h"
@@ -949,6 +950,176 @@ static void test_sched__drained_host_is_tried_again_later(void **state)
 	kb_sched_free(sc);
 }
 
+/* A host that failed a boot backs off before its next, the wait doubled
+ * for each failure in a row: drained after 3, but not in the same
+ * second (kb_sched_opts.retry_s). */
+static void test_sched__a_failed_host_backs_off_before_its_next_boot(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_queue_submission sub = { MATRIX, "/tmp/s.yaml",
+					   MODEL_B_LOST };
+	struct kb_sched_opts o = KB_SCHED_OPTS_INIT;
+	struct kb_sched_step st[MAX];
+	struct kb_err err = KB_ERR_INIT;
+	struct timespec nap = { 0, 5 * 1000 * 1000 };
+	double failed_at[4] = { 0 }, t0 = kb_monotime();
+	unsigned nfailed = 0;
+	struct both b;
+	struct kb_sched *sc = NULL;
+	size_t n = 0, i;
+	int64_t id = 0, now = 100;
+
+	memset(&b, 0, sizeof(b));
+	memset(st, 0, sizeof(st));
+	if (kb_queue_submit(f->s, &sub, &id, &err))
+		fail_msg("submit: %s", err.msg);
+	o.store = f->s;
+	o.owner = A;
+	o.build_jobs = 4;
+	o.max_steps = MAX;
+	o.lease_s = 10;
+	/* the model's time: its boots take a few ms, the back-off
+	 * 100 s of it 0.1 s */
+	o.time_scale = 0.001;
+	o.retry_s = 100;
+	o.note = on_note;
+	o.host_note = on_host_note;
+	o.arg = &b;
+	if (kb_sched_new(&o, &sc, &err))
+		fail_msg("new: %s", err.msg);
+	while (!b.drained && kb_monotime() - t0 < 10) {
+		n = 0;
+		pass(sc, now++, st, &n);
+		for (i = 0; i < n; i++) {
+			struct kb_executor *ex = NULL;
+			void *conn = NULL;
+
+			if (kb_queue_exp_executor(st[i].exp, st[i].host, &ex,
+						  &conn, &err))
+				fail_msg("executor: %s", err.msg);
+			if (st[i].job.kind == KB_STORE_JOB_BUILD)
+				assert_int_equal(kb_queue_run_build(
+							 f->s, st[i].exp,
+							 &st[i].job, A, ex,
+							 &err),
+						 0);
+			else
+				assert_int_equal(kb_queue_run_boot_host(
+							 f->s, st[i].exp,
+							 &st[i].job, A, ex,
+							 &st[i].host_failure,
+							 &err),
+						 0);
+			if (st[i].host_failure && nfailed < 4)
+				failed_at[nfailed++] = kb_monotime();
+			kb_executor_free(ex);
+			kb_sched_finished(sc, &st[i]);
+		}
+		if (!n)
+			nanosleep(&nap, NULL);
+	}
+	assert_int_equal(b.drained, 1);
+	assert_int_equal(nfailed, 3);
+	/* 0.1 s after the first failure, 0.2 s after the second */
+	assert_true(failed_at[1] - failed_at[0] >= 0.1);
+	assert_true(failed_at[2] - failed_at[1] >= 0.2);
+	kb_sched_free(sc);
+}
+/* A boot whose preparation on this machine failed (KB_ELOCAL: its
+ * guest image did not build, its scratch disk could not be sized) is
+ * no host's failure: the step's error, which fails the experiment, and
+ * the host is neither counted nor drained for it. */
+static int here_fails(void *self, const struct kb_variant *v,
+		      const struct kb_build_result *build, unsigned boot_no,
+		      unsigned runs, struct kb_boot_result *out,
+		      struct kb_err *err)
+{
+	(void)self;
+	(void)v;
+	(void)build;
+	(void)boot_no;
+	(void)runs;
+	memset(out, 0, sizeof(*out));
+	return kb_err_set(err, KB_ELOCAL,
+			  "guest image: mmdebstrap exited with status 1: E: Unable to locate package no-such-package");
+}
+
+static int no_build(void *self, const struct kb_variant *v,
+		    struct kb_build_result *out, struct kb_err *err)
+{
+	(void)self;
+	(void)v;
+	(void)out;
+	return kb_err_set(err, KB_EFAIL, "no builds here");
+}
+
+static const struct kb_executor_ops here_fails_ops = {
+	.name = "libvirt", .build = no_build, .boot = here_fails, .free = NULL,
+};
+
+static void test_sched__this_machines_failure_is_no_hosts(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_queue_submission sub = { MATRIX, "/tmp/s.yaml", MODEL };
+	struct kb_sched_step st[MAX];
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_executor *here = kb_executor_new(&here_fails_ops, NULL);
+	struct kb_store_host_count *hc = NULL;
+	char *failure = NULL;
+	struct both b;
+	struct kb_sched *sc;
+	size_t n = 0, i, nhc = 0;
+	int64_t id = 0, now = 100;
+	int booted = 0;
+
+	memset(&b, 0, sizeof(b));
+	memset(st, 0, sizeof(st));
+	if (kb_queue_submit(f->s, &sub, &id, &err))
+		fail_msg("submit: %s", err.msg);
+	sc = sched_hosts(f, &b, 0);
+	/* the builds first, on the model; then a boot fails here */
+	while (!booted) {
+		n = 0;
+		pass(sc, now++, st, &n);
+		assert_true(n > 0);
+		for (i = 0; i < n; i++) {
+			struct kb_executor *ex = NULL;
+			void *conn = NULL;
+
+			if (st[i].job.kind == KB_STORE_JOB_BOOT && !booted) {
+				assert_int_equal(kb_queue_run_boot_host(
+							 f->s, st[i].exp,
+							 &st[i].job, A, here,
+							 &failure, &err),
+						 KB_ELOCAL);
+				assert_null(failure);
+				assert_msg_contains(err.msg, "mmdebstrap");
+				booted = 1;
+				kb_err_clear(&err);
+			} else if (st[i].job.kind == KB_STORE_JOB_BUILD) {
+				if (kb_queue_exp_executor(st[i].exp, st[i].host,
+							  &ex, &conn, &err))
+					fail_msg("executor: %s", err.msg);
+				assert_int_equal(kb_queue_run_build(
+							 f->s, st[i].exp,
+							 &st[i].job, A, ex,
+							 &err),
+						 0);
+				kb_executor_free(ex);
+			}
+			kb_sched_finished(sc, &st[i]);
+		}
+	}
+	assert_int_equal(kb_store_host_counts(f->s, id, &hc, &nhc, &err), 0);
+	for (i = 0; i < nhc; i++) {
+		assert_int_equal(hc[i].failures, 0);
+		assert_false(hc[i].drained);
+	}
+	kb_store_host_counts_free(hc, nhc);
+	kb_executor_free(here);
+	kb_sched_free(sc);
+}
 
 /* The daemon's estimate counts the boots that may run at once on the
  * hosts that are not drained: a drained host runs none. */
@@ -1044,6 +1215,8 @@ int main(int argc, char **argv)
 		T(test_sched__boots_are_spread_over_the_hosts),
 		T(test_sched__lost_host_is_drained_its_boots_moved),
 		T(test_sched__drained_host_is_tried_again_later),
+		T(test_sched__a_failed_host_backs_off_before_its_next_boot),
+		T(test_sched__this_machines_failure_is_no_hosts),
 		T(test_sched__estimate_leaves_out_a_drained_host),
 #undef T
 	};

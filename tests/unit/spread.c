@@ -1,10 +1,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "test.h"
 #include "err.h"
 #include "matrix.h"
+#include "mem.h"
 #include "spread.h"
 
 /*
@@ -214,6 +216,36 @@ static void test_spread__builds_overlap_boots_unless_a_guest_is_here(
 	assert_true(kb_spread_uri_remote("xen+ssh://root@h2/system"));
 }
 
+static void test_spread__loopback_and_local_socket_uris_are_this_machine(
+	void **state)
+{
+	char self[256];
+	char *uri;
+	struct kb_matrix *m;
+
+	(void)state;
+	/* the Xen lab: a loopback address with a port */
+	assert_false(kb_spread_uri_remote("xen+tcp://127.0.0.1:16510/system"));
+	assert_false(kb_spread_uri_remote("xen+tcp://127.0.0.2/system"));
+	assert_false(kb_spread_uri_remote("qemu+ssh://root@localhost:2222/system"));
+	assert_false(kb_spread_uri_remote("qemu+tcp://[::1]:16509/system"));
+	assert_false(kb_spread_uri_remote("qemu+tcp://LOCALHOST/system"));
+	assert_false(kb_spread_uri_remote("qemu+unix://ignored/system?socket=/run/x"));
+	assert_false(kb_spread_uri_remote("qemu+tcp://127.0.0.1?x=y"));
+	assert_true(kb_spread_uri_remote("qemu+tcp://127.0.0.1.example/system"));
+	assert_true(kb_spread_uri_remote("qemu+tcp://[fe80::1]:16509/system"));
+	assert_true(kb_spread_uri_remote("qemu+tcp://10.0.0.7:16509/system"));
+	if (gethostname(self, sizeof(self)) == 0) {
+		self[sizeof(self) - 1] = 0;
+		uri = kb_asprintf("qemu+ssh://%s/system", self);
+		assert_false(kb_spread_uri_remote(uri));
+		free(uri);
+	}
+	m = matrix("[xen+tcp://127.0.0.1:16510/system]", "");
+	assert_false(kb_spread_overlap(m, 0));
+	kb_matrix_free(m);
+}
+
 static void test_spread__build_overlap_takes_yes_no_or_auto(void **state)
 {
 	struct kb_err err = KB_ERR_INIT;
@@ -240,6 +272,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(
 		test_spread__builds_overlap_boots_unless_a_guest_is_here),
 	cmocka_unit_test(test_spread__build_overlap_takes_yes_no_or_auto),
+	cmocka_unit_test(
+		test_spread__loopback_and_local_socket_uris_are_this_machine),
 };
 
 KB_TEST_MAIN(tests)

@@ -317,6 +317,29 @@ static void test_svg__long_labels_are_cut_on_a_character(void **state)
 	kb_buf_release(&b);
 }
 
+static void test_svg__long_labels_are_cut_after_a_word(void **state)
+{
+	struct kb_svg_rows_opts o = KB_SVG_ROWS_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_svg_axis a;
+	struct kb_svg *s = NULL;
+
+	(void)state;
+	assert_int_equal(kb_svg_axis_linear(0, 1, 6, &a, &err), 0);
+	o.id = "cut";
+	o.nrows = 1;
+	o.label_width = 12 + 8 * 20; /* room for 20 characters */
+	assert_int_equal(kb_svg_label_room(o.label_width), 20);
+	assert_int_equal(kb_svg_rows_begin(&b, &o, &a, &s, &err), 0);
+	assert_int_equal(kb_svg_row_label(s, 0, "ALPHA=y BETA=y GAMMA_DELTA=y",
+					  NULL, &err),
+			 0);
+	kb_svg_rows_end(s);
+	assert_non_null(strstr(b.buf, ">ALPHA=y BETA=y...</text>"));
+	kb_buf_release(&b);
+}
+
 static void test_svg__a_chart_needs_an_id_and_an_axis(void **state)
 {
 	struct kb_svg_rows_opts o = KB_SVG_ROWS_OPTS_INIT;
@@ -387,6 +410,186 @@ static void test_svg__xy_chart_places_points_on_two_axes(void **state)
 	kb_buf_release(&b);
 }
 
+/* A tick's label on axis @a. */
+static const char *tick(const struct kb_svg_axis *a, double v)
+{
+	static char buf[64];
+
+	kb_svg_tick_label(a, v, buf, sizeof(buf));
+	return buf;
+}
+
+static void test_svg__ratio_axis_spreads_large_drops_apart(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_svg_axis a;
+	/* the seed-000 effects: -89%, -94% and -99% are 9x, 17x and 150x,
+	 * +204% is 3x */
+	const double v[] = { -89.2, -94.1, -99.3, 204 };
+	const double t[] = { -99.5, -99, -98, -95, -90, -80, -50, 0, 100, 400 };
+	double f89, f94, f99, f0, f204;
+
+	(void)state;
+	assert_int_equal(kb_svg_axis_ratio(v, 4, &a, &err), 0);
+	assert_true(a.ratio && !a.log);
+	assert_ticks(&a, t, 10);
+	f89 = kb_svg_axis_frac(&a, -89.2);
+	f94 = kb_svg_axis_frac(&a, -94.1);
+	f99 = kb_svg_axis_frac(&a, -99.3);
+	f0 = kb_svg_axis_frac(&a, 0);
+	f204 = kb_svg_axis_frac(&a, 204);
+	/* on a linear axis from -100% to +250% the three drops lie within
+	 * 3% of its width and +204% is the farthest from 0; here the drop
+	 * of 150x lies more than twice as far from 0 as +204% */
+	assert_true(f89 - f99 > 0.15);
+	assert_true(f94 - f99 > 0.1);
+	assert_true(f0 - f99 > 2 * (f204 - f0));
+	/* halving and doubling: as far from 0 either way */
+	assert_int_equal(kb_svg_axis_ratio((double[]){ -50, 100 }, 2, &a, &err),
+			 0);
+	assert_true(fabs((kb_svg_axis_frac(&a, 0) - kb_svg_axis_frac(&a, -50)) -
+			 (kb_svg_axis_frac(&a, 100) - kb_svg_axis_frac(&a, 0))) <
+		    1e-9);
+}
+
+static void test_svg__ratio_ticks_say_percent_and_factor(void **state)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_svg_axis a;
+	const double v[] = { -99, 900 };
+	const double t[] = { -99, -98, -95, -90, -80, -50, 0, 100, 400, 900 };
+	const double narrow[] = { -12.3, 4.1 };
+	const double tn[] = { -15, -10, -5, 0, 5 };
+
+	(void)state;
+	assert_int_equal(kb_svg_axis_ratio(v, 2, &a, &err), 0);
+	assert_ticks(&a, t, 10);
+	assert_string_equal(tick(&a, -99), "-99% (100x)");
+	assert_string_equal(tick(&a, -90), "-90% (10x)");
+	assert_string_equal(tick(&a, -50), "-50% (2x)");
+	assert_string_equal(tick(&a, 0), "0");
+	assert_string_equal(tick(&a, 100), "+100% (2x)");
+	assert_string_equal(tick(&a, 900), "+900% (10x)");
+	/* within a factor of 3: steps of percent, a factor from 2x on */
+	assert_int_equal(kb_svg_axis_ratio(narrow, 2, &a, &err), 0);
+	assert_true(a.ratio && a.step == 5);
+	assert_ticks(&a, tn, 5);
+	assert_string_equal(tick(&a, -5), "-5%");
+	assert_string_equal(tick(&a, 5), "+5%");
+	assert_int_equal(kb_svg_axis_ratio((double[]){ -60, 10 }, 2, &a, &err),
+			 0);
+	assert_string_equal(tick(&a, -60), "-60% (2.5x)");
+	/* what cannot be drawn is left out of the axis, and refused */
+	assert_int_equal(kb_svg_axis_ratio((double[]){ -100, NAN, 3 }, 3, &a,
+					   &err),
+			 0);
+	assert_true(a.lo > -100 && a.lo <= 0 && a.hi >= 3);
+	assert_false(kb_svg_axis_takes(&a, -100));
+	assert_true(kb_svg_axis_takes(&a, -99.9));
+	assert_true(isnan(kb_svg_axis_frac(&a, -100)));
+}
+
+static void test_svg__ratio_chart_writes_two_line_ticks(void **state)
+{
+	struct kb_svg_rows_opts o = KB_SVG_ROWS_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_svg_axis a;
+	struct kb_svg *s = NULL;
+
+	(void)state;
+	assert_int_equal(kb_svg_axis_ratio((double[]){ -90, 100 }, 2, &a, &err),
+			 0);
+	o.id = "r";
+	o.x_label = "change";
+	o.nrows = 1;
+	assert_int_equal(kb_svg_rows_begin(&b, &o, &a, &s, &err), 0);
+	assert_int_equal(kb_svg_point(s, 0, -100, 0, 3, NULL, NULL, &err),
+			 KB_EINPUT);
+	assert_msg_contains(err.msg, "not above -100%, on a log-ratio axis");
+	assert_int_equal(kb_svg_point(s, 0, -89, 0, 3, NULL, NULL, &err), 0);
+	kb_svg_rows_end(s);
+	assert_non_null(strstr(b.buf, ">-90%<tspan class=\"fold\""));
+	assert_non_null(strstr(b.buf, "> (10x)</tspan></text>"));
+	assert_non_null(strstr(b.buf, ">0</text>"));
+	assert_non_null(strstr(b.buf, ">change (log-ratio scale)</text>"));
+	assert_int_equal(count(b.buf, "<circle"), 1);
+	kb_buf_release(&b);
+}
+
+/* kb_svg_short_labels() of @l[0..n) into @out, checked against @want. */
+static void assert_short(const char *const *l, size_t n, size_t room,
+			 size_t base, const char *base_text,
+			 const char *const *want)
+{
+	char *out[16];
+	size_t i;
+
+	assert_true(n <= 16);
+	kb_svg_short_labels(l, n, room, base, base_text, out);
+	for (i = 0; i < n; i++) {
+		if (strcmp(out[i], want[i]))
+			fail_msg("label %zu is \"%s\", expected \"%s\"", i,
+				 out[i], want[i]);
+		free(out[i]);
+	}
+}
+
+static void test_svg__short_labels_keep_what_tells_rows_apart(void **state)
+{
+	/* the seed-000 2^3: cut at its end, every label would read
+	 * "PARAVIRT_SPINLOCKS=n DEBUG_SPINLOCK=n DEBUG_KME..." for two
+	 * variants */
+	const char *const full[] = {
+		"PARAVIRT_SPINLOCKS=n DEBUG_SPINLOCK=n DEBUG_KMEMLEAK=n",
+		"PARAVIRT_SPINLOCKS=n DEBUG_SPINLOCK=n DEBUG_KMEMLEAK=y",
+		"PARAVIRT_SPINLOCKS=y DEBUG_SPINLOCK=n DEBUG_KMEMLEAK=n",
+		"PARAVIRT_SPINLOCKS=y DEBUG_SPINLOCK=y DEBUG_KMEMLEAK=y",
+	};
+	const char *const diff[] = {
+		"baseline",
+		"DEBUG_KMEMLEAK=y",
+		"PARAVIRT_SPINLOCKS=y",
+		"PARAVIRT_SPINLOCKS=y DEBUG_SPINLOCK=y +1 more",
+	};
+	/* settings every variant shares are left out first */
+	const char *const shared[] = {
+		"VCPUS=4 A=n B=n", "VCPUS=4 A=n B=y", "VCPUS=4 A=y B=n",
+	};
+	const char *const unshared[] = { "A=n B=n", "A=n B=y", "A=y B=n" };
+	/* a bisection's probes, sets that grow: whole words and a count;
+	 * a quoted value is one word */
+	const char *const probes[] = {
+		"good",
+		"BLK_DEV_LOOP=y CMDLINE=\"console=hvc0 quiet\" DEBUG_KERNEL=y DEBUG_KMEMLEAK=y",
+		"BLK_DEV_LOOP=y CMDLINE=\"console=hvc0 quiet\" DEBUG_KERNEL=y",
+		"BLK_DEV_LOOP=y",
+	};
+	const char *const counted[] = {
+		"good",
+		"BLK_DEV_LOOP=y +3 more",
+		"BLK_DEV_LOOP=y +2 more",
+		"BLK_DEV_LOOP=y",
+	};
+	/* no label is left empty: "A=n" shares all its words */
+	const char *const sub[] = { "A=n", "A=n B=y" };
+	const char *const subw[] = { "base", "B=y" };
+	/* alike labels stay as they are: nothing tells them apart */
+	const char *const same[] = { "A=n B=n", "A=n B=n" };
+
+	(void)state;
+	assert_short(full, 4, 60, 0, "baseline", full);
+	assert_short(full, 4, 54, 0, "baseline", full);
+	/* where each differs from the baseline; whole words and a count
+	 * for what still does not fit */
+	assert_short(full, 3, 25, 0, "baseline", diff);
+	assert_short(full, 4, 53, 0, "baseline", diff);
+	assert_short(shared, 3, 10, 0, "baseline", unshared);
+	assert_short(probes, 4, 24, 4, NULL, counted);
+	assert_short(sub, 2, 3, 0, "base", subw);
+	assert_short(same, 2, 4, 0, "baseline", same);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_svg__xy_chart_places_points_on_two_axes),
 	cmocka_unit_test(test_svg__linear_ticks_are_nice_numbers),
@@ -400,6 +603,11 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_svg__log_chart_refuses_what_is_not_positive),
 	cmocka_unit_test(test_svg__long_labels_are_cut_on_a_character),
 	cmocka_unit_test(test_svg__a_chart_needs_an_id_and_an_axis),
+	cmocka_unit_test(test_svg__ratio_axis_spreads_large_drops_apart),
+	cmocka_unit_test(test_svg__ratio_ticks_say_percent_and_factor),
+	cmocka_unit_test(test_svg__ratio_chart_writes_two_line_ticks),
+	cmocka_unit_test(test_svg__short_labels_keep_what_tells_rows_apart),
+	cmocka_unit_test(test_svg__long_labels_are_cut_after_a_word),
 };
 
 KB_TEST_MAIN(tests)
