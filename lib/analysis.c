@@ -408,8 +408,8 @@ static double look_alpha(struct kb_analysis *a, unsigned start,
 {
 	if (a->la_alpha <= 0 || a->la_start != start || a->la_max != max ||
 	    a->la_of != alpha) {
-		a->la_alpha = kb_compare_look_alpha(start, max, alpha,
-						    &a->la_looks);
+		a->la_alpha = kb_compare_look_alpha_welch(start, max, alpha,
+							  &a->la_looks);
 		a->la_start = start;
 		a->la_max = max;
 		a->la_of = alpha;
@@ -695,7 +695,10 @@ static int compare(struct kb_analysis *a, unsigned ia, unsigned ib,
 			return 0;
 		/* the futility stop: boots up to max would not decide */
 		lo = na < nb ? na : nb;
-		now = out->test == KB_COMPARE_MANN_WHITNEY ? lo : out->npairs;
+		now = out->test == KB_COMPARE_WELCH_T ||
+				      out->test == KB_COMPARE_MANN_WHITNEY
+			      ? lo
+			      : out->npairs;
 		if (kb_compare_futile(out, now, max)) {
 			out->futile = 1;
 			return 0;
@@ -1035,5 +1038,85 @@ int kb_analysis_compare_rounds(struct kb_analysis *a, unsigned ia,
 	}
 out:
 	free(vars);
+	return ret;
+}
+
+struct kb_store *kb_analysis_store(const struct kb_analysis *a)
+{
+	return a->s;
+}
+
+void kb_analysis_compare_row(const struct kb_comparison *c,
+			     const char *metric, unsigned ia, unsigned ib,
+			     char **detail, struct kb_store_analysis *row)
+{
+	*detail = kb_compare_detail(c);
+	*row = (struct kb_store_analysis){
+		.kind = "compare",
+		.metric = metric,
+		.a_idx = (int)ia,
+		.b_idx = (int)ib,
+		.factor = NULL,
+		.change_pct = c->change_pct,
+		.ci_low_pct = c->ci_low,
+		.ci_high_pct = c->ci_high,
+		.p_value = c->p,
+		.test = kb_compare_test_name(c->test),
+		.verdict = kb_verdict_name(c->verdict),
+		.detail = *detail,
+		.call = KB_STORE_CALL_NONE,
+	};
+}
+
+int kb_analysis_store_verdicts(struct kb_analysis *a, size_t *n,
+			       struct kb_err *err)
+{
+	struct kb_store_analysis *rows = NULL;
+	char **details = NULL;
+	struct kb_comparison c;
+	size_t i, k = 0;
+	int ret = 0;
+
+	if (n)
+		*n = 0;
+	if (kb_store_read_only(a->s) || a->nvariants < 2)
+		return 0;
+	rows = kb_calloc(a->nvariants, sizeof(*rows));
+	details = kb_calloc(a->nvariants, sizeof(*details));
+	for (i = 1; i < a->nvariants; i++) {
+		if ((ret = compare(a, 0, (unsigned)i, 0, a->opts.alpha, &c,
+				   err)))
+			goto out;
+		kb_analysis_compare_row(&c, a->metric, 0, (unsigned)i,
+					&details[k], &rows[k]);
+		k++;
+	}
+	if ((ret = kb_store_analyses_put(a->s, a->exp, rows, k, err)))
+		goto out;
+	if (n)
+		*n = k;
+out:
+	for (i = 0; i < k; i++)
+		free(details[i]);
+	free(details);
+	free(rows);
+	return ret;
+}
+
+int kb_analysis_store_experiment_verdicts(struct kb_store *s, int64_t exp,
+					  size_t *n, struct kb_err *err)
+{
+	struct kb_analysis *a = NULL;
+	int ret;
+
+	if (n)
+		*n = 0;
+	if (kb_store_read_only(s))
+		return 0;
+	if ((ret = kb_analysis_open(s, exp, NULL, &a, err)))
+		return ret;
+	kb_analysis_no_sampling(a);
+	ret = kb_analysis_store_verdicts(a, n, err);
+	kb_analysis_free(a);
 	return ret;
 }

@@ -38,6 +38,8 @@ int kb_analysis_open(struct kb_store *s, int64_t exp, const char *metric,
 void kb_analysis_free(struct kb_analysis *a);
 
 const struct kb_plan *kb_analysis_plan(const struct kb_analysis *a);
+/* The store @a reads (and stores its answers in). */
+struct kb_store *kb_analysis_store(const struct kb_analysis *a);
 const struct kb_store_info *kb_analysis_info(const struct kb_analysis *a);
 const char *kb_analysis_metric(const struct kb_analysis *a);
 /* The comparison options of the experiment's matrix and metric. */
@@ -186,6 +188,35 @@ int kb_analysis_compare_metric(const struct kb_analysis *a,
 			       const char *metric, unsigned ia, unsigned ib,
 			       struct kb_comparison *out,
 			       struct kb_metric_dir *dir, struct kb_err *err);
+
+/*
+ * The analyses row (kind "compare") of comparison @c of variants @ia
+ * (A) and @ib (B) on @metric, as `kbisect compare` stores it: its
+ * numbers, test, verdict and detail (kb_compare_detail(), into *@detail,
+ * which the row points to: caller frees).  @metric is borrowed too.
+ */
+void kb_analysis_compare_row(const struct kb_comparison *c,
+			     const char *metric, unsigned ia, unsigned ib,
+			     char **detail, struct kb_store_analysis *row);
+
+/*
+ * The verdicts of @a's experiment, for the database (db/0016,
+ * v_verdicts): every variant but the baseline compared with it (variant
+ * 0) on the metric @a was opened for, from the boots there are (none
+ * added), stored as "compare" rows that replace the same pairs' earlier
+ * ones (kb_store_analyses_put()).  *@n (may be NULL): the verdicts
+ * stored.  On a store opened read-only nothing is stored, and *@n is 0.
+ */
+int kb_analysis_store_verdicts(struct kb_analysis *a, size_t *n,
+			       struct kb_err *err);
+
+/*
+ * kb_analysis_store_verdicts() of experiment @exp of @s, opened for its
+ * own metric: what `run`, `resume` and the daemon do as an experiment
+ * ends.
+ */
+int kb_analysis_store_experiment_verdicts(struct kb_store *s, int64_t exp,
+					  size_t *n, struct kb_err *err);
 
 /*
  * kb_analysis_compare() at significance level @alpha (0 < alpha < 1)

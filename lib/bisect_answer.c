@@ -28,12 +28,12 @@
 /* The first token of an answer: a new layout gets a new number (and
  * INPUTS_TAG with it), so that an answer of another layout is never
  * looked for, let alone read. */
-#define ANSWER_TAG "kbisect-answer-2"
+#define ANSWER_TAG "kbisect-answer-3"
 /* The first line of the inputs hashed: bump it too when the search
  * changes what it would answer for the same inputs (how it groups,
  * probes or classifies), so that a rerun does not print an answer the
  * search of this kbisect would not give. */
-#define INPUTS_TAG "kbisect-inputs-2"
+#define INPUTS_TAG "kbisect-inputs-3"
 
 /* ---- the codec -------------------------------------------------------- */
 
@@ -254,6 +254,7 @@ void kb_bisect__code_comparison(struct kb_bisect_codec *c,
 	kb_bisect__code_real(c, &v->change_pct);
 	kb_bisect__code_real(c, &v->ci_low);
 	kb_bisect__code_real(c, &v->ci_high);
+	kb_bisect__code_real(c, &v->est_pct);
 	kb_bisect__code_real(c, &v->p);
 	kb_bisect__code_int(c, &verdict, KB_VERDICT_NO_CHANGE,
 			    KB_VERDICT_INCONCLUSIVE);
@@ -262,7 +263,7 @@ void kb_bisect__code_comparison(struct kb_bisect_codec *c,
 	kb_bisect__code_real(c, &v->min_p);
 	kb_bisect__code_size(c, &v->nonpositive, SIZE_MAX);
 	kb_bisect__code_int(c, &test, KB_COMPARE_MANN_WHITNEY,
-			    KB_COMPARE_PAIRED_T);
+			    KB_COMPARE_WELCH_T);
 	kb_bisect__code_size(c, &v->npairs, SIZE_MAX);
 	kb_bisect__code_size(c, &v->unpaired, SIZE_MAX);
 	kb_bisect__code_real(c, &v->se_log);
@@ -457,7 +458,7 @@ static void code_joins(struct kb_bisect_codec *c, struct kb_bisect_join **v,
  * check below fails until it is (LP64).
  */
 #if defined(__LP64__)
-_Static_assert(sizeof(struct kb_bisect_result) == 576,
+_Static_assert(sizeof(struct kb_bisect_result) == 584,
 	       "a field of struct kb_bisect_result is kept in the answer: code it in code_options() (lib/bisect_answer.c), bump ANSWER_TAG, then set this size");
 #endif
 

@@ -41,7 +41,7 @@ void kb_bisect_commits_result_free(struct kb_bisect_commits_result *r)
 
 /* ---- the answer kept for a rerun (bisect_int.h) ----------------------- */
 
-#define COMMITS_ANSWER_TAG "kbisect-answer-1"
+#define COMMITS_ANSWER_TAG "kbisect-commits-answer-2"
 
 /* What decides a commit bisection: the shared inputs and the commits. */
 static void commits_inputs(struct bisect *b, const struct kb_bisect_commit *c,
@@ -64,7 +64,7 @@ static void commits_inputs(struct bisect *b, const struct kb_bisect_commit *c,
  * until it is, LP64).
  */
 #if defined(__LP64__)
-_Static_assert(sizeof(struct kb_bisect_commits_result) == 496,
+_Static_assert(sizeof(struct kb_bisect_commits_result) == 504,
 	       "a field of struct kb_bisect_commits_result is kept in the answer: code it in code_commits() (lib/bisect_commits.c), bump its tag, then set this size");
 #endif
 
@@ -546,8 +546,8 @@ static int test_rounds(struct bisect *b, struct point *g, struct point *c,
 	int ret;
 
 	if (o->max_boots > o->boots) {
-		co.look_alpha = kb_compare_look_alpha(o->boots, o->max_boots,
-						      o->alpha, &co.looks);
+		co.look_alpha = kb_compare_look_alpha_welch(
+			o->boots, o->max_boots, o->alpha, &co.looks);
 		co.look_alpha_paired = kb_compare_look_alpha_paired(
 			o->boots, o->max_boots, o->alpha, NULL);
 	}

@@ -12,21 +12,28 @@
  * averaged within each boot): boots are the replicates.
  *
  * - change: (mean B / mean A - 1) * 100;
- * - interval: Welch's t interval of the change on the log scale
- *   (kb_stats_log_ratio_ci()) at level 1 - alpha; none (NaN) when a value
- *   is not positive, and those values are counted;
- * - significance: the Mann-Whitney U test, two-sided, exact up to 50 boots
- *   a side with or without ties, p < alpha;
+ * - the rule, one for every verdict: Welch's t test of the difference of
+ *   the mean logarithms (kb_stats_log_ratio_test()), two-sided, at level
+ *   alpha, and its own interval at level 1 - alpha
+ *   (kb_stats_log_ratio_ci()), so that p < alpha exactly when the
+ *   interval excludes no change: the verdict never contradicts the
+ *   interval beside it.  The t test has no floor (a rank test of 3 boots
+ *   a side cannot reach p < 0.05 whatever the data), so 2 boots a side
+ *   can decide;
  * - verdict: regression or improvement (by the metric's direction) when
- *   significant and |change| >= threshold; no-change when the whole
- *   interval lies inside ±threshold and the rank test could have reached
- *   p < alpha with these boots (4 a side at alpha 0.05: with 3 no data
- *   could have shown a regression, so none can show its absence either);
- *   otherwise inconclusive — more boots are needed.
+ *   p < alpha and the change the interval is of, that of the geometric
+ *   means (est_pct), is at least the threshold; no-change when the whole
+ *   interval lies inside ±threshold; otherwise inconclusive — more boots
+ *   are needed;
+ * - a value not positive leaves no log scale: no interval, and the
+ *   Mann-Whitney U test (exact up to 50 boots a side, ties or not) on the
+ *   values decides, its floor (min_p) counting for no-change; a side of
+ *   one boot has no spread, and no verdict.
  *
  * When the comparison is one look of a sequential test (adaptive
  * sampling, lib/analysis.h), alpha above is the look's nominal level
- * (look_alpha, Pocock's boundary), for the test and the interval alike.
+ * (look_alpha: for the Welch t kb_compare_look_alpha_welch()), for the
+ * test and the interval alike.
  *
  * Paired (kb_compare_paired()): when the boots of A and B ran in the
  * same rounds (blocks, lib/order.h), boot r of A and boot r of B shared
@@ -41,22 +48,14 @@
  *   out of each log ratio first (under a linear drift of 30% over 10
  *   boots it was a tenth of the pairs' variance: power at 15% went from
  *   94% to 97.5% on the bench);
- * - interval: the t interval of that mean, n_pairs - 1 degrees of
- *   freedom, at level 1 - alpha;
- * - significance: the exact Wilcoxon signed-rank test of the log ratios
- *   (kb_stats_signed_rank()) when it can reach p < alpha with these
- *   pairs (its smallest p is 2 / 2^n: 6 pairs at 0.05); with fewer
- *   pairs, and at every look of a sequential test (whose boundary is a
- *   normal statistic's, and where the rank test's floor, 8 pairs at
- *   Pocock's 0.0147, cost 1 to 3 points of power on the bench), the
- *   paired t test of the log ratios (kb_stats_paired_t()), which has no
- *   floor;
- * - verdict: the rules above, min_p being the test's own (0 for the t
- *   test, which has no floor).
+ * - the rule: the paired t test of the log ratios (kb_stats_paired_t()),
+ *   n_pairs - 1 degrees of freedom, and its interval at level 1 - alpha;
+ * - verdict: as above.  A value <= 0 leaves no log ratio: the Wilcoxon
+ *   signed-rank test of the differences b - a, no interval.
  *
  * At a look of a sequential test the paired comparison decides at
  * o->look_alpha_paired (kb_compare_look_alpha_paired()), the level
- * calibrated for the paired t, instead of Pocock's look_alpha.
+ * calibrated for the paired t, instead of look_alpha.
  *
  * Whoever pairs (lib/analysis.c) pairs only boots of one round (and one
  * host, when known), leaves the others out and counts them, and falls
@@ -79,10 +78,11 @@
 
 /* The test a comparison's p comes from. */
 enum kb_compare_test {
-	KB_COMPARE_MANN_WHITNEY, /* unpaired: the boots of each side */
-	KB_COMPARE_SIGNED_RANK,  /* paired: Wilcoxon on the log ratios */
-	KB_COMPARE_PAIRED_T,     /* paired, too few pairs for the
-				  * signed-rank to reach the level */
+	KB_COMPARE_MANN_WHITNEY, /* unpaired, a value not positive */
+	KB_COMPARE_SIGNED_RANK,  /* paired, a value not positive (before
+				  * issue 29: paired, 6 pairs or more) */
+	KB_COMPARE_PAIRED_T,     /* paired: the log ratios */
+	KB_COMPARE_WELCH_T,      /* unpaired: the logs of each side */
 };
 
 /* The fewest pairs a paired comparison is made of, and tests (with
@@ -123,6 +123,10 @@ struct kb_comparison {
 	double ci_low, ci_high; /* interval of the change (log-scale Welch t,
 				 * or the paired t), NaN when it cannot be
 				 * had */
+	double est_pct;         /* the change @test and the interval are
+				 * of, which the threshold is judged on:
+				 * the geometric means' (change_pct when
+				 * there is no log scale) */
 	double p;               /* two-sided p-value of @test */
 	enum kb_verdict verdict;
 	double alpha;           /* the level it was decided at: alpha, or
@@ -140,7 +144,7 @@ struct kb_comparison {
 	double se_log;          /* standard error of the log change (NaN
 				 * when none) */
 	double df;              /* its degrees of freedom: pairs - 1, or
-				 * n_a + n_b - 2 */
+				 * Welch-Satterthwaite's (NaN when none) */
 	int futile;             /* a sequential comparison stopped at this
 				 * look for futility (kb_compare_futile()) */
 };
@@ -174,8 +178,18 @@ void kb_compare_paired(const double *a, const double *b, const double *adj,
  */
 int kb_compare_futile(const struct kb_comparison *c, size_t n, size_t max);
 
-/* "mann-whitney-u", "wilcoxon-signed-rank", "paired-t": the analyses
- * table's names. */
+/*
+ * How comparison @c was decided, for the analyses table's detail: the
+ * test and its interval, the pairing, the look's level, values <= 0, a
+ * futility stop.  Caller frees.
+ */
+char *kb_compare_detail(const struct kb_comparison *c);
+
+/* Nonzero when @c was made of pairs within rounds (kb_compare_paired()). */
+int kb_compare_is_paired(const struct kb_comparison *c);
+
+/* "mann-whitney-u", "wilcoxon-signed-rank", "paired-t", "welch-t": the
+ * analyses table's names. */
 const char *kb_compare_test_name(enum kb_compare_test t);
 
 /* The most looks a sequential comparison takes (kb_compare_looks()). */
@@ -219,6 +233,50 @@ double kb_compare_look_alpha(unsigned start, unsigned max, double alpha,
  */
 double kb_compare_look_alpha_paired(unsigned start, unsigned max,
 				    double alpha, unsigned *looks);
+
+/*
+ * The nominal level of each look of that sequential comparison when its
+ * test is the Welch t of two sides that grow together (the unpaired
+ * comparison): calibrated as kb_compare_look_alpha_paired() is, over
+ * null sequences of two samples of normal logs, Pocock's boundary being
+ * a known variance's: for 3 to 10 boots a side it is 0.0162 (Pocock's
+ * 0.0147: Welch's degrees of freedom are cautious).  Sets *@looks (may be NULL); returns @alpha for one look.
+ */
+double kb_compare_look_alpha_welch(unsigned start, unsigned max,
+				   double alpha, unsigned *looks);
+
+/*
+ * What a design can decide, before a boot: a comparison of @n boots a
+ * side (pairs when @paired) by the rule above at level @alpha, when a
+ * boot's value has the coefficient of variation @cv (log-normal noise,
+ * the same on both sides; NaN: not known) and the threshold is
+ * @threshold_pct.
+ */
+struct kb_compare_design {
+	int can_decide;       /* the test can reach alpha at all: 2 boots a
+			       * side or more (3 pairs when paired); with
+			       * fewer no data gives a verdict */
+	double halfwidth_pct; /* the interval's half width expected at that
+			       * noise, in percent of the change (the upper
+			       * side, exp(t se) - 1); NaN when the noise is
+			       * not known or it cannot decide */
+	double min_change_pct; /* the smallest change it calls at that
+				* noise: the larger of the threshold and
+				* the half width (a change whose interval,
+				* at the expected width, just excludes 0) */
+	int no_change;        /* an unchanged variant can be called
+			       * no-change: the expected interval lies
+			       * inside ±threshold (-1: not known) */
+};
+
+/*
+ * Fill *@out for @n boots a side (pairs when @paired: the paired t of
+ * the log ratios, n - 1 degrees of freedom; unpaired Welch's t, 2n - 2
+ * at equal spread) at level @alpha, noise @cv and threshold
+ * @threshold_pct, as above.
+ */
+void kb_compare_design(unsigned n, int paired, double alpha, double cv,
+		       double threshold_pct, struct kb_compare_design *out);
 
 /* "no-change", "regression", "improvement", "inconclusive". */
 const char *kb_verdict_name(enum kb_verdict v);

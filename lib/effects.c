@@ -664,3 +664,65 @@ int kb_effects_hosts(const struct kb_analysis *a, struct kb_host_effect **out,
 	*n = nh;
 	return 0;
 }
+
+char *kb_effects_aliases_text(const struct kb_effect *e, const char *sizes)
+{
+	if (e->npartial)
+		return kb_asprintf(" partially aliased with %zu two-way interaction%s (%s each)",
+				   e->npartial, e->npartial == 1 ? "" : "s",
+				   sizes);
+	return kb_asprintf("%s%s", e->aliases[0] ? " aliased with " : "",
+			   e->aliases);
+}
+
+int kb_effects_store(const struct kb_analysis *a, const struct kb_effect *e,
+		     size_t n, struct kb_err *err)
+{
+	struct kb_store *s = kb_analysis_store(a);
+	struct kb_store_analysis *rows = NULL;
+	char **details = NULL, *sizes = NULL;
+	size_t i;
+	int ret;
+
+	if (kb_store_read_only(s) || !n)
+		return 0;
+	rows = kb_calloc(n, sizeof(*rows));
+	details = kb_calloc(n, sizeof(*details));
+	sizes = kb_design_alias_sizes(kb_plan_design(kb_analysis_plan(a)));
+	for (i = 0; i < n; i++) {
+		char *al = kb_effects_aliases_text(&e[i], sizes);
+
+		/* the adjusted p and the call travel in the detail too */
+		details[i] = kb_asprintf("holm-adjusted p %.3g of %zu: %s%s%s",
+					 e[i].p_adjusted, n,
+					 e[i].significant ? "significant"
+							  : "not significant",
+					 *al ? ";" : "", al);
+		free(al);
+		rows[i] = (struct kb_store_analysis){
+			.kind = e[i].interaction ? "interaction"
+						 : "main-effect",
+			.metric = kb_analysis_metric(a),
+			.a_idx = -1,
+			.b_idx = -1,
+			.factor = e[i].name,
+			.change_pct = e[i].change_pct,
+			.ci_low_pct = e[i].ci_low_pct,
+			.ci_high_pct = e[i].ci_high_pct,
+			.p_value = e[i].p,
+			.test = "t",
+			.verdict = NULL,
+			.detail = details[i],
+			.p_adjusted = e[i].p_adjusted,
+			.call = e[i].significant ? KB_STORE_CALL_SIGNIFICANT
+						 : KB_STORE_CALL_NOT_SIGNIFICANT,
+		};
+	}
+	ret = kb_store_analyses_put(s, kb_analysis_info(a)->id, rows, n, err);
+	for (i = 0; i < n; i++)
+		free(details[i]);
+	free(details);
+	free(rows);
+	free(sizes);
+	return ret;
+}

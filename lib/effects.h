@@ -108,4 +108,21 @@ struct kb_host_effect {
 int kb_effects_hosts(const struct kb_analysis *a, struct kb_host_effect **out,
 		     size_t *n, double *df, struct kb_err *err);
 
+/*
+ * " aliased with C:D", " partially aliased with 45 two-way interactions
+ * (±1/3 each)" (@sizes: kb_design_alias_sizes() of the design) or "",
+ * for effect @e.  Caller frees.
+ */
+char *kb_effects_aliases_text(const struct kb_effect *e, const char *sizes);
+
+/*
+ * Store the effects @e[0..n) of @a's experiment (kb_effects_estimate())
+ * in @a's database as `kbisect effects` does: a row per effect (kind
+ * "main-effect" or "interaction"), its adjusted p and call, and in
+ * detail the adjustment and the aliases; they replace the effects of
+ * the metric stored before.  Nothing on a store opened read-only.
+ */
+int kb_effects_store(const struct kb_analysis *a, const struct kb_effect *e,
+		     size_t n, struct kb_err *err);
+
 #endif

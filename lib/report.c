@@ -1054,6 +1054,14 @@ int kb_report_write(struct kb_store *s, int64_t exp, const char *dir,
 	rep_analyse(&r);
 	if ((ret = page(&r, err)))
 		goto out;
+	/* what it computed is stored with the experiment, or nothing is
+	 * written at all */
+	if (r.stored.code) {
+		ret = kb_err_set(err, r.stored.code,
+				 "cannot store the report's verdicts: %s",
+				 r.stored.msg);
+		goto out;
+	}
 	ret = rep_finish(&r, dir, out, err);
 out:
 	if (ret)

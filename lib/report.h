@@ -36,8 +36,11 @@ struct kb_store;
  * 10x down and 10x up lie as far from zero; variant labels too long for
  * a plot keep what tells the variants apart (kb_svg_short_labels()).
  *
- * Nothing is written to the database, and no boot is added: the store
- * may be open read-only.  An experiment whose stored matrix does not
+ * No boot is added.  What the report computed — each variant's verdict
+ * against the baseline, the effects, `why`'s answer — is stored with
+ * the experiment as the verbs that compute them store it (db/0016:
+ * v_verdicts, v_effects, v_why), unless the store is open read-only, when
+ * nothing is written to the database.  An experiment whose stored matrix does not
  * plan in this version (a bisection without a matrix) gets every part
  * that does not need the analysis, and the page says why the others
  * are missing.
@@ -64,7 +67,7 @@ void kb_report_result_release(struct kb_report_result *r);
  * releases).  KB_ENOTFOUND for an experiment that is not in the
  * database; KB_EINPUT for a @dir that is a file, holds something else,
  * or cannot be made or written; KB_EFAIL when the store or the disk
- * fails.
+ * fails (storing the verdicts too: then no report is left either).
  */
 int kb_report_write(struct kb_store *s, int64_t exp, const char *dir,
 		    struct kb_report_result *out, struct kb_err *err);

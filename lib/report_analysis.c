@@ -22,6 +22,36 @@
 
 /* ---- compare ---------------------------------------------------------- */
 
+/* The verdicts computed, each against the baseline, stored as `compare`
+ * stores them (v_verdicts). */
+static void store_verdicts(struct rep *r)
+{
+	struct kb_store_analysis *rows;
+	struct kb_err err = KB_ERR_INIT;
+	char **details;
+	size_t i, k = 0;
+
+	if (!r->a || kb_store_read_only(r->s) || r->nvs < 2)
+		return;
+	rows = kb_calloc(r->nvs, sizeof(*rows));
+	details = kb_calloc(r->nvs, sizeof(*details));
+	for (i = 1; i < r->nvs; i++) {
+		if (r->cmp_err[i])
+			continue;
+		kb_analysis_compare_row(&r->cmp[i], kb_analysis_metric(r->a),
+					r->vs[0].idx, r->vs[i].idx,
+					&details[k], &rows[k]);
+		k++;
+	}
+	rep_store_failed(r, kb_store_analyses_put(r->s, r->exp, rows, k,
+						  &err),
+			 &err);
+	while (k)
+		free(details[--k]);
+	free(details);
+	free(rows);
+}
+
 void rep_analyse(struct rep *r)
 {
 	struct kb_err err = KB_ERR_INIT;
@@ -40,6 +70,13 @@ void rep_analyse(struct rep *r)
 					     &r->cmp[i], &err))
 			r->cmp_err[i] = kb_strdup(err.msg);
 	}
+	store_verdicts(r);
+}
+
+void rep_store_failed(struct rep *r, int ret, const struct kb_err *e)
+{
+	if (ret && !r->stored.code)
+		kb_err_set(&r->stored, ret, "%s", e->msg);
 }
 
 const char *rep_verdict_class(const struct rep *r, size_t i)
@@ -201,11 +238,10 @@ void rep_compare(struct rep *r)
 	t = kb_analysis_opts(r->a)->threshold_pct;
 	if (first) {
 		kb_buf_adds(b, "<p class=\"note\">");
-		rep_escf(b, "* p < 0.05, ** p < 0.01, *** p < 0.001 (Mann-Whitney U); a verdict needs p < %.3g and |change| >= %g%%; no-change needs the interval (Welch t on the log scale, %.3g%%) inside \u00b1%g%% and boots enough that p < %.3g was possible.",
-			 first->alpha, t, 100 * (1 - first->alpha), t,
-			 first->alpha);
+		rep_escf(b, "* p < 0.05, ** p < 0.01, *** p < 0.001 (the t test of the change on the log scale, paired within rounds where they pair); a verdict needs p < %.3g, so that the %.3g%% interval shown excludes 0, and a change of %g%% or more; no-change needs the interval inside \u00b1%g%%.",
+			 first->alpha, 100 * (1 - first->alpha), t, t);
 		if (first->looks > 1)
-			rep_escf(b, "  %.3g is Pocock's level for each of %u looks, which keeps the false alarms of adaptive sampling at alpha = %g.",
+			rep_escf(b, "  %.3g is the level calibrated for each of %u looks, which keeps the false alarms of adaptive sampling at alpha = %g.",
 				 first->alpha, first->looks,
 				 kb_analysis_opts(r->a)->alpha);
 		kb_buf_adds(b, "</p>\n");
@@ -307,6 +343,7 @@ void rep_effects(struct rep *r)
 		rep_note(b, "not available: %s", err.msg);
 		goto out;
 	}
+	rep_store_failed(r, kb_effects_store(r->a, e, n, &err), &err);
 	level = 100 * (1 - kb_analysis_opts(r->a)->alpha);
 	kb_buf_adds(b, "<p>");
 	rep_escf(b, "Main effects and two-way interactions on %s, multiplicative (estimated on the log scale), ranked by size; boot-to-boot CV %.1f%% (pooled over variants, %g degrees of freedom).",
@@ -545,10 +582,12 @@ void rep_why(struct rep *r)
 		 (long long)r->exp);
 	kb_buf_adds(b, "</p>\n");
 	w = kb_calloc(1, sizeof(*w));
-	if (kb_why_explain(r->a, -1, -1, w, &err))
+	if (kb_why_explain(r->a, -1, -1, w, &err)) {
 		rep_note(b, "no answer: %s", err.msg);
-	else
+	} else {
 		why_answer(r, w);
+		rep_store_failed(r, kb_why_store(r->a, w, &err), &err);
+	}
 	free(w);
 	kb_buf_adds(b, "</section>\n");
 }

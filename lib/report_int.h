@@ -18,6 +18,7 @@
 
 #include "buf.h"
 #include "compare.h"
+#include "err.h"
 #include "format.h"
 #include "matrix.h"
 #include "stats.h"
@@ -68,6 +69,8 @@ struct rep {
 	size_t nmetrics;
 	struct kb_analysis *a;      /* NULL: see no_analysis */
 	char *no_analysis;          /* why the analysis could not open */
+	struct kb_err stored;       /* the first error storing what the
+				     * report computed (its code 0: none) */
 	struct kb_comparison *cmp;  /* per variant: against the baseline,
 				     * on the experiment's metric */
 	char **cmp_err;             /* per variant: why there is none, or
@@ -123,9 +126,12 @@ int rep_drift(struct rep *r, struct kb_err *err);
 /* ---- the analysis sections (lib/report_analysis.c) -------------------- */
 
 /* Compare every variant with the baseline on the experiment's metric
- * (r->cmp), as `kbisect compare` does; nothing when there is no
- * analysis. */
+ * (r->cmp), as `kbisect compare` does, and store the verdicts (unless
+ * the store is read-only); nothing when there is no analysis. */
 void rep_analyse(struct rep *r);
+/* Keep the first failure @ret (nonzero) of @e storing what the report
+ * computed, for kb_report_write() to fail with. */
+void rep_store_failed(struct rep *r, int ret, const struct kb_err *e);
 /* The verdict of variant @i against the baseline as a class name
  * ("regression" ...), or "baseline" or "none". */
 const char *rep_verdict_class(const struct rep *r, size_t i);

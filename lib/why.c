@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "err.h"
 #include "matrix.h"
 #include "mem.h"
@@ -587,5 +588,68 @@ out:
 	if (out->blocks == KB_WHY_BLOCKS_FRESH && out->first_round)
 		out->fresh_rounds =
 			kb_analysis_last_round(a) + 1 - out->first_round;
+	return ret;
+}
+
+/* The name of factor @f of @a's matrix. */
+static const char *factor_name(const struct kb_analysis *a, size_t f)
+{
+	return kb_matrix_factor(kb_plan_matrix(kb_analysis_plan(a)), f)->name;
+}
+
+int kb_why_store(const struct kb_analysis *a, const struct kb_why *w,
+		 struct kb_err *err)
+{
+	struct kb_store *s = kb_analysis_store(a);
+	struct kb_store_analysis row = {
+		.kind = "why",
+		.metric = kb_analysis_metric(a),
+		.a_idx = (int)w->good,
+		.b_idx = (int)w->bad,
+		.factor = NULL,
+		.change_pct = w->total.change_pct,
+		.ci_low_pct = w->total.ci_low,
+		.ci_high_pct = w->total.ci_high,
+		.p_value = w->total.p,
+		.test = kb_compare_test_name(w->total.test),
+		.verdict = kb_verdict_name(w->total.verdict),
+		.detail = NULL,
+		.call = KB_STORE_CALL_NONE,
+	};
+	struct kb_buf names = KB_BUF_INIT, detail = KB_BUF_INIT;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < w->nculprits; i++)
+		kb_buf_addf(&names, "%s%s", i ? " " : "",
+			    factor_name(a, w->culprits[i].factor));
+	kb_buf_adds(&detail,
+		    "inconclusive: no set of the changes could be shown to be the cause; it lies among:");
+	for (i = 0; i < w->nsuspects; i++)
+		kb_buf_addf(&detail, " %s", factor_name(a, w->suspects[i]));
+	switch (w->answer) {
+	case KB_WHY_NOTHING_WORSE:
+		row.b_idx = -1;
+		row.test = NULL;
+		row.verdict = NULL;
+		row.detail = "no variant is worse than the good one";
+		break;
+	case KB_WHY_NOT_REPRODUCED:
+		row.detail = "the regression does not reproduce";
+		break;
+	case KB_WHY_EXPLAINED:
+		row.factor = names.buf;
+		row.detail = "minimal set of factor changes that reproduces the regression";
+		break;
+	case KB_WHY_INCONCLUSIVE:
+		row.detail = detail.buf;
+		break;
+	}
+	ret = kb_store_read_only(s)
+		      ? 0
+		      : kb_store_analyses_put(s, kb_analysis_info(a)->id,
+					      &row, 1, err);
+	kb_buf_release(&names);
+	kb_buf_release(&detail);
 	return ret;
 }

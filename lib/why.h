@@ -177,6 +177,16 @@ struct kb_why {
 int kb_why_explain(struct kb_analysis *a, int good, int bad,
 		   struct kb_why *out, struct kb_err *err);
 
+/*
+ * Store answer @w of kb_why_explain() on @a in @a's database, as an
+ * analyses row of kind "why" (db/0016, v_why): the regression of w->bad
+ * against w->good, the culprits (factor names) and what the answer is;
+ * it replaces the answer stored before for the same two variants.
+ * Nothing on a store opened read-only.
+ */
+int kb_why_store(const struct kb_analysis *a, const struct kb_why *w,
+		 struct kb_err *err);
+
 /* "nothing-worse", "does-not-reproduce", "explained", "inconclusive". */
 const char *kb_why_answer_name(enum kb_why_answer a);
 

@@ -223,6 +223,14 @@ int cmd_runner_go(struct kb_runner *r, struct kb_store *s,
 		fprintf(stderr,
 			"kbisect: builds and boots overlapped for %.*f s (what building first would have added)\n",
 			overlapped < 10 ? 1 : 0, overlapped);
+	/* the verdicts, each variant against the baseline, stored with
+	 * the experiment (v_verdicts) */
+	if (kb_analysis_store_experiment_verdicts(s, *exp, NULL, &err)) {
+		fprintf(stderr,
+			"kbisect: warning: experiment %lld: its verdicts are not stored: %s\n",
+			(long long)*exp, err.msg);
+		kb_err_clear(&err);
+	}
 	if ((ret = cmd_print_results(s, *exp, args->json, &err)))
 		return cmd_fail(&err);
 	return 0;

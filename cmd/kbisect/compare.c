@@ -15,42 +15,6 @@
 #include "variant.h"
 #include "banned.h"
 
-/* How comparison @c was decided, for the analyses table. */
-static char *compare_detail(const struct kb_comparison *c)
-{
-	char looks[96] = "", bad[96] = "", left[64] = "", stop[64] = "";
-
-	if (c->looks > 1)
-		snprintf(looks, sizeof(looks),
-			 "; one look of %u, at Pocock's level %.3g", c->looks,
-			 c->alpha);
-	if (c->nonpositive)
-		snprintf(bad, sizeof(bad), "; %zu values <= 0: no interval",
-			 c->nonpositive);
-	if (c->futile)
-		snprintf(stop, sizeof(stop), "; stopped for futility");
-	if (c->test == KB_COMPARE_MANN_WHITNEY) {
-		if (c->npairs)
-			snprintf(left, sizeof(left),
-				 "; unpaired: %zu rounds in common, %d needed",
-				 c->npairs, KB_COMPARE_MIN_PAIRS);
-		else
-			snprintf(left, sizeof(left),
-				 "; unpaired: no rounds in common");
-		return kb_asprintf("Welch t interval of the change on the log scale; exact Mann-Whitney; boots are the replicates%s%s%s%s",
-				   left, looks, bad, stop);
-	}
-	if (c->unpaired)
-		snprintf(left, sizeof(left), ", %zu boots unpaired left out",
-			 c->unpaired);
-	return kb_asprintf("paired within %zu rounds%s; t interval of the mean log ratio; %s%s%s%s",
-			   c->npairs, left,
-			   c->test == KB_COMPARE_SIGNED_RANK
-				   ? "exact Wilcoxon signed-rank"
-				   : "paired t test of the log ratios",
-			   looks, bad, stop);
-}
-
 /* The name of @c's test in the table's lines. */
 static const char *test_text(const struct kb_comparison *c)
 {
@@ -59,6 +23,8 @@ static const char *test_text(const struct kb_comparison *c)
 		return "signed-rank";
 	case KB_COMPARE_PAIRED_T:
 		return "paired t";
+	case KB_COMPARE_WELCH_T:
+		return "Welch t on the logs";
 	case KB_COMPARE_MANN_WHITNEY:
 		break;
 	}
@@ -68,7 +34,7 @@ static const char *test_text(const struct kb_comparison *c)
 /* How @c paired its boots, one line under the experiment's metric. */
 static void print_pairing(const struct kb_comparison *c)
 {
-	if (c->test == KB_COMPARE_MANN_WHITNEY) {
+	if (!kb_compare_is_paired(c)) {
 		if (c->npairs)
 			printf("%14s unpaired: only %zu rounds hold boots of both (%d needed to pair)\n",
 			       "", c->npairs, KB_COMPARE_MIN_PAIRS);
@@ -82,11 +48,9 @@ static void print_pairing(const struct kb_comparison *c)
 		printf(" (%zu boot%s in no pair left out)", c->unpaired,
 		       c->unpaired == 1 ? "" : "s");
 	if (c->test == KB_COMPARE_PAIRED_T)
-		printf(c->looks > 1 ? ": the paired t test, as at every look of a sequential test\n"
-				    : ": the paired t test (too few pairs for the signed-rank to reach %.3g)\n",
-		       c->alpha);
+		printf(": the paired t test of the log ratios\n");
 	else
-		printf(": the exact signed-rank test\n");
+		printf(": the exact signed-rank test (values <= 0: no log ratio)\n");
 }
 
 struct compare_args {
@@ -125,19 +89,20 @@ const struct cmd cmd_compare_entry = {
 		"Per metric: each side's mean and relative standard deviation over\n"
 		"boots, the change of B against A with a confidence interval, a test,\n"
 		"and a verdict: regression or improvement (by the metric's direction:\n"
-		"significant and at least compare.threshold_pct), no-change (the\n"
-		"interval inside the threshold, with boots enough for the test to reach\n"
-		"alpha) or inconclusive.  When 3 or more rounds (repeat.order: blocks)\n"
-		"hold a boot of each side, on one host, the boots are paired within\n"
-		"rounds: the change and its t interval are those of the log ratios\n"
-		"within rounds, which a drift of the host leaves out, and the test the\n"
-		"exact Wilcoxon signed-rank (the paired t test with fewer than 6 pairs\n"
-		"and at the looks of --adaptive); boots in no pair are left out and\n"
-		"counted.  Otherwise unpaired: Welch's t on the log scale and an exact\n"
-		"Mann-Whitney U test.  --adaptive looks again after added rounds: each\n"
-		"look then decides at Pocock's level, which keeps false alarms at\n"
-		"alpha, and from half of repeat.max_boots it stops, inconclusive, when\n"
-		"even max_boots would not decide (futility).\n"
+		"the interval excludes no change and the change is at least\n"
+		"compare.threshold_pct), no-change (the interval inside the\n"
+		"threshold) or inconclusive.  One test decides, and the interval\n"
+		"shown is its own: the t test of the change on the log scale\n"
+		"(docs/analysis.md, \"The rule\").  When 3 or more rounds\n"
+		"(repeat.order: blocks) hold a boot of each side, on one host, the\n"
+		"boots are paired within rounds: the paired t test of the log ratios\n"
+		"within rounds, which a drift of the host leaves out; boots in no pair\n"
+		"are left out and counted.  Otherwise unpaired: Welch's t test on the\n"
+		"logs.  Values <= 0 leave no log scale: an exact rank test decides.\n"
+		"--adaptive looks again after added rounds: each look then decides at\n"
+		"a level calibrated for its test, which keeps false alarms at alpha,\n"
+		"and from half of repeat.max_boots it stops, inconclusive, when even\n"
+		"max_boots would not decide (futility).\n"
 		"\n"
 		"Boots are added to model experiments on their stored model, and to\n"
 		"real ones (executor libvirt) as `run` boots them, after the kbisect-*\n"
@@ -250,13 +215,8 @@ static int cmd_compare(const struct kb_args *args)
 		}
 		if (ret)
 			goto fail;
-		details[i] = compare_detail(&cmp);
-		rows[i] = (struct kb_store_analysis){
-			"compare", metrics[i], ia, ib, NULL, cmp.change_pct,
-			cmp.ci_low, cmp.ci_high, cmp.p,
-			kb_compare_test_name(cmp.test),
-			kb_verdict_name(cmp.verdict), details[i]
-		};
+		kb_analysis_compare_row(&cmp, metrics[i], (unsigned)ia,
+					(unsigned)ib, &details[i], &rows[i]);
 		if (main_metric)
 			main_cmp = cmp;
 		if (json) {
@@ -314,20 +274,23 @@ static int cmd_compare(const struct kb_args *args)
 	} else {
 		double t = kb_analysis_opts(a)->threshold_pct;
 
-		printf("\n* p < 0.05, ** p < 0.01, *** p < 0.001 (%s); a verdict needs p < %.3g and |change| >= %g%%;\n"
-		       "no-change needs the interval inside ±%g%% and boots enough that p < %.3g was possible\n",
-		       main_cmp.test == KB_COMPARE_MANN_WHITNEY
-			       ? "Mann-Whitney U"
-			       : test_text(&main_cmp),
-		       main_cmp.alpha, t, t, main_cmp.alpha);
-		if (main_cmp.looks > 1 && main_cmp.test == KB_COMPARE_MANN_WHITNEY)
-			printf("%.3g is Pocock's level for each of %u looks, which keeps the false alarms of adaptive sampling at alpha = %g\n",
-			       main_cmp.alpha, main_cmp.looks,
-			       kb_analysis_opts(a)->alpha);
-		else if (main_cmp.looks > 1)
-			printf("%.3g is the paired t test's level for each of %u looks (Pocock's boundary calibrated for it), which keeps the false alarms of adaptive sampling at alpha = %g\n",
-			       main_cmp.alpha, main_cmp.looks,
-			       kb_analysis_opts(a)->alpha);
+		if (main_cmp.test == KB_COMPARE_MANN_WHITNEY ||
+		    main_cmp.test == KB_COMPARE_SIGNED_RANK)
+			printf("\n* p < 0.05, ** p < 0.01, *** p < 0.001 (%s: values <= 0, no log scale); a verdict needs p < %.3g and |change| >= %g%%;\n"
+			       "no-change needs the interval inside ±%g%% and boots enough that p < %.3g was possible\n",
+			       main_cmp.test == KB_COMPARE_MANN_WHITNEY
+				       ? "Mann-Whitney U"
+				       : test_text(&main_cmp),
+			       main_cmp.alpha, t, t, main_cmp.alpha);
+		else
+			printf("\n* p < 0.05, ** p < 0.01, *** p < 0.001 (%s); a verdict needs p < %.3g (so the %.3g%% interval\n"
+			       "excludes 0) and a change of %g%% or more; no-change needs the interval inside ±%g%%\n",
+			       test_text(&main_cmp), main_cmp.alpha,
+			       100 * (1 - main_cmp.alpha), t, t);
+		if (main_cmp.looks > 1)
+			printf("%.3g is the %s test's level for each of %u looks (Pocock's boundary calibrated for it), which keeps the false alarms of adaptive sampling at alpha = %g\n",
+			       main_cmp.alpha, test_text(&main_cmp),
+			       main_cmp.looks, kb_analysis_opts(a)->alpha);
 		if (baseline_aa(a, ia, ib)) {
 			putchar('\n');
 			cmd_print_sentinel(stdout, a);

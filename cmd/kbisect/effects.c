@@ -46,17 +46,6 @@ static void aliases_json(struct kb_json *j, const struct kb_analysis *a,
 	free(al);
 }
 
-/* " aliased with C:D", " partially aliased with 45 ... (±1/3 each)" or "" */
-static char *aliases_text(const struct kb_effect *e, const char *sizes)
-{
-	if (e->npartial)
-		return kb_asprintf(" partially aliased with %zu two-way interaction%s (%s each)",
-				   e->npartial, e->npartial == 1 ? "" : "s",
-				   sizes);
-	return kb_asprintf("%s%s", e->aliases[0] ? " aliased with " : "",
-			   e->aliases);
-}
-
 static void effects_json(struct kb_analysis *a,
 			 const struct kb_effect *e, size_t n, double cv,
 			 double df, const struct kb_host_effect *h, size_t nh)
@@ -151,7 +140,7 @@ static void effects_text(struct kb_analysis *a,
 	for (i = 0; i < n; i++) {
 		char ci[72];
 
-		char *al = aliases_text(&e[i], sizes);
+		char *al = kb_effects_aliases_text(&e[i], sizes);
 
 		snprintf(ci, sizeof(ci), "[%s, %s]",
 			 kb_format_pct(e[i].ci_low_pct, 1).s,
@@ -240,11 +229,10 @@ static int cmd_effects(const struct kb_args *args)
 	struct kb_analysis *a = NULL;
 	struct kb_effect *e = NULL;
 	struct kb_host_effect *h = NULL;
-	struct kb_store_analysis *rows = NULL;
-	char **details = NULL, *sizes = NULL;
+	char *sizes = NULL;
 	const char *db = args->db;
 	const char *metric = CMD_ARGS(struct effects_args, args)->metric;
-	size_t n = 0, nh = 0, i;
+	size_t n = 0, nh = 0;
 	double cv = NAN, df = 0, hdf;
 	int json = args->json, ret;
 
@@ -254,33 +242,10 @@ static int cmd_effects(const struct kb_args *args)
 	    (ret = kb_effects_hosts(a, &h, &nh, &hdf, &err)))
 		goto fail;
 	cmd_warn_environments(s, kb_analysis_info(a)->id, -1, -1);
-	rows = calloc(n ? n : 1, sizeof(*rows));
-	if (!rows)
-		abort();
-	details = calloc(n ? n : 1, sizeof(*details));
-	if (!details)
-		abort();
-	sizes = kb_design_alias_sizes(kb_plan_design(kb_analysis_plan(a)));
-	for (i = 0; i < n; i++) {
-		char *al = aliases_text(&e[i], sizes);
-
-		/* the adjusted p and the call travel in the detail */
-		details[i] = kb_asprintf("holm-adjusted p %.3g of %zu: %s%s%s",
-					 e[i].p_adjusted, n,
-					 e[i].significant ? "significant"
-							  : "not significant",
-					 *al ? ";" : "", al);
-		free(al);
-		rows[i] = (struct kb_store_analysis){
-			e[i].interaction ? "interaction" : "main-effect",
-			kb_analysis_metric(a), -1, -1, e[i].name,
-			e[i].change_pct, e[i].ci_low_pct, e[i].ci_high_pct,
-			e[i].p, "t", NULL, details[i]
-		};
-	}
-	if ((ret = cmd_store_analyses(s, kb_analysis_info(a)->id, rows, n,
-				      &err)))
+	if (cmd_store_writable(s) &&
+	    (ret = kb_effects_store(a, e, n, &err)))
 		goto fail;
+	sizes = kb_design_alias_sizes(kb_plan_design(kb_analysis_plan(a)));
 	if (json)
 		effects_json(a, e, n, cv, df, h, nh);
 	else
@@ -290,11 +255,7 @@ static int cmd_effects(const struct kb_args *args)
 fail:
 	ret = cmd_fail(&err);
 out:
-	for (i = 0; details && i < n; i++)
-		free(details[i]);
-	free(details);
 	free(sizes);
-	free(rows);
 	free(e);
 	free(h);
 	kb_analysis_free(a);

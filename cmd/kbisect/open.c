@@ -93,15 +93,21 @@ int cmd_open_analysis(const char *db, const char *id, const char *metric,
 	return kb_analysis_open(*s, exp, metric, a, err);
 }
 
+int cmd_store_writable(const struct kb_store *s)
+{
+	if (!kb_store_read_only(s))
+		return 1;
+	fprintf(stderr,
+		"kbisect: note: the database cannot be written here: this answer is not stored in it\n");
+	return 0;
+}
+
 int cmd_store_analyses(struct kb_store *s, int64_t exp,
 		       const struct kb_store_analysis *rows, size_t n,
 		       struct kb_err *err)
 {
-	if (kb_store_read_only(s)) {
-		fprintf(stderr,
-			"kbisect: note: the database cannot be written here: this answer is not stored in it\n");
+	if (!cmd_store_writable(s))
 		return 0;
-	}
 	return kb_store_analyses_put(s, exp, rows, n, err);
 }
 

@@ -54,6 +54,9 @@ int cmd_matrix_load(const char *path, struct kb_matrix **m,
 int cmd_open_analysis(const char *db, const char *id, const char *metric,
 		      struct kb_store **s, struct kb_analysis **a,
 		      struct kb_err *err);
+/* Nonzero when an answer can be stored in @s; else says on stderr that
+ * it is not stored, and 0. */
+int cmd_store_writable(const struct kb_store *s);
 /*
  * Store analysis rows @rows[0..n) of experiment @exp (an analysis verb's
  * answer), or, when the database cannot be written here, say on stderr

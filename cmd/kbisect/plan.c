@@ -6,6 +6,9 @@
 #include "kbisect.h"
 #include "buf.h"
 #include "design.h"
+#include "store.h"
+#include "model.h"
+#include "compare.h"
 #include "json.h"
 #include "kconfig.h"
 #include "matrix.h"
@@ -146,7 +149,217 @@ static void aliases_json(struct kb_json *j, const struct kb_plan *p)
 	kb_json_array_end(j);
 }
 
-static void plan_json(const struct kb_plan *p, int model)
+/* ---- what the design can decide (issue 29) ------------------------------ */
+
+/* The noise levels a plan shows when none is known, as a coefficient
+ * of variation a boot. */
+static const double guess_cv[] = { 0.02, 0.05, 0.10 };
+#define NGUESS (sizeof(guess_cv) / sizeof(guess_cv[0]))
+
+/* The comparisons a run makes, each variant against the baseline, and
+ * what they can decide (lib/compare.h, kb_compare_design()). */
+struct verdicts {
+	size_t n;            /* comparisons: variants but the baseline */
+	unsigned boots, max_boots;
+	int paired;          /* within rounds, at repeat.boots */
+	double alpha, look_alpha, threshold;
+	double cv;           /* the noise expected a boot (NaN: not known) */
+	char source[256];    /* where cv comes from */
+	struct kb_compare_design at, up; /* at boots; at max_boots */
+	struct kb_compare_design guess[NGUESS]; /* at boots, noise unknown */
+};
+
+/* The noise a boot of @m's metric is expected to have: the model's, or
+ * that of earlier experiments on the matrix's hosts in database @db
+ * (NULL: none read, so that a plan prints the same everywhere). */
+static int expected_noise(const struct kb_matrix *m, const char *model,
+			  const char *db, struct verdicts *v,
+			  struct kb_err *err)
+{
+	const struct kb_repeat *r = kb_matrix_repeat(m);
+	const char *metric = kb_matrix_workload(m)->metric;
+	struct kb_model *mo = NULL;
+	struct kb_store *s = NULL;
+	struct kb_store_noise noise;
+	const char **hosts;
+	size_t i, nh = kb_matrix_nhosts(m);
+	int ret = 0;
+
+	v->cv = NAN;
+	if (model) {
+		double boot_cv, run_cv, var;
+
+		if ((ret = kb_model_load(model, &mo, err)))
+			return ret;
+		kb_model_noise(mo, &boot_cv, &run_cv);
+		/* a boot's value is the mean of its runs */
+		var = log1p(boot_cv * boot_cv) +
+		      log1p(run_cv * run_cv) / (double)r->runs_per_boot;
+		v->cv = sqrt(expm1(var));
+		snprintf(v->source, sizeof(v->source),
+			 "the model's noise.boot_cv %g%% and run_cv %g%% over %u run%s a boot",
+			 100 * boot_cv, 100 * run_cv, r->runs_per_boot,
+			 r->runs_per_boot == 1 ? "" : "s");
+		kb_model_free(mo);
+		return 0;
+	}
+	if (!db) {
+		snprintf(v->source, sizeof(v->source),
+			 "not known: --model MODEL gives the model's, --db PATH that of earlier experiments on these hosts");
+		return 0;
+	}
+	if ((ret = cmd_open_store_as(db, KB_STORE_READ_ONLY, &s, err)))
+		return ret;
+	hosts = kb_calloc(nh ? nh : 1, sizeof(*hosts));
+	for (i = 0; i < nh; i++)
+		hosts[i] = kb_matrix_host(m, i)->uri;
+	ret = kb_store_host_noise(s, hosts, nh, metric, &noise, err);
+	free(hosts);
+	kb_store_close(s);
+	if (ret)
+		return ret;
+	if (isnan(noise.var_log)) {
+		snprintf(v->source, sizeof(v->source),
+			 "not known: the database holds no variant of 2 ok boots of %s on these hosts",
+			 metric);
+		return 0;
+	}
+	v->cv = sqrt(expm1(noise.var_log));
+	snprintf(v->source, sizeof(v->source),
+		 "that of %zu boots of %u earlier experiment%s on these hosts, in the database",
+		 noise.nboots, noise.nexp, noise.nexp == 1 ? "" : "s");
+	return 0;
+}
+
+/* What the comparisons of @p can decide, the noise from @model or @db. */
+static int plan_verdicts(const struct kb_plan *p, const char *model,
+			 const char *db, struct verdicts *v,
+			 struct kb_err *err)
+{
+	const struct kb_matrix *m = kb_plan_matrix(p);
+	const struct kb_repeat *r = kb_matrix_repeat(m);
+	size_t i;
+	int ret, paired_up;
+
+	memset(v, 0, sizeof(*v));
+	v->n = kb_plan_nvariants(p) - 1;
+	v->boots = r->boots;
+	v->max_boots = r->max_boots;
+	v->alpha = kb_matrix_compare(m)->alpha;
+	v->threshold = kb_matrix_compare(m)->threshold_pct;
+	v->paired = r->order == KB_ORDER_BLOCKS &&
+		    r->boots >= KB_COMPARE_MIN_PAIRS;
+	if ((ret = expected_noise(m, model, db, v, err)))
+		return ret;
+	kb_compare_design(v->boots, v->paired, v->alpha, v->cv, v->threshold,
+			  &v->at);
+	for (i = 0; i < NGUESS; i++)
+		kb_compare_design(v->boots, v->paired, v->alpha, guess_cv[i],
+				  v->threshold, &v->guess[i]);
+	v->look_alpha = v->alpha;
+	if (v->max_boots > v->boots) {
+		/* compare --adaptive and why add rounds (paired) or boots */
+		paired_up = r->order == KB_ORDER_BLOCKS;
+		v->look_alpha =
+			paired_up
+				? kb_compare_look_alpha_paired(
+					  v->boots, v->max_boots, v->alpha, NULL)
+				: kb_compare_look_alpha_welch(
+					  v->boots, v->max_boots, v->alpha, NULL);
+		kb_compare_design(v->max_boots, paired_up, v->look_alpha, v->cv,
+				  v->threshold, &v->up);
+	}
+	return 0;
+}
+
+/* "#1 against the baseline #0", "#1 to #7 against the baseline #0" */
+static void comparisons_text(const struct verdicts *v, char *buf,
+			     size_t size)
+{
+	if (v->n == 1)
+		snprintf(buf, size, "#1 against the baseline #0");
+	else
+		snprintf(buf, size, "#1 to #%zu, each against the baseline #0",
+			 v->n);
+}
+
+static void verdicts_text(const struct kb_plan *p, const struct verdicts *v)
+{
+	const char *metric = kb_matrix_workload(kb_plan_matrix(p))->metric;
+	char what[96];
+	size_t i;
+
+	if (!v->n)
+		return;
+	comparisons_text(v, what, sizeof(what));
+	printf("\nverdicts: %s on %s, %u boot%s a side%s, at alpha %g\n", what,
+	       metric, v->boots, v->boots == 1 ? "" : "s",
+	       v->paired ? " paired within rounds: the paired t test of the log ratios and its interval"
+			 : ": Welch's t test on the logs and its interval",
+	       v->alpha);
+	if (!v->at.can_decide) {
+		printf("  CANNOT DECIDE: with %u boot a side no test can reach alpha %g (one boot has no spread): every comparison would be inconclusive\n",
+		       v->boots, v->alpha);
+		return;
+	}
+	if (isnan(v->cv)) {
+		printf("  noise a boot expected: %s\n", v->source);
+		printf("  each calls a change of");
+		for (i = 0; i < NGUESS; i++)
+			printf("%s %.1f%% or more at %g%% noise", i ? "," : "",
+			       v->guess[i].min_change_pct, 100 * guess_cv[i]);
+		printf(" (the threshold is %g%%)\n", v->threshold);
+		return;
+	}
+	printf("  noise a boot expected: %.1f%%, %s\n", 100 * v->cv, v->source);
+	printf("  each calls a change of %.1f%% or more (the interval expected ±%.1f%%, the threshold %g%%); no-change: %s\n",
+	       v->at.min_change_pct, v->at.halfwidth_pct,
+	       v->threshold,
+	       v->at.no_change ? "yes"
+			       : "not at this noise (the interval is wider than the threshold)");
+	if (v->max_boots > v->boots)
+		printf("  with up to %u boots a side (compare --adaptive, why), each look at %.3g: %.1f%% or more; no-change: %s\n",
+		       v->max_boots, v->look_alpha, v->up.min_change_pct,
+		       v->up.no_change ? "yes" : "not at this noise");
+}
+
+static void verdicts_json(struct kb_json *j, const struct verdicts *v)
+{
+	size_t i;
+
+	kb_json_key(j, "verdicts");
+	kb_json_object_begin(j);
+	kb_json_kv_int(j, "comparisons", (long long)v->n);
+	kb_json_kv_int(j, "boots", v->boots);
+	kb_json_kv_string(j, "test", v->paired ? "paired-t" : "welch-t");
+	kb_json_kv_number(j, "alpha", v->alpha);
+	kb_json_kv_bool(j, "can_decide", v->at.can_decide);
+	kb_json_kv_number(j, "noise_cv_pct", 100 * v->cv);
+	kb_json_kv_string(j, "noise_source", v->source);
+	kb_json_kv_number(j, "min_change_pct", v->at.min_change_pct);
+	kb_json_kv_number(j, "halfwidth_pct", v->at.halfwidth_pct);
+	if (v->at.no_change >= 0)
+		kb_json_kv_bool(j, "no_change", v->at.no_change);
+	kb_json_key(j, "min_change_pct_at_noise");
+	kb_json_object_begin(j);
+	for (i = 0; i < NGUESS; i++) {
+		char k[16];
+
+		snprintf(k, sizeof(k), "%g", 100 * guess_cv[i]);
+		kb_json_kv_number(j, k, v->guess[i].min_change_pct);
+	}
+	kb_json_object_end(j);
+	if (v->max_boots > v->boots) {
+		kb_json_kv_int(j, "max_boots", v->max_boots);
+		kb_json_kv_number(j, "look_alpha", v->look_alpha);
+		kb_json_kv_number(j, "min_change_pct_at_max_boots",
+				  v->up.min_change_pct);
+	}
+	kb_json_object_end(j);
+}
+
+static void plan_json(const struct kb_plan *p, int model,
+		      const struct verdicts *vd)
 {
 	const struct kb_matrix *m = kb_plan_matrix(p);
 	const struct kb_design *d = kb_plan_design(p);
@@ -238,6 +451,8 @@ static void plan_json(const struct kb_plan *p, int model)
 		kb_json_object_end(j);
 	}
 	kb_json_array_end(j);
+	if (vd->n)
+		verdicts_json(j, vd);
 	kb_json_object_end(j);
 	cmd_json_put(j, &b);
 }
@@ -457,7 +672,8 @@ static void hosts_text(const struct kb_matrix *m, int model)
 	}
 }
 
-static void plan_text(const struct kb_plan *p, int model)
+static void plan_text(const struct kb_plan *p, int model,
+		      const struct verdicts *vd)
 {
 	const struct kb_matrix *m = kb_plan_matrix(p);
 	const struct kb_design *d = kb_plan_design(p);
@@ -520,15 +736,25 @@ static void plan_text(const struct kb_plan *p, int model)
 		       kb_matrix_workload(m)->nfiles == 1 ? "" : "s");
 	}
 	hosts_text(m, model);
+	verdicts_text(p, vd);
 }
 
+struct plan_args {
+	struct kb_args common; /* first: CMD_ARGS */
+	int allow_undecidable;
+};
+
 static const struct kb_opt plan_opts[] = {
-	KB_OPT_MODEL("plan a run on the performance model (docs/model.md), as `run --model MODEL` would: the model is checked, and no kernel, tree or host is needed; without it, the plan is a real run's and refuses what `run` would"),
+	KB_OPT_MODEL("plan a run on the performance model (docs/model.md), as `run --model MODEL` would: the model is checked, no kernel, tree or host is needed, and its noise is what the verdicts can expect; without it, the plan is a real run's and refuses what `run` would"),
 	KB_OPT_JSON("print an object with variants, builds and boots"),
 	KB_OPT_ALLOW_DROPPED("accept requested options that do not hold"),
 	KB_OPT_QUIET("no progress on stderr"),
 	KB_OPT_MAX_BOOTS,
 	KB_OPT_MAX_SAMPLES,
+	KB_OPT_STRING(struct kb_args, db, 0, "db", "PATH",
+		      "a database of earlier experiments on the matrix's hosts: the noise their boots had (none is read without it)"),
+	KB_OPT_BOOL(struct plan_args, allow_undecidable, 0, "allow-undecidable",
+		    "accept a design whose comparisons cannot reach alpha"),
 	KB_OPT_END,
 };
 
@@ -539,6 +765,7 @@ const struct cmd cmd_plan_entry = {
 	.rank = 10,
 	.args = "MATRIX",
 	.opts = plan_opts,
+	.size = sizeof(struct plan_args),
 	.fn = cmd_plan,
 	.summary = "validate a matrix and show its variants, builds and boots",
 	.help = "Reads MATRIX (YAML, see docs/matrix.md), expands its design and\n"
@@ -546,7 +773,14 @@ const struct cmd cmd_plan_entry = {
 		"be built and how many guests booted.  Writes nothing.  A plan of more\n"
 		"boots or samples than the limits (docs/matrix.md) is refused.\n"
 		"A fractional or Plackett-Burman design is shown with its factors'\n"
-		"letters and its aliases up to two-factor interactions.\n",
+		"letters and its aliases up to two-factor interactions.\n"
+		"Then what the verdicts of a run can decide: each variant against\n"
+		"the baseline, the test, and the smallest change it calls at the\n"
+		"boots asked, at the noise --model's model gives or that of the\n"
+		"earlier experiments on the matrix's hosts in --db's database (none is\n"
+		"read without it), else at 2, 5 and 10% noise.  A design whose tests\n"
+		"can never reach compare.alpha (1 boot a side) exits 2 unless\n"
+		"--allow-undecidable.\n",
 	.epilog = "With source.tree, every variant's config is resolved with the\n"
 		  "tree's Kconfig (make olddefconfig): options that did not hold are\n"
 		  "shown with why, and the plan exits 1 (docs/kconfig.md).\n\n"
@@ -569,6 +803,7 @@ static int cmd_plan(const struct kb_args *args)
 	struct kb_model *model = NULL;
 	struct kb_plan_limits lim;
 	struct kb_metric_dir dir;
+	struct verdicts vd;
 	int json = args->json, allow_dropped = args->allow_dropped;
 	int quiet = args->quiet, ret;
 
@@ -585,7 +820,8 @@ static int cmd_plan(const struct kb_args *args)
 	     ((ret = kb_model_load(args->model, &model, &err)) ||
 	      (ret = kb_model_check_metric(model, kb_matrix_workload(m)->metric,
 					   &err)))) ||
-	    (!args->model && (ret = kb_realexec_check_guests(p, &err)))) {
+	    (!args->model && (ret = kb_realexec_check_guests(p, &err))) ||
+	    (ret = plan_verdicts(p, args->model, args->db, &vd, &err))) {
 		ret = cmd_fail(&err);
 		goto out;
 	}
@@ -597,9 +833,9 @@ static int cmd_plan(const struct kb_args *args)
 		kb_err_clear(&err);
 	}
 	if (json)
-		plan_json(p, model != NULL);
+		plan_json(p, model != NULL, &vd);
 	else
-		plan_text(p, model != NULL);
+		plan_text(p, model != NULL, &vd);
 	dir = kb_metric_direction(kb_matrix_workload(m),
 				  kb_matrix_workload(m)->metric);
 	if (json && dir.source == KB_METRIC_GUESSED)
@@ -615,6 +851,19 @@ static int cmd_plan(const struct kb_args *args)
 			fprintf(stderr,
 				"kbisect: the plan drops requested options: add what they depend on to a fragment, or pass --allow-dropped to accept it\n");
 			ret = 1;
+		}
+	}
+	/* a design whose tests can never reach alpha gives no verdict */
+	if (vd.n && !vd.at.can_decide) {
+		fflush(stdout);
+		if (CMD_ARGS(struct plan_args, args)->allow_undecidable) {
+			fprintf(stderr,
+				"kbisect: note: the design cannot decide (accepted with --allow-undecidable)\n");
+		} else {
+			fprintf(stderr,
+				"kbisect: the design cannot decide: with %u boot a side no comparison can reach alpha %g; raise repeat.boots to 2 or more (3 to pair within rounds), or pass --allow-undecidable\n",
+				vd.boots, vd.alpha);
+			ret = 2;
 		}
 	}
 out:

@@ -351,9 +351,8 @@ void cmd_json_comparison(struct kb_json *j, const char *key,
 	kb_json_kv_int(j, "nonpositive", (long long)c->nonpositive);
 	/* paired within rounds, or not (lib/compare.h) */
 	kb_json_kv_string(j, "test", kb_compare_test_name(c->test));
-	kb_json_kv_string(j, "pairing", c->test == KB_COMPARE_MANN_WHITNEY
-						? "unpaired"
-						: "paired");
+	kb_json_kv_string(j, "pairing", kb_compare_is_paired(c) ? "paired"
+								 : "unpaired");
 	kb_json_kv_int(j, "pairs", (long long)c->npairs);
 	kb_json_kv_int(j, "unpaired_boots", (long long)c->unpaired);
 	kb_json_kv_bool(j, "futile", c->futile);

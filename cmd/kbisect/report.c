@@ -209,9 +209,14 @@ static int cmd_report(const struct kb_args *args)
 		return cmd_usage_error("report", "-o needs a folder, not ''");
 	dir = a->dir ? kb_strdup(a->dir)
 		     : kb_asprintf("kbisect-report-%lld", (long long)exp);
-	if ((ret = cmd_open_store_as(args->db, KB_STORE_READ_ONLY, &s,
-				     &err)) ||
-	    (ret = kb_report_write(s, exp, dir, &res, &err))) {
+	/* what the report computes is stored where the database can be
+	 * written */
+	ret = cmd_open_store_as(args->db, KB_STORE_EXISTING, &s, &err);
+	if (!ret) {
+		cmd_store_writable(s);
+		ret = kb_report_write(s, exp, dir, &res, &err);
+	}
+	if (ret) {
 		ret = cmd_fail(&err);
 		goto out;
 	}

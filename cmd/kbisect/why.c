@@ -396,58 +396,6 @@ const struct cmd cmd_why_entry = {
 	.epilog = "Example:\n  kbisect why 1\n",
 };
 
-/* The answer as an `analyses` row of kind "why". */
-static int store_answer(struct kb_store *s, const struct kb_analysis *a,
-			const struct kb_why *w, struct kb_err *err)
-{
-	struct kb_store_analysis row = {
-		.kind = "why",
-		.metric = kb_analysis_metric(a),
-		.a_idx = (int)w->good,
-		.b_idx = (int)w->bad,
-		.factor = NULL,
-		.change_pct = w->total.change_pct,
-		.ci_low_pct = w->total.ci_low,
-		.ci_high_pct = w->total.ci_high,
-		.p_value = w->total.p,
-		.test = "mann-whitney-u",
-		.verdict = kb_verdict_name(w->total.verdict),
-		.detail = NULL,
-	};
-	struct kb_buf names = KB_BUF_INIT, detail = KB_BUF_INIT;
-	size_t i;
-	int ret;
-
-	for (i = 0; i < w->nculprits; i++)
-		kb_buf_addf(&names, "%s%s", i ? " " : "",
-			    fname(a, w->culprits[i].factor));
-	kb_buf_adds(&detail,
-		    "inconclusive: no set of the changes could be shown to be the cause; it lies among:");
-	for (i = 0; i < w->nsuspects; i++)
-		kb_buf_addf(&detail, " %s", fname(a, w->suspects[i]));
-	switch (w->answer) {
-	case KB_WHY_NOTHING_WORSE:
-		row.b_idx = -1;
-		row.test = NULL;
-		row.verdict = NULL;
-		row.detail = "no variant is worse than the good one";
-		break;
-	case KB_WHY_NOT_REPRODUCED:
-		row.detail = "the regression does not reproduce";
-		break;
-	case KB_WHY_EXPLAINED:
-		row.factor = names.buf;
-		row.detail = "minimal set of factor changes that reproduces the regression";
-		break;
-	case KB_WHY_INCONCLUSIVE:
-		row.detail = detail.buf;
-		break;
-	}
-	ret = cmd_store_analyses(s, kb_analysis_info(a)->id, &row, 1, err);
-	kb_buf_release(&names);
-	kb_buf_release(&detail);
-	return ret;
-}
 
 static int cmd_why(const struct kb_args *args)
 {
@@ -490,7 +438,7 @@ static int cmd_why(const struct kb_args *args)
 		goto fail;
 	if (w.answer != KB_WHY_NOTHING_WORSE)
 		cmd_warn_environments(s, kb_analysis_info(a)->id, -1, -1);
-	if ((ret = store_answer(s, a, &w, &err)))
+	if (cmd_store_writable(s) && (ret = kb_why_store(a, &w, &err)))
 		goto fail;
 	if (json)
 		why_json(a, &w);

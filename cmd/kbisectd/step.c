@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "analysis.h"
 #include "err.h"
 #include "executor.h"
 #include "fsutil.h"
@@ -166,6 +167,24 @@ static void sweep_orphans(const struct kb_queue_exp *x)
 	pthread_attr_destroy(&attr);
 }
 
+/* The verdicts of experiment @id, each variant against the baseline,
+ * stored as it ends (v_verdicts), as `run` stores them. */
+static void store_verdicts(int64_t id)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store *s = NULL;
+	size_t n = 0;
+
+	if (kb_store_open(d.db_path, NULL, &s, &err) ||
+	    kb_analysis_store_experiment_verdicts(s, id, &n, &err))
+		logm(L_ERROR, "experiment %lld: its verdicts are not stored: %s",
+		     (long long)id, err.msg);
+	else
+		logm(L_INFO, "experiment %lld: %zu verdicts stored",
+		     (long long)id, n);
+	kb_store_close(s);
+}
+
 static void on_note(const struct kb_sched_note *n, void *arg)
 {
 	(void)arg;
@@ -180,6 +199,8 @@ static void on_note(const struct kb_sched_note *n, void *arg)
 		break;
 	case KB_SCHED_NOTE_ENDED:
 		logm(L_INFO, "experiment %lld %s", (long long)n->id, n->state);
+		if (!strcmp(n->state, "done"))
+			store_verdicts(n->id);
 		break;
 	case KB_SCHED_NOTE_ERROR:
 		logm(L_ERROR, "experiment %lld: %s", (long long)n->id, n->msg);

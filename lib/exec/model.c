@@ -988,6 +988,13 @@ static unsigned char *memo_new(const struct kb_model *m)
 	return m->ndeps ? kb_calloc(m->ndeps, 1) : NULL;
 }
 
+void kb_model_noise(const struct kb_model *m, double *boot_cv,
+		    double *run_cv)
+{
+	*boot_cv = m->boot_cv;
+	*run_cv = m->run_cv;
+}
+
 double kb_model_expected(const struct kb_model *m, const struct kb_variant *v)
 {
 	unsigned char *memo = memo_new(m);

@@ -118,6 +118,11 @@ size_t kb_model_depends(const struct kb_model *m, const char *option,
  */
 double kb_model_expected(const struct kb_model *m, const struct kb_variant *v);
 
+/* The model's boot-to-boot and run-to-run coefficients of variation
+ * (noise.boot_cv, noise.run_cv) into *@boot_cv and *@run_cv. */
+void kb_model_noise(const struct kb_model *m, double *boot_cv,
+		    double *run_cv);
+
 /*
  * One noisy measurement: run @run_no (from 1) of boot @boot_no (from 1) of
  * @v, expected × boot noise × run noise.  Each noise is log-normal with

@@ -6,6 +6,7 @@
  */
 #include "store.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,27 +50,31 @@ int kb_store_analyses_put(struct kb_store *s, int64_t exp,
 		return ret;
 	if ((ret = store_prepare(s,
 				 "DELETE FROM analyses WHERE experiment_id = ?"
-				 " AND kind = ?",
+				 " AND kind = ? AND metric = ?"
+				 " AND a_variant_id IS ? AND b_variant_id IS ?",
 				 &del, err)) ||
 	    (ret = store_prepare(s,
 				 "INSERT INTO analyses (experiment_id, kind,"
 				 " metric, a_variant_id, b_variant_id, factor,"
 				 " change_pct, ci_low_pct, ci_high_pct,"
-				 " p_value, test, verdict, detail)"
-				 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+				 " p_value, test, verdict, detail, p_adjusted,"
+				 " significant)"
+				 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 				 &ins, err)))
 		goto out;
+	/* the same analysis stored before (of the same kind, metric and
+	 * variants) goes; every other stays */
 	for (i = 0; i < n; i++) {
-		size_t j;
-
-		for (j = 0; j < i && strcmp(a[j].kind, a[i].kind); j++)
-			;
-		if (j < i)
-			continue; /* kind already cleared */
 		sqlite3_reset(del);
+		sqlite3_clear_bindings(del);
 		sqlite3_bind_int64(del, 1, exp);
 		store_bind_text(del, 2, a[i].kind);
-		if ((ret = store_step_done(s, del, err,
+		store_bind_text(del, 3, a[i].metric);
+		if ((ret = store_bind_variant(s, del, 4, exp, a[i].a_idx,
+					      err)) ||
+		    (ret = store_bind_variant(s, del, 5, exp, a[i].b_idx,
+					      err)) ||
+		    (ret = store_step_done(s, del, err,
 					   "cannot replace analyses")))
 			goto out;
 	}
@@ -92,6 +97,11 @@ int kb_store_analyses_put(struct kb_store *s, int64_t exp,
 		store_bind_text(ins, 11, a[i].test);
 		store_bind_text(ins, 12, a[i].verdict);
 		store_bind_text(ins, 13, a[i].detail);
+		if (a[i].call != KB_STORE_CALL_NONE) {
+			store_bind_real(ins, 14, a[i].p_adjusted);
+			sqlite3_bind_int(ins, 15,
+					 a[i].call == KB_STORE_CALL_SIGNIFICANT);
+		}
 		if ((ret = store_step_done(s, ins, err,
 					   "cannot store an analysis")))
 			goto out;
@@ -294,4 +304,77 @@ int kb_store_read_plans(struct kb_store *s, struct kb_store_read_plan **out,
 	*out = p;
 	*n = nreads;
 	return 0;
+}
+
+int kb_store_host_noise(struct kb_store *s, const char *const *hosts,
+			size_t n, const char *metric,
+			struct kb_store_noise *out, struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	sqlite3_int64 variant = -1, exp = -1;
+	double sum = 0, sum2 = 0, ss = 0, df = 0;
+	size_t k = 0, i;
+	int rc, ret;
+
+	memset(out, 0, sizeof(*out));
+	out->var_log = NAN;
+	ret = store_prepare(s,
+			    "SELECT v.experiment_id, b.variant_id, b.host,"
+			    " avg(sm.value) FROM boots b"
+			    " JOIN variants v ON v.id = b.variant_id"
+			    " JOIN samples sm ON sm.boot_id = b.id"
+			    " WHERE b.status = 'ok' AND sm.metric = ?1"
+			    " AND b.host IS NOT NULL"
+			    " GROUP BY b.id ORDER BY b.variant_id",
+			    &st, err);
+	if (ret)
+		return ret;
+	store_bind_text(st, 1, metric);
+	for (;;) {
+		sqlite3_int64 var = -1, e = -1;
+		const char *host = NULL;
+		double x = NAN;
+
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			e = sqlite3_column_int64(st, 0);
+			var = sqlite3_column_int64(st, 1);
+			host = (const char *)sqlite3_column_text(st, 2);
+			x = sqlite3_column_double(st, 3);
+		} else if (rc != SQLITE_DONE) {
+			ret = store_fail(s, err,
+					 "cannot read the noise of earlier experiments");
+			break;
+		}
+		/* a variant's boots end: its sum of squares joins the pool */
+		if (var != variant) {
+			if (k >= 2) {
+				ss += sum2 - sum * sum / (double)k;
+				df += (double)(k - 1);
+			}
+			sum = sum2 = 0;
+			k = 0;
+			variant = var;
+		}
+		if (rc != SQLITE_ROW)
+			break;
+		for (i = 0; i < n && strcmp(hosts[i], host); i++)
+			;
+		if (i == n || !(x > 0))
+			continue;
+		if (e != exp) {
+			exp = e;
+			out->nexp++; /* rows of an experiment come together */
+		}
+		sum += log(x);
+		sum2 += log(x) * log(x);
+		k++;
+		out->nboots++;
+	}
+	sqlite3_finalize(st);
+	if (!ret && df > 0) {
+		out->var_log = ss / df;
+		out->df = df;
+	}
+	return ret;
 }

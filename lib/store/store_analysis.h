@@ -13,6 +13,13 @@
 struct kb_err;
 struct kb_store;
 
+/* The call on an effect of a family (kb_store_analysis.call). */
+enum kb_store_call {
+	KB_STORE_CALL_NONE = 0,    /* not an effect: no adjusted p */
+	KB_STORE_CALL_NOT_SIGNIFICANT,
+	KB_STORE_CALL_SIGNIFICANT,
+};
+
 /* One analysis row (a comparison, an effect), as stored. */
 struct kb_store_analysis {
 	const char *kind;     /* "compare", "main-effect", "interaction", "why" */
@@ -20,15 +27,20 @@ struct kb_store_analysis {
 	int a_idx, b_idx;     /* variant indexes, -1 when not about a variant */
 	const char *factor;   /* "PARAVIRT_SPINLOCKS" or "A:B", or NULL */
 	double change_pct, ci_low_pct, ci_high_pct, p_value; /* NaN = NULL */
-	const char *test;     /* "mann-whitney-u", "bootstrap", "t" */
+	const char *test;     /* "welch-t", "paired-t", "t", ... */
 	const char *verdict;  /* "regression", ... or NULL */
 	const char *detail;   /* how the verdict was reached, or NULL */
+	double p_adjusted;    /* effects: the family's adjusted p */
+	enum kb_store_call call; /* effects: the call (NONE: neither it
+				  * nor p_adjusted is stored) */
 };
 
 /*
  * Store analyses @a[0..n) of experiment @exp in one transaction, after
- * deleting earlier rows of the same kinds for it (an analysis rerun
- * replaces its previous answer).
+ * deleting the rows stored before of the same analysis: of the same
+ * kind, metric and variants as one of @a (an analysis rerun replaces
+ * its previous answer; a comparison of another pair, or of another
+ * metric, stays).
  */
 int kb_store_analyses_put(struct kb_store *s, int64_t exp,
 			  const struct kb_store_analysis *a, size_t n,
@@ -69,6 +81,27 @@ int kb_store_last_boot(struct kb_store *s, int64_t exp, unsigned idx,
  * too (0: none). */
 int kb_store_last_round(struct kb_store *s, int64_t exp, unsigned *out,
 			struct kb_err *err);
+
+/* The noise of earlier experiments on some hosts (kb_store_host_noise()). */
+struct kb_store_noise {
+	double var_log;   /* pooled within-variant variance of the logs of
+			   * the ok boots' means (NaN: none to pool) */
+	double df;        /* its degrees of freedom */
+	unsigned nexp;    /* experiments it came from */
+	size_t nboots;    /* boots */
+};
+
+/*
+ * The boot-to-boot noise metric @metric showed on hosts @hosts[0..n)
+ * (boots.host, as the boots recorded it) in every experiment of @s:
+ * the variance of the log of each ok boot's mean (its runs averaged)
+ * about its variant's mean, pooled over the variants with 2 such boots
+ * or more.  Values not positive are left out.  What `plan` expects of a
+ * design on those hosts.
+ */
+int kb_store_host_noise(struct kb_store *s, const char *const *hosts,
+			size_t n, const char *metric,
+			struct kb_store_noise *out, struct kb_err *err);
 
 /* How sqlite runs one of the store's reads. */
 struct kb_store_read_plan {

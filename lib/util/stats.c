@@ -752,22 +752,27 @@ void kb_stats_bootstrap_change(const double *a, size_t na, const double *b,
 	free(stat);
 }
 
-void kb_stats_log_ratio_ci(const double *a, size_t na, const double *b,
-			   size_t nb, double level, double *lo, double *hi)
+double kb_stats_log_ratio_test(const double *a, size_t na, const double *b,
+			       size_t nb, double level, double *lo,
+			       double *hi, double *se_out, double *df_out)
 {
 	struct kb_summary sa, sb;
-	double *la, *lb, d, va, vb, se, df, q;
+	double *la, *lb, d, va, vb, se, df, q, p;
 	size_t i;
 
 	*lo = *hi = NAN;
+	if (se_out)
+		*se_out = NAN;
+	if (df_out)
+		*df_out = NAN;
 	if (na < 2 || nb < 2 || !(level > 0 && level < 1))
-		return;
+		return NAN;
 	for (i = 0; i < na; i++)
 		if (!(a[i] > 0) || !isfinite(a[i]))
-			return;
+			return NAN;
 	for (i = 0; i < nb; i++)
 		if (!(b[i] > 0) || !isfinite(b[i]))
-			return;
+			return NAN;
 	la = kb_reallocarray(NULL, na, sizeof(*la));
 	lb = kb_reallocarray(NULL, nb, sizeof(*lb));
 	for (i = 0; i < na; i++)
@@ -788,11 +793,26 @@ void kb_stats_log_ratio_ci(const double *a, size_t na, const double *b,
 		     ((va > 0 ? va * va / (double)(na - 1) : 0) +
 		      (vb > 0 ? vb * vb / (double)(nb - 1) : 0));
 		q = kb_stats_t_quantile(1 - (1 - level) / 2, df);
+		p = 2 * kb_stats_t_cdf(-fabs(d) / se, df);
 	} else {
-		q = 0; /* no spread at all: the interval is the estimate */
+		/* no spread at all: the interval is the estimate */
+		df = (double)(na + nb - 2);
+		q = 0;
+		p = d == 0 ? 1 : 0;
 	}
 	*lo = expm1(d - q * se) * 100;
 	*hi = expm1(d + q * se) * 100;
+	if (se_out)
+		*se_out = se;
+	if (df_out)
+		*df_out = df;
+	return p;
+}
+
+void kb_stats_log_ratio_ci(const double *a, size_t na, const double *b,
+			   size_t nb, double level, double *lo, double *hi)
+{
+	kb_stats_log_ratio_test(a, na, b, nb, level, lo, hi, NULL, NULL);
 }
 
 /*

@@ -168,6 +168,21 @@ void kb_stats_log_ratio_ci(const double *a, size_t na, const double *b,
 			   size_t nb, double level, double *lo, double *hi);
 
 /*
+ * The test behind that interval: Welch's t test of the difference of the
+ * mean logarithms of @a and @b, two-sided, returning its p-value and
+ * setting the interval at @level as kb_stats_log_ratio_ci() does, so that
+ * p < 1 - @level exactly when the interval excludes no change.  Sets
+ * *@se and *@df (either may be NULL) to the standard error of the
+ * difference of the mean logs and its Welch-Satterthwaite degrees of
+ * freedom.  NaN everywhere as for the interval (a side of fewer than 2
+ * values, a value not positive); with no spread on either side p is 1
+ * for equal means, else 0, and df is n_a + n_b - 2.
+ */
+double kb_stats_log_ratio_test(const double *a, size_t na, const double *b,
+			       size_t nb, double level, double *lo,
+			       double *hi, double *se, double *df);
+
+/*
  * Pocock's group-sequential boundary for looks at information levels
  * @info[0..k) (increasing; any scale: for two samples of n boots each,
  * n itself): the nominal two-sided level alpha' that each look tests at,

@@ -124,10 +124,11 @@ cat "$work/dedup.out"
 grep -q '^8 variants, 4 builds: 0 built, 4 reused, 0 failed' \
 	"$work/dedup.out" || fail "expected 8 variants sharing 4 builds"
 
-# 5. A second plan reads resolved configs from the cache.
+# 5. A second plan reads resolved configs from the cache (1 boot a side
+#    decides nothing: accepted, this is about builds).
 say "5. second plan"
 start=$(date +%s)
-"$kbisect" plan "$work/builds.yaml" --json >"$work/plan.json" ||
+"$kbisect" plan "$work/builds.yaml" --json --allow-undecidable >"$work/plan.json" ||
 	fail "kbisect plan failed"
 end=$(date +%s)
 grep -q '"builds": 4' "$work/plan.json" || fail "plan should count 4 builds"

@@ -134,6 +134,15 @@ echo "  experiment took $((t1 - t0)) s with $kills kills"
 check "watch ends when the experiment is done (exit $rc)" \
 	$([ $rc -eq 0 ] && tail -n 1 "$T/watch" | grep -q "done: builds 4/4, boots 40/40"; echo $?)
 check "state done" $([ "$(q "select state from experiments where id = $id")" = done ]; echo $?)
+# the daemon stores each variant's verdict as the experiment ends, as
+# run does (it may come a moment after the state)
+i=0
+while [ $i -lt 50 ] && ! grep -q "experiment $id: [0-9]* verdicts stored" "$LOG"; do
+	sleep 0.2; i=$((i + 1))
+done
+check "the daemon stored a verdict for each of the $((VARIANTS - 1)) variants (v_verdicts)" \
+	$(grep -q "experiment $id: $((VARIANTS - 1)) verdicts stored" "$LOG" &&
+	[ "$(q "select count(*) from v_verdicts where experiment_id = $id and verdict is not null")" -eq $((VARIANTS - 1)) ]; echo $?)
 
 bad=$(q "select count(*) from (select v.idx, count(b.id) n,
 	(select count(*) from samples s join boots b2 on b2.id = s.boot_id

@@ -1397,8 +1397,15 @@ static void test_bisect__probes_boot_over_both_hosts(void **state)
 	boots_on(f, t.exp, on, &not_ok);
 	assert_int_equal(not_ok, 0);
 	for (v = 0; v < 64; v++) {
-		assert_true(on[v][0] <= on[v][1] + 1 &&
-			    on[v][1] <= on[v][0] + 1);
+		/* a round keeps to the host its first boot (an end's) went
+		 * to, so that its boots pair: a probe given a second round
+		 * of 3 boots may land 2 and 1 again, 4 against 2 */
+		unsigned slack = v < 2 ? 1 : 2;
+
+		assert_true(on[v][0] <= on[v][1] + slack &&
+			    on[v][1] <= on[v][0] + slack);
+		if (on[v][0] + on[v][1] >= 2)
+			assert_true(on[v][0] && on[v][1]);
 		a += on[v][0];
 		b += on[v][1];
 	}

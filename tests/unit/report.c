@@ -1,5 +1,6 @@
 #include <dirent.h>
 #include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -386,6 +387,70 @@ static void test_report__a_folder_that_cannot_be_is_input(void **state)
 	free(keep);
 }
 
+/* The number @sql counts in database @path, opened read-only. */
+static long long count_in(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	long long n = -1;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) ==
+		    SQLITE_OK &&
+	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return n;
+}
+
+static void test_report__stores_what_it_computes(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_store_opts ro = KB_STORE_OPTS_INIT;
+	struct kb_store *s = NULL;
+	struct kb_report_result r;
+	struct kb_err err = KB_ERR_INIT;
+	char *dir = kb_asprintf("%s/rep", f->dir);
+	char *again = kb_asprintf("%s/rep-ro", f->dir);
+
+	f->exp = run_model(f, matrix);
+	assert_true(count_in(f->db, "SELECT count(*) FROM analyses") == 0);
+	assert_int_equal(kb_report_write(f->s, f->exp, dir, &r, &err), 0);
+	kb_report_result_release(&r);
+	/* a verdict for every variant but the baseline, the effects and
+	 * why's answer, as the verbs that compute them store them */
+	assert_true(count_in(f->db, "SELECT count(*) FROM v_verdicts") ==
+		    count_in(f->db, "SELECT count(*) - 1 FROM variants"));
+	assert_true(count_in(f->db, "SELECT count(*) FROM v_verdicts"
+				    " WHERE verdict IS NULL") == 0);
+	assert_true(count_in(f->db, "SELECT count(*) FROM v_effects") > 0);
+	assert_true(count_in(f->db, "SELECT count(*) FROM v_why") == 1);
+	/* read-only: the report all the same, nothing written */
+	kb_store_close(f->s);
+	f->s = NULL;
+	{
+		sqlite3 *db = NULL;
+
+		assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(db, "DELETE FROM analyses", NULL,
+					      NULL, NULL),
+				 SQLITE_OK);
+		sqlite3_close(db);
+	}
+	ro.access = KB_STORE_READ_ONLY;
+	if (kb_store_open(f->db, &ro, &s, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(kb_report_write(s, f->exp, again, &r, &err), 0);
+	kb_report_result_release(&r);
+	kb_store_close(s);
+	assert_true(count_in(f->db, "SELECT count(*) FROM analyses") == 0);
+	if (kb_store_open(f->db, NULL, &f->s, &err))
+		fail_msg("%s", err.msg);
+	free(again);
+	free(dir);
+}
+
 static void test_report__an_earlier_report_is_replaced(void **state)
 {
 	struct fixture *f = *state;
@@ -616,6 +681,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_report__drift_and_the_sentinel_are_said),
 	T(test_report__bad_id_fails_and_leaves_no_folder),
 	T(test_report__a_folder_that_cannot_be_is_input),
+	T(test_report__stores_what_it_computes),
 	T(test_report__an_earlier_report_is_replaced),
 	T(test_report__escapes_what_the_user_wrote),
 	T(test_report__evidence_is_written_and_linked),

@@ -8,6 +8,7 @@
 #include "testfs.h"
 #include "analysis.h"
 #include "compare.h"
+#include "effects.h"
 #include "err.h"
 #include "executor.h"
 #include "matrix.h"
@@ -17,9 +18,10 @@
 #include "plan.h"
 #include "store.h"
 #include "variant.h"
+#include "why.h"
 
 /*
- * The views of the schema (db/0001..0009) for people browsing the file:
+ * The views of the schema (db/0001..0016) for people browsing the file:
  * each one answers, with the columns db/README.md promises, on a fresh
  * database holding a model experiment, a boot with its environment and
  * evidence, a bisection and a queued experiment; the per-variant change
@@ -95,6 +97,9 @@ static int teardown(void **state)
 	free(f);
 	return 0;
 }
+
+#define assert_rel_ok(got, want)                                           \
+	assert_true(fabs((got) - (want)) <= 1e-9 * fabs(want))
 
 static sqlite3 *raw_open(const char *path)
 {
@@ -193,6 +198,19 @@ static const struct {
 	  "experiment_id experiment variant_idx variant build_key build_id"
 	  " build_status build_duration_s boots boots_ok",
 	  5 },
+	{ "v_verdicts",
+	  "experiment_id experiment variant_idx variant baseline metric"
+	  " change_pct ci_low_pct ci_high_pct p verdict test decided_at",
+	  3 },
+	{ "v_effects",
+	  "experiment_id experiment metric kind effect change_pct ci_low_pct"
+	  " ci_high_pct p p_holm significant detail estimated_at",
+	  3 },
+	{ "v_why",
+	  "experiment_id experiment metric good_idx good bad_idx bad"
+	  " change_pct ci_low_pct ci_high_pct p verdict culprits answer"
+	  " answered_at",
+	  1 },
 };
 #define NVIEWS (sizeof(views) / sizeof(views[0]))
 
@@ -223,8 +241,36 @@ static void select_all(sqlite3 *db, const char *name, char **columns,
 	free(sql);
 }
 
+/* What `run` (its verdicts), `effects` and `why` store of experiment
+ * @exp of @s; the effects stored into *@neffects (may be NULL). */
+static void store_answers(struct kb_store *s, int64_t exp, size_t *neffects)
+{
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_analysis *a = NULL;
+	struct kb_effect *e = NULL;
+	struct kb_why *w = kb_calloc(1, sizeof(*w));
+	size_t n = 0, ne = 0;
+	double cv, df;
+
+	if (kb_analysis_store_experiment_verdicts(s, exp, &n, &err) ||
+	    kb_analysis_open(s, exp, NULL, &a, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(n, 3);
+	kb_analysis_no_sampling(a);
+	if (kb_effects_estimate(a, &e, &ne, &cv, &df, &err) ||
+	    kb_effects_store(a, e, ne, &err) ||
+	    kb_why_explain(a, -1, -1, w, &err) || kb_why_store(a, w, &err))
+		fail_msg("%s", err.msg);
+	if (neffects)
+		*neffects = ne;
+	free(w);
+	free(e);
+	kb_analysis_free(a);
+}
+
 /* Something for every view: a boot with its environment and evidence,
- * a bisection with a step, a queued experiment with a job. */
+ * a bisection with a step, a queued experiment with a job, the answers
+ * stored. */
 static void add_the_rest(struct fixture *f)
 {
 	static const struct kb_setting set[] = {
@@ -274,6 +320,7 @@ static void add_the_rest(struct fixture *f)
 	    kb_store_experiment_submit(f->s, &e, &job, 1, &id, &err))
 		fail_msg("%s", err.msg);
 	kb_boot_result_release(&r);
+	store_answers(f->s, f->exp, NULL);
 }
 
 static void test_store_views__every_view_answers_with_its_columns(
@@ -396,6 +443,124 @@ static void test_store_views__variant_change_is_what_compare_computes(
 	kb_analysis_free(a);
 }
 
+static void test_store_views__verdicts_by_label_rounded_and_kept(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_analysis *a = NULL;
+	struct kb_comparison c;
+	struct kb_store_analysis row;
+	char *detail = NULL, *text;
+	size_t ne = 0;
+	sqlite3 *db;
+	double v;
+
+	f->exp = run_model(f->s);
+	store_answers(f->s, f->exp, &ne);
+	/* a comparison of two other variants, and of another metric, is
+	 * stored beside the verdicts: it replaces none of them */
+	if (kb_analysis_open(f->s, f->exp, NULL, &a, &err))
+		fail_msg("%s", err.msg);
+	kb_analysis_no_sampling(a);
+	assert_int_equal(kb_analysis_compare(a, 1, 2, 0, &c, &err), 0);
+	kb_analysis_compare_row(&c, "ops_per_s", 1, 2, &detail, &row);
+	assert_int_equal(kb_store_analyses_put(f->s, f->exp, &row, 1, &err), 0);
+	row.metric = "other";
+	row.a_idx = 0;
+	assert_int_equal(kb_store_analyses_put(f->s, f->exp, &row, 1, &err), 0);
+	free(detail);
+	/* the verdict of #2 against the baseline, as compare computes it */
+	assert_int_equal(kb_analysis_compare(a, 0, 2, 0, &c, &err), 0);
+	kb_analysis_free(a);
+	kb_store_close(f->s);
+	f->s = NULL;
+
+	db = raw_open(f->db); /* read-only, as a browser of the file */
+	assert_true(raw_real(db, "SELECT count(*) FROM v_verdicts") == 3);
+	assert_true(raw_real(db, "SELECT count(*) FROM v_verdicts"
+				 " WHERE verdict IS NULL") == 0);
+	assert_true(raw_real(db, "SELECT count(*) FROM v_variant_change"
+				 " WHERE metric = 'ops_per_s' AND variant_idx > 0"
+				 " AND compare_verdict IS NULL") == 0);
+	/* named by the whole label, the baseline's too */
+	text = raw_text(db, "SELECT variant || '|' || baseline || '|' ||"
+			    " verdict FROM v_verdicts WHERE variant_idx = 2");
+	assert_string_equal(text, "A=y guest.vcpus=1|A=n guest.vcpus=1|regression");
+	free(text);
+	/* rounded as compare prints them: one decimal, p to 3 digits */
+	v = raw_real(db, "SELECT change_pct FROM v_verdicts"
+			 " WHERE variant_idx = 2");
+	assert_true(fabs(v - round(c.change_pct * 10) / 10) < 1e-9);
+	v = raw_real(db, "SELECT ci_high_pct FROM v_verdicts"
+			 " WHERE variant_idx = 2");
+	assert_true(fabs(v - round(c.ci_high * 10) / 10) < 1e-9);
+	v = raw_real(db, "SELECT p FROM v_verdicts WHERE variant_idx = 2");
+	text = kb_asprintf("%.3g", c.p);
+	assert_true(v == strtod(text, NULL) && v != c.p);
+	free(text);
+	/* the effects with their Holm p and call, why's answer by label */
+	assert_true(raw_real(db, "SELECT count(*) FROM v_effects") == (double)ne);
+	assert_true(raw_real(db, "SELECT count(*) FROM v_effects WHERE"
+				 " p_holm IS NULL OR significant IS NULL") == 0);
+	text = raw_text(db, "SELECT effect FROM v_effects LIMIT 1");
+	assert_string_equal(text, "A");
+	free(text);
+	text = raw_text(db, "SELECT good || '|' || bad FROM v_why");
+	assert_msg_contains(text, "A=n guest.vcpus=");
+	assert_msg_contains(text, "|A=y guest.vcpus=");
+	free(text);
+	sqlite3_close(db);
+}
+
+static void test_store_views__host_noise_is_the_pooled_log_variance(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store_variant *vs = NULL;
+	struct kb_store_noise noise;
+	const char *model[] = { "model" }, *other[] = { "xen:///system" };
+	double ss = 0, df = 0;
+	size_t n = 0, i, k, boots = 0;
+
+	f->exp = run_model(f->s);
+	run_model(f->s); /* a second experiment on the same host */
+	if (kb_store_host_noise(f->s, model, 1, "ops_per_s", &noise, &err))
+		fail_msg("%s", err.msg);
+	/* by hand: each variant's log boot means about their mean, both
+	 * experiments, pooled */
+	for (int64_t e = f->exp; e <= f->exp + 1; e++) {
+		if (kb_store_variants(f->s, e, "ops_per_s", &vs, &n, &err))
+			fail_msg("%s", err.msg);
+		for (i = 0; i < n; i++) {
+			double m = 0;
+
+			for (k = 0; k < vs[i].nboots; k++)
+				m += log(vs[i].boot_means[k]) /
+				     (double)vs[i].nboots;
+			for (k = 0; k < vs[i].nboots; k++)
+				ss += (log(vs[i].boot_means[k]) - m) *
+				      (log(vs[i].boot_means[k]) - m);
+			df += (double)vs[i].nboots - 1;
+			boots += vs[i].nboots;
+			kb_store_variant_release(&vs[i]);
+		}
+		free(vs);
+		vs = NULL;
+	}
+	assert_int_equal(noise.nexp, 2);
+	assert_int_equal(noise.nboots, boots);
+	assert_true(noise.df == df);
+	assert_rel_ok(noise.var_log, ss / df);
+	/* the model's boot_cv of 3% (and run_cv 1% over 2 runs) */
+	assert_true(sqrt(noise.var_log) > 0.015 && sqrt(noise.var_log) < 0.05);
+	/* boots of other hosts are not these hosts' noise */
+	if (kb_store_host_noise(f->s, other, 1, "ops_per_s", &noise, &err))
+		fail_msg("%s", err.msg);
+	assert_true(isnan(noise.var_log) && noise.nboots == 0);
+}
+
 static void test_store_views__migration_to_9_keeps_the_old_views(
 	void **state)
 {
@@ -436,6 +601,8 @@ static const struct CMUnitTest tests[] = {
 	T(test_store_views__every_view_answers_with_its_columns),
 	T(test_store_views__boot_summary_is_boot_means_by_index),
 	T(test_store_views__variant_change_is_what_compare_computes),
+	T(test_store_views__verdicts_by_label_rounded_and_kept),
+	T(test_store_views__host_noise_is_the_pooled_log_variance),
 	T(test_store_views__migration_to_9_keeps_the_old_views),
 };
 
