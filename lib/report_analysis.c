@@ -86,7 +86,41 @@ static void compare_base_row(struct rep *r, const struct kb_comparison *c)
 	rep_num(b, c->a.mean);
 	kb_buf_adds(b, "</td><td class=\"num\">");
 	kb_buf_adds(b, kb_format_pct(100 * fabs(c->a.cv), 0).s);
-	kb_buf_adds(b, "</td><td colspan=\"5\" class=\"note\">the baseline, which each variant below is compared with</td></tr>\n");
+	kb_buf_adds(b, kb_matrix_nconditions(kb_plan_matrix(kb_analysis_plan(r->a)))
+			       ? "</td><td colspan=\"5\" class=\"note\">the baseline, which the variants at its level of the conditions are compared with</td></tr>\n"
+			       : "</td><td colspan=\"5\" class=\"note\">the baseline, which each variant below is compared with</td></tr>\n");
+}
+
+/* Whether variant @i of the table is the baseline at its own level of
+ * the conditions, not #0: the reference of its level (kb_plan_reference()). */
+static int is_reference(const struct rep *r, size_t i)
+{
+	const struct kb_plan *p = kb_analysis_plan(r->a);
+
+	return i && r->vs[i].idx < kb_plan_nvariants(p) &&
+	       kb_plan_reference(p, r->vs[0].idx, r->vs[i].idx) ==
+		       (int)r->vs[i].idx;
+}
+
+/* The row of a baseline at another level of the conditions: its mean
+ * and spread, and what is compared with it. */
+static void compare_reference_row(struct rep *r, size_t i)
+{
+	struct kb_buf *b = &r->page;
+	struct kb_summary sm;
+	size_t n;
+	const double *y = kb_analysis_values(r->a, r->vs[i].idx, &n);
+
+	kb_stats_summary(y, n, &sm);
+	kb_buf_adds(b, "<tr class=\"baseline\"><td class=\"num\">");
+	rep_variant_link(b, r->vs[i].idx);
+	kb_buf_adds(b, "</td><td>");
+	rep_esc(b, r->vs[i].label);
+	kb_buf_adds(b, "</td><td class=\"num\">");
+	rep_num(b, sm.mean);
+	kb_buf_adds(b, "</td><td class=\"num\">");
+	kb_buf_adds(b, kb_format_pct(100 * fabs(sm.cv), 0).s);
+	kb_buf_adds(b, "</td><td colspan=\"5\" class=\"note\">the baseline at its level of the conditions, which the variants at that level are compared with</td></tr>\n");
 }
 
 /* One row of a compare table: variant @i against the baseline. */
@@ -95,6 +129,10 @@ static void compare_row(struct rep *r, size_t i, const struct kb_comparison *c,
 {
 	struct kb_buf *b = &r->page;
 
+	if (error && is_reference(r, i)) {
+		compare_reference_row(r, i);
+		return;
+	}
 	kb_buf_adds(b, "<tr><td class=\"num\">");
 	rep_variant_link(b, r->vs[i].idx);
 	kb_buf_adds(b, "</td><td>");
@@ -200,11 +238,15 @@ void rep_compare(struct rep *r)
 		 r->vs[0].idx, (long long)r->exp, kb_analysis_metric(r->a),
 		 kb_metric_dir_text(kb_analysis_direction(r->a)));
 	if (kb_matrix_nconditions(kb_plan_matrix(kb_analysis_plan(r->a))))
-		rep_escf(b, "  The matrix has conditions (load levels, never a cause): each variant is compared with the baseline at its own level of them, the variant that has the baseline's other levels; \"baseline mean\" is that variant's.");
+		rep_escf(b, "  The matrix has conditions (load levels, never a cause): each variant is compared with the baseline at its own level of them, the variant with the baseline's other levels.");
 	kb_buf_adds(b, "</p>\n");
 	compare_head(b, "verdicts");
+	/* the baseline's numbers: from a comparison with it, not with the
+	 * baseline at another level of the conditions */
 	for (i = 1; i < r->nvs && !first; i++)
-		if (!r->cmp_err[i])
+		if (!r->cmp_err[i] &&
+		    kb_plan_reference(kb_analysis_plan(r->a), r->vs[0].idx,
+				      r->vs[i].idx) == (int)r->vs[0].idx)
 			first = &r->cmp[i];
 	if (first)
 		compare_base_row(r, first);

@@ -360,7 +360,8 @@ static void test_report__conditions_are_compared_within(void **state)
 	assert_non_null(strstr(page.buf, "<td>DEBUG_X</td><td>workload.copies=4</td><td class=\"num regression\">"));
 	assert_non_null(strstr(page.buf, "<td>DEBUG_X</td><td>depends on the level: yes (workload.copies=4 vs workload.copies=1)</td>"));
 	/* #1 is the baseline at copies=4: no verdict of its own */
-	assert_non_null(strstr(page.buf, "the baseline at its level of the conditions: the reference"));
+	assert_non_null(strstr(page.buf, "<tr class=\"baseline\"><td class=\"num\"><a href=\"#variant-1\">#1</a></td><td>DEBUG_X=n workload.copies=4</td>"));
+	assert_non_null(strstr(page.buf, "the baseline at its level of the conditions, which the variants at that level are compared with"));
 	assert_non_null(strstr(page.buf, "#3 is judged against #1, the baseline at the same level"));
 	kb_buf_release(&page);
 	kb_report_result_release(&r);
