@@ -527,6 +527,9 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 	if (nf == 0)
 		return kb_err_set(err, KB_EINPUT,
 				  "the experiment has no factors: nothing has an effect");
+	if (kb_matrix_nconditions(m) == nf)
+		return kb_err_set(err, KB_EINPUT,
+				  "every factor of the experiment is a condition: nothing is a cause to rank (compare the variants with kbisect compare)");
 	for (i = 0; i < nf; i++)
 		if (kb_matrix_factor(m, i)->nlevels != 2)
 			levels = 1;

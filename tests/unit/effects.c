@@ -507,7 +507,44 @@ static void test_effects__a_condition_of_three_levels(void **state)
 	assert_false(find_within(f, "HZ=250", "", 1)->significant);
 }
 
+/* A matrix whose every factor is a condition has no cause to rank. */
+static void test_effects__only_conditions_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_matrix *m = NULL;
+	struct kb_plan *p = NULL;
+	struct kb_model *mo = NULL;
+	struct kb_executor *ex = NULL;
+	struct kb_pipeline_opts o = KB_PIPELINE_OPTS_INIT;
+	static const char mx[] =
+		"workload: { command: { run: \"true\" } }\n"
+		"factors: { workload: { copies: { levels: [1, 4], condition: true } } }\n"
+		"repeat: { boots: 2 }\n";
+	double cv, df;
+
+	if (kb_matrix_parse_buffer(mx, strlen(mx), "t.yaml", &m, &err) ||
+	    kb_plan_new(m, &p, &err) ||
+	    kb_model_parse_buffer(cond_model, strlen(cond_model), "model.yaml",
+				  &mo, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(kb_model_executor_new(mo, 0, &ex), 0);
+	o.model_text = kb_model_text(mo);
+	if (kb_pipeline_run(f->s, p, ex, &o, &f->exp, &err) ||
+	    kb_analysis_open(f->s, f->exp, NULL, &f->a, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(kb_effects_estimate(f->a, &f->e, &f->n, &cv, &df,
+					     &err),
+			 KB_EINPUT);
+	assert_msg_contains(err.msg, "every factor of the experiment is a condition");
+	kb_executor_free(ex);
+	kb_model_free(mo);
+	kb_plan_free(p);
+	kb_matrix_free(m);
+}
+
 static const struct CMUnitTest tests[] = {
+	T(test_effects__only_conditions_is_refused),
 	T(test_effects__a_condition_is_compared_within_not_ranked),
 	T(test_effects__a_condition_of_three_levels),
 	T(test_effects__the_sentinel_is_no_level_nor_suspect),
