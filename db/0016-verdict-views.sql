@@ -59,7 +59,9 @@ ORDER BY e.id, vb.idx;
 
 -- Per experiment, metric and effect: the latest estimates `kbisect
 -- effects` (or `report`) stored, rounded as `effects` prints them.
--- effect is the factor's name, or 'F1:F2' for a two-way interaction.
+-- effect is the factor's name, 'F1:F2' for a two-way interaction, or
+-- 'F at LEVEL' / 'F by LEVELS' within a condition (kind within-condition,
+-- condition-dependence: docs/analysis.md "Conditions").
 CREATE VIEW v_effects AS
 SELECT e.id AS experiment_id,
        e.name AS experiment,
@@ -78,7 +80,8 @@ SELECT e.id AS experiment_id,
        an.created_at AS estimated_at
 FROM analyses an
 JOIN experiments e ON e.id = an.experiment_id
-WHERE an.kind IN ('main-effect', 'interaction')
+WHERE an.kind IN ('main-effect', 'interaction', 'within-condition',
+                  'condition-dependence')
 ORDER BY e.id, an.metric, abs(an.change_pct) DESC;
 
 -- Per experiment: `kbisect why`'s latest answer for each pair of good

@@ -1084,11 +1084,17 @@ int kb_analysis_store_verdicts(struct kb_analysis *a, size_t *n,
 	rows = kb_calloc(a->nvariants, sizeof(*rows));
 	details = kb_calloc(a->nvariants, sizeof(*details));
 	for (i = 1; i < a->nvariants; i++) {
-		if ((ret = compare(a, 0, (unsigned)i, 0, a->opts.alpha, &c,
-				   err)))
+		/* against the baseline at the variant's level of the
+		 * conditions; none for a baseline of another level */
+		int ref = kb_plan_reference(a->plan, 0, i);
+
+		if (ref < 0 || (size_t)ref == i)
+			continue;
+		if ((ret = compare(a, (unsigned)ref, (unsigned)i, 0,
+				   a->opts.alpha, &c, err)))
 			goto out;
-		kb_analysis_compare_row(&c, a->metric, 0, (unsigned)i,
-					&details[k], &rows[k]);
+		kb_analysis_compare_row(&c, a->metric, (unsigned)ref,
+					(unsigned)i, &details[k], &rows[k]);
 		k++;
 	}
 	if ((ret = kb_store_analyses_put(a->s, a->exp, rows, k, err)))

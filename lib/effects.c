@@ -412,9 +412,10 @@ static int by_size(const void *x, const void *y)
 }
 
 /* Adjust the @ne effects' p by Holm's method as one family, mark those
- * below @alpha significant, and rank them by |log effect|, largest
- * first: every estimate, two levels or more, ends here. */
-static void family(struct kb_effect *e, size_t ne, double alpha)
+ * below @alpha significant, and rank the first @nrank by |log effect|,
+ * largest first (the rest are within the conditions' levels, in their
+ * order): every estimate, two levels or more, ends here. */
+static void family(struct kb_effect *e, size_t ne, size_t nrank, double alpha)
 {
 	double *raw = kb_calloc(ne ? ne : 1, sizeof(*raw));
 	size_t k;
@@ -428,7 +429,72 @@ static void family(struct kb_effect *e, size_t ne, double alpha)
 		e[k].significant = e[k].p_adjusted < alpha;
 	}
 	free(raw);
-	qsort(e, ne, sizeof(*e), by_size);
+	qsort(e, nrank, sizeof(*e), by_size);
+}
+
+const char *kb_effect_kind_name(const struct kb_effect *e)
+{
+	if (e->depends)
+		return "condition-dependence";
+	if (e->within[0])
+		return "within-condition";
+	return e->interaction ? "interaction" : "main-effect";
+}
+
+size_t kb_effects_nranked(const struct kb_effect *e, size_t n)
+{
+	size_t k = 0;
+
+	while (k < n && !e[k].within[0] && !e[k].depends)
+		k++;
+	return k;
+}
+
+/* The variance factor of contrast @wt over the design's runs, for
+ * lib/effects_within.c: the host fit's, or sum wt^2 / n. */
+struct vfactor {
+	const struct hostfit *hf;
+	const size_t *ncell;
+	size_t runs;
+};
+
+static double variance_factor(const void *arg, const double *wt)
+{
+	const struct vfactor *v = arg;
+	double x = 0, *c;
+	size_t r;
+
+	if (!v->hf) {
+		for (r = 0; r < v->runs; r++)
+			x += wt[r] * wt[r] / (double)v->ncell[r];
+		return x;
+	}
+	c = kb_calloc(v->hf->nv > v->runs ? v->hf->nv : v->runs, sizeof(*c));
+	memcpy(c, wt, v->runs * sizeof(*c));
+	x = contrast_factor(v->hf, c);
+	free(c);
+	return x;
+}
+
+/*
+ * Append the estimates within the conditions' levels to the @ne effects
+ * at *@e (lib/effects_within.c), then adjust them all as one family and
+ * rank the first @ne.  Returns the new count.
+ */
+static size_t with_conditions(struct kb_effect **e, size_t ne,
+			      const struct kb_effects__cells *c, double alpha)
+{
+	struct kb_effect *w = NULL;
+	size_t nw = 0;
+
+	kb_effects__within(c, &w, &nw);
+	if (nw) {
+		*e = kb_realloc(*e, (ne + nw) * sizeof(**e));
+		memcpy(*e + ne, w, nw * sizeof(*w));
+	}
+	free(w);
+	family(*e, ne + nw, ne, alpha);
+	return ne + nw;
 }
 
 int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
@@ -449,6 +515,9 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 	int pb = kb_matrix_design(m) == KB_DESIGN_PLACKETT_BURMAN;
 	int levels = 0, ret = 0;
 	size_t *ncell = NULL;
+	struct kb_effects__cells cells;
+	struct vfactor vf;
+	unsigned char *hide = NULL;
 
 	*out = NULL;
 	*n = 0;
@@ -458,6 +527,9 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 	if (nf == 0)
 		return kb_err_set(err, KB_EINPUT,
 				  "the experiment has no factors: nothing has an effect");
+	if (kb_matrix_nconditions(m) == nf)
+		return kb_err_set(err, KB_EINPUT,
+				  "every factor of the experiment is a condition: nothing is a cause to rank (compare the variants with kbisect compare)");
 	for (i = 0; i < nf; i++)
 		if (kb_matrix_factor(m, i)->nlevels != 2)
 			levels = 1;
@@ -512,14 +584,27 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 		}
 		sumw += 1.0 / (double)ncell[r];
 	}
+	vf.hf = hf;
+	vf.ncell = ncell;
+	vf.runs = runs;
+	cells.a = a;
+	cells.cell = cell;
+	cells.ncell = ncell;
+	cells.runs = runs;
+	cells.var = var;
+	cells.df = *df;
+	cells.levels = levels;
+	cells.factor = variance_factor;
+	cells.arg = &vf;
 	if (levels) { /* lib/effects_levels.c: the estimates, Holm here */
 		ret = kb_effects__levels(a, cell, ncell, var, *df, out, n, err);
 		if (!ret)
-			family(*out, *n, alpha);
+			*n = with_conditions(out, *n, &cells, alpha);
 		goto out;
 	}
 	cols = kb_calloc(ncand, sizeof(*cols));
 	e = kb_calloc(ncand, sizeof(*e));
+	hide = kb_calloc(ncand, sizeof(*hide));
 	for (i = 0; i < nf; i++) {
 		/* a Plackett-Burman design cannot tell an interaction from the
 		 * main effects it is partially aliased with: mains only */
@@ -528,6 +613,13 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 			struct kb_effect *x;
 			double sum = 0, se, t, q;
 			int *col = kb_calloc(runs, sizeof(*col));
+
+			/* a condition's effect, or an interaction with
+			 * one, is no cause: its column is kept for the
+			 * aliases (an effect that shares it cannot be told
+			 * from the condition: left out too) */
+			int cond = kb_matrix_factor(m, i)->condition ||
+				   kb_matrix_factor(m, j)->condition;
 
 			column(d, i, j, inter, col);
 			for (k = 0; k < ne; k++)
@@ -538,9 +630,11 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 					       kb_matrix_factor(m, i)->name,
 					       inter ? kb_matrix_factor(m, j)->name
 						     : NULL);
+				hide[k] |= (unsigned char)cond;
 				free(col);
 				continue;
 			}
+			hide[ne] = (unsigned char)cond;
 			cols[ne] = col;
 			x = &e[ne++];
 			x->interaction = inter;
@@ -572,11 +666,19 @@ int kb_effects_estimate(const struct kb_analysis *a, struct kb_effect **out,
 			x->ci_high_pct = (exp(x->log_ci_high) - 1) * 100;
 		}
 	}
-	family(e, ne, alpha);
+	for (i = k = 0; i < ne; i++)
+		if (!hide[i])
+			e[k++] = e[i];
+	if (!k && ne) {
+		ret = kb_err_set(err, KB_EINPUT,
+				 "every effect is a condition's or cannot be told from one: nothing is a cause to rank (compare the variants within a level instead)");
+		goto out;
+	}
+	*n = with_conditions(&e, k, &cells, alpha);
 	*out = e;
-	*n = ne;
 	e = NULL;
 out:
+	free(hide);
 	for (k = 0; cols && k < ncand; k++)
 		free(cols[k]);
 	free(cols);
@@ -680,7 +782,7 @@ int kb_effects_store(const struct kb_analysis *a, const struct kb_effect *e,
 {
 	struct kb_store *s = kb_analysis_store(a);
 	struct kb_store_analysis *rows = NULL;
-	char **details = NULL, *sizes = NULL;
+	char **details = NULL, **names = NULL, *sizes = NULL;
 	size_t i;
 	int ret;
 
@@ -688,6 +790,7 @@ int kb_effects_store(const struct kb_analysis *a, const struct kb_effect *e,
 		return 0;
 	rows = kb_calloc(n, sizeof(*rows));
 	details = kb_calloc(n, sizeof(*details));
+	names = kb_calloc(n, sizeof(*names));
 	sizes = kb_design_alias_sizes(kb_plan_design(kb_analysis_plan(a)));
 	for (i = 0; i < n; i++) {
 		char *al = kb_effects_aliases_text(&e[i], sizes);
@@ -699,13 +802,17 @@ int kb_effects_store(const struct kb_analysis *a, const struct kb_effect *e,
 							  : "not significant",
 					 *al ? ";" : "", al);
 		free(al);
+		/* within a condition's level: "F at LEVEL", "F by LEVELS" */
+		if (e[i].within[0])
+			names[i] = kb_asprintf("%s %s %s", e[i].name,
+					       e[i].depends ? "by" : "at",
+					       e[i].within);
 		rows[i] = (struct kb_store_analysis){
-			.kind = e[i].interaction ? "interaction"
-						 : "main-effect",
+			.kind = kb_effect_kind_name(&e[i]),
 			.metric = kb_analysis_metric(a),
 			.a_idx = -1,
 			.b_idx = -1,
-			.factor = e[i].name,
+			.factor = names[i] ? names[i] : e[i].name,
 			.change_pct = e[i].change_pct,
 			.ci_low_pct = e[i].ci_low_pct,
 			.ci_high_pct = e[i].ci_high_pct,
@@ -719,9 +826,12 @@ int kb_effects_store(const struct kb_analysis *a, const struct kb_effect *e,
 		};
 	}
 	ret = kb_store_analyses_put(s, kb_analysis_info(a)->id, rows, n, err);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		free(details[i]);
+		free(names[i]);
+	}
 	free(details);
+	free(names);
 	free(rows);
 	free(sizes);
 	return ret;

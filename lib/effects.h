@@ -57,14 +57,50 @@ struct kb_effect {
 				   * partially aliased with this main effect,
 				   * which kb_design_aliases() lists with
 				   * their coefficients; 0 otherwise */
+	/* With conditions (kb_factor.condition), after the ranked effects: */
+	char within[256];         /* "": over every level of the conditions
+				   * (a ranked effect); else the main effect
+				   * `name` within this level of them, as a
+				   * label spells it ("workload.copies=4") */
+	int depends;              /* a test that the main effect `name` is
+				   * the same at every level of the
+				   * conditions: the estimate is the level's
+				   * change less the first level's (`within`:
+				   * "workload.copies=4 vs workload.copies=1",
+				   * the level that differs most), p that of
+				   * the largest of those differences
+				   * (Bonferroni over them), significant: the
+				   * effect changes with the level */
 };
+
+/*
+ * Conditions (docs/analysis.md, "Conditions: compared within"): a factor
+ * marked `condition: true` is a load level, never a cause.  It has no
+ * effect of its own in the list, nor any interaction with it; the
+ * ranked effects are those of the other factors, averaged over the
+ * conditions' levels (each a comparison within a level: the design
+ * crosses them), and after them, for each main effect (each level of a
+ * factor of more levels, "F=L"), its estimate within each level of the
+ * conditions (`within`) and the test that it is the same at every level
+ * (`depends`).  All of them are one family (Holm).
+ */
+
+/* How many of the @n effects of kb_effects_estimate() are ranked (the
+ * first ones: neither within a level of a condition nor a test of one). */
+size_t kb_effects_nranked(const struct kb_effect *e, size_t n);
+
+/* What @e is, as it is stored (analyses.kind): "main-effect",
+ * "interaction", "within-condition" or "condition-dependence". */
+const char *kb_effect_kind_name(const struct kb_effect *e);
 
 /* The multiplicity adjustment of kb_effect.p_adjusted, "holm". */
 #define KB_EFFECTS_ADJUST "holm"
 
 /*
  * Estimate every main effect and two-way interaction of @a's experiment,
- * ranked by |log effect|, largest first.  A full design with a factor of
+ * ranked by |log effect|, largest first (with conditions: those of the
+ * other factors, then the estimates within each level of the conditions,
+ * above).  A full design with a factor of
  * more than two levels gets treatment contrasts instead (each level
  * against the factor's first, "F=L"; interactions "F=L:G=K" as
  * differences of differences: lib/effects_levels.c).  Aliased effects (fractional

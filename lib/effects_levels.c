@@ -93,6 +93,10 @@ int kb_effects__levels(const struct kb_analysis *a, const double *cell,
 	for (i = 0; i < nf; i++) {
 		const struct kb_factor *fi = kb_matrix_factor(m, i);
 
+		/* a condition is no cause, nor are its interactions: they
+		 * are estimated within its levels (lib/effects_within.c) */
+		if (fi->condition)
+			continue;
 		for (l = 1; l < fi->nlevels; l++) {
 			struct kb_effect *x = &e[ne++];
 
@@ -107,6 +111,8 @@ int kb_effects__levels(const struct kb_analysis *a, const double *cell,
 		for (j = i + 1; j < nf; j++) {
 			const struct kb_factor *fj = kb_matrix_factor(m, j);
 
+			if (fj->condition)
+				continue;
 			for (l = 1; l < fi->nlevels; l++)
 				for (k = 1; k < fj->nlevels; k++) {
 					struct kb_effect *x = &e[ne++];

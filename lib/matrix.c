@@ -177,6 +177,15 @@ const struct kb_factor *kb_matrix_factor(const struct kb_matrix *m, size_t i)
 	return i < m->nfactors ? &m->factors[i] : NULL;
 }
 
+size_t kb_matrix_nconditions(const struct kb_matrix *m)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < m->nfactors; i++)
+		n += m->factors[i].condition != 0;
+	return n;
+}
+
 const struct kb_factor *kb_matrix_find_factor(const struct kb_matrix *m,
 					      const char *name)
 {

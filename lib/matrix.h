@@ -73,6 +73,11 @@ struct kb_factor {
 	size_t nlevels;
 	const struct kb_level *levels; /* levels[0] is the baseline level */
 	struct kb_loc loc;             /* where the factor's name was written */
+	/* `condition: true` (docs/matrix.md, "Conditions"): a load level
+	 * (copies, make -j, vCPUs, threads) that variants are compared
+	 * within, never a cause: effects and why compare at each of its
+	 * levels and never name it a suspect */
+	int condition;
 };
 
 enum kb_design_kind {
@@ -404,6 +409,8 @@ const char *kb_matrix_text(const struct kb_matrix *m);
 enum kb_design_kind kb_matrix_design(const struct kb_matrix *m);
 size_t kb_matrix_nfactors(const struct kb_matrix *m);
 const struct kb_factor *kb_matrix_factor(const struct kb_matrix *m, size_t i);
+/* How many factors are conditions (kb_factor.condition). */
+size_t kb_matrix_nconditions(const struct kb_matrix *m);
 /* The factor called @name, or NULL. */
 const struct kb_factor *kb_matrix_find_factor(const struct kb_matrix *m,
 					      const char *name);

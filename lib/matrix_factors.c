@@ -185,13 +185,46 @@ static int other_level(struct ctx *c, struct kb_factor *f,
 	return kb_ycheck_string(&c->y, n, "a kernel.rev level", &out->value);
 }
 
-/* Parse the levels list of factor @f at node @n. */
+/*
+ * A factor written as a mapping at @n, `{ levels: [1, 4], condition:
+ * true }`: its condition flag into @f, its levels list into *@list.
+ */
+static int factor_map(struct ctx *c, struct kb_factor *f,
+		      const struct kb_ynode *n, const struct kb_ynode **list)
+{
+	static const char *const keys[] = { "levels", "condition" };
+	static const char *const bools[] = { "false", "true" };
+	const struct kb_ynode *v;
+	char what[192];
+	size_t i;
+	int ret;
+
+	snprintf(what, sizeof(what), "factor %s", f->name);
+	if ((ret = kb_ycheck_keys(&c->y, n, what, keys, 2)))
+		return ret;
+	if ((v = kb_ynode_get(n, "condition"))) {
+		snprintf(what, sizeof(what), "%s.condition", f->name);
+		if ((ret = kb_ycheck_choice(&c->y, v, what, bools, 2, &i)))
+			return ret;
+		f->condition = (int)i;
+	}
+	if (!(*list = kb_ynode_get(n, "levels")))
+		return fail(c, n,
+			    "factor %s has no 'levels': write { levels: [1, 4], condition: true }",
+			    f->name);
+	return 0;
+}
+
+/* Parse the levels of factor @f at node @n: a list, or a mapping with
+ * the list under `levels` (factor_map()). */
 static int levels(struct ctx *c, struct kb_factor *f, const struct kb_ynode *n)
 {
 	struct kb_level *lv;
 	size_t i, j;
 	int ret;
 
+	if (n->type == KB_Y_MAP && (ret = factor_map(c, f, n, &n)))
+		return ret;
 	if (n->type != KB_Y_SEQ)
 		return fail(c, n,
 			    "factor %s must be a list of levels such as [y, n], found %s",

@@ -403,6 +403,36 @@ int kb_plan_sentinel(const struct kb_plan *p)
 	return (int)p->nvariants - 1;
 }
 
+int kb_plan_reference(const struct kb_plan *p, size_t base, size_t v)
+{
+	const struct kb_variant *b, *x;
+	size_t nf = kb_matrix_nfactors(p->m), i, j;
+
+	if (base >= p->nvariants || v >= p->nvariants)
+		return -1;
+	if (!kb_matrix_nconditions(p->m) || p->variants[v].sentinel)
+		return (int)base;
+	b = &p->variants[base];
+	x = &p->variants[v];
+	for (i = 0; i < p->nvariants; i++) {
+		const struct kb_variant *y = &p->variants[i];
+
+		if (y->sentinel)
+			continue;
+		for (j = 0; j < nf; j++) {
+			const char *want = kb_matrix_factor(p->m, j)->condition
+						   ? x->settings[j].value
+						   : b->settings[j].value;
+
+			if (strcmp(y->settings[j].value, want))
+				break;
+		}
+		if (j == nf)
+			return (int)i;
+	}
+	return -1;
+}
+
 const struct kb_matrix *kb_plan_matrix(const struct kb_plan *p)
 {
 	return p->m;

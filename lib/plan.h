@@ -76,6 +76,15 @@ int kb_plan_new_variant(const struct kb_matrix *m, const struct kb_variant *v,
 /* The index of the plan's sentinel variant, or -1 when it has none. */
 int kb_plan_sentinel(const struct kb_plan *p);
 
+/*
+ * The variant that variant @v is judged against when the matrix has
+ * conditions (kb_factor.condition, docs/analysis.md "Conditions: compared
+ * within"): @base with the conditions at @v's levels — the baseline at
+ * @v's level; @base itself without conditions (and for the sentinel,
+ * which is @base again); -1 when the design has no such variant.
+ */
+int kb_plan_reference(const struct kb_plan *p, size_t base, size_t v);
+
 const struct kb_matrix *kb_plan_matrix(const struct kb_plan *p);
 const struct kb_design *kb_plan_design(const struct kb_plan *p);
 size_t kb_plan_nvariants(const struct kb_plan *p);

@@ -62,11 +62,22 @@ void rep_analyse(struct rep *r)
 	for (i = 1; r->a && i < r->nvs; i++) {
 		unsigned idx = r->vs[i].idx;
 
+		const struct kb_plan *p = kb_analysis_plan(r->a);
+		int ref;
+
 		kb_err_clear(&err);
-		if (idx >= kb_plan_nvariants(kb_analysis_plan(r->a)))
+		if (idx >= kb_plan_nvariants(p)) {
 			r->cmp_err[i] = kb_asprintf("variant %u is not in the plan of the stored matrix",
 						    idx);
-		else if (kb_analysis_compare(r->a, r->vs[0].idx, idx, 0,
+			continue;
+		}
+		/* with conditions: against the baseline at its level */
+		ref = kb_plan_reference(p, r->vs[0].idx, idx);
+		if (ref < 0)
+			r->cmp_err[i] = kb_strdup("the design has no baseline at its level of the conditions: no verdict (a condition is no cause)");
+		else if ((unsigned)ref == idx)
+			r->cmp_err[i] = kb_strdup("the baseline at its level of the conditions: the reference of the variants at that level (a condition is no cause)");
+		else if (kb_analysis_compare(r->a, (unsigned)ref, idx, 0,
 					     &r->cmp[i], &err))
 			r->cmp_err[i] = kb_strdup(err.msg);
 	}
@@ -112,7 +123,41 @@ static void compare_base_row(struct rep *r, const struct kb_comparison *c)
 	rep_num(b, c->a.mean);
 	kb_buf_adds(b, "</td><td class=\"num\">");
 	kb_buf_adds(b, kb_format_pct(100 * fabs(c->a.cv), 0).s);
-	kb_buf_adds(b, "</td><td colspan=\"5\" class=\"note\">the baseline, which each variant below is compared with</td></tr>\n");
+	kb_buf_adds(b, kb_matrix_nconditions(kb_plan_matrix(kb_analysis_plan(r->a)))
+			       ? "</td><td colspan=\"5\" class=\"note\">the baseline, which the variants at its level of the conditions are compared with</td></tr>\n"
+			       : "</td><td colspan=\"5\" class=\"note\">the baseline, which each variant below is compared with</td></tr>\n");
+}
+
+/* Whether variant @i of the table is the baseline at its own level of
+ * the conditions, not #0: the reference of its level (kb_plan_reference()). */
+static int is_reference(const struct rep *r, size_t i)
+{
+	const struct kb_plan *p = kb_analysis_plan(r->a);
+
+	return i && r->vs[i].idx < kb_plan_nvariants(p) &&
+	       kb_plan_reference(p, r->vs[0].idx, r->vs[i].idx) ==
+		       (int)r->vs[i].idx;
+}
+
+/* The row of a baseline at another level of the conditions: its mean
+ * and spread, and what is compared with it. */
+static void compare_reference_row(struct rep *r, size_t i)
+{
+	struct kb_buf *b = &r->page;
+	struct kb_summary sm;
+	size_t n;
+	const double *y = kb_analysis_values(r->a, r->vs[i].idx, &n);
+
+	kb_stats_summary(y, n, &sm);
+	kb_buf_adds(b, "<tr class=\"baseline\"><td class=\"num\">");
+	rep_variant_link(b, r->vs[i].idx);
+	kb_buf_adds(b, "</td><td>");
+	rep_esc(b, r->vs[i].label);
+	kb_buf_adds(b, "</td><td class=\"num\">");
+	rep_num(b, sm.mean);
+	kb_buf_adds(b, "</td><td class=\"num\">");
+	kb_buf_adds(b, kb_format_pct(100 * fabs(sm.cv), 0).s);
+	kb_buf_adds(b, "</td><td colspan=\"5\" class=\"note\">the baseline at its level of the conditions, which the variants at that level are compared with</td></tr>\n");
 }
 
 /* One row of a compare table: variant @i against the baseline. */
@@ -121,6 +166,10 @@ static void compare_row(struct rep *r, size_t i, const struct kb_comparison *c,
 {
 	struct kb_buf *b = &r->page;
 
+	if (error && is_reference(r, i)) {
+		compare_reference_row(r, i);
+		return;
+	}
 	kb_buf_adds(b, "<tr><td class=\"num\">");
 	rep_variant_link(b, r->vs[i].idx);
 	kb_buf_adds(b, "</td><td>");
@@ -225,10 +274,16 @@ void rep_compare(struct rep *r)
 	rep_escf(b, "Each variant against the baseline #%u, as kbisect compare %lld 0 N compares them, on %s (%s): boots are the replicates.",
 		 r->vs[0].idx, (long long)r->exp, kb_analysis_metric(r->a),
 		 kb_metric_dir_text(kb_analysis_direction(r->a)));
+	if (kb_matrix_nconditions(kb_plan_matrix(kb_analysis_plan(r->a))))
+		rep_escf(b, "  The matrix has conditions (load levels, never a cause): each variant is compared with the baseline at its own level of them, the variant with the baseline's other levels.");
 	kb_buf_adds(b, "</p>\n");
 	compare_head(b, "verdicts");
+	/* the baseline's numbers: from a comparison with it, not with the
+	 * baseline at another level of the conditions */
 	for (i = 1; i < r->nvs && !first; i++)
-		if (!r->cmp_err[i])
+		if (!r->cmp_err[i] &&
+		    kb_plan_reference(kb_analysis_plan(r->a), r->vs[0].idx,
+				      r->vs[i].idx) == (int)r->vs[0].idx)
 			first = &r->cmp[i];
 	if (first)
 		compare_base_row(r, first);
@@ -326,24 +381,70 @@ out:
 	return ret;
 }
 
+/*
+ * The @n estimates after the ranked ones (effects.h, "Conditions"): each
+ * main effect within each level of the conditions, and whether it
+ * changes with the level, as `kbisect effects` prints them.
+ */
+static void effects_within(struct rep *r, const struct kb_effect *e, size_t n)
+{
+	const struct kb_matrix *m = kb_plan_matrix(kb_analysis_plan(r->a));
+	struct kb_buf *b = &r->page, names = KB_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < kb_matrix_nfactors(m); i++)
+		if (kb_matrix_factor(m, i)->condition)
+			kb_buf_addf(&names, "%s%s", names.len ? ", " : "",
+				    kb_matrix_factor(m, i)->name);
+	kb_buf_adds(b, "<h3>Within each level of the conditions</h3>\n<p>");
+	rep_escf(b, "%s: a condition (a load level), never a cause: not ranked above, where the effects are averaged over its levels.  Each main effect at each level, and whether it changes with the level:",
+		 names.buf);
+	kb_buf_adds(b, "</p>\n<table class=\"effects within\">\n<thead><tr><th>effect</th><th>level</th><th class=\"num\">change</th><th class=\"num\">CI</th><th class=\"num\">p</th><th class=\"num\">p Holm</th></tr></thead>\n<tbody>\n");
+	for (i = 0; i < n; i++) {
+		kb_buf_adds(b, "<tr><td>");
+		rep_esc(b, e[i].name);
+		kb_buf_adds(b, "</td><td>");
+		if (e[i].depends)
+			rep_escf(b, "depends on the level: %s (%s)",
+				 e[i].significant ? "yes" : "no evidence",
+				 e[i].within);
+		else
+			rep_esc(b, e[i].within);
+		kb_buf_addf(b, "</td><td class=\"num %s\">",
+			    e[i].depends ? (e[i].significant ? "depends" : "ns")
+					 : effect_class(r, e[i].change_pct,
+							e[i].significant));
+		kb_buf_adds(b, kb_format_pct(e[i].change_pct, 1).s);
+		kb_buf_adds(b, "</td><td class=\"num\">");
+		rep_ci(b, e[i].ci_low_pct, e[i].ci_high_pct);
+		kb_buf_addf(b, "</td><td class=\"num\">%.2g</td><td class=\"num\">%.2g%s</td></tr>\n",
+			    e[i].p, e[i].p_adjusted,
+			    kb_format_stars(e[i].p_adjusted));
+	}
+	kb_buf_adds(b, "</tbody>\n</table>\n");
+	rep_note(b, "A change at a level is the factor's change within that level, averaged over the other factors.  \"depends on the level\" tests each level's change against the first level's: shown is the level that differs most and by how much its change differs, p over every level (Bonferroni).  All are in the family of the effects above (Holm).");
+	kb_buf_release(&names);
+}
+
 void rep_effects(struct rep *r)
 {
 	struct kb_buf *b = &r->page;
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_effect *e = NULL;
 	double cv = NAN, df = 0, level;
-	size_t n = 0, i;
+	size_t n = 0, i, nall = 0;
 
 	rep_section(b, "effects", "Effects");
 	if (!r->a) {
 		rep_note(b, "not available: %s", r->no_analysis);
 		goto out;
 	}
-	if (kb_effects_estimate(r->a, &e, &n, &cv, &df, &err)) {
+	if (kb_effects_estimate(r->a, &e, &nall, &cv, &df, &err)) {
 		rep_note(b, "not available: %s", err.msg);
 		goto out;
 	}
-	rep_store_failed(r, kb_effects_store(r->a, e, n, &err), &err);
+	rep_store_failed(r, kb_effects_store(r->a, e, nall, &err), &err);
+	n = kb_effects_nranked(e, nall); /* the rest: within conditions */
 	level = 100 * (1 - kb_analysis_opts(r->a)->alpha);
 	kb_buf_adds(b, "<p>");
 	rep_escf(b, "Main effects and two-way interactions on %s, multiplicative (estimated on the log scale), ranked by size; boot-to-boot CV %.1f%% (pooled over variants, %g degrees of freedom).",
@@ -375,8 +476,12 @@ void rep_effects(struct rep *r)
 		kb_buf_adds(b, "</td></tr>\n");
 	}
 	kb_buf_adds(b, "</tbody>\n</table>\n");
-	rep_note(b, "A main effect is the change from a factor's first level to its second, averaged over the other factors; A:B is half the change of A's effect between B's levels.  The %zu effects are one family: p Holm is p adjusted by Holm's method, and the stars come from it: * < 0.05, ** < 0.01, *** < 0.001.",
-		 n);
+	rep_note(b, "A main effect is the change from a factor's first level to its second, averaged over the other factors; A:B is half the change of A's effect between B's levels.  The %zu %s one family: p Holm is p adjusted by Holm's method, and the stars come from it: * < 0.05, ** < 0.01, *** < 0.001.",
+		 nall,
+		 nall > n ? "estimates, with those within the conditions below, are"
+			  : "effects are");
+	if (nall > n)
+		effects_within(r, e + n, nall - n);
 out:
 	free(e);
 	kb_buf_adds(b, "</section>\n");
@@ -482,6 +587,16 @@ static void why_answer(struct rep *r, const struct kb_why *w)
 	struct kb_buf *b = &r->page;
 	size_t i;
 
+	int cond = kb_matrix_nconditions(
+			   kb_plan_matrix(kb_analysis_plan(r->a))) > 0;
+
+	if (w->answer == KB_WHY_NOTHING_WORSE && cond) {
+		kb_buf_adds(b, "<p class=\"answer\">");
+		rep_escf(b, "No variant is worse than #%u %s at its own level of the conditions (never a cause): of the %u measured variants against it, none has a worse mean, so there is nothing to explain.",
+			 w->good, rep_label(r, w->good), w->picked_from);
+		kb_buf_adds(b, "</p>\n");
+		return;
+	}
 	if (w->answer == KB_WHY_NOTHING_WORSE) {
 		kb_buf_adds(b, "<p class=\"answer\">");
 		rep_escf(b, "No variant is worse than #%u %s: its mean is the worst of the %u measured variants, so there is nothing to explain.",
@@ -500,6 +615,9 @@ static void why_answer(struct rep *r, const struct kb_why *w)
 	kb_buf_adds(b, "</dd>\n<dt>change</dt><dd>");
 	change_text(b, &w->total);
 	kb_buf_adds(b, "</dd>\n</dl>\n");
+	if (cond)
+		rep_note(b, "The conditions are never a cause: #%u is judged against #%u, the baseline at the same level of them.",
+			 w->bad, w->good);
 	if (w->picked_from > 1)
 		rep_note(b, "#%u is the worst of %u variants: compared at alpha %g / %u = %.2g, %.3g%% CI",
 			 w->bad, w->picked_from, w->alpha * w->picked_from,

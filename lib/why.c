@@ -517,6 +517,91 @@ static int confirm_fresh(struct kb_analysis *a, struct kb_why *w,
 	return 0;
 }
 
+/* The mean of variant @v's values; NaN without any. */
+static double mean_of(const struct kb_analysis *a, unsigned v)
+{
+	size_t n;
+	const double *y = kb_analysis_values(a, v, &n);
+
+	return n ? kb_stats_mean(y, n) : NAN;
+}
+
+/*
+ * With conditions (docs/analysis.md, "Conditions: compared within"):
+ * the variant worst against its own reference, @good with the
+ * conditions @cond at the variant's levels, into *@bad and that
+ * reference into *@ref; the candidates (measured variants with a
+ * measured reference other than themselves) into *@ncand.  *@bad is
+ * *@ref = @good when none is worse than its reference (or none is
+ * measured).
+ */
+static void worst_within(const struct kb_analysis *a, unsigned good,
+			 const size_t *cond, size_t nc, unsigned *bad,
+			 unsigned *ref, unsigned *ncand)
+{
+	const struct kb_plan *p = kb_analysis_plan(a);
+	int higher = kb_analysis_opts(a)->higher_is_better;
+	size_t nv = kb_plan_nvariants(p), v;
+	double worst = 1;
+
+	*bad = *ref = good;
+	*ncand = 0;
+	for (v = 0; v < nv; v++) {
+		int r = kb_analysis_find(a, good, (unsigned)v, cond, nc);
+		double mv = mean_of(a, (unsigned)v), mr, ratio;
+
+		/* the sentinel is the baseline again: never a suspect */
+		if (r < 0 || (size_t)r == v || isnan(mv) ||
+		    (int)v == kb_plan_sentinel(p))
+			continue;
+		mr = mean_of(a, (unsigned)r);
+		if (isnan(mr) || !(mr > 0))
+			continue;
+		++*ncand;
+		ratio = mv / mr;
+		if (higher ? ratio < worst : ratio > worst) {
+			worst = ratio;
+			*bad = (unsigned)v;
+			*ref = (unsigned)r;
+		}
+	}
+}
+
+/*
+ * With conditions: make @good (the baseline when not given, *@good < 0)
+ * and @bad (given) share the conditions' levels: the baseline at @bad's
+ * levels of them, or KB_EINPUT when a given @good differs from @bad in
+ * one, or the design has no such variant.
+ */
+static int same_conditions(const struct kb_analysis *a, const size_t *cond,
+			   size_t nc, int *good, int bad, struct kb_err *err)
+{
+	const struct kb_plan *p = kb_analysis_plan(a);
+	const struct kb_matrix *m = kb_plan_matrix(p);
+	int ref = kb_analysis_find(a, *good < 0 ? 0 : (unsigned)*good,
+				   (unsigned)bad, cond, nc);
+	size_t i;
+
+	if (*good < 0 && ref >= 0) {
+		*good = ref;
+		return 0;
+	}
+	for (i = 0; i < nc && *good >= 0; i++)
+		if (strcmp(kb_plan_variant(p, (size_t)*good)->settings[cond[i]].value,
+			   kb_plan_variant(p, (size_t)bad)->settings[cond[i]].value))
+			break;
+	if (*good >= 0 && i == nc)
+		return 0;
+	if (ref >= 0)
+		return kb_err_set(err, KB_EINPUT,
+				  "variants #%d and #%d differ in %s, a condition: why compares within a level of the conditions (#%d is #%d at #%d's level)",
+				  *good, bad, kb_matrix_factor(m, cond[i])->name,
+				  ref, *good, bad);
+	return kb_err_set(err, KB_EINPUT,
+			  "the design has no variant with the baseline's levels at #%d's level of the conditions: give the good variant (why compares within a level of the conditions)",
+			  bad);
+}
+
 int kb_why_explain(struct kb_analysis *a, int good, int bad,
 		   struct kb_why *out, struct kb_err *err)
 {
@@ -524,22 +609,52 @@ int kb_why_explain(struct kb_analysis *a, int good, int bad,
 	const struct kb_matrix *m = kb_plan_matrix(p);
 	const struct kb_variant *vg, *vb;
 	size_t nf = kb_matrix_nfactors(m), nv = kb_plan_nvariants(p), i, n;
+	size_t cond[KB_MATRIX_MAX_FACTORS], nc = 0;
 	uint32_t mask;
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
+	for (i = 0; i < nf; i++)
+		if (kb_matrix_factor(m, i)->condition)
+			cond[nc++] = i;
 	out->alpha = kb_analysis_opts(a)->alpha;
 	out->blocks = KB_WHY_BLOCKS_GIVEN;
 	out->run_rounds = kb_analysis_nrounds(a);
 	not_compared(&out->total);
 	not_compared(&out->set_vs_bad);
-	if (good < 0)
-		good = 0;
-	if ((size_t)good >= nv || (bad >= 0 && (size_t)bad >= nv))
+	if ((good >= 0 && (size_t)good >= nv) ||
+	    (bad >= 0 && (size_t)bad >= nv))
 		return kb_err_set(err, KB_EINPUT,
 				  "no variant #%d: the experiment has %zu",
-				  (size_t)good >= nv ? good : bad, nv);
-	if (bad < 0) {
+				  good >= 0 && (size_t)good >= nv ? good : bad,
+				  nv);
+	if (nc && bad >= 0 &&
+	    (ret = same_conditions(a, cond, nc, &good, bad, err)))
+		return ret;
+	if (good < 0)
+		good = 0;
+	if (nc && bad < 0) {
+		/* the worst against the baseline at its own level of the
+		 * conditions: a condition is never the cause */
+		unsigned wb, wr, ncand;
+
+		if (kb_analysis_worst(a) < 0)
+			return kb_err_set(err, KB_EINPUT,
+					  "no variant has a measurement of %s",
+					  kb_analysis_metric(a));
+		worst_within(a, (unsigned)good, cond, nc, &wb, &wr, &ncand);
+		out->picked_from = ncand;
+		if (wb == wr) {
+			out->answer = KB_WHY_NOTHING_WORSE;
+			out->good = out->bad = (unsigned)good;
+			goto out;
+		}
+		good = (int)wr;
+		bad = (int)wb;
+		if ((ret = confirm_fresh(a, out, (unsigned)good,
+					 (unsigned)bad, err)))
+			goto out;
+	} else if (bad < 0) {
 		bad = kb_analysis_worst(a);
 		if (bad < 0)
 			return kb_err_set(err, KB_EINPUT,

@@ -46,6 +46,58 @@ static void aliases_json(struct kb_json *j, const struct kb_analysis *a,
 	free(al);
 }
 
+/* One estimate's numbers: change, interval, p, adjusted p. */
+static void numbers_json(struct kb_json *j, const struct kb_effect *e)
+{
+	kb_json_kv_number(j, "log_effect", e->log_effect);
+	kb_json_kv_number(j, "change_pct", e->change_pct);
+	kb_json_key(j, "ci_pct");
+	kb_json_array_begin(j);
+	kb_json_number(j, e->ci_low_pct);
+	kb_json_number(j, e->ci_high_pct);
+	kb_json_array_end(j);
+	kb_json_kv_number(j, "p", e->p);
+	kb_json_kv_number(j, "p_adjusted", e->p_adjusted);
+}
+
+/* "conditions", "within" (each main effect at each level of them) and
+ * "depends" (whether it changes with the level): the @n estimates after
+ * the ranked ones. */
+static void conditions_json(struct kb_json *j, const struct kb_analysis *a,
+			    const struct kb_effect *e, size_t n)
+{
+	const struct kb_matrix *m = kb_plan_matrix(kb_analysis_plan(a));
+	size_t i, pass;
+
+	if (!kb_matrix_nconditions(m))
+		return;
+	kb_json_key(j, "conditions");
+	kb_json_array_begin(j);
+	for (i = 0; i < kb_matrix_nfactors(m); i++)
+		if (kb_matrix_factor(m, i)->condition)
+			kb_json_string(j, kb_matrix_factor(m, i)->name);
+	kb_json_array_end(j);
+	for (pass = 0; pass < 2; pass++) {
+		kb_json_key(j, pass ? "depends" : "within");
+		kb_json_array_begin(j);
+		for (i = 0; i < n; i++) {
+			if (e[i].depends != (int)pass)
+				continue;
+			kb_json_object_begin(j);
+			kb_json_kv_string(j, "name", e[i].name);
+			kb_json_kv_string(j, pass ? "levels" : "level",
+					  e[i].within);
+			numbers_json(j, &e[i]);
+			kb_json_kv_bool(j,
+					pass ? "changes_with_level"
+					     : "significant",
+					e[i].significant);
+			kb_json_object_end(j);
+		}
+		kb_json_array_end(j);
+	}
+}
+
 static void effects_json(struct kb_analysis *a,
 			 const struct kb_effect *e, size_t n, double cv,
 			 double df, const struct kb_host_effect *h, size_t nh)
@@ -53,7 +105,7 @@ static void effects_json(struct kb_analysis *a,
 	unsigned nrounds = kb_analysis_nrounds(a);
 	struct kb_buf b = KB_BUF_INIT;
 	struct kb_json *j = kb_json_new(&b, 1);
-	size_t i;
+	size_t i, nrank = kb_effects_nranked(e, n);
 
 	kb_json_object_begin(j);
 	kb_json_kv_int(j, "experiment", kb_analysis_info(a)->id);
@@ -80,7 +132,7 @@ static void effects_json(struct kb_analysis *a,
 	cmd_json_host_effects(j, "hosts", h, nh);
 	kb_json_key(j, "effects");
 	kb_json_array_begin(j);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < nrank; i++) {
 		kb_json_object_begin(j);
 		kb_json_kv_string(j, "name", e[i].name);
 		kb_json_kv_string(j, "kind",
@@ -99,8 +151,63 @@ static void effects_json(struct kb_analysis *a,
 		kb_json_object_end(j);
 	}
 	kb_json_array_end(j);
+	conditions_json(j, a, e + nrank, n - nrank);
 	kb_json_object_end(j);
 	cmd_json_put(j, &b);
+}
+
+/*
+ * The @n estimates within the conditions' levels (after the ranked
+ * ones): each main effect at each level, then whether it changes with
+ * the level.
+ */
+static void conditions_text(const struct kb_analysis *a,
+			    const struct kb_effect *e, size_t n)
+{
+	const struct kb_matrix *m = kb_plan_matrix(kb_analysis_plan(a));
+	size_t i, k = 0, nc = kb_matrix_nconditions(m);
+	int width = 6, lwidth = 5;
+	char ci[72];
+
+	for (i = 0; i < n; i++) {
+		if ((int)strlen(e[i].name) > width)
+			width = (int)strlen(e[i].name);
+		if (!e[i].depends && (int)strlen(e[i].within) > lwidth)
+			lwidth = (int)strlen(e[i].within);
+	}
+	printf("\n");
+	for (i = 0; i < kb_matrix_nfactors(m); i++)
+		if (kb_matrix_factor(m, i)->condition)
+			printf("%s%s", k++ ? ", " : "",
+			       kb_matrix_factor(m, i)->name);
+	printf(" %s a condition: no cause, compared within each level (above:\n"
+	       "the effects averaged over %s levels).  Each main effect at each level:\n\n",
+	       nc == 1 ? "is" : "are each", nc == 1 ? "its" : "their");
+	printf("%-*s  %-*s %9s  %-20s %9s %9s\n", width, "effect", lwidth,
+	       "level", "change", "95% CI", "p", "p Holm");
+	for (i = 0; i < n; i++) {
+		snprintf(ci, sizeof(ci), "[%s, %s]",
+			 kb_format_pct(e[i].ci_low_pct, 1).s,
+			 kb_format_pct(e[i].ci_high_pct, 1).s);
+		if (!e[i].depends) {
+			printf("%-*s  %-*s %9s  %-20s %9.2g %9.2g %s\n", width,
+			       e[i].name, lwidth, e[i].within,
+			       kb_format_pct(e[i].change_pct, 1).s, ci,
+			       e[i].p, e[i].p_adjusted,
+			       kb_format_stars(e[i].p_adjusted));
+			continue;
+		}
+		printf("%-*s  depends on the level: %s, %s %s at %s (p %.2g, p Holm %.2g%s%s)\n",
+		       width, "", e[i].significant ? "yes" : "no evidence",
+		       kb_format_pct(e[i].change_pct, 1).s, ci, e[i].within,
+		       e[i].p, e[i].p_adjusted,
+		       e[i].significant ? " " : "",
+		       kb_format_stars(e[i].p_adjusted));
+	}
+	printf("\nA change at a level is the factor's change within that level, averaged\n"
+	       "over the other factors.  \"depends on the level\" tests each level's\n"
+	       "change against the first level's: shown is the level that differs most,\n"
+	       "by how much its change differs, and p over every level (Bonferroni).\n");
 }
 
 static void effects_text(struct kb_analysis *a,
@@ -110,8 +217,9 @@ static void effects_text(struct kb_analysis *a,
 {
 	unsigned nrounds = kb_analysis_nrounds(a);
 	int width = 6;
-	size_t i;
+	size_t i, nall = n;
 
+	n = kb_effects_nranked(e, nall);
 	for (i = 0; i < n; i++)
 		if ((int)strlen(e[i].name) > width)
 			width = (int)strlen(e[i].name);
@@ -159,10 +267,13 @@ static void effects_text(struct kb_analysis *a,
 		printf("\nA main effect is the change from a factor's first level to its second,\n"
 		       "averaged over the other factors; A:B is half the change of A's effect\n"
 		       "between B's levels.\n");
-	printf("The %zu effects are one family: \"p Holm\" is p adjusted by Holm's\n"
+	if (nall > n)
+		conditions_text(a, e + n, nall - n);
+	printf("The %zu %s one family: \"p Holm\" is p adjusted by Holm's\n"
 	       "method, and significance (p Holm < %g) and the stars come from it:\n"
 	       "* < 0.05, ** < 0.01, *** < 0.001.\n",
-	       n, kb_analysis_opts(a)->alpha);
+	       nall, nall > n ? "estimates and tests are" : "effects are",
+	       kb_analysis_opts(a)->alpha);
 	if (nh > 1) {
 		printf("\nThe boots ran on %zu hosts: the host is a block beside the variants\n"
 		       "(an additive effect per host, fitted with them), so the effects above\n"

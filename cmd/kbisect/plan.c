@@ -52,6 +52,23 @@ static void resolution_json(struct kb_json *j,
 	kb_json_kv_bool(j, "resolution_cached", r->cached);
 }
 
+/* The factors that are conditions (docs/matrix.md, "Conditions"), if
+ * any: compared within, never a cause. */
+static void conditions_text(const struct kb_matrix *m)
+{
+	size_t i, k = 0, n = kb_matrix_nconditions(m);
+
+	if (!n)
+		return;
+	printf("condition%s, compared within each level and never a suspect:",
+	       n == 1 ? "" : "s");
+	for (i = 0; i < kb_matrix_nfactors(m); i++)
+		if (kb_matrix_factor(m, i)->condition)
+			printf("%s %s", k++ ? "," : "",
+			       kb_matrix_factor(m, i)->name);
+	putchar('\n');
+}
+
 /* Fractional and Plackett-Burman designs name their factors A, B, ... */
 static int has_letters(const struct kb_design *d)
 {
@@ -387,6 +404,7 @@ static void plan_json(const struct kb_plan *p, int model,
 		kb_json_object_begin(j);
 		kb_json_kv_string(j, "name", f->name);
 		kb_json_kv_string(j, "kind", kind_name(f->kind));
+		kb_json_kv_bool(j, "condition", f->condition);
 		if (has_letters(d)) {
 			char letter[2] = { kb_design_letter(i), '\0' };
 
@@ -705,6 +723,7 @@ static void plan_text(const struct kb_plan *p, int model,
 			       kb_matrix_factor(m, i)->name);
 		aliases_text(p);
 	}
+	conditions_text(m);
 	if (nf == 0 && kb_plan_sentinel(p) >= 0)
 		printf("no factors: the baseline and its sentinel, an A/A run that measures noise and drift\n");
 	else if (nf == 0)

@@ -73,6 +73,20 @@ static void blocks_note(const struct kb_why *w, struct kb_buf *out)
 	}
 }
 
+/* "conditions": the factors compared within, never a cause. */
+static void conditions_json(struct kb_json *j, const struct kb_analysis *a)
+{
+	const struct kb_matrix *m = kb_plan_matrix(kb_analysis_plan(a));
+	size_t i;
+
+	kb_json_key(j, "conditions");
+	kb_json_array_begin(j);
+	for (i = 0; i < kb_matrix_nfactors(m); i++)
+		if (kb_matrix_factor(m, i)->condition)
+			kb_json_string(j, kb_matrix_factor(m, i)->name);
+	kb_json_array_end(j);
+}
+
 static void why_json(const struct kb_analysis *a, const struct kb_why *w)
 {
 	struct kb_buf b = KB_BUF_INIT, note = KB_BUF_INIT;
@@ -88,6 +102,7 @@ static void why_json(const struct kb_analysis *a, const struct kb_why *w)
 	kb_json_kv_int(j, "bad", w->bad);
 	kb_json_kv_string(j, "bad_label", label(a, w->bad));
 	kb_json_kv_int(j, "picked_from", w->picked_from);
+	conditions_json(j, a);
 	kb_json_kv_int(j, "set_aside", w->set_aside);
 	kb_json_kv_number(j, "alpha", w->alpha);
 	blocks_note(w, &note);
@@ -210,14 +225,42 @@ static void print_sets(const struct kb_analysis *a, const struct kb_why *w)
 	kb_buf_release(&name);
 }
 
+/* The conditions of @a's matrix ("workload.copies, guest.vcpus"), or
+ * "" when none; caller frees. */
+static char *conditions(const struct kb_analysis *a)
+{
+	const struct kb_matrix *m = kb_plan_matrix(kb_analysis_plan(a));
+	struct kb_buf b = KB_BUF_INIT;
+	size_t i;
+
+	kb_buf_adds(&b, "");
+	for (i = 0; i < kb_matrix_nfactors(m); i++)
+		if (kb_matrix_factor(m, i)->condition)
+			kb_buf_addf(&b, "%s%s", b.len ? ", " : "",
+				      kb_matrix_factor(m, i)->name);
+	return kb_buf_detach(&b);
+}
+
 static void why_text(const struct kb_analysis *a, const struct kb_why *w)
 {
 	struct kb_buf note = KB_BUF_INIT;
 	size_t i, k, n;
+	char *cond = conditions(a);
 
+	if (w->answer == KB_WHY_NOTHING_WORSE && *cond) {
+		printf("why is a variant worse than #%u? (experiment %lld, %s)\n",
+		       w->good, (long long)kb_analysis_info(a)->id,
+		       kb_analysis_metric(a));
+		printf("  good #%u %s\n\n", w->good, label(a, w->good));
+		printf("No variant is worse than #%u at its own level of %s (a condition, never a cause): of the %u measured variants against it, none has a worse mean, so there is nothing to explain.\n",
+		       w->good, cond, w->picked_from);
+		free(cond);
+		return;
+	}
 	if (w->answer == KB_WHY_NOTHING_WORSE) {
 		const double *v = kb_analysis_values(a, w->good, &n);
 
+		free(cond);
 		printf("why is a variant worse than #%u? (experiment %lld, %s)\n",
 		       w->good, (long long)kb_analysis_info(a)->id,
 		       kb_analysis_metric(a));
@@ -233,6 +276,11 @@ static void why_text(const struct kb_analysis *a, const struct kb_why *w)
 	       label(a, w->good), w->bad, label(a, w->bad));
 	print_change(&w->total);
 	printf("\n");
+	if (*cond)
+		printf("  (%s: a condition, never a cause: #%u is judged against #%u, the\n"
+		       "   baseline at the same level)\n",
+		       cond, w->bad, w->good);
+	free(cond);
 	if (w->set_aside)
 		printf("  (#%u is the worst of %u variants: the %u boots that made it the worst set aside)\n",
 		       w->bad, w->picked_from, w->set_aside);
@@ -365,7 +413,10 @@ const struct cmd cmd_why_entry = {
 		"(confirmed in fresh rounds with the good one, or when it adds\n"
 		"none, tested at alpha divided by the number of variants it was\n"
 		"picked from, on the run's boots); when no variant is worse than\n"
-		"the good one, it says so.\n"
+		"the good one, it says so.  A condition (a factor marked\n"
+		"condition: true, a load level) is never a cause: the bad variant\n"
+		"is judged against the baseline at its own level of it (the worst\n"
+		"is the worst against that), and good and bad must share it.\n"
 		"Finds the smallest set of the factors in which they differ whose\n"
 		"change alone reproduces the regression, each of them shown to be\n"
 		"needed; for each, its effect with a confidence interval and how\n"

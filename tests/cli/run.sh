@@ -967,6 +967,54 @@ check "run: a model keyed by workload.copies and guest.pin" $([ $rc -eq 0 ]; ech
 run "$KB" effects 1 --db "$T/seed002.db"
 check "effects: workload.copies, guest.pin and their interaction" $([ $rc -eq 0 ] &&
 	has "workload.copies" "$T/out" && has "guest.pin:workload.copies" "$T/out"; echo $?)
+# conditions (docs/matrix.md "Conditions"): copies=4 multiplies the time
+# by 5 and DEBUG_X costs 30% at copies=4 only; copies is a load level to
+# compare within, never ranked as a cause nor called a regression
+cat >"$T/cond.yaml" <<'Y'
+name: conditions
+factors:
+  kconfig: { DEBUG_X: [n, y] }
+  workload:
+    copies: { levels: [1, 4], condition: true }
+workload: { command: { run: 'true' }, metric: real_s }
+repeat: { boots: 4 }
+Y
+cat >"$T/cond.model.yaml" <<'Y'
+metric: real_s
+base: 10
+noise: { boot_cv: 0.02 }
+seed: 7
+effects:
+  - { when: { workload.copies: 4 }, factor: 5 }
+  - { when: { DEBUG_X: y, workload.copies: 4 }, factor: 1.3 }
+Y
+run "$KB" plan "$T/cond.yaml" --model "$T/cond.model.yaml"
+check "plan names the conditions" $([ $rc -eq 0 ] &&
+	has "^condition, compared within each level and never a suspect: workload.copies$" "$T/out"; echo $?)
+run "$KB" plan "$T/cond.yaml" --json --model "$T/cond.model.yaml"
+check "plan --json marks a factor a condition" $([ $rc -eq 0 ] && has '"condition": true' "$T/out" && json_ok "$T/out"; echo $?)
+KBISECT_MODEL_TIME_SCALE=0 run "$KB" run -q "$T/cond.yaml" --model "$T/cond.model.yaml" --db "$T/cond.db"
+check "run: a matrix with a condition" $([ $rc -eq 0 ]; echo $?)
+run "$KB" effects 1 --db "$T/cond.db"
+check "effects: copies is not ranked, DEBUG_X is given at each level and depends on it" $([ $rc -eq 0 ] &&
+	! grep -q "^ *[0-9]*  workload.copies" "$T/out" &&
+	grep -q "^   1  DEBUG_X " "$T/out" &&
+	grep -q "^DEBUG_X  workload.copies=1  *[+-][0-9.]*% .*[0-9] *$" "$T/out" &&
+	grep -q "^DEBUG_X  workload.copies=4  *+29.0% .*\*\*\*$" "$T/out" &&
+	has "depends on the level: yes, +26.3% .* at workload.copies=4 vs workload.copies=1" "$T/out"; echo $?)
+run "$KB" effects 1 --db "$T/cond.db" --json
+check "effects --json: conditions, within, depends" $([ $rc -eq 0 ] && json_ok "$T/out" &&
+	has '"conditions": \[' "$T/out" && has '"changes_with_level": true' "$T/out" &&
+	! grep -q '"name": "workload.copies' "$T/out"; echo $?)
+run "$KB" why 1 --db "$T/cond.db"
+check "why: the worst is judged against the baseline at copies=4, DEBUG_X explains it" $([ $rc -eq 0 ] &&
+	has "^  good #1 DEBUG_X=n workload.copies=4$" "$T/out" &&
+	has "^  bad  #3 DEBUG_X=y workload.copies=4$" "$T/out" &&
+	has "^1 of the 1 differing factor explains it: DEBUG_X n->y$" "$T/out" &&
+	! grep -q "workload.copies [0-9]*->" "$T/out"; echo $?)
+run "$KB" why 1 --good 0 --bad 3 --db "$T/cond.db" --no-boots
+check "why: good and bad at two levels of a condition is refused" $([ $rc -eq 2 ] &&
+	has "differ in workload.copies, a condition" "$T/err"; echo $?)
 # several hosts (docs/guests.md "Several hosts"): boots spread over them,
 # a lost host drained and its failures not counted, `kbisect hosts`; in
 # blocks each round is one host's, and a drained host's rounds move whole

@@ -30,7 +30,7 @@ static size_t touch(const char *s)
 
 static void check_factors(const struct kb_matrix *m)
 {
-	size_t i, j, k, n = kb_matrix_nfactors(m);
+	size_t i, j, k, n = kb_matrix_nfactors(m), nc = 0;
 
 	check(n <= KB_MATRIX_MAX_FACTORS);
 	check(kb_matrix_factor(m, n) == NULL);
@@ -55,7 +55,10 @@ static void check_factors(const struct kb_matrix *m)
 		}
 		if (f->kind == KB_FACTOR_KCONFIG)
 			check(kb_kconfig_name_valid(f->name));
+		check(f->condition == 0 || f->condition == 1);
+		nc += (size_t)f->condition;
 	}
+	check(kb_matrix_nconditions(m) == nc);
 }
 
 static void check_sections(const struct kb_matrix *m, size_t size,

@@ -383,7 +383,170 @@ static void test_effects__the_sentinel_is_no_level_nor_suspect(void **state)
 	assert_true(found);
 }
 
+/* The estimate of main effect @name within @level ("" for the ranked
+ * one), or of the test that it depends on the level (@depends). */
+static const struct kb_effect *find_within(const struct fixture *f,
+					   const char *name, const char *level,
+					   int depends)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (!strcmp(f->e[i].name, name) && f->e[i].depends == depends &&
+		    (depends || !strcmp(f->e[i].within, level)))
+			return &f->e[i];
+	fail_msg("no effect %s within '%s'%s", name, level,
+		 depends ? " (depends)" : "");
+	return NULL;
+}
+
+/* copies=4 multiplies the time by 5, DEBUG_X costs 30% at copies=4 only
+ * (docs/analysis.md, "Conditions: compared within"). */
+static const char cond_model[] =
+	"metric: real_s\nbase: 10\nnoise: { boot_cv: 0.02 }\nseed: 7\n"
+	"effects:\n"
+	"  - { when: { workload.copies: 4 }, factor: 5 }\n"
+	"  - { when: { DEBUG_X: y, workload.copies: 4 }, factor: 1.3 }\n";
+
+static void run_conditions(struct fixture *f, const char *copies)
+{
+	char matrix[512];
+
+	snprintf(matrix, sizeof(matrix),
+		 "workload: { command: { run: \"true\" } }\n"
+		 "factors:\n  kconfig: { DEBUG_X: [n, y], OTHER: [n, y] }\n"
+		 "  workload: { copies: %s }\n"
+		 "repeat: { boots: 4 }\n",
+		 copies);
+	run_matrix(f, matrix, cond_model);
+}
+
+/*
+ * A condition is no cause: neither it nor an interaction with it is
+ * ranked; each other factor's main effect comes at each of its levels,
+ * and DEBUG_X's is found to depend on the level (none at copies=1, +30%
+ * at copies=4), OTHER's not.  Without `condition: true` the same
+ * experiment ranks workload.copies first (+400%).
+ */
+static void test_effects__a_condition_is_compared_within_not_ranked(
+	void **state)
+{
+	struct fixture *f = *state;
+	const struct kb_effect *x;
+	size_t i, nrank;
+
+	run_conditions(f, "[1, 4]");
+	assert_string_equal(f->e[0].name, "workload.copies");
+	free(f->e);
+	f->e = NULL;
+	kb_analysis_free(f->a);
+	f->a = NULL;
+
+	run_conditions(f, "{ levels: [1, 4], condition: true }");
+	nrank = kb_effects_nranked(f->e, f->n);
+	assert_int_equal(nrank, 3); /* DEBUG_X, OTHER, DEBUG_X:OTHER */
+	/* 2 factors x (2 levels + 1 test) */
+	assert_int_equal(f->n, nrank + 6);
+	for (i = 0; i < f->n; i++)
+		assert_null(strstr(f->e[i].name, "copies"));
+	assert_string_equal(f->e[0].name, "DEBUG_X");
+	assert_string_equal(kb_effect_kind_name(&f->e[0]), "main-effect");
+	/* averaged over the two levels: half of log 1.3 */
+	assert_near(&f->e[0], log(1.3) / 2, 0.03);
+
+	x = find_within(f, "DEBUG_X", "workload.copies=1", 0);
+	assert_near(x, 0, 0.03);
+	assert_false(x->significant);
+	assert_string_equal(kb_effect_kind_name(x), "within-condition");
+	x = find_within(f, "DEBUG_X", "workload.copies=4", 0);
+	assert_near(x, log(1.3), 0.03);
+	assert_true(x->significant);
+	x = find_within(f, "DEBUG_X", "", 1);
+	assert_string_equal(x->within, "workload.copies=4 vs workload.copies=1");
+	assert_near(x, log(1.3), 0.04);
+	assert_true(x->significant);
+	assert_string_equal(kb_effect_kind_name(x), "condition-dependence");
+	x = find_within(f, "OTHER", "", 1);
+	assert_near(x, 0, 0.04);
+	assert_false(x->significant);
+	assert_false(find_within(f, "OTHER", "workload.copies=4", 0)->significant);
+}
+
+/* With a condition of three levels and a factor of three (treatment
+ * contrasts, "F=L"): each level of the factor at each level of the
+ * condition, and a dependence test for each of the factor's levels. */
+static void test_effects__a_condition_of_three_levels(void **state)
+{
+	struct fixture *f = *state;
+	const struct kb_effect *x;
+	size_t nrank;
+
+	run_matrix(f,
+		   "workload: { command: { run: \"true\" } }\n"
+		   "factors:\n  kconfig: { HZ: [100, 250, 1000] }\n"
+		   "  guest: { vcpus: { levels: [1, 2, 4], condition: true } }\n"
+		   "repeat: { boots: 4 }\n",
+		   "metric: real_s\nbase: 10\nnoise: { boot_cv: 0.02 }\n"
+		   "seed: 3\neffects:\n"
+		   "  - { when: { guest.vcpus: 4 }, factor: 0.3 }\n"
+		   "  - { when: { HZ: 1000 }, factor: 1.1 }\n"
+		   "  - { when: { HZ: 1000, guest.vcpus: 4 }, factor: 1.4 }\n");
+	nrank = kb_effects_nranked(f->e, f->n);
+	assert_int_equal(nrank, 2); /* HZ=250, HZ=1000 */
+	/* 2 levels x (3 condition levels + 1 test) */
+	assert_int_equal(f->n, nrank + 8);
+	assert_near(find_within(f, "HZ=1000", "guest.vcpus=1", 0), log(1.1),
+		    0.03);
+	assert_near(find_within(f, "HZ=1000", "guest.vcpus=2", 0), log(1.1),
+		    0.03);
+	assert_near(find_within(f, "HZ=1000", "guest.vcpus=4", 0),
+		    log(1.1 * 1.4), 0.03);
+	x = find_within(f, "HZ=1000", "", 1);
+	assert_true(x->significant);
+	assert_string_equal(x->within, "guest.vcpus=4 vs guest.vcpus=1");
+	assert_false(find_within(f, "HZ=250", "", 1)->significant);
+}
+
+/* A matrix whose every factor is a condition has no cause to rank. */
+static void test_effects__only_conditions_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_matrix *m = NULL;
+	struct kb_plan *p = NULL;
+	struct kb_model *mo = NULL;
+	struct kb_executor *ex = NULL;
+	struct kb_pipeline_opts o = KB_PIPELINE_OPTS_INIT;
+	static const char mx[] =
+		"workload: { command: { run: \"true\" } }\n"
+		"factors: { workload: { copies: { levels: [1, 4], condition: true } } }\n"
+		"repeat: { boots: 2 }\n";
+	double cv, df;
+
+	if (kb_matrix_parse_buffer(mx, strlen(mx), "t.yaml", &m, &err) ||
+	    kb_plan_new(m, &p, &err) ||
+	    kb_model_parse_buffer(cond_model, strlen(cond_model), "model.yaml",
+				  &mo, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(kb_model_executor_new(mo, 0, &ex), 0);
+	o.model_text = kb_model_text(mo);
+	if (kb_pipeline_run(f->s, p, ex, &o, &f->exp, &err) ||
+	    kb_analysis_open(f->s, f->exp, NULL, &f->a, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(kb_effects_estimate(f->a, &f->e, &f->n, &cv, &df,
+					     &err),
+			 KB_EINPUT);
+	assert_msg_contains(err.msg, "every factor of the experiment is a condition");
+	kb_executor_free(ex);
+	kb_model_free(mo);
+	kb_plan_free(p);
+	kb_matrix_free(m);
+}
+
 static const struct CMUnitTest tests[] = {
+	T(test_effects__only_conditions_is_refused),
+	T(test_effects__a_condition_is_compared_within_not_ranked),
+	T(test_effects__a_condition_of_three_levels),
 	T(test_effects__the_sentinel_is_no_level_nor_suspect),
 	cmocka_unit_test_setup_teardown(test_effects__levels_against_the_first,
 					setup, teardown),

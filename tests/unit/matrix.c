@@ -1116,7 +1116,51 @@ static void test_matrix__metrics_must_fit_a_sample(void **state)
 			  "workload: { command: { run: b, parser: unixbench } }\n"));
 }
 
+/* `condition: true` marks a load level (docs/matrix.md, "Conditions"):
+ * a factor written as a mapping with its levels under `levels`. */
+static void test_matrix__condition_factor_is_a_mapping_with_levels(void **state)
+{
+	struct kb_matrix *m;
+	const struct kb_factor *f;
+
+	(void)state;
+	m = ok(W "factors:\n"
+		 "  kconfig: { DEBUG_X: [n, y], PREEMPT: { levels: [n, y] } }\n"
+		 "  guest: { vcpus: { levels: [1, 4], condition: false } }\n"
+		 "  workload: { copies: { condition: true, levels: [1, 4] } }\n");
+	assert_int_equal(kb_matrix_nfactors(m), 4);
+	assert_int_equal(kb_matrix_nconditions(m), 1);
+	f = kb_matrix_find_factor(m, "workload.copies");
+	assert_non_null(f);
+	assert_true(f->condition);
+	assert_int_equal(f->nlevels, 2);
+	assert_string_equal(f->levels[1].value, "4");
+	assert_int_equal(f->levels[1].loc.line, 5);
+	assert_false(kb_matrix_find_factor(m, "DEBUG_X")->condition);
+	assert_false(kb_matrix_find_factor(m, "PREEMPT")->condition);
+	assert_int_equal(kb_matrix_find_factor(m, "PREEMPT")->nlevels, 2);
+	assert_false(kb_matrix_find_factor(m, "guest.vcpus")->condition);
+	kb_matrix_free(m);
+}
+
+static void test_matrix__condition_factor_mistakes_are_located(void **state)
+{
+	(void)state;
+	bad(W "factors: { workload: { copies: { level: [1, 4] } } }\n", 2, 34,
+	    "unknown key 'level' in factor workload.copies (did you mean 'levels'?)");
+	bad(W "factors: { workload: { copies: { condition: true } } }\n", 2,
+	    32, "factor workload.copies has no 'levels'");
+	bad(W "factors: { workload: { copies: { levels: [1, 4], condition: yes } } }\n",
+	    2, 61, "invalid workload.copies.condition 'yes': expected false or true");
+	bad(W "factors: { workload: { copies: { levels: 4 } } }\n", 2, 42,
+	    "factor workload.copies must be a list of levels");
+	bad(W "factors: { workload: { copies: { levels: [1, 100] } } }\n", 2,
+	    46, "workload.copies");
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_matrix__condition_factor_is_a_mapping_with_levels),
+	cmocka_unit_test(test_matrix__condition_factor_mistakes_are_located),
 	cmocka_unit_test(test_matrix__full_example_parses),
 	cmocka_unit_test(test_matrix__defaults),
 	cmocka_unit_test(test_matrix__config_prefix_is_normalised),

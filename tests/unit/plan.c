@@ -707,7 +707,46 @@ static void test_plan__variant_workload_fills_parameters(void **state)
 	release(&f);
 }
 
+/* With conditions, a variant is judged against the baseline at its own
+ * level of them; without, against the baseline; the sentinel against
+ * the baseline; none when the design lacks it (one-at-a-time). */
+static void test_plan__reference_is_the_baseline_at_the_conditions_level(
+	void **state)
+{
+	struct fixture f;
+
+	(void)state;
+	make(&f, W "factors:\n  kconfig: { A: [n, y] }\n"
+		 "  guest: { vcpus: { levels: [1, 4], condition: true } }\n"
+		 "repeat: { sentinel: true }\n");
+	/* 0 A=n v1, 1 A=n v4, 2 A=y v1, 3 A=y v4, 4 the sentinel */
+	assert_int_equal(kb_plan_nvariants(f.p), 5);
+	assert_int_equal(kb_plan_reference(f.p, 0, 0), 0);
+	assert_int_equal(kb_plan_reference(f.p, 0, 1), 1);
+	assert_int_equal(kb_plan_reference(f.p, 0, 2), 0);
+	assert_int_equal(kb_plan_reference(f.p, 0, 3), 1);
+	assert_int_equal(kb_plan_reference(f.p, 0, 4), 0);
+	assert_int_equal(kb_plan_reference(f.p, 2, 1), 3);
+	assert_int_equal(kb_plan_reference(f.p, 0, 9), -1);
+	release(&f);
+
+	make(&f, W "factors:\n  kconfig: { A: [n, y] }\n"
+		 "  guest: { vcpus: [1, 4] }\n");
+	assert_int_equal(kb_plan_reference(f.p, 0, 3), 0);
+	release(&f);
+
+	make(&f, W "design: one-at-a-time\nfactors:\n  kconfig: { A: [n, y] }\n"
+		 "  guest: { vcpus: { levels: [1, 4], condition: true } }\n");
+	/* 0 baseline, 1 A=y, 2 vcpus=4 (its own reference); no A=y at
+	 * vcpus=4 */
+	assert_int_equal(kb_plan_reference(f.p, 0, 2), 2);
+	assert_int_equal(kb_plan_reference(f.p, 0, 1), 0);
+	assert_int_equal(kb_plan_reference(f.p, 1, 2), -1);
+	release(&f);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_plan__reference_is_the_baseline_at_the_conditions_level),
 	cmocka_unit_test(test_plan__runtime_factors_full_design),
 	cmocka_unit_test(test_plan__runtime_factors_fractional_design),
 	cmocka_unit_test(test_plan__variant_workload_fills_parameters),

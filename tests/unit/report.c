@@ -327,6 +327,48 @@ static void test_report__drift_and_the_sentinel_are_said(void **state)
 	free(dir);
 }
 
+/* A condition (copies) is no cause: the effects plot ranks DEBUG_X
+ * alone, a table gives it at each level of copies and says it depends
+ * on the level; each variant is compared with the baseline at its own
+ * level, and why's worst is judged against #1. */
+static void test_report__conditions_are_compared_within(void **state)
+{
+	static const char m[] =
+		"name: cond\n"
+		"factors:\n  kconfig: { DEBUG_X: [n, y] }\n"
+		"  workload: { copies: { levels: [1, 4], condition: true } }\n"
+		"workload: { command: { run: \"true\" }, metric: real_s }\n"
+		"repeat: { boots: 4 }\n";
+	static const char mo[] =
+		"metric: real_s\nbase: 10\nnoise: { boot_cv: 0.02 }\nseed: 7\n"
+		"effects:\n"
+		"  - { when: { workload.copies: 4 }, factor: 5 }\n"
+		"  - { when: { DEBUG_X: y, workload.copies: 4 }, factor: 1.3 }\n";
+	struct fixture *f = *state;
+	struct kb_report_result r;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf page = KB_BUF_INIT;
+	char *dir = kb_asprintf("%s/rep", f->dir), *svg;
+
+	f->exp = run_model_of(f, m, mo);
+	assert_int_equal(kb_report_write(f->s, f->exp, dir, &r, &err), 0);
+	slurp(r.dir, "index.html", &page);
+	svg = svg_of(page.buf, "effects-plot");
+	assert_non_null(strstr(svg, "DEBUG_X"));
+	assert_null(strstr(svg, "copies"));
+	free(svg);
+	assert_non_null(strstr(page.buf, "<h3>Within each level of the conditions</h3>"));
+	assert_non_null(strstr(page.buf, "<td>DEBUG_X</td><td>workload.copies=4</td><td class=\"num regression\">"));
+	assert_non_null(strstr(page.buf, "<td>DEBUG_X</td><td>depends on the level: yes (workload.copies=4 vs workload.copies=1)</td>"));
+	/* #1 is the baseline at copies=4: no verdict of its own */
+	assert_non_null(strstr(page.buf, "<tr class=\"baseline\"><td class=\"num\"><a href=\"#variant-1\">#1</a></td><td>DEBUG_X=n workload.copies=4</td>"));
+	assert_non_null(strstr(page.buf, "the baseline at its level of the conditions, which the variants at that level are compared with"));
+	assert_non_null(strstr(page.buf, "#3 is judged against #1, the baseline at the same level"));
+	kb_buf_release(&page);
+	kb_report_result_release(&r);
+	free(dir);
+}
+
 static void test_report__bad_id_fails_and_leaves_no_folder(void **state)
 {
 	struct fixture *f = *state;
@@ -677,6 +719,7 @@ static void test_report__bisection_shows_its_probes(void **state)
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 static const struct CMUnitTest tests[] = {
+	T(test_report__conditions_are_compared_within),
 	T(test_report__model_experiment_has_every_part),
 	T(test_report__drift_and_the_sentinel_are_said),
 	T(test_report__bad_id_fails_and_leaves_no_folder),

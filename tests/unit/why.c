@@ -659,9 +659,117 @@ static void test_analysis__added_rounds_are_compared_in_pairs(void **state)
 	assert_int_equal(nr, 11);
 }
 
+/* copies=4 multiplies the time by 5; DEBUG_X costs 30% at copies=4
+ * only (docs/analysis.md, "Conditions: compared within"). */
+static const char cond_matrix[] =
+	"workload: { command: { run: \"true\" } }\n"
+	"factors:\n  kconfig: { DEBUG_X: [n, y], OTHER: [n, y] }\n"
+	"  workload: { copies: %s }\n"
+	"repeat: { boots: 4 }\n";
+static const char cond_model[] =
+	"metric: real_s\nbase: 10\nnoise: { boot_cv: 0.02 }\nseed: 7\n"
+	"effects:\n"
+	"  - { when: { workload.copies: 4 }, factor: 5 }\n"
+	"  - { when: { DEBUG_X: y, workload.copies: 4 }, factor: 1.3 }\n";
+
+static void run_conditions(struct fixture *f, const char *copies)
+{
+	char matrix[512];
+
+	snprintf(matrix, sizeof(matrix), cond_matrix, copies);
+	run_experiment(f, "t.yaml", matrix, cond_model);
+}
+
+/* Whether factor @name is among the @n factor indexes @idx. */
+static int names(const struct fixture *f, const size_t *idx, size_t n,
+		 const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(factor_name(f, idx[i]), name))
+			return 1;
+	return 0;
+}
+
+/*
+ * Without `condition: true` the worst variant is a copies=4 one and
+ * copies is among the culprits or suspects; with it, the worst is judged
+ * against the baseline at copies=4 (#1), DEBUG_X alone explains it, and
+ * copies is named nowhere as a cause, only as what its effect depends on.
+ */
+static void test_why__a_condition_is_never_a_suspect(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	const struct kb_plan *p;
+	struct kb_why w;
+	size_t i;
+	int copies_named = 0, depends_on_copies = 0;
+
+	run_conditions(f, "[1, 4]");
+	if (kb_why_explain(f->a, -1, -1, &w, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(w.good, 0);
+	for (i = 0; i < w.nculprits; i++)
+		copies_named |= !strcmp(factor_name(f, w.culprits[i].factor),
+					"workload.copies");
+	copies_named |= names(f, w.suspects, w.nsuspects, "workload.copies");
+	assert_true(copies_named);
+	kb_analysis_free(f->a);
+	f->a = NULL;
+
+	run_conditions(f, "{ levels: [1, 4], condition: true }");
+	p = kb_analysis_plan(f->a);
+	if (kb_why_explain(f->a, -1, -1, &w, &err))
+		fail_msg("%s", err.msg);
+	assert_string_equal(kb_plan_variant(p, w.good)->label,
+			    "DEBUG_X=n OTHER=n workload.copies=4");
+	assert_string_equal(kb_plan_variant(p, w.bad)->settings[0].value, "y");
+	assert_string_equal(kb_plan_variant(p, w.bad)->settings[2].value, "4");
+	assert_int_equal(w.total.verdict, KB_VERDICT_REGRESSION);
+	assert_false(names(f, w.diff, w.ndiff, "workload.copies"));
+	assert_false(names(f, w.suspects, w.nsuspects, "workload.copies"));
+	assert_int_equal(w.answer, KB_WHY_EXPLAINED);
+	assert_int_equal(w.nculprits, 1);
+	assert_string_equal(factor_name(f, w.culprits[0].factor), "DEBUG_X");
+	for (i = 0; i < w.culprits[0].ninter; i++)
+		if (!strcmp(factor_name(f, w.culprits[0].inter[i].factor),
+			    "workload.copies"))
+			depends_on_copies = w.culprits[0].inter[i].significant;
+	assert_true(depends_on_copies);
+	assert_false(w.culprits[0].independent);
+}
+
+/* Given the bad variant, the good one is the baseline at its level of
+ * the conditions; a good variant at another level is refused. */
+static void test_why__good_and_bad_share_the_conditions(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_why w;
+	int bad, good1;
+
+	f->fixed = 1; /* the run's boots alone */
+	run_conditions(f, "{ levels: [1, 4], condition: true }");
+	/* variants: DEBUG_X x OTHER x copies, copies fastest */
+	bad = 5;  /* DEBUG_X=y OTHER=n copies=4 */
+	good1 = 1; /* DEBUG_X=n OTHER=n copies=4 */
+	if (kb_why_explain(f->a, -1, bad, &w, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(w.good, good1);
+	assert_int_equal(w.bad, bad);
+	assert_int_equal(w.ndiff, 1);
+	assert_int_equal(kb_why_explain(f->a, 0, bad, &w, &err), KB_EINPUT);
+	assert_msg_contains(err.msg, "differ in workload.copies, a condition");
+	assert_msg_contains(err.msg, "#1 is #0 at #5's level");
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 static const struct CMUnitTest tests[] = {
 	T(test_why__seed000_answers_paravirt_spinlocks),
+	T(test_why__a_condition_is_never_a_suspect),
+	T(test_why__good_and_bad_share_the_conditions),
 	T(test_why__no_regression_is_reported_as_such),
 	T(test_why__baseline_worst_says_nothing_is_worse),
 	T(test_why__picked_worst_is_confirmed_on_fresh_boots),
