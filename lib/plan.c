@@ -473,6 +473,31 @@ size_t kb_plan_nruns(const struct kb_plan *p)
 	return kb_plan_nboots(p) * kb_matrix_repeat(p->m)->runs_per_boot;
 }
 
+size_t kb_plan_max_boots(const struct kb_plan *p)
+{
+	const struct kb_repeat *r = kb_matrix_repeat(p->m);
+
+	return kb_plan_nvariants(p) *
+	       (r->max_boots > r->boots ? r->max_boots : r->boots);
+}
+
+void kb_plan_cost(const struct kb_plan *p, double build_s, double boot_s,
+		  struct kb_plan_cost *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < kb_matrix_nhosts(p->m); i++)
+		out->slots += kb_matrix_host(p->m, i)->capacity;
+	if (!out->slots)
+		out->slots = 1;
+	out->build_s = (double)kb_plan_nbuilds(p) * build_s;
+	out->boot_s = (double)kb_plan_nboots(p) * boot_s / out->slots;
+	out->total_s = out->build_s + out->boot_s;
+	out->more_s = (double)(kb_plan_max_boots(p) - kb_plan_nboots(p)) *
+		      boot_s / out->slots;
+}
+
 int kb_plan_check_limits(const struct kb_plan *p,
 			 const struct kb_plan_limits *l, struct kb_err *err)
 {

@@ -97,6 +97,29 @@ size_t kb_plan_nbuilds(const struct kb_plan *p);
 size_t kb_plan_nboots(const struct kb_plan *p);
 /* Workload runs: boots × repeat.runs_per_boot. */
 size_t kb_plan_nruns(const struct kb_plan *p);
+/* Boots at most, when adaptive sampling (compare --adaptive, why)
+ * brings every variant to repeat.max_boots. */
+size_t kb_plan_max_boots(const struct kb_plan *p);
+
+/* What a run of the plan is expected to take, from a build's and a
+ * boot's time (kb_plan_cost()). */
+struct kb_plan_cost {
+	double build_s;   /* the builds, one at a time */
+	double boot_s;    /* the boots, as many at once as the hosts take */
+	double total_s;   /* both */
+	double more_s;    /* the boots adaptive sampling may add, up to
+			   * kb_plan_max_boots(), at the hosts' pace */
+	unsigned slots;   /* boots at once: the hosts' capacities summed */
+};
+
+/*
+ * The time a run of @p is expected to take when a build takes @build_s
+ * and a boot @boot_s (its workload runs included) into *@out: builds
+ * one after the other (an overlap of builds and boots, build.overlap,
+ * only shortens it), the boots spread over every host's capacity.
+ */
+void kb_plan_cost(const struct kb_plan *p, double build_s, double boot_s,
+		  struct kb_plan_cost *out);
 
 /* ---- limits on the whole plan ----------------------------------------- */
 

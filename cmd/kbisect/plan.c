@@ -6,8 +6,8 @@
 #include "kbisect.h"
 #include "buf.h"
 #include "design.h"
+#include "format.h"
 #include "store.h"
-#include "model.h"
 #include "compare.h"
 #include "json.h"
 #include "kconfig.h"
@@ -164,6 +164,113 @@ static void aliases_json(struct kb_json *j, const struct kb_plan *p)
 	if (has_letters(kb_plan_design(p)))
 		each_alias_set(p, alias_set_json, j);
 	kb_json_array_end(j);
+}
+
+/* ---- what a run costs --------------------------------------------------- */
+
+/* The time a run of the plan is expected to take, and where the step
+ * times come from. */
+struct cost {
+	int known, model;
+	double build_s, boot_s;  /* a build, a boot with its runs */
+	char source[160];
+	struct kb_plan_cost c;
+};
+
+/* The step times from @model's time: (a boot's runs included), else
+ * those earlier experiments in database @db had on the plan's hosts. */
+static int plan_cost(const struct kb_plan *p, const struct kb_model *model,
+		     const char *db, struct cost *out, struct kb_err *err)
+{
+	const struct kb_matrix *m = kb_plan_matrix(p);
+	unsigned runs = kb_matrix_repeat(m)->runs_per_boot;
+
+	memset(out, 0, sizeof(*out));
+	out->model = model != NULL;
+	if (model) {
+		const struct kb_model_time *t = kb_model_time(model);
+
+		out->build_s = t->build_s;
+		out->boot_s = t->boot_s + runs * t->run_s;
+		out->known = t->build_s > 0 || t->boot_s > 0 || t->run_s > 0;
+		snprintf(out->source, sizeof(out->source),
+			 "the model's time:, in real time unless KBISECT_MODEL_TIME_SCALE says");
+	} else if (db) {
+		struct kb_store *s = NULL;
+		struct kb_store_step_times st;
+		const char **hosts;
+		size_t i, nh = kb_matrix_nhosts(m);
+		int ret;
+
+		if ((ret = cmd_open_store_as(db, KB_STORE_READ_ONLY, &s, err)))
+			return ret;
+		hosts = kb_calloc(nh ? nh : 1, sizeof(*hosts));
+		for (i = 0; i < nh; i++)
+			hosts[i] = kb_matrix_host(m, i)->uri;
+		ret = kb_store_host_step_times(s, hosts, nh, &st, err);
+		free(hosts);
+		kb_store_close(s);
+		if (ret)
+			return ret;
+		out->known = st.nboots > 0;
+		out->build_s = st.nbuilds ? st.build_s : 0;
+		out->boot_s = st.nboots ? st.boot_s : 0;
+		snprintf(out->source, sizeof(out->source),
+			 "measured: %zu boot%s on these hosts and %zu build%s in the database",
+			 st.nboots, st.nboots == 1 ? "" : "s", st.nbuilds,
+			 st.nbuilds == 1 ? "" : "s");
+	}
+	if (!out->known && !model)
+		snprintf(out->source, sizeof(out->source),
+			 "--model MODEL with time:, or --db PATH of earlier experiments on these hosts, says");
+	kb_plan_cost(p, out->build_s, out->boot_s, &out->c);
+	return 0;
+}
+
+static void cost_text(const struct kb_plan *p, const struct cost *c)
+{
+	size_t more = kb_plan_max_boots(p) - kb_plan_nboots(p);
+
+	if (!c->known && c->model) {
+		printf("time expected: none, the model has no time: and runs at once");
+	} else if (!c->known) {
+		printf("time: not known (%s)", c->source);
+	} else {
+		printf("time expected: %s: ", kb_format_duration(c->c.total_s).s);
+		if (kb_plan_nbuilds(p) && c->build_s > 0)
+			printf("%zu build%s of %s one after another, ",
+			       kb_plan_nbuilds(p),
+			       kb_plan_nbuilds(p) == 1 ? "" : "s",
+			       kb_format_duration(c->build_s).s);
+		printf("%zu boot%s of %s, %u at a time (%s)", kb_plan_nboots(p),
+		       kb_plan_nboots(p) == 1 ? "" : "s",
+		       kb_format_duration(c->boot_s).s, c->c.slots, c->source);
+	}
+	if (more) {
+		printf("; compare --adaptive and why may add up to %zu boot%s",
+		       more, more == 1 ? "" : "s");
+		if (c->known)
+			printf(", %s more", kb_format_duration(c->c.more_s).s);
+	}
+	printf("\n");
+}
+
+static void cost_json(struct kb_json *j, const struct kb_plan *p,
+		      const struct cost *c)
+{
+	kb_json_key(j, "cost");
+	kb_json_object_begin(j);
+	kb_json_kv_int(j, "max_boots", (long long)kb_plan_max_boots(p));
+	kb_json_kv_bool(j, "known", c->known);
+	kb_json_kv_string(j, "source", c->source);
+	if (c->known) {
+		kb_json_kv_number(j, "build_s", c->build_s);
+		kb_json_kv_number(j, "boot_s", c->boot_s);
+		kb_json_kv_int(j, "boots_at_once", c->c.slots);
+		kb_json_kv_number(j, "expected_s", c->c.total_s);
+		kb_json_kv_number(j, "adaptive_more_s", c->c.more_s);
+	}
+	kb_json_object_end(j);
 }
 
 /* ---- what the design can decide (issue 29) ------------------------------ */
@@ -376,7 +483,7 @@ static void verdicts_json(struct kb_json *j, const struct verdicts *v)
 }
 
 static void plan_json(const struct kb_plan *p, int model,
-		      const struct verdicts *vd)
+		      const struct verdicts *vd, const struct cost *co)
 {
 	const struct kb_matrix *m = kb_plan_matrix(p);
 	const struct kb_design *d = kb_plan_design(p);
@@ -471,6 +578,7 @@ static void plan_json(const struct kb_plan *p, int model,
 	kb_json_array_end(j);
 	if (vd->n)
 		verdicts_json(j, vd);
+	cost_json(j, p, co);
 	kb_json_object_end(j);
 	cmd_json_put(j, &b);
 }
@@ -691,7 +799,7 @@ static void hosts_text(const struct kb_matrix *m, int model)
 }
 
 static void plan_text(const struct kb_plan *p, int model,
-		      const struct verdicts *vd)
+		      const struct verdicts *vd, const struct cost *co)
 {
 	const struct kb_matrix *m = kb_plan_matrix(p);
 	const struct kb_design *d = kb_plan_design(p);
@@ -746,6 +854,7 @@ static void plan_text(const struct kb_plan *p, int model,
 	       kb_plan_nbuilds(p) == 1 ? "" : "s", kb_plan_nboots(p),
 	       kb_plan_nboots(p) == 1 ? "" : "s", r->boots, kb_plan_nruns(p),
 	       kb_plan_nruns(p) == 1 ? "" : "s", r->runs_per_boot);
+	cost_text(p, co);
 	if (kb_matrix_guest(m)->image) {
 		const struct kb_guest_image *im = kb_matrix_guest(m)->image;
 
@@ -799,7 +908,12 @@ const struct cmd cmd_plan_entry = {
 		"earlier experiments on the matrix's hosts in --db's database (none is\n"
 		"read without it), else at 2, 5 and 10% noise.  A design whose tests\n"
 		"can never reach compare.alpha (1 boot a side) exits 2 unless\n"
-		"--allow-undecidable.\n",
+		"--allow-undecidable.\n"
+		"The time a run is expected to take: the builds one after another,\n"
+		"the boots over the hosts' capacity, from the model's time: or the\n"
+		"step times of earlier experiments on the hosts in --db's database;\n"
+		"and the boots compare --adaptive and why may add, up to\n"
+		"repeat.max_boots.\n",
 	.epilog = "With source.tree, every variant's config is resolved with the\n"
 		  "tree's Kconfig (make olddefconfig): options that did not hold are\n"
 		  "shown with why, and the plan exits 1 (docs/kconfig.md).\n\n"
@@ -823,6 +937,7 @@ static int cmd_plan(const struct kb_args *args)
 	struct kb_plan_limits lim;
 	struct kb_metric_dir dir;
 	struct verdicts vd;
+	struct cost co;
 	int json = args->json, allow_dropped = args->allow_dropped;
 	int quiet = args->quiet, ret;
 
@@ -840,7 +955,8 @@ static int cmd_plan(const struct kb_args *args)
 	      (ret = kb_model_check_metric(model, kb_matrix_workload(m)->metric,
 					   &err)))) ||
 	    (!args->model && (ret = kb_realexec_check_guests(p, &err))) ||
-	    (ret = plan_verdicts(p, args->model, args->db, &vd, &err))) {
+	    (ret = plan_verdicts(p, args->model, args->db, &vd, &err)) ||
+	    (ret = plan_cost(p, model, args->db, &co, &err))) {
 		ret = cmd_fail(&err);
 		goto out;
 	}
@@ -852,9 +968,9 @@ static int cmd_plan(const struct kb_args *args)
 		kb_err_clear(&err);
 	}
 	if (json)
-		plan_json(p, model != NULL, &vd);
+		plan_json(p, model != NULL, &vd, &co);
 	else
-		plan_text(p, model != NULL, &vd);
+		plan_text(p, model != NULL, &vd, &co);
 	dir = kb_metric_direction(kb_matrix_workload(m),
 				  kb_matrix_workload(m)->metric);
 	if (json && dir.source == KB_METRIC_GUESSED)

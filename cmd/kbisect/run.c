@@ -9,6 +9,7 @@
 #include "kbisect.h"
 #include "runner.h"
 #include "matrix.h"
+#include "format.h"
 #include "model.h"
 #include "plan.h"
 #include "realexec.h"
@@ -67,6 +68,30 @@ const struct cmd cmd_run_entry = {
 		  "      --model kconfig-matrix/xen-pvops-spinlocks.model.yaml\n",
 };
 
+/*
+ * A model with time: sleeps its simulated steps unless
+ * KBISECT_MODEL_TIME_SCALE says otherwise: say so, and how long, before
+ * the time is spent.
+ */
+static void model_time_note(const struct kb_plan *p,
+			    const struct kb_model *model)
+{
+	const struct kb_model_time *t = kb_model_time(model);
+	const char *scale = getenv("KBISECT_MODEL_TIME_SCALE");
+	struct kb_plan_cost c;
+
+	if ((scale && *scale) ||
+	    !(t->build_s > 0 || t->boot_s > 0 || t->run_s > 0))
+		return;
+	kb_plan_cost(p, t->build_s,
+		     t->boot_s + kb_matrix_repeat(kb_plan_matrix(p))->runs_per_boot *
+					 t->run_s,
+		     &c);
+	fprintf(stderr,
+		"kbisect: note: the model's time: runs in real time, about %s for this plan; KBISECT_MODEL_TIME_SCALE=0 runs it at once (docs/model.md)\n",
+		kb_format_duration(c.total_s).s);
+}
+
 static int cmd_run(const struct kb_args *args)
 {
 	struct kb_err err = KB_ERR_INIT;
@@ -101,6 +126,8 @@ static int cmd_run(const struct kb_args *args)
 	}
 	if (model_path && (ret = kb_model_load(model_path, &model, &err)))
 		goto fail;
+	if (model)
+		model_time_note(p, model);
 	if ((ret = cmd_runner_open_hosts(&r, p, model, args->quiet,
 					 &err)) ||
 	    (ret = cmd_open_store(db, &s, &err)))

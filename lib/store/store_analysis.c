@@ -378,3 +378,50 @@ int kb_store_host_noise(struct kb_store *s, const char *const *hosts,
 	}
 	return ret;
 }
+
+/* avg and count of the one row @sql returns, its ?1 bound to @host
+ * (NULL: none bound), added to *@sum and *@n. */
+static int step_time(struct kb_store *s, const char *sql, const char *host,
+		     double *sum, size_t *n, struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int found = 0, ret;
+
+	if ((ret = store_prepare(s, sql, &st, err)))
+		return ret;
+	if (host)
+		store_bind_text(st, 1, host);
+	ret = store_step_maybe(s, st, &found, err,
+			       "cannot read the step times of earlier experiments");
+	if (!ret && found) {
+		*sum += sqlite3_column_double(st, 0);
+		*n += (size_t)sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int kb_store_host_step_times(struct kb_store *s, const char *const *hosts,
+			     size_t n, struct kb_store_step_times *out,
+			     struct kb_err *err)
+{
+	double build = 0, boot = 0;
+	size_t i;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = step_time(s,
+			"SELECT coalesce(sum(duration_s), 0), count(*) FROM builds"
+			" WHERE status = 'ok' AND duration_s IS NOT NULL"
+			" AND coalesce(executor, '') <> 'model'",
+			NULL, &build, &out->nbuilds, err);
+	for (i = 0; !ret && i < n; i++)
+		ret = step_time(s,
+				"SELECT coalesce(sum(duration_s), 0), count(*) FROM boots"
+				" WHERE status = 'ok' AND duration_s IS NOT NULL"
+				" AND host = ?1",
+				hosts[i], &boot, &out->nboots, err);
+	out->build_s = out->nbuilds ? build / (double)out->nbuilds : NAN;
+	out->boot_s = out->nboots ? boot / (double)out->nboots : NAN;
+	return ret;
+}

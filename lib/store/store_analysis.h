@@ -103,6 +103,23 @@ int kb_store_host_noise(struct kb_store *s, const char *const *hosts,
 			size_t n, const char *metric,
 			struct kb_store_noise *out, struct kb_err *err);
 
+/* The step times of earlier experiments (kb_store_host_step_times()). */
+struct kb_store_step_times {
+	double build_s;  /* mean seconds of an ok real build (NaN: none) */
+	double boot_s;   /* mean seconds of an ok boot on the hosts, its
+			  * workload runs included (NaN: none) */
+	size_t nbuilds, nboots;
+};
+
+/*
+ * The mean times of the ok builds that were not the model's, and of the
+ * ok boots on hosts @hosts[0..n) (boots.host), in every experiment of
+ * @s: what `plan --db` expects a run's steps to take.
+ */
+int kb_store_host_step_times(struct kb_store *s, const char *const *hosts,
+			     size_t n, struct kb_store_step_times *out,
+			     struct kb_err *err);
+
 /* How sqlite runs one of the store's reads. */
 struct kb_store_read_plan {
 	const char *name; /* "boot-means", "failures", ... (static) */

@@ -26,4 +26,9 @@ struct kb_format_pct {
 };
 struct kb_format_pct kb_format_pct(double pct, int sign);
 
+/* A duration in seconds as text a reader takes in: "45 s", "7.0 min",
+ * "1.3 h", "2.1 days"; "-" when not a finite number.  By value, as
+ * kb_format_pct(). */
+struct kb_format_pct kb_format_duration(double s);
+
 #endif

@@ -218,6 +218,24 @@ check "plan --model: the model's noise, the change it calls, what max_boots reac
 	has "^  each calls a change of 11.4% or more (the interval expected ±11.4%, the threshold 5%); no-change: not at this noise" "$T/out" &&
 	has "^  with up to 10 boots a side (compare --adaptive, why), each look at 0.0123: 5.0% or more; no-change: yes$" "$T/out"; echo $?)
 
+# the cost before the time is spent (issue 29): the model's time:, or
+# what earlier boots on the hosts took
+run "$KB" plan "$MATRIX" --model tests/data/model/seed000.yaml -q
+check "plan --model: the time a run is expected to take, and what adaptive sampling may add" $([ $rc -eq 0 ] &&
+	has "^time expected: 1.5 h: 8 builds of 7.0 min one after another, 24 boots of 85 s, 1 at a time (the model's time:, in real time unless KBISECT_MODEL_TIME_SCALE says); compare --adaptive and why may add up to 56 boots, 79.3 min more$" "$T/out"; echo $?)
+run "$KB" plan "$MATRIX" --model "$MODEL" -q
+check "plan --model of a model without time: says it runs at once" $([ $rc -eq 0 ] &&
+	has "^time expected: none, the model has no time: and runs at once; compare --adaptive and why may add up to 56 boots$" "$T/out"; echo $?)
+run "$KB" plan "$T/three.yaml" -q
+check "plan without --model or --db: the time is not known, and says what would tell" $([ $rc -eq 0 ] &&
+	has "^time: not known (--model MODEL with time:, or --db PATH of earlier experiments on these hosts, says); compare --adaptive and why may add up to 28 boots$" "$T/out"; echo $?)
+{ cat "$MODEL"; printf 'time: { build_s: 0.01, boot_s: 0.01, run_s: 0.01 }\n'; } >"$T/timed.model.yaml"
+run env -u KBISECT_MODEL_TIME_SCALE "$KB" run "$MATRIX" --model "$T/timed.model.yaml" --db "$T/timed.db" -q
+check "run of a model with time: and no time scale says it runs in real time, and how long" $([ $rc -eq 0 ] &&
+	has "^kbisect: note: the model's time: runs in real time, about 1 s for this plan; KBISECT_MODEL_TIME_SCALE=0 runs it at once" "$T/err"; echo $?)
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" run "$MATRIX" --model "$T/timed.model.yaml" --db "$T/timed.db" -q
+check "run with a time scale says nothing of it" $([ $rc -eq 0 ] && ! has "runs in real time" "$T/err"; echo $?)
+
 # a real run on the model
 run "$KB" run "$MATRIX" --model "$MODEL" --db "$T/k.db"
 check "run on the seed-000 model" $([ $rc -eq 0 ] && has "PARAVIRT_SPINLOCKS=n DEBUG_SPINLOCK=n DEBUG_KMEMLEAK=n" "$T/out"; echo $?)
@@ -234,7 +252,8 @@ sqlite3 "$T/hosts.db" "update boots set host = 'xen:///system'"
 run "$KB" plan "$T/three.yaml" --db "$T/hosts.db" -q
 check "plan --db: the noise the hosts' earlier boots had" $([ $rc -eq 0 ] &&
 	has "^  noise a boot expected: 2.7%, that of 24 boots of 1 earlier experiment on these hosts, in the database$" "$T/out" &&
-	has "^  each calls a change of 9.9% or more" "$T/out"; echo $?)
+	has "^  each calls a change of 9.9% or more" "$T/out" &&
+	has "^time expected: .* 12 boots of .*, 1 at a time (measured: 24 boots on these hosts and 0 builds in the database)" "$T/out"; echo $?)
 run env KBISECT_DB="$T/k.db" "$KB" history
 check "history through KBISECT_DB, with the executor that ran each" $([ $rc -eq 0 ] && has "xen-pvops-spinlocks" "$T/out" &&
 	has "^ *id  created (UTC) *state *executor *design" "$T/out" && has "^ *1  .*  done  *model  " "$T/out"; echo $?)
