@@ -10,6 +10,7 @@
 #include "json.h"
 #include "matrix.h"
 #include "mem.h"
+#include "monitors.h"
 #include "plan.h"
 #include "store.h"
 #include "variant.h"
@@ -252,8 +253,16 @@ static int cmd_compare(const struct kb_args *args)
 	if ((ret = cmd_store_analyses(s, kb_analysis_info(a)->id, rows,
 				      nmetrics, &err)))
 		goto fail;
-	if (json) {
+	/* the guest's monitors that changed, never part of a verdict:
+	 * after the metrics (and their footnotes) */
+	if (json)
 		kb_json_object_end(j);
+	if (json && (ret = cmd_compare_monitors(s, kb_analysis_info(a)->id,
+						ia, ib,
+						kb_analysis_opts(a)->alpha, j,
+						&err)))
+		goto fail;
+	if (json) {
 		kb_json_key(j, "better");
 		kb_json_object_begin(j);
 		for (i = 0; i < nmetrics; i++)
@@ -295,6 +304,11 @@ static int cmd_compare(const struct kb_args *args)
 			putchar('\n');
 			cmd_print_sentinel(stdout, a);
 		}
+		if ((ret = cmd_compare_monitors(s, kb_analysis_info(a)->id,
+						ia, ib,
+						kb_analysis_opts(a)->alpha,
+						NULL, &err)))
+			goto fail;
 	}
 	ret = 0;
 	goto out;
