@@ -138,7 +138,8 @@ for run in 1 2; do
 	done
 	echo "$out" | grep -q "^monitor $run irq\." || die "run $run has no interrupt monitor"
 done
-echo "guest-userland: $(echo "$out" | grep -c '^monitor 1 ') monitors in run 1, e.g. $(echo "$out" | grep '^monitor 1 vmstat.pgfault ')"
+mbytes=$(tr -d '\r' <"$tmp/command.log" | awk '/^KBISECT-MONITORS / { s += $3 } END { print s + 0 }')
+echo "guest-userland: $(echo "$out" | grep -c '^monitor 1 ') monitors in run 1 ($mbytes bytes of monitors frames on the console over 2 runs), e.g. $(echo "$out" | grep '^monitor 1 vmstat.pgfault ')"
 real=$(echo "$out" | awk '$1 == "run" && $2 == 1 && $3 == "real_s" { print $4 }')
 awk -v v="$real" 'BEGIN { exit !(v >= 0.3 && v < 10) }' ||
 	die "run 1: real_s is '$real', expected about 0.3"
