@@ -26,7 +26,7 @@ void kb_store_monitors_release(struct kb_store_monitors *m);
  * The monitors of the ok boots of variant @variant_idx of experiment
  * @exp into *@out: each boot's mean of each monitor over the runs that
  * stored monitors (a run lacking one counts 0).  None on a schema older
- * than 16.  Returns 0 or KB_EFAIL; release *@out either way.
+ * than 17.  Returns 0 or KB_EFAIL; release *@out either way.
  */
 int kb_store_monitors(struct kb_store *s, int64_t exp, unsigned variant_idx,
 		      struct kb_store_monitors *out, struct kb_err *err);
