@@ -13,7 +13,8 @@
  *       metrics and its monitors ("monitor RUN NAME VALUE"); exit 0 when
  *       ok
  *
- * Both workloads take every monitor (workload.monitors' default).
+ * Both workloads take every monitor (workload.monitors' default), none
+ * with GUEST_USERLAND_MONITORS=0 in the environment.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,9 @@ static int build(int argc, char **argv)
 	memset(&w, 0, sizeof(w));
 	w.kind = KB_WORKLOAD_FIO;
 	w.monitors = KB_MONITOR_DEFAULT;
+	if (getenv("GUEST_USERLAND_MONITORS") &&
+	    !strcmp(getenv("GUEST_USERLAND_MONITORS"), "0"))
+		w.monitors = 0;
 	if (!strcmp(argv[0], "command")) {
 		w.kind = KB_WORKLOAD_COMMAND;
 		w.command = argv[4];
