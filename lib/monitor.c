@@ -106,11 +106,12 @@ static int number(const char *s, size_t len, double *out)
 	return *end || !isfinite(*out) ? -1 : 0;
 }
 
-/* The words of one line, at most @max, as (start, length). */
+/* The first WORDS_MAX words of one line, as (start, length). */
+#define WORDS_MAX 64
 struct words {
 	size_t n;
-	const char *w[64];
-	size_t len[64];
+	const char *w[WORDS_MAX];
+	size_t len[WORDS_MAX];
 };
 
 static void split(const char *s, size_t len, struct words *out)
@@ -118,7 +119,7 @@ static void split(const char *s, size_t len, struct words *out)
 	size_t i = 0;
 
 	out->n = 0;
-	while (i < len && out->n < 64) {
+	while (i < len && out->n < WORDS_MAX) {
 		while (i < len && (s[i] == ' ' || s[i] == '\t'))
 			i++;
 		if (i == len)
@@ -166,37 +167,64 @@ static int vmstat_line(struct list *l, const char *s, size_t len, void *st)
 }
 
 /* /proc/interrupts: a header of CPU names, then "IRQ: count... text" */
+/* The next word at or after *@p before @end, into (*@w, *@wlen); 0 at
+ * the end of the line. */
+static int next_word(const char **p, const char *end, const char **w,
+		     size_t *wlen)
+{
+	const char *q = *p;
+
+	while (q < end && (*q == ' ' || *q == '\t'))
+		q++;
+	if (q == end)
+		return 0;
+	*w = q;
+	while (q < end && *q != ' ' && *q != '\t')
+		q++;
+	*wlen = (size_t)(q - *w);
+	*p = q;
+	return 1;
+}
+
 static int irq_line(struct list *l, const char *s, size_t len, void *st)
 {
-	size_t *ncpu = st, i, k;
-	struct words w;
+	const char *p = s, *end = s + len, *w, *label, *dev = NULL;
+	size_t *ncpu = st, wlen, llen, dlen = 0, i, k = 0;
 	double sum = 0, v;
 	int numbered = 1;
 
-	split(s, len, &w);
-	if (!w.n)
-		return 0;
 	if (!*ncpu) { /* the header: CPU0 CPU1 ... */
-		for (i = 0; i < w.n; i++)
-			if (w.len[i] > 3 && !memcmp(w.w[i], "CPU", 3))
+		while (next_word(&p, end, &w, &wlen))
+			if (wlen > 3 && !memcmp(w, "CPU", 3))
 				++*ncpu;
 		return 0;
 	}
-	if (w.len[0] < 2 || w.w[0][w.len[0] - 1] != ':')
+	if (!next_word(&p, end, &label, &llen) || llen < 2 ||
+	    label[llen - 1] != ':')
 		return 0;
-	for (i = 0; i + 1 < w.len[0]; i++)
-		if (!isdigit((unsigned char)w.w[0][i]))
+	for (i = 0; i + 1 < llen; i++)
+		if (!isdigit((unsigned char)label[i]))
 			numbered = 0;
-	for (k = 1; k <= *ncpu && k < w.n; k++) {
-		if (number(w.w[k], w.len[k], &v))
+	/* a count per CPU (fewer on the ERR and MIS lines) */
+	while (k < *ncpu) {
+		const char *q = p;
+
+		if (!next_word(&q, end, &w, &wlen) || number(w, wlen, &v))
 			break;
 		sum += v;
+		p = q;
+		k++;
 	}
-	if (k == 1)
+	if (k == 0)
 		return 0;
-	if (numbered && k < w.n)
-		return add(l, "irq", w.w[w.n - 1], w.len[w.n - 1], sum);
-	return add(l, "irq", w.w[0], w.len[0] - 1, sum);
+	/* the device: the line's last word, after the counts */
+	while (next_word(&p, end, &w, &wlen)) {
+		dev = w;
+		dlen = wlen;
+	}
+	if (numbered && dev)
+		return add(l, "irq", dev, dlen, sum);
+	return add(l, "irq", label, llen - 1, sum);
 }
 
 /* /proc/schedstat: "cpuN" and 9 fields (versions 15 to 17) */
@@ -359,6 +387,12 @@ static int header_num(const char **p, const char *end, char stop,
 	return 0;
 }
 
+static int full(struct kb_err *err, const char *file)
+{
+	return kb_err_set(err, KB_EINPUT, "%s: more than %d monitors", file,
+			  KB_MONITOR_MAX_VALUES);
+}
+
 int kb_monitor_parse_buffer(const char *data, size_t len, const char *file,
 			    unsigned run, struct kb_monitor_value **v,
 			    size_t *n, struct kb_err *err)
@@ -431,13 +465,18 @@ int kb_monitor_parse_buffer(const char *data, size_t len, const char *file,
 			goto out;
 		}
 		src[si].seen[src[si].delta ? ph : 0] = 1;
-		if (each_line(p, flen, src[si].fn, l, &ncpu))
-			goto full;
+		if (each_line(p, flen, src[si].fn, l, &ncpu)) {
+			ret = full(err, file);
+			goto out;
+		}
 		p += flen;
 	}
-	for (i = 0; i < KB_MONITOR_SOURCES; i++)
-		if (merge(&src[i], &out))
-			goto full;
+	for (i = 0; i < KB_MONITOR_SOURCES; i++) {
+		if (merge(&src[i], &out)) {
+			ret = full(err, file);
+			goto out;
+		}
+	}
 	list_fold(&out);
 	*v = kb_reallocarray(*v, *n + out.n ? *n + out.n : 1, sizeof(**v));
 	for (i = 0; i < out.n; i++) {
@@ -446,10 +485,6 @@ int kb_monitor_parse_buffer(const char *data, size_t len, const char *file,
 	}
 	*n += out.n;
 	ret = 0;
-	goto out;
-full:
-	ret = kb_err_set(err, KB_EINPUT, "%s: more than %d monitors", file,
-			 KB_MONITOR_MAX_VALUES);
 out:
 	for (i = 0; i < KB_MONITOR_SOURCES; i++) {
 		list_release(&src[i].l[0]);

@@ -142,6 +142,43 @@ static void test_monitor__appends_and_skips_unknown_sections(void **state)
 	kb_buf_release(&b);
 }
 
+/* A machine of 100 CPUs: every count summed, the device still named. */
+static void test_monitor__interrupts_of_many_cpus(void **state)
+{
+	struct kb_buf b = KB_BUF_INIT, before = KB_BUF_INIT, after = KB_BUF_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_monitor_value *v = NULL;
+	size_t n = 0;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 100; i++) {
+		kb_buf_addf(&before, "%s CPU%d", i ? "" : "     ", i);
+		kb_buf_addf(&after, "%s CPU%d", i ? "" : "     ", i);
+	}
+	kb_buf_adds(&before, "\n  5:");
+	kb_buf_adds(&after, "\n  5:");
+	for (i = 0; i < 100; i++) {
+		kb_buf_adds(&before, " 1");
+		kb_buf_adds(&after, " 3");
+	}
+	kb_buf_adds(&before, "  IO-APIC   5-edge      virtio9-req.0\n");
+	kb_buf_adds(&after, "  IO-APIC   5-edge      virtio9-req.0\n");
+	kb_buf_adds(&b, "kbisect-monitors 1\n");
+	section(&b, "interrupts", "before", before.buf);
+	section(&b, "interrupts", "after", after.buf);
+	assert_int_equal(kb_monitor_parse_buffer(b.buf, b.len, "f", 1, &v, &n,
+						 &err),
+			 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].name, "irq.virtio9-req.0");
+	assert_true(v[0].value == 200);
+	free(v);
+	kb_buf_release(&b);
+	kb_buf_release(&before);
+	kb_buf_release(&after);
+}
+
 static void test_monitor__malformed_frame_is_refused_untouched(void **state)
 {
 	static const char *const bad[] = {
@@ -412,6 +449,7 @@ static void test_monitor__fuzz_corpus_replays(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_monitor__fixtures_give_deltas_by_name),
 	cmocka_unit_test(test_monitor__appends_and_skips_unknown_sections),
+	cmocka_unit_test(test_monitor__interrupts_of_many_cpus),
 	cmocka_unit_test(test_monitor__malformed_frame_is_refused_untouched),
 	cmocka_unit_test(test_monitor__compare_flags_change_absent_is_zero),
 	cmocka_unit_test(test_monitor__model_null_and_planted_change),
