@@ -22,6 +22,7 @@
 #include "fio.h"
 #include "matrix.h"
 #include "mem.h"
+#include "monitor.h"
 #include "variant.h"
 #include "banned.h"
 
@@ -50,6 +51,7 @@ struct kb_console {
 	int line_split; /* the current line continues a split long line */
 
 	enum mode mode;
+	int monitors_frame; /* the frame being read is a monitors frame */
 	unsigned run;       /* of the frame being read */
 	size_t want;        /* its announced length */
 	uint32_t want_crc;  /* its announced checksum */
@@ -58,6 +60,8 @@ struct kb_console {
 
 	size_t nframes;
 	struct kb_console_frame *frames;
+	size_t nmonitors;   /* monitors frames, at most one per run */
+	struct kb_console_frame *monitors;
 
 	struct kb_buf tail;
 };
@@ -107,6 +111,9 @@ void kb_console_free(struct kb_console *c)
 	for (i = 0; i < c->nframes; i++)
 		free((char *)c->frames[i].data);
 	free(c->frames);
+	for (i = 0; i < c->nmonitors; i++)
+		free((char *)c->monitors[i].data);
+	free(c->monitors);
 	free(c->reason);
 	kb_buf_release(&c->payload);
 	kb_buf_release(&c->tail);
@@ -188,32 +195,41 @@ static int hex32(const char *s, uint32_t *out)
 	return 0;
 }
 
-static void on_begin(struct kb_console *c, const char *args, const char *line)
+/* A BEGIN line (@monitors 0) or a MONITORS line (1). */
+static void on_begin(struct kb_console *c, const char *args, const char *line,
+		     int monitors)
 {
+	const char *what = monitors ? "monitors frame" : "frame";
 	char q[96];
 	size_t run, len;
 	uint32_t crc;
 
 	quote(q, sizeof(q), line);
 	if (num(&args, &run, 0) || num(&args, &len, 0) || hex32(args, &crc)) {
-		bad(c, "malformed frame header '%s'", q);
+		bad(c, "malformed %s header '%s'", what, q);
 		return;
 	}
 	if (!c->started) {
-		bad(c, "frame for run %zu before KBISECT-START", run);
+		bad(c, "%s for run %zu before KBISECT-START", what, run);
 		return;
 	}
 	if (run != c->nframes + 1 || run > c->runs) {
-		bad(c, "frame for run %zu where run %zu of %u was due", run,
+		bad(c, "%s for run %zu where run %zu of %u was due", what, run,
 		    c->nframes + 1, c->runs);
 		return;
 	}
+	if (monitors && c->nmonitors &&
+	    c->monitors[c->nmonitors - 1].run == run) {
+		bad(c, "a second monitors frame for run %zu", run);
+		return;
+	}
 	if (len == 0 || len > KB_CONSOLE_MAX_FRAME) {
-		bad(c, "frame for run %zu announces %zu bytes (1 to %u allowed)",
-		    run, len, KB_CONSOLE_MAX_FRAME);
+		bad(c, "%s for run %zu announces %zu bytes (1 to %u allowed)",
+		    what, run, len, KB_CONSOLE_MAX_FRAME);
 		return;
 	}
 	c->mode = PAYLOAD;
+	c->monitors_frame = monitors;
 	c->run = (unsigned)run;
 	c->want = len;
 	c->want_crc = crc;
@@ -223,6 +239,7 @@ static void on_begin(struct kb_console *c, const char *args, const char *line)
 
 static void on_end(struct kb_console *c, const char *args)
 {
+	struct kb_console_frame *f;
 	size_t run;
 
 	if (c->mode != WANT_END) {
@@ -233,12 +250,18 @@ static void on_end(struct kb_console *c, const char *args)
 		bad(c, "frame for run %u ends with a wrong END line", c->run);
 		return;
 	}
-	c->frames = kb_reallocarray(c->frames, c->nframes + 1,
-				    sizeof(*c->frames));
-	c->frames[c->nframes].run = c->run;
-	c->frames[c->nframes].len = c->payload.len;
-	c->frames[c->nframes].data = kb_buf_detach(&c->payload);
-	c->nframes++;
+	if (c->monitors_frame) {
+		c->monitors = kb_reallocarray(c->monitors, c->nmonitors + 1,
+					      sizeof(*c->monitors));
+		f = &c->monitors[c->nmonitors++];
+	} else {
+		c->frames = kb_reallocarray(c->frames, c->nframes + 1,
+					    sizeof(*c->frames));
+		f = &c->frames[c->nframes++];
+	}
+	f->run = c->run;
+	f->len = c->payload.len;
+	f->data = kb_buf_detach(&c->payload);
 	c->mode = LINES;
 }
 
@@ -283,7 +306,9 @@ static void on_line(struct kb_console *c, const char *line)
 		c->started = 1;
 		c->state = KB_CONSOLE_RUNNING;
 	} else if (!strncmp(args, "BEGIN ", 6)) {
-		on_begin(c, args + 6, line);
+		on_begin(c, args + 6, line, 0);
+	} else if (!strncmp(args, "MONITORS ", 9)) {
+		on_begin(c, args + 9, line, 1);
 	} else if (!strncmp(args, "END ", 4)) {
 		on_end(c, args + 4);
 	} else if (!strncmp(args, "ERROR ", 6)) {
@@ -418,6 +443,17 @@ const struct kb_console_frame *kb_console_frame(const struct kb_console *c,
 						size_t i)
 {
 	return i < c->nframes ? &c->frames[i] : NULL;
+}
+
+size_t kb_console_nmonitors(const struct kb_console *c)
+{
+	return c->nmonitors;
+}
+
+const struct kb_console_frame *kb_console_monitors(const struct kb_console *c,
+						   size_t i)
+{
+	return i < c->nmonitors ? &c->monitors[i] : NULL;
 }
 
 char *kb_console_tail(const struct kb_console *c, size_t nlines)
@@ -597,6 +633,27 @@ static int samples(const struct kb_console *c, const struct kb_workload *w,
 	return 0;
 }
 
+/*
+ * The monitors frames into out->monitors.  A frame that does not parse
+ * is left out: the monitors never decide a boot's result.
+ */
+static void monitors(const struct kb_console *c, struct kb_boot_result *out)
+{
+	size_t i;
+
+	free(out->monitors);
+	out->monitors = NULL;
+	out->nmonitors = 0;
+	for (i = 0; i < c->nmonitors; i++) {
+		const struct kb_console_frame *f = &c->monitors[i];
+		char file[48];
+
+		snprintf(file, sizeof(file), "monitors of run %u", f->run);
+		kb_monitor_parse_buffer(f->data, f->len, file, f->run,
+					&out->monitors, &out->nmonitors, NULL);
+	}
+}
+
 int kb_console_judge(const struct kb_console *c, const struct kb_workload *w,
 		     unsigned runs, int timed_out, struct kb_boot_result *out,
 		     struct kb_err *err)
@@ -613,8 +670,10 @@ int kb_console_judge(const struct kb_console *c, const struct kb_workload *w,
 			judged(out, KB_BOOT_BAD_OUTPUT,
 			       kb_asprintf("the guest ran the workload %u times, %u were asked (stale initramfs?)",
 					   c->runs, runs));
-		else if (samples(c, w, out) == 0)
+		else if (samples(c, w, out) == 0) {
 			judged(out, KB_BOOT_OK, NULL);
+			monitors(c, out);
+		}
 	} else if (timed_out) {
 		if (c->started)
 			judged(out, KB_BOOT_WORKLOAD_TIMEOUT,

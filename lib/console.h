@@ -12,6 +12,10 @@ struct kb_workload;
  * the lines the guest's /init prints (guests/init, guests/README.md):
  *
  *   KBISECT-START <runs>                 the workload starts (boot is over)
+ *   KBISECT-MONITORS <run> <len> <crc>   optional, before run <run>'s
+ *                                        BEGIN: a monitors frame, framed
+ *                                        as a result frame is, payload
+ *                                        as lib/monitor.h says
  *   KBISECT-BEGIN <run> <len> <crc>      then exactly <len> payload bytes,
  *   KBISECT-END <run>                    then this line
  *   KBISECT-ERROR <run> <text>           run <run> failed in the guest
@@ -84,6 +88,12 @@ size_t kb_console_nframes(const struct kb_console *c);
 const struct kb_console_frame *kb_console_frame(const struct kb_console *c,
 						size_t i);
 
+/* Monitors frames received whole and checked (at most one a run, in
+ * order), and frame @i of them, or NULL when @i >= their number. */
+size_t kb_console_nmonitors(const struct kb_console *c);
+const struct kb_console_frame *kb_console_monitors(const struct kb_console *c,
+						   size_t i);
+
 /*
  * The last @nlines complete lines of console (and any partial last line),
  * frame payloads included, CRs dropped: a string the caller frees.
@@ -107,7 +117,9 @@ int kb_console_parse_buffer(const char *data, size_t len, const char *file,
  * w's regex, named metrics and parser); duration and host are left
  * alone.  With w->copies above 1 a frame's payload holds every copy's
  * ("kbisect-copies N", then per copy "copy K LEN" and LEN bytes of its
- * payload), and its sample is their kb_sample_copies().  @runs is the number of runs asked for; @timed_out says the
+ * payload), and its sample is their kb_sample_copies().  With OK, the
+ * monitors frames' values go to out->monitors (kb_monitor_parse_buffer();
+ * a frame that does not parse is left out, the boot stays OK).  @runs is the number of runs asked for; @timed_out says the
  * runner gave up waiting (else the console ended or reached a final
  * state).  Statuses: PANIC if a panic was seen; BAD_OUTPUT if the console
  * is bad, /init reported an error, a payload does not parse, or the guest

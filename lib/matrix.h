@@ -209,6 +209,25 @@ enum kb_better {
 	KB_BETTER_LOWER,  /* lower is better: latencies, times */
 };
 
+/* workload.monitors: the guest's counters taken around each run
+ * (lib/monitor.h) */
+enum kb_monitor_flags {
+	KB_MONITOR_VMSTAT = 1 << 0,     /* /proc/vmstat */
+	KB_MONITOR_INTERRUPTS = 1 << 1, /* /proc/interrupts */
+	KB_MONITOR_SCHEDSTAT = 1 << 2,  /* /proc/schedstat */
+	KB_MONITOR_LOCK_STAT = 1 << 3,  /* /proc/lock_stat, when present */
+	KB_MONITOR_PERF = 1 << 4,       /* perf stat, where perf is */
+};
+/* what a matrix without workload.monitors takes: every one (all cheap) */
+#define KB_MONITOR_DEFAULT                                               \
+	(KB_MONITOR_VMSTAT | KB_MONITOR_INTERRUPTS | KB_MONITOR_SCHEDSTAT | \
+	 KB_MONITOR_LOCK_STAT | KB_MONITOR_PERF)
+#define KB_MONITOR_SOURCES 5
+
+/* The name of monitor source @i (KB_MONITOR_* is 1 << @i): "vmstat",
+ * "interrupts", "schedstat", "lock_stat", "perf"; NULL past them. */
+const char *kb_workload_monitor_name(unsigned i);
+
 struct kb_workload {
 	enum kb_workload_kind kind;
 	size_t nfio;                 /* FIO: the options, in matrix order */
@@ -232,6 +251,7 @@ struct kb_workload {
 	const char *const *targets;  /* devices; 0 = every vd*, else xvd* */
 	unsigned targets_count;      /* devices to wait for; 0 = at least 1 */
 	int per_device;              /* FIO: one job per target device */
+	unsigned monitors;           /* workload.monitors: KB_MONITOR_* */
 	/* the workload.NAME factors (not copies), whose levels fill
 	 * {{NAME}} in workload.command.run and workload.fio values */
 	size_t nparams;

@@ -674,12 +674,54 @@ static int workload_files(struct ctx *c, const struct kb_ynode *n)
 	return 0;
 }
 
+/*
+ * workload.monitors: a list of the guest's monitor sources (lib/monitor.h),
+ * [] for none; every one when absent.
+ */
+static const char *const monitor_names[KB_MONITOR_SOURCES] = {
+	"vmstat", "interrupts", "schedstat", "lock_stat", "perf",
+};
+
+const char *kb_workload_monitor_name(unsigned i)
+{
+	return i < KB_MONITOR_SOURCES ? monitor_names[i] : NULL;
+}
+
+static int monitors(struct ctx *c, const struct kb_ynode *n)
+{
+	const char *const *names = monitor_names;
+	const struct kb_ynode *v = kb_ynode_get(n, "monitors");
+	struct kb_workload *w = &c->m->workload;
+	size_t i, which;
+	int ret;
+
+	w->monitors = KB_MONITOR_DEFAULT;
+	if (!v)
+		return 0;
+	if ((ret = kb_ycheck_type(&c->y, v, KB_Y_SEQ, "workload.monitors")))
+		return ret;
+	w->monitors = 0;
+	for (i = 0; i < v->n; i++) {
+		if ((ret = kb_ycheck_choice(&c->y, v->items[i],
+					    "workload.monitors source", names,
+					    KB_MONITOR_SOURCES, &which)))
+			return ret;
+		if (w->monitors & 1u << which)
+			return fail(c, v->items[i],
+				    "workload.monitors names '%s' twice",
+				    names[which]);
+		w->monitors |= 1u << which;
+	}
+	return 0;
+}
+
 int kb_matrix__workload(struct ctx *c, const struct kb_ynode *n)
 {
 	static const char *const keys[] = { "fio", "fio_job", "command",
 					    "metric", "timeout_s", "better",
 					    "targets", "targets_count",
-					    "per_device", "files" };
+					    "per_device", "files",
+					    "monitors" };
 	static const char *const betters[] = { "higher", "lower" };
 	static const char *const cmd_keys[] = { "run", "regex", "metrics",
 						"parser" };
@@ -693,8 +735,8 @@ int kb_matrix__workload(struct ctx *c, const struct kb_ynode *n)
 		return fail(c, kb_ydoc_root(c->m->doc),
 			    "missing required key 'workload': say what to measure (fio, fio_job or command)");
 	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'workload'")) ||
-	    (ret = kb_ycheck_keys(&c->y, n, "'workload'", keys, 10)) ||
-	    (ret = workload_files(c, n)))
+	    (ret = kb_ycheck_keys(&c->y, n, "'workload'", keys, 11)) ||
+	    (ret = workload_files(c, n)) || (ret = monitors(c, n)))
 		return ret;
 	if ((v = kb_ynode_get(n, "better"))) {
 		size_t which;

@@ -67,6 +67,7 @@ void kb_boot_result_release(struct kb_boot_result *r)
 	free(r->console_tail);
 	free(r->host);
 	free(r->runs);
+	free(r->monitors);
 	free(r->environment);
 	free(r->domain_xml);
 	free(r->workload_text);

@@ -100,6 +100,8 @@ enum kb_boot_status {
 	KB_BOOT_LIBVIRT_ERROR,    /* the hypervisor refused or lost the guest */
 };
 
+struct kb_monitor_value;
+
 struct kb_boot_result {
 	enum kb_boot_status status;
 	char *reason;       /* why it failed; NULL when ok (owned) */
@@ -108,6 +110,10 @@ struct kb_boot_result {
 	double duration_s;
 	size_t nruns;             /* samples, one per workload run */
 	struct kb_sample *runs;   /* owned */
+	/* the guest's monitors of every run (lib/monitor.h), by run and
+	 * name; none when the workload has none (owned) */
+	size_t nmonitors;
+	struct kb_monitor_value *monitors;
 	/* where it ran as a JSON object (host URI, hypervisor and libvirt
 	 * versions, host kernel and CPU; see guest.h), or NULL (owned) */
 	char *environment;

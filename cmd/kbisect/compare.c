@@ -10,6 +10,7 @@
 #include "json.h"
 #include "matrix.h"
 #include "mem.h"
+#include "monitors.h"
 #include "plan.h"
 #include "store.h"
 #include "variant.h"
@@ -103,6 +104,11 @@ const struct cmd cmd_compare_entry = {
 		"a level calibrated for its test, which keeps false alarms at alpha,\n"
 		"and from half of repeat.max_boots it stops, inconclusive, when even\n"
 		"max_boots would not decide (futility).\n"
+		"\n"
+		"After the metrics, the guest's monitors (workload.monitors) that\n"
+		"changed: Welch's t test per monitor, Holm over them, each side's mean\n"
+		"with its ±%stddev and the %change, as LKP prints them; they are no\n"
+		"part of any verdict (docs/analysis.md, \"Monitors\").\n"
 		"\n"
 		"Boots are added to model experiments on their stored model, and to\n"
 		"real ones (executor libvirt) as `run` boots them, after the kbisect-*\n"
@@ -252,8 +258,16 @@ static int cmd_compare(const struct kb_args *args)
 	if ((ret = cmd_store_analyses(s, kb_analysis_info(a)->id, rows,
 				      nmetrics, &err)))
 		goto fail;
-	if (json) {
+	/* the guest's monitors that changed, never part of a verdict:
+	 * after the metrics (and their footnotes) */
+	if (json)
 		kb_json_object_end(j);
+	if (json && (ret = cmd_compare_monitors(s, kb_analysis_info(a)->id,
+						ia, ib,
+						kb_analysis_opts(a)->alpha, j,
+						&err)))
+		goto fail;
+	if (json) {
 		kb_json_key(j, "better");
 		kb_json_object_begin(j);
 		for (i = 0; i < nmetrics; i++)
@@ -295,6 +309,11 @@ static int cmd_compare(const struct kb_args *args)
 			putchar('\n');
 			cmd_print_sentinel(stdout, a);
 		}
+		if ((ret = cmd_compare_monitors(s, kb_analysis_info(a)->id,
+						ia, ib,
+						kb_analysis_opts(a)->alpha,
+						NULL, &err)))
+			goto fail;
 	}
 	ret = 0;
 	goto out;

@@ -370,10 +370,12 @@ int kb_initramfs_workload_text(const struct kb_workload *w, char **out,
 /*
  * The workload.conf lines beyond kind and runs, each only when it says
  * something (so a plain workload's archive stays the same): copies,
- * targets (one line per glob), targets_count, and sysctl=NAME=VALUE.
+ * targets (one line per glob), targets_count, sysctl=NAME=VALUE, and
+ * monitors (the workload.monitors sources, as words: lib/monitor.h).
  */
 static void conf_more(struct kb_buf *conf, const struct kb_workload *w)
 {
+	const char *sep = "";
 	size_t i;
 
 	if (w->copies > 1)
@@ -385,6 +387,17 @@ static void conf_more(struct kb_buf *conf, const struct kb_workload *w)
 	for (i = 0; i < w->nsysctl; i++)
 		kb_buf_addf(conf, "sysctl=%s=%s\n", w->sysctl[i].name,
 			    w->sysctl[i].value);
+	if (!w->monitors)
+		return;
+	kb_buf_add(conf, "monitors=", 9);
+	for (i = 0; i < KB_MONITOR_SOURCES; i++) {
+		if (w->monitors & 1u << i) {
+			kb_buf_addf(conf, "%s%s", sep,
+				    kb_workload_monitor_name((unsigned)i));
+			sep = " ";
+		}
+	}
+	kb_buf_add(conf, "\n", 1);
 }
 
 static int make_plan(struct plan *p, const struct kb_workload *w,

@@ -13,6 +13,7 @@
 #include "executor.h"
 #include "matrix.h"
 #include "mem.h"
+#include "monitor.h"
 #include "rng.h"
 #include "suggest.h"
 #include "ycheck.h"
@@ -59,6 +60,16 @@ struct model_host {
 	int fails;           /* fail_after was given */
 };
 
+/* One monitor of the model (docs/model.md, "monitors"): a counter's
+ * value per run, with noise and effects as the metric's. */
+struct model_monitor {
+	char *name;       /* "vmstat.pgfault" */
+	double base;
+	double boot_sigma, run_sigma;
+	size_t neffects;
+	struct rule *effects;
+};
+
 struct kb_model {
 	char *file;
 	char *text;
@@ -76,6 +87,8 @@ struct kb_model {
 	uint64_t seed;
 	size_t nhosts;
 	struct model_host *hosts;
+	size_t nmonitors;
+	struct model_monitor *monitors;
 	atomic_uint *booted; /* per host: boots begun on it, by every
 			      * executor of the model (fail_after) */
 	/* drift (docs/model.md): over the experiment's boots in the order
@@ -91,7 +104,9 @@ struct kb_model {
 
 static const char *const top_keys[] = { "metric", "base",  "noise",
 					 "effects", "time",  "failures",
-					 "seed", "depends", "hosts", "drift" };
+					 "seed", "depends", "hosts", "drift",
+					 "monitors" };
+static const char *const monitor_keys[] = { "base", "noise", "effects" };
 static const char *const drift_keys[] = { "linear", "step", "at", "ar1",
 					   "over" };
 static const char *const ar1_keys[] = { "phi", "cv" };
@@ -151,6 +166,11 @@ void kb_model_free(struct kb_model *m)
 	for (size_t i = 0; i < m->nhosts; i++)
 		free(m->hosts[i].uri);
 	free(m->hosts);
+	for (size_t i = 0; i < m->nmonitors; i++) {
+		free(m->monitors[i].name);
+		rules_free(m->monitors[i].effects, m->monitors[i].neffects);
+	}
+	free(m->monitors);
 	free(m->booted);
 	free(m);
 }
@@ -489,12 +509,11 @@ static int parse_time(struct ctx *c, const struct kb_ynode *n)
 	return 0;
 }
 
-/* The effects (@stage NONE) or failures list at @n. */
-static int parse_rules(struct ctx *c, const struct kb_ynode *n, int effects)
+/* The effects (@stage NONE) or failures list at @n into *@rules. */
+static int parse_rules_into(struct ctx *c, const struct kb_ynode *n,
+			    int effects, struct rule **rules, size_t *nrules)
 {
 	const char *what = effects ? "'effects'" : "'failures'";
-	struct rule **rules = effects ? &c->m->effects : &c->m->failures;
-	size_t *nrules = effects ? &c->m->neffects : &c->m->nfailures;
 	size_t i, k;
 	int ret;
 
@@ -549,6 +568,88 @@ static int parse_rules(struct ctx *c, const struct kb_ynode *n, int effects)
 			r->stage = k ? STAGE_BOOT : STAGE_BUILD;
 		}
 		if ((ret = parse_when(c, when, r->stage, r)))
+			return ret;
+	}
+	return 0;
+}
+
+/* The model's effects or failures list at @n. */
+static int parse_rules(struct ctx *c, const struct kb_ynode *n, int effects)
+{
+	return parse_rules_into(c, n, effects,
+				effects ? &c->m->effects : &c->m->failures,
+				effects ? &c->m->neffects : &c->m->nfailures);
+}
+
+/* A monitor's name: letters, digits and _ . : -, with a dot (monitor.h). */
+static int monitor_name_valid(const char *s, size_t len)
+{
+	if (!len || len >= KB_MONITOR_NAME_MAX || strlen(s) != len ||
+	    !strchr(s, '.') || *s == '.')
+		return 0;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789_.:-") == len;
+}
+
+/* monitors: NAME -> { base, noise, effects } (docs/model.md) */
+static int parse_monitors(struct ctx *c, const struct kb_ynode *n)
+{
+	size_t i;
+	int ret;
+
+	if (kb_ynode_is_null(n))
+		return 0;
+	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'monitors'")))
+		return ret;
+	if (n->n > KB_MODEL_MAX_MONITORS)
+		return fail(c, n, "'monitors' lists more than %d monitors",
+			    KB_MODEL_MAX_MONITORS);
+	c->m->monitors = kb_calloc(n->n ? n->n : 1, sizeof(*c->m->monitors));
+	for (i = 0; i < n->n; i++) {
+		const struct kb_ynode *key = n->keys[i], *item = n->items[i];
+		struct model_monitor *mm = &c->m->monitors[i];
+		const struct kb_ynode *v, *noise;
+		double cv;
+
+		if (!monitor_name_valid(key->str, key->len))
+			return fail(c, key,
+				    "invalid monitor name '%s': expected letters, digits, _ . : - with a dot, under %d characters, such as vmstat.pgfault",
+				    key->str, KB_MONITOR_NAME_MAX);
+		c->m->nmonitors = i + 1;
+		mm->name = kb_strdup(key->str);
+		if ((ret = kb_ycheck_type(&c->y, item, KB_Y_MAP, "a monitor")) ||
+		    (ret = kb_ycheck_keys(&c->y, item, "a monitor",
+					  monitor_keys, N(monitor_keys))))
+			return ret;
+		if (!(v = kb_ynode_get(item, "base")))
+			return fail(c, item,
+				    "missing 'base' in monitor '%s': its value per run when no effect applies",
+				    mm->name);
+		if ((ret = kb_ycheck_number(&c->y, v, "'base'", &mm->base)))
+			return ret;
+		if (!(mm->base > 0) || mm->base > KB_MODEL_MAX_VALUE)
+			return fail(c, v,
+				    "a monitor's 'base' must be greater than 0 and at most %g, found '%s'",
+				    KB_MODEL_MAX_VALUE, v->str);
+		if ((noise = kb_ynode_get(item, "noise")) &&
+		    !kb_ynode_is_null(noise)) {
+			if ((ret = kb_ycheck_type(&c->y, noise, KB_Y_MAP,
+						  "'noise'")) ||
+			    (ret = kb_ycheck_keys(&c->y, noise, "'noise'",
+						  noise_keys, N(noise_keys))))
+				return ret;
+			if ((v = kb_ynode_get(noise, "boot_cv")) &&
+			    (ret = get_cv(c, v, "'boot_cv'", &cv,
+					  &mm->boot_sigma)))
+				return ret;
+			if ((v = kb_ynode_get(noise, "run_cv")) &&
+			    (ret = get_cv(c, v, "'run_cv'", &cv,
+					  &mm->run_sigma)))
+				return ret;
+		}
+		if ((v = kb_ynode_get(item, "effects")) &&
+		    (ret = parse_rules_into(c, v, 1, &mm->effects,
+					    &mm->neffects)))
 			return ret;
 	}
 	return 0;
@@ -814,6 +915,9 @@ static int parse_root(struct ctx *c, const struct kb_ynode *root)
 		return ret;
 	if ((v = kb_ynode_get(root, "drift")) && (ret = parse_drift(c, v)))
 		return ret;
+	if ((v = kb_ynode_get(root, "monitors")) &&
+	    (ret = parse_monitors(c, v)))
+		return ret;
 	if ((v = kb_ynode_get(root, "seed")) &&
 	    (ret = kb_ycheck_uint(&c->y, v, "'seed'", 0, UINT64_MAX,
 				  &c->m->seed)))
@@ -1032,6 +1136,39 @@ double kb_model_sample(const struct kb_model *m, const struct kb_variant *v,
 	       lognormal(m->run_sigma, run_stream);
 }
 
+size_t kb_model_nmonitors(const struct kb_model *m)
+{
+	return m->nmonitors;
+}
+
+const char *kb_model_monitor_name(const struct kb_model *m, size_t i)
+{
+	return i < m->nmonitors ? m->monitors[i].name : NULL;
+}
+
+double kb_model_monitor_sample(const struct kb_model *m, size_t i,
+			       const struct kb_variant *v, unsigned boot_no,
+			       unsigned run_no)
+{
+	const struct model_monitor *mm = &m->monitors[i];
+	unsigned char *memo = memo_new(m);
+	uint64_t seed = kb_rng_seed_from(m->seed, mm->name, 0, 0);
+	double value = mm->base;
+	size_t k;
+
+	if (run_no == 0)
+		run_no = 1;
+	for (k = 0; k < mm->neffects; k++)
+		if (holds(m, &mm->effects[k], v, memo))
+			value *= mm->effects[k].factor;
+	free(memo);
+	return value *
+	       lognormal(mm->boot_sigma,
+			 kb_rng_seed_from(seed, v->label, boot_no, 0)) *
+	       lognormal(mm->run_sigma,
+			 kb_rng_seed_from(seed, v->label, boot_no, run_no));
+}
+
 double kb_model_drift(const struct kb_model *m, unsigned seq,
 		      unsigned total)
 {
@@ -1187,6 +1324,26 @@ static int model_boot_at(void *self, const struct kb_variant *v,
 					  "model: run %u of boot %u of '%s' gives %g, not a finite positive number",
 					  i + 1, boot_no, v->label, s);
 		kb_sample_set(&out->runs[i], m->metric, s);
+	}
+	/* the monitors of every run, as a guest's (lib/monitor.h) */
+	if (m->nmonitors && runs) {
+		size_t k, j = 0;
+
+		out->monitors = kb_calloc(runs * m->nmonitors,
+					  sizeof(*out->monitors));
+		for (i = 0; i < runs; i++) {
+			for (k = 0; k < m->nmonitors; k++, j++) {
+				struct kb_monitor_value *mv = &out->monitors[j];
+
+				mv->run = i + 1;
+				snprintf(mv->name, sizeof(mv->name), "%s",
+					 m->monitors[k].name);
+				mv->value = kb_model_monitor_sample(m, k, v,
+								    boot_no,
+								    i + 1);
+			}
+		}
+		out->nmonitors = j;
 	}
 	return 0;
 }

@@ -50,6 +50,7 @@ struct kb_executor;
 #define KB_MODEL_MAX_TIME_S 604800.0    /* one simulated stage: a week */
 #define KB_MODEL_MAX_TIME_SCALE 1000.0  /* see kb_model_executor_new() */
 #define KB_MODEL_MAX_HOSTS 64           /* entries of "hosts" */
+#define KB_MODEL_MAX_MONITORS 1024      /* entries of "monitors" */
 /* The range of base times any combination of effects' factors: the noise
  * on top (at most about 1e14 either way) leaves every sample finite and
  * above 0, so that no infinity reaches the store. */
@@ -137,6 +138,21 @@ double kb_model_sample(const struct kb_model *m, const struct kb_variant *v,
 		       unsigned boot_no, unsigned run_no);
 
 /*
+ * The model's monitors (docs/model.md, "monitors"): their number, the
+ * name of monitor @i (owned by @m; NULL past them), and one noisy value
+ * of monitor @i in run @run_no of boot @boot_no of @v: its base times the
+ * factor of each of its effects that holds, times a boot and a run noise
+ * as kb_model_sample()'s, from streams of the model's seed, the
+ * monitor's name, @v's label, @boot_no and @run_no.  Hosts and drift
+ * leave monitors alone.
+ */
+size_t kb_model_nmonitors(const struct kb_model *m);
+const char *kb_model_monitor_name(const struct kb_model *m, size_t i);
+double kb_model_monitor_sample(const struct kb_model *m, size_t i,
+			       const struct kb_variant *v, unsigned boot_no,
+			       unsigned run_no);
+
+/*
  * Make an executor (kb_executor_build/kb_executor_boot) driven by @m,
  * which it borrows: @m must outlive it.  @time_scale multiplies the
  * simulated durations the executor really sleeps: 0 is instant, 1 real
@@ -145,7 +161,8 @@ double kb_model_sample(const struct kb_model *m, const struct kb_variant *v,
  * build failure rule holds, with the reason "model: build fails when
  * A=y B=n".  Boot: KB_BOOT_BUILD_FAILED when @build failed, KB_BOOT_FAILED
  * when a boot failure rule holds, else KB_BOOT_OK with @runs samples of
- * the model's metric (kb_model_sample()) and host "model".  Returns 0, or
+ * the model's metric (kb_model_sample()), each run's monitors
+ * (kb_model_monitor_sample()) and host "model".  Returns 0, or
  * KB_EINPUT for a bad @time_scale (*@out is NULL then).
  */
 int kb_model_executor_new(const struct kb_model *m, double time_scale,

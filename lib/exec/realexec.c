@@ -1002,6 +1002,8 @@ static int boot(void *self, const struct kb_variant *v,
 		out->console_tail = j.console_tail;
 		out->nruns = j.nruns;
 		out->runs = j.runs;
+		out->nmonitors = j.nmonitors;
+		out->monitors = j.monitors;
 		if (out->status == KB_BOOT_TIMEOUT && !out->reason)
 			out->reason = kb_asprintf(
 				"no workload after %.0f s (guest.boot_timeout_s)",

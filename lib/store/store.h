@@ -34,6 +34,7 @@ struct kb_err;
  *	store_evidence.h  what was built and booted
  *	store_export.h    every sample of an experiment, streamed
  *	store_trend.h     a variant across experiments of a name
+ *	store_monitor.h   the guest's monitors of each boot
  *
  * Each compiles alone (`make headers` checks it).  This header includes
  * them all, for the code written before the split; new code includes only

@@ -712,7 +712,10 @@ int store_insert_boot(struct kb_store *s, int64_t exp, unsigned idx,
 	/* what was booted and run (db/0007) */
 	if ((ret = store_boot_evidence_put(s, boot_id, r, err)))
 		goto out;
-	ret = insert_samples(s, boot_id, r, err);
+	if ((ret = insert_samples(s, boot_id, r, err)))
+		goto out;
+	/* the guest's monitors (db/0017) */
+	ret = store_boot_monitors_put(s, boot_id, r, err);
 out:
 	sqlite3_finalize(st);
 	return ret;

@@ -247,6 +247,16 @@ extern const char store_sql_exp_builds[];
 int store_boot_evidence_put(struct kb_store *s, sqlite3_int64 boot_id,
 			    const struct kb_boot_result *r, struct kb_err *err);
 
+/* ---- monitors (lib/store/store_monitor.c, db/0017) ------------------------- */
+
+/*
+ * Inside the caller's transaction: store @r's monitors on boot row
+ * @boot_id (values that are 0 or not finite are left out).  Writes
+ * nothing on a schema older than 17.
+ */
+int store_boot_monitors_put(struct kb_store *s, sqlite3_int64 boot_id,
+			    const struct kb_boot_result *r, struct kb_err *err);
+
 /* ---- experiment owners (lib/store/store_owner.c, db/0006) ------------------ */
 
 /* What the owner columns of an experiment say about its process. */

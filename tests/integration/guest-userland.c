@@ -9,8 +9,12 @@
  *       the same for a command workload
  *   guest-userland console FILE RUNS [REGEX METRIC]
  *       judge a captured console as a fio boot (with REGEX: a command
- *       boot) of RUNS runs; print the status, the reason and each run's
- *       metrics; exit 0 when ok
+ *       boot) of RUNS runs; print the status, the reason, each run's
+ *       metrics and its monitors ("monitor RUN NAME VALUE"); exit 0 when
+ *       ok
+ *
+ * Both workloads take every monitor (workload.monitors' default), none
+ * with GUEST_USERLAND_MONITORS=0 in the environment.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +27,7 @@
 #include "initramfs.h"
 #include "matrix.h"
 #include "mem.h"
+#include "monitor.h"
 #include "variant.h"
 
 static int build(int argc, char **argv)
@@ -37,6 +42,10 @@ static int build(int argc, char **argv)
 
 	memset(&w, 0, sizeof(w));
 	w.kind = KB_WORKLOAD_FIO;
+	w.monitors = KB_MONITOR_DEFAULT;
+	if (getenv("GUEST_USERLAND_MONITORS") &&
+	    !strcmp(getenv("GUEST_USERLAND_MONITORS"), "0"))
+		w.monitors = 0;
 	if (!strcmp(argv[0], "command")) {
 		w.kind = KB_WORKLOAD_COMMAND;
 		w.command = argv[4];
@@ -106,6 +115,9 @@ static int judge(char **argv)
 		for (j = 0; j < r.runs[i].n; j++)
 			printf("run %zu %s %g\n", i + 1, r.runs[i].m[j].name,
 			       r.runs[i].m[j].value);
+	for (i = 0; i < r.nmonitors; i++)
+		printf("monitor %u %s %.17g\n", r.monitors[i].run,
+		       r.monitors[i].name, r.monitors[i].value);
 	ret = r.status == KB_BOOT_OK ? 0 : 1;
 	kb_boot_result_release(&r);
 	kb_console_free(c);

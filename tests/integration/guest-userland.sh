@@ -128,6 +128,18 @@ if [ $rc -ne 0 ]; then
 	die "the command console did not judge ok"
 fi
 echo "$out" | grep -q '^run 2 ops 42.5$' || die "run 2 has no ops metric"
+# the monitors of each run (workload.monitors, lib/monitor.h): the page
+# faults of the command, the timer and the console's interrupts, the
+# scheduler's time; the metrics above are the same with them
+for run in 1 2; do
+	for m in vmstat.pgfault schedstat.cpu_time; do
+		echo "$out" | awk -v r="$run" -v m="$m" '$1 == "monitor" && $2 == r && $3 == m && $4 > 0 { f = 1 } END { exit !f }' ||
+			die "run $run has no monitor $m above 0"
+	done
+	echo "$out" | grep -q "^monitor $run irq\." || die "run $run has no interrupt monitor"
+done
+mbytes=$(tr -d '\r' <"$tmp/command.log" | awk '/^KBISECT-MONITORS / { s += $3 } END { print s + 0 }')
+echo "guest-userland: $(echo "$out" | grep -c '^monitor 1 ') monitors in run 1 ($mbytes bytes of monitors frames on the console over 2 runs), e.g. $(echo "$out" | grep '^monitor 1 vmstat.pgfault ')"
 real=$(echo "$out" | awk '$1 == "run" && $2 == 1 && $3 == "real_s" { print $4 }')
 awk -v v="$real" 'BEGIN { exit !(v >= 0.3 && v < 10) }' ||
 	die "run 1: real_s is '$real', expected about 0.3"

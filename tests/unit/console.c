@@ -9,6 +9,7 @@
 #include "err.h"
 #include "matrix.h"
 #include "mem.h"
+#include "monitor.h"
 #include "variant.h"
 
 /* zlib's CRC-32, written again here so that the test checks the parser. */
@@ -32,6 +33,17 @@ static void frame(struct kb_buf *b, unsigned run, const char *payload)
 	size_t n = strlen(payload);
 
 	kb_buf_addf(b, "KBISECT-BEGIN %u %zu %08x\n", run, n,
+		    crc32_of(payload, n));
+	kb_buf_adds(b, payload);
+	kb_buf_addf(b, "KBISECT-END %u\n", run);
+}
+
+/* Append a well-formed monitors frame for @run carrying @payload. */
+static void monitors_frame(struct kb_buf *b, unsigned run, const char *payload)
+{
+	size_t n = strlen(payload);
+
+	kb_buf_addf(b, "KBISECT-MONITORS %u %zu %08x\n", run, n,
 		    crc32_of(payload, n));
 	kb_buf_adds(b, payload);
 	kb_buf_addf(b, "KBISECT-END %u\n", run);
@@ -491,6 +503,98 @@ static void test_console__judge_parses_command_frames(void **state)
 	kb_buf_release(&b);
 }
 
+#define MON1                                                              \
+	"kbisect-monitors 1\nvmstat before 11\npgfault 10\n"               \
+	"vmstat after 11\npgfault 25\n"
+#define CMD1 "kbisect-command 1\nexit 0\nreal 2.50\nuser 1.00\nsys 0.25\noutput 0\n"
+
+static void test_console__monitors_frames_go_to_the_result(void **state)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_workload w;
+	struct kb_boot_result r;
+	struct kb_console *c = NULL;
+	struct kb_err err = KB_ERR_INIT;
+
+	(void)state;
+	memset(&w, 0, sizeof(w));
+	w.kind = KB_WORKLOAD_COMMAND;
+	w.command = "true";
+	w.metric = "real_s";
+	/* run 1 with monitors, run 2 without (an older guest's frames) */
+	kb_buf_adds(&b, "KBISECT-START 2\n");
+	monitors_frame(&b, 1, MON1);
+	frame(&b, 1, CMD1);
+	frame(&b, 2, CMD1);
+	kb_buf_adds(&b, "KBISECT-DONE 2\n");
+	assert_int_equal(kb_console_parse_buffer(b.buf, b.len, "c", &c, &err), 0);
+	assert_int_equal(kb_console_nframes(c), 2);
+	assert_int_equal(kb_console_nmonitors(c), 1);
+	assert_int_equal(kb_console_monitors(c, 0)->run, 1);
+	assert_null(kb_console_monitors(c, 1));
+	kb_console_free(c);
+	r = judge_text(b.buf, 2, 0, &w);
+	assert_int_equal(r.status, KB_BOOT_OK);
+	assert_int_equal(r.nruns, 2);
+	assert_int_equal(r.nmonitors, 1);
+	assert_int_equal(r.monitors[0].run, 1);
+	assert_string_equal(r.monitors[0].name, "vmstat.pgfault");
+	assert_float_equal(r.monitors[0].value, 15, 0);
+	kb_boot_result_release(&r);
+	kb_buf_release(&b);
+}
+
+static void test_console__monitors_frame_that_fails_keeps_the_boot(void **state)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_workload w;
+	struct kb_boot_result r;
+
+	(void)state;
+	memset(&w, 0, sizeof(w));
+	w.kind = KB_WORKLOAD_COMMAND;
+	w.command = "true";
+	w.metric = "real_s";
+	kb_buf_adds(&b, "KBISECT-START 1\n");
+	monitors_frame(&b, 1, "kbisect-monitors 1\nvmstat before 99\n");
+	frame(&b, 1, CMD1);
+	kb_buf_adds(&b, "KBISECT-DONE 1\n");
+	r = judge_text(b.buf, 1, 0, &w);
+	assert_int_equal(r.status, KB_BOOT_OK);
+	assert_null(r.reason);
+	assert_int_equal(r.nmonitors, 0);
+	kb_boot_result_release(&r);
+	kb_buf_release(&b);
+}
+
+static void test_console__monitors_frame_out_of_place_is_bad(void **state)
+{
+	static const char *const why[] = {
+		"a second monitors frame for run 1",
+		"monitors frame for run 2 where run 1 of 2 was due",
+		"monitors frame for run 1 before KBISECT-START",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		struct kb_buf b = KB_BUF_INIT;
+		struct kb_console *c = NULL;
+		struct kb_err err = KB_ERR_INIT;
+
+		if (i < 2)
+			kb_buf_adds(&b, "KBISECT-START 2\n");
+		monitors_frame(&b, i == 1 ? 2 : 1, MON1);
+		if (i == 0)
+			monitors_frame(&b, 1, MON1);
+		assert_int_equal(kb_console_parse_buffer(b.buf, b.len, "c", &c,
+							 &err),
+				 KB_EINPUT);
+		assert_msg_contains(err.msg, why[i]);
+		kb_buf_release(&b);
+	}
+}
+
 static void test_console__parse_buffer_names_file(void **state)
 {
 	struct kb_console *c = NULL;
@@ -731,6 +835,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_console__judge_timeouts_and_early_end),
 	cmocka_unit_test(test_console__judge_parses_fio_frames),
 	cmocka_unit_test(test_console__judge_parses_command_frames),
+	cmocka_unit_test(test_console__monitors_frames_go_to_the_result),
+	cmocka_unit_test(test_console__monitors_frame_that_fails_keeps_the_boot),
+	cmocka_unit_test(test_console__monitors_frame_out_of_place_is_bad),
 	cmocka_unit_test(test_console__parse_buffer_names_file),
 	cmocka_unit_test(test_console__fuzz_corpus_replays),
 };

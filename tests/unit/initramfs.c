@@ -549,6 +549,17 @@ static void test_initramfs__conf_has_copies_targets_and_sysctl(void **state)
 			    "targets_count=3\n"
 			    "sysctl=kernel.sched_min_granularity_ns=3000000\n"
 			    "sysctl=vm.dirty_ratio=5\n");
+	/* workload.monitors: the sources as words, in their order */
+	free(path);
+	kb_buf_reset(&conf);
+	w.copies = 0;
+	w.ntargets = w.targets_count = w.nsysctl = 0;
+	w.monitors = KB_MONITOR_PERF | KB_MONITOR_VMSTAT;
+	if (kb_initramfs_build(&w, 2, &o, cache, &path, &err))
+		fail_msg("%s", err.msg);
+	archive_file(path, "kbisect/workload.conf", &conf);
+	assert_string_equal(conf.buf,
+			    "kind=command\nruns=2\nmonitors=vmstat perf\n");
 	kb_buf_release(&conf);
 	free(path);
 	rm_rf(cache);

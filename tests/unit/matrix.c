@@ -129,6 +129,32 @@ static void test_matrix__defaults(void **state)
 	kb_matrix_free(m);
 }
 
+static void test_matrix__workload_monitors(void **state)
+{
+	struct kb_matrix *m = ok(W);
+
+	(void)state;
+	/* every source when not given; [] none; a list those */
+	assert_int_equal(kb_matrix_workload(m)->monitors, KB_MONITOR_DEFAULT);
+	kb_matrix_free(m);
+	m = ok("workload: { fio: { rw: randread }, monitors: [] }\n");
+	assert_int_equal(kb_matrix_workload(m)->monitors, 0);
+	kb_matrix_free(m);
+	m = ok("workload: { fio: { rw: randread }, monitors: [perf, vmstat] }\n");
+	assert_int_equal(kb_matrix_workload(m)->monitors,
+			 KB_MONITOR_PERF | KB_MONITOR_VMSTAT);
+	assert_string_equal(kb_workload_monitor_name(3), "lock_stat");
+	assert_null(kb_workload_monitor_name(KB_MONITOR_SOURCES));
+	kb_matrix_free(m);
+	bad("workload: { fio: { rw: randread }, monitors: [vmstat, interupts] }\n",
+	    1, 55,
+	    "invalid workload.monitors source 'interupts' (did you mean 'interrupts'?)");
+	bad("workload: { fio: { rw: randread }, monitors: [perf, perf] }\n", 1,
+	    53, "workload.monitors names 'perf' twice");
+	bad("workload: { fio: { rw: randread }, monitors: vmstat }\n", 1, 46,
+	    "workload.monitors");
+}
+
 static void test_matrix__config_prefix_is_normalised(void **state)
 {
 	struct kb_matrix *m =
@@ -1163,6 +1189,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_matrix__condition_factor_mistakes_are_located),
 	cmocka_unit_test(test_matrix__full_example_parses),
 	cmocka_unit_test(test_matrix__defaults),
+	cmocka_unit_test(test_matrix__workload_monitors),
 	cmocka_unit_test(test_matrix__config_prefix_is_normalised),
 	cmocka_unit_test(test_matrix__syntax_error_has_line_and_column),
 	cmocka_unit_test(test_matrix__unknown_key_has_line_and_column),
