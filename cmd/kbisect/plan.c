@@ -166,6 +166,18 @@ static void aliases_json(struct kb_json *j, const struct kb_plan *p)
 	kb_json_array_end(j);
 }
 
+/* The URIs of @m's hosts, an array of kb_matrix_nhosts() the caller
+ * frees (the strings are @m's): what the store's per-host reads take. */
+static const char **host_uris(const struct kb_matrix *m)
+{
+	size_t i, n = kb_matrix_nhosts(m);
+	const char **hosts = kb_calloc(n ? n : 1, sizeof(*hosts));
+
+	for (i = 0; i < n; i++)
+		hosts[i] = kb_matrix_host(m, i)->uri;
+	return hosts;
+}
+
 /* ---- what a run costs --------------------------------------------------- */
 
 /* The time a run of the plan is expected to take, and where the step
@@ -199,14 +211,12 @@ static int plan_cost(const struct kb_plan *p, const struct kb_model *model,
 		struct kb_store *s = NULL;
 		struct kb_store_step_times st;
 		const char **hosts;
-		size_t i, nh = kb_matrix_nhosts(m);
+		size_t nh = kb_matrix_nhosts(m);
 		int ret;
 
 		if ((ret = cmd_open_store_as(db, KB_STORE_READ_ONLY, &s, err)))
 			return ret;
-		hosts = kb_calloc(nh ? nh : 1, sizeof(*hosts));
-		for (i = 0; i < nh; i++)
-			hosts[i] = kb_matrix_host(m, i)->uri;
+		hosts = host_uris(m);
 		ret = kb_store_host_step_times(s, hosts, nh, &st, err);
 		free(hosts);
 		kb_store_close(s);
@@ -306,7 +316,7 @@ static int expected_noise(const struct kb_matrix *m, const char *model,
 	struct kb_store *s = NULL;
 	struct kb_store_noise noise;
 	const char **hosts;
-	size_t i, nh = kb_matrix_nhosts(m);
+	size_t nh = kb_matrix_nhosts(m);
 	int ret = 0;
 
 	v->cv = NAN;
@@ -334,9 +344,7 @@ static int expected_noise(const struct kb_matrix *m, const char *model,
 	}
 	if ((ret = cmd_open_store_as(db, KB_STORE_READ_ONLY, &s, err)))
 		return ret;
-	hosts = kb_calloc(nh ? nh : 1, sizeof(*hosts));
-	for (i = 0; i < nh; i++)
-		hosts[i] = kb_matrix_host(m, i)->uri;
+	hosts = host_uris(m);
 	ret = kb_store_host_noise(s, hosts, nh, metric, &noise, err);
 	free(hosts);
 	kb_store_close(s);
