@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile.h"
 #include "banned.h"
 
 const char *kb_variant_get(const struct kb_variant *v, const char *name)
@@ -68,6 +69,7 @@ void kb_boot_result_release(struct kb_boot_result *r)
 	free(r->host);
 	free(r->runs);
 	free(r->monitors);
+	kb_profile_stacks_free(r->profile, r->nprofile);
 	free(r->environment);
 	free(r->domain_xml);
 	free(r->workload_text);

@@ -101,6 +101,7 @@ enum kb_boot_status {
 };
 
 struct kb_monitor_value;
+struct kb_profile_stack;
 
 struct kb_boot_result {
 	enum kb_boot_status status;
@@ -114,6 +115,10 @@ struct kb_boot_result {
 	 * name; none when the workload has none (owned) */
 	size_t nmonitors;
 	struct kb_monitor_value *monitors;
+	/* the guest's profile of every run (lib/profile.h), by run and
+	 * stack; none when the workload has no profile (owned) */
+	size_t nprofile;
+	struct kb_profile_stack *profile;
 	/* where it ran as a JSON object (host URI, hypervisor and libvirt
 	 * versions, host kernel and CPU; see guest.h), or NULL (owned) */
 	char *environment;
