@@ -173,7 +173,8 @@ int kb_profile_parse_buffer(const char *data, size_t len, const char *file,
 	if (ngot)
 		ngot = j + 1;
 	*v = kb_reallocarray(*v, *n + ngot + 1, sizeof(**v));
-	memcpy(*v + *n, got, ngot * sizeof(*got));
+	if (ngot)
+		memcpy(*v + *n, got, ngot * sizeof(*got));
 	*n += ngot;
 	free(got);
 	return 0;
