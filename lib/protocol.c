@@ -5,6 +5,7 @@
 #include "protocol.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
@@ -107,6 +108,7 @@ void kb_msg_release(struct kb_msg *m)
 	if (!m)
 		return;
 	free(m->daemon);
+	free(m->db);
 	free(m->matrix);
 	free(m->matrix_path);
 	free(m->model);
@@ -328,7 +330,9 @@ static int parse_message(json_object *o, struct kb_msg *m,
 		if ((ret = get_int(o, "version", 1, 1, UINT32_MAX, &v, err)))
 			return ret;
 		m->version = (unsigned)v;
-		return get_string(o, "daemon", 0, &m->daemon, err);
+		if ((ret = get_string(o, "daemon", 0, &m->daemon, err)))
+			return ret;
+		return get_string(o, "db", 0, &m->db, err);
 	case KB_MSG_SUBMIT:
 		if ((ret = get_string(o, "matrix", 1, &m->matrix, err)) ||
 		    (ret = get_string(o, "matrix_path", 0, &m->matrix_path,
@@ -630,6 +634,7 @@ void kb_protocol_write(struct kb_buf *b, const struct kb_msg *m)
 	case KB_MSG_HELLO:
 		kb_json_kv_int(j, "version", m->version);
 		kv_string_opt(j, "daemon", m->daemon);
+		kv_string_opt(j, "db", m->db);
 		break;
 	case KB_MSG_SUBMIT:
 		kb_json_kv_string(j, "matrix", m->matrix ? m->matrix : "");
@@ -736,6 +741,7 @@ struct kb_protocol_reader {
 	struct kb_buf line; /* the line handed out last */
 	int timeout_ms;     /* one answer's wait; -1: for ever */
 	char *path;         /* the daemon's socket, for messages; or NULL */
+	char *db;           /* the daemon's database, as its HELLO said */
 };
 
 struct kb_protocol_reader *kb_protocol_reader_new(int fd)
@@ -756,6 +762,7 @@ void kb_protocol_reader_free(struct kb_protocol_reader *r)
 	kb_buf_release(&r->in);
 	kb_buf_release(&r->line);
 	free(r->path);
+	free(r->db);
 	free(r);
 }
 
@@ -930,14 +937,19 @@ int kb_protocol_call(int fd, struct kb_protocol_reader *r,
 	return ret;
 }
 
-int kb_protocol_connect(const char *path, int *fd,
+/* connect_wait's @wait_ms: kb_protocol_timeout_env's */
+#define WAIT_FROM_ENV INT_MIN
+
+/* kb_protocol_connect, waiting @wait_ms (> 0; -1 for ever; or
+ * WAIT_FROM_ENV). */
+static int connect_wait(const char *path, int wait_ms, int *fd,
 			struct kb_protocol_reader **r, struct kb_err *err)
 {
 	struct sockaddr_un sa;
 	struct kb_protocol_reader *rd = NULL;
 	struct kb_msg hello, reply;
 	struct timeval tv;
-	int s = -1, ret, wait_ms;
+	int s = -1, ret = 0;
 
 	*fd = -1;
 	*r = NULL;
@@ -948,7 +960,8 @@ int kb_protocol_connect(const char *path, int *fd,
 		return kb_err_set(err, KB_EINPUT,
 				  "socket path '%s' is too long", path);
 	memcpy(sa.sun_path, path, strlen(path) + 1);
-	if ((ret = kb_protocol_timeout_env(&wait_ms, err)) ||
+	if ((wait_ms == WAIT_FROM_ENV &&
+	     (ret = kb_protocol_timeout_env(&wait_ms, err))) ||
 	    (ret = kb_protocol_socket_dir_check(path, 0, err)))
 		return ret;
 	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -996,6 +1009,8 @@ int kb_protocol_connect(const char *path, int *fd,
 		kb_msg_release(&reply);
 		goto out;
 	}
+	rd->db = reply.db;
+	reply.db = NULL;
 	kb_msg_release(&reply);
 	*fd = s;
 	*r = rd;
@@ -1006,4 +1021,26 @@ out:
 	if (s >= 0)
 		close(s);
 	return ret;
+}
+
+int kb_protocol_connect(const char *path, int *fd,
+			struct kb_protocol_reader **r, struct kb_err *err)
+{
+	return connect_wait(path, WAIT_FROM_ENV, fd, r, err);
+}
+
+int kb_protocol_daemon_db(const char *path, int wait_ms, char **db,
+			  struct kb_err *err)
+{
+	struct kb_protocol_reader *r = NULL;
+	int fd = -1, ret;
+
+	*db = NULL;
+	if ((ret = connect_wait(path, wait_ms > 0 ? wait_ms : 1, &fd, &r, err)))
+		return ret;
+	*db = r->db;
+	r->db = NULL;
+	kb_protocol_reader_free(r);
+	close(fd);
+	return 0;
 }

@@ -72,6 +72,7 @@ struct kb_msg {
 	unsigned version;   /* HELLO */
 	int64_t id;         /* STATUS, CANCEL, WATCH, SUBMITTED, CANCELLING */
 	char *daemon;       /* HELLO from the daemon: its instance id */
+	char *db;           /* HELLO from the daemon: its database's path */
 	char *matrix;       /* SUBMIT: the matrix YAML text */
 	char *matrix_path;  /* SUBMIT: where it was read (relative paths) */
 	char *model;        /* SUBMIT: the model YAML text, or NULL */
@@ -207,6 +208,16 @@ int kb_protocol_send(int fd, const char *data, size_t len,
  */
 int kb_protocol_connect(const char *path, int *fd,
 			struct kb_protocol_reader **r, struct kb_err *err);
+
+/*
+ * The database of the daemon at @path, as its HELLO says it: *@db (the
+ * caller frees) is its absolute path, or NULL when the daemon does not
+ * say.  Waits @wait_ms at most for each step (a stopped daemon is
+ * skipped, not waited for).  Returns 0 or an error as
+ * kb_protocol_connect's.
+ */
+int kb_protocol_daemon_db(const char *path, int wait_ms, char **db,
+			  struct kb_err *err);
 
 /*
  * Send @req on @fd and read one reply into *@reply (caller releases),

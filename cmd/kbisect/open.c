@@ -18,12 +18,38 @@
 #include "matrix.h"
 #include "paths.h"
 #include "plan.h"
+#include "protocol.h"
 #include "store.h"
 #include "trend.h"
 #include "variant.h"
 #include "banned.h"
 
 /* ---- the database and what the command line names ------------------------ */
+
+/* how long a read verb waits for the daemon to say its database */
+#define DAEMON_DB_WAIT_MS 2000
+
+char *cmd_default_db(void)
+{
+	const char *env = getenv("KBISECT_DB");
+	struct kb_err err = KB_ERR_INIT;
+	struct stat st;
+	char *sock, *db = NULL;
+
+	if (env && *env)
+		return kb_paths_default_db();
+	sock = kb_protocol_default_socket();
+	/* no socket, no daemon: not even a connect */
+	if (!stat(sock, &st) && S_ISSOCK(st.st_mode) &&
+	    !kb_protocol_daemon_db(sock, DAEMON_DB_WAIT_MS, &db, &err) &&
+	    db && *db == '/') {
+		free(sock);
+		return db;
+	}
+	free(db);
+	free(sock);
+	return kb_paths_default_db();
+}
 
 int cmd_open_store(const char *path, struct kb_store **out,
 		   struct kb_err *err)
@@ -39,7 +65,7 @@ int cmd_open_store_as(const char *path, enum kb_store_access access,
 	int ret;
 
 	if (!path)
-		path = def = kb_paths_default_db();
+		path = def = cmd_default_db();
 	opts.access = access;
 	ret = kb_store_open(path, &opts, out, err);
 	free(def);

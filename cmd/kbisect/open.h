@@ -24,8 +24,16 @@ struct kb_trend_series_opts;
 
 /* ---- the database and what the command line names ------------------------ */
 
-/* Open the database: @path, else $KBISECT_DB, else the XDG default;
- * created when missing (the verbs that store experiments). */
+/*
+ * The database when no --db names one: $KBISECT_DB, else that of the
+ * kbisectd answering at $KBISECT_SOCKET or the default socket (its
+ * HELLO says it: the experiments `submit` sent are there), else the XDG
+ * default (kb_paths_default_db).  A daemon that does not answer within
+ * 2 s is passed over.  Caller frees.
+ */
+char *cmd_default_db(void);
+/* Open the database: @path, else cmd_default_db(); created when missing
+ * (the verbs that store experiments). */
 int cmd_open_store(const char *path, struct kb_store **out,
 		   struct kb_err *err);
 /* The same, opened as @access says (lib/store/store.h): verbs that read open

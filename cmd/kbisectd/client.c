@@ -474,6 +474,7 @@ static void handle(struct client *cl, const struct kb_msg *req)
 		reply.type = KB_MSG_HELLO;
 		reply.version = KB_PROTOCOL_VERSION;
 		reply.daemon = d.owner;
+		reply.db = d.db_abs;
 		send_msg(cl, &reply);
 		return;
 	case KB_MSG_SUBMIT: {

@@ -53,6 +53,7 @@ struct client;
 
 struct daemon {
 	const char *db_path;
+	char *db_abs;            /* db_path made absolute: HELLO says it */
 	const char *socket_path;
 	const char *log_path;
 	char *owner;

@@ -236,7 +236,7 @@ struct daemon_args {
 
 static const struct kb_opt daemon_opts[] = {
 	KB_OPT_SOCKET,
-	KB_OPT_DB,
+	KB_OPT_DB_DAEMON,
 	KB_OPT_STRING(struct daemon_args, build_jobs, 0, "build-jobs", "N",
 		      "kernel builds at once (default 1)"),
 	KB_OPT_STRING(struct daemon_args, lease, 0, "lease", "SECONDS",
@@ -384,6 +384,7 @@ int main(int argc, char **argv)
 	}
 	if (!d.db_path)
 		d.db_path = def_db = kb_paths_default_db();
+	d.db_abs = kb_path_absolute(d.db_path);
 	if (!d.socket_path)
 		d.socket_path = def_sock = kb_protocol_default_socket();
 	if (kb_model_time_scale_env(&d.time_scale, &err))
@@ -451,6 +452,7 @@ out:
 	 * hold fcntl locks on the database that closing it would drop; the
 	 * kernel releases the lock at exit */
 	free(d.owner);
+	free(d.db_abs);
 	free(def_db);
 	free(def_sock);
 	return ret;

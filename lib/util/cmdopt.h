@@ -117,6 +117,10 @@ struct kb_args {
  */
 #define KB_OPT_DB                                                          \
 	KB_OPT_STRING(struct kb_args, db, 0, "db", "PATH",                 \
+		      "database (default: $KBISECT_DB, else the running kbisectd's, else $XDG_DATA_HOME/kbisect/kbisect.db; kbisect db prints which)")
+/* kbisectd's own: it is the running kbisectd */
+#define KB_OPT_DB_DAEMON                                                   \
+	KB_OPT_STRING(struct kb_args, db, 0, "db", "PATH",                 \
 		      "database (default: $KBISECT_DB, else $XDG_DATA_HOME/kbisect/kbisect.db)")
 #define KB_OPT_SOCKET                                                      \
 	KB_OPT_STRING(struct kb_args, socket, 0, "socket", "PATH",         \

@@ -301,6 +301,7 @@ check "test: a file that does not exist is an error, exit 128" $([ $rc -eq 128 ]
 	has "No such file" "$T/err"; echo $?)
 KBD=$(dirname "$KB")/kbisectd
 if [ -x "$KBD" ]; then
+	cp "$T/k.db" "$T/d.db"
 	"$KBD" --socket "$T/d.sock" --db "$T/d.db" --log "$T/d.log" &
 	dpid=$!
 	i=0
@@ -310,7 +311,23 @@ if [ -x "$KBD" ]; then
 		check "$v: an experiment the daemon does not have exits 1" $([ $rc -eq 1 ] &&
 			has "no experiment 7 in" "$T/err"; echo $?)
 	done
+	# without --db and KBISECT_DB, the verbs read the daemon's database
+	nodb="env -u KBISECT_DB XDG_DATA_HOME=$T/xdg KBISECT_SOCKET=$T/d.sock"
+	run $nodb "$KB" db
+	check "db prints the database of the daemon at KBISECT_SOCKET" $([ $rc -eq 0 ] &&
+		[ "$(cat "$T/out")" = "$T/d.db" ]; echo $?)
+	run $nodb "$KB" results 1
+	check "results reads the daemon's database" $([ $rc -eq 0 ] &&
+		has "PARAVIRT_SPINLOCKS" "$T/out"; echo $?)
+	kill -STOP "$dpid"
+	run $nodb "$KB" db
+	check "... and passes over a stopped daemon" $([ $rc -eq 0 ] &&
+		[ "$(cat "$T/out")" = "$T/xdg/kbisect/kbisect.db" ]; echo $?)
+	kill -CONT "$dpid"
 	kill "$dpid"; wait "$dpid"
+	run $nodb "$KB" db
+	check "... and a socket no daemon listens on" $([ $rc -eq 0 ] &&
+		[ "$(cat "$T/out")" = "$T/xdg/kbisect/kbisect.db" ]; echo $?)
 else
 	fail=$((fail + 1)); echo "[  FAILED  ] cli: no kbisectd beside $KB (make kbisectd)"
 fi

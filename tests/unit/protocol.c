@@ -118,6 +118,10 @@ static void test_protocol__every_type_has_a_stable_number(void **state)
 	assert_int_equal(m.type, KB_MSG_HELLO);
 	assert_int_equal(m.version, 1);
 	assert_string_equal(m.daemon, "h:1:ab");
+	assert_null(m.db);
+	kb_msg_release(&m);
+	parse_ok("{\"msg\":1,\"version\":1,\"db\":\"/d/k.db\"}", &m);
+	assert_string_equal(m.db, "/d/k.db");
 	kb_msg_release(&m);
 	parse_ok("{\"msg\":11}", &m);
 	assert_int_equal(m.type, KB_MSG_STATUS);
