@@ -1,5 +1,6 @@
 #include "analysis.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,8 @@ struct kb_analysis {
 	size_t nvariants;
 	struct kb_store_variant *v;
 	unsigned added;
+	unsigned budget;     /* boots it may add at most (UINT_MAX: any) */
+	int budget_spent;    /* a look wanted boots the budget refused */
 	/* the last sequential boundary computed, for these looks and the
 	 * overall level it spends */
 	unsigned la_start, la_max, la_looks;
@@ -158,6 +161,7 @@ int kb_analysis_open(struct kb_store *s, int64_t exp, const char *metric,
 	*out = NULL;
 	a->s = s;
 	a->exp = exp;
+	a->budget = UINT_MAX;
 	memset(&text, 0, sizeof(text));
 	if ((ret = kb_store_experiment_get(s, exp, &a->info, err)) ||
 	    (ret = kb_store_experiment_text(s, exp, &text, err)))
@@ -225,6 +229,11 @@ const struct kb_metric_dir *kb_analysis_direction(const struct kb_analysis *a)
 	return &a->dir;
 }
 
+const struct kb_model *kb_analysis_model(const struct kb_analysis *a)
+{
+	return a->model;
+}
+
 int kb_analysis_can_sample(const struct kb_analysis *a)
 {
 	return a->ex != NULL;
@@ -255,6 +264,34 @@ void kb_analysis_on_hosts(struct kb_analysis *a,
 unsigned kb_analysis_boots_added(const struct kb_analysis *a)
 {
 	return a->added;
+}
+
+void kb_analysis_set_boot_budget(struct kb_analysis *a, unsigned n)
+{
+	a->budget = n;
+}
+
+unsigned kb_analysis_boots_left(const struct kb_analysis *a)
+{
+	if (!a->ex)
+		return 0;
+	return a->budget == UINT_MAX ? UINT_MAX
+	       : a->added >= a->budget ? 0
+				       : a->budget - a->added;
+}
+
+int kb_analysis_budget_spent(const struct kb_analysis *a)
+{
+	return a->budget_spent;
+}
+
+int kb_analysis_may_add(struct kb_analysis *a, size_t n)
+{
+	if (n <= kb_analysis_boots_left(a))
+		return 1;
+	if (a->ex)
+		a->budget_spent = 1;
+	return 0;
 }
 
 const double *kb_analysis_values(const struct kb_analysis *a, unsigned idx,
@@ -714,6 +751,8 @@ static int compare(struct kb_analysis *a, unsigned ia, unsigned ib,
 
 			if (!more_a && !more_b)
 				return 0;
+			if (!kb_analysis_may_add(a, more_a + more_b))
+				return 0; /* inconclusive: the budget says */
 			/* a round of both sides, in an order drawn for it
 			 * (seeded by the experiment and the counts, so a run
 			 * again draws the same): neither side always boots
@@ -1020,6 +1059,8 @@ int kb_analysis_compare_rounds(struct kb_analysis *a, unsigned ia,
 		while (k < next) {
 			size_t had = a->v[ia].nboots + a->v[ib].nboots;
 
+			if (!kb_analysis_may_add(a, nv))
+				goto out; /* the last look stands */
 			if ((ret = kb_analysis_add_block(a, vars, nv, &r, err)))
 				goto out;
 			k = pair_rounds(&a->v[ia], &a->v[ib], first, 0, NULL,

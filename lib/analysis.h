@@ -44,6 +44,9 @@ const struct kb_store_info *kb_analysis_info(const struct kb_analysis *a);
 const char *kb_analysis_metric(const struct kb_analysis *a);
 /* The comparison options of the experiment's matrix and metric. */
 const struct kb_compare_opts *kb_analysis_opts(const struct kb_analysis *a);
+/* The stored model of a model experiment (its time: says what a boot
+ * takes); NULL for others. */
+const struct kb_model *kb_analysis_model(const struct kb_analysis *a);
 /* Can boots be added (the executor can run again)? */
 int kb_analysis_can_sample(const struct kb_analysis *a);
 /* Answer from the boots there are: never add any (a read-only database
@@ -75,6 +78,20 @@ void kb_analysis_on_hosts(struct kb_analysis *a,
 			  void *arg);
 /* Boots added by adaptive sampling since open, failed ones included. */
 unsigned kb_analysis_boots_added(const struct kb_analysis *a);
+/*
+ * Add @n boots at most from open on (compare --adaptive and why's
+ * --max-added-boots; default: any).  A look that wants more than are
+ * left adds none: the comparison keeps its last verdict (inconclusive),
+ * and kb_analysis_budget_spent() says so.
+ */
+void kb_analysis_set_boot_budget(struct kb_analysis *a, unsigned n);
+/* Boots that may still be added (UINT_MAX: any; 0 when none can be). */
+unsigned kb_analysis_boots_left(const struct kb_analysis *a);
+/* May @n more boots be added?  0 when none can be, or when the budget
+ * has fewer left (then it counts as spent). */
+int kb_analysis_may_add(struct kb_analysis *a, size_t n);
+/* Did a comparison stop short because the budget was spent? */
+int kb_analysis_budget_spent(const struct kb_analysis *a);
 
 /* Per-boot values of variant @idx (runs averaged within each boot). */
 const double *kb_analysis_values(const struct kb_analysis *a, unsigned idx,

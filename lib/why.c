@@ -492,16 +492,22 @@ static int confirm_fresh(struct kb_analysis *a, struct kb_why *w,
 	size_t n, i, got;
 	int ret;
 
-	if (!kb_analysis_can_sample(a)) {
+	/* the rounds a confirmation takes: as many as the worst had */
+	if (!kb_analysis_values(a, bad, &got))
+		got = 0;
+	n = got > rep->boots ? got : rep->boots;
+	if (n > rep->max_boots)
+		n = rep->max_boots;
+	/* none can be added, or not enough (the boot budget): on the
+	 * run's boots, at the level for the pick */
+	if (!kb_analysis_may_add(a, 2 * n)) {
 		w->blocks = KB_WHY_BLOCKS_STORED;
+		w->budget_short = kb_analysis_can_sample(a);
 		w->alpha /= w->picked_from;
 		return 0;
 	}
 	w->blocks = KB_WHY_BLOCKS_FRESH;
 	w->set_aside = (unsigned)kb_analysis_set_aside(a, bad);
-	n = w->set_aside > rep->boots ? w->set_aside : rep->boots;
-	if (n > rep->max_boots)
-		n = rep->max_boots;
 	w->block_start = (unsigned)n;
 	for (i = 0; i < n; i++) {
 		if ((ret = kb_analysis_add_block(a, vars, 2, &r, err)))

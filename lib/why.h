@@ -128,6 +128,8 @@ struct kb_why {
 	unsigned set_aside;           /* picked and confirmed on fresh boots:
 				       * bad's boots left out (0: not) */
 	enum kb_why_blocks blocks;    /* what the comparisons were made on */
+	int budget_short;             /* STORED for the boot budget, which
+				       * had too few for a confirmation */
 	unsigned first_round;         /* fresh: the first fresh round */
 	unsigned confirm_rounds;      /* fresh: the rounds A -> B was judged
 				       * on (A and B side by side in each) */

@@ -3,6 +3,7 @@
  * notes they print, an experiment run or resumed with run's progress,
  * the boots analysis verbs add, and the commit verbs' set-up.
  */
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 #include "analysis.h"
 #include "bisect.h"
 #include "buf.h"
+#include "format.h"
+#include "mem.h"
 #include "build.h"
 #include "matrix.h"
 #include "model.h"
@@ -310,6 +313,117 @@ void cmd_analysis_boots_close(struct cmd_analysis_boots *b)
 		cmd_catch_stop(0);
 	kb_runner_free(b->r);
 	memset(b, 0, sizeof(*b));
+}
+
+/* @s as a count from 0 to 10^6 into *@out; -1 when it is not one. */
+static int parse_budget(const char *s, unsigned *out)
+{
+	unsigned v = 0;
+	const char *p;
+
+	if (!s || !*s)
+		return -1;
+	for (p = s; *p; p++) {
+		if (*p < '0' || *p > '9' || p - s >= 7)
+			return -1;
+		v = v * 10 + (unsigned)(*p - '0');
+	}
+	if (v > 1000000)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* The seconds a boot of @a takes: its model's time:, else the mean ok
+ * boot on its hosts in @s; NaN: not known. */
+static double boot_seconds(const struct kb_analysis *a, struct kb_store *s)
+{
+	const struct kb_matrix *m = kb_plan_matrix(kb_analysis_plan(a));
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store_step_times st;
+	size_t i, n = kb_matrix_nhosts(m);
+	const char **hosts;
+	double t = NAN;
+
+	if (kb_analysis_model(a)) {
+		const struct kb_model_time *mt =
+			kb_model_time(kb_analysis_model(a));
+
+		return mt->boot_s +
+		       kb_matrix_repeat(m)->runs_per_boot * mt->run_s;
+	}
+	hosts = kb_calloc(n ? n : 1, sizeof(*hosts));
+
+	for (i = 0; i < n; i++)
+		hosts[i] = kb_matrix_host(m, i)->uri;
+	if (!kb_store_host_step_times(s, hosts, n, &st, &err) && st.nboots)
+		t = st.boot_s;
+	free(hosts);
+	return t;
+}
+
+/* A yes from the terminal to "@question [y/N] "? */
+static int ask_yes(const char *question)
+{
+	char line[16];
+
+	fprintf(stderr, "%s [y/N] ", question);
+	fflush(stderr);
+	if (!fgets(line, sizeof(line), stdin))
+		return 0;
+	return line[0] == 'y' || line[0] == 'Y';
+}
+
+int cmd_analysis_budget(struct kb_analysis *a, struct kb_store *s,
+			const char *verb, size_t bound, const char *max_added)
+{
+	unsigned n = bound > 1000000 ? 1000000 : (unsigned)bound, given = 0;
+	double t;
+	char cost[160];
+
+	if (max_added && parse_budget(max_added, &given))
+		return cmd_usage_error(verb,
+				       "--max-added-boots '%s' is not a number of boots from 0 to 1000000",
+				       max_added);
+	if (max_added && given < n)
+		n = given;
+	kb_analysis_set_boot_budget(a, n);
+	if (!kb_analysis_can_sample(a))
+		return 0;
+	t = boot_seconds(a, s);
+	if (kb_analysis_model(a) && t == 0)
+		snprintf(cost, sizeof(cost), " (at once: the model has no time:)");
+	else if (kb_analysis_model(a))
+		snprintf(cost, sizeof(cost), ", up to %s (the model's time:, in real time unless KBISECT_MODEL_TIME_SCALE says)",
+			 kb_format_duration(t * n).s);
+	else if (t == t)
+		snprintf(cost, sizeof(cost), ", up to %s (%s a boot on these hosts so far)",
+			 kb_format_duration(t * n).s,
+			 kb_format_duration(t).s);
+	else
+		snprintf(cost, sizeof(cost), " (their time is not known: no boot on these hosts is stored)");
+	fprintf(stderr, "kbisect: %s may add up to %u boot%s%s; %s\n", verb, n,
+		n == 1 ? "" : "s", cost,
+		max_added ? "--max-added-boots caps it"
+			  : "--max-added-boots N caps it, --no-boots adds none");
+	/* boots that take time (or may): asked first on a terminal */
+	if (!max_added && n > CMD_ASK_BOOTS && t != 0 &&
+	    isatty(STDIN_FILENO) && isatty(STDERR_FILENO) &&
+	    !ask_yes("add them?")) {
+		fprintf(stderr, "kbisect: adding no boots: %s answers from the stored ones\n",
+			verb);
+		kb_analysis_no_sampling(a);
+	}
+	return 0;
+}
+
+void cmd_analysis_budget_note(const struct kb_analysis *a, const char *verb)
+{
+	if (kb_analysis_budget_spent(a))
+		fprintf(stderr,
+			"kbisect: note: %s stopped adding boots at its budget of %u (%u added) with comparisons undecided: a larger --max-added-boots would settle them\n",
+			verb, kb_analysis_boots_added(a) + kb_analysis_boots_left(a),
+			kb_analysis_boots_added(a));
 }
 
 int cmd_analysis_boots_fail(const struct cmd_analysis_boots *b,

@@ -86,6 +86,24 @@ int cmd_analysis_boots_open(struct cmd_analysis_boots *b,
 			    struct kb_err *err);
 void cmd_analysis_boots_close(struct cmd_analysis_boots *b);
 /*
+ * Before analysis verb @verb adds boots to @a: the most it may add, @bound
+ * (or --max-added-boots @max_added when given: a number from 0), is set
+ * as @a's budget and said on stderr with the time so many boots may take
+ * (the mean boot on the experiment's hosts in @s, when there are some).
+ * On a terminal, without --max-added-boots, it asks before more than
+ * CMD_ASK_BOOTS that take time (a model without time: takes none); an
+ * answer other than yes adds none (kb_analysis_no_sampling: the verb
+ * answers from the stored boots, as with --no-boots).  Returns 0, or the usage error's exit status
+ * (2) for a bad @max_added.
+ */
+#define CMD_ASK_BOOTS 20
+int cmd_analysis_budget(struct kb_analysis *a, struct kb_store *s,
+			const char *verb, size_t bound, const char *max_added);
+/* After the verb: when the budget stopped a comparison short, say that
+ * a larger --max-added-boots would settle it (on stderr). */
+void cmd_analysis_budget_note(const struct kb_analysis *a, const char *verb);
+
+/*
  * Report @err as cmd_fail() does; after a stop (a real boot interrupted),
  * say that the boots that ended are stored and return 128 + the signal.
  */

@@ -57,7 +57,22 @@ static void print_pairing(const struct kb_comparison *c)
 struct compare_args {
 	struct kb_args common; /* first: CMD_ARGS */
 	int adaptive;
+	const char *max_added;
 };
+
+/* The boots --adaptive may add: both sides to repeat.max_boots. */
+static size_t adaptive_bound(const struct kb_analysis *a, int ia, int ib)
+{
+	unsigned max = kb_matrix_repeat(kb_plan_matrix(kb_analysis_plan(a)))
+			       ->max_boots;
+	size_t na = 0, nb = 0;
+
+	if (!kb_analysis_values(a, (unsigned)ia, &na))
+		na = 0;
+	if (!kb_analysis_values(a, (unsigned)ib, &nb))
+		nb = 0;
+	return (na < max ? max - na : 0) + (nb < max ? max - nb : 0);
+}
 
 /* Whether a comparison of #@ia with #@ib involves the baseline and the
  * experiment has a sentinel that is neither: its A/A is then said. */
@@ -71,6 +86,8 @@ static int baseline_aa(const struct kb_analysis *a, int ia, int ib)
 static const struct kb_opt compare_opts[] = {
 	KB_OPT_BOOL(struct compare_args, adaptive, 0, "adaptive",
 		    "boot inconclusive variants again, up to repeat.max_boots: on the stored model, or through libvirt on the matrix's hosts for real experiments (exit 2 for other executors)"),
+	KB_OPT_STRING(struct compare_args, max_added, 0, "max-added-boots", "N",
+		      "--adaptive adds N boots at most (0: none); the comparison stays inconclusive when they do not decide"),
 	KB_OPT_DB,
 	KB_OPT_JSON("print the comparison as JSON"),
 	KB_OPT_END,
@@ -103,7 +120,11 @@ const struct cmd cmd_compare_entry = {
 		"--adaptive looks again after added rounds: each look then decides at\n"
 		"a level calibrated for its test, which keeps false alarms at alpha,\n"
 		"and from half of repeat.max_boots it stops, inconclusive, when even\n"
-		"max_boots would not decide (futility).\n"
+		"max_boots would not decide (futility).  Before the first boot it\n"
+		"says on stderr how many it may add (both sides to max_boots, or\n"
+		"--max-added-boots N) and how long they may take (the mean boot on\n"
+		"the experiment's hosts); on a terminal it asks before more than\n"
+		"20 unless --max-added-boots is given.\n"
 		"\n"
 		"After the metrics, the guest's monitors (workload.monitors) that\n"
 		"changed: Welch's t test per monitor, Holm over them, each side's mean\n"
@@ -166,6 +187,15 @@ static int cmd_compare(const struct kb_args *args)
 	 * one opened now (never silently none) */
 	if (adaptive && (ret = cmd_analysis_boots_open(&boots, a, s, &err)))
 		goto fail;
+	if (o->max_added && !adaptive) {
+		ret = cmd_usage_error("compare",
+				      "--max-added-boots caps what --adaptive adds: give --adaptive too");
+		goto out;
+	}
+	if (adaptive &&
+	    (ret = cmd_analysis_budget(a, s, "compare --adaptive",
+				       adaptive_bound(a, ia, ib), o->max_added)))
+		goto out;
 	if ((ret = kb_store_metrics(s, kb_analysis_info(a)->id, &metrics,
 				    &nmetrics, &err)))
 		goto fail;
@@ -315,6 +345,8 @@ static int cmd_compare(const struct kb_args *args)
 						NULL, &err)))
 			goto fail;
 	}
+	if (adaptive)
+		cmd_analysis_budget_note(a, "compare --adaptive");
 	ret = 0;
 	goto out;
 fail:

@@ -55,13 +55,16 @@ static void blocks_note(const struct kb_why *w, struct kb_buf *out)
 			    w->fresh_rounds);
 		break;
 	case KB_WHY_BLOCKS_STORED:
+		kb_buf_adds(out, w->budget_short
+					 ? "analysis from stored data only (the boot budget, --max-added-boots, has too few for a confirmation in fresh rounds)"
+					 : "analysis from stored data only (no boots can be added)");
 		if (w->run_rounds)
 			kb_buf_addf(out,
-				    "analysis from stored data only (no boots can be added): the comparison is against the run's boots, in its %u rounds, and may carry drift",
+				    ": the comparison is against the run's boots, in its %u rounds, and may carry drift",
 				    w->run_rounds);
 		else
 			kb_buf_adds(out,
-				    "analysis from stored data only (no boots can be added): the comparison is against the run's boots, in the sequential order, and may carry drift");
+				    ": the comparison is against the run's boots, in the sequential order, and may carry drift");
 		break;
 	case KB_WHY_BLOCKS_GIVEN:
 		kb_buf_addf(out,
@@ -384,6 +387,7 @@ struct why_args {
 	struct kb_args common; /* first: CMD_ARGS */
 	const char *good;
 	const char *bad;
+	const char *max_added;
 	int no_boots;
 };
 
@@ -394,6 +398,8 @@ static const struct kb_opt why_opts[] = {
 		      "the bad variant (default: the worst)"),
 	KB_OPT_BOOL(struct why_args, no_boots, 0, "no-boots",
 		    "add no boots: answer from the stored ones (the worst is then tested at alpha over the variants it was picked from)"),
+	KB_OPT_STRING(struct why_args, max_added, 0, "max-added-boots", "N",
+		      "add N boots at most (default: every variant to repeat.max_boots, as plan says; 0: none); comparisons they do not decide stay inconclusive"),
 	KB_OPT_DB,
 	KB_OPT_JSON("print the explanation as JSON"),
 	KB_OPT_END,
@@ -433,6 +439,12 @@ const struct cmd cmd_why_entry = {
 		"inconclusive comparisons get more rounds, up to repeat.max_boots.\n"
 		"The answer says how many rounds, or why it used none (then its\n"
 		"comparisons are on the run's boots and may carry drift).\n"
+		"Before the first boot it says on stderr how many it may add (every\n"
+		"variant to repeat.max_boots, the figure plan prints, or\n"
+		"--max-added-boots N) and how long they may take (the mean boot on\n"
+		"the experiment's hosts); on a terminal it asks before more than 20\n"
+		"unless --max-added-boots is given.  A budget too small for the\n"
+		"confirmation answers on the run's boots, as --no-boots.\n"
 		"Model experiments boot on their stored model;\n"
 		"real ones (executor libvirt) as `run` boots them, over every host of\n"
 		"the stored matrix (kbisect-* guests of a dead owner destroyed first;\n"
@@ -478,8 +490,15 @@ static int cmd_why(const struct kb_args *args)
 	if (kb_store_read_only(s) || o->no_boots) {
 		kb_analysis_no_sampling(a);
 	} else if (kb_analysis_can_sample(a) || !strcmp(exe, "libvirt")) {
+		const struct kb_plan *p = kb_analysis_plan(a);
+
 		if ((ret = cmd_analysis_boots_open(&boots, a, s, &err)))
 			goto fail;
+		if ((ret = cmd_analysis_budget(a, s, "why",
+					       kb_plan_max_boots(p) -
+						       kb_plan_nboots(p),
+					       o->max_added)))
+			goto out;
 	} else {
 		fprintf(stderr,
 			"kbisect: note: experiment %lld ran on the '%s' executor, which cannot boot again: answering from the stored boots\n",
@@ -495,6 +514,7 @@ static int cmd_why(const struct kb_args *args)
 		why_json(a, &w);
 	else
 		why_text(a, &w);
+	cmd_analysis_budget_note(a, "why");
 	ret = 0;
 	goto out;
 fail:
