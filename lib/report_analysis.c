@@ -652,7 +652,7 @@ static void why_answer(struct rep *r, const struct kb_why *w)
 			kb_buf_adds(b, ".</p>\n");
 		}
 		why_sets(r, w);
-		rep_note(b, "More boots (repeat.max_boots: kbisect why %lld adds them), or a design that measures the missing sets, would tell.",
+		rep_note(b, "What would settle it: more boots (repeat.max_boots: kbisect why %lld adds them), or a design that measures the missing sets.",
 			 (long long)r->exp);
 		return;
 	default:

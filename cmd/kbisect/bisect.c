@@ -115,9 +115,8 @@ static void print_unsettled(const struct kb_bisect_result *r,
 		printf("%zu of those probes could not be measured (skip)\n",
 		       r->nskipped);
 	if (rest && r->settle_boots)
-		printf("about %u rounds per probe, each with both ends (repeat.max_boots is %u), %u more boots in all, would likely settle %s\n",
-		       r->settle_boots, max_boots, r->more_boots,
-		       rest == 1 ? "it" : "them");
+		printf("what would settle it: about %u rounds per probe, each with both ends (repeat.max_boots is %u), %u more boots in all\n",
+		       r->settle_boots, max_boots, r->more_boots);
 }
 
 /* A rerun answered from the stored bisection: say so, once. */
@@ -226,9 +225,11 @@ static void print_text(const struct kb_bisect_result *r, const char *metric,
 					      r->culprits[i].group)
 				grouped = 1;
 	if (r->minimal && !r->nunresolved)
-		printf("\nculprits%s (a 1-minimal set of the changes: each is needed):\n",
+		printf("\nculprits%s (a 1-minimal set of the changes: %s):\n",
 		       r->complete ? ""
-				   : " (INCOMPLETE: the probe limit was reached)");
+				   : " (INCOMPLETE: the probe limit was reached)",
+		       r->nculprits > 1 ? "needed together, no smaller set reproduces it"
+					: "it alone reproduces it");
 	else if (r->minimal)
 		printf("\nculprits%s (a 1-minimal set of the change groups: each group is needed; a group of several options is one unresolved change):\n",
 		       r->complete ? ""

@@ -325,7 +325,7 @@ static void why_text(const struct kb_analysis *a, const struct kb_why *w)
 			printf(".\n");
 		}
 		print_sets(a, w);
-		printf("\nMore boots (repeat.max_boots), or a design that measures the missing sets, would tell.\n");
+		printf("\nWhat would settle it: more boots (repeat.max_boots, or a larger --max-added-boots), or a design that measures the missing sets.\n");
 		goto done;
 	}
 	printf("%zu of the %zu differing factor%s explain%s it: ", w->nculprits,
@@ -341,9 +341,8 @@ static void why_text(const struct kb_analysis *a, const struct kb_why *w)
 		       w->nculprits == 1 ? "that change" : "those changes",
 		       w->bad);
 	else if (w->nculprits > 1)
-		printf("\n(%s needed: no smaller set of these changes makes #%u as bad as #%u)\n",
-		       w->nculprits == 2 ? "both are" : "all are", w->good,
-		       w->bad);
+		printf("\n(needed together: no smaller set of these changes makes #%u as bad as #%u)\n",
+		       w->good, w->bad);
 	else
 		printf("\n");
 	for (i = 0; i < w->nculprits; i++) {
