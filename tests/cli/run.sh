@@ -395,10 +395,11 @@ check "sqlite3 -readonly reads every view ($(echo $views | wc -w) of them)" $([ 
 	echo "$views" | grep -qx v_verdicts && echo "$views" | grep -qx v_effects &&
 	echo "$views" | grep -qx v_why; echo $?)
 run sqlite3 -readonly -separator '|' "$T/browse.db" "select variant_idx, variant, change_pct, ci_low_pct, ci_high_pct, p, verdict from v_verdicts where experiment_id = 1"
-check "v_verdicts: a verdict for each of the 7 variants, by label, rounded" $([ $rc -eq 0 ] &&
-	[ "$(wc -l <"$T/out")" = 7 ] && ! grep -q '||' "$T/out" &&
+check "v_verdicts: the baseline and a verdict for each of the 7 others, by label, rounded" $([ $rc -eq 0 ] &&
+	[ "$(wc -l <"$T/out")" = 8 ] && [ "$(grep -v '^0|' "$T/out" | grep -c '||')" = 0 ] &&
+	has "^0|PARAVIRT_SPINLOCKS=n DEBUG_SPINLOCK=n DEBUG_KMEMLEAK=n|||||baseline$" "$T/out" &&
 	has "^1|PARAVIRT_SPINLOCKS=n DEBUG_SPINLOCK=n DEBUG_KMEMLEAK=y|-94.0|-94.4|-93.7|2.21e-05|regression$" "$T/out" &&
-	awk -F'|' '$3 !~ /^-?[0-9]+\.[0-9]$/ || $4 !~ /^-?[0-9]+\.[0-9]$/ || $5 !~ /^-?[0-9]+\.[0-9]$/ || length($6) > 8 { bad = 1 } END { exit bad }' "$T/out"; echo $?)
+	awk -F'|' '$7 != "baseline" && ($3 !~ /^-?[0-9]+\.[0-9]$/ || $4 !~ /^-?[0-9]+\.[0-9]$/ || $5 !~ /^-?[0-9]+\.[0-9]$/ || length($6) > 8) { bad = 1 } END { exit bad }' "$T/out"; echo $?)
 run sqlite3 -readonly -separator '|' "$T/browse.db" "select effect, change_pct, significant from v_effects where experiment_id = 1"
 check "v_effects: the effects by name, rounded, with their call" $([ $rc -eq 0 ] &&
 	has "^DEBUG_KMEMLEAK|-[0-9]*\.[0-9]|1$" "$T/out" &&

@@ -142,7 +142,7 @@ while [ $i -lt 50 ] && ! grep -q "experiment $id: [0-9]* verdicts stored" "$LOG"
 done
 check "the daemon stored a verdict for each of the $((VARIANTS - 1)) variants (v_verdicts)" \
 	$(grep -q "experiment $id: $((VARIANTS - 1)) verdicts stored" "$LOG" &&
-	[ "$(q "select count(*) from v_verdicts where experiment_id = $id and verdict is not null")" -eq $((VARIANTS - 1)) ]; echo $?)
+	[ "$(q "select count(*) from v_verdicts where experiment_id = $id and verdict not in ('baseline', 'not compared')")" -eq $((VARIANTS - 1)) ]; echo $?)
 
 bad=$(q "select count(*) from (select v.idx, count(b.id) n,
 	(select count(*) from samples s join boots b2 on b2.id = s.boot_id

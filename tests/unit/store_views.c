@@ -201,7 +201,7 @@ static const struct {
 	{ "v_verdicts",
 	  "experiment_id experiment variant_idx variant baseline metric"
 	  " change_pct ci_low_pct ci_high_pct p verdict test decided_at",
-	  3 },
+	  5 }, /* 3 compared, the baseline, 1 not compared */
 	{ "v_effects",
 	  "experiment_id experiment metric kind effect change_pct ci_low_pct"
 	  " ci_high_pct p p_holm significant detail estimated_at",
@@ -477,9 +477,15 @@ static void test_store_views__verdicts_by_label_rounded_and_kept(
 	f->s = NULL;
 
 	db = raw_open(f->db); /* read-only, as a browser of the file */
-	assert_true(raw_real(db, "SELECT count(*) FROM v_verdicts") == 3);
+	/* the baseline and its 3 others, each compared */
+	assert_true(raw_real(db, "SELECT count(*) FROM v_verdicts") == 4);
 	assert_true(raw_real(db, "SELECT count(*) FROM v_verdicts"
-				 " WHERE verdict IS NULL") == 0);
+				 " WHERE verdict IS NULL"
+				 " OR verdict = 'not compared'") == 0);
+	text = raw_text(db, "SELECT verdict FROM v_verdicts"
+			    " WHERE variant_idx = 0");
+	assert_string_equal(text, "baseline");
+	free(text);
 	assert_true(raw_real(db, "SELECT count(*) FROM v_variant_change"
 				 " WHERE metric = 'ops_per_s' AND variant_idx > 0"
 				 " AND compare_verdict IS NULL") == 0);
