@@ -12,6 +12,7 @@
 
 #include "kbisect.h"
 #include "boots.h"
+#include "open.h"
 #include "analysis.h"
 #include "bisect.h"
 #include "buf.h"
@@ -315,25 +316,6 @@ void cmd_analysis_boots_close(struct cmd_analysis_boots *b)
 	memset(b, 0, sizeof(*b));
 }
 
-/* @s as a count from 0 to 10^6 into *@out; -1 when it is not one. */
-static int parse_budget(const char *s, unsigned *out)
-{
-	unsigned v = 0;
-	const char *p;
-
-	if (!s || !*s)
-		return -1;
-	for (p = s; *p; p++) {
-		if (*p < '0' || *p > '9' || p - s >= 7)
-			return -1;
-		v = v * 10 + (unsigned)(*p - '0');
-	}
-	if (v > 1000000)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* The seconds a boot of @a takes: its model's time:, else the mean ok
  * boot on its hosts in @s; NaN: not known. */
 static double boot_seconds(const struct kb_analysis *a, struct kb_store *s)
@@ -377,16 +359,17 @@ static int ask_yes(const char *question)
 int cmd_analysis_budget(struct kb_analysis *a, struct kb_store *s,
 			const char *verb, size_t bound, const char *max_added)
 {
-	unsigned n = bound > 1000000 ? 1000000 : (unsigned)bound, given = 0;
+	unsigned n = bound > 1000000 ? 1000000 : (unsigned)bound;
+	unsigned long long given = 0;
 	double t;
 	char cost[160];
 
-	if (max_added && parse_budget(max_added, &given))
+	if (max_added && cmd_parse_count(max_added, 0, 1000000, &given))
 		return cmd_usage_error(verb,
 				       "--max-added-boots '%s' is not a number of boots from 0 to 1000000",
 				       max_added);
 	if (max_added && given < n)
-		n = given;
+		n = (unsigned)given;
 	kb_analysis_set_boot_budget(a, n);
 	if (!kb_analysis_can_sample(a))
 		return 0;

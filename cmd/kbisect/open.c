@@ -264,8 +264,8 @@ void cmd_plan_report_dropped(const struct kb_plan *p, FILE *out)
 		kb_plan_nbuilds(p) == 1 ? "" : "s");
 }
 
-/* @s as a count from 1 to 10^15 into *@out; -1 when it is not one. */
-static int parse_count(const char *s, unsigned long long *out)
+int cmd_parse_count(const char *s, unsigned long long min,
+		    unsigned long long max, unsigned long long *out)
 {
 	unsigned long long v = 0;
 	const char *p;
@@ -277,7 +277,7 @@ static int parse_count(const char *s, unsigned long long *out)
 			return -1;
 		v = v * 10 + (unsigned long long)(*p - '0');
 	}
-	if (v == 0)
+	if (v < min || v > max)
 		return -1;
 	*out = v;
 	return 0;
@@ -288,11 +288,11 @@ int cmd_plan_limits(const char *verb, const struct kb_args *a,
 {
 	struct kb_plan_limits l = KB_PLAN_LIMITS_INIT;
 
-	if (a->max_boots && parse_count(a->max_boots, &l.max_boots))
+	if (a->max_boots && cmd_parse_count(a->max_boots, 1, KB_COUNT_MAX, &l.max_boots))
 		return cmd_usage_error(verb,
 				       "--max-boots '%s' is not a number of boots from 1",
 				       a->max_boots);
-	if (a->max_samples && parse_count(a->max_samples, &l.max_samples))
+	if (a->max_samples && cmd_parse_count(a->max_samples, 1, KB_COUNT_MAX, &l.max_samples))
 		return cmd_usage_error(verb,
 				       "--max-samples '%s' is not a number of samples from 1",
 				       a->max_samples);

@@ -41,6 +41,11 @@ int cmd_open_store(const char *path, struct kb_store **out,
  * find where they can; neither creates a database. */
 int cmd_open_store_as(const char *path, enum kb_store_access access,
 		      struct kb_store **out, struct kb_err *err);
+/* @s as a count (decimal digits, at most 15) from @min to @max into
+ * *@out; -1 when it is not one. */
+#define KB_COUNT_MAX 999999999999999ULL
+int cmd_parse_count(const char *s, unsigned long long min,
+		    unsigned long long max, unsigned long long *out);
 /* Parse an experiment id, a whole number from 1 to INT64_MAX; returns 0
  * or -1 (bad input, exit status 2). */
 int cmd_parse_id(const char *s, int64_t *out);
