@@ -323,7 +323,6 @@ static double boot_seconds(const struct kb_analysis *a, struct kb_store *s)
 	const struct kb_matrix *m = kb_plan_matrix(kb_analysis_plan(a));
 	struct kb_err err = KB_ERR_INIT;
 	struct kb_store_step_times st;
-	size_t i, n = kb_matrix_nhosts(m);
 	const char **hosts;
 	double t = NAN;
 
@@ -334,11 +333,10 @@ static double boot_seconds(const struct kb_analysis *a, struct kb_store *s)
 		return mt->boot_s +
 		       kb_matrix_repeat(m)->runs_per_boot * mt->run_s;
 	}
-	hosts = kb_calloc(n ? n : 1, sizeof(*hosts));
-
-	for (i = 0; i < n; i++)
-		hosts[i] = kb_matrix_host(m, i)->uri;
-	if (!kb_store_host_step_times(s, hosts, n, &st, &err) && st.nboots)
+	hosts = cmd_host_uris(m);
+	if (!kb_store_host_step_times(s, hosts, kb_matrix_nhosts(m), &st,
+				      &err) &&
+	    st.nboots)
 		t = st.boot_s;
 	free(hosts);
 	return t;

@@ -16,6 +16,7 @@
 #include "analysis.h"
 #include "kconfig.h"
 #include "matrix.h"
+#include "mem.h"
 #include "paths.h"
 #include "plan.h"
 #include "protocol.h"
@@ -262,6 +263,16 @@ void cmd_plan_report_dropped(const struct kb_plan *p, FILE *out)
 	fprintf(out, "  %zu variant%s, %zu distinct build%s\n", n,
 		n == 1 ? "" : "s", kb_plan_nbuilds(p),
 		kb_plan_nbuilds(p) == 1 ? "" : "s");
+}
+
+const char **cmd_host_uris(const struct kb_matrix *m)
+{
+	size_t i, n = kb_matrix_nhosts(m);
+	const char **hosts = kb_calloc(n ? n : 1, sizeof(*hosts));
+
+	for (i = 0; i < n; i++)
+		hosts[i] = kb_matrix_host(m, i)->uri;
+	return hosts;
 }
 
 int cmd_parse_count(const char *s, unsigned long long min,

@@ -41,6 +41,9 @@ int cmd_open_store(const char *path, struct kb_store **out,
  * find where they can; neither creates a database. */
 int cmd_open_store_as(const char *path, enum kb_store_access access,
 		      struct kb_store **out, struct kb_err *err);
+/* The URIs of @m's hosts, in order (kb_matrix_nhosts of them; the
+ * strings are @m's): the caller frees the array. */
+const char **cmd_host_uris(const struct kb_matrix *m);
 /* @s as a count (decimal digits, at most 15) from @min to @max into
  * *@out; -1 when it is not one. */
 #define KB_COUNT_MAX 999999999999999ULL

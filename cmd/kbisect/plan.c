@@ -168,15 +168,6 @@ static void aliases_json(struct kb_json *j, const struct kb_plan *p)
 
 /* The URIs of @m's hosts, an array of kb_matrix_nhosts() the caller
  * frees (the strings are @m's): what the store's per-host reads take. */
-static const char **host_uris(const struct kb_matrix *m)
-{
-	size_t i, n = kb_matrix_nhosts(m);
-	const char **hosts = kb_calloc(n ? n : 1, sizeof(*hosts));
-
-	for (i = 0; i < n; i++)
-		hosts[i] = kb_matrix_host(m, i)->uri;
-	return hosts;
-}
 
 /* ---- what a run costs --------------------------------------------------- */
 
@@ -216,7 +207,7 @@ static int plan_cost(const struct kb_plan *p, const struct kb_model *model,
 
 		if ((ret = cmd_open_store_as(db, KB_STORE_READ_ONLY, &s, err)))
 			return ret;
-		hosts = host_uris(m);
+		hosts = cmd_host_uris(m);
 		ret = kb_store_host_step_times(s, hosts, nh, &st, err);
 		free(hosts);
 		kb_store_close(s);
@@ -344,7 +335,7 @@ static int expected_noise(const struct kb_matrix *m, const char *model,
 	}
 	if ((ret = cmd_open_store_as(db, KB_STORE_READ_ONLY, &s, err)))
 		return ret;
-	hosts = host_uris(m);
+	hosts = cmd_host_uris(m);
 	ret = kb_store_host_noise(s, hosts, nh, metric, &noise, err);
 	free(hosts);
 	kb_store_close(s);
