@@ -58,19 +58,9 @@ static void values(const struct kb_monitor_row *r, size_t n,
 /* Welch's two-sided t test of the means of @a and @b. */
 static double welch(const struct kb_summary *a, const struct kb_summary *b)
 {
-	double va, vb, se2, t, df;
+	double lo, hi;
 
-	if (a->n < 2 || b->n < 2)
-		return NAN;
-	va = a->stddev * a->stddev / (double)a->n;
-	vb = b->stddev * b->stddev / (double)b->n;
-	se2 = va + vb;
-	if (se2 == 0)
-		return a->mean == b->mean ? 1.0 : 0.0;
-	t = (b->mean - a->mean) / sqrt(se2);
-	df = se2 * se2 / (va * va / (double)(a->n - 1) +
-			  vb * vb / (double)(b->n - 1));
-	return 2 * kb_stats_t_cdf(-fabs(t), df);
+	return kb_stats_welch_test(a, b, 0.95, &lo, &hi);
 }
 
 static int by_result(const void *x, const void *y)

@@ -183,6 +183,21 @@ double kb_stats_log_ratio_test(const double *a, size_t na, const double *b,
 			       double *hi, double *se, double *df);
 
 /*
+ * Welch's t test of the difference of two means, mean(b) - mean(a), from
+ * the samples' summaries (kb_stats_summary()), two-sided: returns its
+ * p-value and sets *@lo and *@hi to the interval of the difference at
+ * @level (e.g. 0.95), in the values' own units, so that p < 1 - @level
+ * exactly when the interval excludes 0.  For values that may be 0 or
+ * negative (a share of samples, a counter), where the log-ratio test
+ * cannot go.  NaN everywhere when a side has fewer than 2 values; with no
+ * spread on either side p is 1 for equal means, else 0, and the interval
+ * is the difference itself.
+ */
+double kb_stats_welch_test(const struct kb_summary *a,
+			   const struct kb_summary *b, double level,
+			   double *lo, double *hi);
+
+/*
  * Pocock's group-sequential boundary for looks at information levels
  * @info[0..k) (increasing; any scale: for two samples of n boots each,
  * n itself): the nominal two-sided level alpha' that each look tests at,
