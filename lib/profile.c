@@ -182,3 +182,11 @@ out:
 	kb_profile_stacks_free(got, ngot);
 	return ret;
 }
+
+int kb_profile_stack_check(const char *stack, const char **why)
+{
+	char *s = stack_of(stack, strlen(stack), why);
+
+	free(s);
+	return s ? 0 : -1;
+}

@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,10 +101,53 @@ static void test_profile__malformed_is_refused_untouched(void **state)
 	kb_profile_stacks_free(v, n);
 }
 
+/* Every corpus file must parse or be refused with the file's name. */
+static void test_profile__fuzz_corpus_replays(void **state)
+{
+	const char *dir = "tests/fuzz/corpus/profile";
+	struct dirent *de;
+	size_t ok = 0, bad = 0;
+	DIR *d = opendir(dir);
+
+	(void)state;
+	if (!d)
+		fail_msg("cannot open '%s' (run from the top of the checkout)",
+			 dir);
+	while ((de = readdir(d))) {
+		struct kb_buf b = KB_BUF_INIT;
+		struct kb_err err = KB_ERR_INIT;
+		struct kb_profile_stack *v = NULL;
+		size_t n = 0;
+		char path[512];
+		int ret;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (kb_buf_read_file(&b, path, 1 << 24, &err))
+			fail_msg("%s", err.msg);
+		ret = kb_profile_parse_buffer(b.buf, b.len, path, 1, &v, &n,
+					      &err);
+		if (ret == 0) {
+			ok++;
+		} else {
+			assert_int_equal(ret, KB_EINPUT);
+			assert_int_equal(strncmp(err.msg, path, strlen(path)), 0);
+			assert_null(v);
+			bad++;
+		}
+		kb_profile_stacks_free(v, n);
+		kb_buf_release(&b);
+	}
+	closedir(d);
+	assert_true(ok >= 2 && bad >= 3);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_profile__folds_sorts_and_sums),
 	cmocka_unit_test(test_profile__deep_stack_keeps_innermost_frames),
 	cmocka_unit_test(test_profile__malformed_is_refused_untouched),
+	cmocka_unit_test(test_profile__fuzz_corpus_replays),
 };
 
 KB_TEST_MAIN(tests)
