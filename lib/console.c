@@ -23,6 +23,7 @@
 #include "matrix.h"
 #include "mem.h"
 #include "monitor.h"
+#include "profile.h"
 #include "variant.h"
 #include "banned.h"
 
@@ -30,6 +31,13 @@
 #define JUDGE_TAIL_LINES 50
 #define PANIC_TEXT "Kernel panic - not syncing"
 #define PREFIX "KBISECT-"
+
+/* What a frame carries. */
+enum side {
+	SIDE_RESULT,   /* KBISECT-BEGIN: the run's result */
+	SIDE_MONITORS, /* KBISECT-MONITORS (lib/monitor.h) */
+	SIDE_PROFILE,  /* KBISECT-PROFILE (lib/profile.h) */
+};
 
 enum mode {
 	LINES,    /* between frames */
@@ -51,7 +59,7 @@ struct kb_console {
 	int line_split; /* the current line continues a split long line */
 
 	enum mode mode;
-	int monitors_frame; /* the frame being read is a monitors frame */
+	enum side side;     /* what the frame being read is */
 	unsigned run;       /* of the frame being read */
 	size_t want;        /* its announced length */
 	uint32_t want_crc;  /* its announced checksum */
@@ -62,6 +70,8 @@ struct kb_console {
 	struct kb_console_frame *frames;
 	size_t nmonitors;   /* monitors frames, at most one per run */
 	struct kb_console_frame *monitors;
+	size_t nprofiles;   /* profile frames, at most one per run */
+	struct kb_console_frame *profiles;
 
 	struct kb_buf tail;
 };
@@ -114,6 +124,9 @@ void kb_console_free(struct kb_console *c)
 	for (i = 0; i < c->nmonitors; i++)
 		free((char *)c->monitors[i].data);
 	free(c->monitors);
+	for (i = 0; i < c->nprofiles; i++)
+		free((char *)c->profiles[i].data);
+	free(c->profiles);
 	free(c->reason);
 	kb_buf_release(&c->payload);
 	kb_buf_release(&c->tail);
@@ -195,13 +208,35 @@ static int hex32(const char *s, uint32_t *out)
 	return 0;
 }
 
-/* A BEGIN line (@monitors 0) or a MONITORS line (1). */
-static void on_begin(struct kb_console *c, const char *args, const char *line,
-		     int monitors)
+static const char *const side_names[] = { "frame", "monitors frame",
+					  "profile frame" };
+
+/* The frames of side @side read so far, and their count. */
+static struct kb_console_frame **side_frames(struct kb_console *c,
+					     enum side side, size_t **n)
 {
-	const char *what = monitors ? "monitors frame" : "frame";
+	switch (side) {
+	case SIDE_MONITORS:
+		*n = &c->nmonitors;
+		return &c->monitors;
+	case SIDE_PROFILE:
+		*n = &c->nprofiles;
+		return &c->profiles;
+	case SIDE_RESULT:
+		break;
+	}
+	*n = &c->nframes;
+	return &c->frames;
+}
+
+/* A BEGIN line (@side SIDE_RESULT), a MONITORS or a PROFILE line. */
+static void on_begin(struct kb_console *c, const char *args, const char *line,
+		     enum side side)
+{
+	const char *what = side_names[side];
+	struct kb_console_frame **v;
 	char q[96];
-	size_t run, len;
+	size_t run, len, *n;
 	uint32_t crc;
 
 	quote(q, sizeof(q), line);
@@ -218,9 +253,9 @@ static void on_begin(struct kb_console *c, const char *args, const char *line,
 		    c->nframes + 1, c->runs);
 		return;
 	}
-	if (monitors && c->nmonitors &&
-	    c->monitors[c->nmonitors - 1].run == run) {
-		bad(c, "a second monitors frame for run %zu", run);
+	v = side_frames(c, side, &n);
+	if (side != SIDE_RESULT && *n && (*v)[*n - 1].run == run) {
+		bad(c, "a second %s for run %zu", what, run);
 		return;
 	}
 	if (len == 0 || len > KB_CONSOLE_MAX_FRAME) {
@@ -229,7 +264,7 @@ static void on_begin(struct kb_console *c, const char *args, const char *line,
 		return;
 	}
 	c->mode = PAYLOAD;
-	c->monitors_frame = monitors;
+	c->side = side;
 	c->run = (unsigned)run;
 	c->want = len;
 	c->want_crc = crc;
@@ -239,8 +274,8 @@ static void on_begin(struct kb_console *c, const char *args, const char *line,
 
 static void on_end(struct kb_console *c, const char *args)
 {
-	struct kb_console_frame *f;
-	size_t run;
+	struct kb_console_frame *f, **v;
+	size_t run, *n;
 
 	if (c->mode != WANT_END) {
 		bad(c, "KBISECT-END without a frame");
@@ -250,15 +285,9 @@ static void on_end(struct kb_console *c, const char *args)
 		bad(c, "frame for run %u ends with a wrong END line", c->run);
 		return;
 	}
-	if (c->monitors_frame) {
-		c->monitors = kb_reallocarray(c->monitors, c->nmonitors + 1,
-					      sizeof(*c->monitors));
-		f = &c->monitors[c->nmonitors++];
-	} else {
-		c->frames = kb_reallocarray(c->frames, c->nframes + 1,
-					    sizeof(*c->frames));
-		f = &c->frames[c->nframes++];
-	}
+	v = side_frames(c, c->side, &n);
+	*v = kb_reallocarray(*v, *n + 1, sizeof(**v));
+	f = &(*v)[(*n)++];
 	f->run = c->run;
 	f->len = c->payload.len;
 	f->data = kb_buf_detach(&c->payload);
@@ -306,9 +335,11 @@ static void on_line(struct kb_console *c, const char *line)
 		c->started = 1;
 		c->state = KB_CONSOLE_RUNNING;
 	} else if (!strncmp(args, "BEGIN ", 6)) {
-		on_begin(c, args + 6, line, 0);
+		on_begin(c, args + 6, line, SIDE_RESULT);
 	} else if (!strncmp(args, "MONITORS ", 9)) {
-		on_begin(c, args + 9, line, 1);
+		on_begin(c, args + 9, line, SIDE_MONITORS);
+	} else if (!strncmp(args, "PROFILE ", 8)) {
+		on_begin(c, args + 8, line, SIDE_PROFILE);
 	} else if (!strncmp(args, "END ", 4)) {
 		on_end(c, args + 4);
 	} else if (!strncmp(args, "ERROR ", 6)) {
@@ -454,6 +485,17 @@ const struct kb_console_frame *kb_console_monitors(const struct kb_console *c,
 						   size_t i)
 {
 	return i < c->nmonitors ? &c->monitors[i] : NULL;
+}
+
+size_t kb_console_nprofiles(const struct kb_console *c)
+{
+	return c->nprofiles;
+}
+
+const struct kb_console_frame *kb_console_profile(const struct kb_console *c,
+						  size_t i)
+{
+	return i < c->nprofiles ? &c->profiles[i] : NULL;
 }
 
 char *kb_console_tail(const struct kb_console *c, size_t nlines)
@@ -654,6 +696,28 @@ static void monitors(const struct kb_console *c, struct kb_boot_result *out)
 	}
 }
 
+/*
+ * The profile frames into out->profile, as the monitors: a frame that
+ * does not parse is left out (the boot then stores no profile for that
+ * run, which `compare` counts).
+ */
+static void profiles(const struct kb_console *c, struct kb_boot_result *out)
+{
+	size_t i;
+
+	kb_profile_stacks_free(out->profile, out->nprofile);
+	out->profile = NULL;
+	out->nprofile = 0;
+	for (i = 0; i < c->nprofiles; i++) {
+		const struct kb_console_frame *f = &c->profiles[i];
+		char file[48];
+
+		snprintf(file, sizeof(file), "profile of run %u", f->run);
+		kb_profile_parse_buffer(f->data, f->len, file, f->run,
+					&out->profile, &out->nprofile, NULL);
+	}
+}
+
 int kb_console_judge(const struct kb_console *c, const struct kb_workload *w,
 		     unsigned runs, int timed_out, struct kb_boot_result *out,
 		     struct kb_err *err)
@@ -673,6 +737,7 @@ int kb_console_judge(const struct kb_console *c, const struct kb_workload *w,
 		else if (samples(c, w, out) == 0) {
 			judged(out, KB_BOOT_OK, NULL);
 			monitors(c, out);
+			profiles(c, out);
 		}
 	} else if (timed_out) {
 		if (c->started)

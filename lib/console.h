@@ -16,6 +16,9 @@ struct kb_workload;
  *                                        BEGIN: a monitors frame, framed
  *                                        as a result frame is, payload
  *                                        as lib/monitor.h says
+ *   KBISECT-PROFILE <run> <len> <crc>    optional, before run <run>'s
+ *                                        BEGIN: a profile frame, payload
+ *                                        as lib/profile.h says
  *   KBISECT-BEGIN <run> <len> <crc>      then exactly <len> payload bytes,
  *   KBISECT-END <run>                    then this line
  *   KBISECT-ERROR <run> <text>           run <run> failed in the guest
@@ -94,6 +97,11 @@ size_t kb_console_nmonitors(const struct kb_console *c);
 const struct kb_console_frame *kb_console_monitors(const struct kb_console *c,
 						   size_t i);
 
+/* Profile frames, as the monitors frames. */
+size_t kb_console_nprofiles(const struct kb_console *c);
+const struct kb_console_frame *kb_console_profile(const struct kb_console *c,
+						  size_t i);
+
 /*
  * The last @nlines complete lines of console (and any partial last line),
  * frame payloads included, CRs dropped: a string the caller frees.
@@ -118,9 +126,11 @@ int kb_console_parse_buffer(const char *data, size_t len, const char *file,
  * alone.  With w->copies above 1 a frame's payload holds every copy's
  * ("kbisect-copies N", then per copy "copy K LEN" and LEN bytes of its
  * payload), and its sample is their kb_sample_copies().  With OK, the
- * monitors frames' values go to out->monitors (kb_monitor_parse_buffer();
- * a frame that does not parse is left out, the boot stays OK).  @runs is the number of runs asked for; @timed_out says the
- * runner gave up waiting (else the console ended or reached a final
+ * monitors frames' values go to out->monitors (kb_monitor_parse_buffer())
+ * and the profile frames' stacks to out->profile
+ * (kb_profile_parse_buffer()); a frame of either that does not parse is
+ * left out, the boot stays OK.  @runs is the number of runs asked for;
+ * @timed_out says the runner gave up waiting (else the console ended or reached a final
  * state).  Statuses: PANIC if a panic was seen; BAD_OUTPUT if the console
  * is bad, /init reported an error, a payload does not parse, or the guest
  * stopped after the workload started with fewer than @runs frames;

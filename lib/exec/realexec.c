@@ -1004,6 +1004,8 @@ static int boot(void *self, const struct kb_variant *v,
 		out->runs = j.runs;
 		out->nmonitors = j.nmonitors;
 		out->monitors = j.monitors;
+		out->nprofile = j.nprofile;
+		out->profile = j.profile;
 		if (out->status == KB_BOOT_TIMEOUT && !out->reason)
 			out->reason = kb_asprintf(
 				"no workload after %.0f s (guest.boot_timeout_s)",

@@ -6,6 +6,7 @@
 #include "test.h"
 #include "buf.h"
 #include "console.h"
+#include "profile.h"
 #include "err.h"
 #include "matrix.h"
 #include "mem.h"
@@ -38,15 +39,21 @@ static void frame(struct kb_buf *b, unsigned run, const char *payload)
 	kb_buf_addf(b, "KBISECT-END %u\n", run);
 }
 
-/* Append a well-formed monitors frame for @run carrying @payload. */
-static void monitors_frame(struct kb_buf *b, unsigned run, const char *payload)
+/* Append a well-formed frame of @marker for @run carrying @payload. */
+static void side_frame(struct kb_buf *b, const char *marker, unsigned run,
+		       const char *payload)
 {
 	size_t n = strlen(payload);
 
-	kb_buf_addf(b, "KBISECT-MONITORS %u %zu %08x\n", run, n,
+	kb_buf_addf(b, "KBISECT-%s %u %zu %08x\n", marker, run, n,
 		    crc32_of(payload, n));
 	kb_buf_adds(b, payload);
 	kb_buf_addf(b, "KBISECT-END %u\n", run);
+}
+
+static void monitors_frame(struct kb_buf *b, unsigned run, const char *payload)
+{
+	side_frame(b, "MONITORS", run, payload);
 }
 
 #define P1 "{ \"jobs\": [] }\n"
@@ -595,6 +602,76 @@ static void test_console__monitors_frame_out_of_place_is_bad(void **state)
 	}
 }
 
+#define PROF1 "kbisect-profile 1\nstart_kernel;do_idle 7\nentry;ksys_read 3\n"
+
+static void test_console__profile_frames_go_to_the_result(void **state)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_workload w;
+	struct kb_boot_result r;
+	struct kb_console *c = NULL;
+	struct kb_err err = KB_ERR_INIT;
+
+	(void)state;
+	memset(&w, 0, sizeof(w));
+	w.kind = KB_WORKLOAD_COMMAND;
+	w.command = "true";
+	w.metric = "real_s";
+	/* run 1 with a profile and monitors, run 2 with a profile that does
+	 * not parse: left out, the boot stays ok */
+	kb_buf_adds(&b, "KBISECT-START 2\n");
+	side_frame(&b, "PROFILE", 1, PROF1);
+	monitors_frame(&b, 1, MON1);
+	frame(&b, 1, CMD1);
+	side_frame(&b, "PROFILE", 2, "kbisect-profile 1\nno count\n");
+	frame(&b, 2, CMD1);
+	kb_buf_adds(&b, "KBISECT-DONE 2\n");
+	assert_int_equal(kb_console_parse_buffer(b.buf, b.len, "c", &c, &err), 0);
+	assert_int_equal(kb_console_nprofiles(c), 2);
+	assert_int_equal(kb_console_profile(c, 1)->run, 2);
+	assert_null(kb_console_profile(c, 2));
+	kb_console_free(c);
+	r = judge_text(b.buf, 2, 0, &w);
+	assert_int_equal(r.status, KB_BOOT_OK);
+	assert_null(r.reason);
+	assert_int_equal(r.nmonitors, 1);
+	assert_int_equal(r.nprofile, 2);
+	assert_int_equal(r.profile[0].run, 1);
+	assert_string_equal(r.profile[0].stack, "entry;ksys_read");
+	assert_int_equal(r.profile[0].samples, 3);
+	assert_string_equal(r.profile[1].stack, "start_kernel;do_idle");
+	kb_boot_result_release(&r);
+	kb_buf_release(&b);
+}
+
+static void test_console__profile_frame_out_of_place_is_bad(void **state)
+{
+	static const char *const why[] = {
+		"a second profile frame for run 1",
+		"profile frame for run 2 where run 1 of 2 was due",
+		"profile frame for run 1 before KBISECT-START",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		struct kb_buf b = KB_BUF_INIT;
+		struct kb_console *c = NULL;
+		struct kb_err err = KB_ERR_INIT;
+
+		if (i < 2)
+			kb_buf_adds(&b, "KBISECT-START 2\n");
+		side_frame(&b, "PROFILE", i == 1 ? 2 : 1, PROF1);
+		if (i == 0)
+			side_frame(&b, "PROFILE", 1, PROF1);
+		assert_int_equal(kb_console_parse_buffer(b.buf, b.len, "c", &c,
+							 &err),
+				 KB_EINPUT);
+		assert_msg_contains(err.msg, why[i]);
+		kb_buf_release(&b);
+	}
+}
+
 static void test_console__parse_buffer_names_file(void **state)
 {
 	struct kb_console *c = NULL;
@@ -838,6 +915,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_console__monitors_frames_go_to_the_result),
 	cmocka_unit_test(test_console__monitors_frame_that_fails_keeps_the_boot),
 	cmocka_unit_test(test_console__monitors_frame_out_of_place_is_bad),
+	cmocka_unit_test(test_console__profile_frames_go_to_the_result),
+	cmocka_unit_test(test_console__profile_frame_out_of_place_is_bad),
 	cmocka_unit_test(test_console__parse_buffer_names_file),
 	cmocka_unit_test(test_console__fuzz_corpus_replays),
 };
