@@ -714,8 +714,10 @@ int store_insert_boot(struct kb_store *s, int64_t exp, unsigned idx,
 		goto out;
 	if ((ret = insert_samples(s, boot_id, r, err)))
 		goto out;
-	/* the guest's monitors (db/0017) */
-	ret = store_boot_monitors_put(s, boot_id, r, err);
+	/* the guest's monitors (db/0017) and profile (db/0019) */
+	if ((ret = store_boot_monitors_put(s, boot_id, r, err)))
+		goto out;
+	ret = store_boot_profile_put(s, boot_id, r, err);
 out:
 	sqlite3_finalize(st);
 	return ret;

@@ -257,6 +257,16 @@ int store_boot_evidence_put(struct kb_store *s, sqlite3_int64 boot_id,
 int store_boot_monitors_put(struct kb_store *s, sqlite3_int64 boot_id,
 			    const struct kb_boot_result *r, struct kb_err *err);
 
+/* ---- profiles (lib/store/store_profile.c, db/0019) ------------------------- */
+
+/*
+ * Inside the caller's transaction: store @r's profile on boot row
+ * @boot_id, each stack's text once in profile_stacks.  Writes nothing on
+ * a schema older than 19.
+ */
+int store_boot_profile_put(struct kb_store *s, sqlite3_int64 boot_id,
+			   const struct kb_boot_result *r, struct kb_err *err);
+
 /* ---- experiment owners (lib/store/store_owner.c, db/0006) ------------------ */
 
 /* What the owner columns of an experiment say about its process. */
