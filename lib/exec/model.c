@@ -14,6 +14,7 @@
 #include "matrix.h"
 #include "mem.h"
 #include "monitor.h"
+#include "profile.h"
 #include "rng.h"
 #include "suggest.h"
 #include "ycheck.h"
@@ -70,6 +71,16 @@ struct model_monitor {
 	struct rule *effects;
 };
 
+/* One stack of the model's profile (docs/model.md, "profile"): its
+ * weight among the stacks, with noise and effects as a monitor's. */
+struct model_stack {
+	char *stack;      /* "a;b;c" */
+	double weight;
+	double boot_sigma, run_sigma;
+	size_t neffects;
+	struct rule *effects;
+};
+
 struct kb_model {
 	char *file;
 	char *text;
@@ -89,6 +100,9 @@ struct kb_model {
 	struct model_host *hosts;
 	size_t nmonitors;
 	struct model_monitor *monitors;
+	unsigned profile_samples;     /* a run's samples; 0: no profile */
+	size_t nstacks;
+	struct model_stack *stacks;
 	atomic_uint *booted; /* per host: boots begun on it, by every
 			      * executor of the model (fail_after) */
 	/* drift (docs/model.md): over the experiment's boots in the order
@@ -105,7 +119,9 @@ struct kb_model {
 static const char *const top_keys[] = { "metric", "base",  "noise",
 					 "effects", "time",  "failures",
 					 "seed", "depends", "hosts", "drift",
-					 "monitors" };
+					 "monitors", "profile" };
+static const char *const profile_keys[] = { "samples", "noise", "stacks" };
+static const char *const stack_keys[] = { "weight", "noise", "effects" };
 static const char *const monitor_keys[] = { "base", "noise", "effects" };
 static const char *const drift_keys[] = { "linear", "step", "at", "ar1",
 					   "over" };
@@ -171,6 +187,11 @@ void kb_model_free(struct kb_model *m)
 		rules_free(m->monitors[i].effects, m->monitors[i].neffects);
 	}
 	free(m->monitors);
+	for (size_t i = 0; i < m->nstacks; i++) {
+		free(m->stacks[i].stack);
+		rules_free(m->stacks[i].effects, m->stacks[i].neffects);
+	}
+	free(m->stacks);
 	free(m->booted);
 	free(m);
 }
@@ -591,6 +612,29 @@ static int monitor_name_valid(const char *s, size_t len)
 			 "0123456789_.:-") == len;
 }
 
+/* A noise mapping { boot_cv, run_cv } at @n into the two sigmas. */
+static int parse_sigmas(struct ctx *c, const struct kb_ynode *n,
+			double *boot_sigma, double *run_sigma)
+{
+	const struct kb_ynode *v;
+	double cv;
+	int ret;
+
+	if (!n || kb_ynode_is_null(n))
+		return 0;
+	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'noise'")) ||
+	    (ret = kb_ycheck_keys(&c->y, n, "'noise'", noise_keys,
+				  N(noise_keys))))
+		return ret;
+	if ((v = kb_ynode_get(n, "boot_cv")) &&
+	    (ret = get_cv(c, v, "'boot_cv'", &cv, boot_sigma)))
+		return ret;
+	if ((v = kb_ynode_get(n, "run_cv")) &&
+	    (ret = get_cv(c, v, "'run_cv'", &cv, run_sigma)))
+		return ret;
+	return 0;
+}
+
 /* monitors: NAME -> { base, noise, effects } (docs/model.md) */
 static int parse_monitors(struct ctx *c, const struct kb_ynode *n)
 {
@@ -608,8 +652,7 @@ static int parse_monitors(struct ctx *c, const struct kb_ynode *n)
 	for (i = 0; i < n->n; i++) {
 		const struct kb_ynode *key = n->keys[i], *item = n->items[i];
 		struct model_monitor *mm = &c->m->monitors[i];
-		const struct kb_ynode *v, *noise;
-		double cv;
+		const struct kb_ynode *v;
 
 		if (!monitor_name_valid(key->str, key->len))
 			return fail(c, key,
@@ -631,26 +674,88 @@ static int parse_monitors(struct ctx *c, const struct kb_ynode *n)
 			return fail(c, v,
 				    "a monitor's 'base' must be greater than 0 and at most %g, found '%s'",
 				    KB_MODEL_MAX_VALUE, v->str);
-		if ((noise = kb_ynode_get(item, "noise")) &&
-		    !kb_ynode_is_null(noise)) {
-			if ((ret = kb_ycheck_type(&c->y, noise, KB_Y_MAP,
-						  "'noise'")) ||
-			    (ret = kb_ycheck_keys(&c->y, noise, "'noise'",
-						  noise_keys, N(noise_keys))))
-				return ret;
-			if ((v = kb_ynode_get(noise, "boot_cv")) &&
-			    (ret = get_cv(c, v, "'boot_cv'", &cv,
-					  &mm->boot_sigma)))
-				return ret;
-			if ((v = kb_ynode_get(noise, "run_cv")) &&
-			    (ret = get_cv(c, v, "'run_cv'", &cv,
-					  &mm->run_sigma)))
-				return ret;
-		}
+		if ((ret = parse_sigmas(c, kb_ynode_get(item, "noise"),
+					&mm->boot_sigma, &mm->run_sigma)))
+			return ret;
 		if ((v = kb_ynode_get(item, "effects")) &&
 		    (ret = parse_rules_into(c, v, 1, &mm->effects,
 					    &mm->neffects)))
 			return ret;
+	}
+	return 0;
+}
+
+/* profile: { samples, noise, stacks: STACK -> weight | {...} } */
+static int parse_profile(struct ctx *c, const struct kb_ynode *n)
+{
+	const struct kb_ynode *v, *stacks;
+	double boot_sigma = 0, run_sigma = 0;
+	uint64_t samples = 1000;
+	size_t i;
+	int ret;
+
+	if (kb_ynode_is_null(n))
+		return 0;
+	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'profile'")) ||
+	    (ret = kb_ycheck_keys(&c->y, n, "'profile'", profile_keys,
+				  N(profile_keys))))
+		return ret;
+	if ((v = kb_ynode_get(n, "samples")) &&
+	    (ret = kb_ycheck_uint(&c->y, v, "'samples'", 1,
+				  KB_MODEL_MAX_PROFILE_SAMPLES, &samples)))
+		return ret;
+	if ((ret = parse_sigmas(c, kb_ynode_get(n, "noise"), &boot_sigma,
+				&run_sigma)))
+		return ret;
+	if (!(stacks = kb_ynode_get(n, "stacks")) || kb_ynode_is_null(stacks))
+		return fail(c, n,
+			    "missing 'stacks' in 'profile': the folded stacks it samples, each with its weight");
+	if ((ret = kb_ycheck_type(&c->y, stacks, KB_Y_MAP, "'stacks'")))
+		return ret;
+	if (stacks->n > KB_MODEL_MAX_STACKS)
+		return fail(c, stacks, "'stacks' lists more than %d stacks",
+			    KB_MODEL_MAX_STACKS);
+	c->m->profile_samples = (unsigned)samples;
+	c->m->stacks = kb_calloc(stacks->n ? stacks->n : 1,
+				 sizeof(*c->m->stacks));
+	for (i = 0; i < stacks->n; i++) {
+		const struct kb_ynode *key = stacks->keys[i];
+		const struct kb_ynode *item = stacks->items[i], *w = item;
+		struct model_stack *ms = &c->m->stacks[i];
+		const char *why;
+
+		if (kb_profile_stack_check(key->str, &why))
+			return fail(c, key,
+				    "invalid stack '%.60s': %s; frames are function names of letters, digits and _ . : @ $ + - [ ], joined by ';', outermost first",
+				    key->str, why);
+		c->m->nstacks = i + 1;
+		ms->stack = kb_strdup(key->str);
+		ms->boot_sigma = boot_sigma;
+		ms->run_sigma = run_sigma;
+		if (item->type == KB_Y_MAP) {
+			if ((ret = kb_ycheck_keys(&c->y, item, "a stack",
+						  stack_keys, N(stack_keys))))
+				return ret;
+			if (!(w = kb_ynode_get(item, "weight")))
+				return fail(c, item,
+					    "missing 'weight' in stack '%.60s': its share of the samples against the others' weights",
+					    ms->stack);
+			if ((ret = parse_sigmas(c, kb_ynode_get(item, "noise"),
+						&ms->boot_sigma,
+						&ms->run_sigma)))
+				return ret;
+			if ((v = kb_ynode_get(item, "effects")) &&
+			    (ret = parse_rules_into(c, v, 1, &ms->effects,
+						    &ms->neffects)))
+				return ret;
+		}
+		if ((ret = kb_ycheck_number(&c->y, w, "a stack's 'weight'",
+					    &ms->weight)))
+			return ret;
+		if (!(ms->weight > 0) || ms->weight > KB_MODEL_MAX_VALUE)
+			return fail(c, w,
+				    "a stack's 'weight' must be greater than 0 and at most %g, found '%s'",
+				    KB_MODEL_MAX_VALUE, w->str);
 	}
 	return 0;
 }
@@ -918,6 +1023,8 @@ static int parse_root(struct ctx *c, const struct kb_ynode *root)
 	if ((v = kb_ynode_get(root, "monitors")) &&
 	    (ret = parse_monitors(c, v)))
 		return ret;
+	if ((v = kb_ynode_get(root, "profile")) && (ret = parse_profile(c, v)))
+		return ret;
 	if ((v = kb_ynode_get(root, "seed")) &&
 	    (ret = kb_ycheck_uint(&c->y, v, "'seed'", 0, UINT64_MAX,
 				  &c->m->seed)))
@@ -1169,6 +1276,63 @@ double kb_model_monitor_sample(const struct kb_model *m, size_t i,
 			 kb_rng_seed_from(seed, v->label, boot_no, run_no));
 }
 
+int kb_model_profile(const struct kb_model *m, const struct kb_variant *v,
+		     unsigned boot_no, unsigned run_no,
+		     struct kb_profile_stack **out, size_t *nout)
+{
+	unsigned char *memo;
+	double *w, sum = 0;
+	size_t i, n = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (!m->profile_samples || !m->nstacks)
+		return 0;
+	if (run_no == 0)
+		run_no = 1;
+	memo = memo_new(m);
+	w = kb_calloc(m->nstacks, sizeof(*w));
+	for (i = 0; i < m->nstacks; i++) {
+		const struct model_stack *ms = &m->stacks[i];
+		uint64_t seed = kb_rng_seed_from(m->seed, ms->stack, 0, 0);
+		size_t k;
+
+		w[i] = ms->weight;
+		for (k = 0; k < ms->neffects; k++)
+			if (holds(m, &ms->effects[k], v, memo))
+				w[i] *= ms->effects[k].factor;
+		w[i] *= lognormal(ms->boot_sigma,
+				  kb_rng_seed_from(seed, v->label, boot_no, 0)) *
+			lognormal(ms->run_sigma,
+				  kb_rng_seed_from(seed, v->label, boot_no,
+						   run_no));
+		sum += w[i];
+	}
+	*out = kb_calloc(m->nstacks, sizeof(**out));
+	for (i = 0; i < m->nstacks; i++) {
+		const struct model_stack *ms = &m->stacks[i];
+		double mu = (double)m->profile_samples * w[i] / sum, x;
+		struct kb_rng r;
+
+		/* the sampling's own noise: Poisson, as a normal of its
+		 * mean and variance, from a stream of its own */
+		kb_rng_init(&r, kb_rng_seed_from(
+					kb_rng_seed_from(m->seed, ms->stack, 1, 0),
+					v->label, boot_no, run_no));
+		x = floor(mu + sqrt(mu) * kb_rng_normal(&r) + 0.5);
+		if (!(x >= 1))
+			continue;
+		(*out)[n].run = run_no;
+		(*out)[n].stack = kb_strdup(ms->stack);
+		(*out)[n].samples = (unsigned long long)x;
+		n++;
+	}
+	*nout = n;
+	free(w);
+	free(memo);
+	return 0;
+}
+
 double kb_model_drift(const struct kb_model *m, unsigned seq,
 		      unsigned total)
 {
@@ -1344,6 +1508,19 @@ static int model_boot_at(void *self, const struct kb_variant *v,
 			}
 		}
 		out->nmonitors = j;
+	}
+	/* the profile of every run, as a guest's (lib/profile.h) */
+	for (i = 0; m->profile_samples && i < runs; i++) {
+		struct kb_profile_stack *p;
+		size_t np;
+
+		kb_model_profile(m, v, boot_no, i + 1, &p, &np);
+		out->profile = kb_reallocarray(out->profile,
+					       out->nprofile + np + 1,
+					       sizeof(*out->profile));
+		memcpy(out->profile + out->nprofile, p, np * sizeof(*p));
+		out->nprofile += np;
+		free(p);
 	}
 	return 0;
 }

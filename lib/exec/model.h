@@ -51,6 +51,8 @@ struct kb_executor;
 #define KB_MODEL_MAX_TIME_SCALE 1000.0  /* see kb_model_executor_new() */
 #define KB_MODEL_MAX_HOSTS 64           /* entries of "hosts" */
 #define KB_MODEL_MAX_MONITORS 1024      /* entries of "monitors" */
+#define KB_MODEL_MAX_STACKS 4096        /* entries of "profile.stacks" */
+#define KB_MODEL_MAX_PROFILE_SAMPLES 10000000 /* "profile.samples" */
 /* The range of base times any combination of effects' factors: the noise
  * on top (at most about 1e14 either way) leaves every sample finite and
  * above 0, so that no infinity reaches the store. */
@@ -151,6 +153,21 @@ const char *kb_model_monitor_name(const struct kb_model *m, size_t i);
 double kb_model_monitor_sample(const struct kb_model *m, size_t i,
 			       const struct kb_variant *v, unsigned boot_no,
 			       unsigned run_no);
+
+/*
+ * The model's profile of run @run_no of boot @boot_no of @v (docs/model.md,
+ * "profile"): each stack's weight times the factor of each of its effects
+ * that holds, times a boot and a run noise (streams of the model's seed,
+ * the stack, @v's label, @boot_no and @run_no), as a share of the sum of
+ * the weights, times profile.samples, with Poisson sampling noise (a
+ * normal of its mean and variance), rounded; stacks of no sample are left
+ * out.  Into *@out (*@nout stacks, in the model's order; the caller frees
+ * with kb_profile_stacks_free()); none without a profile.  Returns 0.
+ */
+struct kb_profile_stack;
+int kb_model_profile(const struct kb_model *m, const struct kb_variant *v,
+		     unsigned boot_no, unsigned run_no,
+		     struct kb_profile_stack **out, size_t *nout);
 
 /*
  * Make an executor (kb_executor_build/kb_executor_boot) driven by @m,
