@@ -11,6 +11,7 @@
 #include "matrix.h"
 #include "mem.h"
 #include "monitors.h"
+#include "profiles.h"
 #include "plan.h"
 #include "store.h"
 #include "variant.h"
@@ -129,7 +130,11 @@ const struct cmd cmd_compare_entry = {
 		"After the metrics, the guest's monitors (workload.monitors) that\n"
 		"changed: Welch's t test per monitor, Holm over them, each side's mean\n"
 		"with its ±%stddev and the %change, as LKP prints them; they are no\n"
-		"part of any verdict (docs/analysis.md, \"Monitors\").\n"
+		"part of any verdict (docs/analysis.md, \"Monitors\").  Then, when the\n"
+		"boots carry a profile (workload.profile), the functions whose share of\n"
+		"the samples changed: each boot a replicate, Welch's t per function,\n"
+		"Holm over them, the change in points with its 95% interval\n"
+		"(docs/analysis.md, \"Profiles\"); --json lists every changed one.\n"
 		"\n"
 		"Boots are added to model experiments on their stored model, and to\n"
 		"real ones (executor libvirt) as `run` boots them, after the kbisect-*\n"
@@ -292,10 +297,14 @@ static int cmd_compare(const struct kb_args *args)
 	 * after the metrics (and their footnotes) */
 	if (json)
 		kb_json_object_end(j);
-	if (json && (ret = cmd_compare_monitors(s, kb_analysis_info(a)->id,
-						ia, ib,
-						kb_analysis_opts(a)->alpha, j,
-						&err)))
+	if (json && ((ret = cmd_compare_monitors(s, kb_analysis_info(a)->id,
+						 ia, ib,
+						 kb_analysis_opts(a)->alpha,
+						 j, &err)) ||
+		     (ret = cmd_compare_profiles(s, kb_analysis_info(a)->id,
+						 ia, ib,
+						 kb_analysis_opts(a)->alpha,
+						 j, &err))))
 		goto fail;
 	if (json) {
 		kb_json_key(j, "better");
@@ -340,6 +349,10 @@ static int cmd_compare(const struct kb_args *args)
 			cmd_print_sentinel(stdout, a);
 		}
 		if ((ret = cmd_compare_monitors(s, kb_analysis_info(a)->id,
+						ia, ib,
+						kb_analysis_opts(a)->alpha,
+						NULL, &err)) ||
+		    (ret = cmd_compare_profiles(s, kb_analysis_info(a)->id,
 						ia, ib,
 						kb_analysis_opts(a)->alpha,
 						NULL, &err)))

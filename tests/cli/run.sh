@@ -336,6 +336,7 @@ check "db prints KBISECT_DB" $([ $rc -eq 0 ] && [ "$(cat "$T/out")" = "$T/x.db" 
 . tests/cli/export-trend.sh
 . tests/cli/input.sh
 . tests/cli/budget.sh
+. tests/cli/profile.sh
 run env -u KBISECT_DB XDG_DATA_HOME="$T/xdg" "$KB" db
 check "db defaults under XDG_DATA_HOME" $([ "$(cat "$T/out")" = "$T/xdg/kbisect/kbisect.db" ]; echo $?)
 

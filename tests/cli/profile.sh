@@ -1,0 +1,41 @@
+# Profiles on the model (issue 27): stored per boot, each stack's text
+# once; compare's differential profile with intervals, in --json too;
+# nothing printed without profiles; a bad model profile is refused with
+# file:line:col.  Sourced by tests/cli/run.sh (its run, check, has,
+# json_ok, $KB and $T).
+
+cat >"$T/pr.model.yaml" <<'YAML'
+metric: read_iops
+base: 1000
+noise: { boot_cv: 0.03 }
+profile:
+  samples: 20000
+  noise: { boot_cv: 0.03, run_cv: 0.01 }
+  stacks:
+    "entry_SYSCALL_64;do_syscall_64;__x64_sys_io_submit;kmem_cache_alloc": 10
+    "entry_SYSCALL_64;do_syscall_64;__x64_sys_io_submit;kmem_cache_alloc;check_bytes_and_report": { weight: 0.2, effects: [ { when: { X: y }, factor: 25 } ] }
+    "secondary_startup_64;cpu_startup_entry;do_idle;default_idle": 60
+seed: 5
+YAML
+printf 'name: pr\nsource: { tree: ., base: tinyconfig }\nfactors: { kconfig: { X: [n, y] } }\nworkload: { fio: { rw: randread, bs: 4k } }\nrepeat: { boots: 6, runs_per_boot: 2 }\n' >"$T/pr.yaml"
+run "$KB" run "$T/pr.yaml" --model "$T/pr.model.yaml" --db "$T/pr.db" -q
+check "a model with a profile runs, and stores each stack's text once" $([ $rc -eq 0 ] &&
+	[ "$(sqlite3 "$T/pr.db" 'select count(*) from profile_stacks')" = 3 ] &&
+	[ "$(sqlite3 "$T/pr.db" 'select count(distinct boot_id || "." || run_no) from profiles')" = 24 ]; echo $?)
+run "$KB" compare 1 0 1 --db "$T/pr.db"
+check "compare: the slab checking path leads the changed functions, with its interval" $([ $rc -eq 0 ] &&
+	has "^profile: [0-9]* of 9 functions changed their share of the samples" "$T/out" &&
+	has "6 vs 6 boots with a profile" "$T/out" &&
+	[ "$(sed -n '/A share/{n;p;}' "$T/out" | awk '{print $NF}')" = check_bytes_and_report ] &&
+	sed -n '/A share/{n;p;}' "$T/out" | grep -q '+[0-9.]* \[+[0-9.]*, +[0-9.]*\]'; echo $?)
+run "$KB" compare 1 0 1 --json --db "$T/pr.db"
+check "compare --json: profile with every changed function" $([ $rc -eq 0 ] && json_ok "$T/out" &&
+	python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["profile"]; c=p["changed"][0]
+assert p["boots_a"] == 6 and p["tested"] == 9 and p["adjust"] == "holm"
+assert c["function"] == "check_bytes_and_report" and c["diff_low"] > 0 and c["p_holm"] < 0.05' "$T/out"; echo $?)
+run "$KB" compare 1 0 1 --db "$T/bud.db"
+check "compare without profiles prints no profile line" $([ $rc -eq 0 ] && ! has "^profile:" "$T/out"; echo $?)
+printf 'metric: read_iops\nbase: 1\nprofile:\n  stacks: { "a;;b": 1 }\n' >"$T/pr-bad.model.yaml"
+run "$KB" run "$T/pr.yaml" --model "$T/pr-bad.model.yaml" --db "$T/pr-bad.db"
+check "a model profile with an empty frame: exit 2 with file:line:col, no database" $([ $rc -eq 2 ] &&
+	[ ! -e "$T/pr-bad.db" ] && has "pr-bad.model.yaml:4:13: invalid stack 'a;;b': an empty frame" "$T/err"; echo $?)
