@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kbisect.h"
+#include "profiles.h"
 #include "analysis.h"
 #include "buf.h"
 #include "json.h"
@@ -90,8 +91,10 @@ static void conditions_json(struct kb_json *j, const struct kb_analysis *a)
 	kb_json_array_end(j);
 }
 
-static void why_json(const struct kb_analysis *a, const struct kb_why *w)
+static void why_json(struct kb_store *st, const struct kb_analysis *a,
+		     const struct kb_why *w)
 {
+	struct kb_err perr = KB_ERR_INIT;
 	struct kb_buf b = KB_BUF_INIT, note = KB_BUF_INIT;
 	struct kb_json *j = kb_json_new(&b, 1);
 	size_t i, k;
@@ -176,6 +179,12 @@ static void why_json(const struct kb_analysis *a, const struct kb_why *w)
 	}
 	kb_json_array_end(j);
 	kb_json_kv_int(j, "boots_added", w->boots_added);
+	/* where the bad variant's time went, against the good one's */
+	if (w->answer != KB_WHY_NOTHING_WORSE &&
+	    cmd_compare_profiles(st, kb_analysis_info(a)->id, (int)w->good,
+				 (int)w->bad, kb_analysis_opts(a)->alpha, j,
+				 &perr))
+		fprintf(stderr, "kbisect: note: no profile: %s\n", perr.msg);
 	kb_json_object_end(j);
 	cmd_json_put(j, &b);
 	kb_buf_release(&note);
@@ -454,7 +463,10 @@ const struct cmd cmd_why_entry = {
 		"SIGINT or SIGTERM destroys the running guest and exits 128 + the\n"
 		"signal's number, the boots that ended stored.\n"
 		"An experiment of another executor cannot boot again: it is answered\n"
-		"from the stored boots, as stderr says.\n",
+		"from the stored boots, as stderr says.\n"
+		"After the answer, when the boots carry a profile (workload.profile),\n"
+		"the functions whose share of the samples changed from good (A) to\n"
+		"bad (B), as compare prints them (docs/analysis.md, \"Profiles\").\n",
 	.epilog = "Example:\n  kbisect why 1\n",
 };
 
@@ -509,10 +521,17 @@ static int cmd_why(const struct kb_args *args)
 		cmd_warn_environments(s, kb_analysis_info(a)->id, -1, -1);
 	if (cmd_store_writable(s) && (ret = kb_why_store(a, &w, &err)))
 		goto fail;
-	if (json)
-		why_json(a, &w);
-	else
+	if (json) {
+		why_json(s, a, &w);
+	} else {
 		why_text(a, &w);
+		if (w.answer != KB_WHY_NOTHING_WORSE &&
+		    (ret = cmd_compare_profiles(s, kb_analysis_info(a)->id,
+						(int)w.good, (int)w.bad,
+						kb_analysis_opts(a)->alpha,
+						NULL, &err)))
+			goto fail;
+	}
 	cmd_analysis_budget_note(a, "why");
 	ret = 0;
 	goto out;

@@ -39,3 +39,13 @@ printf 'metric: read_iops\nbase: 1\nprofile:\n  stacks: { "a;;b": 1 }\n' >"$T/pr
 run "$KB" run "$T/pr.yaml" --model "$T/pr-bad.model.yaml" --db "$T/pr-bad.db"
 check "a model profile with an empty frame: exit 2 with file:line:col, no database" $([ $rc -eq 2 ] &&
 	[ ! -e "$T/pr-bad.db" ] && has "pr-bad.model.yaml:4:13: invalid stack 'a;;b': an empty frame" "$T/err"; echo $?)
+# why: the bad variant's profile against the good one's, after its answer
+sed 's/^noise: { boot_cv: 0.03 }$/noise: { boot_cv: 0.03 }\neffects: [ { when: { X: y }, factor: 0.7 } ]/' "$T/pr.model.yaml" >"$T/pr-slow.model.yaml"
+"$KB" run "$T/pr.yaml" --model "$T/pr-slow.model.yaml" --db "$T/pr-slow.db" -q >/dev/null 2>&1
+run "$KB" why 1 --no-boots --db "$T/pr-slow.db"
+check "why: the differential profile of good and bad, the checking path first" $([ $rc -eq 0 ] &&
+	has "^profile: [0-9]* of 9 functions changed" "$T/out" &&
+	[ "$(sed -n '/A share/{n;p;}' "$T/out" | awk '{print $NF}')" = check_bytes_and_report ]; echo $?)
+run "$KB" why 1 --no-boots --json --db "$T/pr-slow.db"
+check "why --json carries the profile" $([ $rc -eq 0 ] && json_ok "$T/out" &&
+	python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["profile"]["changed"][0]["function"] == "check_bytes_and_report"' "$T/out"; echo $?)
