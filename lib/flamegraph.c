@@ -78,8 +78,8 @@ static int name_cmp(const struct frame *x, const struct frame *y)
 }
 
 /* Stacks (pointers into one array) frame by frame, a frame's own
- * samples (the shorter stack) after its children; equal stacks in input
- * order. */
+ * samples (the shorter stack) after its children; equal stacks by their
+ * shares, so that they are summed in one order whatever the input's. */
 static int stack_cmp(const void *pa, const void *pb)
 {
 	const struct kb_flame_stack *sa = *(const struct kb_flame_stack *const *)pa;
@@ -100,6 +100,10 @@ static int stack_cmp(const void *pa, const void *pb)
 		if ((c = name_cmp(&fx, &fy)))
 			return c;
 	}
+	if (sa->b != sb->b)
+		return sa->b < sb->b ? -1 : 1;
+	if (sa->a != sb->a)
+		return sa->a < sb->a ? -1 : 1;
 	return sa < sb ? -1 : sa > sb;
 }
 
