@@ -983,7 +983,8 @@ static int page(struct rep *r, struct kb_err *err)
 	if ((ret = rep_bisections(r, err)))
 		return ret;
 	rep_effects(r);
-	if ((ret = boot_means(r, err)) || (ret = rep_drift(r, err)))
+	if ((ret = rep_inside(r, err)) || (ret = boot_means(r, err)) ||
+	    (ret = rep_drift(r, err)))
 		return ret;
 	experiment(r);
 	environment(r);

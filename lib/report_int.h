@@ -5,7 +5,8 @@
  * Inside the report (lib/report.h): what lib/report.c (the page: the
  * experiment, its environment, its time, the boots of each variant),
  * lib/report_analysis.c (the answers of compare, effects, why and the
- * bisections), lib/report_drift.c (the drift check and the sentinel),
+ * bisections), lib/report_inside.c (monitors and profiles),
+ * lib/report_drift.c (the drift check and the sentinel),
  * lib/report_dir.c (the folder: made beside DIR, renamed
  * into place at the end), lib/report_html.c (the HTML helpers they all
  * write with) and lib/report_trend.c share.  Only those files include
@@ -143,6 +144,13 @@ void rep_effects(struct rep *r);
 void rep_why(struct rep *r);
 /* Each bisection: its probes in order, their plot, the culprit set. */
 int rep_bisections(struct rep *r, struct kb_err *err);
+
+/* ---- inside the kernel (lib/report_inside.c) --------------------------- */
+
+/* For each variant against its baseline: the changed monitors, the
+ * changed functions of the profile and the difference flame graph;
+ * nothing when there is no analysis. */
+int rep_inside(struct rep *r, struct kb_err *err);
 
 /* ---- the folder (lib/report_dir.c) ------------------------------------ */
 

@@ -161,6 +161,28 @@ assert j["trend"] == "xen-pvops-spinlocks" and j["plots"] == 1, j' "$T/trend.out
 [ $? = 1 ] && [ ! -e "$T/none" ] ||
 	fail "report --trend of an unknown name: want exit 1 (as trend) and no folder: $(cat "$T/none.err")"
 
+# a model experiment with a profile: the report's difference flame graph
+cat >"$T/prof.model.yaml" <<'YAML'
+metric: read_iops
+base: 1000
+noise: { boot_cv: 0.03 }
+effects: [ { when: { X: y }, factor: 0.8 } ]
+profile:
+  samples: 20000
+  noise: { boot_cv: 0.03, run_cv: 0.01 }
+  stacks:
+    "entry_SYSCALL_64;do_syscall_64;__x64_sys_io_submit;blk_mq_submit_bio": 30
+    "entry_SYSCALL_64;do_syscall_64;__x64_sys_io_submit;kmem_cache_alloc": 10
+    "entry_SYSCALL_64;do_syscall_64;__x64_sys_io_submit;kmem_cache_alloc;check_bytes_and_report": { weight: 0.2, effects: [ { when: { X: y }, factor: 25 } ] }
+    "secondary_startup_64;cpu_startup_entry;do_idle;default_idle": 60
+seed: 3
+YAML
+printf 'name: prof\nsource: { tree: ., base: tinyconfig }\nfactors: { kconfig: { X: [n, y] } }\nworkload: { fio: { rw: randread, bs: 4k } }\nrepeat: { boots: 6, runs_per_boot: 2 }\n' >"$T/prof.yaml"
+"$KB" run "$T/prof.yaml" --model "$T/prof.model.yaml" --db "$T/prof.db" -q >"$T/prof.out" 2>&1 ||
+	{ fail "kbisect run of the profile model failed:"; cat "$T/prof.out"; }
+"$KB" report 1 --db "$T/prof.db" -o "$T/prof" >"$T/report-prof.out" 2>&1 ||
+	{ fail "kbisect report of the profile model failed:"; cat "$T/report-prof.out"; }
+
 # ---- 3. each page: well-formed, no console message, its plots, drawn ------
 # The element names libxml2's HTML 4 parser does not know; any other
 # message of it is a failure.
@@ -222,6 +244,8 @@ page bisection "$T/bis" "answer-above:bisection:900 folded height-below:5000" \
 	"ratio-axis:bisect-plot-$bisection"
 # a dot per ok boot of the baseline, a mean mark per experiment
 page trend "$T/trend" "" "trend-plot:$tboots:4"
+# every frame of the 4 stacks (10 functions) and "all", red and blue
+page profile "$T/prof" "verdicts-above:900" flame:flame-1:11
 
 echo "$NAME: $(( $(date +%s) - started )) s in all"
 [ $failed = 0 ] || exit 1

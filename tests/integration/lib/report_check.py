@@ -107,6 +107,7 @@ class Dom(html.parser.HTMLParser):
         self.csp = None
         self.svg = None      # the id of the <svg> we are in
         self.count = {}      # id -> Counter of element names inside
+        self.classes = {}    # id -> Counter of the <g> classes inside
         self.texts = {}      # id -> [(class, attrs, text)] of its <text>s
         self.text = None     # the <text> we are in: [class, attrs, text]
         self.in_title = 0    # inside a <title> in it (a tooltip)
@@ -126,9 +127,13 @@ class Dom(html.parser.HTMLParser):
         if tag == "svg":
             self.svg = a.get("id")
             self.count[self.svg] = Counter()
+            self.classes[self.svg] = Counter()
             self.texts[self.svg] = []
         elif self.svg is not None:
             self.count[self.svg][tag] += 1
+            if tag == "g":
+                for cls in (a.get("class") or "").split():
+                    self.classes[self.svg][cls] += 1
             if tag == "text":
                 self.text = [a.get("class") or "", a, ""]
             elif tag == "title" and self.text is not None:
@@ -228,6 +233,24 @@ def dom(path, folder, specs):
     for spec in specs:
         if spec.startswith("files:"):
             want_files = int(spec[6:])
+            continue
+        if spec.startswith("flame:"):
+            # flame:ID:FRAMES: a difference flame graph of FRAMES frames
+            # or more, some red (grew) and some blue (shrank), each with
+            # its tooltip
+            _, sid, frames = spec.split(":")
+            c = d.classes.get(sid)
+            if c is None:
+                bad.append(f"no <svg id=\"{sid}\"> in the DOM")
+                continue
+            print(f"  svg#{sid}: {c['frame']} frames, {c['grew']} grew, "
+                  f"{c['shrank']} shrank, {d.count[sid]['title']} titles")
+            if c["frame"] < int(frames):
+                bad.append(f"svg#{sid} has {c['frame']} frames, expected {frames} or more")
+            if not c["grew"] or not c["shrank"]:
+                bad.append(f"svg#{sid}: no frame that grew or none that shrank")
+            if d.count[sid]["title"] < c["frame"]:
+                bad.append(f"svg#{sid}: a frame without its tooltip")
             continue
         if spec.startswith("labels:") or spec.startswith("ratio-axis:"):
             kind, sid = spec.split(":", 1)
