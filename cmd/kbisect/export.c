@@ -29,6 +29,7 @@ struct export {
 				   * for the time of the export */
 	size_t nfactors;
 	unsigned long long rows;
+	int profile;              /* --profile: stacks, not samples */
 	struct kb_err *err;
 };
 
@@ -38,6 +39,8 @@ static const char *const head_cols[] = { "experiment_id", "variant_idx",
 static const char *const tail_cols[] = { "boot_id", "boot_no", "boot_status",
 					 "host", "run_no", "metric", "value" };
 #define NHEAD (sizeof(head_cols) / sizeof(head_cols[0]))
+/* the last two of tail_cols, for --profile */
+static const char *const profile_cols[] = { "stack", "samples" };
 #define NTAIL (sizeof(tail_cols) / sizeof(tail_cols[0]))
 
 /* Whether @s is a plain decimal number: -1, +2.5, .5, 1e-3. */
@@ -148,7 +151,10 @@ static int on_header(void *arg, const char *const *factors, size_t n)
 	for (i = 0; i < n; i++)
 		csv_field(&e->out, factors[i], 0);
 	for (i = 0; i < NTAIL; i++)
-		csv_field(&e->out, tail_cols[i], 0);
+		csv_field(&e->out, e->profile && i >= NTAIL - 2
+					   ? profile_cols[i - (NTAIL - 2)]
+					   : tail_cols[i],
+			  0);
 	kb_buf_adds(&e->out, "\r\n");
 	return 0;
 }
@@ -167,7 +173,10 @@ static void row_csv(struct export *e, const struct kb_store_sample_row *r)
 	csv_field(&e->out, r->host, 0);
 	kb_buf_addf(&e->out, ",%u", r->run_no);
 	csv_field(&e->out, r->metric, 0);
-	number(num, sizeof(num), r->value);
+	if (e->profile)
+		snprintf(num, sizeof(num), "%.0f", r->value);
+	else
+		number(num, sizeof(num), r->value);
 	kb_buf_addf(&e->out, ",%s\r\n", num);
 }
 
@@ -189,8 +198,13 @@ static void row_json(struct export *e, const struct kb_store_sample_row *r)
 	kb_json_kv_string(j, "boot_status", r->boot_status);
 	kb_json_kv_string(j, "host", r->host);
 	kb_json_kv_int(j, "run_no", r->run_no);
-	kb_json_kv_string(j, "metric", r->metric);
-	kb_json_kv_number(j, "value", r->value);
+	if (e->profile) {
+		kb_json_kv_string(j, "stack", r->metric);
+		kb_json_kv_int(j, "samples", (long long)r->value);
+	} else {
+		kb_json_kv_string(j, "metric", r->metric);
+		kb_json_kv_number(j, "value", r->value);
+	}
 	kb_json_object_end(j);
 	kb_json_free(j);
 	/* one object a line, inside one array */
@@ -214,6 +228,7 @@ struct export_args {
 	struct kb_args common;
 	const char *format;
 	const char *output;
+	int profile;
 };
 
 static const struct kb_opt export_opts[] = {
@@ -221,6 +236,8 @@ static const struct kb_opt export_opts[] = {
 		      "csv (the default: RFC 4180, a header row, CRLF line ends) or json (an array of objects, one a sample)"),
 	KB_OPT_STRING(struct export_args, output, 'o', "output", "FILE",
 		      "write FILE (replaced whole, or not at all) instead of stdout; a pipe, a FIFO or a terminal (/dev/stdout) is written into, never replaced"),
+	KB_OPT_BOOL(struct export_args, profile, 0, "profile",
+		    "the profiles' stacks instead of the samples: one row per folded stack of each run, its samples as the last column (workload.profile)"),
 	KB_OPT_DB,
 	KB_OPT_END,
 };
@@ -243,10 +260,15 @@ const struct cmd cmd_export_entry = {
 		"reads back as the stored double).  Rows come by variant, boot,\n"
 		"run and metric; samples of failed boots are included with their\n"
 		"status.  JSON is an array of objects with the same keys, one\n"
-		"object a line; a missing level or host is null.\n",
+		"object a line; a missing level or host is null.\n"
+		"With --profile the rows are the profiles' instead (workload.profile):\n"
+		"one per folded stack of each run, its last columns stack (frames\n"
+		"joined by ';', outermost first, as flamegraph.pl reads them) and\n"
+		"samples, by variant, boot, run and stack.\n",
 	.epilog = "Examples:\n"
 		  "  kbisect export 7 > exp7.csv\n"
 		  "  kbisect export 7 --format json -o exp7.json\n"
+		  "  kbisect export 7 --profile > exp7-stacks.csv\n"
 		  "  python3 -c 'import pandas; print(pandas.read_csv(\"exp7.csv\"))'\n",
 };
 
@@ -264,6 +286,7 @@ static int cmd_export(const struct kb_args *args)
 	kb_buf_init(&e.row);
 	e.err = &err;
 	e.to_stdout = !o->output;
+	e.profile = o->profile;
 	cb.arg = &e;
 	if (cmd_parse_id(args->pos[0], &e.exp) < 0)
 		return cmd_usage_error("export",
@@ -281,7 +304,8 @@ static int cmd_export(const struct kb_args *args)
 		return cmd_usage_error("export", "--output needs a file name");
 
 	if ((ret = cmd_open_store_as(args->db, KB_STORE_READ_ONLY, &s, &err)) ||
-	    (ret = kb_store_export(s, e.exp, &cb, &err)))
+	    (ret = e.profile ? kb_store_export_profile(s, e.exp, &cb, &err)
+			     : kb_store_export(s, e.exp, &cb, &err)))
 		goto fail;
 	if (e.format == FORMAT_JSON)
 		kb_buf_adds(&e.out, e.rows ? "\n]\n" : "]\n");

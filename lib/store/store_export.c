@@ -33,6 +33,17 @@ const char store_sql_export[] =
 	" WHERE v.experiment_id = ?1"
 	" ORDER BY v.idx, b.boot_no, s.run_no, s.metric";
 
+/* The profiles' rows, as the samples' (kb_store_export_profile()). */
+static const char sql_export_profile[] =
+	"SELECT v.idx, b.id, b.boot_no, b.status, b.host, p.run_no,"
+	" t.stack, p.samples FROM variants v"
+	" JOIN boots b ON b.variant_id = v.id"
+	" JOIN profiles p ON p.boot_id = b.id"
+	" JOIN profile_stacks t ON t.id = p.stack_id"
+	" WHERE v.experiment_id = ?1"
+	" ORDER BY v.idx, b.boot_no, p.run_no, t.stack";
+#define STORE_VERSION_PROFILES 19
+
 /* A variant with its level of each factor. */
 struct row_variant {
 	unsigned idx;
@@ -150,8 +161,10 @@ static int read_table(struct kb_store *s, int64_t exp, struct table *t,
 	return 0;
 }
 
-int kb_store_export(struct kb_store *s, int64_t exp,
-		    const struct kb_store_export_cb *cb, struct kb_err *err)
+/* The rows of @sql (NULL: none, the header alone) for @cb. */
+static int export_rows(struct kb_store *s, int64_t exp, const char *sql,
+		       const char *what, const struct kb_store_export_cb *cb,
+		       struct kb_err *err)
 {
 	struct table t;
 	struct kb_store_sample_row r;
@@ -169,8 +182,13 @@ int kb_store_export(struct kb_store *s, int64_t exp,
 	st = NULL;
 	if ((ret = read_table(s, exp, &t, err)) ||
 	    (ret = cb->header(cb->arg, (const char *const *)t.factors,
-			      t.nfactors)) ||
-	    (ret = store_prepare(s, store_sql_export, &st, err)))
+			      t.nfactors)))
+		goto out;
+	if (!sql) {
+		ret = store_commit(s, err);
+		goto out;
+	}
+	if ((ret = store_prepare(s, sql, &st, err)))
 		goto out;
 	sqlite3_bind_int64(st, 1, exp);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -190,9 +208,8 @@ int kb_store_export(struct kb_store *s, int64_t exp,
 			goto out;
 	}
 	if (rc != SQLITE_DONE) {
-		ret = store_fail(s, err,
-				 "cannot read the samples of experiment %lld",
-				 (long long)exp);
+		ret = store_fail(s, err, "cannot read the %s of experiment %lld",
+				 what, (long long)exp);
 		goto out;
 	}
 	ret = store_commit(s, err);
@@ -202,4 +219,21 @@ out:
 		store_rollback(s);
 	table_release(&t);
 	return ret;
+}
+
+int kb_store_export(struct kb_store *s, int64_t exp,
+		    const struct kb_store_export_cb *cb, struct kb_err *err)
+{
+	return export_rows(s, exp, store_sql_export, "samples", cb, err);
+}
+
+int kb_store_export_profile(struct kb_store *s, int64_t exp,
+			    const struct kb_store_export_cb *cb,
+			    struct kb_err *err)
+{
+	return export_rows(s, exp,
+			   kb_store_version(s) < STORE_VERSION_PROFILES
+				   ? NULL
+				   : sql_export_profile,
+			   "profiles", cb, err);
 }

@@ -51,4 +51,15 @@ struct kb_store_export_cb {
 int kb_store_export(struct kb_store *s, int64_t exp,
 		    const struct kb_store_export_cb *cb, struct kb_err *err);
 
+/*
+ * The same for the profiles (db/0019): one row per stack of each run of
+ * each boot, by variant index, boot number, run number and stack, the
+ * row's @metric the folded stack and its @value the samples that had it
+ * (a whole number).  A database older than the profiles hands out the
+ * header alone.
+ */
+int kb_store_export_profile(struct kb_store *s, int64_t exp,
+			    const struct kb_store_export_cb *cb,
+			    struct kb_err *err);
+
 #endif

@@ -49,3 +49,14 @@ check "why: the differential profile of good and bad, the checking path first" $
 run "$KB" why 1 --no-boots --json --db "$T/pr-slow.db"
 check "why --json carries the profile" $([ $rc -eq 0 ] && json_ok "$T/out" &&
 	python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["profile"]["changed"][0]["function"] == "check_bytes_and_report"' "$T/out"; echo $?)
+# export --profile: the stored stacks, one row a stack of a run
+run "$KB" export 1 --profile --db "$T/pr.db"
+check "export --profile: a row per stored stack of each run, stack and samples last" $([ $rc -eq 0 ] &&
+	[ "$(head -1 "$T/out")" = "$(printf 'experiment_id,variant_idx,variant_label,X,boot_id,boot_no,boot_status,host,run_no,stack,samples\r')" ] &&
+	[ $(( $(wc -l <"$T/out") - 1 )) = "$(sqlite3 "$T/pr.db" 'select count(*) from profiles')" ] &&
+	[ "$(awk -F, 'NR > 1 { s += $NF } END { print s }' "$T/out")" = "$(sqlite3 "$T/pr.db" 'select sum(samples) from profiles')" ]; echo $?)
+run "$KB" export 1 --profile --format json --db "$T/pr.db"
+check "export --profile --format json: stack and samples keys" $([ $rc -eq 0 ] && json_ok "$T/out" &&
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r and all(isinstance(x["samples"], int) and ";" in x["stack"] for x in r)' "$T/out"; echo $?)
+run "$KB" export 1 --profile --db "$T/bud.db"
+check "export --profile of an experiment without profiles: the header alone" $([ $rc -eq 0 ] && [ "$(wc -l <"$T/out")" = 1 ]; echo $?)
