@@ -46,7 +46,34 @@ struct kb_err;
  *
  * Values of 0 are left out (a run stores what moved): a boot that has
  * monitors counts a monitor it lacks as 0 (kb_monitor_compare()).
+ *
+ * Host monitors: what the host saw of a real (libvirt) boot, which is
+ * what explains drift between boots (lib/exec/guest.h, struct
+ * kb_guest_usage).  They are not the guest's and not per run: each boot
+ * stores one value of each as run 0, "over the boot", beside the
+ * guest's runs 1, 2, ..., under names that start with KB_MONITOR_HOST:
+ *
+ * - host.cpu_busy_pct: the host's CPU time spent on user and kernel
+ *   work over the boot, in percent of all its CPUs' time
+ *   (virNodeGetCPUStats before the guest starts and after it ends;
+ *   iowait counts as idle), the guest's own emulation included;
+ * - host.other_busy_pct: the same less the guest's CPU time, 0 at
+ *   least: the host busy with anything else (builds, other guests);
+ * - host.guest_cpu_s: the guest's CPU seconds as the hypervisor saw
+ *   them (virDomainGetInfo's cpuTime from its creation to its last
+ *   reading: vCPUs and emulation, for qemu its whole process);
+ * - host.loadavg_start, host.loadavg_end: the host's 1-minute load
+ *   average before the guest starts and after it ends, only when the
+ *   host is this machine (getloadavg()).
+ *
+ * A figure the host or its driver cannot give is left out, never a
+ * failed boot.  A host monitor's 0 is stored (a reading, not a count
+ * that did not move), and a boot lacking one was not measured: compare
+ * leaves it out of that monitor rather than count it 0.  The model
+ * executor has none.
  */
+
+#define KB_MONITOR_HOST "host."      /* the prefix of the host monitors */
 
 #define KB_MONITOR_NAME_MAX 64       /* bytes of a name, with its NUL */
 #define KB_MONITOR_MAX_VALUES 4096   /* monitors of one run */
@@ -54,7 +81,7 @@ struct kb_err;
 
 /* One monitor's value in one run. */
 struct kb_monitor_value {
-	unsigned run;                    /* the run, from 1 */
+	unsigned run;                    /* the run, from 1; 0: the boot */
 	char name[KB_MONITOR_NAME_MAX];  /* "vmstat.pgfault" */
 	double value;
 };
@@ -93,7 +120,8 @@ struct kb_monitor_change {
  * Compare the monitors of two sides, given per boot (@a, @na rows; @b,
  * @nb rows; any order): the boots of a side are those its rows name, and
  * a boot lacking a monitor that any boot of either side has counts 0 for
- * it.  Each monitor is tested by Welch's t test on its values (counters
+ * it, except a host monitor (kb_monitor_is_host()), which it then lacks:
+ * its summary is over the boots that have it.  Each monitor is tested by Welch's t test on its values (counters
  * may be 0, so not on the log scale): untested (p NaN) with fewer than 2
  * boots a side; p 1 when both sides hold one constant value alike, 0 when
  * each side is constant and they differ.  The tested p-values are one
@@ -106,6 +134,10 @@ size_t kb_monitor_compare(const struct kb_monitor_row *a, size_t na,
 			  const struct kb_monitor_row *b, size_t nb,
 			  double alpha, struct kb_monitor_change **out,
 			  size_t *nout);
+
+/* Whether monitor @name is the host's (KB_MONITOR_HOST...), not the
+ * guest's: one value a boot, which a boot may lack. */
+int kb_monitor_is_host(const char *name);
 
 /* How many of @n changes at @c were tested (p not NaN): the family. */
 size_t kb_monitor_tested(const struct kb_monitor_change *c, size_t n);

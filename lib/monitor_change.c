@@ -43,16 +43,38 @@ static size_t index_of(const long long *b, size_t n, long long boot)
 	return i;
 }
 
-/* The values of monitor @name over @nb boots @b of rows @r into @x. */
-static void values(const struct kb_monitor_row *r, size_t n,
-		   const long long *b, size_t nb, const char *name, double *x)
+/*
+ * The values of monitor @name over @nb boots @b of rows @r into @x (room
+ * for @nb; @seen too, scratch), how many there are: one a boot, a boot
+ * without one counting 0; but a host monitor (KB_MONITOR_HOST) is a
+ * reading, not a count, and one a boot lacks was not read: left out.
+ */
+static size_t values(const struct kb_monitor_row *r, size_t n,
+		     const long long *b, size_t nb, const char *name,
+		     double *x, unsigned char *seen)
 {
-	size_t i;
+	size_t i, k = 0;
 
 	memset(x, 0, nb * sizeof(*x));
+	memset(seen, 0, nb);
 	for (i = 0; i < n; i++)
-		if (!strcmp(r[i].name, name))
-			x[index_of(b, nb, r[i].boot)] += r[i].value;
+		if (!strcmp(r[i].name, name)) {
+			size_t j = index_of(b, nb, r[i].boot);
+
+			x[j] += r[i].value;
+			seen[j] = 1;
+		}
+	if (!kb_monitor_is_host(name))
+		return nb;
+	for (i = 0; i < nb; i++)
+		if (seen[i])
+			x[k++] = x[i];
+	return k;
+}
+
+int kb_monitor_is_host(const char *name)
+{
+	return !strncmp(name, KB_MONITOR_HOST, sizeof(KB_MONITOR_HOST) - 1);
 }
 
 /* Welch's two-sided t test of the means of @a and @b. */
@@ -84,6 +106,8 @@ size_t kb_monitor_compare(const struct kb_monitor_row *a, size_t na,
 	size_t nba, nbb, n = 0, i, nchanged = 0;
 	struct kb_monitor_change *c;
 	double *xa, *xb, *p;
+	unsigned char *seen;
+	size_t ka, kb;
 
 	for (i = 0; i < na; i++)
 		names[n++] = a[i].name;
@@ -99,14 +123,15 @@ size_t kb_monitor_compare(const struct kb_monitor_row *a, size_t na,
 	nbb = boots_of(b, nb, &bb);
 	xa = kb_calloc(nba ? nba : 1, sizeof(*xa));
 	xb = kb_calloc(nbb ? nbb : 1, sizeof(*xb));
+	seen = kb_calloc(nba + nbb ? nba + nbb : 1, 1);
 	p = kb_calloc(n ? n : 1, sizeof(*p));
 	c = kb_calloc(n ? n : 1, sizeof(*c));
 	for (i = 0; i < n; i++) {
 		snprintf(c[i].name, sizeof(c[i].name), "%s", names[i]);
-		values(a, na, ba, nba, names[i], xa);
-		values(b, nb, bb, nbb, names[i], xb);
-		kb_stats_summary(xa, nba, &c[i].a);
-		kb_stats_summary(xb, nbb, &c[i].b);
+		ka = values(a, na, ba, nba, names[i], xa, seen);
+		kb = values(b, nb, bb, nbb, names[i], xb, seen);
+		kb_stats_summary(xa, ka, &c[i].a);
+		kb_stats_summary(xb, kb, &c[i].b);
 		c[i].change_pct = kb_stats_change_pct(c[i].a.mean, c[i].b.mean);
 		c[i].p = p[i] = welch(&c[i].a, &c[i].b);
 	}
@@ -125,6 +150,7 @@ size_t kb_monitor_compare(const struct kb_monitor_row *a, size_t na,
 	free(bb);
 	free(xa);
 	free(xb);
+	free(seen);
 	free(p);
 	return nchanged;
 }

@@ -1,3 +1,4 @@
+#define _DEFAULT_SOURCE /* getloadavg */
 #include "guest.h"
 
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include "json.h"
 #include "matrix.h"
 #include "mem.h"
+#include "monitor.h"
 #include "guest_int.h"
 #include "banned.h"
 
@@ -381,6 +383,190 @@ int kb_guest_destroy(struct kb_guest_dom *d, struct kb_err *err)
 	return ret;
 }
 
+/* ---- what the host saw of a boot ---------------------------------------- */
+
+int kb_guest_uri_local(const char *uri)
+{
+	const char *h = uri ? strstr(uri, "://") : NULL, *end, *at;
+	char name[256], me[256];
+	size_t len;
+
+	if (!h)
+		return 0; /* an alias or a bare scheme: cannot tell */
+	h += 3;
+	end = h + strcspn(h, "/?#");
+	at = memchr(h, '@', (size_t)(end - h));
+	if (at)
+		h = at + 1;
+	if (*h == '[') { /* [::1]:port */
+		const char *close = memchr(h, ']', (size_t)(end - h));
+
+		len = close ? (size_t)(close + 1 - h) : (size_t)(end - h);
+	} else {
+		const char *colon = memchr(h, ':', (size_t)(end - h));
+
+		len = colon ? (size_t)(colon - h) : (size_t)(end - h);
+	}
+	if (!len)
+		return 1;
+	if (len >= sizeof(name))
+		return 0;
+	memcpy(name, h, len);
+	name[len] = '\0';
+	kb_host_name(me, sizeof(me));
+	return !strcmp(name, "localhost") || !strcmp(name, "127.0.0.1") ||
+	       !strcmp(name, "[::1]") || !strcmp(name, me);
+}
+
+/* The host's CPU totals in seconds over all CPUs: 0, or -1 when the
+ * driver has no user, kernel and idle times (iowait may be missing). */
+static int node_cpu(virConnectPtr conn, double *busy, double *total)
+{
+	virNodeCPUStatsPtr p = NULL;
+	double user = -1, kernel = -1, idle = -1, iowait = 0;
+	int n = 0, i, ret = -1;
+
+	if (virNodeGetCPUStats(conn, VIR_NODE_CPU_STATS_ALL_CPUS, NULL, &n,
+			       0) < 0 || n <= 0 || n > 64)
+		goto out;
+	p = kb_calloc((size_t)n, sizeof(*p));
+	if (virNodeGetCPUStats(conn, VIR_NODE_CPU_STATS_ALL_CPUS, p, &n, 0) <
+	    0)
+		goto out;
+	for (i = 0; i < n; i++) {
+		double v = (double)p[i].value / 1e9;
+
+		if (!strcmp(p[i].field, VIR_NODE_CPU_STATS_USER))
+			user = v;
+		else if (!strcmp(p[i].field, VIR_NODE_CPU_STATS_KERNEL))
+			kernel = v;
+		else if (!strcmp(p[i].field, VIR_NODE_CPU_STATS_IDLE))
+			idle = v;
+		else if (!strcmp(p[i].field, VIR_NODE_CPU_STATS_IOWAIT))
+			iowait = v;
+	}
+	if (user < 0 || kernel < 0 || idle < 0)
+		goto out;
+	*busy = user + kernel;
+	*total = user + kernel + idle + iowait;
+	ret = 0;
+out:
+	free(p);
+	if (ret)
+		virResetLastError();
+	return ret;
+}
+
+/* The domain's CPU time in seconds, or -1 (gone, or no such figure). */
+static double dom_cpu(virDomainPtr dom)
+{
+	virDomainInfo info;
+
+	if (virDomainGetInfo(dom, &info) < 0) {
+		virResetLastError();
+		return -1;
+	}
+	return (double)info.cpuTime / 1e9;
+}
+
+/* What is read of a boot as it goes, turned into kb_guest_usage at its
+ * end (usage_end()). */
+struct usage_run {
+	int host0_ok, load0_ok, local;
+	double busy0, total0, load0;
+	double cpu_first, cpu_last; /* -1 until read */
+	double t_cpu;               /* when cpu_last was read */
+};
+
+static void usage_start(struct kb_guest_conn *c, struct usage_run *u)
+{
+	struct kb_err ignore = KB_ERR_INIT;
+
+	/* a connection libvirtd dropped during a build would lose the first
+	 * reading: kb_guest_start() revives it anyway, and says so if not */
+	(void)kb_guest__revive(c, &ignore);
+	memset(u, 0, sizeof(*u));
+	u->cpu_first = u->cpu_last = -1;
+	u->host0_ok = node_cpu(c->conn, &u->busy0, &u->total0) == 0;
+	u->local = kb_guest_uri_local(c->uri);
+	u->load0_ok = u->local && getloadavg(&u->load0, 1) == 1;
+}
+
+static void usage_dom(struct usage_run *u, struct kb_guest_dom *d, double t)
+{
+	double cpu = dom_cpu(d->dom);
+
+	u->t_cpu = t;
+	if (cpu < 0)
+		return;
+	if (u->cpu_first < 0)
+		u->cpu_first = cpu;
+	u->cpu_last = cpu;
+}
+
+static void usage_end(struct kb_guest_conn *c, const struct usage_run *u,
+		      struct kb_guest_usage *out)
+{
+	double busy, total;
+
+	memset(out, 0, sizeof(*out));
+	if (u->host0_ok && node_cpu(c->conn, &busy, &total) == 0 &&
+	    total - u->total0 > 0 && busy >= u->busy0) {
+		out->host_ok = 1;
+		out->host_busy_s = busy - u->busy0;
+		out->host_total_s = total - u->total0;
+	}
+	if (u->cpu_first >= 0 && u->cpu_last >= u->cpu_first) {
+		out->guest_ok = 1;
+		out->guest_cpu_s = u->cpu_last - u->cpu_first;
+	}
+	if (u->load0_ok && getloadavg(&out->load_end, 1) == 1) {
+		out->load_ok = 1;
+		out->load_start = u->load0;
+	}
+}
+
+static void put_monitor(struct kb_monitor_value *m, const char *name,
+			double value)
+{
+	memset(m, 0, sizeof(*m));
+	m->run = 0;
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	m->value = value;
+}
+
+size_t kb_guest_usage_monitors(const struct kb_guest_usage *u,
+			       struct kb_monitor_value **v, size_t *n)
+{
+	struct kb_monitor_value add[5];
+	size_t k = 0;
+
+	/* by name, as a run's monitors are (kb_monitor_parse_buffer()) */
+	if (u->host_ok)
+		put_monitor(&add[k++], "host.cpu_busy_pct",
+			    100 * u->host_busy_s / u->host_total_s);
+	if (u->guest_ok)
+		put_monitor(&add[k++], "host.guest_cpu_s", u->guest_cpu_s);
+	if (u->load_ok) {
+		put_monitor(&add[k++], "host.loadavg_end", u->load_end);
+		put_monitor(&add[k++], "host.loadavg_start", u->load_start);
+	}
+	if (u->host_ok && u->guest_ok) {
+		double other = u->host_busy_s - u->guest_cpu_s;
+
+		put_monitor(&add[k++], "host.other_busy_pct",
+			    other > 0 ? 100 * other / u->host_total_s : 0);
+	}
+	if (!k)
+		return 0;
+	/* run 0 goes before the runs */
+	*v = kb_reallocarray(*v, *n + k, sizeof(**v));
+	memmove(*v + k, *v, *n * sizeof(**v));
+	memcpy(*v, add, k * sizeof(*add));
+	*n += k;
+	return k;
+}
+
 char *kb_guest_owner_self(void)
 {
 	char host[256];
@@ -556,16 +742,20 @@ int kb_guest_run(struct kb_guest_conn *c, const char *xml,
 	struct kb_guest_run_opts defaults = KB_GUEST_RUN_OPTS_INIT;
 	struct kb_guest_dom *d = NULL;
 	struct run r;
+	struct usage_run u;
 	double t0 = kb_monotime(), t_start = 0, last_check = 0;
 	int fd = -1, timer = -1, ret, active;
 	enum kb_guest_end e = KB_GUEST_END_CONSOLE;
 
 	memset(&r, 0, sizeof(r));
+	memset(&u, 0, sizeof(u));
 	r.console = console;
 	if (!opts)
 		opts = &defaults;
 	*end = KB_GUEST_END_CONSOLE;
 	*duration_s = 0;
+	if (opts->usage)
+		usage_start(c, &u);
 	if (!opts->console_file && !event_impl_ok) {
 		ret = kb_err_set(err, KB_EFAIL,
 				 "cannot read guest consoles: libvirt has no event loop");
@@ -575,6 +765,8 @@ int kb_guest_run(struct kb_guest_conn *c, const char *xml,
 	 * guest paused then.  A file keeps everything. */
 	if ((ret = kb_guest_start(c, xml, !opts->console_file, &d, err)))
 		goto out;
+	if (opts->usage)
+		usage_dom(&u, d, kb_monotime());
 	if (opts->console_file) {
 		fd = open(opts->console_file, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
@@ -640,6 +832,8 @@ int kb_guest_run(struct kb_guest_conn *c, const char *xml,
 		if ((e = deadline(console, opts, t0, &t_start, t)) !=
 		    KB_GUEST_END_CONSOLE)
 			break;
+		if (opts->usage && t - u.t_cpu > 0.25)
+			usage_dom(&u, d, t);
 		/* A file does not end when the guest does: ask libvirt. */
 		if (fd >= 0 && t - last_check > 0.25) {
 			last_check = t;
@@ -672,9 +866,13 @@ out:
 	if (d) {
 		struct kb_err derr = KB_ERR_INIT;
 
+		if (opts->usage)
+			usage_dom(&u, d, kb_monotime());
 		if (kb_guest_destroy(d, &derr) && !ret)
 			ret = kb_err_set(err, derr.code, "%s", derr.msg);
 	}
 	*duration_s = kb_monotime() - t0;
+	if (opts->usage)
+		usage_end(c, &u, opts->usage);
 	return ret;
 }

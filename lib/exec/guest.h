@@ -6,6 +6,7 @@
 
 struct kb_console;
 struct kb_err;
+struct kb_monitor_value;
 
 /*
  * Guests through libvirt: a connection to a host's URI, transient domains
@@ -120,6 +121,43 @@ enum kb_guest_end {
 	KB_GUEST_END_WORKLOAD_TIMEOUT, /* workload not done in time */
 };
 
+/*
+ * What the host saw of one boot (kb_guest_run_opts.usage): its CPU
+ * totals over all its CPUs (virNodeGetCPUStats: user, kernel, idle and
+ * iowait, whose sum is the CPU time there was) read before the guest is
+ * started and after it has ended, which works on a remote host too; the
+ * domain's CPU time (virDomainGetInfo, qemu's whole process: vCPUs and
+ * emulation) from its first reading, right after it was created, to its
+ * last, read every 0.25 s while it runs and once more just before it is
+ * destroyed (a guest that powered off is gone and keeps its last
+ * reading); and, when the host is this machine, the 1-minute load
+ * average before the start and after the end (getloadavg()).  Each part
+ * is there only when it was read: a failure to read is never an error.
+ */
+struct kb_guest_usage {
+	int host_ok;         /* host_busy_s and host_total_s were read */
+	double host_busy_s;  /* user + kernel CPU seconds over the boot */
+	double host_total_s; /* user + kernel + idle + iowait: > 0 */
+	int guest_ok;        /* guest_cpu_s was read (two readings) */
+	double guest_cpu_s;  /* the domain's CPU seconds over the boot */
+	int load_ok;         /* the host is local: load_start and load_end */
+	double load_start, load_end; /* 1-minute load averages */
+};
+
+/*
+ * @u as monitors of run 0, "over the boot" (lib/monitor.h, the host.*
+ * monitors), put before the @*n values at *@v (the array is grown, the
+ * caller frees it): host.cpu_busy_pct, host.other_busy_pct (the host's
+ * CPU busy with anything but this guest, 0 at least), host.guest_cpu_s,
+ * host.loadavg_start and host.loadavg_end, each only where @u has it.
+ * Returns how many were added.
+ */
+size_t kb_guest_usage_monitors(const struct kb_guest_usage *u,
+			       struct kb_monitor_value **v, size_t *n);
+
+/* Whether libvirt URI @uri names this machine (no host, or localhost). */
+int kb_guest_uri_local(const char *uri);
+
 struct kb_guest_run_opts {
 	/*
 	 * Read the console from this file (a file-backed serial port the
@@ -131,10 +169,13 @@ struct kb_guest_run_opts {
 	/* may be NULL; once *stop is nonzero (a signal handler sets it) the
 	 * guest is destroyed and kb_guest_run() returns KB_EFAIL */
 	const volatile sig_atomic_t *stop;
+	/* may be NULL; else filled with what the host saw of the boot,
+	 * also when kb_guest_run() fails */
+	struct kb_guest_usage *usage;
 };
 #define KB_GUEST_RUN_OPTS_INIT                                            \
 	{ .console_file = NULL, .boot_timeout_s = 120,                    \
-	  .workload_timeout_s = 600, .stop = NULL }
+	  .workload_timeout_s = 600, .stop = NULL, .usage = NULL }
 
 /*
  * Boot domain @xml on @c and feed its console to @console until the

@@ -900,6 +900,7 @@ static int boot(void *self, const struct kb_variant *v,
 	struct kb_workload_inst wi;
 	const struct kb_workload *w = &wi.w;
 	struct kb_guest_run_opts ro = KB_GUEST_RUN_OPTS_INIT;
+	struct kb_guest_usage usage;
 	struct kb_console *console = NULL;
 	struct kb_err gerr = KB_ERR_INIT;
 	enum kb_guest_end end = KB_GUEST_END_CONSOLE;
@@ -980,6 +981,7 @@ static int boot(void *self, const struct kb_variant *v,
 						    : 120;
 	ro.workload_timeout_s = kb_realexec_workload_timeout(w, runs);
 	ro.stop = x->opts.stop;
+	ro.usage = &usage;
 	console = kb_console_new(0);
 	if (kb_guest_run(x->conn, xml, &ro, console, &end, &dur, &gerr)) {
 		char *tail = kb_console_tail(console, 50);
@@ -1015,6 +1017,8 @@ static int boot(void *self, const struct kb_variant *v,
 				"the workload ran over %.0f s (workload.timeout_s)",
 				ro.workload_timeout_s);
 	}
+	/* the host's monitors, run 0: what explains drift between boots */
+	kb_guest_usage_monitors(&usage, &out->monitors, &out->nmonitors);
 	ret = 0;
 out:
 	out->duration_s = kb_monotime() - t0;

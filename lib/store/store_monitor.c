@@ -33,7 +33,9 @@ int store_boot_monitors_put(struct kb_store *s, sqlite3_int64 boot_id,
 	for (i = 0; !ret && i < r->nmonitors; i++) {
 		const struct kb_monitor_value *m = &r->monitors[i];
 
-		if (m->value == 0 || !isfinite(m->value))
+		/* a run's 0 is what did not move; a host monitor's 0 (run 0:
+		 * a load average of 0.00) is a reading, kept */
+		if ((m->value == 0 && m->run) || !isfinite(m->value))
 			continue;
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, boot_id);
@@ -60,10 +62,14 @@ void kb_store_monitors_release(struct kb_store_monitors *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* A monitor of run 0 (the host's, over the boot) is its value; one of
+ * the runs its mean over the runs (run_no > 0) that stored monitors. */
 static const char sql_monitors[] =
-	"SELECT m.boot_id, m.name, sum(m.value) /"
-	" (SELECT count(DISTINCT x.run_no) FROM monitors x"
-	"  WHERE x.boot_id = m.boot_id)"
+	"SELECT m.boot_id, m.name,"
+	" total(CASE WHEN m.run_no = 0 THEN m.value END) +"
+	" coalesce(total(CASE WHEN m.run_no > 0 THEN m.value END) /"
+	"  nullif((SELECT count(DISTINCT x.run_no) FROM monitors x"
+	"   WHERE x.boot_id = m.boot_id AND x.run_no > 0), 0), 0)"
 	" FROM variants v JOIN boots b ON b.variant_id = v.id"
 	" JOIN monitors m ON m.boot_id = b.id"
 	" WHERE v.experiment_id = ?1 AND v.idx = ?2 AND b.status = 'ok'"

@@ -24,9 +24,11 @@ void kb_store_monitors_release(struct kb_store_monitors *m);
 
 /*
  * The monitors of the ok boots of variant @variant_idx of experiment
- * @exp into *@out: each boot's mean of each monitor over the runs that
- * stored monitors (a run lacking one counts 0).  None on a schema older
- * than 17.  Returns 0 or KB_EFAIL; release *@out either way.
+ * @exp into *@out: each boot's mean of each guest monitor over the runs
+ * (run 1, 2, ...) that stored monitors (a run lacking one counts 0), and
+ * each host monitor (run 0, host.*: one value over the boot) as it is.
+ * None on a schema older than 17.  Returns 0 or KB_EFAIL; release *@out
+ * either way.
  */
 int kb_store_monitors(struct kb_store *s, int64_t exp, unsigned variant_idx,
 		      struct kb_store_monitors *out, struct kb_err *err);

@@ -1,3 +1,5 @@
+#define _DEFAULT_SOURCE /* gethostname */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include "guest.h"
 #include "mem.h"
 #include "matrix.h"
+#include "monitor.h"
 
 /*
  * libvirt's test driver (test:///default) keeps its domains only as long
@@ -339,7 +342,8 @@ static void test_guest__connect_refuses_a_uri_that_runs_a_program(void **state)
 
 /* Boot on the test driver with @text already in the console file. */
 static void run_with_console(const char *text, double boot_s, double wl_s,
-			     enum kb_guest_end *end, struct kb_console *con)
+			     enum kb_guest_end *end, struct kb_console *con,
+			     struct kb_guest_usage *usage)
 {
 	char path[] = "/tmp/kb-guest-console-XXXXXX";
 	struct kb_guest_run_opts o = KB_GUEST_RUN_OPTS_INIT;
@@ -357,6 +361,7 @@ static void run_with_console(const char *text, double boot_s, double wl_s,
 	o.console_file = path;
 	o.boot_timeout_s = boot_s;
 	o.workload_timeout_s = wl_s;
+	o.usage = usage;
 	if (kb_guest_run(c, xml, &o, con, end, &dur, &err))
 		fail_msg("run: %s", err.msg);
 	assert_true(dur >= 0 && dur < 10);
@@ -376,7 +381,7 @@ static void test_guest__run_stops_at_a_final_console(void **state)
 	(void)state;
 	run_with_console("Linux version 6.1\nKBISECT-START 1\n"
 			 "KBISECT-ERROR 1 fio failed\n",
-			 5, 5, &end, con);
+			 5, 5, &end, con, NULL);
 	assert_int_equal(end, KB_GUEST_END_CONSOLE);
 	assert_int_equal(kb_console_state(con), KB_CONSOLE_BAD);
 	kb_console_free(con);
@@ -388,7 +393,7 @@ static void test_guest__boot_timeout_before_the_workload(void **state)
 	enum kb_guest_end end = KB_GUEST_END_CONSOLE;
 
 	(void)state;
-	run_with_console("Linux version 6.1\n", 0.3, 5, &end, con);
+	run_with_console("Linux version 6.1\n", 0.3, 5, &end, con, NULL);
 	assert_int_equal(end, KB_GUEST_END_BOOT_TIMEOUT);
 	assert_false(kb_console_started(con));
 	kb_console_free(con);
@@ -401,7 +406,7 @@ static void test_guest__workload_timeout_after_start(void **state)
 
 	(void)state;
 	run_with_console("Linux version 6.1\nKBISECT-START 1\n", 5, 0.3, &end,
-			 con);
+			 con, NULL);
 	assert_int_equal(end, KB_GUEST_END_WORKLOAD_TIMEOUT);
 	assert_true(kb_console_started(con));
 	kb_console_free(con);
@@ -422,6 +427,148 @@ static void test_guest__refused_domain_is_an_error(void **state)
 	assert_msg_contains(err.msg, "cannot start a guest on 'test:///default'");
 	kb_console_free(con);
 	kb_guest_disconnect(c);
+}
+
+/* What the host saw of a boot: the test driver's domain CPU time is its
+ * clock (it runs nothing), its host CPU totals never move (left out: no
+ * interval), and test:/// is this machine (load averages). */
+static void test_guest__run_reads_what_the_host_saw(void **state)
+{
+	struct kb_console *con = kb_console_new(0);
+	enum kb_guest_end end = KB_GUEST_END_CONSOLE;
+	struct kb_guest_usage u;
+
+	(void)state;
+	memset(&u, 0xff, sizeof(u));
+	run_with_console("Linux version 6.1\nKBISECT-START 1\n", 5, 0.8, &end,
+			 con, &u);
+	assert_int_equal(end, KB_GUEST_END_WORKLOAD_TIMEOUT);
+	assert_int_equal(u.guest_ok, 1);
+	/* read every 0.25 s and before the destroy: the whole 0.8 s */
+	assert_true(u.guest_cpu_s >= 0.7 && u.guest_cpu_s < 10);
+	assert_int_equal(u.host_ok, 0);
+	assert_int_equal(u.load_ok, 1);
+	assert_true(u.load_start >= 0 && u.load_end >= 0);
+	kb_console_free(con);
+}
+
+/* A guest libvirt refuses still has the host's readings around it. */
+static void test_guest__refused_domain_still_fills_usage(void **state)
+{
+	struct kb_guest_run_opts o = KB_GUEST_RUN_OPTS_INIT;
+	struct kb_console *con = kb_console_new(0);
+	struct kb_guest_conn *c = conn();
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_guest_usage u;
+	enum kb_guest_end end;
+	double dur;
+
+	(void)state;
+	memset(&u, 0xff, sizeof(u));
+	o.usage = &u;
+	assert_int_equal(kb_guest_run(c, "<domain type='nonsense'/>", &o, con,
+				      &end, &dur, &err),
+			 KB_EFAIL);
+	assert_int_equal(u.guest_ok, 0);
+	assert_int_equal(u.host_ok, 0);
+	assert_int_equal(u.load_ok, 1);
+	kb_console_free(con);
+	kb_guest_disconnect(c);
+}
+
+static double run0(const struct kb_monitor_value *v, size_t n,
+		   const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].run == 0 && !strcmp(v[i].name, name))
+			return v[i].value;
+	return NAN;
+}
+
+/* The usage as run-0 monitors, before the guest's runs, by name; what
+ * was not read is left out. */
+static void test_guest__usage_becomes_run_zero_monitors(void **state)
+{
+	struct kb_guest_usage u = { .host_ok = 1, .host_busy_s = 3,
+				    .host_total_s = 10, .guest_ok = 1,
+				    .guest_cpu_s = 1, .load_ok = 1,
+				    .load_start = 0, .load_end = 1.5 };
+	struct kb_monitor_value *v = kb_calloc(1, sizeof(*v));
+	size_t n = 1, i;
+
+	(void)state;
+	v[0].run = 1;
+	snprintf(v[0].name, sizeof(v[0].name), "vmstat.pgfault");
+	v[0].value = 7;
+	assert_int_equal(kb_guest_usage_monitors(&u, &v, &n), 5);
+	assert_int_equal(n, 6);
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(v[i].run, 0);
+		assert_true(kb_monitor_is_host(v[i].name));
+		if (i)
+			assert_true(strcmp(v[i - 1].name, v[i].name) < 0);
+	}
+	assert_int_equal(v[5].run, 1);
+	assert_string_equal(v[5].name, "vmstat.pgfault");
+	assert_true(fabs(run0(v, n, "host.cpu_busy_pct") - 30) < 1e-9);
+	assert_true(fabs(run0(v, n, "host.other_busy_pct") - 20) < 1e-9);
+	assert_true(run0(v, n, "host.guest_cpu_s") == 1);
+	assert_true(run0(v, n, "host.loadavg_start") == 0);
+	assert_true(run0(v, n, "host.loadavg_end") == 1.5);
+	free(v);
+
+	/* a guest that took more than the host counted: other is 0; no
+	 * host totals, no load: only the guest's time */
+	v = NULL;
+	n = 0;
+	u.guest_cpu_s = 4;
+	assert_int_equal(kb_guest_usage_monitors(&u, &v, &n), 5);
+	assert_true(run0(v, n, "host.other_busy_pct") == 0);
+	free(v);
+	v = NULL;
+	n = 0;
+	u.host_ok = 0;
+	u.load_ok = 0;
+	assert_int_equal(kb_guest_usage_monitors(&u, &v, &n), 1);
+	assert_string_equal(v[0].name, "host.guest_cpu_s");
+	free(v);
+	v = NULL;
+	n = 0;
+	u.guest_ok = 0;
+	assert_int_equal(kb_guest_usage_monitors(&u, &v, &n), 0);
+	assert_null(v);
+}
+
+/* Load averages are read only where the host is this machine. */
+static void test_guest__uri_local_is_this_machine(void **state)
+{
+	static const char *const local[] = {
+		"test:///default", "qemu:///system",
+		"qemu:///system?socket=/tmp/x/libvirt-sock",
+		"qemu+ssh://localhost/system", "qemu+tcp://root@127.0.0.1:16509/system",
+		"qemu+tcp://[::1]:16509/system",
+	};
+	static const char *const remote[] = {
+		"qemu+ssh://build-box.example/system", "xen+ssh://root@far/",
+		"qemu+tcp://[2001:db8::1]/system", "qemu", NULL,
+	};
+	char me[256], *uri;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(local) / sizeof(local[0]); i++)
+		if (!kb_guest_uri_local(local[i]))
+			fail_msg("'%s' is this machine", local[i]);
+	for (i = 0; i < sizeof(remote) / sizeof(remote[0]); i++)
+		if (kb_guest_uri_local(remote[i]))
+			fail_msg("'%s' is another machine", remote[i]);
+	gethostname(me, sizeof(me));
+	me[sizeof(me) - 1] = '\0';
+	uri = kb_asprintf("qemu+ssh://%s/system", me);
+	assert_true(kb_guest_uri_local(uri));
+	free(uri);
 }
 
 /* A storage pool on the test driver: defined when missing, volumes made
@@ -490,6 +637,10 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_guest__boot_timeout_before_the_workload),
 	cmocka_unit_test(test_guest__workload_timeout_after_start),
 	cmocka_unit_test(test_guest__refused_domain_is_an_error),
+	cmocka_unit_test(test_guest__run_reads_what_the_host_saw),
+	cmocka_unit_test(test_guest__refused_domain_still_fills_usage),
+	cmocka_unit_test(test_guest__usage_becomes_run_zero_monitors),
+	cmocka_unit_test(test_guest__uri_local_is_this_machine),
 };
 
 KB_TEST_MAIN(tests)
