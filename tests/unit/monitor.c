@@ -248,6 +248,51 @@ static void test_monitor__compare_flags_change_absent_is_zero(void **state)
 	free(c);
 }
 
+/* A host monitor (host.*) a boot lacks was not read: that boot is left
+ * out of it, where a guest monitor it lacks counts 0. */
+static void test_monitor__compare_host_monitor_absent_is_unmeasured(
+	void **state)
+{
+	const struct kb_monitor_row a[] = {
+		ROW(1, "host.cpu_busy_pct", 50), ROW(2, "host.cpu_busy_pct", 52),
+		ROW(3, "host.cpu_busy_pct", 51), ROW(4, "irq.x", 1),
+		/* boot 4's host figures could not be read */
+	};
+	const struct kb_monitor_row b[] = {
+		ROW(5, "host.cpu_busy_pct", 50), ROW(6, "host.cpu_busy_pct", 51),
+		ROW(7, "host.cpu_busy_pct", 52), ROW(8, "host.cpu_busy_pct", 50),
+		ROW(5, "host.loadavg_end", 0),   ROW(6, "host.loadavg_end", 0),
+	};
+	struct kb_monitor_change *c = NULL;
+	size_t n = 0, i;
+
+	(void)state;
+	assert_true(kb_monitor_is_host("host.cpu_busy_pct"));
+	assert_false(kb_monitor_is_host("vmstat.host"));
+	assert_false(kb_monitor_is_host("hostx.y"));
+	assert_int_equal(kb_monitor_compare(a, 4, b, 6, 0.05, &c, &n), 0);
+	assert_int_equal(n, 3);
+	for (i = 0; i < n; i++) {
+		if (!strcmp(c[i].name, "host.cpu_busy_pct")) {
+			/* 3 boots, mean 51: not 4 with a 0 in them */
+			assert_int_equal(c[i].a.n, 3);
+			assert_true(c[i].a.mean == 51);
+			assert_int_equal(c[i].b.n, 4);
+			assert_false(c[i].changed);
+		} else if (!strcmp(c[i].name, "host.loadavg_end")) {
+			/* none on side A: nothing to test */
+			assert_int_equal(c[i].a.n, 0);
+			assert_int_equal(c[i].b.n, 2);
+			assert_true(isnan(c[i].p));
+		} else {
+			assert_string_equal(c[i].name, "irq.x");
+			assert_int_equal(c[i].a.n, 4);
+			assert_int_equal(c[i].b.n, 4);
+		}
+	}
+	free(c);
+}
+
 /*
  * The analysis against known truth, on the model's monitors: 20
  * monitors (5% boot noise, 2% run noise, 3 runs a boot), 10 boots a
@@ -452,6 +497,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_monitor__interrupts_of_many_cpus),
 	cmocka_unit_test(test_monitor__malformed_frame_is_refused_untouched),
 	cmocka_unit_test(test_monitor__compare_flags_change_absent_is_zero),
+	cmocka_unit_test(test_monitor__compare_host_monitor_absent_is_unmeasured),
 	cmocka_unit_test(test_monitor__model_null_and_planted_change),
 	cmocka_unit_test(test_monitor__model_executor_yields_monitors),
 	cmocka_unit_test(test_monitor__model_refuses_bad_monitor),

@@ -18,6 +18,7 @@
 #include "mem.h"
 #include "store.h"
 #include "store_int.h"
+#include "store_monitor.h"
 #include "variant.h"
 
 /*
@@ -2163,6 +2164,80 @@ static void test_store__migration_to_8_keeps_boots_and_their_means(
 	assert_int_equal(count_in(f->path, "SELECT count(*) FROM samples"), 8);
 }
 
+static void add_monitor(struct kb_boot_result *r, unsigned run,
+			const char *name, double value)
+{
+	struct kb_monitor_value *m;
+
+	r->monitors = kb_reallocarray(r->monitors, r->nmonitors + 1,
+				      sizeof(*r->monitors));
+	m = &r->monitors[r->nmonitors++];
+	memset(m, 0, sizeof(*m));
+	m->run = run;
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	m->value = value;
+}
+
+static double row_value(const struct kb_store_monitors *m, long long boot,
+			const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->rows[i].boot == boot && !strcmp(m->rows[i].name, name))
+			return m->rows[i].value;
+	return NAN;
+}
+
+/*
+ * Per boot, a guest monitor is its mean over the runs that stored
+ * monitors and a host monitor (run 0, over the boot) its value: run 0
+ * is not one more run to divide by.  A run's 0 is not stored, a host
+ * monitor's 0 (a load of 0.00) is.
+ */
+static void test_store__monitors_per_boot_take_run_zero_as_it_is(
+	void **state)
+{
+	static const double v[] = { 10, 11 };
+	struct fixture *f = *state;
+	struct kb_store *s = open_ok(f->path, 0);
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_store_monitors m;
+	struct kb_boot_result r;
+	long long b1, b2;
+	int64_t id = create_ok(s, "host");
+
+	r = boot_result(KB_BOOT_OK, NULL, v, 2);
+	add_monitor(&r, 0, "host.cpu_busy_pct", 60);
+	add_monitor(&r, 0, "host.loadavg_start", 0);
+	add_monitor(&r, 1, "irq.x", 4);
+	add_monitor(&r, 1, "vmstat.pgfault", 10);
+	add_monitor(&r, 2, "vmstat.pgfault", 30);
+	add_monitor(&r, 2, "vmstat.nothing", 0);
+	assert_int_equal(kb_store_boot_put(s, id, 0, 1, 0, &r, &err), 0);
+	kb_boot_result_release(&r);
+	/* a boot whose guest had no monitors: the host's alone */
+	r = boot_result(KB_BOOT_OK, NULL, v, 2);
+	add_monitor(&r, 0, "host.cpu_busy_pct", 40);
+	assert_int_equal(kb_store_boot_put(s, id, 0, 2, 0, &r, &err), 0);
+	kb_boot_result_release(&r);
+	assert_int_equal(count_in(f->path, "SELECT count(*) FROM monitors"),
+			 6);
+	assert_int_equal(kb_store_monitors(s, id, 0, &m, &err), 0);
+	assert_int_equal(m.nboots, 2);
+	assert_int_equal(m.n, 5);
+	b1 = m.rows[0].boot;
+	b2 = m.rows[m.n - 1].boot;
+	assert_true(b1 != b2);
+	assert_true(row_value(&m, b1, "host.cpu_busy_pct") == 60);
+	assert_true(row_value(&m, b1, "host.loadavg_start") == 0);
+	assert_true(row_value(&m, b1, "vmstat.pgfault") == 20);
+	assert_true(row_value(&m, b1, "irq.x") == 2);
+	assert_true(row_value(&m, b2, "host.cpu_busy_pct") == 40);
+	kb_store_monitors_release(&m);
+	kb_store_close(s);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 /* Statements alive on @db, cached or not. */
@@ -2245,6 +2320,7 @@ static void test_store__statements_are_prepared_once_per_connection(
 
 static const struct CMUnitTest tests[] = {
 	T(test_store__open_creates_and_migrates_to_latest),
+	T(test_store__monitors_per_boot_take_run_zero_as_it_is),
 	T(test_store__reopen_is_a_no_op),
 	T(test_store__newer_version_is_refused),
 	T(test_store__foreign_database_is_left_as_it_was),
