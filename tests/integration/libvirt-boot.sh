@@ -1,7 +1,8 @@
 #!/bin/sh
 # Real guests through libvirt: boot the distro kernel with kbisect's
 # generated initramfs under QEMU (TCG) on a private libvirtd, run a short
-# fio job on a scratch virtio disk and check that real IOPS are stored;
+# fio job on a scratch virtio disk and check that real IOPS are stored,
+# with what the host saw of the boot (host.* monitors, run 0);
 # then a guest whose workload hangs must be killed at workload.timeout_s
 # and stored as workload-timeout.  No guest of its database
 # (kbisect-TAG-*) may be left.
@@ -88,6 +89,18 @@ QEMU\ 9.*) ;;
 esac
 [ "$(q "SELECT executor FROM experiments")" = libvirt ] ||
 	fail "the experiment's executor is not 'libvirt'"
+# what the host saw of the boot: run 0's host.* monitors (lib/monitor.h)
+host=$(q "SELECT group_concat(name || '=' || round(value, 3), ' ') FROM
+	  (SELECT name, value FROM monitors WHERE run_no = 0 ORDER BY name)")
+echo "libvirt-boot: host monitors: $host"
+for m in host.cpu_busy_pct host.guest_cpu_s host.other_busy_pct \
+	host.loadavg_start host.loadavg_end; do
+	case " $host" in *" $m="*) ;; *) fail "no $m stored for the boot" ;; esac
+done
+[ "$(q "SELECT count(*) FROM monitors WHERE run_no = 0 AND
+	(name = 'host.cpu_busy_pct' AND (value <= 0 OR value > 100) OR
+	 name = 'host.guest_cpu_s' AND value <= 0)")" = 0 ] ||
+	fail "a host monitor is out of its range: $host"
 
 # ---- 2. a hanging workload is killed at its timeout -----------------------
 cat > "$T/hang.yaml" <<YAML
@@ -113,6 +126,16 @@ status=$(q "SELECT b.status FROM boots b JOIN variants v ON v.id = b.variant_id
 	cat "$T/hang.out"
 }
 [ $((t1 - t0)) -lt 100 ] || fail "the hanging boot took $((t1 - t0)) s"
+# the stream console polls the guest's CPU time too; a destroyed guest
+# had it read before the destroy
+cpu=$(q "SELECT round(m.value, 3) FROM monitors m JOIN boots b ON b.id = m.boot_id
+	 JOIN variants v ON v.id = b.variant_id
+	 JOIN experiments e ON e.id = v.experiment_id
+	 WHERE e.name = 'libvirt-boot-hang' AND m.name = 'host.guest_cpu_s'")
+case $cpu in
+'' | 0 | 0.0) fail "no host.guest_cpu_s for the hanging boot" ;;
+*) echo "libvirt-boot: the hanging boot's guest CPU: $cpu s" ;;
+esac
 echo "libvirt-boot: hanging workload stopped as '$status' in $((t1 - t0)) s"
 
 # ---- no guest left ---------------------------------------------------------
