@@ -121,8 +121,9 @@ struct kb_monitor_change {
  * @nb rows; any order): the boots of a side are those its rows name, and
  * a boot lacking a monitor that any boot of either side has counts 0 for
  * it, except a host monitor (kb_monitor_is_host()), which it then lacks:
- * its summary is over the boots that have it.  Each monitor is tested by Welch's t test on its values (counters
- * may be 0, so not on the log scale): untested (p NaN) with fewer than 2
+ * its summary is over the boots that have it.  Each monitor is tested
+ * by Welch's t test on its values (counters may be 0, so not on the log
+ * scale): untested (p NaN) with fewer than 2
  * boots a side; p 1 when both sides hold one constant value alike, 0 when
  * each side is constant and they differ.  The tested p-values are one
  * family, adjusted by Holm's method (lib/util/stats.h): a monitor has

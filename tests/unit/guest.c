@@ -547,7 +547,8 @@ static void test_guest__uri_local_is_this_machine(void **state)
 	static const char *const local[] = {
 		"test:///default", "qemu:///system",
 		"qemu:///system?socket=/tmp/x/libvirt-sock",
-		"qemu+ssh://localhost/system", "qemu+tcp://root@127.0.0.1:16509/system",
+		"qemu+ssh://localhost/system",
+		"qemu+tcp://root@127.0.0.1:16509/system",
 		"qemu+tcp://[::1]:16509/system",
 	};
 	static const char *const remote[] = {

@@ -254,14 +254,19 @@ static void test_monitor__compare_host_monitor_absent_is_unmeasured(
 	void **state)
 {
 	const struct kb_monitor_row a[] = {
-		ROW(1, "host.cpu_busy_pct", 50), ROW(2, "host.cpu_busy_pct", 52),
-		ROW(3, "host.cpu_busy_pct", 51), ROW(4, "irq.x", 1),
+		ROW(1, "host.cpu_busy_pct", 50),
+		ROW(2, "host.cpu_busy_pct", 52),
+		ROW(3, "host.cpu_busy_pct", 51),
+		ROW(4, "irq.x", 1),
 		/* boot 4's host figures could not be read */
 	};
 	const struct kb_monitor_row b[] = {
-		ROW(5, "host.cpu_busy_pct", 50), ROW(6, "host.cpu_busy_pct", 51),
-		ROW(7, "host.cpu_busy_pct", 52), ROW(8, "host.cpu_busy_pct", 50),
-		ROW(5, "host.loadavg_end", 0),   ROW(6, "host.loadavg_end", 0),
+		ROW(5, "host.cpu_busy_pct", 50),
+		ROW(6, "host.cpu_busy_pct", 51),
+		ROW(7, "host.cpu_busy_pct", 52),
+		ROW(8, "host.cpu_busy_pct", 50),
+		ROW(5, "host.loadavg_end", 0),
+		ROW(6, "host.loadavg_end", 0),
 	};
 	struct kb_monitor_change *c = NULL;
 	size_t n = 0, i;
@@ -497,7 +502,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_monitor__interrupts_of_many_cpus),
 	cmocka_unit_test(test_monitor__malformed_frame_is_refused_untouched),
 	cmocka_unit_test(test_monitor__compare_flags_change_absent_is_zero),
-	cmocka_unit_test(test_monitor__compare_host_monitor_absent_is_unmeasured),
+	cmocka_unit_test(
+		test_monitor__compare_host_monitor_absent_is_unmeasured),
 	cmocka_unit_test(test_monitor__model_null_and_planted_change),
 	cmocka_unit_test(test_monitor__model_executor_yields_monitors),
 	cmocka_unit_test(test_monitor__model_refuses_bad_monitor),
