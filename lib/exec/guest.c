@@ -501,7 +501,10 @@ static void usage_dom(struct usage_run *u, struct kb_guest_dom *d, double t)
 		return;
 	if (u->cpu_first < 0)
 		u->cpu_first = cpu;
-	u->cpu_last = cpu;
+	/* the most seen: a guest on its way out may read less (its
+	 * process gone, its cgroup emptied) */
+	if (cpu > u->cpu_last)
+		u->cpu_last = cpu;
 }
 
 static void usage_end(struct kb_guest_conn *c, const struct usage_run *u,
