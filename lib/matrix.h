@@ -224,6 +224,12 @@ enum kb_monitor_flags {
 	 KB_MONITOR_LOCK_STAT | KB_MONITOR_PERF)
 #define KB_MONITOR_SOURCES 5
 
+/* workload.profile: the sampling rate when `profile: {}` gives none,
+ * and the highest one (perf's default kernel.perf_event_max_sample_rate
+ * is higher, but a TCG guest spends its time in the handler past it) */
+#define KB_PROFILE_DEFAULT_HZ 99
+#define KB_PROFILE_MAX_HZ 10000
+
 /* The name of monitor source @i (KB_MONITOR_* is 1 << @i): "vmstat",
  * "interrupts", "schedstat", "lock_stat", "perf"; NULL past them. */
 const char *kb_workload_monitor_name(unsigned i);
@@ -252,6 +258,9 @@ struct kb_workload {
 	unsigned targets_count;      /* devices to wait for; 0 = at least 1 */
 	int per_device;              /* FIO: one job per target device */
 	unsigned monitors;           /* workload.monitors: KB_MONITOR_* */
+	unsigned profile_hz;         /* workload.profile.frequency: perf
+				      * record -F around each run (lib/
+				      * profile.h); 0 = no profile */
 	/* the workload.NAME factors (not copies), whose levels fill
 	 * {{NAME}} in workload.command.run and workload.fio values */
 	size_t nparams;

@@ -715,13 +715,40 @@ static int monitors(struct ctx *c, const struct kb_ynode *n)
 	return 0;
 }
 
+/*
+ * workload.profile: { frequency: HZ }, a perf record of the guest's
+ * stacks around each run (lib/profile.h); {} samples at
+ * KB_PROFILE_DEFAULT_HZ; absent, none.
+ */
+static int profile(struct ctx *c, const struct kb_ynode *n)
+{
+	static const char *const keys[] = { "frequency" };
+	const struct kb_ynode *v = kb_ynode_get(n, "profile"), *f;
+	struct kb_workload *w = &c->m->workload;
+	uint64_t hz = KB_PROFILE_DEFAULT_HZ;
+	int ret;
+
+	w->profile_hz = 0;
+	if (!v)
+		return 0;
+	if ((ret = kb_ycheck_type(&c->y, v, KB_Y_MAP, "workload.profile")) ||
+	    (ret = kb_ycheck_keys(&c->y, v, "'workload.profile'", keys, 1)))
+		return ret;
+	if ((f = kb_ynode_get(v, "frequency")) &&
+	    (ret = kb_ycheck_uint(&c->y, f, "workload.profile.frequency", 1,
+				  KB_PROFILE_MAX_HZ, &hz)))
+		return ret;
+	w->profile_hz = (unsigned)hz;
+	return 0;
+}
+
 int kb_matrix__workload(struct ctx *c, const struct kb_ynode *n)
 {
 	static const char *const keys[] = { "fio", "fio_job", "command",
 					    "metric", "timeout_s", "better",
 					    "targets", "targets_count",
 					    "per_device", "files",
-					    "monitors" };
+					    "monitors", "profile" };
 	static const char *const betters[] = { "higher", "lower" };
 	static const char *const cmd_keys[] = { "run", "regex", "metrics",
 						"parser" };
@@ -735,8 +762,9 @@ int kb_matrix__workload(struct ctx *c, const struct kb_ynode *n)
 		return fail(c, kb_ydoc_root(c->m->doc),
 			    "missing required key 'workload': say what to measure (fio, fio_job or command)");
 	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'workload'")) ||
-	    (ret = kb_ycheck_keys(&c->y, n, "'workload'", keys, 11)) ||
-	    (ret = workload_files(c, n)) || (ret = monitors(c, n)))
+	    (ret = kb_ycheck_keys(&c->y, n, "'workload'", keys, 12)) ||
+	    (ret = workload_files(c, n)) || (ret = monitors(c, n)) ||
+	    (ret = profile(c, n)))
 		return ret;
 	if ((v = kb_ynode_get(n, "better"))) {
 		size_t which;

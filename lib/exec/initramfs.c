@@ -371,7 +371,8 @@ int kb_initramfs_workload_text(const struct kb_workload *w, char **out,
  * The workload.conf lines beyond kind and runs, each only when it says
  * something (so a plain workload's archive stays the same): copies,
  * targets (one line per glob), targets_count, sysctl=NAME=VALUE, and
- * monitors (the workload.monitors sources, as words: lib/monitor.h).
+ * monitors (the workload.monitors sources, as words: lib/monitor.h),
+ * profile=HZ (workload.profile: perf record's frequency, lib/profile.h).
  */
 static void conf_more(struct kb_buf *conf, const struct kb_workload *w)
 {
@@ -387,6 +388,8 @@ static void conf_more(struct kb_buf *conf, const struct kb_workload *w)
 	for (i = 0; i < w->nsysctl; i++)
 		kb_buf_addf(conf, "sysctl=%s=%s\n", w->sysctl[i].name,
 			    w->sysctl[i].value);
+	if (w->profile_hz)
+		kb_buf_addf(conf, "profile=%u\n", w->profile_hz);
 	if (!w->monitors)
 		return;
 	kb_buf_add(conf, "monitors=", 9);

@@ -155,6 +155,32 @@ static void test_matrix__workload_monitors(void **state)
 	    "workload.monitors");
 }
 
+static void test_matrix__workload_profile(void **state)
+{
+	struct kb_matrix *m = ok(W);
+
+	(void)state;
+	/* off when absent; {} the default rate; a frequency that one */
+	assert_int_equal(kb_matrix_workload(m)->profile_hz, 0);
+	kb_matrix_free(m);
+	m = ok("workload: { fio: { rw: randread }, profile: {} }\n");
+	assert_int_equal(kb_matrix_workload(m)->profile_hz,
+			 KB_PROFILE_DEFAULT_HZ);
+	kb_matrix_free(m);
+	m = ok("workload: { fio: { rw: randread }, profile: { frequency: 997 } }\n");
+	assert_int_equal(kb_matrix_workload(m)->profile_hz, 997);
+	kb_matrix_free(m);
+	bad("workload: { fio: { rw: randread }, profile: { frequency: 0 } }\n",
+	    1, 58,
+	    "workload.profile.frequency must be an integer from 1 to 10000, found '0'");
+	bad("workload: { fio: { rw: randread }, profile: { frequency: 10001 } }\n",
+	    1, 58, "workload.profile.frequency");
+	bad("workload: { fio: { rw: randread }, profile: { freq: 99 } }\n", 1,
+	    47, "unknown key 'freq' in 'workload.profile'");
+	bad("workload: { fio: { rw: randread }, profile: 99 }\n", 1, 45,
+	    "workload.profile");
+}
+
 static void test_matrix__config_prefix_is_normalised(void **state)
 {
 	struct kb_matrix *m =
@@ -1190,6 +1216,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_matrix__full_example_parses),
 	cmocka_unit_test(test_matrix__defaults),
 	cmocka_unit_test(test_matrix__workload_monitors),
+	cmocka_unit_test(test_matrix__workload_profile),
 	cmocka_unit_test(test_matrix__config_prefix_is_normalised),
 	cmocka_unit_test(test_matrix__syntax_error_has_line_and_column),
 	cmocka_unit_test(test_matrix__unknown_key_has_line_and_column),
