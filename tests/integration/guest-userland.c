@@ -13,8 +13,15 @@
  *       metrics and its monitors ("monitor RUN NAME VALUE"); exit 0 when
  *       ok
  *
+ *   guest-userland profile FILE RUN
+ *       the KBISECT-PROFILE frame of run RUN in a captured console,
+ *       parsed with kb_profile_parse_buffer(): print "bytes N",
+ *       "stacks N", "samples N" and the stacks ("stack COUNT TEXT");
+ *       exit 0 when there is one that parses
+ *
  * Both workloads take every monitor (workload.monitors' default), none
- * with GUEST_USERLAND_MONITORS=0 in the environment.
+ * with GUEST_USERLAND_MONITORS=0 in the environment; a profile
+ * (workload.profile) at GUEST_USERLAND_PROFILE Hz when that is set.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +35,7 @@
 #include "matrix.h"
 #include "mem.h"
 #include "monitor.h"
+#include "profile.h"
 #include "variant.h"
 
 static int build(int argc, char **argv)
@@ -46,6 +54,9 @@ static int build(int argc, char **argv)
 	if (getenv("GUEST_USERLAND_MONITORS") &&
 	    !strcmp(getenv("GUEST_USERLAND_MONITORS"), "0"))
 		w.monitors = 0;
+	if (getenv("GUEST_USERLAND_PROFILE"))
+		w.profile_hz = (unsigned)strtoul(getenv("GUEST_USERLAND_PROFILE"),
+						 NULL, 10);
 	if (!strcmp(argv[0], "command")) {
 		w.kind = KB_WORKLOAD_COMMAND;
 		w.command = argv[4];
@@ -125,8 +136,68 @@ static int judge(char **argv)
 	return ret;
 }
 
+/* The console with its serial \r before each \n dropped. */
+static void strip_cr(struct kb_buf *b)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < b->len; i++)
+		if (b->buf[i] != '\r')
+			b->buf[o++] = b->buf[i];
+	b->len = o;
+}
+
+static int profile(char **argv)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_profile_stack *v = NULL;
+	unsigned run = (unsigned)strtoul(argv[2], NULL, 10);
+	unsigned long long samples = 0;
+	size_t n = 0, i, len;
+	char head[64];
+	const char *p;
+	int ret = 1;
+
+	if (kb_buf_read_file(&b, argv[1], 64u << 20, &err)) {
+		fprintf(stderr, "guest-userland: %s\n", err.msg);
+		return 1;
+	}
+	strip_cr(&b);
+	kb_buf_add(&b, "", 1);
+	snprintf(head, sizeof(head), "\nKBISECT-PROFILE %u ", run);
+	if (!(p = strstr(b.buf, head))) {
+		fprintf(stderr, "guest-userland: no profile frame for run %u\n",
+			run);
+		goto out;
+	}
+	p += strlen(head);
+	len = strtoul(p, NULL, 10);
+	p = strchr(p, '\n') + 1;
+	if ((size_t)(b.buf + b.len - 1 - p) < len) {
+		fprintf(stderr, "guest-userland: short profile frame\n");
+		goto out;
+	}
+	if (kb_profile_parse_buffer(p, len, argv[1], run, &v, &n, &err)) {
+		fprintf(stderr, "guest-userland: %s\n", err.msg);
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		samples += v[i].samples;
+	printf("bytes %zu\nstacks %zu\nsamples %llu\n", len, n, samples);
+	for (i = 0; i < n; i++)
+		printf("stack %llu %s\n", v[i].samples, v[i].stack);
+	ret = n ? 0 : 1;
+out:
+	kb_profile_stacks_free(v, n);
+	kb_buf_release(&b);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "profile"))
+		return profile(argv + 1);
 	if (argc >= 5 && !strcmp(argv[1], "initramfs"))
 		return build(argc - 1, argv + 1);
 	if (argc == 6 && !strcmp(argv[1], "command"))
@@ -135,6 +206,7 @@ int main(int argc, char **argv)
 		return judge(argv + 1);
 	fprintf(stderr, "usage: guest-userland initramfs CACHE RUNS MODULES|- K=V...\n"
 			"       guest-userland command CACHE RUNS MODULES|- COMMAND\n"
-			"       guest-userland console FILE RUNS [REGEX METRIC]\n");
+			"       guest-userland console FILE RUNS [REGEX METRIC]\n"
+			"       guest-userland profile FILE RUN\n");
 	return 2;
 }

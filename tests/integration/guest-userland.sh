@@ -143,4 +143,46 @@ echo "guest-userland: $(echo "$out" | grep -c '^monitor 1 ') monitors in run 1 (
 real=$(echo "$out" | awk '$1 == "run" && $2 == 1 && $3 == "real_s" { print $4 }')
 awk -v v="$real" 'BEGIN { exit !(v >= 0.3 && v < 10) }' ||
 	die "run 1: real_s is '$real', expected about 0.3"
+# -- a profile (workload.profile, lib/profile.h): perf record -a -g around
+# each run, folded into a KBISECT-PROFILE frame.  The distro kernel has
+# PERF_EVENTS and KALLSYMS; perf (linux-perf) and its libraries go into
+# a second archive appended to the initramfs (the kernel unpacks both),
+# where /init looks for perf without a guest image.  The same boot without
+# a profile gives the seconds the profile adds.
+perf=$(command -v perf_6.1 || command -v perf)
+if [ -z "$perf" ] || ! "$perf" --version >/dev/null 2>&1; then
+	skip "perf is not installed (linux-perf): no profile check"
+fi
+pcmd='i=0; while [ $i -lt 40 ]; do dd if=/dev/zero of=/tmp/z bs=64k count=64 2>/dev/null; cat /tmp/z >/dev/null; i=$((i + 1)); done'
+noimg=$("$tmp/helper" command "$tmp/cache" 1 "$modules" "$pcmd" 2>/dev/null) ||
+	die "cannot build the command initramfs without a profile"
+pimg=$(GUEST_USERLAND_PROFILE=199 "$tmp/helper" command "$tmp/cache" 1 "$modules" "$pcmd" 2>/dev/null) ||
+	die "cannot build the profile initramfs"
+mkdir -p "$tmp/perfroot/usr/bin"
+cp "$perf" "$tmp/perfroot/usr/bin/perf"
+for lib in $(ldd "$perf" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
+	mkdir -p "$tmp/perfroot$(dirname "$lib")"
+	cp -L "$lib" "$tmp/perfroot$lib"
+done
+(cd "$tmp/perfroot" && find . | cpio -o -H newc --quiet | gzip -1) >"$tmp/perf.cpio.gz" ||
+	die "cannot archive perf"
+cat "$noimg" "$tmp/perf.cpio.gz" >"$tmp/noprof.img"
+cat "$pimg" "$tmp/perf.cpio.gz" >"$tmp/prof.img"
+boot "$tmp/noprof.img" "$tmp/noprof.log"
+t_noprof=$(($(date +%s) - boot0))
+grep -q 'KBISECT-PROFILE' "$tmp/noprof.log" && die "a boot without workload.profile printed a profile frame"
+boot "$tmp/prof.img" "$tmp/prof.log"
+t_prof=$(($(date +%s) - boot0))
+grep -q 'KBISECT-DONE 1' "$tmp/prof.log" || { tail -n 40 "$tmp/prof.log"; die "the profile boot did not finish its run"; }
+# the frame comes before the run's monitors and result frames
+order=$(tr -d '\r' <"$tmp/prof.log" | awk '/^KBISECT-(PROFILE|MONITORS|BEGIN) 1 / { printf "%s ", $1 }')
+[ "$order" = "KBISECT-PROFILE KBISECT-MONITORS KBISECT-BEGIN " ] ||
+	die "frames come as '$order', want the profile, the monitors, the result"
+pout=$("$tmp/helper" profile "$tmp/prof.log" 1) || { tail -n 40 "$tmp/prof.log"; die "no profile frame that parses"; }
+stacks=$(echo "$pout" | awk '$1 == "stacks" { print $2 }')
+# kernel functions by name: the idle loop or the syscall entry
+echo "$pout" | grep -Eq '^stack [0-9]+ .*(entry_SYSCALL_64|do_syscall_64|do_idle|default_idle)' ||
+	die "the profile names no kernel function: $(echo "$pout" | head -5)"
+echo "guest-userland: profile: $(echo "$pout" | awk '$1 == "bytes" { print $2 }') bytes, $stacks stacks, $(echo "$pout" | awk '$1 == "samples" { print $2 }') samples; boot $t_prof s with it, $t_noprof s without"
+echo "guest-userland: profile's top stack: $(echo "$pout" | awk '$1 == "stack"' | sort -k2,2nr | head -1 | cut -c1-200)"
 echo "guest-userland: ok: all in $(($(date +%s) - start)) s"
