@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -403,6 +404,46 @@ static void conf_more(struct kb_buf *conf, const struct kb_workload *w)
 	kb_buf_add(conf, "\n", 1);
 }
 
+/*
+ * perf for a profile without a root image: @o->perf, else the host's
+ * (the first executable /usr/bin/perf_*, else /usr/bin/perf), under its
+ * own name in usr/bin (/init looks for perf_* first, then perf).  None is
+ * an error: a profile the guest cannot take would be a silent empty one.
+ */
+static int add_perf(struct plan *p, const struct kb_initramfs_opts *o,
+		    struct kb_err *err)
+{
+	char found[PATH_MAX], dst[PATH_MAX];
+	const char *bin = o->perf, *base;
+	glob_t g;
+	size_t i;
+	int ret;
+
+	if (!bin) {
+		found[0] = '\0';
+		if (glob("/usr/bin/perf_*", 0, NULL, &g) == 0) {
+			for (i = 0; i < g.gl_pathc && !found[0]; i++)
+				if (exists(g.gl_pathv[i]) &&
+				    access(g.gl_pathv[i], X_OK) == 0)
+					snprintf(found, sizeof(found), "%s",
+						 g.gl_pathv[i]);
+			globfree(&g);
+		}
+		if (!found[0] && access("/usr/bin/perf", X_OK) == 0)
+			snprintf(found, sizeof(found), "/usr/bin/perf");
+		if (!found[0])
+			return kb_err_set(err, KB_EFAIL,
+					  "workload.profile needs perf in the guest, and this host has none to put in its initramfs: install linux-perf, or give guest.image with linux-perf among its packages");
+		bin = found;
+	}
+	base = strrchr(bin, '/');
+	base = base ? base + 1 : bin;
+	snprintf(dst, sizeof(dst), "usr/bin/%s", base);
+	if ((ret = add_file(p, bin, dst, 0755, err)))
+		return ret;
+	return add_libs(p, bin, err);
+}
+
 static int make_plan(struct plan *p, const struct kb_workload *w,
 		     unsigned runs, const struct kb_initramfs_opts *o,
 		     struct kb_err *err)
@@ -434,6 +475,8 @@ static int make_plan(struct plan *p, const struct kb_workload *w,
 			return ret;
 	}
 	conf_more(&p->conf, w);
+	if (w->profile_hz && !o->root_image && (ret = add_perf(p, o, err)))
+		return ret;
 	if (o->root_image)
 		kb_buf_addf(&p->conf, "root=kbisect-root\n");
 	if (o->modules &&

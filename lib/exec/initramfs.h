@@ -15,6 +15,11 @@ struct kb_workload;
  *   /bin/busybox           static busybox; /init installs its applets
  *   /usr/bin/fio + libs    fio, every shared library `ldd` lists for it
  *                          and the dynamic loader (fio workloads only)
+ *   /usr/bin/perf* + libs  perf and its libraries when the workload has a
+ *                          profile (workload.profile) and no root image
+ *                          (which brings its own: guest.image's
+ *                          linux-perf); perf record reads the kernel's
+ *                          symbols from /proc/kallsyms, nothing else
  *   /lib/modules/...       virtio (and xen-blkfront) modules when
  *                          opts.modules is given, loaded by /init in
  *                          dependency order unless built in
@@ -39,6 +44,9 @@ struct kb_initramfs_opts {
 			      * up to three folders above it, else ./guests */
 	const char *busybox; /* static busybox; NULL: /bin/busybox */
 	const char *fio;     /* fio binary; NULL: /usr/bin/fio */
+	const char *perf;    /* perf binary for a profile; NULL: the first
+			      * /usr/bin/perf_* (Debian's older linux-perf),
+			      * else /usr/bin/perf */
 	const char *modules; /* /lib/modules/VERSION to take virtio modules
 			      * from; NULL: none (the kernel has them built
 			      * in) */
@@ -50,8 +58,8 @@ struct kb_initramfs_opts {
 };
 
 #define KB_INITRAMFS_OPTS_INIT \
-	{ .init = NULL, .busybox = NULL, .fio = NULL, .modules = NULL, \
-	  .root_image = 0 }
+	{ .init = NULL, .busybox = NULL, .fio = NULL, .perf = NULL, \
+	  .modules = NULL, .root_image = 0 }
 
 /*
  * Build (or find in @cache_dir, created if missing) the initramfs that runs

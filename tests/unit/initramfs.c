@@ -275,6 +275,56 @@ static void test_initramfs__root_image_adds_ext4(void **state)
 	free(mdir);
 }
 
+/* A profile without a root image brings perf and its libraries under
+ * perf's own name; with a root image, the image's perf is used; a perf
+ * that is not there fails the build. */
+static void test_initramfs__profile_adds_perf(void **state)
+{
+	struct kb_initramfs_opts o = opts_here();
+	struct kb_workload w = command_workload("echo hi");
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_buf list = KB_BUF_INIT, conf = KB_BUF_INIT;
+	char *cache = scratch(), *dir = scratch(), *path = NULL;
+	char perf[512], *cp[] = { "cp", "/bin/true", perf, NULL };
+
+	(void)state;
+	snprintf(perf, sizeof(perf), "%s/perf_9.9", dir);
+	assert_int_equal(run(cp, NULL, NULL), 0);
+	o.perf = perf;
+	w.profile_hz = 99;
+	if (kb_initramfs_build(&w, 1, &o, cache, &path, &err))
+		fail_msg("%s", err.msg);
+	list_archive(path, &list);
+	assert_msg_contains(list.buf, "\nusr/bin/perf_9.9\n");
+	assert_msg_contains(list.buf, "libc.so");
+	archive_file(path, "kbisect/workload.conf", &conf);
+	assert_msg_contains(conf.buf, "profile=99\n");
+	kb_buf_release(&list);
+	kb_buf_release(&conf);
+	free(path);
+	path = NULL;
+
+	o.root_image = 1;
+	if (kb_initramfs_build(&w, 1, &o, cache, &path, &err))
+		fail_msg("%s", err.msg);
+	list_archive(path, &list);
+	assert_null(strstr(list.buf, "perf_9.9"));
+	kb_buf_release(&list);
+	free(path);
+	path = NULL;
+
+	o.root_image = 0;
+	snprintf(perf, sizeof(perf), "%s/gone", dir);
+	assert_int_equal(kb_initramfs_build(&w, 1, &o, cache, &path, &err),
+			 KB_EFAIL);
+	assert_msg_contains(err.msg, "gone");
+	assert_null(path);
+	rm_rf(cache);
+	rm_rf(dir);
+	free(cache);
+	free(dir);
+}
+
 /* Same inputs, same file; other runs or command, another file. */
 static void test_initramfs__cache_is_keyed_by_inputs(void **state)
 {
@@ -608,6 +658,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_initramfs__conf_has_copies_targets_and_sysctl),
 	cmocka_unit_test(test_initramfs__fio_job_per_device),
 	cmocka_unit_test(test_initramfs__cpio_header_is_newc),
+	cmocka_unit_test(test_initramfs__profile_adds_perf),
 	cmocka_unit_test(test_initramfs__cpio_lists_with_gnu_cpio),
 	cmocka_unit_test(test_initramfs__command_archive_contents),
 	cmocka_unit_test(test_initramfs__cache_is_keyed_by_inputs),
