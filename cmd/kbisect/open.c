@@ -184,12 +184,40 @@ static void on_resolve(const struct kb_plan_resolve_event *ev, void *arg)
 	}
 }
 
+/*
+ * workload.profile on kernels without CONFIG_@sym: said on stderr, with
+ * the variants, even when quiet (a profile left empty is a result lost).
+ */
+static void say_profile_lacks(const struct kb_plan *p, const char *sym,
+			      const char *what)
+{
+	size_t i, k = 0, n = kb_plan_nvariants(p);
+	const struct kb_variant *first = NULL;
+
+	for (i = 0; i < n; i++) {
+		const struct kb_kconfig_resolution *r = kb_plan_resolution(p, i);
+		const char *v = r ? kb_kconfig_get(r->config, sym) : NULL;
+
+		if (!r || (v && strcmp(v, "n")))
+			continue;
+		if (!k++)
+			first = kb_plan_variant(p, i);
+	}
+	if (!k)
+		return;
+	fprintf(stderr,
+		"kbisect: warning: workload.profile: %zu of %zu variants (#%u %s%s) build kernels without CONFIG_%s: %s; add CONFIG_%s=y to a fragment (source.fragments)\n",
+		k, n, first->idx, first->label, k > 1 ? ", ..." : "", sym, what,
+		sym);
+}
+
 int cmd_plan_resolve(struct kb_plan *p, int quiet, struct kb_err *err)
 {
 	const struct kb_source *src = kb_matrix_source(kb_plan_matrix(p));
 	struct kb_plan_resolve_opts o = KB_PLAN_RESOLVE_OPTS_INIT;
 	struct resolve_progress rp = { 0 };
 	struct stat st;
+	int ret;
 
 	if (!src->tree)
 		return 0;
@@ -206,7 +234,15 @@ int cmd_plan_resolve(struct kb_plan *p, int quiet, struct kb_err *err)
 		o.progress = on_resolve;
 		o.arg = &rp;
 	}
-	return kb_plan_resolve(p, &o, err);
+	if ((ret = kb_plan_resolve(p, &o, err)))
+		return ret;
+	if (kb_matrix_workload(kb_plan_matrix(p))->profile_hz) {
+		say_profile_lacks(p, "PERF_EVENTS",
+				  "their boots can take no profile");
+		say_profile_lacks(p, "KALLSYMS",
+				  "their profiles name no function, only [unknown]");
+	}
+	return 0;
 }
 
 void cmd_plan_report_dropped(const struct kb_plan *p, FILE *out)

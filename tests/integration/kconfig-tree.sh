@@ -109,6 +109,24 @@ run "$KB" plan "$T/notree.yaml"
 check "a folder that is not a kernel tree is bad input (exit 2)" $([ $rc -eq 2 ] &&
 	has "is not a kernel tree" "$T/err"; echo $?)
 
+# workload.profile on kernels that cannot name functions: plan says so
+# (tinyconfig has no KALLSYMS; x86 selects PERF_EVENTS, the same check),
+# and not once a fragment sets it
+prof() { # FILE [FRAGMENT]
+	matrix "$1" "    SLUB_DEBUG_ON: [n, y]" "${2:-}"
+	sed -i 's/^workload: .*/workload: { command: { run: "true" }, profile: { frequency: 99 } }/' "$1"
+}
+frags="$(pwd)/guests/tiny-x86_64.fragment, $(pwd)/kconfig-matrix/configs/demo-tcg.fragment"
+prof "$T/prof.yaml" "$frags"
+run "$KB" plan "$T/prof.yaml"
+check "plan: a profile on kernels without KALLSYMS is warned of" $([ $rc -eq 0 ] &&
+	has "warning: workload.profile: 2 of 2 variants (#0 SLUB_DEBUG_ON=n, ...) build kernels without CONFIG_KALLSYMS: their profiles name no function, only \[unknown\]; add CONFIG_KALLSYMS=y to a fragment" "$T/err"; echo $?)
+printf 'CONFIG_PERF_EVENTS=y\nCONFIG_KALLSYMS=y\n' >"$T/perf.fragment"
+prof "$T/prof2.yaml" "$frags, $T/perf.fragment"
+run "$KB" plan "$T/prof2.yaml"
+check "plan: no profile warning once a fragment sets PERF_EVENTS and KALLSYMS" $([ $rc -eq 0 ] &&
+	! has "workload.profile" "$T/err"; echo $?)
+
 run "$KB" run "$T/spin.yaml" --db "$T/run.db" --quiet
 check "run refuses the same matrix (exit 1) and writes nothing" $([ $rc -eq 1 ] &&
 	has "NEVER held" "$T/err" && [ ! -e "$T/run.db" ]; echo $?)
