@@ -915,7 +915,9 @@ const struct cmd cmd_plan_entry = {
 		"repeat.max_boots.\n",
 	.epilog = "With source.tree, every variant's config is resolved with the\n"
 		  "tree's Kconfig (make olddefconfig): options that did not hold are\n"
-		  "shown with why, and the plan exits 1 (docs/kconfig.md).\n\n"
+		  "shown with why, and the plan exits 1 (docs/kconfig.md).  With\n"
+		  "workload.profile, variants whose kernels lack PERF_EVENTS or\n"
+		  "KALLSYMS are warned of: their profiles would be empty or unnamed.\n\n"
 		  "Without --model the plan is a real run's: a variant without a\n"
 		  "kernel (no source.tree, no source.kernel), a source.tree that is\n"
 		  "not there or a guest a Xen host refuses is bad input (exit 2), as\n"
