@@ -199,8 +199,7 @@ int rep_inside(struct rep *r, struct kb_err *err)
 		    (ret = profile(r, va, vb, alpha, &shown, err)))
 			goto out;
 		if (!shown) {
-			b->len = mark; /* nothing of this variant */
-			b->buf[b->len] = 0;
+			kb_buf_truncate(b, mark); /* nothing of this variant */
 			continue;
 		}
 		kb_buf_adds(b, "</section>\n");

@@ -32,6 +32,14 @@ void kb_buf_reset(struct kb_buf *b)
 		b->buf[0] = '\0';
 }
 
+void kb_buf_truncate(struct kb_buf *b, size_t len)
+{
+	if (len >= b->len)
+		return;
+	b->len = len;
+	b->buf[len] = '\0';
+}
+
 static void grow(struct kb_buf *b, size_t extra)
 {
 	size_t need = b->len + extra + 1;

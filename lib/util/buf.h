@@ -21,6 +21,9 @@ extern char kb_buf_empty[];
 void kb_buf_init(struct kb_buf *b);
 void kb_buf_release(struct kb_buf *b);
 void kb_buf_reset(struct kb_buf *b);
+/* Drop what comes after the first @len bytes (nothing when @len is not
+ * shorter): undoes what was added since b->len was @len. */
+void kb_buf_truncate(struct kb_buf *b, size_t len);
 void kb_buf_add(struct kb_buf *b, const void *data, size_t len);
 void kb_buf_adds(struct kb_buf *b, const char *s);
 void kb_buf_addch(struct kb_buf *b, char c);
