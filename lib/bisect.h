@@ -329,6 +329,18 @@ struct kb_bisect_result {
 void kb_bisect_result_free(struct kb_bisect_result *r);
 
 /*
+ * The probe whose point is the answer's set alone on the good end, as
+ * the effect of the culprits was measured (its variant_idx is that
+ * point's variant, variant 0 the good end's): a probe of @r classified
+ * bad that applied exactly the culprits, or &r->end when they are every
+ * change.  NULL when the regression did not reproduce, there are no
+ * culprits or no probe applied exactly them (a block held after
+ * inconclusive probes).  Borrowed from @r.
+ */
+const struct kb_bisect_probe *
+kb_bisect_culprit_probe(const struct kb_bisect_result *r);
+
+/*
  * Bisect the option changes from @good to @bad (parsed .configs) on
  * executor @ex, storing everything in @s.  Returns 0 with *@out (free
  * with kb_bisect_result_free()) also when the regression does not

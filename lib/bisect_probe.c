@@ -98,6 +98,41 @@ void kb_bisect_result_free(struct kb_bisect_result *r)
 	free(r);
 }
 
+const struct kb_bisect_probe *
+kb_bisect_culprit_probe(const struct kb_bisect_result *r)
+{
+	const struct kb_bisect_probe *found = NULL;
+	unsigned char *mark;
+	size_t i, k, c = 0;
+
+	if (!r || !r->reproduced || !r->nculprits)
+		return NULL;
+	if (r->nculprits == r->nchanges)
+		return &r->end;
+	/* the culprits are copies of changes, in the changes' order */
+	mark = kb_calloc(r->nchanges + 1, 1);
+	for (k = 0; k < r->nchanges && c < r->nculprits; k++) {
+		if (strcmp(r->changes[k].option, r->culprits[c].option))
+			continue;
+		mark[k] = 1;
+		c++;
+	}
+	for (i = 0; c == r->nculprits && !found && i < r->nprobes; i++) {
+		const struct kb_bisect_probe *p = &r->probes[i];
+
+		if (p->cls != KB_BISECT_BAD || p->napplied != r->nculprits)
+			continue;
+		for (k = 0; k < p->napplied; k++)
+			if (p->applied[k] >= r->nchanges ||
+			    !mark[p->applied[k]])
+				break;
+		if (k == p->napplied)
+			found = p;
+	}
+	free(mark);
+	return found;
+}
+
 static void point_release(struct point *p)
 {
 	free(p->set);

@@ -19,6 +19,7 @@
 #include "mem.h"
 #include "model.h"
 #include "paths.h"
+#include "profiles.h"
 #include "source.h"
 #include "store.h"
 #include "treeexec.h"
@@ -359,8 +360,42 @@ static void joins_json(struct kb_json *j, const struct kb_bisect_result *r)
 	kb_json_array_end(j);
 }
 
-static void print_json(const struct kb_bisect_result *r, const char *metric,
-		       const char *good, const char *bad)
+/*
+ * After an answer that names culprits (a 1-minimal set), the profile of
+ * its two sides, the two the effect of the culprits was measured
+ * between: the good end (variant 0) and the culprits alone on it (the
+ * bad end when they are every change), into @j when not NULL.  Nothing
+ * when the boots carry no profile, nor when the answer is not minimised
+ * or nothing reproduced: no culprit to explain.  The answer is stored
+ * and said by then, so a profile that cannot be read is a note.
+ */
+static void print_profile(struct kb_store *s, const struct kb_bisect_result *r,
+			  const char *good, const char *bad, double alpha,
+			  struct kb_json *j)
+{
+	const struct kb_bisect_probe *p;
+	struct kb_err err = KB_ERR_INIT;
+	char *a, *b;
+
+	if (!r->minimal || !(p = kb_bisect_culprit_probe(r)))
+		return;
+	a = kb_asprintf("the good end (%s)", good);
+	if (p == &r->end)
+		b = kb_asprintf("the bad end (%s), the culprits being every change",
+				bad);
+	else
+		b = kb_asprintf("the culprits alone on the good end (step %u)",
+				p->step);
+	if (cmd_compare_profiles_named(s, r->experiment, 0, a, p->variant_idx,
+				       b, alpha, j, &err))
+		fprintf(stderr, "kbisect: note: no profile: %s\n", err.msg);
+	free(a);
+	free(b);
+}
+
+static void print_json(struct kb_store *s, const struct kb_bisect_result *r,
+		       const char *metric, const char *good, const char *bad,
+		       double alpha)
 {
 	struct kb_buf b = KB_BUF_INIT;
 	struct kb_json *j = kb_json_new(&b, 1);
@@ -415,6 +450,7 @@ static void print_json(const struct kb_bisect_result *r, const char *metric,
 	for (i = 0; i < r->nprobes; i++)
 		probe_json(j, &r->probes[i], r->changes);
 	kb_json_array_end(j);
+	print_profile(s, r, good, bad, alpha, j);
 	kb_json_object_end(j);
 	cmd_json_put(j, &b);
 }
@@ -488,6 +524,14 @@ static const struct cmd bisect_options_entry = {
 		"again with every boot afresh (the builds stored are reused), as\n"
 		"after the host drifted.  A bisection that did not finish answers\n"
 		"nothing: it is bisected again.  See docs/bisect.md.\n"
+		"\n"
+		"After an answer that names culprits (a 1-minimal set), when the\n"
+		"boots carry a profile (workload.profile), the functions whose share\n"
+		"of the samples changed from the good end (A, variant 0) to the\n"
+		"culprits alone on it (B: the probe of that set, or the bad end when\n"
+		"they are every change), as compare prints them (docs/analysis.md,\n"
+		"\"Profiles\"); --json carries it as profile.  A regression that does\n"
+		"not reproduce, or a set not minimised, prints none.\n"
 		"\n"
 		"On real kernels (no --model), both .configs are first resolved by\n"
 		"the tree's own Kconfig (olddefconfig in source.tree, at kernel.rev\n"
@@ -790,11 +834,13 @@ static int bisect_options(const struct kb_args *args)
 	}
 	if (ret)
 		goto fail;
-	if (json)
-		print_json(r, metric, good_path, bad_path);
-	else
+	if (json) {
+		print_json(s, r, metric, good_path, bad_path, bo.alpha);
+	} else {
 		print_text(r, metric, good_path, bad_path, bo.alpha,
 			   bo.max_boots);
+		print_profile(s, r, good_path, bad_path, bo.alpha, NULL);
+	}
 	ret = 0;
 	goto out;
 fail:

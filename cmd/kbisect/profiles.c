@@ -45,6 +45,15 @@ static const char *spread(char *buf, size_t size, const struct kb_summary *s)
 int cmd_compare_profiles(struct kb_store *s, int64_t exp, int ia, int ib,
 			 double alpha, struct kb_json *j, struct kb_err *err)
 {
+	return cmd_compare_profiles_named(s, exp, ia, NULL, ib, NULL, alpha, j,
+					  err);
+}
+
+int cmd_compare_profiles_named(struct kb_store *s, int64_t exp, int ia,
+			       const char *a, int ib, const char *b,
+			       double alpha, struct kb_json *j,
+			       struct kb_err *err)
+{
 	struct kb_store_profiles pa, pb;
 	struct kb_profile_change *c = NULL;
 	size_t n = 0, nchanged, tested, i;
@@ -71,6 +80,12 @@ int cmd_compare_profiles(struct kb_store *s, int64_t exp, int ia, int ib,
 		kb_json_kv_string(j, "test", "welch-t");
 		kb_json_kv_string(j, "adjust", "holm");
 		kb_json_kv_number(j, "alpha", alpha);
+		if (a && b) {
+			kb_json_kv_int(j, "a_variant", ia);
+			kb_json_kv_string(j, "a", a);
+			kb_json_kv_int(j, "b_variant", ib);
+			kb_json_kv_string(j, "b", b);
+		}
 		kb_json_key(j, "changed");
 		kb_json_array_begin(j);
 		for (i = 0; i < nchanged; i++)
@@ -83,6 +98,9 @@ int cmd_compare_profiles(struct kb_store *s, int64_t exp, int ia, int ib,
 	       "Holm over the %zu tested, alpha %g; %zu vs %zu boots with a profile, %llu vs %llu samples)\n",
 	       nchanged, n, tested, alpha, pa.nboots, pb.nboots, pa.samples,
 	       pb.samples);
+	if (a && b)
+		printf("A = variant %d, %s; B = variant %d, %s\n", ia, a, ib,
+		       b);
 	if (pa.nboots < 2 || pb.nboots < 2)
 		printf("a side with fewer than 2 boots with a profile: nothing is tested; boot more (compare --adaptive, run)\n");
 	if (!nchanged)
@@ -99,8 +117,8 @@ int cmd_compare_profiles(struct kb_store *s, int64_t exp, int ia, int ib,
 		       spread(sb, sizeof(sb), &c[i].b), ch, c[i].func);
 	}
 	if (nchanged > CMD_PROFILE_TOP)
-		printf("%zu more changed (compare --json lists them all)\n",
-		       nchanged - CMD_PROFILE_TOP);
+		printf("%zu more changed (%s--json lists them all)\n",
+		       nchanged - CMD_PROFILE_TOP, a && b ? "" : "compare ");
 	printf("shares are a function's samples on any stack (children included), in %% of a boot's; the change is in points, its interval unadjusted\n");
 out:
 	free(c);

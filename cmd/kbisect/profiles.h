@@ -24,4 +24,17 @@ struct kb_store;
 int cmd_compare_profiles(struct kb_store *s, int64_t exp, int ia, int ib,
 			 double alpha, struct kb_json *j, struct kb_err *err);
 
+/*
+ * As cmd_compare_profiles(), saying what the two sides are: @a names
+ * variant @ia and @b variant @ib (as "the good end (good.config)"), for
+ * a caller whose variants are no matrix's, `bisect options` profiling
+ * the culprits alone against the good end.  The text says "A = variant
+ * N, @a; B = ..." under the profile line; JSON carries a_variant, a,
+ * b_variant and b in "profile".  Nothing is printed without profiles.
+ */
+int cmd_compare_profiles_named(struct kb_store *s, int64_t exp, int ia,
+			       const char *a, int ib, const char *b,
+			       double alpha, struct kb_json *j,
+			       struct kb_err *err);
+
 #endif

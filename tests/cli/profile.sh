@@ -60,3 +60,42 @@ check "export --profile --format json: stack and samples keys" $([ $rc -eq 0 ] &
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r and all(isinstance(x["samples"], int) and ";" in x["stack"] for x in r)' "$T/out"; echo $?)
 run "$KB" export 1 --profile --db "$T/bud.db"
 check "export --profile of an experiment without profiles: the header alone" $([ $rc -eq 0 ] && [ "$(wc -l <"$T/out")" = 1 ]; echo $?)
+# bisect options: the culprit's two sides profiled after the answer, the
+# good end against the culprit alone on it; one option of five makes
+# the slab's checking path 25 times heavier and costs 30%
+sed 's/^noise: { boot_cv: 0.03 }$/noise: { boot_cv: 0.03 }\neffects: [ { when: { SLUB_DEBUG_ON: y }, factor: 0.7 } ]/; s/when: { X: y }, factor: 25/when: { SLUB_DEBUG_ON: y }, factor: 25/' \
+	"$T/pr.model.yaml" >"$T/bp.model.yaml"
+for o in A B SLUB_DEBUG_ON C D; do printf '# CONFIG_%s is not set\n' $o; done >"$T/bp-good.config"
+for o in A B SLUB_DEBUG_ON C D; do printf 'CONFIG_%s=y\n' $o; done >"$T/bp-bad.config"
+BP="bisect options --good $T/bp-good.config --bad $T/bp-bad.config -q"
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" $BP --model "$T/bp.model.yaml" --db "$T/bp.db"
+check "bisect options: the culprit's profile, good end against the culprit alone, the checking path first" $([ $rc -eq 0 ] &&
+	has "^  SLUB_DEBUG_ON  *n -> y$" "$T/out" &&
+	has "^profile: [0-9]* of 9 functions changed their share of the samples" "$T/out" &&
+	has "^A = variant 0, the good end ($T/bp-good.config); B = variant [2-9], the culprits alone on the good end (step [2-9])$" "$T/out" &&
+	[ "$(sed -n '/A share/{n;p;}' "$T/out" | awk '{print $NF}')" = check_bytes_and_report ] &&
+	sed -n '/A share/{n;p;}' "$T/out" | grep -q '+[0-9.]* \[+[0-9.]*, +[0-9.]*\]' &&
+	[ "$(sed -n 's/^A = variant 0, .*; B = variant \([0-9]*\), .*/\1/p' "$T/out")" = \
+	  "$(sqlite3 "$T/bp.db" "select idx from variants where label = 'SLUB_DEBUG_ON=y'")" ]; echo $?)
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" $BP --json --model "$T/bp.model.yaml" --db "$T/bp.db"
+check "bisect options --json: the profile of its two sides, the planted function first" $([ $rc -eq 0 ] && json_ok "$T/out" &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=d["profile"]; c=p["changed"][0]
+assert [x["option"] for x in d["culprits"]] == ["SLUB_DEBUG_ON"]
+assert p["a_variant"] == 0 and p["a"].startswith("the good end (")
+probe = [x for x in d["probes"] if x["variant"] == p["b_variant"]][0]
+assert probe["options"] == ["SLUB_DEBUG_ON"] and probe["classification"] == "bad"
+assert p["b"] == "the culprits alone on the good end (step %d)" % probe["step"]
+assert c["function"] == "check_bytes_and_report" and c["diff_low"] > 0 and c["p_holm"] < 0.05' "$T/out"; echo $?)
+# no profile, or no culprit: nothing more than the answer
+grep -v '^profile:\|^  \(samples\|noise\|stacks\)\|^    "' "$T/bp.model.yaml" >"$T/bp-none.model.yaml"
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" $BP --model "$T/bp-none.model.yaml" --db "$T/bp-none.db"
+check "bisect options on a model without profile: the culprit, no profile section" $([ $rc -eq 0 ] &&
+	has "^  SLUB_DEBUG_ON  *n -> y$" "$T/out" && ! has "^profile:" "$T/out" && ! has "^A = variant" "$T/out"; echo $?)
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" $BP --json --model "$T/bp-none.model.yaml" --db "$T/bp-none.db"
+check "bisect options --json on a model without profile: no profile key" $([ $rc -eq 0 ] && json_ok "$T/out" &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["culprits"] and "profile" not in d' "$T/out"; echo $?)
+sed 's/factor: 0.7 }/factor: 0.99 }/' "$T/bp.model.yaml" >"$T/bp-flat.model.yaml"
+run env KBISECT_MODEL_TIME_SCALE=0 "$KB" $BP --model "$T/bp-flat.model.yaml" --db "$T/bp-flat.db"
+check "bisect options that does not reproduce: no culprit, no profile although the boots carry one" $([ $rc -eq 0 ] &&
+	has "^the regression does not reproduce" "$T/out" && ! has "^profile:" "$T/out" &&
+	[ "$(sqlite3 "$T/bp-flat.db" 'select count(*) from profiles')" -gt 0 ]; echo $?)

@@ -305,6 +305,50 @@ static void test_bisect__finds_interacting_pair(void **state)
 }
 
 /*
+ * The answer's own point: the probe that applied the culprits alone on
+ * the good end (what `bisect options` profiles against the good end),
+ * bad, with a variant of its own; the bad end when the culprits are
+ * every change; none when nothing reproduces.
+ */
+static void test_bisect__culprit_probe_is_the_set_alone(void **state)
+{
+	struct fixture *f = *state;
+	const struct kb_bisect_probe *p;
+
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 3\n"
+		      "effects:\n  - when: { OPT_03: y, OPT_12: y }\n"
+		      "    factor: 0.7\n");
+	f->good = options(16, "n");
+	f->bad = options(16, "y");
+	run(f, KB_BISECT_GROUP);
+	assert_culprits(f->r, "OPT_03 OPT_12");
+	p = kb_bisect_culprit_probe(f->r);
+	assert_non_null(p);
+	assert_true(p >= f->r->probes && p < f->r->probes + f->r->nprobes);
+	assert_int_equal(p->cls, KB_BISECT_BAD);
+	assert_int_equal(p->napplied, 2);
+	assert_string_equal(f->r->changes[p->applied[0]].option, "OPT_03");
+	assert_string_equal(f->r->changes[p->applied[1]].option, "OPT_12");
+	assert_true(p->variant_idx > 1);
+	/* the culprits are every change: the bad end */
+	kb_bisect_result_free(f->r);
+	f->r = NULL;
+	kb_kconfig_free(f->good);
+	kb_kconfig_free(f->bad);
+	f->good = config("CONFIG_KEEP=y\n# CONFIG_OPT_03 is not set\n");
+	f->bad = config("CONFIG_KEEP=y\nCONFIG_OPT_03=y\n");
+	kb_executor_free(f->ex);
+	kb_model_free(f->model);
+	load_model(f, "metric: read_iops\nbase: 1000\n" NOISE "seed: 3\n"
+		      "effects:\n  - when: { OPT_03: y }\n    factor: 0.7\n");
+	run(f, KB_BISECT_GROUP);
+	assert_culprits(f->r, "OPT_03");
+	assert_true(kb_bisect_culprit_probe(f->r) == &f->r->end);
+	assert_int_equal(kb_bisect_culprit_probe(f->r)->variant_idx, 1);
+	assert_null(kb_bisect_culprit_probe(NULL));
+}
+
+/*
  * A 9% regression under 10% boot noise: 10 boots a probe cannot tell
  * the probes apart, ddmin cannot narrow the set down, and the answer
  * says so - not minimised, the candidates, and the boots that would
@@ -490,6 +534,7 @@ static void test_bisect__regression_that_does_not_reproduce(void **state)
 	assert_int_equal(f->r->nculprits, 0);
 	assert_int_equal(f->r->nprobes, 0);
 	assert_true(f->r->ends.verdict != KB_VERDICT_REGRESSION);
+	assert_null(kb_bisect_culprit_probe(f->r));
 	assert_int_equal(kb_store_bisection_get(f->s, f->r->bisection, &sb,
 						&err),
 			 0);
@@ -1519,6 +1564,13 @@ static void test_bisect__rerun_answers_from_the_store(void **state)
 	assert_int_equal(db_int(f, "SELECT count(*) FROM bisections"), 1);
 	assert_same_answer(f->r, one);
 	assert_culprits(f->r, "OPT_03 OPT_12");
+	/* the culprits' own point, as the first run had it */
+	assert_non_null(kb_bisect_culprit_probe(one));
+	assert_non_null(kb_bisect_culprit_probe(f->r));
+	assert_int_equal(kb_bisect_culprit_probe(f->r)->variant_idx,
+			 kb_bisect_culprit_probe(one)->variant_idx);
+	assert_int_equal(kb_bisect_culprit_probe(f->r)->step,
+			 kb_bisect_culprit_probe(one)->step);
 	assert_int_equal(f->r->builds, one->builds);
 	assert_int_equal(f->r->runs, one->runs);
 	assert_int_equal(f->r->nchanges, one->nchanges);
@@ -1852,6 +1904,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_bisect__finds_single_culprit_among_16),
 	T(test_bisect__probes_run_beside_their_ends),
 	T(test_bisect__finds_interacting_pair),
+	T(test_bisect__culprit_probe_is_the_set_alone),
 	T(test_bisect__finds_triple),
 	T(test_bisect__unknown_probes_are_not_minimised),
 	T(test_bisect__probes_in_between_are_not_minimised),
