@@ -10,6 +10,7 @@
 
 #include "format.h"
 #include "json.h"
+#include "print.h"
 #include "monitor.h"
 #include "store_monitor.h"
 #include "banned.h"
@@ -26,16 +27,6 @@ static void json_change(struct kb_json *j, const struct kb_monitor_change *c)
 	kb_json_kv_number(j, "p", c->p);
 	kb_json_kv_number(j, "p_holm", c->p_holm);
 	kb_json_object_end(j);
-}
-
-/* "±  3%" as LKP prints a spread, or blanks without one. */
-static const char *spread(char *buf, size_t size, const struct kb_summary *s)
-{
-	if (!isfinite(s->cv) || s->n < 2)
-		snprintf(buf, size, "%5s", "");
-	else
-		snprintf(buf, size, "±%3.0f%%", 100 * fabs(s->cv));
-	return buf;
 }
 
 int cmd_compare_monitors(struct kb_store *s, int64_t exp, int ia, int ib,
@@ -80,12 +71,12 @@ int cmd_compare_monitors(struct kb_store *s, int64_t exp, int ia, int ib,
 	printf("%14s %6s %11s %14s %6s   %s\n", "A mean", "±%sd", "%change",
 	       "B mean", "±%sd", "monitor");
 	for (i = 0; i < nchanged; i++) {
-		char sa[16], sb[16];
+		char sa[CMD_SPREAD_LEN], sb[CMD_SPREAD_LEN];
 
 		printf("%14.6g %6s %11s %14.6g %6s   %s\n", c[i].a.mean,
-		       spread(sa, sizeof(sa), &c[i].a),
+		       cmd_spread(sa, &c[i].a),
 		       kb_format_pct(c[i].change_pct, 1).s, c[i].b.mean,
-		       spread(sb, sizeof(sb), &c[i].b), c[i].name);
+		       cmd_spread(sb, &c[i].b), c[i].name);
 	}
 out:
 	free(c);

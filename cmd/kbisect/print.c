@@ -639,3 +639,12 @@ void cmd_json_sentinel(struct kb_json *j, struct kb_analysis *a)
 	kb_json_kv_bool(j, "differs", sentinel_differs(&c));
 	kb_json_object_end(j);
 }
+
+const char *cmd_spread(char buf[CMD_SPREAD_LEN], const struct kb_summary *s)
+{
+	if (!isfinite(s->cv) || s->n < 2)
+		snprintf(buf, CMD_SPREAD_LEN, "%5s", "");
+	else
+		snprintf(buf, CMD_SPREAD_LEN, "±%3.0f%%", 100 * fabs(s->cv));
+	return buf;
+}

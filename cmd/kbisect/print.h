@@ -6,6 +6,8 @@
 
 #include "format.h"
 
+#define CMD_SPREAD_LEN 16
+
 /*
  * What several verbs print (print.c), so that a thing reads the same
  * wherever it appears: an experiment's results, a comparison as JSON,
@@ -77,6 +79,11 @@ void cmd_print_host_effects(FILE *f, const struct kb_host_effect *h,
 			    size_t n);
 void cmd_json_host_effects(struct kb_json *j, const char *key,
 			   const struct kb_host_effect *h, size_t n);
+
+/* A side's spread as LKP prints it, "±  3%", or blanks when it has none
+ * (fewer than 2 values): into @buf, which it returns. */
+struct kb_summary;
+const char *cmd_spread(char buf[CMD_SPREAD_LEN], const struct kb_summary *s);
 
 /* ---- the daemon's progress ----------------------------------------------- */
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "print.h"
 #include "profile.h"
 #include "store_profile.h"
 #include "banned.h"
@@ -30,16 +31,6 @@ static void json_change(struct kb_json *j, const struct kb_profile_change *c)
 	kb_json_kv_number(j, "p", c->p);
 	kb_json_kv_number(j, "p_holm", c->p_holm);
 	kb_json_object_end(j);
-}
-
-/* "±  3%" as LKP prints a spread, or blanks without one. */
-static const char *spread(char *buf, size_t size, const struct kb_summary *s)
-{
-	if (!isfinite(s->cv) || s->n < 2)
-		snprintf(buf, size, "%5s", "");
-	else
-		snprintf(buf, size, "±%3.0f%%", 100 * fabs(s->cv));
-	return buf;
 }
 
 int cmd_compare_profiles(struct kb_store *s, int64_t exp, int ia, int ib,
@@ -108,13 +99,13 @@ int cmd_compare_profiles_named(struct kb_store *s, int64_t exp, int ia,
 	printf("%8s %6s %8s %6s %22s   %s\n", "A share", "±%sd", "B share",
 	       "±%sd", "change [95% interval]", "function");
 	for (i = 0; i < nchanged && i < CMD_PROFILE_TOP; i++) {
-		char sa[16], sb[16], ch[48];
+		char sa[CMD_SPREAD_LEN], sb[CMD_SPREAD_LEN], ch[48];
 
 		snprintf(ch, sizeof(ch), "%+.2f [%+.2f, %+.2f]", c[i].diff,
 			 c[i].lo, c[i].hi);
 		printf("%7.2f%% %6s %7.2f%% %6s %22s   %s\n", c[i].a.mean,
-		       spread(sa, sizeof(sa), &c[i].a), c[i].b.mean,
-		       spread(sb, sizeof(sb), &c[i].b), ch, c[i].func);
+		       cmd_spread(sa, &c[i].a), c[i].b.mean,
+		       cmd_spread(sb, &c[i].b), ch, c[i].func);
 	}
 	if (nchanged > CMD_PROFILE_TOP)
 		printf("%zu more changed (%s--json lists them all)\n",
