@@ -158,4 +158,9 @@ int kb_model__holds(const struct kb_model *m, const struct rule *r,
  * seeded by @stream (1 when @sigma is 0). */
 double kb_model__lognormal(double sigma, uint64_t stream);
 
+/* ---- lib/exec/model_profile.c: the profile ---------------------------- */
+
+/* profile: { samples, noise, stacks: STACK -> weight | {...} } */
+int kb_model__profile(struct ctx *c, const struct kb_ynode *n);
+
 #endif
