@@ -123,14 +123,15 @@ struct ctx {
 /* The input error "file:line:col: message" at node @n (lib/ycheck.h). */
 #define fail(c, ...) kb_ycheck_fail(&(c)->y, __VA_ARGS__)
 
-/* ---- lib/exec/model_core.c: what every part of the model is made of --- */
+/* ---- lib/exec/model_core.c: what every part of the model is made of ----- */
 
 /* Free the @n rules at @r and their conditions (NULL is fine). */
 void kb_model__rules_free(struct rule *r, size_t n);
 
 /* The effects (@effects 1: stage NONE) or failures list at @n into
- * *@rules and *@nrules (a monitor's or a stack's effects too); freed
- * with the model on failure as well. */
+ * *@rules and *@nrules (a monitor's or a stack's effects too).  What it
+ * filled in is counted in *@nrules, for the model to free, also when it
+ * fails. */
 int kb_model__rules(struct ctx *c, const struct kb_ynode *n, int effects,
 		    struct rule **rules, size_t *nrules);
 
@@ -158,7 +159,12 @@ int kb_model__holds(const struct kb_model *m, const struct rule *r,
  * seeded by @stream (1 when @sigma is 0). */
 double kb_model__lognormal(double sigma, uint64_t stream);
 
-/* ---- lib/exec/model_profile.c: the profile ---------------------------- */
+/* ---- lib/exec/model_monitor.c: the monitors ----------------------------- */
+
+/* monitors: NAME -> { base, noise, effects } (docs/model.md) */
+int kb_model__monitors(struct ctx *c, const struct kb_ynode *n);
+
+/* ---- lib/exec/model_profile.c: the profile ------------------------------ */
 
 /* profile: { samples, noise, stacks: STACK -> weight | {...} } */
 int kb_model__profile(struct ctx *c, const struct kb_ynode *n);
