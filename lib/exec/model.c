@@ -1,3 +1,16 @@
+/*
+ * The performance model (lib/exec/model.h): the document, its top level
+ * and the sections metric, base, time, drift and hosts;
+ * kb_model_load() and kb_model_parse_buffer(); the model's values and
+ * its executor.  Split by concern, each file calling only those below it
+ * (their shared object and helpers: lib/exec/model_int.h):
+ *
+ *   model.c          this file
+ *   model_monitor.c  the monitors: their counters and a run's values
+ *   model_profile.c  the profile: its stacks and what a run samples
+ *   model_core.c     the when-clauses, rules (effects, failures),
+ *                    depends, whether a rule holds, and the noise
+ */
 #include "model.h"
 
 #include <errno.h>
@@ -8,152 +21,27 @@
 #include <string.h>
 #include <time.h>
 
-#include "buf.h"
 #include "err.h"
 #include "executor.h"
 #include "matrix.h"
 #include "mem.h"
+#include "model_int.h"
 #include "monitor.h"
 #include "profile.h"
 #include "rng.h"
-#include "suggest.h"
 #include "ycheck.h"
 #include "ydoc.h"
 #include "banned.h"
-
-enum stage {
-	STAGE_NONE,  /* an effect */
-	STAGE_BUILD,
-	STAGE_BOOT,
-};
-
-/* One "NAME: level" (or "NAME: [level, ...]", any of) of a when-clause. */
-struct cond {
-	char *name;  /* "DEBUG_SPINLOCK" (no CONFIG_), "guest.vcpus" */
-	size_t nvalues; /* the levels, any of which holds (at least one) */
-	char **values;  /* each as text: "y", "4", "0,0,1,1" */
-	int kconfig; /* a Kconfig option: absent from the variant means n */
-};
-
-/* An effect (factor) or a failure (stage). */
-struct rule {
-	size_t ncond;
-	struct cond *cond;
-	double factor;    /* effects: multiplies the value */
-	enum stage stage; /* failures: where the variant fails */
-	char *text;       /* "A=y B=n", for reasons */
-};
-
-/* One entry of "depends": @name holds only when every @on[] is y. */
-struct dep {
-	char *name;  /* the option, without CONFIG_ */
-	size_t n;
-	char **on;   /* the options it depends on */
-	long *on_idx; /* index of each @on[] in the model's deps, or -1 */
-};
-
-/* hosts: a host's factor, and where it fails (docs/model.md). */
-struct model_host {
-	char *uri;
-	double factor;       /* multiplies the values of its boots */
-	unsigned fail_after; /* boots after which it fails them: libvirt
-			      * errors, as a host that is lost */
-	int fails;           /* fail_after was given */
-};
-
-/* One monitor of the model (docs/model.md, "monitors"): a counter's
- * value per run, with noise and effects as the metric's. */
-struct model_monitor {
-	char *name;       /* "vmstat.pgfault" */
-	double base;
-	double boot_sigma, run_sigma;
-	size_t neffects;
-	struct rule *effects;
-};
-
-/* One stack of the model's profile (docs/model.md, "profile"): its
- * weight among the stacks, with noise and effects as a monitor's. */
-struct model_stack {
-	char *stack;      /* "a;b;c" */
-	double weight;
-	double boot_sigma, run_sigma;
-	size_t neffects;
-	struct rule *effects;
-};
-
-struct kb_model {
-	char *file;
-	char *text;
-	char *metric;
-	double base;
-	double boot_cv, run_cv;
-	double boot_sigma, run_sigma; /* of the log-normal noise */
-	size_t neffects;
-	struct rule *effects;
-	size_t nfailures;
-	struct rule *failures;
-	size_t ndeps;
-	struct dep *deps;
-	struct kb_model_time time;
-	uint64_t seed;
-	size_t nhosts;
-	struct model_host *hosts;
-	size_t nmonitors;
-	struct model_monitor *monitors;
-	unsigned profile_samples;     /* a run's samples; 0: no profile */
-	size_t nstacks;
-	struct model_stack *stacks;
-	atomic_uint *booted; /* per host: boots begun on it, by every
-			      * executor of the model (fail_after) */
-	/* drift (docs/model.md): over the experiment's boots in the order
-	 * they run, t = seq / total (or seq / over) */
-	struct {
-		int on;
-		double linear;      /* the factor at t = 1 is 1 + linear */
-		double step, at;    /* x (1 + step) from t = at on */
-		double phi, ar_cv;  /* AR(1) on the log, stationary sd ar_cv */
-		unsigned over;      /* boots the run counts (0: its plan's) */
-	} drift;
-};
 
 static const char *const top_keys[] = { "metric", "base",  "noise",
 					 "effects", "time",  "failures",
 					 "seed", "depends", "hosts", "drift",
 					 "monitors", "profile" };
-static const char *const profile_keys[] = { "samples", "noise", "stacks" };
-static const char *const stack_keys[] = { "weight", "noise", "effects" };
-static const char *const monitor_keys[] = { "base", "noise", "effects" };
 static const char *const drift_keys[] = { "linear", "step", "at", "ar1",
 					   "over" };
 static const char *const ar1_keys[] = { "phi", "cv" };
 static const char *const host_keys[] = { "factor", "fail_after" };
-static const char *const noise_keys[] = { "boot_cv", "run_cv" };
-static const char *const effect_keys[] = { "when", "factor" };
-static const char *const failure_keys[] = { "when", "stage" };
 static const char *const time_keys[] = { "build_s", "boot_s", "run_s" };
-static const char *const stages[] = { "build", "boot" };
-static const char *const other_factors[] = { "guest.mode",   "guest.vcpus",
-					     "guest.pin",    "guest.memory_mib",
-					     "kernel.rev",   "kernel.image" };
-
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
-static void rules_free(struct rule *r, size_t n)
-{
-	size_t i, j, k;
-
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < r[i].ncond; j++) {
-			free(r[i].cond[j].name);
-			for (k = 0; k < r[i].cond[j].nvalues; k++)
-				free(r[i].cond[j].values[k]);
-			free(r[i].cond[j].values);
-		}
-		free(r[i].cond);
-		free(r[i].text);
-	}
-	free(r);
-}
 
 static void deps_free(struct dep *d, size_t n)
 {
@@ -177,205 +65,25 @@ void kb_model_free(struct kb_model *m)
 	free(m->file);
 	free(m->text);
 	free(m->metric);
-	rules_free(m->effects, m->neffects);
-	rules_free(m->failures, m->nfailures);
+	kb_model__rules_free(m->effects, m->neffects);
+	kb_model__rules_free(m->failures, m->nfailures);
 	for (size_t i = 0; i < m->nhosts; i++)
 		free(m->hosts[i].uri);
 	free(m->hosts);
 	for (size_t i = 0; i < m->nmonitors; i++) {
 		free(m->monitors[i].name);
-		rules_free(m->monitors[i].effects, m->monitors[i].neffects);
+		kb_model__rules_free(m->monitors[i].effects,
+				     m->monitors[i].neffects);
 	}
 	free(m->monitors);
 	for (size_t i = 0; i < m->nstacks; i++) {
 		free(m->stacks[i].stack);
-		rules_free(m->stacks[i].effects, m->stacks[i].neffects);
+		kb_model__rules_free(m->stacks[i].effects,
+				     m->stacks[i].neffects);
 	}
 	free(m->stacks);
 	free(m->booted);
 	free(m);
-}
-
-/* ---- validation helpers ------------------------------------------------- */
-
-struct ctx {
-	struct kb_ycheck y;
-	struct kb_model *m;
-};
-
-/* The input error "file:line:col: message" at node @n (lib/ycheck.h). */
-#define fail(c, ...) kb_ycheck_fail(&(c)->y, __VA_ARGS__)
-
-/* ---- when-clauses ------------------------------------------------------- */
-
-/* A guest.* or kernel.* level, in the text the matrix gives variants. */
-static int other_level(struct ctx *c, const char *name,
-		       const struct kb_ynode *n, char **out)
-{
-	const char *s;
-	char what[160];
-	int ret;
-
-	if (!strncmp(name, "guest.", 6))
-		return kb_ycheck_guest_level(&c->y, n, name, out);
-	snprintf(what, sizeof(what), "a %s level", name);
-	if ((ret = kb_ycheck_string(&c->y, n, what, &s)))
-		return ret;
-	*out = kb_strdup(s);
-	return 0;
-}
-
-/* The canonical name of when-key @key into *@out, or an error. */
-static int cond_name(struct ctx *c, const struct kb_ynode *key, char **out,
-		     int *kconfig)
-{
-	const char *name = key->str, *hint;
-	size_t i;
-	int ret;
-
-	if (kb_runtime_factor_name_valid(name)) {
-		*out = kb_strdup(name);
-		*kconfig = 0;
-		return 0;
-	}
-	if (strchr(name, '.')) {
-		for (i = 0; i < N(other_factors); i++) {
-			if (!strcmp(name, other_factors[i])) {
-				*out = kb_strdup(name);
-				*kconfig = 0;
-				return 0;
-			}
-		}
-		hint = kb_suggest(name, other_factors, N(other_factors));
-		if (hint)
-			return fail(c, key,
-				    "unknown factor '%s' (did you mean '%s'?)",
-				    name, hint);
-		return fail(c, key,
-			    "unknown factor '%s': expected a Kconfig option or one of guest.mode, guest.vcpus, guest.pin, guest.memory_mib, kernel.rev, kernel.image, workload.copies, workload.NAME, cmdline.NAME, sysctl.NAME",
-			    name);
-	}
-	if ((ret = kb_ycheck_kconfig_name(&c->y, key, &name)))
-		return ret;
-	*out = kb_strdup(name);
-	*kconfig = 1;
-	return 0;
-}
-
-/*
- * The level of @cd, or for a kernel.* or guest.* factor a list of levels
- * meaning "any of": a sequence, except for guest.pin, whose level is
- * itself a list (a list of lists is "any of" there).  Kconfig levels stay
- * scalars: write one rule per level.
- */
-static int cond_levels(struct ctx *c, struct cond *cd,
-		       const struct kb_ynode *n)
-{
-	const struct kb_ynode *const *items = &n;
-	size_t count = 1, i;
-	int ret;
-
-	if (n->type == KB_Y_SEQ && !cd->kconfig &&
-	    (strcmp(cd->name, "guest.pin") ||
-	     (n->n && n->items[0]->type == KB_Y_SEQ))) {
-		if (n->n == 0)
-			return fail(c, n,
-				    "an empty list of levels for '%s': give at least one (a list means any of them)",
-				    cd->name);
-		if (n->n > KB_MODEL_MAX_ANY)
-			return fail(c, n,
-				    "more than %d levels for '%s' in one 'when'",
-				    KB_MODEL_MAX_ANY, cd->name);
-		items = (const struct kb_ynode *const *)n->items;
-		count = n->n;
-	}
-	cd->values = kb_calloc(count, sizeof(*cd->values));
-	for (i = 0; i < count; i++) {
-		if (!cd->kconfig)
-			ret = other_level(c, cd->name, items[i],
-					  &cd->values[i]);
-		else if (!(ret = kb_ycheck_kconfig_level(&c->y, items[i],
-							 cd->name)))
-			cd->values[i] = kb_strdup(items[i]->str);
-		if (ret)
-			return ret;
-		cd->nvalues++;
-	}
-	return 0;
-}
-
-/*
- * Whether variant level @level matches a when-level @want: the same text;
- * for kernel.rev also a full commit id that @want (7 to 40 hex digits)
- * abbreviates.
- */
-static int level_matches(const struct cond *cd, const char *level,
-			 const char *want)
-{
-	size_t n = strlen(want);
-
-	if (!strcmp(level, want))
-		return 1;
-	return !strcmp(cd->name, "kernel.rev") && n >= 7 && n <= 40 &&
-	       strspn(want, "0123456789abcdef") == n &&
-	       strlen(level) == 40 && !strncmp(level, want, n);
-}
-
-static int parse_when(struct ctx *c, const struct kb_ynode *n,
-		      enum stage stage, struct rule *r)
-{
-	struct kb_buf text = KB_BUF_INIT;
-	size_t i, j;
-	int ret;
-
-	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'when'")))
-		return ret;
-	if (n->n == 0)
-		return fail(c, n,
-			    "'when' is empty: give the levels that must hold, such as { DEBUG_SPINLOCK: y }");
-	if (n->n > KB_MODEL_MAX_WHEN)
-		return fail(c, n, "'when' has more than %d levels",
-			    KB_MODEL_MAX_WHEN);
-	r->cond = kb_calloc(n->n, sizeof(*r->cond));
-	for (i = 0; i < n->n; i++) {
-		struct cond *cd = &r->cond[i];
-
-		if ((ret = cond_name(c, n->keys[i], &cd->name, &cd->kconfig)))
-			goto out;
-		r->ncond++;
-		for (j = 0; j < i; j++) {
-			if (!strcmp(r->cond[j].name, cd->name)) {
-				ret = fail(c, n->keys[i],
-					   "'%s' appears twice in this 'when' (first as '%s')",
-					   n->keys[i]->str, n->keys[j]->str);
-				goto out;
-			}
-		}
-		if (stage == STAGE_BUILD && !strncmp(cd->name, "guest.", 6)) {
-			ret = fail(c, n->keys[i],
-				   "a build failure cannot depend on '%s': guest factors do not change the build (use stage: boot)",
-				   cd->name);
-			goto out;
-		}
-		if (stage == STAGE_BUILD &&
-		    kb_runtime_factor_name_valid(cd->name)) {
-			ret = fail(c, n->keys[i],
-				   "a build failure cannot depend on '%s': workload, cmdline and sysctl factors do not change the build (use stage: boot)",
-				   cd->name);
-			goto out;
-		}
-		if ((ret = cond_levels(c, cd, n->items[i])))
-			goto out;
-		kb_buf_addf(&text, "%s%s=", i ? " " : "", cd->name);
-		for (j = 0; j < cd->nvalues; j++)
-			kb_buf_addf(&text, "%s%s", j ? "|" : "",
-				    cd->values[j]);
-	}
-	r->text = kb_buf_detach(&text);
-	ret = 0;
-out:
-	kb_buf_release(&text);
-	return ret;
 }
 
 /* ---- sections ----------------------------------------------------------- */
@@ -399,42 +107,6 @@ static int parse_metric(struct ctx *c, const struct kb_ynode *n)
 			    "invalid metric '%s': expected a name of letters, digits and _ of at most %d characters, such as read_iops (or real_s.sum)",
 			    s, KB_METRIC_NAME_MAX - 1);
 	c->m->metric = kb_strdup(s);
-	return 0;
-}
-
-static int get_cv(struct ctx *c, const struct kb_ynode *n, const char *what,
-		  double *cv, double *sigma)
-{
-	int ret = kb_ycheck_number(&c->y, n, what, cv);
-
-	if (ret)
-		return ret;
-	if (*cv < 0 || *cv > KB_MODEL_MAX_CV)
-		return fail(c, n,
-			    "%s must be a coefficient of variation from 0 to %g (0.03 is 3%%), found '%s'",
-			    what, KB_MODEL_MAX_CV, n->str);
-	*sigma = sqrt(log1p(*cv * *cv));
-	return 0;
-}
-
-static int parse_noise(struct ctx *c, const struct kb_ynode *n)
-{
-	const struct kb_ynode *v;
-	int ret;
-
-	if (kb_ynode_is_null(n))
-		return 0;
-	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'noise'")) ||
-	    (ret = kb_ycheck_keys(&c->y, n, "'noise'", noise_keys,
-				  N(noise_keys))))
-		return ret;
-	if ((v = kb_ynode_get(n, "boot_cv")) &&
-	    (ret = get_cv(c, v, "'boot_cv'", &c->m->boot_cv,
-			  &c->m->boot_sigma)))
-		return ret;
-	if ((v = kb_ynode_get(n, "run_cv")) &&
-	    (ret = get_cv(c, v, "'run_cv'", &c->m->run_cv, &c->m->run_sigma)))
-		return ret;
 	return 0;
 }
 
@@ -530,356 +202,12 @@ static int parse_time(struct ctx *c, const struct kb_ynode *n)
 	return 0;
 }
 
-/* The effects (@stage NONE) or failures list at @n into *@rules. */
-static int parse_rules_into(struct ctx *c, const struct kb_ynode *n,
-			    int effects, struct rule **rules, size_t *nrules)
-{
-	const char *what = effects ? "'effects'" : "'failures'";
-	size_t i, k;
-	int ret;
-
-	if (kb_ynode_is_null(n))
-		return 0;
-	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_SEQ, what)))
-		return ret;
-	if (n->n > KB_MODEL_MAX_RULES)
-		return fail(c, n, "%s lists more than %d entries", what,
-			    KB_MODEL_MAX_RULES);
-	*rules = kb_calloc(n->n, sizeof(**rules));
-	for (i = 0; i < n->n; i++) {
-		const struct kb_ynode *item = n->items[i], *when, *v;
-		struct rule *r = &(*rules)[i];
-		char where[48];
-
-		snprintf(where, sizeof(where), "an entry of %s", what);
-		if ((ret = kb_ycheck_type(&c->y, item, KB_Y_MAP, where)))
-			return ret;
-		*nrules = i + 1;
-		if (effects)
-			ret = kb_ycheck_keys(&c->y, item, "an effect",
-					     effect_keys, N(effect_keys));
-		else
-			ret = kb_ycheck_keys(&c->y, item, "a failure",
-					     failure_keys, N(failure_keys));
-		if (ret)
-			return ret;
-		if (!(when = kb_ynode_get(item, "when")))
-			return fail(c, item,
-				    "missing 'when' in this %s: the levels that must hold",
-				    effects ? "effect" : "failure");
-		if (effects) {
-			if (!(v = kb_ynode_get(item, "factor")))
-				return fail(c, item,
-					    "missing 'factor' in this effect: the multiplier that applies, such as 0.5");
-			if ((ret = kb_ycheck_number(&c->y, v, "'factor'",
-						    &r->factor)))
-				return ret;
-			if (r->factor <= 0)
-				return fail(c, v,
-					    "'factor' must be greater than 0, found '%s'",
-					    v->str);
-			r->stage = STAGE_NONE;
-		} else {
-			if (!(v = kb_ynode_get(item, "stage")))
-				return fail(c, item,
-					    "missing 'stage' in this failure: build or boot");
-			if ((ret = kb_ycheck_choice(&c->y, v, "stage", stages,
-						    N(stages), &k)))
-				return ret;
-			r->stage = k ? STAGE_BOOT : STAGE_BUILD;
-		}
-		if ((ret = parse_when(c, when, r->stage, r)))
-			return ret;
-	}
-	return 0;
-}
-
 /* The model's effects or failures list at @n. */
 static int parse_rules(struct ctx *c, const struct kb_ynode *n, int effects)
 {
-	return parse_rules_into(c, n, effects,
-				effects ? &c->m->effects : &c->m->failures,
-				effects ? &c->m->neffects : &c->m->nfailures);
-}
-
-/* A monitor's name: letters, digits and _ . : -, with a dot (monitor.h). */
-static int monitor_name_valid(const char *s, size_t len)
-{
-	if (!len || len >= KB_MONITOR_NAME_MAX || strlen(s) != len ||
-	    !strchr(s, '.') || *s == '.')
-		return 0;
-	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			 "0123456789_.:-") == len;
-}
-
-/* A noise mapping { boot_cv, run_cv } at @n into the two sigmas. */
-static int parse_sigmas(struct ctx *c, const struct kb_ynode *n,
-			double *boot_sigma, double *run_sigma)
-{
-	const struct kb_ynode *v;
-	double cv;
-	int ret;
-
-	if (!n || kb_ynode_is_null(n))
-		return 0;
-	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'noise'")) ||
-	    (ret = kb_ycheck_keys(&c->y, n, "'noise'", noise_keys,
-				  N(noise_keys))))
-		return ret;
-	if ((v = kb_ynode_get(n, "boot_cv")) &&
-	    (ret = get_cv(c, v, "'boot_cv'", &cv, boot_sigma)))
-		return ret;
-	if ((v = kb_ynode_get(n, "run_cv")) &&
-	    (ret = get_cv(c, v, "'run_cv'", &cv, run_sigma)))
-		return ret;
-	return 0;
-}
-
-/* monitors: NAME -> { base, noise, effects } (docs/model.md) */
-static int parse_monitors(struct ctx *c, const struct kb_ynode *n)
-{
-	size_t i;
-	int ret;
-
-	if (kb_ynode_is_null(n))
-		return 0;
-	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'monitors'")))
-		return ret;
-	if (n->n > KB_MODEL_MAX_MONITORS)
-		return fail(c, n, "'monitors' lists more than %d monitors",
-			    KB_MODEL_MAX_MONITORS);
-	c->m->monitors = kb_calloc(n->n ? n->n : 1, sizeof(*c->m->monitors));
-	for (i = 0; i < n->n; i++) {
-		const struct kb_ynode *key = n->keys[i], *item = n->items[i];
-		struct model_monitor *mm = &c->m->monitors[i];
-		const struct kb_ynode *v;
-
-		if (!monitor_name_valid(key->str, key->len))
-			return fail(c, key,
-				    "invalid monitor name '%s': expected letters, digits, _ . : - with a dot, under %d characters, such as vmstat.pgfault",
-				    key->str, KB_MONITOR_NAME_MAX);
-		c->m->nmonitors = i + 1;
-		mm->name = kb_strdup(key->str);
-		if ((ret = kb_ycheck_type(&c->y, item, KB_Y_MAP, "a monitor")) ||
-		    (ret = kb_ycheck_keys(&c->y, item, "a monitor",
-					  monitor_keys, N(monitor_keys))))
-			return ret;
-		if (!(v = kb_ynode_get(item, "base")))
-			return fail(c, item,
-				    "missing 'base' in monitor '%s': its value per run when no effect applies",
-				    mm->name);
-		if ((ret = kb_ycheck_number(&c->y, v, "'base'", &mm->base)))
-			return ret;
-		if (!(mm->base > 0) || mm->base > KB_MODEL_MAX_VALUE)
-			return fail(c, v,
-				    "a monitor's 'base' must be greater than 0 and at most %g, found '%s'",
-				    KB_MODEL_MAX_VALUE, v->str);
-		if ((ret = parse_sigmas(c, kb_ynode_get(item, "noise"),
-					&mm->boot_sigma, &mm->run_sigma)))
-			return ret;
-		if ((v = kb_ynode_get(item, "effects")) &&
-		    (ret = parse_rules_into(c, v, 1, &mm->effects,
-					    &mm->neffects)))
-			return ret;
-	}
-	return 0;
-}
-
-/* profile: { samples, noise, stacks: STACK -> weight | {...} } */
-static int parse_profile(struct ctx *c, const struct kb_ynode *n)
-{
-	const struct kb_ynode *v, *stacks;
-	double boot_sigma = 0, run_sigma = 0;
-	uint64_t samples = 1000;
-	size_t i;
-	int ret;
-
-	if (kb_ynode_is_null(n))
-		return 0;
-	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'profile'")) ||
-	    (ret = kb_ycheck_keys(&c->y, n, "'profile'", profile_keys,
-				  N(profile_keys))))
-		return ret;
-	if ((v = kb_ynode_get(n, "samples")) &&
-	    (ret = kb_ycheck_uint(&c->y, v, "'samples'", 1,
-				  KB_MODEL_MAX_PROFILE_SAMPLES, &samples)))
-		return ret;
-	if ((ret = parse_sigmas(c, kb_ynode_get(n, "noise"), &boot_sigma,
-				&run_sigma)))
-		return ret;
-	if (!(stacks = kb_ynode_get(n, "stacks")) || kb_ynode_is_null(stacks))
-		return fail(c, n,
-			    "missing 'stacks' in 'profile': the folded stacks it samples, each with its weight");
-	if ((ret = kb_ycheck_type(&c->y, stacks, KB_Y_MAP, "'stacks'")))
-		return ret;
-	if (stacks->n > KB_MODEL_MAX_STACKS)
-		return fail(c, stacks, "'stacks' lists more than %d stacks",
-			    KB_MODEL_MAX_STACKS);
-	c->m->profile_samples = (unsigned)samples;
-	c->m->stacks = kb_calloc(stacks->n ? stacks->n : 1,
-				 sizeof(*c->m->stacks));
-	for (i = 0; i < stacks->n; i++) {
-		const struct kb_ynode *key = stacks->keys[i];
-		const struct kb_ynode *item = stacks->items[i], *w = item;
-		struct model_stack *ms = &c->m->stacks[i];
-		const char *why;
-
-		if (kb_profile_stack_check(key->str, &why))
-			return fail(c, key,
-				    "invalid stack '%.60s': %s; frames are function names of letters, digits and _ . : @ $ + - [ ], joined by ';', outermost first",
-				    key->str, why);
-		c->m->nstacks = i + 1;
-		ms->stack = kb_strdup(key->str);
-		ms->boot_sigma = boot_sigma;
-		ms->run_sigma = run_sigma;
-		if (item->type == KB_Y_MAP) {
-			if ((ret = kb_ycheck_keys(&c->y, item, "a stack",
-						  stack_keys, N(stack_keys))))
-				return ret;
-			if (!(w = kb_ynode_get(item, "weight")))
-				return fail(c, item,
-					    "missing 'weight' in stack '%.60s': its share of the samples against the others' weights",
-					    ms->stack);
-			if ((ret = parse_sigmas(c, kb_ynode_get(item, "noise"),
-						&ms->boot_sigma,
-						&ms->run_sigma)))
-				return ret;
-			if ((v = kb_ynode_get(item, "effects")) &&
-			    (ret = parse_rules_into(c, v, 1, &ms->effects,
-						    &ms->neffects)))
-				return ret;
-		}
-		if ((ret = kb_ycheck_number(&c->y, w, "a stack's 'weight'",
-					    &ms->weight)))
-			return ret;
-		if (!(ms->weight > 0) || ms->weight > KB_MODEL_MAX_VALUE)
-			return fail(c, w,
-				    "a stack's 'weight' must be greater than 0 and at most %g, found '%s'",
-				    KB_MODEL_MAX_VALUE, w->str);
-	}
-	return 0;
-}
-
-/* A Kconfig option name in "depends" (not a guest or kernel factor). */
-static int dep_name(struct ctx *c, const struct kb_ynode *n, char **out)
-{
-	int kconfig = 0, ret;
-
-	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_SCALAR,
-				  "an option in 'depends'")))
-		return ret;
-	if ((ret = cond_name(c, n, out, &kconfig)))
-		return ret;
-	if (kconfig)
-		return 0;
-	ret = fail(c, n,
-		   "'%s' cannot be in 'depends': only Kconfig options depend on each other",
-		   *out);
-	free(*out);
-	*out = NULL;
-	return ret;
-}
-
-static long dep_find(const struct kb_model *m, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < m->ndeps; i++)
-		if (!strcmp(m->deps[i].name, name))
-			return (long)i;
-	return -1;
-}
-
-/*
- * Refuse a dependency cycle through entry @i: @state is 0 unvisited, 1 on
- * the current path, 2 done.  The cycle is reported at @n.
- */
-static int dep_cycle(struct ctx *c, const struct kb_ynode *n, size_t i,
-		     unsigned char *state)
-{
-	const struct dep *d = &c->m->deps[i];
-	size_t j;
-	int ret;
-
-	if (state[i] == 2)
-		return 0;
-	if (state[i] == 1)
-		return fail(c, n,
-			    "'depends' has a cycle through '%s': an option cannot depend on itself",
-			    d->name);
-	state[i] = 1;
-	for (j = 0; j < d->n; j++)
-		if (d->on_idx[j] >= 0 &&
-		    (ret = dep_cycle(c, n, (size_t)d->on_idx[j], state)))
-			return ret;
-	state[i] = 2;
-	return 0;
-}
-
-/* depends: { OPTION: OTHER, OPTION2: [A, B] } */
-static int parse_depends(struct ctx *c, const struct kb_ynode *n)
-{
-	struct kb_model *m = c->m;
-	unsigned char *state = NULL;
-	size_t i, j;
-	int ret;
-
-	if (kb_ynode_is_null(n))
-		return 0;
-	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'depends'")))
-		return ret;
-	if (n->n > KB_MODEL_MAX_RULES)
-		return fail(c, n, "'depends' lists more than %d options",
-			    KB_MODEL_MAX_RULES);
-	m->deps = kb_calloc(n->n ? n->n : 1, sizeof(*m->deps));
-	for (i = 0; i < n->n; i++) {
-		const struct kb_ynode *v = n->items[i];
-		struct dep *d = &m->deps[i];
-		size_t k = v->type == KB_Y_SEQ ? v->n : 1;
-
-		if ((ret = dep_name(c, n->keys[i], &d->name)))
-			return ret;
-		m->ndeps = i + 1;
-		for (j = 0; j < i; j++)
-			if (!strcmp(m->deps[j].name, d->name))
-				return fail(c, n->keys[i],
-					    "'%s' appears twice in 'depends'",
-					    n->keys[i]->str);
-		if (v->type == KB_Y_MAP)
-			return fail(c, v,
-				    "the dependencies of '%s' must be an option or a list of options, found a mapping",
-				    d->name);
-		if (k == 0)
-			return fail(c, v,
-				    "the dependencies of '%s' are empty: leave the option out instead",
-				    d->name);
-		if (k > KB_MODEL_MAX_WHEN)
-			return fail(c, v, "'%s' depends on more than %d options",
-				    d->name, KB_MODEL_MAX_WHEN);
-		d->on = kb_calloc(k, sizeof(*d->on));
-		d->on_idx = kb_calloc(k, sizeof(*d->on_idx));
-		for (j = 0; j < k; j++) {
-			const struct kb_ynode *item =
-				v->type == KB_Y_SEQ ? v->items[j] : v;
-
-			if ((ret = dep_name(c, item, &d->on[j])))
-				return ret;
-			d->n = j + 1;
-			if (!strcmp(d->on[j], d->name))
-				return fail(c, item,
-					    "'%s' cannot depend on itself",
-					    d->name);
-		}
-	}
-	for (i = 0; i < m->ndeps; i++)
-		for (j = 0; j < m->deps[i].n; j++)
-			m->deps[i].on_idx[j] = dep_find(m, m->deps[i].on[j]);
-	state = kb_calloc(m->ndeps ? m->ndeps : 1, 1);
-	ret = 0;
-	for (i = 0; i < m->ndeps && !ret; i++)
-		ret = dep_cycle(c, n->keys[i], i, state);
-	free(state);
-	return ret;
+	return kb_model__rules(c, n, effects,
+			       effects ? &c->m->effects : &c->m->failures,
+			       effects ? &c->m->neffects : &c->m->nfailures);
 }
 
 /*
@@ -1003,7 +331,7 @@ static int parse_root(struct ctx *c, const struct kb_ynode *root)
 	if (c->m->base <= 0)
 		return fail(c, v, "'base' must be greater than 0, found '%s'",
 			    v->str);
-	if ((v = kb_ynode_get(root, "noise")) && (ret = parse_noise(c, v)))
+	if ((v = kb_ynode_get(root, "noise")) && (ret = kb_model__noise(c, v)))
 		return ret;
 	if ((v = kb_ynode_get(root, "effects")) && (ret = parse_rules(c, v, 1)))
 		return ret;
@@ -1014,16 +342,17 @@ static int parse_root(struct ctx *c, const struct kb_ynode *root)
 		return ret;
 	if ((v = kb_ynode_get(root, "time")) && (ret = parse_time(c, v)))
 		return ret;
-	if ((v = kb_ynode_get(root, "depends")) && (ret = parse_depends(c, v)))
+	if ((v = kb_ynode_get(root, "depends")) &&
+	    (ret = kb_model__depends(c, v)))
 		return ret;
 	if ((v = kb_ynode_get(root, "hosts")) && (ret = parse_hosts(c, v)))
 		return ret;
 	if ((v = kb_ynode_get(root, "drift")) && (ret = parse_drift(c, v)))
 		return ret;
 	if ((v = kb_ynode_get(root, "monitors")) &&
-	    (ret = parse_monitors(c, v)))
+	    (ret = kb_model__monitors(c, v)))
 		return ret;
-	if ((v = kb_ynode_get(root, "profile")) && (ret = parse_profile(c, v)))
+	if ((v = kb_ynode_get(root, "profile")) && (ret = kb_model__profile(c, v)))
 		return ret;
 	if ((v = kb_ynode_get(root, "seed")) &&
 	    (ret = kb_ycheck_uint(&c->y, v, "'seed'", 0, UINT64_MAX,
@@ -1115,90 +444,6 @@ const struct kb_model_time *kb_model_time(const struct kb_model *m)
 	return &m->time;
 }
 
-size_t kb_model_depends(const struct kb_model *m, const char *option,
-			const char *const **on)
-{
-	long i = dep_find(m, kb_kconfig_name(option));
-
-	if (i < 0) {
-		*on = NULL;
-		return 0;
-	}
-	*on = (const char *const *)m->deps[i].on;
-	return m->deps[i].n;
-}
-
-/*
- * Whether entry @i of "depends" is met for @v: every option it depends on
- * is y, itself with its dependencies met.  @memo (one byte per entry, 0
- * unknown, 1 met, 2 unmet) keeps diamonds from being walked twice; the
- * graph has no cycles (refused at load).
- */
-static int dep_met(const struct kb_model *m, const struct kb_variant *v,
-		   size_t i, unsigned char *memo)
-{
-	const struct dep *d = &m->deps[i];
-	size_t j;
-	int met = 1;
-
-	if (memo[i])
-		return memo[i] == 1;
-	for (j = 0; j < d->n && met; j++) {
-		const char *level = kb_variant_get(v, d->on[j]);
-
-		if (!level || strcmp(level, "y"))
-			met = 0;
-		else if (d->on_idx[j] >= 0)
-			met = dep_met(m, v, (size_t)d->on_idx[j], memo);
-	}
-	memo[i] = met ? 1 : 2;
-	return met;
-}
-
-/* The level of Kconfig option @name in @v: n when unset or dropped. */
-static const char *option_level(const struct kb_model *m,
-				const struct kb_variant *v, const char *name,
-				unsigned char *memo)
-{
-	const char *level = kb_variant_get(v, name);
-	long i;
-
-	if (!level)
-		return "n";
-	if (memo && strcmp(level, "n") && (i = dep_find(m, name)) >= 0 &&
-	    !dep_met(m, v, (size_t)i, memo))
-		return "n";
-	return level;
-}
-
-static int holds(const struct kb_model *m, const struct rule *r,
-		 const struct kb_variant *v, unsigned char *memo)
-{
-	size_t i, j;
-
-	for (i = 0; i < r->ncond; i++) {
-		const char *level;
-
-		if (r->cond[i].kconfig)
-			level = option_level(m, v, r->cond[i].name, memo);
-		else if (!(level = kb_variant_get(v, r->cond[i].name)))
-			return 0;
-		for (j = 0; j < r->cond[i].nvalues; j++)
-			if (level_matches(&r->cond[i], level,
-					  r->cond[i].values[j]))
-				break;
-		if (j == r->cond[i].nvalues)
-			return 0;
-	}
-	return 1;
-}
-
-/* A fresh memo for dep_met(), or NULL when the model has no "depends". */
-static unsigned char *memo_new(const struct kb_model *m)
-{
-	return m->ndeps ? kb_calloc(m->ndeps, 1) : NULL;
-}
-
 void kb_model_noise(const struct kb_model *m, double *boot_cv,
 		    double *run_cv)
 {
@@ -1208,26 +453,15 @@ void kb_model_noise(const struct kb_model *m, double *boot_cv,
 
 double kb_model_expected(const struct kb_model *m, const struct kb_variant *v)
 {
-	unsigned char *memo = memo_new(m);
+	unsigned char *memo = kb_model__memo_new(m);
 	double value = m->base;
 	size_t i;
 
 	for (i = 0; i < m->neffects; i++)
-		if (holds(m, &m->effects[i], v, memo))
+		if (kb_model__holds(m, &m->effects[i], v, memo))
 			value *= m->effects[i].factor;
 	free(memo);
 	return value;
-}
-
-/* A log-normal deviate with mean 1 from the stream seeded by @stream. */
-static double lognormal(double sigma, uint64_t stream)
-{
-	struct kb_rng r;
-
-	if (sigma == 0)
-		return 1.0;
-	kb_rng_init(&r, stream);
-	return exp(-sigma * sigma / 2 + sigma * kb_rng_normal(&r));
 }
 
 double kb_model_sample(const struct kb_model *m, const struct kb_variant *v,
@@ -1239,98 +473,9 @@ double kb_model_sample(const struct kb_model *m, const struct kb_variant *v,
 		run_no = 1;
 	boot_stream = kb_rng_seed_from(m->seed, v->label, boot_no, 0);
 	run_stream = kb_rng_seed_from(m->seed, v->label, boot_no, run_no);
-	return kb_model_expected(m, v) * lognormal(m->boot_sigma, boot_stream) *
-	       lognormal(m->run_sigma, run_stream);
-}
-
-size_t kb_model_nmonitors(const struct kb_model *m)
-{
-	return m->nmonitors;
-}
-
-const char *kb_model_monitor_name(const struct kb_model *m, size_t i)
-{
-	return i < m->nmonitors ? m->monitors[i].name : NULL;
-}
-
-double kb_model_monitor_sample(const struct kb_model *m, size_t i,
-			       const struct kb_variant *v, unsigned boot_no,
-			       unsigned run_no)
-{
-	const struct model_monitor *mm = &m->monitors[i];
-	unsigned char *memo = memo_new(m);
-	uint64_t seed = kb_rng_seed_from(m->seed, mm->name, 0, 0);
-	double value = mm->base;
-	size_t k;
-
-	if (run_no == 0)
-		run_no = 1;
-	for (k = 0; k < mm->neffects; k++)
-		if (holds(m, &mm->effects[k], v, memo))
-			value *= mm->effects[k].factor;
-	free(memo);
-	return value *
-	       lognormal(mm->boot_sigma,
-			 kb_rng_seed_from(seed, v->label, boot_no, 0)) *
-	       lognormal(mm->run_sigma,
-			 kb_rng_seed_from(seed, v->label, boot_no, run_no));
-}
-
-int kb_model_profile(const struct kb_model *m, const struct kb_variant *v,
-		     unsigned boot_no, unsigned run_no,
-		     struct kb_profile_stack **out, size_t *nout)
-{
-	unsigned char *memo;
-	double *w, sum = 0;
-	size_t i, n = 0;
-
-	*out = NULL;
-	*nout = 0;
-	if (!m->profile_samples || !m->nstacks)
-		return 0;
-	if (run_no == 0)
-		run_no = 1;
-	memo = memo_new(m);
-	w = kb_calloc(m->nstacks, sizeof(*w));
-	for (i = 0; i < m->nstacks; i++) {
-		const struct model_stack *ms = &m->stacks[i];
-		uint64_t seed = kb_rng_seed_from(m->seed, ms->stack, 0, 0);
-		size_t k;
-
-		w[i] = ms->weight;
-		for (k = 0; k < ms->neffects; k++)
-			if (holds(m, &ms->effects[k], v, memo))
-				w[i] *= ms->effects[k].factor;
-		w[i] *= lognormal(ms->boot_sigma,
-				  kb_rng_seed_from(seed, v->label, boot_no, 0)) *
-			lognormal(ms->run_sigma,
-				  kb_rng_seed_from(seed, v->label, boot_no,
-						   run_no));
-		sum += w[i];
-	}
-	*out = kb_calloc(m->nstacks, sizeof(**out));
-	for (i = 0; i < m->nstacks; i++) {
-		const struct model_stack *ms = &m->stacks[i];
-		double mu = (double)m->profile_samples * w[i] / sum, x;
-		struct kb_rng r;
-
-		/* the sampling's own noise: Poisson, as a normal of its
-		 * mean and variance, from a stream of its own */
-		kb_rng_init(&r, kb_rng_seed_from(
-					kb_rng_seed_from(m->seed, ms->stack, 1, 0),
-					v->label, boot_no, run_no));
-		x = floor(mu + sqrt(mu) * kb_rng_normal(&r) + 0.5);
-		if (!(x >= 1))
-			continue;
-		(*out)[n].run = run_no;
-		(*out)[n].stack = kb_strdup(ms->stack);
-		(*out)[n].samples = (unsigned long long)x;
-		n++;
-	}
-	*nout = n;
-	free(w);
-	free(memo);
-	return 0;
+	return kb_model_expected(m, v) *
+	       kb_model__lognormal(m->boot_sigma, boot_stream) *
+	       kb_model__lognormal(m->run_sigma, run_stream);
 }
 
 double kb_model_drift(const struct kb_model *m, unsigned seq,
@@ -1369,13 +514,13 @@ double kb_model_drift(const struct kb_model *m, unsigned seq,
 static const struct rule *failing(const struct kb_model *m,
 				  const struct kb_variant *v, enum stage stage)
 {
-	unsigned char *memo = memo_new(m);
+	unsigned char *memo = kb_model__memo_new(m);
 	const struct rule *r = NULL;
 	size_t i;
 
 	for (i = 0; i < m->nfailures && !r; i++)
 		if (m->failures[i].stage == stage &&
-		    holds(m, &m->failures[i], v, memo))
+		    kb_model__holds(m, &m->failures[i], v, memo))
 			r = &m->failures[i];
 	free(memo);
 	return r;
@@ -1501,7 +646,7 @@ static int model_boot_at(void *self, const struct kb_variant *v,
 
 				mv->run = i + 1;
 				snprintf(mv->name, sizeof(mv->name), "%s",
-					 m->monitors[k].name);
+					 kb_model_monitor_name(m, k));
 				mv->value = kb_model_monitor_sample(m, k, v,
 								    boot_no,
 								    i + 1);
