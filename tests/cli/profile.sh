@@ -99,3 +99,17 @@ run env KBISECT_MODEL_TIME_SCALE=0 "$KB" $BP --model "$T/bp-flat.model.yaml" --d
 check "bisect options that does not reproduce: no culprit, no profile although the boots carry one" $([ $rc -eq 0 ] &&
 	has "^the regression does not reproduce" "$T/out" && ! has "^profile:" "$T/out" &&
 	[ "$(sqlite3 "$T/bp-flat.db" 'select count(*) from profiles')" -gt 0 ]; echo $?)
+
+# /init's fold of perf script's samples (guests/init, fold_stacks), under
+# the guest's own shell and awk (busybox): the outermost frame first,
+# offsets and modules dropped, a run of frames perf could not name (a
+# stripped program's) one frame, so the same kernel path folds to one
+# stack; a name's odd characters become '_'
+if [ -x /bin/busybox ]; then
+	sed -n '/^fold_stacks() {/,/^}/p' guests/init >"$T/fold.sh"
+	run /bin/busybox sh -c ". '$T/fold.sh'; fold_stacks" <tests/data/profile/perf-script.txt
+	check "guests/init folds perf script's samples, a run of [unknown] frames as one" $([ $rc -eq 0 ] &&
+		[ "$(cat "$T/out")" = "kbisect-profile 1
+[unknown];entry_SYSCALL_64_after_hwframe;do_syscall_64;memset_orig 2
+do_idle;set_track_update.isra.0;default_idle 1" ]; echo $?)
+fi
