@@ -10,6 +10,8 @@
  *   matrix_workload.c  the workload section, its {{NAME}} parameters and
  *                      a variant's workload (kb_workload_instance())
  *   matrix_factors.c   the factors and their levels, run-time ones too
+ *   matrix_machine.c   a host that is a whole machine: its power,
+ *                      console and boot commands (hosts[].machine)
  *   matrix_hosts.c     what a host's URI makes this machine do, and
  *                      which URIs an untrusted matrix may not name
  *   matrix.c           this file
@@ -235,4 +237,10 @@ size_t kb_matrix_nhosts(const struct kb_matrix *m)
 const struct kb_host *kb_matrix_host(const struct kb_matrix *m, size_t i)
 {
 	return i < m->nhosts ? &m->hosts[i] : NULL;
+}
+
+const struct kb_machine *kb_matrix_machine(const struct kb_matrix *m,
+					   size_t i)
+{
+	return i < m->nhosts ? m->hosts[i].machine : NULL;
 }

@@ -355,9 +355,66 @@ struct kb_build_cfg {
 	enum kb_overlap overlap;      /* build.overlap */
 };
 
+/*
+ * A host that is a whole machine (hosts[].machine, docs/matrix.md,
+ * "Machines"): how this machine powers it, reads its serial console and
+ * chooses its next boot, each a command given as an argv (never a shell
+ * string), and what it is booted back into after a failed boot.  Parsed
+ * and validated only: no executor runs one yet, and kb_plan_new() refuses
+ * a matrix that has one.  Its strings live as long as the matrix.
+ */
+struct kb_machine;
+
+enum kb_machine_power {
+	KB_MACHINE_ON,    /* power.on */
+	KB_MACHINE_OFF,   /* power.off */
+	KB_MACHINE_CYCLE, /* power.cycle */
+};
+
+/* boot.method: how the next boot is chosen and its files reach it. */
+enum kb_machine_boot {
+	KB_MACHINE_KEXEC,       /* kexec over boot.ssh (Linux only) */
+	KB_MACHINE_GRUB_REBOOT, /* a boot-loader entry chosen once, over boot.ssh */
+	KB_MACHINE_COMMAND,     /* boot.command gets the files as arguments */
+};
+
+/* A kernel to boot: known_good.  Paths as the boot method sees them (on
+ * the machine for kexec and grub-reboot, here for command), absolute;
+ * NULL where not given (all but kernel). */
+struct kb_machine_kernel {
+	const char *kernel, *initrd, *cmdline;
+	const char *xen, *xen_cmdline; /* the hypervisor and its command line */
+};
+
+/* machine.name: 1 to 64 letters, digits, '.', '_', '-'; unique. */
+const char *kb_machine_name(const struct kb_machine *mc);
+/* The power command @p as a NULL-terminated argv, or NULL when the matrix
+ * gives none (a machine has cycle, or off and on, or all three). */
+const char *const *kb_machine_power(const struct kb_machine *mc,
+				    enum kb_machine_power p);
+/* machine.console: the command whose standard output is the serial line. */
+const char *const *kb_machine_console(const struct kb_machine *mc);
+enum kb_machine_boot kb_machine_boot_method(const struct kb_machine *mc);
+/* boot.ssh (kexec, grub-reboot) and boot.command (command): the argv the
+ * method runs through, NULL for the other methods. */
+const char *const *kb_machine_boot_ssh(const struct kb_machine *mc);
+const char *const *kb_machine_boot_command(const struct kb_machine *mc);
+/* known_good, or NULL when not given (kexec and grub-reboot: a power
+ * cycle boots the machine's own default). */
+const struct kb_machine_kernel *
+kb_machine_known_good(const struct kb_machine *mc);
+/* boot_timeout_s: how long a boot may take (default 300). */
+unsigned kb_machine_boot_timeout_s(const struct kb_machine *mc);
+const char *kb_machine_boot_name(enum kb_machine_boot b);
+
 struct kb_host {
-	const char *uri;   /* libvirt connection URI */
-	unsigned capacity; /* concurrent boots on this host */
+	const char *uri;   /* libvirt connection URI; a machine's is
+			    * "machine:NAME", its name for the tables
+			    * and logs, which nothing connects to */
+	const struct kb_machine *machine; /* NULL: a libvirt host */
+	struct kb_loc loc; /* where the host was written (line 0: the
+			    * default host) */
+	unsigned capacity; /* concurrent boots on this host (a machine: 1) */
 	const char *pool;  /* hosts[].pool: the libvirt storage pool that
 			    * kernels, initramfs and disks are shipped to
 			    * (guest.h); NULL: the files are the client's
@@ -452,6 +509,17 @@ const struct kb_compare *kb_matrix_compare(const struct kb_matrix *m);
 const struct kb_build_cfg *kb_matrix_build(const struct kb_matrix *m);
 size_t kb_matrix_nhosts(const struct kb_matrix *m);
 const struct kb_host *kb_matrix_host(const struct kb_matrix *m, size_t i);
+/* Host @i's machine, or NULL when host @i is a libvirt host (or there
+ * is no host @i). */
+const struct kb_machine *kb_matrix_machine(const struct kb_matrix *m,
+					   size_t i);
+/*
+ * Refuse a matrix that has a machine host, which no executor runs yet:
+ * "FILE:LINE:COL: hosts[N]: machine hosts are parsed but not yet run by
+ * this version (issue: machine backend)", KB_EINPUT; 0 when it has none.
+ */
+int kb_matrix_check_runnable_hosts(const struct kb_matrix *m,
+				   struct kb_err *err);
 
 const char *kb_design_name(enum kb_design_kind kind);
 const char *kb_hypervisor_name(enum kb_hypervisor hv);

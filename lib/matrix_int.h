@@ -65,6 +65,12 @@ int kb_matrix__lower_word(const char *s, size_t max);
 /* The factors section at @n: every factor and its levels. */
 int kb_matrix__factors(struct ctx *c, const struct kb_ynode *n);
 
+/* ---- lib/matrix_machine.c --------------------------------------------- */
+
+/* hosts[].machine at @n into *@out (kept by the matrix). */
+int kb_matrix__machine(struct ctx *c, const struct kb_ynode *n,
+		       const struct kb_machine **out);
+
 /* ---- lib/matrix_workload.c -------------------------------------------- */
 
 /* The workload section at @n (NULL when absent: an error); the factors

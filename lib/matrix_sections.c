@@ -545,9 +545,45 @@ static int host_pool(struct ctx *c, const struct kb_ynode *v,
 	return 0;
 }
 
+/*
+ * hosts[@i] at @h is a machine (@v, its 'machine' key): nothing else goes
+ * with it, its name is unique, and its commands run programs here, so an
+ * untrusted matrix may not name one (as the ext transport).
+ */
+static int host_machine(struct ctx *c, const struct kb_ynode *h,
+			const struct kb_ynode *v, size_t i,
+			struct kb_host *host)
+{
+	const char *name;
+	size_t j, k;
+	int ret;
+
+	for (k = 0; k < h->n; k++)
+		if (strcmp(h->keys[k]->str, "machine"))
+			return fail(c, h->keys[k],
+				    "'%s' does not go with 'machine': a machine host is booted once at a time, through its own commands",
+				    h->keys[k]->str);
+	if ((ret = kb_matrix__machine(c, v, &host->machine)))
+		return ret;
+	name = kb_machine_name(host->machine);
+	for (j = 0; j < i; j++)
+		if (c->m->hosts[j].machine &&
+		    !strcmp(kb_machine_name(c->m->hosts[j].machine), name))
+			return fail(c, kb_ynode_get(v, "name"),
+				    "duplicate machine name '%s' (hosts[%zu] has it)",
+				    name, j);
+	host->uri = kb_matrix__keep(c->m, kb_asprintf("machine:%s", name));
+	if (!c->stored && !kb_host_trusted())
+		return fail(c, h->keys[0],
+			    "machine host '%s' is refused: its power, console and boot commands run programs on this machine; a matrix that names it must be trusted (KBISECT_TRUST_MATRIX=1, docs/matrix.md \"Machines\")",
+			    name);
+	return 0;
+}
+
 static int hosts(struct ctx *c, const struct kb_ynode *n)
 {
-	static const char *const keys[] = { "uri", "capacity", "pool" };
+	static const char *const keys[] = { "uri", "capacity", "pool",
+					    "machine" };
 	struct kb_matrix *m = c->m;
 	size_t i;
 	int ret;
@@ -573,13 +609,20 @@ static int hosts(struct ctx *c, const struct kb_ynode *n)
 		const char *why;
 
 		host->capacity = 1;
+		host->loc.line = h->line;
+		host->loc.col = h->col;
+		if (h->type == KB_Y_MAP && (v = kb_ynode_get(h, "machine"))) {
+			if ((ret = host_machine(c, h, v, i, host)))
+				return ret;
+			continue;
+		}
 		if (h->type == KB_Y_SCALAR) {
 			ret = kb_ycheck_string(&c->y, h, "a host URI",
 					       &host->uri);
 		} else {
 			if ((ret = kb_ycheck_type(&c->y, h, KB_Y_MAP,
 						  "a host")) ||
-			    (ret = kb_ycheck_keys(&c->y, h, "a host", keys, 3)))
+			    (ret = kb_ycheck_keys(&c->y, h, "a host", keys, 4)))
 				return ret;
 			if (!(v = kb_ynode_get(h, "uri")))
 				return fail(c, h,

@@ -243,6 +243,9 @@ int kb_plan_new(const struct kb_matrix *m, struct kb_plan **out,
 
 	*out = NULL;
 	p->m = m;
+	/* no executor boots a machine yet: no plan says it would */
+	if ((ret = kb_matrix_check_runnable_hosts(m, err)))
+		goto out;
 	for (i = 0; i < nf; i++)
 		nlevels[i] = kb_matrix_factor(m, i)->nlevels;
 	if ((kind == KB_DESIGN_FRACTIONAL ||

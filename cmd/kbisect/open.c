@@ -96,6 +96,12 @@ int cmd_matrix_load(const char *path, struct kb_matrix **m,
 	int ret = kb_matrix_load(abs, m, err);
 
 	free(abs);
+	/* every verb that loads a matrix here boots its hosts (run, test,
+	 * bisect): none boots a machine yet */
+	if (!ret && (ret = kb_matrix_check_runnable_hosts(*m, err))) {
+		kb_matrix_free(*m);
+		*m = NULL;
+	}
 	return ret;
 }
 

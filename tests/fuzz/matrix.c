@@ -28,6 +28,49 @@ static size_t touch(const char *s)
 	return strlen(s);
 }
 
+/* A command: at least one argument, each a non-empty string. */
+static void touch_argv(const char *const *v)
+{
+	check(v != NULL && v[0] != NULL);
+	for (; *v; v++)
+		check(touch(*v) > 0);
+}
+
+static void check_machine(const struct kb_machine *mc)
+{
+	const struct kb_machine_kernel *k = kb_machine_known_good(mc);
+	enum kb_machine_boot b = kb_machine_boot_method(mc);
+	int p;
+
+	check(touch(kb_machine_name(mc)) > 0);
+	for (p = KB_MACHINE_ON; p <= KB_MACHINE_CYCLE; p++)
+		if (kb_machine_power(mc, (enum kb_machine_power)p))
+			touch_argv(kb_machine_power(mc,
+						    (enum kb_machine_power)p));
+	check(kb_machine_power(mc, KB_MACHINE_CYCLE) ||
+	      (kb_machine_power(mc, KB_MACHINE_ON) &&
+	       kb_machine_power(mc, KB_MACHINE_OFF)));
+	touch_argv(kb_machine_console(mc));
+	check(b == KB_MACHINE_KEXEC || b == KB_MACHINE_GRUB_REBOOT ||
+	      b == KB_MACHINE_COMMAND);
+	if (b == KB_MACHINE_COMMAND) {
+		touch_argv(kb_machine_boot_command(mc));
+		check(!kb_machine_boot_ssh(mc) && k);
+	} else {
+		touch_argv(kb_machine_boot_ssh(mc));
+		check(!kb_machine_boot_command(mc));
+	}
+	if (k) {
+		check(touch(k->kernel) > 0 && k->kernel[0] == '/');
+		check(!k->initrd || k->initrd[0] == '/');
+		check(!k->xen || k->xen[0] == '/');
+		check(!k->cmdline || touch(k->cmdline) > 0);
+		check(!k->xen_cmdline || (k->xen && touch(k->xen_cmdline)));
+	}
+	check(kb_machine_boot_timeout_s(mc) >= 1 &&
+	      kb_machine_boot_timeout_s(mc) <= 86400);
+}
+
 static void check_factors(const struct kb_matrix *m)
 {
 	size_t i, j, k, n = kb_matrix_nfactors(m), nc = 0;
@@ -137,6 +180,11 @@ static void check_sections(const struct kb_matrix *m, size_t size,
 		const struct kb_host *h = kb_matrix_host(m, i);
 
 		check(h != NULL && touch(h->uri) > 0 && h->capacity >= 1);
+		check(kb_matrix_machine(m, i) == h->machine);
+		if (h->machine) {
+			check(h->capacity == 1 && !h->pool);
+			check_machine(h->machine);
+		}
 	}
 }
 
