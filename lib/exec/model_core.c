@@ -302,33 +302,13 @@ static int get_cv(struct ctx *c, const struct kb_ynode *n, const char *what,
 	return 0;
 }
 
-int kb_model__noise(struct ctx *c, const struct kb_ynode *n)
+/* A noise mapping { boot_cv, run_cv } at @n (NULL or null: none) into
+ * each CV and its sigma, left as they are where not given. */
+static int noise_map(struct ctx *c, const struct kb_ynode *n,
+		     double *boot_cv, double *boot_sigma, double *run_cv,
+		     double *run_sigma)
 {
 	const struct kb_ynode *v;
-	int ret;
-
-	if (kb_ynode_is_null(n))
-		return 0;
-	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'noise'")) ||
-	    (ret = kb_ycheck_keys(&c->y, n, "'noise'", noise_keys,
-				  N(noise_keys))))
-		return ret;
-	if ((v = kb_ynode_get(n, "boot_cv")) &&
-	    (ret = get_cv(c, v, "'boot_cv'", &c->m->boot_cv,
-			  &c->m->boot_sigma)))
-		return ret;
-	if ((v = kb_ynode_get(n, "run_cv")) &&
-	    (ret = get_cv(c, v, "'run_cv'", &c->m->run_cv, &c->m->run_sigma)))
-		return ret;
-	return 0;
-}
-
-/* A noise mapping { boot_cv, run_cv } at @n into the two sigmas. */
-int kb_model__sigmas(struct ctx *c, const struct kb_ynode *n,
-		     double *boot_sigma, double *run_sigma)
-{
-	const struct kb_ynode *v;
-	double cv;
 	int ret;
 
 	if (!n || kb_ynode_is_null(n))
@@ -338,12 +318,27 @@ int kb_model__sigmas(struct ctx *c, const struct kb_ynode *n,
 				  N(noise_keys))))
 		return ret;
 	if ((v = kb_ynode_get(n, "boot_cv")) &&
-	    (ret = get_cv(c, v, "'boot_cv'", &cv, boot_sigma)))
+	    (ret = get_cv(c, v, "'boot_cv'", boot_cv, boot_sigma)))
 		return ret;
 	if ((v = kb_ynode_get(n, "run_cv")) &&
-	    (ret = get_cv(c, v, "'run_cv'", &cv, run_sigma)))
+	    (ret = get_cv(c, v, "'run_cv'", run_cv, run_sigma)))
 		return ret;
 	return 0;
+}
+
+int kb_model__noise(struct ctx *c, const struct kb_ynode *n)
+{
+	return noise_map(c, n, &c->m->boot_cv, &c->m->boot_sigma,
+			 &c->m->run_cv, &c->m->run_sigma);
+}
+
+/* A noise mapping { boot_cv, run_cv } at @n into the two sigmas. */
+int kb_model__sigmas(struct ctx *c, const struct kb_ynode *n,
+		     double *boot_sigma, double *run_sigma)
+{
+	double boot_cv, run_cv;
+
+	return noise_map(c, n, &boot_cv, boot_sigma, &run_cv, run_sigma);
 }
 
 /* A log-normal deviate with mean 1 from the stream seeded by @stream. */
