@@ -14,24 +14,14 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 skip() { echo "monitors bench: SKIP: $*"; exit 0; }
 die() { echo "monitors bench: FAIL: $*"; exit 1; }
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
+. tests/integration/lib/guest-helper.sh
+guest_distro_kernel
 command -v sqlite3 >/dev/null || skip "sqlite3 is not installed"
-[ -x /bin/busybox ] || skip "busybox-static is not installed"
-kernel=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -1)
-[ -n "$kernel" ] || skip "no distro kernel in /boot"
-modules=/lib/modules/${kernel#/boot/vmlinuz-}
-[ -f "$modules/modules.dep" ] || modules=-
 boots=${BOOTS:-3}
-libkb=build/libkb.a
-[ -f "$libkb" ] || make --no-print-directory -s "$libkb" || die "cannot build $libkb"
 tmp=$(mktemp -d /tmp/kbisect-monitors-bench.XXXXXX) || exit 1
 qpid=
 trap '[ -n "$qpid" ] && kill "$qpid" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
-pkgs="yaml-0.1 sqlite3 json-c libxml-2.0 libvirt libgit2"
-# shellcheck disable=SC2046
-cc -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -Ilib -Ilib/util -Ilib/store -Ilib/exec $(pkg-config --cflags $pkgs) \
-	-o "$tmp/helper" tests/integration/guest-userland.c "$libkb" \
-	$(pkg-config --libs $pkgs) -lm || die "cannot build the helper"
+guest_helper "$tmp/helper"
 cmd='i=0; while [ $i -lt 2000 ]; do /bin/busybox true; i=$((i+1)); done; echo "n 1"'
 on=$("$tmp/helper" command "$tmp/cache" 3 "$modules" "$cmd" 2>/dev/null) || die "initramfs"
 off=$(GUEST_USERLAND_MONITORS=0 "$tmp/helper" command "$tmp/cache" 3 "$modules" "$cmd" 2>/dev/null) || die "initramfs"

@@ -3,9 +3,9 @@
 # around each run, folded by /init into a KBISECT-PROFILE frame) costs per
 # boot, on real boots: the distro kernel under plain QEMU TCG with a
 # command workload (a dd/cat loop, 3 runs a boot), BOOTS boots with a
-# profile at 99 Hz and BOOTS without, alternating.  Both boot the same
-# initramfs plus the host's perf and its libraries as a second archive (as
-# tests/integration/guest-userland.sh does), so that only the profile
+# profile at 99 Hz and BOOTS without, alternating.  The profile's
+# initramfs brings the host's perf and its libraries (lib/exec/initramfs.h);
+# the other gets the same as a second archive, so that only the profile
 # differs.  Prints per boot the seconds from start to power-off, the bytes
 # of profile frames on the console, the stacks and samples they hold and
 # the bytes those stacks add in sqlite (db/0019's two tables, filled boot
@@ -20,14 +20,10 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 skip() { echo "profile bench: SKIP: $*"; exit 0; }
 die() { echo "profile bench: FAIL: $*"; exit 1; }
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed"
+. tests/integration/lib/guest-helper.sh
+guest_distro_kernel
 command -v sqlite3 >/dev/null || skip "sqlite3 is not installed"
 command -v cpio >/dev/null || skip "cpio is not installed"
-[ -x /bin/busybox ] || skip "busybox-static is not installed"
-kernel=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -1)
-[ -n "$kernel" ] || skip "no distro kernel in /boot"
-modules=/lib/modules/${kernel#/boot/vmlinuz-}
-[ -f "$modules/modules.dep" ] || modules=-
 perf=$(command -v perf_6.1 || command -v perf)
 if [ -z "$perf" ] || ! "$perf" --version >/dev/null 2>&1; then
 	skip "perf is not installed (linux-perf)"
@@ -35,8 +31,6 @@ fi
 boots=${BOOTS:-3}
 hz=99
 runs=3
-libkb=build/libkb.a
-[ -f "$libkb" ] || make --no-print-directory -s "$libkb" || die "cannot build $libkb"
 tmp=$(mktemp -d /tmp/kbisect-profile-bench.XXXXXX) || exit 1
 qpid=
 cleanup() {
@@ -44,11 +38,7 @@ cleanup() {
 	if [ "${KEEP:-0}" = 1 ]; then echo "profile bench: kept $tmp"; else rm -rf "$tmp"; fi
 }
 trap cleanup EXIT INT TERM
-pkgs="yaml-0.1 sqlite3 json-c libxml-2.0 libvirt libgit2"
-# shellcheck disable=SC2046
-cc -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -Ilib -Ilib/util -Ilib/store -Ilib/exec $(pkg-config --cflags $pkgs) \
-	-o "$tmp/helper" tests/integration/guest-userland.c "$libkb" \
-	$(pkg-config --libs $pkgs) -lm || die "cannot build the helper"
+guest_helper "$tmp/helper"
 # kernel work: writes and reads of the page cache, as guest-userland.sh's
 cmd='i=0; while [ $i -lt 40 ]; do dd if=/dev/zero of=/tmp/z bs=64k count=64 2>/dev/null; cat /tmp/z >/dev/null; i=$((i + 1)); done; echo "n 1"'
 on=$(GUEST_USERLAND_PROFILE=$hz "$tmp/helper" command "$tmp/cache" $runs "$modules" "$cmd" 2>/dev/null) || die "initramfs"
@@ -61,7 +51,7 @@ for lib in $(ldd "$perf" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\//
 done
 (cd "$tmp/perfroot" && find . | cpio -o -H newc --quiet | gzip -1) >"$tmp/perf.cpio.gz" ||
 	die "cannot archive perf"
-cat "$on" "$tmp/perf.cpio.gz" >"$tmp/on.img" || die "cannot append perf to the initramfs"
+cp "$on" "$tmp/on.img" || die "cannot copy the initramfs"
 cat "$off" "$tmp/perf.cpio.gz" >"$tmp/off.img" || die "cannot append perf to the initramfs"
 
 # boot IMAGE LOG: seconds from start to power-off on stdout

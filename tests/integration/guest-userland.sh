@@ -25,18 +25,9 @@ err=$("$kbisect" fio-metrics tests/fuzz/corpus/fio/truncated.json 2>&1)
 [ $? -eq 2 ] || die "fio-metrics on a truncated file: want exit status 2"
 echo "$err" | grep -q 'truncated.json' || die "fio-metrics error lacks the file: $err"
 
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is not installed (tools/deps)"
+. tests/integration/lib/guest-helper.sh
+guest_distro_kernel
 command -v fio >/dev/null || skip "fio is not installed (tools/deps)"
-[ -x /bin/busybox ] || skip "busybox-static is not installed (tools/deps)"
-kernel=$(ls /boot/vmlinuz-* 2>/dev/null | sort -V | tail -1)
-[ -n "$kernel" ] || skip "no distro kernel in /boot (linux-image-amd64)"
-modules=/lib/modules/${kernel#/boot/vmlinuz-}
-[ -f "$modules/modules.dep" ] || modules=-
-
-libkb=${KBISECT_LIBKB:-build/libkb.a}
-if [ ! -f "$libkb" ]; then
-	make --no-print-directory -s "$libkb" || die "cannot build $libkb"
-fi
 
 tmp=$(mktemp -d /tmp/kbisect-guest-userland.XXXXXX) || exit 1
 qpid=
@@ -49,11 +40,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-pkgs="yaml-0.1 sqlite3 json-c libxml-2.0 libvirt libgit2"
-# shellcheck disable=SC2046
-cc -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -Ilib -Ilib/util -Ilib/store -Ilib/exec $(pkg-config --cflags $pkgs) \
-	-o "$tmp/helper" tests/integration/guest-userland.c "$libkb" \
-	$(pkg-config --libs $pkgs) -lm || die "cannot build the helper"
+guest_helper "$tmp/helper"
 
 start=$(date +%s)
 img=$("$tmp/helper" initramfs "$tmp/cache" 2 "$modules" \
