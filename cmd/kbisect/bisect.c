@@ -1066,7 +1066,8 @@ static const struct cmd bisect_commits_entry = {
 		"`bisect options`, a host that fails 3 boots in a row drained.\n"
 		"The same bisection run again into the same database answers\n"
 		"from the one that finished before, as `bisect options` does\n"
-		"(--fresh bisects again).\n",
+		"(--fresh bisects again).\n"
+		CMD_HELP_MACHINES,
 	.epilog = "Example:\n"
 		  "  kbisect bisect commits --good v6.1 --bad v6.2 --matrix m.yaml\n",
 };

@@ -240,7 +240,8 @@ const struct cmd cmd_build_entry = {
 		"recompiles only what changed.  A build key already in the database\n"
 		"or the build cache is not built again; a failed build is stored\n"
 		"with its log's end and the others go on.  Prints what was built,\n"
-		"reused or failed, with times and units compiled.  See docs/builds.md.\n",
+		"reused or failed, with times and units compiled.  See docs/builds.md.\n"
+		CMD_HELP_MACHINES,
 	.epilog = "Exit status 1 when a build failed; 128 + the signal after SIGINT or\n"
 		  "SIGTERM, which stop make: a build stopped so (or whose make a\n"
 		  "signal ended) is not stored and builds again when asked.\n\n"

@@ -92,6 +92,13 @@ struct cmd {
 	((void)sizeof(char[offsetof(type, common) == 0 ? 1 : -1]),   \
 	 (const type *)(const void *)(a))
 
+/* What the help of every verb that boots a matrix's hosts says of a host
+ * that is a whole machine (lib/matrix.h: kb_matrix_machine()). */
+#define CMD_HELP_MACHINES                                                  \
+	"A host that is a whole machine (hosts[].machine: power, console and\n" \
+	"boot commands) is parsed and checked, and refused as bad input: no\n" \
+	"executor boots one yet (docs/matrix.md, \"Machines\").\n"
+
 /* ---- the table, usage and failures (main.c) ------------------------ */
 
 /* Hand the table of @n entries @cmds to cmd_find() and the usage

@@ -54,9 +54,7 @@ const struct cmd cmd_run_entry = {
 		"boots in a row for reasons of its own (libvirt lost, a domain\n"
 		"refused) is drained and its boots go to the others; those failures\n"
 		"are not the kernel's and are not stored as boots (`kbisect hosts ID`).\n"
-		"A host that is a whole machine (hosts[].machine: power, console and\n"
-		"boot commands) is parsed and checked, and refused: no executor boots\n"
-		"one yet (docs/matrix.md, \"Machines\").\n"
+		CMD_HELP_MACHINES
 		"In the sequential order the next kernels build while guests boot\n"
 		"when the matrix's build.overlap says so (by default unless a guest\n"
 		"boots on this machine); KBISECT_OVERLAP=yes or no in the environment\n"

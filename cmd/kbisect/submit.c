@@ -41,7 +41,8 @@ const struct cmd cmd_submit_entry = {
 		"to the daemon, which stores the experiment and one job per build\n"
 		"and boot before it answers: once the id is printed, the experiment\n"
 		"survives any crash of the daemon.  A bad matrix is refused here\n"
-		"(exit status 2) and never reaches the queue.  See docs/daemon.md.\n",
+		"(exit status 2) and never reaches the queue.  See docs/daemon.md.\n"
+		CMD_HELP_MACHINES,
 	.epilog = "Example:\n"
 		  "  kbisect submit kconfig-matrix/xen-pvops-spinlocks.yaml \\\n"
 		  "      --model kconfig-matrix/xen-pvops-spinlocks.model.yaml\n",

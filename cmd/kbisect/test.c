@@ -161,7 +161,8 @@ const struct cmd cmd_test_entry = {
 		"host drained is an error).  Stored as an experiment.  Exit status, as git bisect run reads it: 0 good\n"
 		"(no regression), 1 bad (a regression), 125 cannot tell (the build\n"
 		"or boots failed, or still inconclusive), 128 an error (git bisect\n"
-		"stops).  See docs/bisect.md.\n",
+		"stops).  See docs/bisect.md.\n"
+		CMD_HELP_MACHINES,
 	.epilog = "Example:\n"
 		  "  git bisect start BAD GOOD\n"
 		  "  git bisect run kbisect test --matrix m.yaml --good GOOD\n",
