@@ -359,9 +359,9 @@ struct kb_build_cfg {
  * A host that is a whole machine (hosts[].machine, docs/matrix.md,
  * "Machines"): how this machine powers it, reads its serial console and
  * chooses its next boot, each a command given as an argv (never a shell
- * string), and what it is booted back into after a failed boot.  Parsed
- * and validated only: no executor runs one yet, and kb_plan_new() refuses
- * a matrix that has one.  Its strings live as long as the matrix.
+ * string), and what it is booted back into after a failed boot
+ * (lib/exec/machine.h boots one).  Its strings live as long as the
+ * matrix.
  */
 struct kb_machine;
 
@@ -384,6 +384,9 @@ enum kb_machine_boot {
 struct kb_machine_kernel {
 	const char *kernel, *initrd, *cmdline;
 	const char *xen, *xen_cmdline; /* the hypervisor and its command line */
+	/* what the console shows once the known-good system is up (ktest's
+	 * SUCCESS_LINE); NULL: "login:" */
+	const char *ready;
 };
 
 /* machine.name: 1 to 64 letters, digits, '.', '_', '-'; unique. */
@@ -514,9 +517,11 @@ const struct kb_host *kb_matrix_host(const struct kb_matrix *m, size_t i);
 const struct kb_machine *kb_matrix_machine(const struct kb_matrix *m,
 					   size_t i);
 /*
- * Refuse a matrix that has a machine host, which no executor runs yet:
- * "FILE:LINE:COL: hosts[N]: machine hosts are parsed but not yet run by
- * this version (issue: machine backend)", KB_EINPUT; 0 when it has none.
+ * Refuse a matrix that has a machine host whose boot method no executor
+ * runs yet (kexec, grub-reboot; lib/exec/machine.h runs command):
+ * "FILE:LINE:COL: hosts[N]: machine NAME: boot method kexec is parsed
+ * but not yet run by this version; method command is (issue: machine
+ * backend)", KB_EINPUT; 0 when it has none.
  */
 int kb_matrix_check_runnable_hosts(const struct kb_matrix *m,
 				   struct kb_err *err);

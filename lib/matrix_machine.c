@@ -4,8 +4,8 @@
  * run, and what it is booted back into.  Every command is a YAML list
  * of strings: a scalar where a command belongs is refused rather than
  * split, so that no shell ever reads a matrix's text.  No executor runs
- * a machine yet; kb_matrix_check_runnable_hosts() says so for the verbs
- * that would.
+ * a machine booted by kexec or grub-reboot yet;
+ * kb_matrix_check_runnable_hosts() says so for the verbs that would.
  */
 #include "matrix.h"
 
@@ -179,13 +179,13 @@ static int known_good(struct ctx *c, const struct kb_ynode *n,
 		      struct kb_machine *mc)
 {
 	static const char *const keys[] = { "kernel", "initrd", "cmdline",
-					    "xen", "xen_cmdline" };
+					    "xen", "xen_cmdline", "ready" };
 	struct kb_machine_kernel *k = &mc->known_good;
 	const struct kb_ynode *v;
 	int ret;
 
 	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "machine.known_good")) ||
-	    (ret = kb_ycheck_keys(&c->y, n, "machine.known_good", keys, 5)))
+	    (ret = kb_ycheck_keys(&c->y, n, "machine.known_good", keys, 6)))
 		return ret;
 	if (!(v = kb_ynode_get(n, "kernel")))
 		return fail(c, n,
@@ -201,8 +201,14 @@ static int known_good(struct ctx *c, const struct kb_ynode *n,
 	    ((v = kb_ynode_get(n, "xen_cmdline")) &&
 	     (ret = kb_ycheck_string(&c->y, v,
 				     "machine.known_good.xen_cmdline",
-				     &k->xen_cmdline))))
+				     &k->xen_cmdline))) ||
+	    ((v = kb_ynode_get(n, "ready")) &&
+	     (ret = kb_ycheck_string(&c->y, v, "machine.known_good.ready",
+				     &k->ready))))
 		return ret;
+	if (k->ready && !*k->ready)
+		return fail(c, kb_ynode_get(n, "ready"),
+			    "machine.known_good.ready must not be empty: the text the console shows once the known-good system is up, such as 'login:'");
 	if (k->xen_cmdline && !k->xen)
 		return fail(c, kb_ynode_get(n, "xen_cmdline"),
 			    "machine.known_good.xen_cmdline needs 'xen', the hypervisor it is the command line of");
@@ -270,11 +276,13 @@ int kb_matrix_check_runnable_hosts(const struct kb_matrix *m,
 	for (i = 0; i < kb_matrix_nhosts(m); i++) {
 		const struct kb_host *h = kb_matrix_host(m, i);
 
-		if (h->machine)
+		if (h->machine &&
+		    kb_machine_boot_method(h->machine) != KB_MACHINE_COMMAND)
 			return kb_err_at(err, kb_matrix_file(m), h->loc.line,
 					 h->loc.col,
-					 "hosts[%zu]: machine hosts are parsed but not yet run by this version (issue: machine backend)",
-					 i);
+					 "hosts[%zu]: machine %s: boot method %s is parsed but not yet run by this version; method command is (issue: machine backend)",
+					 i, kb_machine_name(h->machine),
+					 kb_machine_boot_name(kb_machine_boot_method(h->machine)));
 	}
 	return 0;
 }

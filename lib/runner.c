@@ -13,6 +13,7 @@
 #include "executor.h"
 #include "fio.h"
 #include "guest.h"
+#include "machine.h"
 #include "matrix.h"
 #include "mem.h"
 #include "model.h"
@@ -102,7 +103,7 @@ static int open_real_slots(struct kb_runner *r, const struct kb_matrix *m,
 {
 	struct kb_err first = KB_ERR_INIT;
 	struct kb_guest_conn *builder_conn = NULL;
-	size_t h, k;
+	size_t h, k, machines = 0;
 
 	for (h = 0; h < r->nhosts; h++) {
 		const struct kb_host *host = kb_matrix_host(m, h);
@@ -114,6 +115,15 @@ static int open_real_slots(struct kb_runner *r, const struct kb_matrix *m,
 
 		r->hosts[h].uri = host->uri;
 		r->hosts[h].slots = slots;
+		if (host->machine) {
+			/* booted once at a time through its own commands */
+			kb_machine_exec_new(m, host->machine, ro, &slots[0],
+					    NULL);
+			r->execs[r->nexecs++] = slots[0];
+			r->hosts[h].nslots = 1;
+			machines++;
+			continue;
+		}
 		for (k = 0; k < nslots; k++) {
 			struct kb_err e = KB_ERR_INIT;
 			struct kb_guest_conn *c = NULL;
@@ -139,11 +149,12 @@ static int open_real_slots(struct kb_runner *r, const struct kb_matrix *m,
 		r->hosts[h].nslots = k;
 		r->hosts[h].down = r->down[h];
 	}
-	if (!builder_conn)
+	if (!builder_conn && !machines)
 		return kb_err_set(err, first.code ? first.code : KB_EFAIL, "%s",
 				  first.msg);
 	/* builds never use the connection, nor the pool: the first host's
-	 * serves for the environment the executor reads when made */
+	 * serves for the environment the executor reads when made (none
+	 * when every host is a machine) */
 	ro->pool = NULL;
 	return kb_realexec_new(m, builder_conn, ro, &r->ex, err);
 }
@@ -431,28 +442,39 @@ int kb_runner_step(const struct kb_matrix *m, const struct kb_plan *plan,
 					  "invalid model time scale %g", scale);
 		return 0;
 	}
-	if (!host) {
-		/* a build: it never uses the connection, made for the
-		 * executor's reading of the environment; the first host of
-		 * the matrix that answers (one drained may not) */
-		struct kb_err first = KB_ERR_INIT;
-
-		for (i = 0, ret = KB_EFAIL; i < n && ret; i++)
-			ret = kb_guest_connect(kb_matrix_host(m, i)->uri, &c,
-					       i ? NULL : &first);
-		if (ret)
-			return kb_err_set(err, first.code, "%s", first.msg);
-	} else {
-		for (i = 0; i < n; i++)
-			if (!strcmp(kb_matrix_host(m, i)->uri, host))
-				ro.pool = kb_matrix_host(m, i)->pool;
-		if ((ret = kb_guest_connect(host, &c, err)))
-			return ret;
-	}
 	ro.experiment = experiment;
 	ro.db_tag = db_tag;
 	ro.plan = plan;
 	real_opts(&ro, &none);
+	if (!host) {
+		/* a build: it never uses the connection, made for the
+		 * executor's reading of the environment; the first libvirt
+		 * host of the matrix that answers (one drained may not), or
+		 * none when every host is a machine */
+		struct kb_err first = KB_ERR_INIT;
+		size_t libvirt = 0;
+
+		for (i = 0, ret = KB_EFAIL; i < n && ret; i++)
+			if (!kb_matrix_host(m, i)->machine)
+				ret = kb_guest_connect(
+					kb_matrix_host(m, i)->uri, &c,
+					libvirt++ ? NULL : &first);
+		if (ret && libvirt)
+			return kb_err_set(err, first.code, "%s", first.msg);
+	} else {
+		for (i = 0; i < n; i++) {
+			const struct kb_host *h = kb_matrix_host(m, i);
+
+			if (strcmp(h->uri, host))
+				continue;
+			if (h->machine)
+				return kb_machine_exec_new(m, h->machine, &ro,
+							   ex, err);
+			ro.pool = h->pool;
+		}
+		if ((ret = kb_guest_connect(host, &c, err)))
+			return ret;
+	}
 	if ((ret = kb_realexec_new(m, c, &ro, ex, err))) {
 		kb_guest_disconnect(c);
 		return ret;

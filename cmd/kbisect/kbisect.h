@@ -95,9 +95,10 @@ struct cmd {
 /* What the help of every verb that boots a matrix's hosts says of a host
  * that is a whole machine (lib/matrix.h: kb_matrix_machine()). */
 #define CMD_HELP_MACHINES                                                  \
-	"A host that is a whole machine (hosts[].machine: power, console and\n" \
-	"boot commands) is parsed and checked, and refused as bad input: no\n" \
-	"executor boots one yet (docs/matrix.md, \"Machines\").\n"
+	"A host that is a whole machine (hosts[].machine) is booted through\n" \
+	"its own power, console and boot commands, one boot at a time\n" \
+	"(docs/machines.md); boot methods kexec and grub-reboot are refused\n" \
+	"as bad input: only method command is run yet.\n"
 
 /* ---- the table, usage and failures (main.c) ------------------------ */
 

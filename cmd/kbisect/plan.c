@@ -567,8 +567,17 @@ static void plan_json(const struct kb_plan *p, int model,
 		kb_host_route(h->uri, &r);
 		kb_json_object_begin(j);
 		kb_json_kv_string(j, "uri", h->uri);
-		kb_json_kv_string(j, "host", r.host[0] ? r.host : NULL);
-		kb_json_kv_string(j, "transport", r.transport);
+		if (h->machine) {
+			/* a whole machine: every boot reboots it */
+			kb_json_kv_string(j, "machine",
+					  kb_machine_name(h->machine));
+			kb_json_kv_string(j, "boot_method",
+					  kb_machine_boot_name(kb_machine_boot_method(h->machine)));
+		} else {
+			kb_json_kv_string(j, "host",
+					  r.host[0] ? r.host : NULL);
+			kb_json_kv_string(j, "transport", r.transport);
+		}
 		kb_json_kv_int(j, "capacity", h->capacity);
 		kb_json_kv_string(j, "pool", h->pool);
 		kb_json_kv_bool(j, "connected", !model);
@@ -774,6 +783,17 @@ static void host_how(const struct kb_host_route *r)
 		printf("by libvirt's '%s' transport", t);
 }
 
+/* How a run boots a machine host: each boot reboots it. */
+static void machine_how(const struct kb_machine *mc)
+{
+	const struct kb_machine_kernel *k = kb_machine_known_good(mc);
+
+	printf("a whole machine, rebooted into each boot's kernel (boot method %s), one boot at a time (docs/machines.md); a boot that hangs or panics is power-cycled after %u s and the machine booted back into %s\n",
+	       kb_machine_boot_name(kb_machine_boot_method(mc)),
+	       kb_machine_boot_timeout_s(mc),
+	       k ? k->kernel : "its default entry");
+}
+
 /* Which hosts a run connects to and how; a model run connects to none
  * (its hosts are names: plan --json lists them, "connected": false). */
 static void hosts_text(const struct kb_matrix *m, int model)
@@ -786,8 +806,12 @@ static void hosts_text(const struct kb_matrix *m, int model)
 		const struct kb_host *h = kb_matrix_host(m, i);
 		struct kb_host_route r;
 
-		kb_host_route(h->uri, &r);
 		printf("host %s: ", h->uri);
+		if (h->machine) {
+			machine_how(h->machine);
+			continue;
+		}
+		kb_host_route(h->uri, &r);
 		host_how(&r);
 		if (h->capacity > 1)
 			printf(", %u boots at a time", h->capacity);

@@ -915,6 +915,9 @@ static int boot(void *self, const struct kb_variant *v,
 	int ret;
 
 	memset(out, 0, sizeof(*out));
+	if (!x->conn)
+		return kb_err_set(err, KB_EFAIL,
+				  "this executor builds only: it has no libvirt connection");
 	/* the variant's workload: its {{NAME}} levels, copies, sysctls */
 	if (kb_workload_instance(kb_matrix_workload(x->m), &v->guest, &wi,
 				 &gerr)) {
@@ -1088,14 +1091,14 @@ int kb_realexec_new(const struct kb_matrix *m, struct kb_guest_conn *conn,
 	int ret;
 
 	*out = NULL;
-	if ((ret = kb_guest_environment(conn, &env, err)))
+	if (conn && (ret = kb_guest_environment(conn, &env, err)))
 		return ret;
 	x = kb_calloc(1, sizeof(*x));
 	x->m = m;
 	x->conn = conn;
 	x->opts = opts ? *opts : defaults;
 	x->env = env;
-	if (x->opts.pool &&
+	if (x->opts.pool && conn &&
 	    (ret = kb_guest_pool_open(conn, x->opts.pool, NULL, err))) {
 		realexec_free(x);
 		return ret;

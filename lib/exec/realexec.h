@@ -111,7 +111,8 @@ struct kb_realexec_opts {
 
 /*
  * Make the real executor for matrix @m booting on @conn; both are
- * borrowed and must outlive it.  @opts may be NULL.  Reads the host's
+ * borrowed and must outlive it.  @conn NULL: an executor that builds
+ * only (every host a machine, machine.h), whose boots fail with KB_EFAIL.  @opts may be NULL.  Reads the host's
  * environment once.  Returns 0 with *@out (kb_executor_free() frees it),
  * or KB_EFAIL.
  */

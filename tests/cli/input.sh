@@ -123,10 +123,10 @@ check "KBISECT_TRUST_MATRIX=1: the matrix is trusted, and plan says a program ru
 
 # ---- hosts: a whole machine (hosts[].machine) is parsed and checked; its
 # commands run programs here, so only a trusted matrix names one, and no
-# executor runs one yet: every verb that would refuses it, exit 2, before
-# anything runs or is stored (lib/matrix_machine.c) ----------------------
+# executor runs boot method kexec yet: every verb that would refuses it,
+# exit 2, before anything runs or is stored (lib/matrix_machine.c) -------
 printf 'source: { kernel: bzImage }\nworkload: { command: { run: "true" } }\nhosts:\n  - qemu:///system\n  - machine:\n      name: box1\n      power: { cycle: ["%s"] }\n      console: ["%s"]\n      boot: { method: kexec, ssh: ["%s"] }\n' "$T/prog" "$T/prog" "$T/prog" >"$T/machine.yaml"
-MACHINE_MSG="$T/machine.yaml:5:5: hosts\[1\]: machine hosts are parsed but not yet run by this version (issue: machine backend)"
+MACHINE_MSG="$T/machine.yaml:5:5: hosts\[1\]: machine box1: boot method kexec is parsed but not yet run by this version; method command is (issue: machine backend)"
 run "$KB" plan "$T/machine.yaml"
 check "plan: a machine host in an untrusted matrix, exit 2 at its key" $([ $rc -eq 2 ] &&
 	has "$T/machine.yaml:5:5: machine host 'box1' is refused: its power, console and boot commands run programs on this machine; a matrix that names it must be trusted (KBISECT_TRUST_MATRIX=1" "$T/err" &&

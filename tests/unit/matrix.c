@@ -904,6 +904,7 @@ static void test_matrix__machine_hosts_parse(void **state)
 	assert_string_equal(k->cmdline, "root=/dev/sda1 ro console=ttyS0,115200");
 	assert_string_equal(k->xen, "/boot/xen-4.17.gz");
 	assert_string_equal(k->xen_cmdline, "dom0_max_vcpus=4 dom0_vcpus_pin");
+	assert_null(k->ready);
 	assert_int_equal(kb_machine_boot_timeout_s(mc), 600);
 
 	mc = kb_matrix_machine(m, 2);
@@ -920,10 +921,11 @@ static void test_matrix__machine_hosts_parse(void **state)
 	assert_null(k->xen);
 	assert_int_equal(kb_machine_boot_timeout_s(mc), 300);
 
-	/* no executor runs one: the first machine is refused where it is */
+	/* no executor runs kexec or grub-reboot yet: the first such
+	 * machine is refused where it is (hosts[2], method command, is run) */
 	assert_int_equal(kb_matrix_check_runnable_hosts(m, &err), KB_EINPUT);
 	assert_string_equal(err.msg,
-			    FILE_NAME ":4:5: hosts[1]: machine hosts are parsed but not yet run by this version (issue: machine backend)");
+			    FILE_NAME ":4:5: hosts[1]: machine box1: boot method grub-reboot is parsed but not yet run by this version; method command is (issue: machine backend)");
 	kb_err_clear(&err);
 	kb_matrix_free(m);
 
@@ -1044,6 +1046,10 @@ static void test_matrix__machine_hosts_are_refused_where_wrong(void **state)
 	    2, 155, "machine.known_good.xen_cmdline contains a control character");
 	bad(MH("name: b, " MPCB ", known_good: { kernel: /k, xen_cmdline: dom0_mem=1G }"),
 	    2, 155, "machine.known_good.xen_cmdline needs 'xen'");
+	bad(MH("name: b, " MPCB ", known_good: { kernel: /k, ready: \"\" }"),
+	    2, 149, "machine.known_good.ready must not be empty");
+	bad(MH("name: b, " MPCB ", known_good: { kernel: /k, ready: \"log\\tin:\" }"),
+	    2, 149, "machine.known_good.ready contains a control character");
 	bad(MH("name: b, " MPCB ", boot_timeout_s: 0"), 2, 132,
 	    "machine.boot_timeout_s must be an integer from 1 to 86400, found '0'");
 	bad(MH("name: b, " MPCB ", boot_timeout_s: -30"), 2, 132,

@@ -1,0 +1,162 @@
+#!/bin/sh
+# The machine executor (lib/exec/machine.h) without a machine: a host
+# that is a whole machine, whose power, console and boot commands are
+# tests/integration/lib/fake-machine, a script that "boots" what a kernel
+# file's first line says (ok VALUE, hang, panic, good, dead).  Real
+# kbisect runs, real initramfs built, real processes; no hypervisor.
+#
+#  1. two kernels, 2 boots of 2 runs each: every sample stored, the boot
+#     command given the kernel, kbisect's initramfs and command line;
+#  2. a kernel that hangs and one that panics: each power-cycled, the
+#     machine booted into its known-good kernel (its "login:"), and the
+#     boot stored as the variant's failure with its console tail;
+#  3. a machine that does not come back on its known-good kernel: the
+#     host drained (run exits 1), nothing stored for the variant, the
+#     machine left off;
+#  4. two runs asking for one machine at once: one waits, and no two
+#     boots ever overlap.
+#
+# Usage: tests/integration/machine-script.sh path/to/kbisect
+set -u
+
+KB=${1:?usage: $0 path/to/kbisect}
+case $KB in /*) ;; *) KB=$PWD/$KB ;; esac
+T=$(mktemp -d /var/tmp/kbisect-machine-script.XXXXXX)
+FM=$(cd "$(dirname "$0")" && pwd)/lib/fake-machine
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+cleanup() {
+	for s in "$T"/st*; do
+		[ -d "$s" ] && "$FM" power off "$s"
+	done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+for p in sqlite3 gzip tail; do
+	command -v $p >/dev/null 2>&1 || { echo "SKIP: no $p"; exit 0; }
+done
+[ -x /bin/busybox ] || { echo "SKIP: no /bin/busybox (busybox-static) for the initramfs"; exit 0; }
+
+export KBISECT_TRUST_MATRIX=1 KBISECT_LOCK_DIR="$T" XDG_CACHE_HOME="$T/cache" TMPDIR="$T"
+for k in "ok 1.5:ok-a" "ok 2.5:ok-b" "hang:hang" "panic:panic" "good:good" "dead:dead"; do
+	printf '%s\n' "${k%%:*}" >"$T/${k#*:}"
+done
+q() { sqlite3 "$T/$1.db" "$2"; }
+
+# matrix NAME KERNELS KNOWN_GOOD BOOTS STATE
+matrix() {
+	cat >"$T/$1.yaml" <<YAML
+name: $1
+source: { kernel: $T/ok-a }
+factors:
+  kernel: { image: [$2] }
+workload: { command: { run: "true" } }
+repeat: { boots: $4, runs_per_boot: 2 }
+hosts:
+  - machine:
+      name: fake1
+      power:
+        on: [$FM, power, on, $T/$5]
+        off: [$FM, power, off, $T/$5]
+      console: [$FM, console, $T/$5]
+      boot: { method: command, command: [$FM, boot, $T/$5] }
+      known_good: { kernel: $T/$3 }
+      boot_timeout_s: 3
+YAML
+}
+
+# ---- 1. every sample of two kernels -------------------------------------
+matrix ok "$T/ok-a, $T/ok-b" good 2 st1
+"$KB" run "$T/ok.yaml" --db "$T/ok.db" >"$T/ok.out" 2>&1 ||
+	{ fail "run ok.yaml: $(cat "$T/ok.out")"; }
+n=$(q ok "SELECT count(*) FROM samples WHERE metric = 'real_s'")
+[ "$n" = 8 ] || fail "ok: $n real_s samples stored, expected 8 (2 kernels x 2 boots x 2 runs)"
+means=$(q ok "SELECT group_concat(m, ' ') FROM (SELECT avg(s.value) m FROM samples s
+	JOIN boots b ON b.id = s.boot_id JOIN variants v ON v.id = b.variant_id
+	WHERE s.metric = 'real_s' GROUP BY v.idx ORDER BY v.idx)")
+[ "$means" = "1.5 2.5" ] || fail "ok: per-kernel means '$means', expected '1.5 2.5'"
+hosts=$(q ok "SELECT DISTINCT host || ' ' || status FROM boots")
+[ "$hosts" = "machine:fake1 ok" ] || fail "ok: boots '$hosts', expected every one ok on machine:fake1"
+env=$(q ok "SELECT DISTINCT environment FROM boots")
+[ "$env" = '{"uri":"machine:fake1","machine":"fake1","boot_method":"command"}' ] ||
+	fail "ok: environment '$env'"
+args=$(tr '\n' ' ' <"$T/st1/args")
+case $args in
+"--kernel $T/ok-"[ab]" --initrd $T/cache/kbisect/initramfs/initramfs-"*".cpio.gz --cmdline console=ttyS0,115200 panic=-1 ") ;;
+*) fail "ok: the boot command's arguments were '$args'" ;;
+esac
+[ "$(cat "$T/st1/next-runs")" = 2 ] || fail "ok: the initramfs does not say runs=2"
+[ ! -s "$T/st1/pid" ] || fail "ok: the machine was left on"
+
+# ---- 2. a hang and a panic: the variant's failures, the machine back ------
+matrix fail "$T/ok-a, $T/hang, $T/panic" good 1 st2
+"$KB" run "$T/fail.yaml" --db "$T/fail.db" >"$T/fail.out" 2>&1 ||
+	fail "run fail.yaml: $(cat "$T/fail.out")"
+got=$(q fail "SELECT v.idx || ' ' || b.status || ' ' || coalesce(b.reason, '') FROM boots b
+	JOIN variants v ON v.id = b.variant_id ORDER BY v.idx")
+want="0 ok 
+1 boot-timeout no workload after 3 s (machine.boot_timeout_s); the machine was booted back into its known-good kernel
+2 panic kernel panic: Kernel panic - not syncing: fake panic; the machine was booted back into its known-good kernel"
+[ "$got" = "$want" ] || fail "fail: boots
+$got
+expected
+$want"
+q fail "SELECT console_tail FROM boots b JOIN variants v ON v.id = b.variant_id WHERE v.idx = 1" |
+	grep -q "fake: hanging" || fail "fail: the hang's console tail is not stored"
+q fail "SELECT console_tail FROM boots b JOIN variants v ON v.id = b.variant_id WHERE v.idx = 2" |
+	grep -q "Kernel panic - not syncing: fake panic" || fail "fail: the panic's console tail is not stored"
+# each failed boot is followed by a boot of the known-good kernel (the
+# boots' order is the run's randomised one)
+kernels=$(sed -n 's/^start [0-9]* //p' "$T/st2/events" | sed "s|$T/||" | tr '\n' ' ')
+case $kernels in
+*"hang good "*) ;;
+*) fail "fail: the machine booted '$kernels': no known-good boot after the hang" ;;
+esac
+case $kernels in
+*"panic good "*) ;;
+*) fail "fail: the machine booted '$kernels': no known-good boot after the panic" ;;
+esac
+[ "$(echo "$kernels" | wc -w)" = 5 ] || fail "fail: the machine booted '$kernels', expected 5 boots"
+[ ! -s "$T/st2/pid" ] || fail "fail: the machine was left on"
+
+# ---- 3. a machine that does not come back: drained, nothing stored -------
+matrix dead "$T/ok-a, $T/hang" dead 1 st3
+"$KB" run "$T/dead.yaml" --db "$T/dead.db" >"$T/dead.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "dead: run exited $rc, expected 1"
+grep -q "host machine:fake1 drained after 3 infrastructure failures: machine fake1 did not come back on its known-good kernel after boot-timeout" "$T/dead.out" ||
+	fail "dead: no drain said: $(cat "$T/dead.out")"
+n=$(q dead "SELECT count(*) FROM boots b JOIN variants v ON v.id = b.variant_id WHERE v.idx = 1")
+[ "$n" = 0 ] || fail "dead: $n boots stored for the hanging kernel, expected none"
+n=$(q dead "SELECT count(*) FROM boots WHERE status != 'ok'")
+[ "$n" = 0 ] || fail "dead: $n failed boots stored, expected none (the machine's failures are not the variants')"
+# the hang, each time followed by a known-good boot that never came up
+n=$(grep -c " $T/dead$" "$T/st3/events")
+[ "$n" = 3 ] || fail "dead: $n known-good boots, expected 3 (one after each of the 3 tries)"
+[ ! -s "$T/st3/pid" ] || fail "dead: the machine was left on"
+
+# ---- 4. two runs, one machine: one waits, no two boots overlap -----------
+matrix two "$T/ok-a, $T/ok-b" good 2 st4
+"$KB" run "$T/two.yaml" --db "$T/two-a.db" >"$T/two-a.out" 2>&1 &
+a=$!
+"$KB" run "$T/two.yaml" --db "$T/two-b.db" >"$T/two-b.out" 2>&1 &
+b=$!
+wait $a; ra=$?
+wait $b; rb=$?
+[ $ra -eq 0 ] && [ $rb -eq 0 ] || fail "two: the runs exited $ra and $rb"
+cat "$T/two-a.out" "$T/two-b.out" |
+	grep -q "machine fake1 is booted by process [0-9]* (lock $T/kbisect-machine-fake1.lock); waiting for it" ||
+	fail "two: neither run said it waits: $(cat "$T/two-a.out" "$T/two-b.out")"
+n=$(( $(q two-a "SELECT count(*) FROM samples WHERE metric = 'real_s'") +
+      $(q two-b "SELECT count(*) FROM samples WHERE metric = 'real_s'") ))
+[ "$n" = 16 ] || fail "two: $n samples in both databases, expected 16"
+# starts and ends alternate: a boot starts only after the last one ended
+pattern=$(cut -d' ' -f1 "$T/st4/events" | tr '\n' ' ')
+want=$(for i in 1 2 3 4 5 6 7 8; do printf 'start end '; done)
+[ "$pattern" = "$want" ] || fail "two: the machine's boots overlapped: $pattern"
+sort -c -k2,2n "$T/st4/events" 2>/dev/null || fail "two: events out of order"
+
+[ $failed -eq 0 ] && echo "ok: machine-script"
+exit $failed
