@@ -166,6 +166,12 @@ struct kb_guest {
 	const struct kb_param *sysctl; /* "kernel.x" and the value /init
 					* writes to /proc/sys/kernel/x */
 	unsigned copies;               /* workload.copies; 0 = 1 */
+	/* What a variant's machine.* factors set (a machine host,
+	 * lib/exec/machine.h): booted as Xen's dom0 (machine.hypervisor
+	 * xen), the Xen image and Xen's command line; NULL: the machine's
+	 * own (kb_machine_xen()) */
+	int dom0;
+	const char *xen, *xen_cmdline;
 	size_t nparams;
 	const struct kb_param *params; /* workload.NAME levels: {{NAME}} */
 };
@@ -406,6 +412,12 @@ const char *const *kb_machine_boot_command(const struct kb_machine *mc);
  * cycle boots the machine's own default). */
 const struct kb_machine_kernel *
 kb_machine_known_good(const struct kb_machine *mc);
+/* machine.xen and machine.xen_cmdline: the Xen image (a path as the
+ * boot method sees it) and its command line that a variant with
+ * machine.hypervisor xen boots, unless its machine.xen* factors say;
+ * NULL when not given. */
+const char *kb_machine_xen(const struct kb_machine *mc);
+const char *kb_machine_xen_cmdline(const struct kb_machine *mc);
 /* boot_timeout_s: how long a boot may take (default 300). */
 unsigned kb_machine_boot_timeout_s(const struct kb_machine *mc);
 const char *kb_machine_boot_name(enum kb_machine_boot b);

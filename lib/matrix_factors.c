@@ -164,6 +164,38 @@ char *kb_cmdline_level_text(const char *factor, const char *level)
 
 /* ---- the factors section and the levels ------------------------------- */
 
+/*
+ * One level of a machine.* factor (factors.machine: what a machine host
+ * boots around the variant's kernel): machine.hypervisor none or xen,
+ * machine.xen a Xen image (a file, resolved as kernel.image's are),
+ * machine.xen_cmdline Xen's command line (kernel command-line text).
+ */
+static int machine_level(struct ctx *c, const struct kb_factor *f,
+			 const struct kb_ynode *n, struct kb_level *out)
+{
+	static const char *const hvs[] = { "none", "xen" };
+	const char *s;
+	size_t i;
+	int ret;
+
+	if (!strcmp(f->name, "machine.hypervisor")) {
+		if ((ret = kb_ycheck_choice(&c->y, n, f->name, hvs, 2, &i)))
+			return ret;
+		out->value = hvs[i];
+		return 0;
+	}
+	if (!strcmp(f->name, "machine.xen"))
+		return kb_matrix__file(c, n, "Xen image", &out->value);
+	if ((ret = kb_ycheck_string(&c->y, n, "a level", &s)))
+		return ret;
+	if (strlen(s) > MAX_CMDLINE_LEVEL || !*s || !cmdline_text_valid(s))
+		return fail(c, n,
+			    "invalid level '%s' for %s: Xen's command line is letters, digits, spaces between parameters and _ . , : = + / @ %% -, at most %d, such as dom0_max_vcpus=2 dom0_vcpus_pin",
+			    s, f->name, MAX_CMDLINE_LEVEL);
+	out->value = s;
+	return 0;
+}
+
 /* Validate one level of guest/kernel factor @f. */
 static int other_level(struct ctx *c, struct kb_factor *f,
 		       const struct kb_ynode *n, struct kb_level *out)
@@ -174,6 +206,8 @@ static int other_level(struct ctx *c, struct kb_factor *f,
 	if (f->kind == KB_FACTOR_WORKLOAD || f->kind == KB_FACTOR_CMDLINE ||
 	    f->kind == KB_FACTOR_SYSCTL)
 		return runtime_level(c, f, n, out);
+	if (!strncmp(f->name, "machine.", 8))
+		return machine_level(c, f, n, out);
 	if (f->kind == KB_FACTOR_GUEST) {
 		if ((ret = kb_ycheck_guest_level(&c->y, n, f->name, &text)))
 			return ret;
@@ -340,7 +374,9 @@ int kb_matrix__factors(struct ctx *c, const struct kb_ynode *n)
 {
 	static const char *const groups[] = { "kconfig", "guest", "kernel",
 					      "workload", "cmdline",
-					      "sysctl" };
+					      "sysctl", "machine" };
+	static const char *const machine_keys[] = { "hypervisor", "xen",
+						    "xen_cmdline" };
 	static const char *const guest_keys[] = { "mode", "vcpus", "pin",
 						  "memory_mib" };
 	static const char *const kernel_keys[] = { "rev", "image" };
@@ -348,7 +384,7 @@ int kb_matrix__factors(struct ctx *c, const struct kb_ynode *n)
 	int ret;
 
 	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "'factors'")) ||
-	    (ret = kb_ycheck_keys(&c->y, n, "'factors'", groups, 6)))
+	    (ret = kb_ycheck_keys(&c->y, n, "'factors'", groups, 7)))
 		return ret;
 	for (g = 0; g < n->n; g++) {
 		const struct kb_ynode *grp = n->items[g];
@@ -363,6 +399,9 @@ int kb_matrix__factors(struct ctx *c, const struct kb_ynode *n)
 			return ret;
 		if (!strcmp(gname, "kernel") &&
 		    (ret = kb_ycheck_keys(&c->y, grp, what, kernel_keys, 2)))
+			return ret;
+		if (!strcmp(gname, "machine") &&
+		    (ret = kb_ycheck_keys(&c->y, grp, what, machine_keys, 3)))
 			return ret;
 		if (!strcmp(gname, "workload") || !strcmp(gname, "cmdline") ||
 		    !strcmp(gname, "sysctl")) {
@@ -384,8 +423,11 @@ int kb_matrix__factors(struct ctx *c, const struct kb_ynode *n)
 				name = kb_matrix__keep(
 				    c->m,
 				    kb_asprintf("%s.%s", gname, key->str));
+				/* machine.* factors are the machine's shape
+				 * as guest.* are the guest's: stored as
+				 * kind guest, their names saying which */
 				ret = add_factor(c,
-						 !strcmp(gname, "guest")
+						 strcmp(gname, "kernel")
 							 ? KB_FACTOR_GUEST
 							 : KB_FACTOR_KERNEL,
 						 name, key, grp->items[i]);

@@ -30,6 +30,7 @@ struct kb_machine {
 	const char *const *ssh, *const *command;
 	int has_known_good;
 	struct kb_machine_kernel known_good;
+	const char *xen, *xen_cmdline;
 	unsigned boot_timeout_s;
 };
 
@@ -221,14 +222,15 @@ int kb_matrix__machine(struct ctx *c, const struct kb_ynode *n,
 {
 	static const char *const keys[] = { "name",	  "power",
 					    "console",	  "boot",
-					    "known_good", "boot_timeout_s" };
+					    "known_good", "boot_timeout_s",
+					    "xen",	  "xen_cmdline" };
 	struct kb_machine *mc;
 	const struct kb_ynode *v;
 	int ret;
 
 	*out = NULL;
 	if ((ret = kb_ycheck_type(&c->y, n, KB_Y_MAP, "a machine")) ||
-	    (ret = kb_ycheck_keys(&c->y, n, "a machine", keys, 6)))
+	    (ret = kb_ycheck_keys(&c->y, n, "a machine", keys, 8)))
 		return ret;
 	mc = kb_matrix__keep(c->m, kb_calloc(1, sizeof(*mc)));
 	mc->boot_timeout_s = 300;
@@ -260,6 +262,16 @@ int kb_matrix__machine(struct ctx *c, const struct kb_ynode *n,
 		return fail(c, n,
 			    "machine %s needs 'known_good' with boot method command: the kernel its boot command is given to boot it back after a failed boot",
 			    mc->name);
+	if ((v = kb_ynode_get(n, "xen")) &&
+	    (ret = kg_path(c, v, "machine.xen", &mc->xen)))
+		return ret;
+	if ((v = kb_ynode_get(n, "xen_cmdline")) &&
+	    (ret = kb_ycheck_string(&c->y, v, "machine.xen_cmdline",
+				    &mc->xen_cmdline)))
+		return ret;
+	if (mc->xen_cmdline && !mc->xen)
+		return fail(c, kb_ynode_get(n, "xen_cmdline"),
+			    "machine.xen_cmdline needs 'xen', the hypervisor it is the command line of");
 	if ((v = kb_ynode_get(n, "boot_timeout_s")) &&
 	    (ret = kb_matrix__uint(c, v, "machine.boot_timeout_s", 1, 86400,
 				   &mc->boot_timeout_s)))
@@ -285,6 +297,16 @@ int kb_matrix_check_runnable_hosts(const struct kb_matrix *m,
 					 kb_machine_boot_name(kb_machine_boot_method(h->machine)));
 	}
 	return 0;
+}
+
+const char *kb_machine_xen(const struct kb_machine *mc)
+{
+	return mc->xen;
+}
+
+const char *kb_machine_xen_cmdline(const struct kb_machine *mc)
+{
+	return mc->xen_cmdline;
 }
 
 const char *kb_machine_name(const struct kb_machine *mc)

@@ -671,6 +671,60 @@ static char *name_from_file(const char *file)
 	return kb_strndup(base, (size_t)(dot - base));
 }
 
+/*
+ * machine.* factors change what a machine host boots: a matrix with one
+ * has machine hosts only, and a variant booted as dom0 (machine.hypervisor
+ * xen; without that factor, every variant when Xen's own factors are
+ * given) has a Xen image (a machine.xen factor, or every machine's xen).
+ */
+static int machine_factors(struct ctx *c)
+{
+	const struct kb_matrix *m = c->m;
+	const struct kb_factor *hv = NULL, *xen_cmdline = NULL;
+	size_t i, l, machines = 0;
+	int xen_factor = 0, every_xen = 1;
+
+	for (i = 0; i < m->nhosts; i++) {
+		if (!m->hosts[i].machine)
+			continue;
+		machines++;
+		if (!kb_machine_xen(m->hosts[i].machine))
+			every_xen = 0;
+	}
+	for (i = 0; i < m->nfactors; i++) {
+		const struct kb_factor *f = &m->factors[i];
+
+		if (strncmp(f->name, "machine.", 8))
+			continue;
+		if (machines < m->nhosts || !machines)
+			return kb_err_at(c->y.err, m->file, f->loc.line,
+					 f->loc.col,
+					 "factor %s changes what a machine boots: every host must be a machine (hosts[].machine, docs/matrix.md \"Machines\")",
+					 f->name);
+		if (!strcmp(f->name, "machine.xen"))
+			xen_factor = 1;
+		if (!strcmp(f->name, "machine.hypervisor"))
+			hv = f;
+		if (!strcmp(f->name, "machine.xen_cmdline"))
+			xen_cmdline = f;
+	}
+	if (xen_factor || every_xen)
+		return 0;
+	if (!hv && xen_cmdline)
+		return kb_err_at(c->y.err, m->file, xen_cmdline->loc.line,
+				 xen_cmdline->loc.col,
+				 "machine.xen_cmdline boots every variant as Xen's dom0, which needs a Xen image: a machine.xen factor, or 'xen' in every machine host");
+	if (!hv)
+		return 0;
+	for (l = 0; l < hv->nlevels; l++)
+		if (!strcmp(hv->levels[l].value, "xen"))
+			return kb_err_at(c->y.err, m->file,
+					 hv->levels[l].loc.line,
+					 hv->levels[l].loc.col,
+					 "machine.hypervisor xen needs a Xen image: a machine.xen factor, or 'xen' in every machine host");
+	return 0;
+}
+
 /* A top-level section; an empty or null one counts as absent. */
 static const struct kb_ynode *section(const struct kb_ynode *root,
 				      const char *key)
@@ -731,6 +785,8 @@ static int top(struct ctx *c, const struct kb_ynode *root)
 	    (ret = compare(c, section(root, "compare"))) ||
 	    (ret = hosts(c, section(root, "hosts"))) ||
 	    (ret = build(c, section(root, "build"))))
+		return ret;
+	if ((ret = machine_factors(c)))
 		return ret;
 	/* guest.mode levels must suit the hypervisor */
 	for (i = 0; i < m->nfactors; i++) {

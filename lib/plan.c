@@ -172,13 +172,21 @@ static int shape_guest(struct kb_plan *p, struct kb_variant *v,
 	const struct kb_matrix *m = p->m;
 	const struct kb_level *pin_level = NULL;
 	size_t i;
+	int hv_set = 0;
 
 	v->guest = *kb_matrix_guest(m);
 	shape_runtime(p, v);
 	for (i = 0; i < v->nsettings; i++) {
 		const struct kb_setting *s = &v->settings[i];
 
-		if (!strcmp(s->name, "guest.mode")) {
+		if (!strcmp(s->name, "machine.hypervisor")) {
+			v->guest.dom0 = !strcmp(s->value, "xen");
+			hv_set = 1;
+		} else if (!strcmp(s->name, "machine.xen")) {
+			v->guest.xen = s->value;
+		} else if (!strcmp(s->name, "machine.xen_cmdline")) {
+			v->guest.xen_cmdline = s->value;
+		} else if (!strcmp(s->name, "guest.mode")) {
 			v->guest.mode = s->value;
 		} else if (!strcmp(s->name, "guest.vcpus")) {
 			v->guest.vcpus = parse_u(s->value);
@@ -207,6 +215,10 @@ static int shape_guest(struct kb_plan *p, struct kb_variant *v,
 			v->guest.npin = n;
 		}
 	}
+	/* Xen's own factors without machine.hypervisor: every variant is
+	 * booted as dom0 */
+	if (!hv_set && (v->guest.xen || v->guest.xen_cmdline))
+		v->guest.dom0 = 1;
 	if (v->guest.npin && v->guest.npin != v->guest.vcpus) {
 		struct kb_loc loc = pin_level ? pin_level->loc
 					      : kb_matrix_guest(m)->pin_loc;

@@ -32,8 +32,13 @@
 
 /* How long a power or boot command may run. */
 #define CMD_TIMEOUT_S 300.0
-/* kbisect's part of a machine kernel's command line. */
+/* kbisect's part of a machine kernel's command line: natively, and as
+ * Xen's dom0 (its console Xen's, which Xen puts on its serial line) */
 #define MACHINE_CMDLINE "console=ttyS0,115200 panic=-1"
+#define DOM0_CMDLINE "console=hvc0 panic=-1"
+/* kbisect's part of Xen's command line: its console on the first serial
+ * port */
+#define XEN_CMDLINE "console=com1 com1=115200,8n1"
 /* The text a known-good system shows when up, unless known_good.ready. */
 #define DEFAULT_READY "login:"
 
@@ -42,7 +47,6 @@ struct machine {
 	const struct kb_machine *mc;
 	struct kb_realexec_opts o;
 	char *uri; /* "machine:NAME" */
-	char *env; /* the environment every boot records */
 	char *image; /* guest.image, got at the first boot that needs it */
 	/* the boot in progress: its console command and what it said */
 	pid_t console_pid;
@@ -379,7 +383,9 @@ out:
 	return ret;
 }
 
-static char *environment(const struct machine *x)
+/* Where a boot ran: the machine, how it is booted, natively or as
+ * Xen's dom0 (@xen: the Xen image, or NULL). */
+static char *environment(const struct machine *x, const char *xen)
 {
 	struct kb_buf b = KB_BUF_INIT;
 	struct kb_json *j = kb_json_new(&b, 0);
@@ -390,6 +396,9 @@ static char *environment(const struct machine *x)
 	kb_json_kv_string(j, "machine", kb_machine_name(x->mc));
 	kb_json_kv_string(j, "boot_method",
 			  kb_machine_boot_name(kb_machine_boot_method(x->mc)));
+	kb_json_kv_string(j, "hypervisor", xen ? "xen" : "none");
+	if (xen)
+		kb_json_kv_string(j, "xen", xen);
 	kb_json_object_end(j);
 	if (kb_json_finish(j) == 0) {
 		if (b.len && b.buf[b.len - 1] == '\n')
@@ -473,6 +482,26 @@ static int judge(struct kb_console *c,
 	return 0;
 }
 
+/* The variant's kernel command line: kbisect's, then its cmdline.*. */
+static char *kernel_cmdline(const struct kb_guest *g)
+{
+	const char *own = g->dom0 ? DOM0_CMDLINE : MACHINE_CMDLINE;
+
+	return g->cmdline ? kb_asprintf("%s %s", own, g->cmdline)
+			  : kb_strdup(own);
+}
+
+/* Xen's command line for a dom0 variant: kbisect's, then the
+ * machine's or the variant's machine.xen_cmdline. */
+static char *xen_cmdline_of(const struct machine *x, const struct kb_guest *g)
+{
+	const char *text = g->xen_cmdline ? g->xen_cmdline
+					  : kb_machine_xen_cmdline(x->mc);
+
+	return text ? kb_asprintf("%s %s", XEN_CMDLINE, text)
+		    : kb_strdup(XEN_CMDLINE);
+}
+
 static int boot_at(void *self, const struct kb_variant *v,
 		   const struct kb_build_result *b, unsigned boot_no,
 		   unsigned runs, const struct kb_boot_at *at,
@@ -486,7 +515,7 @@ static int boot_at(void *self, const struct kb_variant *v,
 	struct kb_console *console = NULL;
 	struct kb_err gerr = KB_ERR_INIT;
 	enum watch_end end;
-	char *initrd = NULL, *cmdline = NULL, *why = NULL;
+	char *initrd = NULL, *cmdline = NULL, *xen_cmdline = NULL, *why = NULL;
 	unsigned boot_s = kb_machine_boot_timeout_s(x->mc), work_s;
 	double t0 = kb_monotime();
 	int ret = 0;
@@ -519,10 +548,11 @@ static int boot_at(void *self, const struct kb_variant *v,
 		goto done;
 	}
 	k.initrd = initrd;
-	k.cmdline = cmdline =
-		v->guest.cmdline
-			? kb_asprintf("%s %s", MACHINE_CMDLINE, v->guest.cmdline)
-			: kb_strdup(MACHINE_CMDLINE);
+	k.cmdline = cmdline = kernel_cmdline(&v->guest);
+	if (v->guest.dom0) {
+		k.xen = v->guest.xen ? v->guest.xen : kb_machine_xen(x->mc);
+		k.xen_cmdline = xen_cmdline = xen_cmdline_of(x, &v->guest);
+	}
 	work_s = kb_realexec_workload_timeout(w, runs);
 	if ((ret = kb_machlock_take(kb_machine_name(x->mc), x->o.stop,
 				    x->o.image_note, x->o.build_arg, &lock,
@@ -580,7 +610,7 @@ done:
 		free(out->host);
 		out->host = kb_strdup(x->uri);
 		free(out->environment);
-		out->environment = kb_strdup(x->env);
+		out->environment = environment(x, k.xen);
 		out->duration_s = kb_monotime() - t0;
 	} else {
 		kb_boot_result_release(out);
@@ -589,6 +619,7 @@ done:
 	kb_workload_inst_release(&wi);
 	free(initrd);
 	free(cmdline);
+	free(xen_cmdline);
 	free(why);
 	return ret;
 }
@@ -618,7 +649,6 @@ static void machine_free(void *self)
 		return;
 	console_stop(x);
 	free(x->uri);
-	free(x->env);
 	free(x->image);
 	free(x);
 }
@@ -644,7 +674,6 @@ int kb_machine_exec_new(const struct kb_matrix *m, const struct kb_machine *mc,
 	x->mc = mc;
 	x->o = ro ? *ro : defaults;
 	x->uri = kb_asprintf("machine:%s", kb_machine_name(mc));
-	x->env = environment(x);
 	x->console_fd = -1;
 	*out = kb_executor_new(&machine_ops, x);
 	return 0;

@@ -7,6 +7,7 @@
 #
 #  1. two kernels, 2 boots of 2 runs each: every sample stored, the boot
 #     command given the kernel, kbisect's initramfs and command line;
+#     the same kernel natively and as Xen's dom0 (factors.machine);
 #  2. a kernel that hangs and one that panics: each power-cycled, the
 #     machine booted into its known-good kernel (its "login:"), and the
 #     boot stored as the variant's failure with its console tail;
@@ -80,7 +81,7 @@ means=$(q ok "SELECT group_concat(m, ' ') FROM (SELECT avg(s.value) m FROM sampl
 hosts=$(q ok "SELECT DISTINCT host || ' ' || status FROM boots")
 [ "$hosts" = "machine:fake1 ok" ] || fail "ok: boots '$hosts', expected every one ok on machine:fake1"
 env=$(q ok "SELECT DISTINCT environment FROM boots")
-[ "$env" = '{"uri":"machine:fake1","machine":"fake1","boot_method":"command"}' ] ||
+[ "$env" = '{"uri":"machine:fake1","machine":"fake1","boot_method":"command","hypervisor":"none"}' ] ||
 	fail "ok: environment '$env'"
 args=$(tr '\n' ' ' <"$T/st1/args")
 case $args in
@@ -89,6 +90,37 @@ case $args in
 esac
 [ "$(cat "$T/st1/next-runs")" = 2 ] || fail "ok: the initramfs does not say runs=2"
 [ ! -s "$T/st1/pid" ] || fail "ok: the machine was left on"
+
+# ---- 1b. natively and as Xen's dom0: the same kernel, Xen's files given -
+cat >"$T/dom0.yaml" <<YAML
+name: dom0
+source: { kernel: $T/ok-a }
+factors:
+  machine: { hypervisor: [none, xen] }
+workload: { command: { run: "true" } }
+repeat: { boots: 1, runs_per_boot: 1 }
+hosts:
+  - machine:
+      name: fake1
+      power: { cycle: [$FM, power, cycle, $T/st5] }
+      console: [$FM, console, $T/st5]
+      boot: { method: command, command: [$FM, boot, $T/st5] }
+      known_good: { kernel: $T/good }
+      xen: $T/good
+      xen_cmdline: "dom0_max_vcpus=2 dom0_vcpus_pin"
+      boot_timeout_s: 3
+YAML
+"$KB" run "$T/dom0.yaml" --db "$T/dom0.db" >"$T/dom0.out" 2>&1 ||
+	fail "run dom0.yaml: $(cat "$T/dom0.out")"
+native=$(grep -c "^--kernel|$T/ok-a|--initrd|[^|]*|--cmdline|console=ttyS0,115200 panic=-1|$" "$T/st5/args.all")
+dom0=$(grep -c "^--kernel|$T/ok-a|--initrd|[^|]*|--cmdline|console=hvc0 panic=-1|--xen|$T/good|--xen-cmdline|console=com1 com1=115200,8n1 dom0_max_vcpus=2 dom0_vcpus_pin|$" "$T/st5/args.all")
+[ "$native" = 1 ] && [ "$dom0" = 1 ] ||
+	fail "dom0: boot commands were $(cat "$T/st5/args.all")"
+env=$(q dom0 "SELECT group_concat(b.environment, ' ') FROM boots b JOIN variants v ON v.id = b.variant_id ORDER BY v.idx")
+case $env in
+*'"hypervisor":"none"}'*'"hypervisor":"xen","xen":"'"$T"'/good"}'* | *'"hypervisor":"xen","xen":"'"$T"'/good"}'*'"hypervisor":"none"}'*) ;;
+*) fail "dom0: environments '$env'" ;;
+esac
 
 # ---- 2. a hang and a panic: the variant's failures, the machine back ------
 matrix fail "$T/ok-a, $T/hang, $T/panic" good 1 st2

@@ -5,6 +5,7 @@
 #include "test.h"
 #include "err.h"
 #include "matrix.h"
+#include "plan.h"
 #include "variant.h"
 
 /* Matrices are parsed as if they were this file, so relative paths
@@ -827,6 +828,74 @@ static void test_matrix__hosts(void **state)
 /* A machine host (hosts[].machine), in one line: "hosts: [{ machine: {"
  * puts the machine's first key at column 22 of line 2. */
 #define MH(body) W "hosts: [{ machine: { " body " } }]\n"
+
+/* A machine as Xen's dom0 or natively: factors.machine, and the Xen a
+ * machine boots unless a factor says; the plan's variants carry it. */
+#define MX "name: b, power: { cycle: [pc] }, console: [con], boot: { method: command, command: [bc] }, known_good: { kernel: /k }"
+static void test_matrix__machine_factors(void **state)
+{
+	static const char text[] =
+	    "factors: { machine: { hypervisor: [none, xen], xen_cmdline: [\"dom0_max_vcpus=2 dom0_vcpus_pin\", sched=credit2] } }\n"
+	    W "hosts: [{ machine: { " MX ", xen: /boot/xen.gz, xen_cmdline: dom0_mem=1G } }]\n";
+	struct kb_err err = KB_ERR_INIT;
+	const struct kb_variant *v;
+	struct kb_matrix *m;
+	struct kb_plan *p = NULL;
+	size_t i, dom0 = 0;
+
+	(void)state;
+	assert_int_equal(setenv("KBISECT_TRUST_MATRIX", "1", 1), 0);
+	m = ok(text);
+	assert_string_equal(kb_machine_xen(kb_matrix_machine(m, 0)), "/boot/xen.gz");
+	assert_string_equal(kb_machine_xen_cmdline(kb_matrix_machine(m, 0)), "dom0_mem=1G");
+	assert_int_equal(kb_plan_new(m, &p, &err), 0);
+	assert_int_equal(kb_plan_nvariants(p), 4);
+	for (i = 0; i < 4; i++) {
+		v = kb_plan_variant(p, i);
+		dom0 += v->guest.dom0;
+		assert_non_null(v->guest.xen_cmdline);
+		assert_null(v->guest.xen);
+	}
+	assert_int_equal(dom0, 2);
+	kb_plan_free(p);
+	kb_matrix_free(m);
+
+	/* Xen's own factor alone: every variant is dom0 */
+	m = ok("factors: { machine: { xen: [job.fio, valid.yaml] } }\n" W
+	       "hosts: [{ machine: { " MX " } }]\n");
+	assert_int_equal(kb_plan_new(m, &p, &err), 0);
+	for (i = 0; i < 2; i++)
+		assert_true(kb_plan_variant(p, i)->guest.dom0);
+	/* a level's file, resolved against the matrix's folder */
+	assert_string_equal(kb_plan_variant(p, 1)->guest.xen,
+			    KB_TEST_DATA "/matrix/valid.yaml");
+	kb_plan_free(p);
+	kb_matrix_free(m);
+
+	bad("factors: { machine: { hypervisor: [none, xen] } }\n" W
+	    "hosts: [qemu:///system]\n", 1, 23,
+	    "factor machine.hypervisor changes what a machine boots: every host must be a machine");
+	bad("factors: { machine: { hypervisor: [none, xen] } }\n" W
+	    "hosts: [{ machine: { " MX " } }]\n", 1, 42,
+	    "machine.hypervisor xen needs a Xen image");
+	bad("factors: { machine: { xen_cmdline: [a=1, b=2] } }\n" W
+	    "hosts: [{ machine: { " MX " } }]\n", 1, 23,
+	    "machine.xen_cmdline boots every variant as Xen's dom0, which needs a Xen image");
+	bad("factors: { machine: { hypervisor: [none, kvm] } }\n" W
+	    "hosts: [{ machine: { " MX " } }]\n", 1, 42, "kvm");
+	bad("factors: { machine: { xen_cmdline: [\"a=1\\tb\"] } }\n" W
+	    "hosts: [{ machine: { " MX ", xen: /x } }]\n", 1, 37,
+	    "a level contains a control character (U+0009, a tab)");
+	bad("factors: { machine: { xen_cmdline: [\"a=1; reboot\"] } }\n" W
+	    "hosts: [{ machine: { " MX ", xen: /x } }]\n", 1, 37,
+	    "invalid level 'a=1; reboot' for machine.xen_cmdline: Xen's command line is letters, digits");
+	bad("factors: { machine: { pin: [a] } }\n" W
+	    "hosts: [{ machine: { " MX " } }]\n", 1, 23,
+	    "unknown key 'pin' in 'factors.machine'");
+	bad(W "hosts: [{ machine: { " MX ", xen_cmdline: a=1 } }]\n", 2, 154,
+	    "machine.xen_cmdline needs 'xen'");
+	unsetenv("KBISECT_TRUST_MATRIX");
+}
 /* what a machine needs, after its name */
 #define MPCB "power: { cycle: [pc] }, console: [con], boot: { method: kexec, ssh: [ssh, root@b] }"
 
@@ -1484,6 +1553,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_matrix__hosts),
 	cmocka_unit_test(test_matrix__machine_hosts_parse),
 	cmocka_unit_test(test_matrix__machine_hosts_are_refused_where_wrong),
+	cmocka_unit_test(test_matrix__machine_factors),
 	cmocka_unit_test(test_matrix__repeat_order_is_blocks_or_sequential),
 	cmocka_unit_test(test_matrix__repeat_sentinel_is_true_or_false),
 	cmocka_unit_test(test_matrix__guest_image),
