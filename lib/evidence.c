@@ -82,6 +82,10 @@ void kb_evidence_free(struct kb_evidence *r)
 	free(r->name);
 	kb_domxml_moved_release(&r->moved);
 	kb_buf_release(&r->files);
+	free(r->m_cmdline);
+	free(r->m_xen);
+	free(r->m_xen_cmdline);
+	free(r->m_root);
 	free(r);
 }
 
@@ -167,7 +171,7 @@ static int load(struct kb_evidence *r, struct kb_store *s, const char *variant,
 	}
 	if (ret)
 		return ret;
-	if (r->e.host && !libvirt_uri(r->e.host))
+	if (r->e.host && !ev_is_machine(r->e.host) && !libvirt_uri(r->e.host))
 		return kb_err_set(err, KB_EINPUT,
 				  "boot %u of variant %u of experiment %lld records host '%s', which is not a libvirt URI (DRIVER[+TRANSPORT]://[HOST]/PATH, printable, no quote, '$' or the ext transport): kbisect repro writes no boot.sh that connects there",
 				  r->e.boot_no, r->v->idx, (long long)r->exp,
@@ -269,7 +273,8 @@ int kb_evidence_load(struct kb_store *s, int64_t exp, const char *variant,
 	kb_buf_init(&r->files);
 	if ((ret = load(r, s, variant, err)) ||
 	    (ret = check_kernel(r, err)) ||
-	    (ret = load_matrix(r, s, err))) {
+	    (ret = load_matrix(r, s, err)) ||
+	    (ev_is_machine(r->e.host) && (ret = ev_machine_load(r, err)))) {
 		kb_evidence_free(r);
 		return ret;
 	}
@@ -487,7 +492,7 @@ static int put_image(struct kb_evidence *r,
 	char *cache, *image = NULL, *path;
 	int built = 0, ret;
 
-	if (!im || !r->moved.noverlays)
+	if (!im || !(r->moved.noverlays || r->m_root))
 		return 0;
 	progress(o, "getting the guest image (%zu package%s)", im->npackages,
 		 im->npackages == 1 ? "" : "s");
@@ -509,6 +514,56 @@ static int put_image(struct kb_evidence *r,
 
 
 /* ---- writing it ------------------------------------------------------- */
+
+/* What every folder holds: the config, the kernel, the workload, the
+ * initramfs and the root image. */
+static int put_boot_files(struct kb_evidence *r,
+			  const struct kb_evidence_write_opts *o,
+			  const struct kb_evidence_sink *sink,
+			  struct kb_err *err)
+{
+	int ret;
+
+	if ((ret = kb_evidence_put_text(&r->e, r->m, KB_EVIDENCE_CONFIG, sink,
+					err)) ||
+	    (ret = put_kernel(r, err)) ||
+	    (ret = kb_evidence_put_text(&r->e, r->m, KB_EVIDENCE_WORKLOAD,
+					sink, err)) ||
+	    (ret = put_initrd(r, o, err)))
+		return ret;
+	return put_image(r, o, err);
+}
+
+/* A machine boot's folder: no domain, the machine's commands in boot.sh. */
+static int write_machine(struct kb_evidence *r,
+			 const struct kb_evidence_write_opts *o,
+			 const struct kb_evidence_sink *sink, struct kb_err *err)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	int ret;
+
+	if ((ret = put_boot_files(r, o, sink, err)))
+		goto out;
+	kb_buf_addf(&b, "%s\n", r->m_cmdline);
+	if ((ret = put_text(r, "cmdline", b.buf, 0644, err)))
+		goto out;
+	kb_buf_reset(&b);
+	if (r->m_xen) {
+		kb_buf_addf(&b, "%s\n", r->m_xen_cmdline);
+		if ((ret = put_text(r, "xen_cmdline", b.buf, 0644, err)))
+			goto out;
+		kb_buf_reset(&b);
+	}
+	ev_machine_boot_sh(r, &b);
+	if ((ret = put_text(r, "boot.sh", b.buf, 0755, err)))
+		goto out;
+	kb_buf_reset(&b);
+	ev_machine_readme(r, &b);
+	ret = put_text(r, "README", b.buf, 0644, err);
+out:
+	kb_buf_release(&b);
+	return ret;
+}
 
 int kb_evidence_write(struct kb_evidence *r, const char *dir,
 		      const struct kb_evidence_write_opts *o,
@@ -537,6 +592,10 @@ int kb_evidence_write(struct kb_evidence *r, const char *dir,
 			      r->v->idx);
 	if ((ret = make_dir(r, dir, o->force, err)))
 		goto out;
+	if (r->mc) {
+		ret = write_machine(r, o, &sink, err);
+		goto out;
+	}
 	comment = kb_asprintf("kbisect repro: experiment %lld, variant %u, boot %u (%s), as booted; its files moved into this folder",
 			      (long long)r->exp, r->v->idx, r->e.boot_no,
 			      r->e.status);
@@ -544,12 +603,7 @@ int kb_evidence_write(struct kb_evidence *r, const char *dir,
 	mv.dir = r->dir;
 	mv.comment = comment;
 	if ((ret = kb_domxml_relocate(r->e.domain_xml, &mv, &r->moved, err)) ||
-	    (ret = kb_evidence_put_text(&r->e, r->m, KB_EVIDENCE_CONFIG,
-					&sink, err)) ||
-	    (ret = put_kernel(r, err)) ||
-	    (ret = kb_evidence_put_text(&r->e, r->m, KB_EVIDENCE_WORKLOAD,
-					&sink, err)) ||
-	    (ret = put_initrd(r, o, err)) || (ret = put_image(r, o, err)))
+	    (ret = put_boot_files(r, o, &sink, err)))
 		goto out;
 	if (r->pool)
 		progress(o, "boot %u ran on %s with its files shipped into pool '%s': this folder boots it on this machine (boot.sh URI boots it elsewhere, with these files there); README says so",

@@ -17,6 +17,7 @@
 #include "stats.h"
 #include "store.h"
 
+struct kb_machine;
 struct kb_matrix;
 struct kb_plan;
 struct kb_variant;
@@ -47,7 +48,43 @@ struct kb_evidence {
 	int template_workload;
 	struct kb_buf files;               /* names written, NUL-separated */
 	size_t nfiles;
+	/* a machine host's boot (host "machine:NAME"): the machine, from
+	 * the stored matrix, and what its boot record (lib/exec/machine.c)
+	 * says it chose; NULL for a libvirt boot */
+	const struct kb_machine *mc;
+	char *m_cmdline, *m_xen, *m_xen_cmdline, *m_root;
 };
+
+/* Whether a boot of host @uri was a machine's ("machine:NAME"). */
+int ev_is_machine(const char *uri);
+/* Read a machine boot's record and its machine (after the matrix is
+ * loaded): KB_EINPUT when the record or the machine is not there or a
+ * value is not one line of printable text. */
+int ev_machine_load(struct kb_evidence *r, struct kb_err *err);
+/* boot.sh and the README of a machine boot. */
+void ev_machine_boot_sh(const struct kb_evidence *r, struct kb_buf *b);
+void ev_machine_readme(const struct kb_evidence *r, struct kb_buf *b);
+
+/* @s in single quotes for sh. */
+void ev_sh_quote(struct kb_buf *b, const char *s);
+/* "name='value'\n" */
+void ev_sh_var(struct kb_buf *b, const char *name, const char *value);
+/* The measured mean and sd of the variant's boots, as one line. */
+void ev_measured(const struct kb_evidence *r, struct kb_buf *b);
+/* boot.sh's value(): how it reads the metric out of one run's payload
+ * file "$1". */
+void ev_value_fn(const struct kb_evidence *r, struct kb_buf *b);
+/* boot.sh's settings: metric, regex, runs, boot_timeout (@boot_timeout,
+ * the matrix's @whose), workload_timeout, and the kbisect it runs. */
+void ev_vars(const struct kb_evidence *r, struct kb_buf *b,
+	     unsigned boot_timeout, const char *whose);
+/* boot.sh's end, once console.log holds the boot's console: the result
+ * frames into run-N files, each run's metric and their mean, and what
+ * kbisect measured; $status set (echo'd lines, no exit). */
+void ev_results(const struct kb_evidence *r, struct kb_buf *b);
+
+/* The README's paragraph on a variant outside the plan, if it is one. */
+void ev_template_note(const struct kb_evidence *r, struct kb_buf *b);
 
 /* boot.sh of @ev, after kb_domxml_relocate() filled ev->moved. */
 void ev_boot_sh(const struct kb_evidence *ev, struct kb_buf *b);

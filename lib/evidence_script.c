@@ -19,8 +19,7 @@
 
 /* ---- boot.sh ----------------------------------------------------------- */
 
-/* @s in single quotes for sh. */
-static void sh_quote(struct kb_buf *b, const char *s)
+void ev_sh_quote(struct kb_buf *b, const char *s)
 {
 	kb_buf_addch(b, '\'');
 	for (; s && *s; s++) {
@@ -32,11 +31,10 @@ static void sh_quote(struct kb_buf *b, const char *s)
 	kb_buf_addch(b, '\'');
 }
 
-/* "name='value'\n" */
-static void sh_var(struct kb_buf *b, const char *name, const char *value)
+void ev_sh_var(struct kb_buf *b, const char *name, const char *value)
 {
 	kb_buf_addf(b, "%s=", name);
-	sh_quote(b, value);
+	ev_sh_quote(b, value);
 	kb_buf_addch(b, '\n');
 }
 
@@ -46,11 +44,10 @@ static void sh_base(struct kb_buf *b, const char *path)
 {
 	const char *base = strrchr(path, '/');
 
-	sh_quote(b, base ? base + 1 : path);
+	ev_sh_quote(b, base ? base + 1 : path);
 }
 
-/* The measured mean and sd of the variant's boots, as one line. */
-static void measured(const struct kb_evidence *r, struct kb_buf *b)
+void ev_measured(const struct kb_evidence *r, struct kb_buf *b)
 {
 	if (!r->sum.n) {
 		kb_buf_addf(b, "%s: no ok boot measured it", r->info.metric);
@@ -65,8 +62,7 @@ static void measured(const struct kb_evidence *r, struct kb_buf *b)
 		    r->info.runs_per_boot == 1 ? "" : "s");
 }
 
-/* How boot.sh reads the metric out of one run's payload file "$1". */
-static void value_fn(const struct kb_evidence *r, struct kb_buf *b)
+void ev_value_fn(const struct kb_evidence *r, struct kb_buf *b)
 {
 	const struct kb_workload *w = kb_matrix_workload(r->m);
 	const char *m = r->info.metric;
@@ -119,18 +115,37 @@ static int movable(const char *dir)
 	return !strpbrk(dir, "&<>\"'#\\\n");
 }
 
+void ev_vars(const struct kb_evidence *r, struct kb_buf *b,
+	     unsigned boot_timeout, const char *whose)
+{
+	const struct kb_workload *w = kb_matrix_workload(r->m);
+	unsigned runs = r->info.runs_per_boot;
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	ev_sh_var(b, "metric", r->info.metric);
+	ev_sh_var(b, "regex", w->kind == KB_WORKLOAD_COMMAND && w->regex
+				   ? w->regex
+				   : "");
+	kb_buf_addf(b, "runs=%u\n"
+		       "boot_timeout=%u      # s until the workload starts (%s)\n"
+		       "workload_timeout=%u  # s for all its runs (workload.timeout_s)\n",
+		    runs, boot_timeout, whose,
+		    kb_realexec_workload_timeout(w, runs));
+	kb_buf_adds(b, "kbisect=${KBISECT:-kbisect}\n"
+		       "command -v \"$kbisect\" >/dev/null 2>&1 || kbisect=");
+	ev_sh_quote(b, exe);
+	kb_buf_addch(b, '\n');
+}
+
 void ev_boot_sh(const struct kb_evidence *r, struct kb_buf *b)
 {
 	const struct kb_workload *w = kb_matrix_workload(r->m);
 	const struct kb_guest *g = kb_matrix_guest(r->m);
-	unsigned runs = r->info.runs_per_boot;
-	int fio = w->kind != KB_WORKLOAD_COMMAND;
-	char exe[PATH_MAX];
-	ssize_t n;
 	size_t i;
 
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = '\0';
 	kb_buf_addf(b, "#!/bin/sh\n"
 		       "# Boot variant #%u of kbisect experiment %lld once, as its boot %u\n"
 		       "# booted (%s), and print its %s the way kbisect reads it.\n"
@@ -154,27 +169,17 @@ void ev_boot_sh(const struct kb_evidence *r, struct kb_buf *b)
 		       "here=$(cd \"$(dirname \"$0\")\" && pwd -P) || exit 1\n"
 		       "cd \"$here\" || exit 1\n");
 	/* the URI quoted on a line of its own, not inside ${...} */
-	sh_var(b, "host", default_uri(r));
+	ev_sh_var(b, "host", default_uri(r));
 	kb_buf_adds(b, "uri=${1:-${LIBVIRT_DEFAULT_URI:-$host}}\n");
-	sh_var(b, "name", r->name);
-	sh_var(b, "written", movable(r->dir) ? r->dir : "");
-	sh_var(b, "metric", r->info.metric);
-	sh_var(b, "regex", w->kind == KB_WORKLOAD_COMMAND && w->regex
-				   ? w->regex
-				   : "");
-	kb_buf_addf(b, "runs=%u\n"
-		       "boot_timeout=%u      # s until the workload starts (guest.boot_timeout_s)\n"
-		       "workload_timeout=%u  # s for all its runs (workload.timeout_s)\n",
-		    runs, g->boot_timeout_s ? g->boot_timeout_s : 120,
-		    kb_realexec_workload_timeout(w, runs));
-	kb_buf_adds(b, "kbisect=${KBISECT:-kbisect}\n"
-		       "command -v \"$kbisect\" >/dev/null 2>&1 || kbisect=");
-	sh_quote(b, exe);
-	kb_buf_adds(b, "\n\nsay() { echo \"boot.sh: $*\" >&2; }\n"
+	ev_sh_var(b, "name", r->name);
+	ev_sh_var(b, "written", movable(r->dir) ? r->dir : "");
+	ev_vars(r, b, g->boot_timeout_s ? g->boot_timeout_s : 120,
+		"guest.boot_timeout_s");
+	kb_buf_adds(b, "\nsay() { echo \"boot.sh: $*\" >&2; }\n"
 		       "running() { virsh -c \"$uri\" domstate \"$name\" >/dev/null 2>&1; }\n"
 		       "stop() { ! running || virsh -c \"$uri\" destroy \"$name\" >/dev/null 2>&1; }\n"
 		       "\n");
-	value_fn(r, b);
+	ev_value_fn(r, b);
 	kb_buf_adds(b, "\n# -- the domain, its paths pointed here when the folder moved\n"
 		       "xml=domain.xml\n"
 		       "if [ \"$here\" != \"$written\" ]; then\n"
@@ -253,6 +258,14 @@ void ev_boot_sh(const struct kb_evidence *r, struct kb_buf *b)
 		sh_base(b, f);
 		kb_buf_addch(b, '\n');
 	}
+	ev_results(r, b);
+	kb_buf_adds(b, "\nexit $status\n");
+}
+
+void ev_results(const struct kb_evidence *r, struct kb_buf *b)
+{
+	int fio = kb_matrix_workload(r->m)->kind != KB_WORKLOAD_COMMAND;
+
 	kb_buf_addf(b, "\n# -- the result frames (docs/guests.md): KBISECT-BEGIN RUN LEN CRC,\n"
 		       "# the payload, KBISECT-END RUN; one per run\n"
 		       "tr -d '\\r' <console.log | awk -v ext=%s '\n"
@@ -294,14 +307,21 @@ void ev_boot_sh(const struct kb_evidence *r, struct kb_buf *b)
 		struct kb_buf line = KB_BUF_INIT;
 
 		kb_buf_adds(&line, "kbisect measured ");
-		measured(r, &line);
-		sh_quote(b, line.buf);
+		ev_measured(r, &line);
+		ev_sh_quote(b, line.buf);
 		kb_buf_release(&line);
 	}
-	kb_buf_adds(b, "\nexit $status\n");
 }
 
 /* ---- README ------------------------------------------------------------ */
+
+void ev_template_note(const struct kb_evidence *r, struct kb_buf *b)
+{
+	if (r->template_workload)
+		kb_buf_adds(b, "The variant is not in the plan of the experiment's matrix: the\n"
+			       "initramfs runs the matrix's copies and sysctls, which need not be\n"
+			       "those the boot ran with.\n\n");
+}
 
 void ev_readme(const struct kb_evidence *r, struct kb_buf *b)
 {
@@ -322,7 +342,7 @@ void ev_readme(const struct kb_evidence *r, struct kb_buf *b)
 		    r->info.runs_per_boot,
 		    r->info.runs_per_boot == 1 ? "" : "s");
 	kb_buf_adds(b, "Measured by kbisect: ");
-	measured(r, b);
+	ev_measured(r, b);
 	kb_buf_addf(b, ".\n%s: %s.\n\n", r->info.metric,
 		    kb_metric_dir_text(&dir));
 	kb_buf_addf(b, "Experiment  %lld \"%s\", %s design, %s executor, created %s\n"
@@ -360,10 +380,7 @@ void ev_readme(const struct kb_evidence *r, struct kb_buf *b)
 			       "boot.sh is given a URI (a URI of another machine needs this\n"
 			       "folder there, at the same path).\n\n",
 			    r->e.host, r->pool, default_uri(r));
-	if (r->template_workload)
-		kb_buf_adds(b, "The variant is not in the plan of the experiment's matrix: the\n"
-			       "initramfs runs the matrix's copies and sysctls, which need not be\n"
-			       "those the boot ran with.\n\n");
+	ev_template_note(r, b);
 	kb_buf_adds(b, "Files\n-----\n\n");
 	kb_buf_adds(b, "boot.sh       boots domain.xml once with `virsh create`, waits until the\n"
 		       "              guest is gone (it powers off after its runs; boot.sh\n"

@@ -83,6 +83,12 @@ const struct cmd cmd_repro_entry = {
 		"confirms is copied) is an error naming it (exit status 1), and so\n"
 		"is a recorded host that is not a libvirt URI (exit status 2), both\n"
 		"before anything is written.\n"
+		"A boot on a machine host (hosts[].machine) has no domain.xml: its\n"
+		"boot.sh runs the machine's own console, boot and power commands\n"
+		"from the experiment's matrix (quoted, for you to read before you\n"
+		"run it) with DIR's kernel, initrd and cmdline (xen_cmdline for a\n"
+		"boot as Xen's dom0), waits for the workload's end and powers the\n"
+		"machine off.  kbisect repro itself runs none of them.\n"
 		"DIR must be empty or new unless --force.  Keep it off tmpfs: the\n"
 		"scratch disk is opened with O_DIRECT.\n",
 	.epilog = "Example:\n"

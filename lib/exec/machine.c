@@ -448,6 +448,29 @@ static int boot_files(struct machine *x, const struct kb_workload *w,
 	return ret;
 }
 
+/*
+ * What the boot chose, for its evidence (db/0007: the domain XML's
+ * column) and `kbisect repro` (lib/evidence_machine.c): a line a value,
+ * "KEY VALUE", after "kbisect-machine-boot 1".
+ */
+static char *boot_record(const struct machine *x,
+			 const struct kb_machine_kernel *k, const char *root)
+{
+	struct kb_buf b = KB_BUF_INIT;
+
+	kb_buf_addf(&b, "kbisect-machine-boot 1\nmachine %s\nmethod %s\n",
+		    kb_machine_name(x->mc),
+		    kb_machine_boot_name(kb_machine_boot_method(x->mc)));
+	kb_buf_addf(&b, "kernel %s\ninitrd %s\ncmdline %s\n", k->kernel,
+		    k->initrd, k->cmdline);
+	if (k->xen)
+		kb_buf_addf(&b, "xen %s\nxen_cmdline %s\n", k->xen,
+			    k->xen_cmdline);
+	if (root)
+		kb_buf_addf(&b, "root %s\n", root);
+	return kb_buf_detach(&b);
+}
+
 /* The boot's result: its console judged, as a guest's is. */
 static int judge(struct kb_console *c,
 		 const struct kb_workload *w, unsigned runs,
@@ -463,6 +486,9 @@ static int judge(struct kb_console *c,
 		kb_boot_result_release(&j);
 		return ret;
 	}
+	/* what the boot chose and ran stays */
+	j.domain_xml = out->domain_xml;
+	j.workload_text = out->workload_text;
 	*out = j;
 	/* the console's judge speaks of a guest; this is a machine */
 	if (out->status == KB_BOOT_TIMEOUT) {
@@ -554,6 +580,17 @@ static int boot_at(void *self, const struct kb_variant *v,
 		k.xen_cmdline = xen_cmdline = xen_cmdline_of(x, &v->guest);
 	}
 	work_s = kb_realexec_workload_timeout(w, runs);
+	if (v->guest.dom0 && !k.xen) {
+		failed(out, KB_BOOT_FAILED,
+		       "booted as Xen's dom0 with no Xen image: give machine.xen");
+		goto done;
+	}
+	/* what it chose and ran, for the boot's evidence */
+	if ((ret = kb_initramfs_workload_text(w, &out->workload_text, err))) {
+		err->code = ret = KB_ELOCAL;
+		goto done;
+	}
+	out->domain_xml = boot_record(x, &k, x->image);
 	if ((ret = kb_machlock_take(kb_machine_name(x->mc), x->o.stop,
 				    x->o.image_note, x->o.build_arg, &lock,
 				    err))) {

@@ -7,6 +7,7 @@
 #
 #  1. two kernels, 2 boots of 2 runs each: every sample stored, the boot
 #     command given the kernel, kbisect's initramfs and command line;
+#     kbisect repro's boot.sh boots it again through the same commands;
 #     the same kernel natively and as Xen's dom0 (factors.machine);
 #  2. a kernel that hangs and one that panics: each power-cycled, the
 #     machine booted into its known-good kernel (its "login:"), and the
@@ -91,6 +92,21 @@ esac
 [ "$(cat "$T/st1/next-runs")" = 2 ] || fail "ok: the initramfs does not say runs=2"
 [ ! -s "$T/st1/pid" ] || fail "ok: the machine was left on"
 
+# kbisect repro writes what boots it again by hand: boot.sh runs the
+# machine's commands and prints the metric as kbisect read it
+"$KB" repro 1 1 --db "$T/ok.db" -o "$T/rep" >"$T/rep.out" 2>&1 ||
+	fail "repro of a machine boot: $(cat "$T/rep.out")"
+for f in kernel initrd cmdline workload.sh boot.sh README; do
+	[ -s "$T/rep/$f" ] || fail "repro: no $f"
+done
+(cd "$T/rep" && ./boot.sh) >"$T/rep-boot.out" 2>&1 ||
+	fail "repro: boot.sh failed: $(cat "$T/rep-boot.out")"
+grep -q "^real_s 2.5 (the mean of 2 runs: the boot's value, as kbisect stores it)$" "$T/rep-boot.out" ||
+	fail "repro: boot.sh printed $(cat "$T/rep-boot.out")"
+[ "$(sed -n 's/^start [0-9]* //p' "$T/st1/events" | tail -n 1)" = "$T/rep/kernel" ] ||
+	fail "repro: boot.sh did not boot the folder's kernel"
+[ ! -s "$T/st1/pid" ] || fail "repro: boot.sh left the machine on"
+
 # ---- 1b. natively and as Xen's dom0: the same kernel, Xen's files given -
 cat >"$T/dom0.yaml" <<YAML
 name: dom0
@@ -121,6 +137,14 @@ case $env in
 *'"hypervisor":"none"}'*'"hypervisor":"xen","xen":"'"$T"'/good"}'* | *'"hypervisor":"xen","xen":"'"$T"'/good"}'*'"hypervisor":"none"}'*) ;;
 *) fail "dom0: environments '$env'" ;;
 esac
+
+v=$(q dom0 "SELECT v.idx FROM variants v WHERE v.label LIKE '%xen%'")
+"$KB" repro 1 "$v" --db "$T/dom0.db" -o "$T/rep0" >"$T/rep0.out" 2>&1 ||
+	fail "repro of a dom0 boot: $(cat "$T/rep0.out")"
+grep -q -- "--xen \"\$xen\" --xen-cmdline \"\$xen_cmdline\"" "$T/rep0/boot.sh" &&
+	grep -q "^xen='$T/good'$" "$T/rep0/boot.sh" &&
+	[ "$(cat "$T/rep0/xen_cmdline")" = "console=com1 com1=115200,8n1 dom0_max_vcpus=2 dom0_vcpus_pin" ] ||
+	fail "repro: the dom0 boot's boot.sh does not boot Xen: $(grep xen "$T/rep0/boot.sh")"
 
 # ---- 2. a hang and a panic: the variant's failures, the machine back ------
 matrix fail "$T/ok-a, $T/hang, $T/panic" good 1 st2
