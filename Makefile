@@ -115,16 +115,11 @@ deps:
 test: deps
 	$(Q)$(MAKE) --no-print-directory test-run
 
-# Machine tests on tools/machine-qemu (docs/machines.md), 40 s and 80 s
-# under TCG, exit 77 when they skip: not in `make test` until decided
-MACHINE_QEMU_TESTS = tests/integration/machine-qemu.sh \
-	tests/integration/machine-qemu-run.sh
-
 test-run: kbisect kbisectd headers $(TESTS)
 	@BUILD=$(BUILD) tools/lint
 	@tools/run-tests $(TESTS)
 	@tests/cli/run.sh ./kbisect
-	@for t in $(filter-out $(MACHINE_QEMU_TESTS),$(sort $(wildcard tests/integration/*.sh))); do \
+	@for t in $(sort $(wildcard tests/integration/*.sh)); do \
 		echo "== $$t"; $$t ./kbisect || exit 1; done
 
 # A Xen host with libvirtd under QEMU's emulation, started by hand

@@ -9,15 +9,15 @@
 # refusals: power on with no boot chosen, usage errors; power off twice.
 # Commas of the kernel's command line reach it, natively and as dom0.  Prints the boot-to-poweroff times.
 #
-# Usage: tests/integration/machine-qemu.sh  (from anywhere)
-# Exit status: 0 passed, 1 failed, 77 skipped (the reason on stdout).
+# Usage: tests/e2e/machine-qemu.sh  (from anywhere)
+# Exit status: 0 passed or skipped ("SKIP: " and the reason on stdout), 1 failed.
 # Env: KEEP=1 keeps the scratch folder; MACHINE_QEMU_TIMEOUT (s, per boot,
 # default 300).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 PATH=$PATH:/usr/sbin:/sbin
 
-skip() { echo "machine-qemu: SKIP: $*"; exit 77; }
+skip() { echo "machine-qemu: SKIP: $*"; exit 0; }
 die() { echo "machine-qemu: FAIL: $*"; exit 1; }
 say() { echo "machine-qemu: $*"; }
 
