@@ -508,7 +508,7 @@ static int bring_up(struct machine *x, struct kb_err *err)
 		return 0;
 	if ((ret = power_up(x, &e)))
 		return kb_err_set(err, KB_EFAIL,
-				  "machine %s is not up on its own system (boot.ssh with 'true' failed) and cannot be powered up: %s",
+				  "machine %s is not up on its own system: boot.ssh with 'true' failed, and it cannot be powered up: %s",
 				  kb_machine_name(x->mc), e.msg);
 	return wait_up(x, "a power-up (it was not up before the boot)", err);
 }
