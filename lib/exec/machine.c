@@ -513,6 +513,17 @@ static int bring_up(struct machine *x, struct kb_err *err)
 	return wait_up(x, "a power-up (it was not up before the boot)", err);
 }
 
+/* Whether @s (may be NULL) is text GRUB's parser reads as plain words:
+ * nothing of its syntax (quotes, $, ;, braces, #, newlines). */
+static int grub_plain(const char *s)
+{
+	for (; s && *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr(" _.,:=+/@%-", *s)))
+			return 0;
+	return 1;
+}
+
 /*
  * GRUB's menu entry 'kbisect' for @k, written to /boot/grub/custom.cfg:
  * Debian's /etc/grub.d/41_custom makes grub.cfg source that file at
@@ -852,6 +863,12 @@ static int boot_at(void *self, const struct kb_variant *v,
 	if (v->guest.dom0 && !k.xen) {
 		failed(out, KB_BOOT_FAILED,
 		       "booted as Xen's dom0 with no Xen image: give machine.xen");
+		goto done;
+	}
+	if (kb_machine_boot_method(x->mc) == KB_MACHINE_GRUB_REBOOT &&
+	    (!grub_plain(k.cmdline) || !grub_plain(k.xen_cmdline))) {
+		failed(out, KB_BOOT_FAILED,
+		       "the command line has a character GRUB's menu entry would read as syntax: letters, digits, spaces and _ . , : = + / @ % - only with boot method grub-reboot");
 		goto done;
 	}
 	/* what it chose and ran, for the boot's evidence */
