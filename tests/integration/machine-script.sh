@@ -22,7 +22,8 @@
 #     namespace whose /boot and /var/tmp are the test's own): a machine
 #     that is off powered up and waited for, the files shipped, kexec'd
 #     samples stored, a hang recovered by a power-up, a dom0 variant
-#     booted by GRUB's custom.cfg entry, a kexec matrix with a dom0
+#     booted by GRUB's custom.cfg entry (a Xen line GRUB would read as
+#     syntax refused), a kexec matrix with a dom0
 #     factor refused at its position.
 #
 # Usage: tests/integration/machine-script.sh path/to/kbisect
@@ -328,6 +329,20 @@ CFG
 		fail "grub-reboot: environment '$env'"
 	[ "$(sed -n 's/^start [0-9]* //p' "$S/m/events" | tail -n 2 | tr '\n' ' ')" = "/boot/kbisect/kernel $T/good " ] ||
 		fail "grub-reboot: the machine did not boot the entry, then its own system"
+
+	# 5c'. a Xen line GRUB would read as syntax: the variant's failure,
+	# nothing shipped or booted
+	nev=$(wc -l <"$S/m/events")
+	ssh_matrix grbad grub-reboot "$T/ok-a" "hypervisor: [xen]" "xen: $T/good
+      xen_cmdline: 'a=1; \$x'"
+	"$KB" run "$T/grbad.yaml" --db "$T/grbad.db" >"$T/grbad.out" 2>&1 ||
+		fail "run grbad.yaml: $(cat "$T/grbad.out")"
+	got=$(q grbad "SELECT status || ' ' || reason FROM boots")
+	case $got in
+	"boot-failed the command line has a character GRUB's menu entry would read as syntax"*) ;;
+	*) fail "grub-reboot, a bad Xen line: boots '$got'" ;;
+	esac
+	[ "$(wc -l <"$S/m/events")" = "$nev" ] || fail "grub-reboot, a bad Xen line: the machine was booted"
 
 	# 5d. kexec cannot boot Xen: refused where the factor says dom0
 	ssh_matrix kxdom0 kexec "$T/ok-a" "hypervisor: [none, xen]" "xen: $T/good"
