@@ -70,6 +70,13 @@ int ev_machine_load(struct kb_evidence *r, struct kb_err *err)
 				  "boot %u of variant %u of experiment %lld ran on %s, which the experiment's matrix has no machine host of",
 				  r->e.boot_no, r->v->idx, (long long)r->exp,
 				  r->e.host);
+	/* boot.sh runs the matrix's commands; an ssh method's steps
+	 * (ship, kexec or grub-reboot, read the console) are not written */
+	if (kb_machine_boot_method(r->mc) != KB_MACHINE_COMMAND)
+		return kb_err_set(err, KB_EINPUT,
+				  "boot %u of variant %u of experiment %lld was booted by boot method %s: kbisect repro's boot.sh covers boot method command only (lib/exec/machine.h says the steps to do by hand)",
+				  r->e.boot_no, r->v->idx, (long long)r->exp,
+				  kb_machine_boot_name(kb_machine_boot_method(r->mc)));
 	name = field(rec, "machine", &bad);
 	r->m_cmdline = field(rec, "cmdline", &bad);
 	r->m_xen = field(rec, "xen", &bad);

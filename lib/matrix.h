@@ -529,11 +529,12 @@ const struct kb_host *kb_matrix_host(const struct kb_matrix *m, size_t i);
 const struct kb_machine *kb_matrix_machine(const struct kb_matrix *m,
 					   size_t i);
 /*
- * Refuse a matrix that has a machine host whose boot method no executor
- * runs yet (kexec, grub-reboot; lib/exec/machine.h runs command):
- * "FILE:LINE:COL: hosts[N]: machine NAME: boot method kexec is parsed
- * but not yet run by this version; method command is (issue: machine
- * backend)", KB_EINPUT; 0 when it has none.
+ * Refuse a matrix that has a host no executor runs, KB_EINPUT at its
+ * position; 0 when it has none.  Every machine boot method is run
+ * (lib/exec/machine.h), so this returns 0 today; a kexec machine in a
+ * matrix whose factors boot Xen's dom0 is refused at parse ("boot
+ * method kexec boots Linux only; Xen's dom0 needs grub-reboot or
+ * command").
  */
 int kb_matrix_check_runnable_hosts(const struct kb_matrix *m,
 				   struct kb_err *err);

@@ -680,8 +680,10 @@ static char *name_from_file(const char *file)
 static int machine_factors(struct ctx *c)
 {
 	const struct kb_matrix *m = c->m;
-	const struct kb_factor *hv = NULL, *xen_cmdline = NULL;
-	size_t i, l, machines = 0;
+	const struct kb_factor *hv = NULL, *xen_cmdline = NULL,
+			       *xen_f = NULL;
+	const struct kb_loc *dom0 = NULL;
+	size_t i, l, machines = 0, kexec = 0;
 	int xen_factor = 0, every_xen = 1;
 
 	for (i = 0; i < m->nhosts; i++) {
@@ -690,6 +692,9 @@ static int machine_factors(struct ctx *c)
 		machines++;
 		if (!kb_machine_xen(m->hosts[i].machine))
 			every_xen = 0;
+		if (kb_machine_boot_method(m->hosts[i].machine) ==
+		    KB_MACHINE_KEXEC)
+			kexec++;
 	}
 	for (i = 0; i < m->nfactors; i++) {
 		const struct kb_factor *f = &m->factors[i];
@@ -701,13 +706,27 @@ static int machine_factors(struct ctx *c)
 					 f->loc.col,
 					 "factor %s changes what a machine boots: every host must be a machine (hosts[].machine, docs/matrix.md \"Machines\")",
 					 f->name);
-		if (!strcmp(f->name, "machine.xen"))
+		if (!strcmp(f->name, "machine.xen")) {
 			xen_factor = 1;
+			xen_f = f;
+		}
 		if (!strcmp(f->name, "machine.hypervisor"))
 			hv = f;
 		if (!strcmp(f->name, "machine.xen_cmdline"))
 			xen_cmdline = f;
 	}
+	/* where a variant is first booted as dom0 (lib/plan.c: a
+	 * machine.hypervisor xen level, else Xen's own factors) */
+	if (hv) {
+		for (l = 0; l < hv->nlevels && !dom0; l++)
+			if (!strcmp(hv->levels[l].value, "xen"))
+				dom0 = &hv->levels[l].loc;
+	} else if (xen_f || xen_cmdline) {
+		dom0 = xen_f ? &xen_f->loc : &xen_cmdline->loc;
+	}
+	if (dom0 && kexec)
+		return kb_err_at(c->y.err, m->file, dom0->line, dom0->col,
+				 "boot method kexec boots Linux only; Xen's dom0 needs grub-reboot or command");
 	if (xen_factor || every_xen)
 		return 0;
 	if (!hv && xen_cmdline)

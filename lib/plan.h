@@ -34,9 +34,9 @@ struct kb_plan;
 /*
  * Expand @m.  Checks what needs the whole design: fractional designs need
  * 4 to 8 two-level factors, the number of variants is capped, and each
- * variant's pin list must match its vCPU count; a matrix with a machine
- * host is refused, as no executor boots one yet
- * (kb_matrix_check_runnable_hosts()).  Errors name the matrix position.
+ * variant's pin list must match its vCPU count; a matrix with a host no
+ * executor runs is refused (kb_matrix_check_runnable_hosts()).  Errors
+ * name the matrix position.
  * @m must outlive the plan.
  */
 int kb_plan_new(const struct kb_matrix *m, struct kb_plan **out,

@@ -97,8 +97,8 @@ struct cmd {
 #define CMD_HELP_MACHINES                                                  \
 	"A host that is a whole machine (hosts[].machine) is booted through\n" \
 	"its own power, console and boot commands, one boot at a time\n" \
-	"(docs/machines.md); boot methods kexec and grub-reboot are refused\n" \
-	"as bad input: only method command is run yet.\n"
+	"(docs/machines.md): boot method command, or kexec and grub-reboot\n" \
+	"over boot.ssh; kexec with a dom0 factor is refused as bad input.\n"
 
 /* ---- the table, usage and failures (main.c) ------------------------ */
 

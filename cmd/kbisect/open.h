@@ -56,8 +56,8 @@ int cmd_parse_id(const char *s, int64_t *out);
  * Load the matrix at @path by its absolute path (kb_matrix_load): an
  * experiment stores the path, which anchors the matrix's relative paths,
  * so that whatever runs it again (resume, boots the analysis verbs add)
- * finds them from any folder.  A matrix with a machine host is refused
- * (kb_matrix_check_runnable_hosts()): no verb boots one yet.
+ * finds them from any folder.  A matrix with a host no executor runs is
+ * refused (kb_matrix_check_runnable_hosts(); none today).
  */
 int cmd_matrix_load(const char *path, struct kb_matrix **m,
 		    struct kb_err *err);

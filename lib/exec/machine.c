@@ -32,6 +32,14 @@
 
 /* How long a power or boot command may run. */
 #define CMD_TIMEOUT_S 300.0
+/* How long one `ssh ... true` may run, and how often it is tried while
+ * a machine comes up. */
+#define UP_TRY_S 20.0
+#define UP_POLL_S 3.0
+/* Where the ssh methods ship a boot's files on the machine: kexec's
+ * anywhere, grub-reboot's where GRUB reads them (its /boot) */
+#define KEXEC_DIR "/var/tmp/kbisect"
+#define GRUB_DIR "/boot/kbisect"
 /* kbisect's part of a machine kernel's command line: natively, and as
  * Xen's dom0 (its console Xen's, which Xen puts on its serial line) */
 #define MACHINE_CMDLINE "console=ttyS0,115200 panic=-1"
@@ -110,16 +118,16 @@ static const char *last_line(struct kb_buf *b)
  * process behind that holds it.  0 when it exits 0, else KB_EFAIL
  * naming it, its status and its last line of output.
  */
-static int run_cmd(struct machine *x, const char *what,
-		   const char *const *argv, const char *const *extra,
-		   struct kb_err *err)
+static int run_cmd_in(struct machine *x, const char *what,
+		      const char *const *argv, const char *const *extra,
+		      const char *in, double timeout_s, struct kb_err *err)
 {
 	struct kb_program p = { NULL, NULL, KB_PROGRAM_PIPE, KB_PROGRAM_PIPE,
-				NULL };
+				NULL, in };
 	struct kb_buf out = KB_BUF_INIT;
 	const char **all;
 	size_t n = 0, i;
-	double until = kb_monotime() + CMD_TIMEOUT_S;
+	double until = kb_monotime() + timeout_s;
 	char *text = cmd_text(what, argv), chunk[4096];
 	pid_t pid;
 	int fd, st = -1, ret = 0, done = 0;
@@ -157,7 +165,7 @@ static int run_cmd(struct machine *x, const char *what,
 			ret = kb_err_set(err, KB_EFAIL,
 					 "machine %s: %s ran over %.0f s",
 					 kb_machine_name(x->mc), text,
-					 CMD_TIMEOUT_S);
+					 timeout_s);
 			goto out;
 		}
 	}
@@ -175,6 +183,79 @@ out:
 	return ret;
 }
 
+static int run_cmd(struct machine *x, const char *what,
+		   const char *const *argv, const char *const *extra,
+		   struct kb_err *err)
+{
+	return run_cmd_in(x, what, argv, extra, NULL, CMD_TIMEOUT_S, err);
+}
+
+/* Whether the machine is booted by kexec or grub-reboot, through ssh. */
+static int by_ssh(const struct machine *x)
+{
+	return kb_machine_boot_method(x->mc) != KB_MACHINE_COMMAND;
+}
+
+/* @s as one word of a POSIX shell's command: single-quoted, each '
+ * as '\'' , then a space. */
+static void sh_word(struct kb_buf *b, const char *s)
+{
+	kb_buf_adds(b, "'");
+	for (; *s; s++)
+		if (*s == '\'')
+			kb_buf_adds(b, "'\\''");
+		else
+			kb_buf_add(b, s, 1);
+	kb_buf_adds(b, "' ");
+}
+
+/*
+ * Run @remote, one shell command line, on the machine: boot.ssh with it
+ * appended as one argument (ssh hands the machine's shell that string;
+ * every word of ours in it is quoted by sh_word()).  @in: the file its
+ * stdin reads, or NULL.
+ */
+static int ssh_run(struct machine *x, const char *what, const char *remote,
+		   const char *in, double timeout_s, struct kb_err *err)
+{
+	const char *extra[2] = { remote, NULL };
+
+	return run_cmd_in(x, what, kb_machine_boot_ssh(x->mc), extra, in,
+			  timeout_s, err);
+}
+
+/* Whether the machine answers `ssh ... true` (is up on its own system). */
+static int ssh_up(struct machine *x)
+{
+	struct kb_err e = KB_ERR_INIT;
+
+	return ssh_run(x, "boot.ssh", "true", NULL, UP_TRY_S, &e) == 0;
+}
+
+/* Ship local file @path to the machine as @dir/@name: written to
+ * NAME.tmp, then renamed, so a half-shipped file is never booted. */
+static int ship(struct machine *x, const char *path, const char *dir,
+		const char *name, struct kb_err *err)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	char *dst = kb_asprintf("%s/%s", dir, name),
+	     *tmp = kb_asprintf("%s/%s.tmp", dir, name);
+	int ret;
+
+	kb_buf_adds(&b, "mkdir -p ");
+	sh_word(&b, dir);
+	kb_buf_adds(&b, "&& cat > ");
+	sh_word(&b, tmp);
+	kb_buf_adds(&b, "&& mv -f ");
+	sh_word(&b, tmp);
+	sh_word(&b, dst);
+	ret = ssh_run(x, "boot.ssh (shipping a file)", b.buf, path,
+		      CMD_TIMEOUT_S, err);
+	kb_buf_release(&b);
+	free(dst);
+	free(tmp);
+	return ret;
+}
 static int power(struct machine *x, enum kb_machine_power p,
 		 struct kb_err *err)
 {
@@ -237,7 +318,7 @@ static int choose(struct machine *x, const struct kb_machine_kernel *k,
 static int console_start(struct machine *x, struct kb_err *err)
 {
 	struct kb_program p = { kb_machine_console(x->mc), NULL,
-				KB_PROGRAM_PIPE, KB_PROGRAM_NULL, NULL };
+				KB_PROGRAM_PIPE, KB_PROGRAM_NULL, NULL, NULL };
 	struct timespec settle = { 1, 0 };
 	int ret;
 
@@ -381,6 +462,200 @@ static int recover(struct machine *x, const char *why, struct kb_err *err)
 out:
 	kb_buf_release(&raw);
 	return ret;
+}
+
+/*
+ * Wait until the machine answers `ssh ... true` (up on its own system),
+ * tried every UP_POLL_S within machine.boot_timeout_s, its console read
+ * and dropped meanwhile.  0 when it does, else KB_EFAIL saying so after
+ * @why: the machine's failure.
+ */
+static int wait_up(struct machine *x, const char *why, struct kb_err *err)
+{
+	double until = kb_monotime() + kb_machine_boot_timeout_s(x->mc);
+	struct timespec nap = { 0, 200 * 1000 * 1000 };
+
+	for (;;) {
+		double next;
+
+		if (ssh_up(x))
+			return 0;
+		if (stopping(x) || kb_monotime() >= until)
+			return kb_err_set(err, KB_EFAIL,
+					  "machine %s did not come back on its own system after %s: %s",
+					  kb_machine_name(x->mc), why,
+					  stopping(x) ? "stopped"
+						      : "boot.ssh with 'true' did not succeed within machine.boot_timeout_s");
+		next = kb_monotime() + UP_POLL_S;
+		while (kb_monotime() < next && !stopping(x)) {
+			if (x->console_fd >= 0 && !x->console_eof)
+				console_read(x, next - kb_monotime(), NULL,
+					     NULL);
+			else
+				nanosleep(&nap, NULL);
+		}
+	}
+}
+
+/* Before an ssh method's boot: the machine up on its own system,
+ * powered up and waited for when it is not. */
+static int bring_up(struct machine *x, struct kb_err *err)
+{
+	struct kb_err e = KB_ERR_INIT;
+	int ret;
+
+	if (ssh_up(x))
+		return 0;
+	if ((ret = power_up(x, &e)))
+		return kb_err_set(err, KB_EFAIL,
+				  "machine %s is not up on its own system: boot.ssh with 'true' failed, and it cannot be powered up: %s",
+				  kb_machine_name(x->mc), e.msg);
+	return wait_up(x, "a power-up (it was not up before the boot)", err);
+}
+
+/* Whether @s (may be NULL) is text GRUB's parser reads as plain words:
+ * nothing of its syntax (quotes, $, ;, braces, #, newlines). */
+static int grub_plain(const char *s)
+{
+	for (; s && *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr(" _.,:=+/@%-", *s)))
+			return 0;
+	return 1;
+}
+
+/*
+ * GRUB's menu entry 'kbisect' for @k, written to /boot/grub/custom.cfg:
+ * Debian's /etc/grub.d/41_custom makes grub.cfg source that file at
+ * boot, so no update-grub is run.  The files are found where /boot is
+ * the root's folder, else on a /boot of its own (where they are
+ * /kbisect/...).
+ */
+static char *grub_entry(const struct kb_machine_kernel *k)
+{
+	struct kb_buf b = KB_BUF_INIT;
+
+	kb_buf_adds(&b, "# written by kbisect (boot method grub-reboot); chosen once by grub-reboot kbisect\n"
+			"menuentry 'kbisect' {\n"
+			"\tif search --no-floppy --set=root --file " GRUB_DIR "/kernel; then\n"
+			"\t\tset kbdir=" GRUB_DIR "\n"
+			"\telse\n"
+			"\t\tsearch --no-floppy --set=root --file /kbisect/kernel\n"
+			"\t\tset kbdir=/kbisect\n"
+			"\tfi\n");
+	if (k->xen) {
+		kb_buf_addf(&b, "\tmultiboot2 $kbdir/xen %s\n",
+			    k->xen_cmdline ? k->xen_cmdline : "");
+		kb_buf_addf(&b, "\tmodule2 $kbdir/kernel %s\n",
+			    k->cmdline ? k->cmdline : "");
+		kb_buf_adds(&b, "\tmodule2 $kbdir/initrd\n");
+	} else {
+		kb_buf_addf(&b, "\tlinux $kbdir/kernel %s\n",
+			    k->cmdline ? k->cmdline : "");
+		kb_buf_adds(&b, "\tinitrd $kbdir/initrd\n");
+	}
+	kb_buf_adds(&b, "}\n");
+	return kb_buf_detach(&b);
+}
+
+/* Ship @text to the machine as @dir/@name (through a file here). */
+static int ship_text(struct machine *x, const char *text, const char *dir,
+		     const char *name, struct kb_err *err)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char *path = kb_asprintf("%s/kbisect-ship.XXXXXX",
+				 tmpdir && *tmpdir ? tmpdir : "/tmp");
+	size_t n = strlen(text);
+	int fd = mkstemp(path), ret;
+
+	if (fd < 0 || write(fd, text, n) != (ssize_t)n) {
+		ret = kb_err_set(err, KB_ELOCAL, "cannot write %s: %s", path,
+				 strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+		}
+		free(path);
+		return ret;
+	}
+	close(fd);
+	ret = ship(x, path, dir, name, err);
+	unlink(path);
+	free(path);
+	return ret;
+}
+
+/*
+ * Choose an ssh method's next boot: @k's files shipped; kexec loads
+ * them, grub-reboot writes its entry and chooses it for the next boot
+ * only.  Nothing boots yet.
+ */
+static int ssh_choose(struct machine *x, const struct kb_machine_kernel *k,
+		      struct kb_err *err)
+{
+	int kexec = kb_machine_boot_method(x->mc) == KB_MACHINE_KEXEC;
+	const char *dir = kexec ? KEXEC_DIR : GRUB_DIR;
+	struct kb_buf b = KB_BUF_INIT;
+	char *t = NULL, *entry = NULL;
+	int ret;
+
+	if ((ret = ship(x, k->kernel, dir, "kernel", err)) ||
+	    (ret = ship(x, k->initrd, dir, "initrd", err)) ||
+	    (k->xen && (ret = ship(x, k->xen, dir, "xen", err))))
+		goto out;
+	if (kexec) {
+		kb_buf_adds(&b, "kexec -l ");
+		sh_word(&b, KEXEC_DIR "/kernel");
+		sh_word(&b, "--initrd=" KEXEC_DIR "/initrd");
+		t = kb_asprintf("--command-line=%s",
+				k->cmdline ? k->cmdline : "");
+		sh_word(&b, t);
+		ret = ssh_run(x, "boot.ssh (kexec -l)", b.buf, NULL,
+			      CMD_TIMEOUT_S, err);
+		goto out;
+	}
+	entry = grub_entry(k);
+	if ((ret = ship_text(x, entry, "/boot/grub", "custom.cfg", err)))
+		goto out;
+	ret = ssh_run(x, "boot.ssh (grub-reboot)", "grub-reboot kbisect",
+		      NULL, CMD_TIMEOUT_S, err);
+out:
+	kb_buf_release(&b);
+	free(t);
+	free(entry);
+	return ret;
+}
+
+/* Start the chosen boot: kexec -e or reboot, detached so that ssh
+ * returns.  Its ssh may fail as the link drops: not counted. */
+static void ssh_start(struct machine *x)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	struct kb_err e = KB_ERR_INIT;
+
+	kb_buf_adds(&b, "nohup sh -c ");
+	sh_word(&b, kb_machine_boot_method(x->mc) == KB_MACHINE_KEXEC
+			    ? "sleep 1; kexec -e"
+			    : "sleep 1; reboot");
+	kb_buf_adds(&b, "</dev/null >/dev/null 2>&1 &");
+	ssh_run(x, "boot.ssh (start)", b.buf, NULL, 60, &e);
+	kb_buf_release(&b);
+}
+
+/*
+ * An ssh method's machine after a boot (/init powered it off, or it
+ * hangs): powered up, so that it boots its own default entry, and waited
+ * for as bring_up() does.  @why: the boot, for messages.
+ */
+static int power_back(struct machine *x, const char *why, struct kb_err *err)
+{
+	struct kb_err e = KB_ERR_INIT;
+
+	if (power_up(x, &e))
+		return kb_err_set(err, KB_EFAIL,
+				  "machine %s cannot be powered up after %s: %s",
+				  kb_machine_name(x->mc), why, e.msg);
+	return wait_up(x, why, err);
 }
 
 /* Where a boot ran: the machine, how it is booted, natively or as
@@ -568,6 +843,11 @@ static int boot_at(void *self, const struct kb_variant *v,
 		failed(out, KB_BOOT_FAILED, "the build has no kernel image");
 		goto done;
 	}
+	if (by_ssh(x) && kb_matrix_guest(x->m)->image) {
+		failed(out, KB_BOOT_FAILED,
+		       "guest.image is given to boot method command only: kexec and grub-reboot boot the initramfs alone");
+		goto done;
+	}
 	if ((ret = boot_files(x, w, k.kernel, runs, &initrd, err))) {
 		/* what this machine makes: no host is to blame */
 		err->code = ret = KB_ELOCAL;
@@ -583,6 +863,12 @@ static int boot_at(void *self, const struct kb_variant *v,
 	if (v->guest.dom0 && !k.xen) {
 		failed(out, KB_BOOT_FAILED,
 		       "booted as Xen's dom0 with no Xen image: give machine.xen");
+		goto done;
+	}
+	if (kb_machine_boot_method(x->mc) == KB_MACHINE_GRUB_REBOOT &&
+	    (!grub_plain(k.cmdline) || !grub_plain(k.xen_cmdline))) {
+		failed(out, KB_BOOT_FAILED,
+		       "the command line has a character GRUB's menu entry would read as syntax: letters, digits, spaces and _ . , : = + / @ % - only with boot method grub-reboot");
 		goto done;
 	}
 	/* what it chose and ran, for the boot's evidence */
@@ -602,9 +888,16 @@ static int boot_at(void *self, const struct kb_variant *v,
 	}
 	if ((ret = console_start(x, err)))
 		goto done;
-	if ((ret = choose(x, &k, x->image, err)) ||
-	    (ret = power_up(x, err)))
+	if (by_ssh(x)) {
+		/* up on its own system, the files shipped and chosen, then
+		 * kexec -e or reboot */
+		if ((ret = bring_up(x, err)) || (ret = ssh_choose(x, &k, err)))
+			goto off;
+		ssh_start(x);
+	} else if ((ret = choose(x, &k, x->image, err)) ||
+		   (ret = power_up(x, err))) {
 		goto off;
+	}
 	console = kb_console_new(0);
 	end = watch(x, console, boot_s, work_s);
 	if (end == W_STOP) {
@@ -620,12 +913,30 @@ static int boot_at(void *self, const struct kb_variant *v,
 	if ((ret = judge(console, w, runs, end, boot_s, work_s, out, err)))
 		goto off;
 	if (kb_console_state(console) == KB_CONSOLE_DONE) {
-		/* /init powered the machine off itself */
-		ret = power_down(x, err);
+		/* /init powered the machine off itself.  An ssh method's
+		 * machine is powered back up into its own system: when it
+		 * does not come back, the boot still counts, and the next
+		 * boot's bring_up() is the host's failure. */
+		if (by_ssh(x))
+			power_back(x, "a boot", &gerr);
+		else
+			ret = power_down(x, err);
 		goto stop;
 	}
 	why = kb_asprintf("%s (%s)", kb_boot_status_name(out->status),
 			  out->reason ? out->reason : "no reason given");
+	if (by_ssh(x)) {
+		char *r;
+
+		if ((ret = power_back(x, why, err)))
+			goto off;
+		r = kb_asprintf("%s; the machine was powered up back into its own system",
+				out->reason ? out->reason
+					    : kb_boot_status_name(out->status));
+		free(out->reason);
+		out->reason = r;
+		goto stop;
+	}
 	if ((ret = recover(x, why, err)))
 		goto off;
 	{

@@ -11,7 +11,8 @@ struct kb_realexec_opts;
  * The machine executor, named "machine": a host that is a whole machine
  * (lib/matrix.h, hosts[].machine; docs/machines.md), booted into each
  * variant's kernel through the matrix's own commands, each run with an
- * argv and never a shell.  It boots; the real executor builds.
+ * argv and never a shell here (boot.ssh's one argument is read by the
+ * machine's shell, below).  It boots; the real executor builds.
  *
  * A boot, with the machine's lock held (machlock.h) throughout:
  *
@@ -37,8 +38,29 @@ struct kb_realexec_opts;
  * machine's failure: a negative return (KB_EFAIL), which the engine
  * counts against the host (drained after a few), nothing stored.
  *
- * Only boot.method "command" is run; kexec and grub-reboot are refused
- * before anything boots (kb_matrix_check_runnable_hosts()).
+ * Boot methods kexec and grub-reboot run over boot.ssh, an argv given
+ * one command string for the machine's shell (each of our words
+ * single-quoted), and leave the machine up on its own system between
+ * boots:
+ *
+ *   1. `ssh ... true` must succeed; if not, the machine is powered as in
+ *      3 and it is tried every 3 s within boot_timeout_s, else the
+ *      machine's failure;
+ *   2. the kernel, initramfs (and Xen) are shipped as their stdin to
+ *      /var/tmp/kbisect (kexec) or /boot/kbisect (grub-reboot) as
+ *      kernel, initrd, xen (NAME.tmp, then mv); kexec -l loads them, or
+ *      GRUB's entry 'kbisect' is written to /boot/grub/custom.cfg and
+ *      chosen once by grub-reboot;
+ *   3. kexec -e or reboot is started detached (its ssh may fail as the
+ *      link drops: not counted); the console is read as in 4;
+ *   4. after the boot the machine is powered up (it boots its default
+ *      entry) and waited for as in 1: a failed boot's recovery, the
+ *      machine's failure when it does not come back; after a good boot
+ *      the samples count either way (the next boot's 1 fails instead).
+ *
+ * known_good is used by method command only.  kexec boots no Xen: a
+ * kexec machine with factors that boot dom0 is refused at parse.
+ * guest.image is given to method command only.
  */
 
 /*

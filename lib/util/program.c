@@ -46,7 +46,8 @@ int kb_program_start(const struct kb_program *s, pid_t *pid, int *fd,
 		return kb_err_set(err, KB_EFAIL, "cannot create a pipe: %s",
 				  strerror(errno));
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 0, s->in ? s->in : "/dev/null",
+					 O_RDONLY, 0);
 	route(&fa, 1, s->out, s->log, p[1]);
 	if (s->err == KB_PROGRAM_LOG && s->out == KB_PROGRAM_LOG)
 		posix_spawn_file_actions_adddup2(&fa, 1, 2); /* one offset */

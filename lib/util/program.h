@@ -9,8 +9,8 @@ struct kb_err;
 
 /*
  * Running programs: always with an argv (posix_spawnp), never through a
- * shell, stdin from /dev/null, each output stream to /dev/null, to a pipe
- * the caller reads, or appended to a log file.
+ * shell, stdin from /dev/null or a file (`in`), each output stream to
+ * /dev/null, to a pipe the caller reads, or appended to a log file.
  */
 
 enum kb_program_to {
@@ -25,6 +25,7 @@ struct kb_program {
 	enum kb_program_to out;    /* where stdout goes */
 	enum kb_program_to err;    /* where stderr goes */
 	const char *log;         /* the file for KB_PROGRAM_LOG */
+	const char *in;          /* the file stdin reads; NULL: /dev/null */
 };
 
 /*

@@ -122,17 +122,18 @@ check "KBISECT_TRUST_MATRIX=1: the matrix is trusted, and plan says a program ru
 	has "^host test+ext:///default?command=$T/prog: this machine, by a program this machine runs (the ext transport)$" "$T/out"; echo $?)
 
 # ---- hosts: a whole machine (hosts[].machine) is parsed and checked; its
-# commands run programs here, so only a trusted matrix names one, and no
-# executor runs boot method kexec yet: every verb that would refuses it,
-# exit 2, before anything runs or is stored (lib/matrix_machine.c) -------
-printf 'source: { kernel: bzImage }\nworkload: { command: { run: "true" } }\nhosts:\n  - qemu:///system\n  - machine:\n      name: box1\n      power: { cycle: ["%s"] }\n      console: ["%s"]\n      boot: { method: kexec, ssh: ["%s"] }\n' "$T/prog" "$T/prog" "$T/prog" >"$T/machine.yaml"
-MACHINE_MSG="$T/machine.yaml:5:5: hosts\[1\]: machine box1: boot method kexec is parsed but not yet run by this version; method command is (issue: machine backend)"
+# commands run programs here, so only a trusted matrix names one, and
+# kexec boots Linux only: a kexec machine in a matrix that boots Xen's
+# dom0 is refused by every verb, exit 2, before anything runs or is
+# stored (lib/matrix_sections.c) -----------------------------------------
+printf 'source: { kernel: bzImage }\nfactors: { machine: { hypervisor: [none, xen] } }\nworkload: { command: { run: "true" } }\nhosts:\n  - machine:\n      name: box1\n      power: { cycle: ["%s"] }\n      console: ["%s"]\n      boot: { method: kexec, ssh: ["%s"] }\n      xen: /x\n' "$T/prog" "$T/prog" "$T/prog" >"$T/machine.yaml"
+MACHINE_MSG="$T/machine.yaml:2:42: boot method kexec boots Linux only; Xen's dom0 needs grub-reboot or command"
 run "$KB" plan "$T/machine.yaml"
 check "plan: a machine host in an untrusted matrix, exit 2 at its key" $([ $rc -eq 2 ] &&
 	has "$T/machine.yaml:5:5: machine host 'box1' is refused: its power, console and boot commands run programs on this machine; a matrix that names it must be trusted (KBISECT_TRUST_MATRIX=1" "$T/err" &&
 	[ ! -s "$T/out" ]; echo $?)
 run env KBISECT_TRUST_MATRIX=1 "$KB" plan "$T/machine.yaml"
-check "plan: a trusted machine host, exit 2: parsed, not yet run" $([ $rc -eq 2 ] &&
+check "plan: a trusted kexec machine with a dom0 factor, exit 2 at the factor's level" $([ $rc -eq 2 ] &&
 	has "^kbisect: $MACHINE_MSG$" "$T/err" && [ ! -s "$T/out" ] && [ ! -e "$T/ext-ran" ]; echo $?)
 run env KBISECT_TRUST_MATRIX=1 "$KB" plan "$T/machine.yaml" --model "$MODEL"
 check "plan --model: the same refusal, not a model run in silence" $([ $rc -eq 2 ] && has "$MACHINE_MSG" "$T/err"; echo $?)

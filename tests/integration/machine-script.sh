@@ -16,7 +16,15 @@
 #     host drained (run exits 1), nothing stored for the variant, the
 #     machine left off;
 #  4. two runs asking for one machine at once: one waits, and no two
-#     boots ever overlap.
+#     boots ever overlap;
+#  5. boot methods kexec and grub-reboot through a fake ssh
+#     (tests/integration/lib/fake-ssh: the remote command run in a mount
+#     namespace whose /boot and /var/tmp are the test's own): a machine
+#     that is off powered up and waited for, the files shipped, kexec'd
+#     samples stored, a hang recovered by a power-up, a dom0 variant
+#     booted by GRUB's custom.cfg entry (a Xen line GRUB would read as
+#     syntax refused), a kexec matrix with a dom0
+#     factor refused at its position.
 #
 # Usage: tests/integration/machine-script.sh path/to/kbisect
 set -u
@@ -213,6 +221,137 @@ pattern=$(cut -d' ' -f1 "$T/st4/events" | tr '\n' ' ')
 want=$(for i in 1 2 3 4 5 6 7 8; do printf 'start end '; done)
 [ "$pattern" = "$want" ] || fail "two: the machine's boots overlapped: $pattern"
 sort -c -k2,2n "$T/st4/events" 2>/dev/null || fail "two: events out of order"
+
+# ---- 5. boot methods kexec and grub-reboot, through a fake ssh ---------
+if ! unshare -m true 2>/dev/null; then
+	echo "SKIP: no unshare -m (root) for the fake ssh: boot methods kexec and grub-reboot untested"
+else
+	FSSH=$(dirname "$FM")/fake-ssh
+	# the fake machine's own /boot and /var/tmp, outside /var/tmp, which
+	# the fake ssh binds over
+	S=$(mktemp -d /tmp/kbisect-fake-ssh.XXXXXX)
+	trap 'cleanup; "$FM" power off "$S/m"; rm -rf "$S"' EXIT
+	"$FM" boot "$S/m" --kernel "$T/good" >/dev/null
+	# ssh_matrix NAME METHOD KERNELS [MACHINE FACTORS] [HOST LINE]
+	ssh_matrix() {
+		mf=
+		[ -n "${4:-}" ] && mf="
+  machine: { $4 }"
+		cat >"$T/$1.yaml" <<YAML
+name: $1
+source: { kernel: $T/ok-a }
+factors:
+  kernel: { image: [$3] }$mf
+workload: { command: { run: "true" } }
+repeat: { boots: 1, runs_per_boot: 2 }
+hosts:
+  - machine:
+      name: fake1
+      power:
+        on: [$FM, power, on, $S/m]
+        off: [$FM, power, off, $S/m]
+      console: [$FM, console, $S/m]
+      boot: { method: $2, ssh: [$FSSH, $S] }
+      boot_timeout_s: 6${5:+
+      $5}
+YAML
+	}
+	# 5a. kexec: the machine is off, so it is powered up and waited for
+	ssh_matrix kx kexec "$T/ok-a, $T/ok-b"
+	"$KB" run "$T/kx.yaml" --db "$T/kx.db" >"$T/kx.out" 2>&1 ||
+		fail "run kx.yaml: $(cat "$T/kx.out")"
+	n=$(q kx "SELECT count(*) FROM samples WHERE metric = 'real_s'")
+	[ "$n" = 4 ] || fail "kexec: $n real_s samples stored, expected 4"
+	means=$(q kx "SELECT group_concat(m, ' ') FROM (SELECT avg(s.value) m FROM samples s
+		JOIN boots b ON b.id = s.boot_id JOIN variants v ON v.id = b.variant_id
+		WHERE s.metric = 'real_s' GROUP BY v.idx ORDER BY v.idx)")
+	[ "$means" = "1.5 2.5" ] || fail "kexec: per-kernel means '$means', expected '1.5 2.5'"
+	env=$(q kx "SELECT DISTINCT environment FROM boots")
+	[ "$env" = '{"uri":"machine:fake1","machine":"fake1","boot_method":"kexec","hypervisor":"none"}' ] ||
+		fail "kexec: environment '$env'"
+	kernels=$(sed -n 's/^start [0-9]* //p' "$S/m/events" | sed "s|$T/||" | tr '\n' ' ')
+	[ "$kernels" = "good /var/tmp/kbisect/kernel good /var/tmp/kbisect/kernel good " ] ||
+		fail "kexec: the machine booted '$kernels', expected its own system (powered up: it was off) before and after each kexec"
+	[ "$(sort -u "$S/m/kexec.log")" = "-l /var/tmp/kbisect/kernel --initrd=/var/tmp/kbisect/initrd --command-line=console=ttyS0,115200 panic=-1" ] ||
+		fail "kexec: kexec was run as $(cat "$S/m/kexec.log")"
+	cmp -s "$S/var-tmp/kbisect/kernel" "$T/ok-a" || cmp -s "$S/var-tmp/kbisect/kernel" "$T/ok-b" ||
+		fail "kexec: the kernel was not shipped to /var/tmp/kbisect/kernel"
+	[ -s "$S/var-tmp/kbisect/initrd" ] && [ ! -e "$S/var-tmp/kbisect/kernel.tmp" ] ||
+		fail "kexec: the initrd not shipped, or a .tmp left: $(ls "$S/var-tmp/kbisect")"
+	[ "$(cat "$S/m/running")" = good ] && [ -s "$S/m/pid" ] ||
+		fail "kexec: the machine was not left up on its own system"
+	"$KB" repro 1 1 --db "$T/kx.db" -o "$T/repkx" >"$T/repkx.out" 2>&1
+	rc=$?
+	[ $rc -eq 2 ] && grep -q "was booted by boot method kexec: kbisect repro's boot.sh covers boot method command only" "$T/repkx.out" &&
+		[ ! -e "$T/repkx/boot.sh" ] || fail "kexec: repro exited $rc: $(cat "$T/repkx.out")"
+
+	# 5b. a hang under kexec: the variant's failure, recovered by a power-up
+	ssh_matrix kxhang kexec "$T/ok-a, $T/hang"
+	"$KB" run "$T/kxhang.yaml" --db "$T/kxhang.db" >"$T/kxhang.out" 2>&1 ||
+		fail "run kxhang.yaml: $(cat "$T/kxhang.out")"
+	got=$(q kxhang "SELECT v.idx || ' ' || b.status || ' ' || coalesce(b.reason, '') FROM boots b
+		JOIN variants v ON v.id = b.variant_id ORDER BY v.idx")
+	want="0 ok 
+1 boot-timeout no workload after 6 s (machine.boot_timeout_s); the machine was powered up back into its own system"
+	[ "$got" = "$want" ] || fail "kexec hang: boots
+$got
+expected
+$want"
+	[ "$(cat "$S/m/running")" = good ] || fail "kexec hang: the machine is not back on its own system"
+
+	# 5c. grub-reboot, a dom0 variant: Xen's entry in custom.cfg
+	ssh_matrix gr grub-reboot "$T/ok-b" "hypervisor: [xen]" "xen: $T/good"
+	"$KB" run "$T/gr.yaml" --db "$T/gr.db" >"$T/gr.out" 2>&1 ||
+		fail "run gr.yaml: $(cat "$T/gr.out")"
+	n=$(q gr "SELECT count(*) FROM samples WHERE metric = 'real_s'")
+	[ "$n" = 2 ] || fail "grub-reboot: $n real_s samples stored, expected 2"
+	cat >"$T/gr.want" <<'CFG'
+# written by kbisect (boot method grub-reboot); chosen once by grub-reboot kbisect
+menuentry 'kbisect' {
+	if search --no-floppy --set=root --file /boot/kbisect/kernel; then
+		set kbdir=/boot/kbisect
+	else
+		search --no-floppy --set=root --file /kbisect/kernel
+		set kbdir=/kbisect
+	fi
+	multiboot2 $kbdir/xen console=com1 com1=115200,8n1
+	module2 $kbdir/kernel console=hvc0 panic=-1
+	module2 $kbdir/initrd
+}
+CFG
+	cmp -s "$T/gr.want" "$S/boot/grub/custom.cfg" ||
+		fail "grub-reboot: custom.cfg is $(cat "$S/boot/grub/custom.cfg")"
+	cmp -s "$S/boot/kbisect/xen" "$T/good" && cmp -s "$S/boot/kbisect/kernel" "$T/ok-b" ||
+		fail "grub-reboot: Xen or the kernel not shipped to /boot/kbisect"
+	grep -q "^grub-reboot kbisect$" "$S/remote.log" || fail "grub-reboot: grub-reboot kbisect never ran"
+	env=$(q gr "SELECT DISTINCT environment FROM boots")
+	[ "$env" = '{"uri":"machine:fake1","machine":"fake1","boot_method":"grub-reboot","hypervisor":"xen","xen":"'"$T"'/good"}' ] ||
+		fail "grub-reboot: environment '$env'"
+	[ "$(sed -n 's/^start [0-9]* //p' "$S/m/events" | tail -n 2 | tr '\n' ' ')" = "/boot/kbisect/kernel $T/good " ] ||
+		fail "grub-reboot: the machine did not boot the entry, then its own system"
+
+	# 5c'. a Xen line GRUB would read as syntax: the variant's failure,
+	# nothing shipped or booted
+	nev=$(wc -l <"$S/m/events")
+	ssh_matrix grbad grub-reboot "$T/ok-a" "hypervisor: [xen]" "xen: $T/good
+      xen_cmdline: 'a=1; \$x'"
+	"$KB" run "$T/grbad.yaml" --db "$T/grbad.db" >"$T/grbad.out" 2>&1 ||
+		fail "run grbad.yaml: $(cat "$T/grbad.out")"
+	got=$(q grbad "SELECT status || ' ' || reason FROM boots")
+	case $got in
+	"boot-failed the command line has a character GRUB's menu entry would read as syntax"*) ;;
+	*) fail "grub-reboot, a bad Xen line: boots '$got'" ;;
+	esac
+	[ "$(wc -l <"$S/m/events")" = "$nev" ] || fail "grub-reboot, a bad Xen line: the machine was booted"
+
+	# 5d. kexec cannot boot Xen: refused where the factor says dom0
+	ssh_matrix kxdom0 kexec "$T/ok-a" "hypervisor: [none, xen]" "xen: $T/good"
+	"$KB" plan "$T/kxdom0.yaml" >"$T/kxdom0.out" 2>&1
+	rc=$?
+	[ $rc -eq 2 ] && grep -q "^kbisect: $T/kxdom0.yaml:5:33: boot method kexec boots Linux only; Xen's dom0 needs grub-reboot or command$" "$T/kxdom0.out" ||
+		fail "kexec dom0: plan exited $rc: $(cat "$T/kxdom0.out")"
+	[ ! -e /var/tmp/kbisect ] || fail "this machine's own /var/tmp/kbisect was written"
+fi
 
 [ $failed -eq 0 ] && echo "ok: machine-script"
 exit $failed

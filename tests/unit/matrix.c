@@ -827,6 +827,8 @@ static void test_matrix__hosts(void **state)
 
 /* A machine host (hosts[].machine), in one line: "hosts: [{ machine: {"
  * puts the machine's first key at column 22 of line 2. */
+#define MPCB "power: { cycle: [pc] }, console: [con], boot: { method: kexec, ssh: [ssh, root@b] }"
+
 #define MH(body) W "hosts: [{ machine: { " body " } }]\n"
 
 /* A machine as Xen's dom0 or natively: factors.machine, and the Xen a
@@ -894,11 +896,20 @@ static void test_matrix__machine_factors(void **state)
 	    "unknown key 'pin' in 'factors.machine'");
 	bad(W "hosts: [{ machine: { " MX ", xen_cmdline: a=1 } }]\n", 2, 154,
 	    "machine.xen_cmdline needs 'xen'");
+	/* kexec boots Linux, not Xen: a dom0 variant is refused where the
+	 * factors make one, whichever factor does */
+	bad("factors: { machine: { hypervisor: [none, xen] } }\n" W
+	    "hosts: [{ machine: { name: b, " MPCB ", xen: /x } }]\n", 1, 42,
+	    "boot method kexec boots Linux only; Xen's dom0 needs grub-reboot or command");
+	bad("factors: { machine: { xen_cmdline: [a=1, b=2] } }\n" W
+	    "hosts: [{ machine: { name: b, " MPCB ", xen: /x } }]\n", 1, 23,
+	    "boot method kexec boots Linux only; Xen's dom0 needs grub-reboot or command");
+	m = ok("factors: { machine: { hypervisor: [none] } }\n" W
+	       "hosts: [{ machine: { name: b, " MPCB " } }]\n");
+	kb_matrix_free(m);
 	unsetenv("KBISECT_TRUST_MATRIX");
 }
 /* what a machine needs, after its name */
-#define MPCB "power: { cycle: [pc] }, console: [con], boot: { method: kexec, ssh: [ssh, root@b] }"
-
 static void test_matrix__machine_hosts_parse(void **state)
 {
 	static const char text[] =
@@ -990,12 +1001,8 @@ static void test_matrix__machine_hosts_parse(void **state)
 	assert_null(k->xen);
 	assert_int_equal(kb_machine_boot_timeout_s(mc), 300);
 
-	/* no executor runs kexec or grub-reboot yet: the first such
-	 * machine is refused where it is (hosts[2], method command, is run) */
-	assert_int_equal(kb_matrix_check_runnable_hosts(m, &err), KB_EINPUT);
-	assert_string_equal(err.msg,
-			    FILE_NAME ":4:5: hosts[1]: machine box1: boot method grub-reboot is parsed but not yet run by this version; method command is (issue: machine backend)");
-	kb_err_clear(&err);
+	/* every boot method is run: kexec, grub-reboot and command */
+	assert_int_equal(kb_matrix_check_runnable_hosts(m, &err), 0);
 	kb_matrix_free(m);
 
 	/* kexec; no known_good: a power cycle boots the machine's default */
