@@ -98,7 +98,9 @@ struct cmd {
 	"A host that is a whole machine (hosts[].machine) is booted through\n" \
 	"its own power, console and boot commands, one boot at a time\n" \
 	"(docs/machines.md): boot method command, or kexec and grub-reboot\n" \
-	"over boot.ssh; kexec with a dom0 factor is refused as bad input.\n"
+	"over boot.ssh; kexec with a dom0 factor is refused as bad input.\n" \
+	"factors.machine (hypervisor: [none, xen], xen, xen_cmdline) boots\n" \
+	"the same kernel natively or as Xen's dom0.\n"
 
 /* ---- the table, usage and failures (main.c) ------------------------ */
 
