@@ -11,6 +11,7 @@
 #                   the read verbs at 100k and 1M samples, ~30 s)
 #   make e2e        end-to-end checks with real kernel builds (slow)
 #   make xen-e2e    seed 000 with kbisect on the Xen lab (slower still)
+#   make seeds      the seeds' questions on the Xen lab, twice (hours)
 #   make xen-lab    start a Xen host under QEMU in build/xen-lab (prints
 #                   its URI; docs/xen-lab.md; stop: tools/xen-lab stop)
 #   make lint       house rules that the compiler does not check, and
@@ -142,6 +143,11 @@ xen-e2e: deps
 	$(Q)$(MAKE) --no-print-directory kbisect
 	@for t in $(sort $(wildcard tests/xen-e2e/*.sh)); do \
 		echo "== $$t"; $$t ./kbisect || exit 1; done
+
+.PHONY: seeds
+seeds: deps
+	$(Q)$(MAKE) --no-print-directory kbisect
+	@tests/seeds/xen-lab.sh ./kbisect
 
 # The unit tests and the command-line checks, built with ASan and UBSan.
 check: deps

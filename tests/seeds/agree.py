@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Whether runs of the same seed matrices agree (tests/seeds/xen-lab.sh).
+
+    tests/seeds/agree.py RUN_DIR... [--names ID=NAME ...]
+
+Each RUN_DIR holds effects-ID.json (`kbisect effects ID --json`) for the
+experiments ID of one run.  Prints, per experiment, every effect's change,
+interval and Holm-adjusted p in each run side by side, the set each run
+calls at Holm's level, and the sentinel (the run's own A/A).  Exit 0 when
+every experiment calls the same set in every run and no sentinel differs
+from its baseline, 1 otherwise, 2 on bad input.
+"""
+import json
+import os
+import sys
+
+
+def load(run, eid):
+    path = os.path.join(run, "effects-%s.json" % eid)
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit("agree.py: %s: %s" % (path, e))
+
+
+def pct(x):
+    return "%+.1f%%" % x if x is not None else "n/a"
+
+
+def cell(e):
+    if e is None:
+        return "-"
+    lo, hi = e["ci_pct"]
+    star = " *" if e.get("significant") else ""
+    return "%s [%s, %s] %.2g%s" % (pct(e["change_pct"]), pct(lo), pct(hi),
+                                   e["p_adjusted"], star)
+
+
+def main(argv):
+    names, runs = {}, []
+    for a in argv:
+        if "=" in a:
+            k, v = a.split("=", 1)
+            names[k] = v
+        else:
+            runs.append(a)
+    if len(runs) < 1 or not names:
+        sys.exit("usage: agree.py RUN_DIR... ID=NAME...")
+    agree = True
+    for eid, name in sorted(names.items()):
+        docs = [load(r, eid) for r in runs]
+        print("== %s (experiment %s in each run)" % (name, eid))
+        order = [e["name"] for e in docs[0]["effects"]]
+        for d in docs[1:]:
+            order += [e["name"] for e in d["effects"] if e["name"] not in order]
+        w = max(len(n) for n in order) if order else 6
+        print("  %-*s  %s" % (w, "effect", "  |  ".join(
+            "run %s: change [95%% CI] Holm p" % os.path.basename(r) for r in runs)))
+        for n in order:
+            cells = []
+            for d in docs:
+                e = next((x for x in d["effects"] if x["name"] == n), None)
+                cells.append(cell(e))
+            print("  %-*s  %s" % (w, n, "  |  ".join(cells)))
+        sets = []
+        for r, d in zip(runs, docs):
+            called = sorted(e["name"] for e in d["effects"] if e.get("significant"))
+            sets.append(called)
+            s = d.get("sentinel")
+            if s is None:
+                sen = "no sentinel"
+            else:
+                c = s["against_baseline"]
+                sen = "%s [%s, %s], %s" % (
+                    pct(c["change_pct"]), pct(c["ci_pct"][0]), pct(c["ci_pct"][1]),
+                    "DIFFERS, p %.2g" % c["p"] if s["differs"] else c["verdict"])
+                if s["differs"]:
+                    agree = False
+            print("  run %s: residual CV %.1f%%, called: %s; sentinel (A/A): %s" % (
+                os.path.basename(r), d.get("residual_cv_pct") or float("nan"),
+                ", ".join(called) or "none", sen))
+        same = all(s == sets[0] for s in sets)
+        print("  the called sets %s" % ("agree" if same else "DIFFER"))
+        agree = agree and same
+    return 0 if agree else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
