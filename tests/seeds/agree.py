@@ -4,7 +4,7 @@
     tests/seeds/agree.py RUN_DIR... [--names ID=NAME ...]
 
 Each RUN_DIR holds effects-ID.json (`kbisect effects ID --json`) for the
-experiments ID of one run.  Prints, per experiment, every effect's change,
+experiment ID of one run of a matrix, NAME.  Prints, per experiment, every effect's change,
 interval and Holm-adjusted p in each run side by side, the set each run
 calls at Holm's level, and the sentinel (the run's own A/A).  Exit 0 when
 every experiment calls the same set in every run and no sentinel differs
@@ -22,6 +22,15 @@ def load(run, eid):
             return json.load(f)
     except (OSError, ValueError) as e:
         sys.exit("agree.py: %s: %s" % (path, e))
+
+
+def label(run):
+    """run-1/seed000-lab-full -> run-1; another folder: its name"""
+    parts = os.path.normpath(run).split(os.sep)
+    for p in reversed(parts):
+        if p.startswith("run-"):
+            return p
+    return parts[-1]
 
 
 def pct(x):
@@ -56,7 +65,7 @@ def main(argv):
             order += [e["name"] for e in d["effects"] if e["name"] not in order]
         w = max(len(n) for n in order) if order else 6
         print("  %-*s  %s" % (w, "effect", "  |  ".join(
-            "run %s: change [95%% CI] Holm p" % os.path.basename(r) for r in runs)))
+            "%s: change [95%% CI] Holm p" % label(r) for r in runs)))
         for n in order:
             cells = []
             for d in docs:
@@ -77,8 +86,8 @@ def main(argv):
                     "DIFFERS, p %.2g" % c["p"] if s["differs"] else c["verdict"])
                 if s["differs"]:
                     agree = False
-            print("  run %s: residual CV %.1f%%, called: %s; sentinel (A/A): %s" % (
-                os.path.basename(r), d.get("residual_cv_pct") or float("nan"),
+            print("  %s: residual CV %.1f%%, called: %s; sentinel (A/A): %s" % (
+                label(r), d.get("residual_cv_pct") or float("nan"),
                 ", ".join(called) or "none", sen))
         same = all(s == sets[0] for s in sets)
         print("  the called sets %s" % ("agree" if same else "DIFFER"))

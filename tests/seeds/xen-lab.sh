@@ -17,9 +17,11 @@
 # agree.py prints their effects side by side and fails unless each matrix
 # calls the same set at Holm's level in every run and no sentinel differs.
 #
-# KBISECT_SEEDS_DIR (default build/seeds) holds run-N/ (the lab, the
-# database kbisect.db, every output); a run given again starts afresh.
-# SEEDS_HBAS (default 4) the lab's HBAs.  Needs root, like the lab.  With
+# KBISECT_SEEDS_DIR (default build/seeds) holds run-N/ (the lab) and
+# run-N/MATRIX/ (its database kbisect.db, experiment 1, and every output);
+# a run given again starts that matrix afresh.  SEEDS_MATRICES (default
+# "seed000-lab-full seed002-lab") which of them, SEEDS_HBAS (default 4)
+# the lab's HBAs.  Needs root, like the lab.  With
 # the kernels built, a run takes about 100 minutes here.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -32,35 +34,44 @@ port=16510
 base=${KBISECT_SEEDS_DIR:-$top/build/seeds}
 hbas=${SEEDS_HBAS:-4}
 runs=${*:-1 2}
+matrices=${SEEDS_MATRICES:-seed000-lab-full seed002-lab}
 lab_prepare
 
 for r in $runs; do
 	case $r in *[!0-9]*|'') fail "a run is a number, not '$r'" ;; esac
-	work=$base/run-$r
-	db=$work/kbisect.db
-	lab=$work/lab
-	rm -rf "$work"
-	mkdir -p "$work"
+	lab=$base/run-$r/lab
+	for m in $matrices; do rm -rf "$base/run-$r/$m"; done
+	mkdir -p "$base/run-$r"
 	t0=$(date +%s)
 	say "run $r: $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 	lab_start "$hbas"
-	virsh -c "$uri" nodeinfo > "$work/nodeinfo"
-	say "the lab's Xen host: $(awk '/^CPU\(s\)/ { print $2 " pCPUs" }' "$work/nodeinfo")"
-	run_matrix seed000-lab-full.yaml 1 45
-	hbas_unchanged
-	run_matrix seed002-lab.yaml 2 65
+	virsh -c "$uri" nodeinfo > "$base/run-$r/nodeinfo"
+	say "the lab's Xen host: $(awk '/^CPU\(s\)/ { print $2 " pCPUs" }' "$base/run-$r/nodeinfo")"
+	for m in $matrices; do
+		work=$base/run-$r/$m
+		db=$work/kbisect.db
+		mkdir -p "$work"
+		case $m in
+		seed000-lab-full) run_matrix $m.yaml 1 45; hbas_unchanged ;;
+		seed002-lab) run_matrix $m.yaml 1 65 ;;
+		*) fail "no such seed matrix: $m" ;;
+		esac
+	done
 	lab_stop
 	say "run $r: $(($(date +%s) - t0)) s in all"
 done
 
-set --
-for d in "$base"/run-*; do
-	[ -f "$d/effects-2.json" ] && set -- "$@" "$d"
+rc=0
+for m in $matrices; do
+	set --
+	for d in "$base"/run-*/"$m"; do
+		[ -f "$d/effects-1.json" ] && set -- "$@" "$d"
+	done
+	if [ $# -lt 2 ]; then
+		say "$m: $# complete run(s) stored: agreement needs two"
+		continue
+	fi
+	"$top/tests/seeds/agree.py" "$@" 1="$m" || rc=1
 done
-if [ $# -lt 2 ]; then
-	say "ok ($# complete run(s) stored: agreement needs two)"
-	exit 0
-fi
-"$top/tests/seeds/agree.py" "$@" 1=seed000-lab-full 2=seed002-lab ||
-	fail "the runs do not agree"
+[ "$rc" = 0 ] || fail "the runs do not agree"
 say "ok"
