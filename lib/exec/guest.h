@@ -77,9 +77,12 @@ int kb_guest_active(struct kb_guest_dom *d, struct kb_err *err);
 
 /*
  * Destroy @d if it still exists and free the handle; NULL is accepted.
- * A domain that is already gone is no error.  Returns 0 or KB_EFAIL (the
- * handle is freed either way).
+ * A domain that is already gone is no error.  While another job holds
+ * the domain (the driver handling the guest's own power-off), the
+ * destroy is asked again, for up to KB_GUEST_DESTROY_WAIT_S seconds.
+ * Returns 0 or KB_EFAIL (the handle is freed either way).
  */
+#define KB_GUEST_DESTROY_WAIT_S 600
 int kb_guest_destroy(struct kb_guest_dom *d, struct kb_err *err);
 
 /*
