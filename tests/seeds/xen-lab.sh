@@ -51,11 +51,12 @@ for r in $runs; do
 		work=$base/run-$r/$m
 		db=$work/kbisect.db
 		mkdir -p "$work"
-		case $m in
-		seed000-lab-full) run_matrix $m.yaml 1 45; hbas_unchanged ;;
-		seed002-lab) run_matrix $m.yaml 1 65 ;;
-		*) fail "no such seed matrix: $m" ;;
-		esac
+		[ -f "$top/kconfig-matrix/$m.yaml" ] || fail "no such seed matrix: $m"
+		boots=$("$KB" plan "$top/kconfig-matrix/$m.yaml" --json 2>/dev/null |
+			python3 -c 'import json, sys; print(json.load(sys.stdin)["boots"])') ||
+			fail "kbisect plan $m.yaml"
+		run_matrix "$m.yaml" 1 "$boots"
+		hbas_unchanged
 	done
 	lab_stop
 	say "run $r: $(($(date +%s) - t0)) s in all"
