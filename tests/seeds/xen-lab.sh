@@ -11,6 +11,9 @@
 #       disks of 4 passed-through HBAs, 5 boots a variant in rounds;
 #   kconfig-matrix/seed002-lab.yaml  PARAVIRT_SPINLOCKS x pinning x 1/2/4
 #       copies of dd | cat, 5 boots a variant in rounds;
+#   kconfig-matrix/seed002-lab-make.yaml  PARAVIRT_SPINLOCKS x pinning,
+#       make -j4 of six of Linux's host programs (the reviewer's "real
+#       benchmark") from a Debian guest image, 5 boots a variant in rounds;
 # each with its sentinel (the lab start's A/A): every boot ok on the lab,
 # `effects` and `why` answer, no guest left, the HBAs back with pciback;
 # stop the lab.  Then, when two runs or more are stored, tests/seeds/
@@ -20,9 +23,13 @@
 # KBISECT_SEEDS_DIR (default build/seeds) holds run-N/ (the lab) and
 # run-N/MATRIX/ (its database kbisect.db, experiment 1, and every output);
 # a run given again starts that matrix afresh.  SEEDS_MATRICES (default
-# "seed000-lab-full seed002-lab") which of them, SEEDS_HBAS (default 4)
-# the lab's HBAs.  Needs root, like the lab.  With
-# the kernels built, a run takes about 100 minutes here.
+# "seed000-lab-full seed002-lab seed002-lab-make") which of them,
+# SEEDS_HBAS (default 4) the lab's HBAs, SEEDS_WHY_BOOTS (default: as
+# many as plan says) the boots each `why` may add.  A matrix with a guest image
+# (guest.image) needs QEMU's qdisk in dom0 to serve its root disk, so a
+# run that holds one starts the lab with XEN_LAB_HVM=1, for every matrix
+# of that run.  Needs root, like the lab.  With the kernels built, a run
+# takes about 100 minutes here for seed 000 alone.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 KB=$top/kbisect
@@ -33,9 +40,15 @@ port=16510
 . "$top/tests/xen-e2e/lib/lab.sh"
 base=${KBISECT_SEEDS_DIR:-$top/build/seeds}
 hbas=${SEEDS_HBAS:-4}
+WHY_MAX_BOOTS=${SEEDS_WHY_BOOTS:-}
 runs=${*:-1 2}
-matrices=${SEEDS_MATRICES:-seed000-lab-full seed002-lab}
+matrices=${SEEDS_MATRICES:-seed000-lab-full seed002-lab seed002-lab-make}
 lab_prepare
+"$top/tools/seed001-data" || fail "tools/seed001-data: the make benchmark's files"
+for m in $matrices; do
+	grep -q '^  image:' "$top/kconfig-matrix/$m.yaml" 2>/dev/null &&
+		export XEN_LAB_HVM=1
+done
 
 for r in $runs; do
 	case $r in *[!0-9]*|'') fail "a run is a number, not '$r'" ;; esac

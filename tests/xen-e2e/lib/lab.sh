@@ -84,8 +84,9 @@ check_experiment() { # ID NAME BOOTS
 	fail "$2: $ok of $n boots ok on $uri"
 }
 
-# run_matrix MATRIX ID BOOTS: run, check the boots, effects and why; the
-# outputs kept in $work as run-ID.out, effects-ID.out (and .json), why-ID.out
+# run_matrix MATRIX ID BOOTS: run, check the boots, effects and why (with
+# --max-added-boots $WHY_MAX_BOOTS when set); the outputs kept in $work as
+# run-ID.out, effects-ID.out (and .json), why-ID.out
 run_matrix() {
 	t=$(date +%s)
 	"$KB" run "$top/kconfig-matrix/$1" --db "$db" > "$work/run-$2.out" ||
@@ -100,7 +101,9 @@ run_matrix() {
 		fail "kbisect effects $2 --json (exit $?)"
 	t=$(date +%s)
 	rc=0
-	"$KB" why "$2" --db "$db" > "$work/why-$2.out" || rc=$?
+	# shellcheck disable=SC2086 # WHY_MAX_BOOTS: a number or nothing
+	"$KB" why "$2" --db "$db" ${WHY_MAX_BOOTS:+--max-added-boots $WHY_MAX_BOOTS} \
+		> "$work/why-$2.out" || rc=$?
 	# why: 0 an answer, 1 no answer (the worst variant is the baseline)
 	[ "$rc" -le 1 ] || fail "kbisect why $2 (exit $rc)"
 	cat "$work/why-$2.out"
