@@ -24,6 +24,20 @@ def load(run, eid):
         sys.exit("agree.py: %s: %s" % (path, e))
 
 
+def entries(d):
+    """The ranked effects, then, for a matrix with conditions, each
+    factor's change within each level of them ("F at LEVEL") and whether
+    it depends on the level ("F by LEVEL vs FIRST"): the whole family
+    Holm's method adjusts together (docs/analysis.md, "Conditions")."""
+    out = list(d["effects"])
+    for w in d.get("within") or []:
+        out.append(dict(w, name="%s at %s" % (w["name"], w["level"])))
+    for w in d.get("depends") or []:
+        out.append(dict(w, name="%s by %s" % (w["name"], w["levels"]),
+                        significant=w.get("changes_with_level")))
+    return out
+
+
 def label(run):
     """run-1/seed000-lab-full -> run-1; another folder: its name"""
     parts = os.path.normpath(run).split(os.sep)
@@ -59,22 +73,23 @@ def main(argv):
     agree = True
     for eid, name in sorted(names.items()):
         docs = [load(r, eid) for r in runs]
+        sets_of = [entries(d) for d in docs]
         print("== %s (experiment %s in each run)" % (name, eid))
-        order = [e["name"] for e in docs[0]["effects"]]
-        for d in docs[1:]:
-            order += [e["name"] for e in d["effects"] if e["name"] not in order]
+        order = [e["name"] for e in sets_of[0]]
+        for es in sets_of[1:]:
+            order += [e["name"] for e in es if e["name"] not in order]
         w = max(len(n) for n in order) if order else 6
         print("  %-*s  %s" % (w, "effect", "  |  ".join(
             "%s: change [95%% CI] Holm p" % label(r) for r in runs)))
         for n in order:
             cells = []
-            for d in docs:
-                e = next((x for x in d["effects"] if x["name"] == n), None)
+            for es in sets_of:
+                e = next((x for x in es if x["name"] == n), None)
                 cells.append(cell(e))
             print("  %-*s  %s" % (w, n, "  |  ".join(cells)))
         sets = []
-        for r, d in zip(runs, docs):
-            called = sorted(e["name"] for e in d["effects"] if e.get("significant"))
+        for r, d, es in zip(runs, docs, sets_of):
+            called = sorted(e["name"] for e in es if e.get("significant"))
             sets.append(called)
             s = d.get("sentinel")
             if s is None:
