@@ -964,6 +964,7 @@ int kb_analysis_add_block(struct kb_analysis *a, const unsigned *vars,
 			  size_t n, unsigned *round, struct kb_err *err)
 {
 	unsigned *order = NULL, r;
+	uint64_t seed;
 	size_t i;
 	int ret;
 
@@ -972,6 +973,8 @@ int kb_analysis_add_block(struct kb_analysis *a, const unsigned *vars,
 		return kb_err_set(err, KB_EINPUT,
 				  "experiment %lld cannot run again: no boots can be added",
 				  (long long)a->exp);
+	if ((ret = kb_order_stored_seed(&a->info, a->plan, &seed, err)))
+		return ret;
 	for (i = 0; i < n; i++)
 		if (vars[i] >= a->nvariants)
 			return kb_err_set(err, KB_ENOTFOUND,
@@ -980,7 +983,7 @@ int kb_analysis_add_block(struct kb_analysis *a, const unsigned *vars,
 					  vars[i]);
 	r = next_round(a);
 	order = kb_calloc(n ? n : 1, sizeof(*order));
-	kb_order_block(a->plan, r, vars, n, order);
+	kb_order_block(seed, r, vars, n, order);
 	ret = boot_round(a, order, n, r, err);
 	free(order);
 	if (ret)

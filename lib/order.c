@@ -3,10 +3,12 @@
 #include <stdlib.h>
 
 #include "build.h"
+#include "err.h"
 #include "matrix.h"
 #include "mem.h"
 #include "plan.h"
 #include "rng.h"
+#include "store.h"
 #include "banned.h"
 
 const char *kb_order_name(enum kb_run_order order)
@@ -17,6 +19,26 @@ const char *kb_order_name(enum kb_run_order order)
 uint64_t kb_order_seed(const struct kb_plan *p)
 {
 	return kb_rng_seed_from(0, kb_matrix_text(kb_plan_matrix(p)), 1, 0);
+}
+
+uint64_t kb_order_seed_new(const struct kb_plan *p, int replayed)
+{
+	return replayed ? kb_order_seed(p) : kb_rng_seed_fresh();
+}
+
+int kb_order_stored_seed(const struct kb_store_info *i,
+			 const struct kb_plan *p, uint64_t *seed,
+			 struct kb_err *err)
+{
+	*seed = i->has_order_seed > 0 ? i->order_seed : kb_order_seed(p);
+	if (i->has_order_seed < 0)
+		return kb_err_set(err, KB_EINPUT,
+				  "experiment %lld: its stored order seed"
+				  " (experiments.order_seed) is not 16 hex"
+				  " digits, so the rest of its run order cannot"
+				  " be known",
+				  (long long)i->id);
+	return 0;
 }
 
 /* Variant after variant in build order. */
@@ -88,15 +110,14 @@ void kb_order_draw(uint64_t seed, unsigned round, size_t *perm, size_t n)
 
 /* Randomised complete blocks: round r, boot r of every variant in a
  * fresh order. */
-static size_t blocks(const struct kb_plan *p, const unsigned char *stored,
-		     struct kb_order_boot *out)
+static size_t blocks(const struct kb_plan *p, uint64_t seed,
+		     const unsigned char *stored, struct kb_order_boot *out)
 {
 	const struct kb_matrix *m = kb_plan_matrix(p);
 	const struct kb_repeat *rep = kb_matrix_repeat(m);
 	size_t i, k = 0, n = kb_plan_nvariants(p), nh = kb_matrix_nhosts(m);
 	size_t *perm = kb_calloc(n ? n : 1, sizeof(*perm));
 	size_t *hosts = kb_calloc(nh + 1, sizeof(*hosts));
-	uint64_t seed = kb_order_seed(p);
 	unsigned r;
 
 	shuffle(hosts, nh, kb_rng_seed_from(seed, "hosts", 0, 0));
@@ -120,12 +141,12 @@ static size_t blocks(const struct kb_plan *p, const unsigned char *stored,
 	return k;
 }
 
-size_t kb_order_run(const struct kb_plan *p, const unsigned char *stored,
-		    struct kb_order_boot *out)
+size_t kb_order_run(const struct kb_plan *p, uint64_t seed,
+		    const unsigned char *stored, struct kb_order_boot *out)
 {
 	if (kb_matrix_repeat(kb_plan_matrix(p))->order == KB_ORDER_SEQUENTIAL)
 		return sequential(p, stored, out);
-	return blocks(p, stored, out);
+	return blocks(p, seed, stored, out);
 }
 
 unsigned kb_order_round(const struct kb_plan *p, unsigned boot_no)
@@ -148,12 +169,12 @@ void kb_order_added(unsigned variant_idx, unsigned last, unsigned n,
 	}
 }
 
-void kb_order_block(const struct kb_plan *p, unsigned round,
-		    const unsigned *variants, size_t n, unsigned *out)
+void kb_order_block(uint64_t seed, unsigned round, const unsigned *variants,
+		    size_t n, unsigned *out)
 {
 	size_t *perm = kb_calloc(n ? n : 1, sizeof(*perm)), i;
 
-	shuffle(perm, n, kb_rng_seed_from(kb_order_seed(p), "added", round, 0));
+	shuffle(perm, n, kb_rng_seed_from(seed, "added", round, 0));
 	for (i = 0; i < n; i++)
 		out[i] = variants[perm[i]];
 	free(perm);

@@ -6,7 +6,9 @@
 
 #include "matrix.h"
 
+struct kb_err;
 struct kb_plan;
+struct kb_store_info;
 
 /*
  * The run order: in what order the boots of an experiment start, and in
@@ -21,9 +23,9 @@ struct kb_plan;
  *
  * - blocks (the default): randomised complete blocks.  Round r holds
  *   boot r of every variant, in an order drawn afresh for the round from
- *   the experiment's seed (kb_order_seed()), so that a host's drift over
- *   time is spread over every variant alike instead of standing in for
- *   one ("block what you can, randomise what you cannot").  Every kernel
+ *   the experiment's seed (kb_order_seed_new()), so that a host's drift
+ *   over time is spread over every variant alike instead of standing in
+ *   for one ("block what you can, randomise what you cannot").  Every kernel
  *   is built before the first boot (the engine sees to it).  With
  *   several hosts each round is one host's, a host taking rounds in
  *   proportion to its capacity: the block is host x round.
@@ -31,8 +33,10 @@ struct kb_plan;
  *   boots right after its build (kbisect before the blocks; confounds
  *   drift with the variants, docs/analysis.md).
  *
- * The order is a function of the plan and the seed alone: a `resume`, or
- * a daemon restarted, finds the same order and runs what is missing.
+ * The order is a function of the plan and the seed alone, and the seed is
+ * stored with the experiment (experiments.order_seed): a `resume`, or a
+ * daemon restarted, reads it back, finds the same order and runs what is
+ * missing.
  */
 
 /* A boot in the order. */
@@ -48,19 +52,41 @@ struct kb_order_boot {
 /* "blocks" or "sequential", as repeat.order and the store name it. */
 const char *kb_order_name(enum kb_run_order order);
 
-/* The seed of plan @p's order: from its matrix's text, so that every
- * path orders one matrix alike. */
+/* The seed of plan @p's matrix: from its text, the same in any process. */
 uint64_t kb_order_seed(const struct kb_plan *p);
 
 /*
+ * The seed of a new experiment of plan @p, which the caller stores with
+ * it.  Fresh (kb_rng_seed_fresh()) on real hosts: two runs of one matrix
+ * draw two orders, so that a bias bound to a place in the order (a host's
+ * slow first boot) falls on other variants in each run instead of
+ * repeating as an effect.  The matrix's (kb_order_seed()) when @replayed:
+ * a run on the model, which is a function of its matrix and model, its
+ * noise included, and whose outputs the docs show.
+ */
+uint64_t kb_order_seed_new(const struct kb_plan *p, int replayed);
+
+/*
+ * The seed experiment @i (of plan @p) was stored with, into *@seed: what
+ * a `resume`, a restarted daemon or an added round draws from.  An
+ * experiment stored before db/0013 has none: its matrix's.  A stored
+ * seed that is not one (16 hex digits) is refused, KB_EINPUT: the rest
+ * of its order cannot be known.
+ */
+int kb_order_stored_seed(const struct kb_store_info *i,
+			 const struct kb_plan *p, uint64_t *seed,
+			 struct kb_err *err);
+
+/*
  * The boots of plan @p (repeat.boots each) that @stored does not have,
- * in the order they start under @p's repeat.order.  @stored[i * boots +
+ * in the order they start under @p's repeat.order, its blocks drawn from
+ * the experiment's @seed.  @stored[i * boots +
  * b - 1] is nonzero when boot b of the plan's i-th variant is stored
  * (NULL: none is).  @out has room for every boot of the plan
  * (kb_plan_nboots()); returns how many it holds.
  */
-size_t kb_order_run(const struct kb_plan *p, const unsigned char *stored,
-		    struct kb_order_boot *out);
+size_t kb_order_run(const struct kb_plan *p, uint64_t seed,
+		    const unsigned char *stored, struct kb_order_boot *out);
 
 /*
  * The order of round @round of an experiment seeded @seed: a permutation
@@ -90,11 +116,11 @@ void kb_order_added(unsigned variant_idx, unsigned last, unsigned n,
 /*
  * A round added after the run (an analysis that judges variants side by
  * side: `why`'s confirmation, lib/why.h): the @n variants @variants, one
- * boot each, in round @round of plan @p, in an order drawn for the round
- * from the plan's seed, into @out (room for @n).  The same round of the
- * same plan draws the same order.
+ * boot each, in round @round, in an order drawn for the round from the
+ * experiment's @seed, into @out (room for @n).  The same round of the
+ * same experiment draws the same order.
  */
-void kb_order_block(const struct kb_plan *p, unsigned round,
-		    const unsigned *variants, size_t n, unsigned *out);
+void kb_order_block(uint64_t seed, unsigned round, const unsigned *variants,
+		    size_t n, unsigned *out);
 
 #endif

@@ -70,13 +70,19 @@ static int missing_boots(struct kb_store *s, int64_t exp,
 	size_t n = kb_plan_nvariants(plan), total = kb_plan_nboots(plan);
 	struct kb_store_boot_host *have = NULL;
 	struct kb_order_boot *order;
+	struct kb_store_info info;
 	unsigned char *stored;
 	size_t nb = 0, i, k;
+	uint64_t seed = 0;
 	int ret;
 
 	*reqs = NULL;
 	*nreqs = *ndone = 0;
-	if ((ret = kb_store_boot_hosts(s, exp, &have, &nb, err)))
+	if ((ret = kb_store_experiment_get(s, exp, &info, err)))
+		return ret;
+	ret = kb_order_stored_seed(&info, plan, &seed, err);
+	kb_store_info_release(&info);
+	if (ret || (ret = kb_store_boot_hosts(s, exp, &have, &nb, err)))
 		return ret;
 	*nstored = (unsigned)nb;
 	stored = kb_calloc(n * rep->boots + 1, 1);
@@ -87,7 +93,7 @@ static int missing_boots(struct kb_store *s, int64_t exp,
 			       have[i].boot_no - 1] = 1;
 	kb_store_boot_hosts_free(have, nb);
 	order = kb_calloc(total + 1, sizeof(*order));
-	k = kb_order_run(plan, stored, order);
+	k = kb_order_run(plan, seed, stored, order);
 	*reqs = kb_calloc(k + 1, sizeof(**reqs));
 	for (i = 0; i < k; i++) {
 		(*reqs)[i].v = kb_plan_variant(plan, order[i].variant_idx);
@@ -217,7 +223,8 @@ int kb_pipeline_run(struct kb_store *s, const struct kb_plan *plan,
 	e.boots = kb_matrix_repeat(m)->boots;
 	e.runs_per_boot = kb_matrix_repeat(m)->runs_per_boot;
 	e.run_order = kb_order_name(kb_matrix_repeat(m)->order);
-	e.order_seed = kb_order_seed(plan);
+	e.order_seed = kb_order_seed_new(plan,
+					 !strcmp(kb_executor_name(ex), "model"));
 	e.nvariants = kb_plan_nvariants(plan);
 	e.variants = kb_plan_variants(plan);
 	ret = kb_store_experiment_create(s, &e, exp, err);

@@ -4,12 +4,10 @@
  */
 #include "queue.h"
 
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "build.h"
@@ -20,6 +18,7 @@
 #include "model.h"
 #include "protocol.h"
 #include "realexec.h"
+#include "rng.h"
 #include "order.h"
 #include "runner.h"
 #include "spread.h"
@@ -71,6 +70,7 @@ int kb_queue_submit_limited(struct kb_store *s,
 	struct kb_spread *sp = NULL;
 	struct kb_order_boot *boots = NULL;
 	size_t *order = NULL, i, k, n, njobs = 0, nboots;
+	uint64_t seed;
 	unsigned seq;
 	int ret;
 
@@ -112,7 +112,8 @@ int kb_queue_submit_limited(struct kb_store *s,
 	sp = kb_spread_new(n, kb_matrix_nhosts(m),
 			   kb_spread_seed(sub->matrix_text));
 	boots = kb_calloc(n * rep->boots + 1, sizeof(*boots));
-	nboots = kb_order_run(p, NULL, boots);
+	seed = kb_order_seed_new(p, model != NULL);
+	nboots = kb_order_run(p, seed, NULL, boots);
 	for (i = 0, seq = 0; i < nboots; i++) {
 		size_t h = boots[i].host;
 
@@ -142,7 +143,7 @@ int kb_queue_submit_limited(struct kb_store *s,
 	e.boots = rep->boots;
 	e.runs_per_boot = rep->runs_per_boot;
 	e.run_order = kb_order_name(rep->order);
-	e.order_seed = kb_order_seed(p);
+	e.order_seed = seed;
 	e.nvariants = n;
 	e.variants = kb_plan_variants(p);
 	ret = kb_store_experiment_submit(s, &e, jobs, njobs, id, err);
@@ -424,25 +425,11 @@ void kb_queue_progress_msg(const struct kb_store_progress *p, double eta_s,
 
 char *kb_queue_instance_id(void)
 {
-	unsigned char r[8] = { 0 };
 	char host[256] = "localhost";
-	unsigned long long v = 0;
-	size_t i;
-	int fd;
 
 	if (gethostname(host, sizeof(host) - 1) < 0)
 		snprintf(host, sizeof(host), "localhost");
 	host[sizeof(host) - 1] = '\0';
-	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (read(fd, r, sizeof(r)) != (ssize_t)sizeof(r))
-			memset(r, 0, sizeof(r));
-		close(fd);
-	}
-	for (i = 0; i < sizeof(r); i++)
-		v = v << 8 | r[i];
-	if (!v) /* no urandom: the clock will do */
-		v = (unsigned long long)time(NULL) ^
-		    ((unsigned long long)getpid() << 32);
-	return kb_asprintf("%s:%ld:%016llx", host, (long)getpid(), v);
+	return kb_asprintf("%s:%ld:%016llx", host, (long)getpid(),
+			   (unsigned long long)kb_rng_seed_fresh());
 }

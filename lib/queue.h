@@ -151,7 +151,8 @@ void kb_queue_progress_msg(const struct kb_store_progress *p, double eta_s,
 
 /*
  * A daemon instance id for leases, unique across restarts:
- * "<hostname>:<pid>:<16 hex digits from /dev/urandom>".  Caller frees.
+ * "<hostname>:<pid>:<16 hex digits of kb_rng_seed_fresh()>".  Caller
+ * frees.
  */
 char *kb_queue_instance_id(void);
 

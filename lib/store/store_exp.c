@@ -141,6 +141,34 @@ void kb_store_info_release(struct kb_store_info *i)
 
 const char store_sql_info[] = INFO_SELECT " WHERE e.id = ?1";
 
+/* Experiment @i's order seed, as put_order() writes it, into @i: none
+ * in a store older than db/0013. */
+static int read_order_seed(struct kb_store *s, struct kb_store_info *i,
+			   struct kb_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	const char *t;
+	int ret;
+
+	if (kb_store_version(s) < STORE_VERSION_ORDER)
+		return 0;
+	if ((ret = store_row_by_id(s,
+				   "SELECT order_seed FROM experiments"
+				   " WHERE id = ?1",
+				   "experiment", i->id, &st, err)))
+		return ret;
+	t = (const char *)sqlite3_column_text(st, 0);
+	if (t && (strlen(t) != 16 ||
+		  strspn(t, "0123456789abcdefABCDEF") != 16)) {
+		i->has_order_seed = -1;
+	} else if (t) {
+		i->order_seed = (uint64_t)strtoull(t, NULL, 16);
+		i->has_order_seed = 1;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
 static void read_info(sqlite3_stmt *st, struct kb_store_info *i)
 {
 	i->id = sqlite3_column_int64(st, 0);
@@ -189,7 +217,9 @@ int kb_store_experiment_get(struct kb_store *s, int64_t id,
 	memset(out, 0, sizeof(*out));
 	read_info(st, out);
 	sqlite3_finalize(st);
-	return 0;
+	if ((ret = read_order_seed(s, out, err)))
+		kb_store_info_release(out);
+	return ret;
 }
 
 int kb_store_history(struct kb_store *s, struct kb_store_info **out,

@@ -87,6 +87,11 @@ struct kb_store_info {
 	int owner_alive;   /* 1 while that process runs (or runs on another
 			    * host, where it cannot be checked) */
 	int daemon;        /* submitted to kbisectd: it has jobs */
+	/* kb_store_experiment_get() only: the run order's seed
+	 * (lib/order.h), when @has_order_seed is 1; 0: none stored (before
+	 * db/0013); -1: the stored one is not 16 hex digits */
+	uint64_t order_seed;
+	int has_order_seed;
 };
 void kb_store_info_release(struct kb_store_info *i);
 

@@ -2,6 +2,9 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "banned.h"
 
@@ -105,4 +108,16 @@ uint64_t kb_rng_seed_from(uint64_t seed, const char *label, uint64_t a,
 	out = mix((out ^ a) + GOLDEN);
 	out = mix((out ^ b) + GOLDEN);
 	return out;
+}
+
+uint64_t kb_rng_seed_fresh(void)
+{
+	struct timespec ts = { 0, 0 };
+	uint64_t v = 0;
+
+	if (getrandom(&v, sizeof(v), 0) == (ssize_t)sizeof(v))
+		return v;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return kb_rng_seed_from((uint64_t)ts.tv_sec, NULL,
+				(uint64_t)ts.tv_nsec, (uint64_t)getpid());
 }

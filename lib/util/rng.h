@@ -61,4 +61,11 @@ double kb_rng_normal(struct kb_rng *r);
 uint64_t kb_rng_seed_from(uint64_t seed, const char *label, uint64_t a,
 			  uint64_t b);
 
+/*
+ * A seed no run has had before: 64 bits from the kernel's random source
+ * (getrandom(2)), or, where it has none, the clock and the pid mixed.
+ * What is drawn from it is reproducible only by storing it.
+ */
+uint64_t kb_rng_seed_fresh(void);
+
 #endif

@@ -7,14 +7,17 @@
 #include "matrix.h"
 #include "order.h"
 #include "plan.h"
+#include "store.h"
 
 /*
  * The run order (lib/order.h): randomised complete blocks by default —
  * round r holds boot r of every variant, each round in an order of its
- * own, the same for the same matrix, a round a host's; sequential on
+ * own, the same for the same seed, a round a host's; sequential on
  * request — variant after variant, each variant's boots by number; the
  * stored boots left out of both, the rest in the same order; boots added
- * after the last.  Every path that boots takes its order from here.
+ * after the last.  A new experiment's seed is fresh on real hosts and
+ * the matrix's on the model; a stored one is read back.  Every path that
+ * boots takes its order from here.
  */
 
 /* 4 variants (2^2), 3 boots each; an unresolved plan is in plan order */
@@ -64,7 +67,7 @@ static int teardown(void **state)
 static void test_order__sequential_is_variant_after_variant(void **state)
 {
 	struct fixture *f = *state;
-	size_t i, n = kb_order_run(f->p, NULL, f->out);
+	size_t i, n = kb_order_run(f->p, kb_order_seed(f->p), NULL, f->out);
 
 	assert_int_equal(n, 12);
 	for (i = 0; i < n; i++) {
@@ -82,7 +85,7 @@ static void test_order__sequential_leaves_out_the_stored_boots(void **state)
 	stored[0 * 3 + 0] = 1; /* variant 0, boot 1 */
 	stored[2 * 3 + 1] = 1; /* variant 2, boot 2 */
 	stored[3 * 3 + 0] = stored[3 * 3 + 1] = stored[3 * 3 + 2] = 1;
-	n = kb_order_run(f->p, stored, f->out);
+	n = kb_order_run(f->p, kb_order_seed(f->p), stored, f->out);
 	assert_int_equal(n, 7);
 	assert_int_equal(f->out[0].variant_idx, 0);
 	assert_int_equal(f->out[0].boot_no, 2);
@@ -121,7 +124,7 @@ static void test_order__each_round_holds_every_variant_once(void **state)
 
 	(void)state;
 	plan_of(BLOCKS(""), &m, &p);
-	n = kb_order_run(p, NULL, out);
+	n = kb_order_run(p, kb_order_seed(p), NULL, out);
 	assert_int_equal(n, 32);
 	for (r = 0; r < 4; r++) {
 		unsigned seen = 0;
@@ -157,7 +160,7 @@ static void test_order__the_sentinel_runs_once_in_every_round(void **state)
 		"repeat: { boots: 4, sentinel: true }\n",
 		&m, &p);
 	assert_int_equal(kb_plan_sentinel(p), 8);
-	n = kb_order_run(p, NULL, out);
+	n = kb_order_run(p, kb_order_seed(p), NULL, out);
 	assert_int_equal(n, 36);
 	for (r = 0; r < 4; r++) {
 		unsigned seen = 0;
@@ -190,9 +193,9 @@ static void test_order__rounds_differ_and_the_seed_gives_them(void **state)
 	plan_of(BLOCKS(""), &m, &p);
 	plan_of(BLOCKS(""), &m2, &p2);
 	plan_of(BLOCKS("# another matrix text, another seed\n"), &m3, &p3);
-	kb_order_run(p, NULL, a);
-	kb_order_run(p2, NULL, b);
-	kb_order_run(p3, NULL, c);
+	kb_order_run(p, kb_order_seed(p), NULL, a);
+	kb_order_run(p2, kb_order_seed(p2), NULL, b);
+	kb_order_run(p3, kb_order_seed(p3), NULL, c);
 	/* the same matrix: the same order, in any process */
 	for (i = 0; i < 32; i++)
 		assert_int_equal(a[i].variant_idx, b[i].variant_idx);
@@ -232,12 +235,12 @@ static void test_order__resume_keeps_the_order_of_what_is_left(void **state)
 
 	(void)state;
 	plan_of(BLOCKS(""), &m, &p);
-	kb_order_run(p, NULL, all);
+	kb_order_run(p, kb_order_seed(p), NULL, all);
 	/* the first 11 boots ran, and one of round 3 */
 	for (i = 0; i < 11; i++)
 		stored[all[i].variant_idx * 4 + all[i].boot_no - 1] = 1;
 	stored[all[20].variant_idx * 4 + all[20].boot_no - 1] = 1;
-	n = kb_order_run(p, stored, left);
+	n = kb_order_run(p, kb_order_seed(p), stored, left);
 	assert_int_equal(n, 20);
 	for (i = 11, k = 0; i < 32; i++) {
 		if (i == 20)
@@ -262,7 +265,7 @@ static void test_order__a_round_is_one_hosts_and_hosts_share_them(void **state)
 		       "  - { uri: \"qemu+ssh://a/system\", capacity: 3 }\n"
 		       "  - qemu+ssh://b/system\n"),
 		&m, &p);
-	kb_order_run(p, NULL, out);
+	kb_order_run(p, kb_order_seed(p), NULL, out);
 	for (r = 0; r < 4; r++) {
 		size_t h = out[r * 8].host;
 
@@ -275,6 +278,62 @@ static void test_order__a_round_is_one_hosts_and_hosts_share_them(void **state)
 	 * (capacity is how many of a round's boots run at once) */
 	assert_int_equal(rounds[0], 2);
 	assert_int_equal(rounds[1], 2);
+	kb_plan_free(p);
+	kb_matrix_free(m);
+}
+
+static void test_order__a_new_experiment_draws_a_fresh_seed_but_the_model(
+	void **state)
+{
+	struct kb_order_boot a[32], b[32];
+	struct kb_matrix *m = NULL;
+	struct kb_plan *p = NULL;
+	uint64_t s1, s2;
+	size_t i, differ = 0;
+
+	(void)state;
+	plan_of(BLOCKS(""), &m, &p);
+	/* real hosts: two runs of one matrix, two seeds, two orders */
+	s1 = kb_order_seed_new(p, 0);
+	s2 = kb_order_seed_new(p, 0);
+	assert_true(s1 != s2);
+	assert_true(s1 != kb_order_seed(p) && s2 != kb_order_seed(p));
+	kb_order_run(p, s1, NULL, a);
+	kb_order_run(p, s2, NULL, b);
+	for (i = 0; i < 32; i++)
+		differ += a[i].variant_idx != b[i].variant_idx;
+	assert_true(differ > 0);
+	/* the model: the matrix's, as its noise is */
+	assert_true(kb_order_seed_new(p, 1) == kb_order_seed(p));
+	kb_plan_free(p);
+	kb_matrix_free(m);
+}
+
+static void test_order__the_stored_seed_is_read_back_or_refused(void **state)
+{
+	struct kb_store_info i;
+	struct kb_matrix *m = NULL;
+	struct kb_plan *p = NULL;
+	struct kb_err err = KB_ERR_INIT;
+	uint64_t seed = 0;
+
+	(void)state;
+	plan_of(BLOCKS(""), &m, &p);
+	memset(&i, 0, sizeof(i));
+	i.id = 7;
+	i.has_order_seed = 1;
+	i.order_seed = 0x0123456789abcdefULL;
+	assert_int_equal(kb_order_stored_seed(&i, p, &seed, &err), 0);
+	assert_true(seed == 0x0123456789abcdefULL);
+	/* stored before db/0013: the matrix's, as it was then */
+	i.has_order_seed = 0;
+	assert_int_equal(kb_order_stored_seed(&i, p, &seed, &err), 0);
+	assert_true(seed == kb_order_seed(p));
+	/* not a seed: refused, not guessed */
+	i.has_order_seed = -1;
+	assert_int_equal(kb_order_stored_seed(&i, p, &seed, &err), KB_EINPUT);
+	assert_non_null(strstr(err.msg, "experiment 7"));
+	assert_non_null(strstr(err.msg, "order_seed"));
 	kb_plan_free(p);
 	kb_matrix_free(m);
 }
@@ -299,6 +358,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_order__rounds_differ_and_the_seed_gives_them),
 	cmocka_unit_test(test_order__resume_keeps_the_order_of_what_is_left),
 	cmocka_unit_test(test_order__a_round_is_one_hosts_and_hosts_share_them),
+	cmocka_unit_test(
+		test_order__a_new_experiment_draws_a_fresh_seed_but_the_model),
+	cmocka_unit_test(test_order__the_stored_seed_is_read_back_or_refused),
 	cmocka_unit_test_setup_teardown(
 		test_order__added_boots_follow_the_last, setup, teardown),
 };

@@ -19,6 +19,7 @@
 #include "matrix.h"
 #include "mem.h"
 #include "model.h"
+#include "order.h"
 #include "pipeline.h"
 #include "plan.h"
 #include "store.h"
@@ -477,6 +478,115 @@ static void test_pipeline__stop_interrupts_and_resume_loses_no_boot(
 	assert_int_equal(distinct, 24);
 }
 
+/* The counting executor under a real executor's name: a run on real
+ * hosts, whose order seed is its own. */
+static const struct kb_executor_ops real_named_ops = {
+	.name = "libvirt",
+	.build = c_build,
+	.boot = c_boot,
+	.free = NULL,
+};
+
+/* Boot @b of variant @v of experiment @exp: its place in the run. */
+static long long boot_seq(struct fixture *f, int64_t exp, unsigned v,
+			  unsigned b)
+{
+	char q[256];
+
+	snprintf(q, sizeof(q),
+		 "SELECT b.seq FROM boots b JOIN variants v"
+		 " ON v.id = b.variant_id WHERE v.experiment_id = %lld"
+		 " AND v.idx = %u AND b.boot_no = %u",
+		 (long long)exp, v, b);
+	return sql_int(f->db, q);
+}
+
+/* On real hosts every experiment draws its own order seed, and stores
+ * it: a resume runs the rest of that order.  On the model the seed is
+ * the matrix's, so a model run repeats. */
+static void test_pipeline__each_real_run_draws_its_order_and_resume_keeps_it(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_pipeline_opts o = KB_PIPELINE_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	volatile sig_atomic_t stop = 0;
+	struct kb_executor *real = kb_executor_new(&real_named_ops, &f->c);
+	struct kb_order_boot order[24];
+	struct kb_store_info i, j;
+	int64_t exp = 0, exp2 = 0, exp3 = 0;
+	size_t k;
+
+	o.stop = &stop;
+	f->c.stop = &stop;
+	f->c.stop_at_boot = 5;
+	assert_int_equal(kb_pipeline_run(f->s, f->p, real, &o, &exp, &err),
+			 KB_EFAIL);
+	stop = 0;
+	f->c.stop_at_boot = 0;
+	f->c.boots = 0;
+	kb_err_clear(&err);
+	assert_int_equal(kb_pipeline_resume(f->s, exp, f->p, real, &o, &err),
+			 0);
+	assert_int_equal(f->c.boots, 24 - 5);
+	info(f, exp, &i);
+	assert_int_equal(i.has_order_seed, 1);
+	assert_true(i.order_seed != kb_order_seed(f->p));
+	/* all 24 boots in the stored seed's order, across the stop */
+	assert_int_equal(kb_order_run(f->p, i.order_seed, NULL, order), 24);
+	for (k = 0; k < 24; k++)
+		assert_int_equal(boot_seq(f, exp, order[k].variant_idx,
+					  order[k].boot_no),
+				 (long long)k + 1);
+	/* the same matrix again: another seed */
+	assert_int_equal(kb_pipeline_run(f->s, f->p, real, &o, &exp2, &err),
+			 0);
+	info(f, exp2, &j);
+	assert_true(j.order_seed != i.order_seed);
+	kb_store_info_release(&j);
+	/* the model: the matrix's */
+	assert_int_equal(kb_pipeline_run(f->s, f->p, f->ex, &o, &exp3, &err),
+			 0);
+	info(f, exp3, &j);
+	assert_true(j.order_seed == kb_order_seed(f->p));
+	kb_store_info_release(&j);
+	kb_store_info_release(&i);
+	kb_executor_free(real);
+}
+
+/* A stored seed that is not one stops a resume before any boot. */
+static void test_pipeline__resume_refuses_a_broken_order_seed(void **state)
+{
+	struct fixture *f = *state;
+	struct kb_pipeline_opts o = KB_PIPELINE_OPTS_INIT;
+	struct kb_err err = KB_ERR_INIT;
+	volatile sig_atomic_t stop = 0;
+	sqlite3 *db = NULL;
+	int64_t exp = 0;
+	char q[128];
+
+	o.stop = &stop;
+	f->c.stop = &stop;
+	f->c.stop_at_boot = 3;
+	assert_int_equal(kb_pipeline_run(f->s, f->p, f->ex, &o, &exp, &err),
+			 KB_EFAIL);
+	snprintf(q, sizeof(q),
+		 "UPDATE experiments SET order_seed = 'not a seed'"
+		 " WHERE id = %lld",
+		 (long long)exp);
+	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, q, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	stop = 0;
+	f->c.stop_at_boot = 0;
+	f->c.boots = 0;
+	kb_err_clear(&err);
+	assert_int_equal(kb_pipeline_resume(f->s, exp, f->p, f->ex, &o, &err),
+			 KB_EINPUT);
+	assert_int_equal(f->c.boots, 0);
+	assert_msg_contains(err.msg, "order seed");
+}
+
 static void test_pipeline__step_cut_short_by_a_stop_is_not_a_result(
 	void **state)
 {
@@ -821,6 +931,12 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_setup_teardown(
 		test_pipeline__stop_interrupts_and_resume_loses_no_boot,
 		setup, teardown),
+	cmocka_unit_test_setup_teardown(
+		test_pipeline__each_real_run_draws_its_order_and_resume_keeps_it,
+		setup, teardown),
+	cmocka_unit_test_setup_teardown(
+		test_pipeline__resume_refuses_a_broken_order_seed, setup,
+		teardown),
 	cmocka_unit_test_setup_teardown(
 		test_pipeline__step_cut_short_by_a_stop_is_not_a_result,
 		setup, teardown),
