@@ -481,6 +481,28 @@ static void verdicts_json(struct kb_json *j, const struct verdicts *v)
 	kb_json_object_end(j);
 }
 
+/* guest.image as the matrix gives it (the suite: null for the host's),
+ * or null: what a host must serve as a root disk. */
+static void image_json(struct kb_json *j, const struct kb_guest_image *im)
+{
+	size_t i;
+
+	kb_json_key(j, "guest_image");
+	if (!im) {
+		kb_json_null(j);
+		return;
+	}
+	kb_json_object_begin(j);
+	kb_json_key(j, "packages");
+	kb_json_array_begin(j);
+	for (i = 0; i < im->npackages; i++)
+		kb_json_string(j, im->packages[i]);
+	kb_json_array_end(j);
+	kb_json_kv_string(j, "suite", im->suite);
+	kb_json_kv_int(j, "size_mib", im->size_mib);
+	kb_json_object_end(j);
+}
+
 static void plan_json(const struct kb_plan *p, int model,
 		      const struct verdicts *vd, const struct cost *co)
 {
@@ -558,6 +580,7 @@ static void plan_json(const struct kb_plan *p, int model,
 	kb_json_kv_int(j, "builds", (long long)kb_plan_nbuilds(p));
 	kb_json_kv_int(j, "boots", (long long)kb_plan_nboots(p));
 	kb_json_kv_int(j, "runs", (long long)kb_plan_nruns(p));
+	image_json(j, kb_matrix_guest(m)->image);
 	kb_json_key(j, "hosts");
 	kb_json_array_begin(j);
 	for (i = 0; i < kb_matrix_nhosts(m); i++) {

@@ -88,7 +88,14 @@ run "$KB" plan --json "$MATRIX" --model "$MODEL"
 check "plan --json has variants, builds and boots" $([ $rc -eq 0 ] &&
 	has '"variants"' "$T/out" && has '"builds": 8' "$T/out" &&
 	has '"boots": 24' "$T/out" && has '"PARAVIRT_SPINLOCKS": "y"' "$T/out" &&
-	json_ok "$T/out"; echo $?)
+	has '"guest_image": null' "$T/out" && json_ok "$T/out"; echo $?)
+printf 'guest:\n  image: { packages: [sysbench, tar], suite: bookworm }\nworkload: { command: { run: "true" } }\n' > "$T/img-ok.yaml"
+printf 'metric: real_s\nbase: 1\n' > "$T/real-model.yaml"
+run "$KB" plan --json "$T/img-ok.yaml" --model "$T/real-model.yaml"
+check "plan --json: guest_image, its packages and suite" $([ $rc -eq 0 ] &&
+	python3 -c 'import json, sys
+i = json.load(open(sys.argv[1]))["guest_image"]
+sys.exit(i != {"packages": ["sysbench", "tar"], "suite": "bookworm", "size_mib": 0})' "$T/out"; echo $?)
 
 # bad input: exit 2, file:line:col, and no database written
 cat >"$T/bad.yaml" <<'Y'

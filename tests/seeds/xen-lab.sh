@@ -48,8 +48,11 @@ matrices=${SEEDS_MATRICES:-seed000-lab-full seed002-lab seed002-lab-make}
 lab_prepare
 "$top/tools/seed001-data" || fail "tools/seed001-data: the make benchmark's files"
 for m in $matrices; do
-	grep -q '^  image:' "$top/kconfig-matrix/$m.yaml" 2>/dev/null &&
-		export XEN_LAB_HVM=1
+	image=$("$KB" plan "$top/kconfig-matrix/$m.yaml" --json |
+		python3 -c 'import json, sys
+print(json.load(sys.stdin)["guest_image"] is not None)') ||
+		fail "kbisect plan $m.yaml"
+	[ "$image" = True ] && export XEN_LAB_HVM=1
 done
 
 for r in $runs; do
@@ -63,8 +66,8 @@ for r in $runs; do
 	virsh -c "$uri" nodeinfo > "$base/run-$r/nodeinfo"
 	say "the lab's Xen host: $(awk '/^CPU\(s\)/ { print $2 " pCPUs" }' "$base/run-$r/nodeinfo")"
 	# the lab's first guest is slower than the rest (docs/xen-lab.md,
-	# "Seed 002 on the lab"), and a matrix draws the same order every
-	# run: one boot of tests/seeds/lab-warmup.yaml first, stored apart
+	# "Seed 002 on the lab"): one boot of tests/seeds/lab-warmup.yaml
+	# first, stored apart, so that no matrix's first variant pays it
 	rm -f "$base/run-$r/warmup.db"
 	"$KB" run "$top/tests/seeds/lab-warmup.yaml" --db "$base/run-$r/warmup.db" \
 		> "$base/run-$r/warmup.out" 2>&1 ||
