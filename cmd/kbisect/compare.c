@@ -168,7 +168,7 @@ static int cmd_compare(const struct kb_args *args)
 	struct kb_json *j = NULL;
 	const char *db = args->db;
 	char **metrics = NULL, **pos = args->pos;
-	size_t nmetrics = 0, i;
+	size_t nmetrics = 0, nabsent = 0, i;
 	unsigned nenv;
 	int disjoint;
 	int json = args->json, adaptive = o->adaptive, ret, ia, ib;
@@ -267,6 +267,12 @@ static int cmd_compare(const struct kb_args *args)
 			cmd_json_comparison(j, metrics[i], &cmp);
 			continue;
 		}
+		/* a metric of other variants only (a command's copies above
+		 * these variants' number): no row of nans */
+		if (!main_metric && !cmp.a.n && !cmp.b.n) {
+			nabsent++;
+			continue;
+		}
 		printf("%14.6g %7s %11s%-3s %11.6g %7s   %-13s %s%s\n",
 		       cmp.a.mean, kb_format_pct(100 * fabs(cmp.a.cv), 0).s,
 		       kb_format_pct(cmp.change_pct, 1).s, kb_format_stars(cmp.p),
@@ -329,6 +335,10 @@ static int cmd_compare(const struct kb_args *args)
 		cmd_put(&b);
 	} else {
 		double t = kb_analysis_opts(a)->threshold_pct;
+
+		if (nabsent)
+			printf("(%zu metric%s of the experiment measured in neither variant left out)\n",
+			       nabsent, nabsent == 1 ? "" : "s");
 
 		if (main_cmp.test == KB_COMPARE_MANN_WHITNEY ||
 		    main_cmp.test == KB_COMPARE_SIGNED_RANK)

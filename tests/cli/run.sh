@@ -507,6 +507,18 @@ check "boots from two environments: compare warns" $([ $rc -eq 0 ] && has "ran i
 run "$KB" results 1 --db "$T/k.db"
 check "... and so does results" $([ $rc -eq 0 ] && has "different environments" "$T/err"; echo $?)
 
+# a metric that only other variants measured (a command's copy 4 beside
+# variants of 2 copies) is left out of compare's rows, not shown as nan
+cp "$T/k.db" "$T/absent.db"
+sqlite3 "$T/absent.db" "insert into samples (boot_id, run_no, metric, value) select b.id, 1, 'extra', 1.5 + b.boot_no from boots b join variants v on v.id = b.variant_id where v.idx = 2"
+run "$KB" compare 1 0 4 --db "$T/absent.db"
+check "compare leaves out a metric neither variant measured, and says so" $([ $rc -eq 0 ] &&
+	! has "nan" "$T/out" && ! has " extra$" "$T/out" &&
+	has "^(1 metric of the experiment measured in neither variant left out)$" "$T/out"; echo $?)
+run "$KB" compare 1 0 2 --db "$T/absent.db"
+check "... and shows it where one variant has it" $([ $rc -eq 0 ] && has " extra$" "$T/out" &&
+	! has "measured in neither variant" "$T/out"; echo $?)
+
 # a change that is not a number (a mean of 0) prints "-", never "nan%"
 cp "$T/k.db" "$T/zero.db"
 sqlite3 "$T/zero.db" "update samples set value = 0 where boot_id in (select b.id from boots b join variants v on v.id = b.variant_id where v.idx = 0)"
