@@ -11,7 +11,8 @@
 #       x DEBUG_KMEMLEAK, 4-vCPU PV guests on 2 pCPUs, fio randread on the
 #       disks of 4 passed-through HBAs, 5 boots a variant in rounds;
 #   kconfig-matrix/seed002-lab.yaml  PARAVIRT_SPINLOCKS x pinning x 1/2/4
-#       copies of dd | cat (a condition), 10 boots a variant in rounds;
+#       copies of dd | cat (a condition), 14 boots of 4 runs a variant
+#       in rounds;
 #   kconfig-matrix/seed002-lab-make.yaml  PARAVIRT_SPINLOCKS x pinning,
 #       make -j4 of six of Linux's host programs (the reviewer's "real
 #       benchmark") from a Debian guest image, 5 boots a variant in rounds;
@@ -30,8 +31,8 @@
 # (guest.image) needs QEMU's qdisk in dom0 to serve its root disk, so a
 # run that holds one starts the lab with XEN_LAB_HVM=1, for every matrix
 # of that run.  Needs root, like the lab.  With the kernels built, a run
-# takes about 100 minutes here for seed 000, 50 for seed002-lab (23 at
-# 5 boots a variant) and 25 for seed002-lab-make.
+# takes about 100 minutes here for seed 000, 85 for seed002-lab (45 at
+# 10 boots of 2 runs) and 25 for seed002-lab-make.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 KB=$top/kbisect
