@@ -18,6 +18,17 @@
 #include "banned.h"
 
 /* The name of @c's test in the table's lines. */
+/* A side's mean as a row shows it: "-" when the side has no value of the
+ * metric (another variant's metric), never "nan". */
+static const char *mean_text(char *buf, size_t n, const struct kb_summary *m)
+{
+	if (!m->n || !isfinite(m->mean))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.6g", m->mean);
+	return buf;
+}
+
 static const char *test_text(const struct kb_comparison *c)
 {
 	switch (c->test) {
@@ -243,6 +254,7 @@ static int cmd_compare(const struct kb_args *args)
 	for (i = 0; i < nmetrics; i++) {
 		struct kb_comparison cmp;
 		const struct kb_metric_dir *dir = &dirs[i];
+		char ma[32], mb[32];
 		int main_metric = !strcmp(metrics[i], kb_analysis_metric(a));
 
 		/* the experiment's metric (adaptive with --adaptive) on @a;
@@ -273,10 +285,12 @@ static int cmd_compare(const struct kb_args *args)
 			nabsent++;
 			continue;
 		}
-		printf("%14.6g %7s %11s%-3s %11.6g %7s   %-13s %s%s\n",
-		       cmp.a.mean, kb_format_pct(100 * fabs(cmp.a.cv), 0).s,
+		printf("%14s %7s %11s%-3s %11s %7s   %-13s %s%s\n",
+		       mean_text(ma, sizeof(ma), &cmp.a),
+		       kb_format_pct(100 * fabs(cmp.a.cv), 0).s,
 		       kb_format_pct(cmp.change_pct, 1).s, kb_format_stars(cmp.p),
-		       cmp.b.mean, kb_format_pct(100 * fabs(cmp.b.cv), 0).s,
+		       mean_text(mb, sizeof(mb), &cmp.b),
+		       kb_format_pct(100 * fabs(cmp.b.cv), 0).s,
 		       kb_verdict_name(cmp.verdict), metrics[i],
 		       main_metric ? "  (the experiment's metric)" : "");
 		if (main_metric) {

@@ -516,7 +516,8 @@ check "compare leaves out a metric neither variant measured, and says so" $([ $r
 	! has "nan" "$T/out" && ! has " extra$" "$T/out" &&
 	has "^(1 metric of the experiment measured in neither variant left out)$" "$T/out"; echo $?)
 run "$KB" compare 1 0 2 --db "$T/absent.db"
-check "... and shows it where one variant has it" $([ $rc -eq 0 ] && has " extra$" "$T/out" &&
+check "... and shows it where one variant has it, '-' on the other side" $([ $rc -eq 0 ] &&
+	has "^ *- *- *- *[0-9.]* .* extra$" "$T/out" && ! has "nan" "$T/out" &&
 	! has "measured in neither variant" "$T/out"; echo $?)
 
 # a change that is not a number (a mean of 0) prints "-", never "nan%"
