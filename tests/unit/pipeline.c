@@ -433,6 +433,36 @@ static void test_pipeline__blocks_build_first_and_record_the_order(
 	assert_int_equal(sql_int(f->db, q), 16);
 }
 
+/* Run the fixture's plan on @ex until a SIGTERM during boot @n; returns
+ * the interrupted experiment. */
+static int64_t run_stopped_at(struct fixture *f, struct kb_executor *ex,
+			      unsigned n, struct kb_pipeline_opts *o,
+			      volatile sig_atomic_t *stop)
+{
+	struct kb_err err = KB_ERR_INIT;
+	int64_t exp = 0;
+
+	o->stop = stop;
+	f->c.stop = stop;
+	f->c.stop_at_boot = n;
+	assert_int_equal(kb_pipeline_run(f->s, f->p, ex, o, &exp, &err),
+			 KB_EFAIL);
+	return exp;
+}
+
+/* Clear the stop and the counts, then resume @exp on @ex; returns as
+ * kb_pipeline_resume(). */
+static int resume_after_stop(struct fixture *f, struct kb_executor *ex,
+			     int64_t exp, struct kb_pipeline_opts *o,
+			     volatile sig_atomic_t *stop, struct kb_err *err)
+{
+	*stop = 0;
+	f->c.stop_at_boot = 0;
+	f->c.boots = 0;
+	kb_err_clear(err);
+	return kb_pipeline_resume(f->s, exp, f->p, ex, o, err);
+}
+
 static void test_pipeline__stop_interrupts_and_resume_loses_no_boot(
 	void **state)
 {
@@ -461,12 +491,7 @@ static void test_pipeline__stop_interrupts_and_resume_loses_no_boot(
 	assert_non_null(i.finished_at);
 	kb_store_info_release(&i);
 
-	stop = 0;
-	f->c.stop_at_boot = 0;
-	f->c.boots = 0;
-	kb_err_clear(&err);
-	assert_int_equal(kb_pipeline_resume(f->s, exp, f->p, f->ex, &o, &err),
-			 0);
+	assert_int_equal(resume_after_stop(f, f->ex, exp, &o, &stop, &err), 0);
 	assert_int_equal(f->c.boots, 24 - 5);
 	info(f, exp, &i);
 	assert_string_equal(i.state, "done");
@@ -517,17 +542,8 @@ static void test_pipeline__each_real_run_draws_its_order_and_resume_keeps_it(
 	int64_t exp = 0, exp2 = 0, exp3 = 0;
 	size_t k;
 
-	o.stop = &stop;
-	f->c.stop = &stop;
-	f->c.stop_at_boot = 5;
-	assert_int_equal(kb_pipeline_run(f->s, f->p, real, &o, &exp, &err),
-			 KB_EFAIL);
-	stop = 0;
-	f->c.stop_at_boot = 0;
-	f->c.boots = 0;
-	kb_err_clear(&err);
-	assert_int_equal(kb_pipeline_resume(f->s, exp, f->p, real, &o, &err),
-			 0);
+	exp = run_stopped_at(f, real, 5, &o, &stop);
+	assert_int_equal(resume_after_stop(f, real, exp, &o, &stop, &err), 0);
 	assert_int_equal(f->c.boots, 24 - 5);
 	info(f, exp, &i);
 	assert_int_equal(i.has_order_seed, 1);
@@ -565,11 +581,7 @@ static void test_pipeline__resume_refuses_a_broken_order_seed(void **state)
 	int64_t exp = 0;
 	char q[128];
 
-	o.stop = &stop;
-	f->c.stop = &stop;
-	f->c.stop_at_boot = 3;
-	assert_int_equal(kb_pipeline_run(f->s, f->p, f->ex, &o, &exp, &err),
-			 KB_EFAIL);
+	exp = run_stopped_at(f, f->ex, 3, &o, &stop);
 	snprintf(q, sizeof(q),
 		 "UPDATE experiments SET order_seed = 'not a seed'"
 		 " WHERE id = %lld",
@@ -577,11 +589,7 @@ static void test_pipeline__resume_refuses_a_broken_order_seed(void **state)
 	assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, q, NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
-	stop = 0;
-	f->c.stop_at_boot = 0;
-	f->c.boots = 0;
-	kb_err_clear(&err);
-	assert_int_equal(kb_pipeline_resume(f->s, exp, f->p, f->ex, &o, &err),
+	assert_int_equal(resume_after_stop(f, f->ex, exp, &o, &stop, &err),
 			 KB_EINPUT);
 	assert_int_equal(f->c.boots, 0);
 	assert_msg_contains(err.msg, "order seed");
