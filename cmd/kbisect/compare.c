@@ -17,7 +17,6 @@
 #include "variant.h"
 #include "banned.h"
 
-/* The name of @c's test in the table's lines. */
 /* A side's mean as a row shows it: "-" when the side has no value of the
  * metric (another variant's metric), never "nan". */
 static const char *mean_text(char *buf, size_t n, const struct kb_summary *m)
@@ -29,6 +28,7 @@ static const char *mean_text(char *buf, size_t n, const struct kb_summary *m)
 	return buf;
 }
 
+/* The name of @c's test in the table's lines. */
 static const char *test_text(const struct kb_comparison *c)
 {
 	switch (c->test) {
