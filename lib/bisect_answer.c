@@ -341,11 +341,15 @@ void kb_bisect__inputs_begin(const struct bisect *b, const char *kind,
 	kb_buf_addf(text,
 		    "higher_is_better %d\nboots %u\nruns_per_boot %u\n"
 		    "max_boots %u\nthreshold %.17g\nalpha %.17g\n"
-		    "max_probes %u\nstrategy %d\nchanges_only %d\n"
-		    "seed %" PRIu64 "\n",
+		    "max_probes %u\nstrategy %d\nchanges_only %d\n",
 		    o->higher_is_better != 0, o->boots, o->runs_per_boot,
 		    o->max_boots, o->threshold_pct, o->alpha, b->max_probes,
-		    (int)o->strategy, o->changes_only != 0, b->seed);
+		    (int)o->strategy, o->changes_only != 0);
+	/* a seed drawn afresh is not an input: any draw answers for it */
+	if (b->seed_fresh)
+		kb_buf_addf(text, "seed drawn\n");
+	else
+		kb_buf_addf(text, "seed %" PRIu64 "\n", b->seed);
 	kb_bisect__inputs_str(text, o->name);
 	kb_bisect__inputs_str(text, o->matrix_text);
 	kb_bisect__inputs_str(text, o->model_text);

@@ -88,6 +88,8 @@ struct bisect {
 				   * the bisection got (built_last) */
 
 	uint64_t seed;            /* the order of each round (kb_order_draw) */
+	int seed_fresh;           /* seed drawn afresh (real hosts), so not
+				   * one of the inputs */
 	unsigned round;           /* rounds booted so far */
 	unsigned seq;             /* boots started so far, the experiment's */
 
@@ -353,8 +355,8 @@ void kb_bisect__code_probes(struct kb_bisect_codec *c,
 			    size_t nchanges, size_t ncommits);
 
 /* Start the inputs of a bisection of @kind: what both kinds share (the
- * options of the search, the order seed, matrix, model, salt and
- * settings); the caller adds its ends and hashes them into b->inputs
+ * options of the search, the order seed on the model, matrix, model,
+ * salt and settings); the caller adds its ends and hashes them into b->inputs
  * with kb_bisect__inputs_end(). */
 void kb_bisect__inputs_begin(const struct bisect *b, const char *kind,
 			     struct kb_buf *text);

@@ -178,10 +178,17 @@ void kb_bisect__init(struct bisect *b, struct kb_store *s,
 	b->copts.higher_is_better = o->higher_is_better;
 	b->max_probes = o->max_probes ? o->max_probes
 				      : KB_BISECT_DEFAULT_MAX_PROBES;
-	/* the rounds' orders from what the bisection is between: the same
-	 * bisection draws the same orders again */
-	b->seed = kb_rng_seed_from(kb_rng_seed_from(0, o->good_name, 1, 0),
-				   o->bad_name, 2, 0);
+	/* the rounds' orders: on real hosts from a seed of their own, so
+	 * that a bias bound to a place in the order (a host's slow first
+	 * boot) falls on other points when the bisection is run again
+	 * (lib/order.h); on the model from what the bisection is between,
+	 * so that the same bisection draws the same orders again */
+	b->seed_fresh = !kb_executor_replays(ex);
+	b->seed = b->seed_fresh
+			  ? kb_rng_seed_fresh()
+			  : kb_rng_seed_from(kb_rng_seed_from(0, o->good_name,
+							      1, 0),
+					     o->bad_name, 2, 0);
 	b->r = kb_calloc(1, sizeof(*b->r));
 	b->r->change_pct = b->r->ci_low = b->r->ci_high = NAN;
 }

@@ -223,8 +223,7 @@ int kb_pipeline_run(struct kb_store *s, const struct kb_plan *plan,
 	e.boots = kb_matrix_repeat(m)->boots;
 	e.runs_per_boot = kb_matrix_repeat(m)->runs_per_boot;
 	e.run_order = kb_order_name(kb_matrix_repeat(m)->order);
-	e.order_seed = kb_order_seed_new(plan,
-					 !strcmp(kb_executor_name(ex), "model"));
+	e.order_seed = kb_order_seed_new(plan, kb_executor_replays(ex));
 	e.nvariants = kb_plan_nvariants(plan);
 	e.variants = kb_plan_variants(plan);
 	ret = kb_store_experiment_create(s, &e, exp, err);

@@ -36,6 +36,11 @@ const char *kb_executor_name(const struct kb_executor *ex)
 	return ex->ops->name;
 }
 
+int kb_executor_replays(const struct kb_executor *ex)
+{
+	return !strcmp(ex->ops->name, "model");
+}
+
 int kb_executor_build(struct kb_executor *ex, const struct kb_variant *v,
 		      struct kb_build_result *out, struct kb_err *err)
 {

@@ -60,6 +60,11 @@ struct kb_executor *kb_executor_new(const struct kb_executor_ops *ops,
 void kb_executor_free(struct kb_executor *ex);
 const char *kb_executor_name(const struct kb_executor *ex);
 
+/* Nonzero when @ex is the performance model, whose results are a function
+ * of its inputs: what it runs may be drawn from them (an order's seed)
+ * and repeat.  On real hosts such draws are fresh each time. */
+int kb_executor_replays(const struct kb_executor *ex);
+
 /* Build variant @v.  *@out is filled (caller releases) when 0 is returned. */
 int kb_executor_build(struct kb_executor *ex, const struct kb_variant *v,
 		      struct kb_build_result *out, struct kb_err *err);

@@ -1597,6 +1597,73 @@ static void test_bisect__rerun_answers_from_the_store(void **state)
 	kb_bisect_result_free(one);
 }
 
+/* The model's executor under a real executor's name: a bisection on
+ * real hosts. */
+static int fwd_build(void *self, const struct kb_variant *v,
+		     struct kb_build_result *out, struct kb_err *err)
+{
+	return kb_executor_build(self, v, out, err);
+}
+
+static int fwd_boot(void *self, const struct kb_variant *v,
+		    const struct kb_build_result *build, unsigned boot_no,
+		    unsigned runs, struct kb_boot_result *out,
+		    struct kb_err *err)
+{
+	return kb_executor_boot(self, v, build, boot_no, runs, out, err);
+}
+
+static const struct kb_executor_ops real_named_ops = {
+	.name = "libvirt",
+	.build = fwd_build,
+	.boot = fwd_boot,
+	.free = NULL,
+};
+
+/* On real hosts each bisection draws the seed of its rounds' orders, so
+ * a bias bound to a place in the order does not repeat; the drawn seed
+ * is not an input, so the same bisection still finds its stored answer.
+ * On the model the seed is the ends' names', and a bisection repeats. */
+static void test_bisect__real_hosts_draw_each_order_the_model_repeats(
+	void **state)
+{
+	struct fixture *f = *state;
+	struct kb_executor *model, *real;
+
+	load_model(f, RERUN_MODEL);
+	f->good = options(16, "n");
+	f->bad = options(16, "y");
+	f->fresh = 1;
+	run(f, KB_BISECT_GROUP);
+	run(f, KB_BISECT_GROUP);
+	assert_int_equal(db_int(f, "SELECT count(*) FROM experiments"), 2);
+	assert_int_equal(db_int(f, "SELECT count(DISTINCT order_seed)"
+				   " FROM experiments"),
+			 1);
+	model = f->ex;
+	real = kb_executor_new(&real_named_ops, model);
+	f->ex = real;
+	run(f, KB_BISECT_GROUP);
+	assert_culprits(f->r, "OPT_03 OPT_12");
+	run(f, KB_BISECT_GROUP);
+	assert_culprits(f->r, "OPT_03 OPT_12");
+	assert_int_equal(db_int(f, "SELECT count(*) FROM experiments"), 4);
+	assert_int_equal(db_int(f, "SELECT count(DISTINCT order_seed)"
+				   " FROM experiments"),
+			 3);
+	assert_int_equal(db_int(f, "SELECT count(*) FROM experiments"
+				   " WHERE executor = 'libvirt'"
+				   " AND length(order_seed) = 16"),
+			 2);
+	/* without --fresh: the stored answer, whatever seed it drew */
+	f->fresh = 0;
+	run(f, KB_BISECT_GROUP);
+	assert_non_null(f->r->stored_at);
+	assert_int_equal(db_int(f, "SELECT count(*) FROM experiments"), 4);
+	f->ex = model;
+	kb_executor_free(real);
+}
+
 static void test_bisect__fresh_boots_it_all_again(void **state)
 {
 	struct fixture *f = *state;
@@ -1941,6 +2008,7 @@ static const struct CMUnitTest tests[] = {
 	T(test_bisect__probes_boot_over_both_hosts),
 	T(test_bisect__lost_host_is_drained_not_a_failed_probe),
 	T(test_bisect__rerun_answers_from_the_store),
+	T(test_bisect__real_hosts_draw_each_order_the_model_repeats),
 	T(test_bisect__fresh_boots_it_all_again),
 	T(test_bisect__changed_inputs_are_a_new_bisection),
 	T(test_bisect__unfinished_bisection_answers_nothing),
