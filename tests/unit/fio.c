@@ -1,9 +1,9 @@
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "test.h"
+#include "testcorpus.h"
 #include "buf.h"
 #include "err.h"
 #include "fio.h"
@@ -414,42 +414,19 @@ static void test_fio__check_ignores_command_workloads(void **state)
 }
 
 /* Every corpus file must parse or be refused with the file's name. */
+static int parse_corpus(const char *data, size_t len, const char *path,
+			struct kb_err *err)
+{
+	struct kb_sample s;
+
+	return kb_fio_parse_buffer(data, len, path, &s, err);
+}
+
 static void test_fio__fuzz_corpus_replays(void **state)
 {
-	const char *dir = "tests/fuzz/corpus/fio";
-	struct dirent *de;
-	size_t ok = 0, bad = 0;
-	DIR *d = opendir(dir);
-
 	(void)state;
-	if (!d)
-		fail_msg("cannot open '%s' (run from the top of the checkout)",
-			 dir);
-	while ((de = readdir(d))) {
-		struct kb_buf b = KB_BUF_INIT;
-		struct kb_err err = KB_ERR_INIT;
-		struct kb_sample s;
-		char path[512];
-		int ret;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (kb_buf_read_file(&b, path, 2 * KB_FIO_MAX_OUTPUT, &err))
-			fail_msg("%s", err.msg);
-		ret = kb_fio_parse_buffer(b.buf, b.len, path, &s, &err);
-		if (ret == 0)
-			ok++;
-		else if (ret == KB_EINPUT &&
-			 !strncmp(err.msg, path, strlen(path)))
-			bad++;
-		else
-			fail_msg("%s: %d %s", path, ret, err.msg);
-		kb_buf_release(&b);
-	}
-	closedir(d);
-	assert_true(ok >= 2);
-	assert_true(bad >= 2);
+	kb_test_replay_corpus("fio", 2 * KB_FIO_MAX_OUTPUT, parse_corpus, 2,
+			      2);
 }
 
 

@@ -1,10 +1,10 @@
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "test.h"
+#include "testcorpus.h"
 #include "buf.h"
 #include "err.h"
 #include "executor.h"
@@ -455,45 +455,23 @@ static void test_monitor__model_refuses_bad_monitor(void **state)
 	}
 }
 
+static int parse_corpus(const char *data, size_t len, const char *path,
+			struct kb_err *err)
+{
+	struct kb_monitor_value *v = NULL;
+	size_t n = 0;
+	int ret = kb_monitor_parse_buffer(data, len, path, 1, &v, &n, err);
+
+	if (ret)
+		assert_null(v);
+	free(v);
+	return ret;
+}
+
 static void test_monitor__fuzz_corpus_replays(void **state)
 {
-	const char *dir = "tests/fuzz/corpus/monitor";
-	struct dirent *de;
-	size_t ok = 0, bad = 0;
-	DIR *d = opendir(dir);
-
 	(void)state;
-	if (!d)
-		fail_msg("cannot open '%s' (run from the top of the checkout)",
-			 dir);
-	while ((de = readdir(d))) {
-		struct kb_buf b = KB_BUF_INIT;
-		struct kb_err err = KB_ERR_INIT;
-		struct kb_monitor_value *v = NULL;
-		size_t n = 0;
-		char path[512];
-		int ret;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (kb_buf_read_file(&b, path, 1 << 24, &err))
-			fail_msg("%s", err.msg);
-		ret = kb_monitor_parse_buffer(b.buf, b.len, path, 1, &v, &n,
-					      &err);
-		if (ret == 0) {
-			ok++;
-		} else {
-			assert_int_equal(ret, KB_EINPUT);
-			assert_int_equal(strncmp(err.msg, path, strlen(path)), 0);
-			assert_null(v);
-			bad++;
-		}
-		free(v);
-		kb_buf_release(&b);
-	}
-	closedir(d);
-	assert_true(ok >= 3 && bad >= 1);
+	kb_test_replay_corpus("monitor", 1 << 24, parse_corpus, 3, 1);
 }
 
 static const struct CMUnitTest tests[] = {

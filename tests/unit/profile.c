@@ -1,9 +1,9 @@
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "test.h"
+#include "testcorpus.h"
 #include "buf.h"
 #include "err.h"
 #include "profile.h"
@@ -102,45 +102,23 @@ static void test_profile__malformed_is_refused_untouched(void **state)
 }
 
 /* Every corpus file must parse or be refused with the file's name. */
+static int parse_corpus(const char *data, size_t len, const char *path,
+			struct kb_err *err)
+{
+	struct kb_profile_stack *v = NULL;
+	size_t n = 0;
+	int ret = kb_profile_parse_buffer(data, len, path, 1, &v, &n, err);
+
+	if (ret)
+		assert_null(v);
+	kb_profile_stacks_free(v, n);
+	return ret;
+}
+
 static void test_profile__fuzz_corpus_replays(void **state)
 {
-	const char *dir = "tests/fuzz/corpus/profile";
-	struct dirent *de;
-	size_t ok = 0, bad = 0;
-	DIR *d = opendir(dir);
-
 	(void)state;
-	if (!d)
-		fail_msg("cannot open '%s' (run from the top of the checkout)",
-			 dir);
-	while ((de = readdir(d))) {
-		struct kb_buf b = KB_BUF_INIT;
-		struct kb_err err = KB_ERR_INIT;
-		struct kb_profile_stack *v = NULL;
-		size_t n = 0;
-		char path[512];
-		int ret;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (kb_buf_read_file(&b, path, 1 << 24, &err))
-			fail_msg("%s", err.msg);
-		ret = kb_profile_parse_buffer(b.buf, b.len, path, 1, &v, &n,
-					      &err);
-		if (ret == 0) {
-			ok++;
-		} else {
-			assert_int_equal(ret, KB_EINPUT);
-			assert_int_equal(strncmp(err.msg, path, strlen(path)), 0);
-			assert_null(v);
-			bad++;
-		}
-		kb_profile_stacks_free(v, n);
-		kb_buf_release(&b);
-	}
-	closedir(d);
-	assert_true(ok >= 2 && bad >= 3);
+	kb_test_replay_corpus("profile", 1 << 24, parse_corpus, 2, 3);
 }
 
 static const struct CMUnitTest tests[] = {
