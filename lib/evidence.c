@@ -16,6 +16,7 @@
 #include "evidence.h"
 #include "evidence_int.h"
 
+#include "bootrec.h"
 #include "err.h"
 #include "fsutil.h"
 #include "guestimage.h"
@@ -82,10 +83,7 @@ void kb_evidence_free(struct kb_evidence *r)
 	free(r->name);
 	kb_domxml_moved_release(&r->moved);
 	kb_buf_release(&r->files);
-	free(r->m_cmdline);
-	free(r->m_xen);
-	free(r->m_xen_cmdline);
-	free(r->m_root);
+	kb_bootrec_free(r->rec);
 	free(r);
 }
 
@@ -492,7 +490,7 @@ static int put_image(struct kb_evidence *r,
 	char *cache, *image = NULL, *path;
 	int built = 0, ret;
 
-	if (!im || !(r->moved.noverlays || r->m_root))
+	if (!im || !(r->moved.noverlays || (r->rec && r->rec->root)))
 		return 0;
 	progress(o, "getting the guest image (%zu package%s)", im->npackages,
 		 im->npackages == 1 ? "" : "s");
@@ -544,12 +542,12 @@ static int write_machine(struct kb_evidence *r,
 
 	if ((ret = put_boot_files(r, o, sink, err)))
 		goto out;
-	kb_buf_addf(&b, "%s\n", r->m_cmdline);
+	kb_buf_addf(&b, "%s\n", r->rec->cmdline);
 	if ((ret = put_text(r, "cmdline", b.buf, 0644, err)))
 		goto out;
 	kb_buf_reset(&b);
-	if (r->m_xen) {
-		kb_buf_addf(&b, "%s\n", r->m_xen_cmdline);
+	if (r->rec->xen) {
+		kb_buf_addf(&b, "%s\n", r->rec->xen_cmdline);
 		if ((ret = put_text(r, "xen_cmdline", b.buf, 0644, err)))
 			goto out;
 		kb_buf_reset(&b);

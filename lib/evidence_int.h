@@ -17,6 +17,7 @@
 #include "stats.h"
 #include "store.h"
 
+struct kb_bootrec;
 struct kb_machine;
 struct kb_matrix;
 struct kb_plan;
@@ -49,10 +50,10 @@ struct kb_evidence {
 	struct kb_buf files;               /* names written, NUL-separated */
 	size_t nfiles;
 	/* a machine host's boot (host "machine:NAME"): the machine, from
-	 * the stored matrix, and what its boot record (lib/exec/machine.c)
+	 * the stored matrix, and what its boot record (lib/bootrec.h)
 	 * says it chose; NULL for a libvirt boot */
 	const struct kb_machine *mc;
-	char *m_cmdline, *m_xen, *m_xen_cmdline, *m_root;
+	struct kb_bootrec *rec;
 };
 
 /* Whether a boot of host @uri was a machine's ("machine:NAME"). */

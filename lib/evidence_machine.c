@@ -11,53 +11,25 @@
 
 #include "evidence_int.h"
 
+#include "bootrec.h"
 #include "err.h"
 #include "matrix.h"
 #include "mem.h"
 #include "realexec.h"
 #include "banned.h"
 
-#define RECORD_MAGIC "kbisect-machine-boot 1\n"
-#define MAX_VALUE 4096
-
 int ev_is_machine(const char *uri)
 {
 	return uri && !strncmp(uri, "machine:", 8);
 }
 
-/* The value of "KEY VALUE" in @rec, a copy, or NULL when absent; -1 in
- * *@bad when it is not printable text (the record came from a database). */
-static char *field(const char *rec, const char *key, int *bad)
-{
-	size_t k = strlen(key), n;
-	const char *p, *end;
-	char *v;
-
-	for (p = rec; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		if (strncmp(p, key, k) || p[k] != ' ')
-			continue;
-		p += k + 1;
-		end = strchr(p, '\n');
-		n = end ? (size_t)(end - p) : strlen(p);
-		v = kb_strndup(p, n);
-		for (end = v; *end; end++)
-			if ((unsigned char)*end < 0x20 || *end == 0x7f)
-				*bad = 1;
-		if (n > MAX_VALUE)
-			*bad = 1;
-		return v;
-	}
-	return NULL;
-}
-
 int ev_machine_load(struct kb_evidence *r, struct kb_err *err)
 {
 	const char *rec = r->e.domain_xml;
-	char *name = NULL;
+	struct kb_err why = KB_ERR_INIT;
 	size_t h;
-	int bad = 0;
 
-	if (!rec || strncmp(rec, RECORD_MAGIC, strlen(RECORD_MAGIC)))
+	if (!rec || strncmp(rec, "kbisect-machine-boot ", 21))
 		return kb_err_set(err, KB_EINPUT,
 				  "boot %u of variant %u of experiment %lld ran on %s and kept no machine boot record: kbisect repro cannot say how it was booted",
 				  r->e.boot_no, r->v->idx, (long long)r->exp,
@@ -77,19 +49,17 @@ int ev_machine_load(struct kb_evidence *r, struct kb_err *err)
 				  "boot %u of variant %u of experiment %lld was booted by boot method %s: kbisect repro's boot.sh covers boot method command only (lib/exec/machine.h says the steps to do by hand)",
 				  r->e.boot_no, r->v->idx, (long long)r->exp,
 				  kb_machine_boot_name(kb_machine_boot_method(r->mc)));
-	name = field(rec, "machine", &bad);
-	r->m_cmdline = field(rec, "cmdline", &bad);
-	r->m_xen = field(rec, "xen", &bad);
-	r->m_xen_cmdline = field(rec, "xen_cmdline", &bad);
-	r->m_root = field(rec, "root", &bad);
-	if (bad || !name || strcmp(name, kb_machine_name(r->mc)) ||
-	    !r->m_cmdline || (r->m_xen && !r->m_xen_cmdline)) {
-		free(name);
+	if (kb_bootrec_parse_buffer(rec, strlen(rec), "boots.domain_xml",
+				    &r->rec, &why))
 		return kb_err_set(err, KB_EINPUT,
-				  "boot %u of variant %u of experiment %lld: its machine boot record is not one kbisect wrote (a value that is not one line of text, or a machine, command line or Xen line missing)",
-				  r->e.boot_no, r->v->idx, (long long)r->exp);
-	}
-	free(name);
+				  "boot %u of variant %u of experiment %lld: its machine boot record is not one kbisect wrote: %s",
+				  r->e.boot_no, r->v->idx, (long long)r->exp,
+				  why.msg);
+	if (strcmp(r->rec->machine, kb_machine_name(r->mc)))
+		return kb_err_set(err, KB_EINPUT,
+				  "boot %u of variant %u of experiment %lld: its machine boot record names machine '%s', not the matrix's %s",
+				  r->e.boot_no, r->v->idx, (long long)r->exp,
+				  r->rec->machine, kb_machine_name(r->mc));
 	return 0;
 }
 
@@ -146,10 +116,10 @@ void ev_machine_boot_sh(const struct kb_evidence *r, struct kb_buf *b)
 		    r->e.status, r->info.metric);
 	ev_vars(r, b, kb_machine_boot_timeout_s(r->mc),
 		"machine.boot_timeout_s");
-	ev_sh_var(b, "cmdline", r->m_cmdline);
-	if (r->m_xen) {
-		ev_sh_var(b, "xen", r->m_xen);
-		ev_sh_var(b, "xen_cmdline", r->m_xen_cmdline);
+	ev_sh_var(b, "cmdline", r->rec->cmdline);
+	if (r->rec->xen) {
+		ev_sh_var(b, "xen", r->rec->xen);
+		ev_sh_var(b, "xen_cmdline", r->rec->xen_cmdline);
 	}
 	kb_buf_adds(b, "\nsay() { echo \"boot.sh: $*\" >&2; }\n");
 	power_fn(r, b, "power_on", KB_MACHINE_ON);
@@ -170,9 +140,9 @@ void ev_machine_boot_sh(const struct kb_evidence *r, struct kb_buf *b)
 		       "\n# -- choose the next boot (the boot command starts nothing), then power up\n");
 	command(b, kb_machine_boot_command(r->mc), NULL);
 	kb_buf_adds(b, " --kernel \"$here/kernel\" --initrd \"$here/initrd\" --cmdline \"$cmdline\"");
-	if (r->m_root)
+	if (r->rec->root)
 		kb_buf_adds(b, " --root \"$here/root.img\"");
-	if (r->m_xen)
+	if (r->rec->xen)
 		kb_buf_adds(b, " --xen \"$xen\" --xen-cmdline \"$xen_cmdline\"");
 	kb_buf_addf(b, " ||\n"
 		       "\t{ say \"the boot command failed\"; end; exit 1; }\n"
@@ -228,7 +198,7 @@ void ev_machine_readme(const struct kb_evidence *r, struct kb_buf *b)
 		    r->v->idx, r->v->label ? r->v->label : "", r->e.image,
 		    r->kernel_sha, kb_machine_name(r->mc),
 		    kb_machine_boot_name(kb_machine_boot_method(r->mc)),
-		    r->m_xen ? "as Xen's dom0" : "natively");
+		    r->rec->xen ? "as Xen's dom0" : "natively");
 	ev_template_note(r, b);
 	kb_buf_adds(b, "Files\n-----\n\n"
 		       "boot.sh       starts the console into console.log, gives the boot\n"
@@ -241,11 +211,11 @@ void ev_machine_readme(const struct kb_evidence *r, struct kb_buf *b)
 	if (r->e.config_text)
 		kb_buf_adds(b, "config        the .config the kernel was built from\n");
 	kb_buf_adds(b, "cmdline       the kernel command line\n");
-	if (r->m_xen)
+	if (r->rec->xen)
 		kb_buf_addf(b, "xen_cmdline   Xen's command line; Xen itself is %s, as the\n"
 			       "              boot command saw it (not copied)\n",
-			    r->m_xen);
-	if (r->m_root)
+			    r->rec->xen);
+	if (r->rec->root)
 		kb_buf_adds(b, "root.img      the root disk image (guest.image), never written\n");
 	kb_buf_adds(b, fio ? "workload.fio  the fio job file /init runs\n"
 			   : "workload.sh   the command /init runs, with sh, timed\n");

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bootrec.h"
 #include "buf.h"
 #include "console.h"
 #include "err.h"
@@ -723,27 +724,23 @@ static int boot_files(struct machine *x, const struct kb_workload *w,
 	return ret;
 }
 
-/*
- * What the boot chose, for its evidence (db/0007: the domain XML's
- * column) and `kbisect repro` (lib/evidence_machine.c): a line a value,
- * "KEY VALUE", after "kbisect-machine-boot 1".
- */
+/* What the boot chose, for its evidence (db/0007: the domain XML's
+ * column) and `kbisect repro` (lib/evidence_machine.c): lib/bootrec.h. */
 static char *boot_record(const struct machine *x,
 			 const struct kb_machine_kernel *k, const char *root)
 {
-	struct kb_buf b = KB_BUF_INIT;
+	struct kb_bootrec r = {
+		.machine = kb_machine_name(x->mc),
+		.method = kb_machine_boot_name(kb_machine_boot_method(x->mc)),
+		.kernel = k->kernel,
+		.initrd = k->initrd,
+		.cmdline = k->cmdline,
+		.xen = k->xen,
+		.xen_cmdline = k->xen ? k->xen_cmdline : NULL,
+		.root = root,
+	};
 
-	kb_buf_addf(&b, "kbisect-machine-boot 1\nmachine %s\nmethod %s\n",
-		    kb_machine_name(x->mc),
-		    kb_machine_boot_name(kb_machine_boot_method(x->mc)));
-	kb_buf_addf(&b, "kernel %s\ninitrd %s\ncmdline %s\n", k->kernel,
-		    k->initrd, k->cmdline);
-	if (k->xen)
-		kb_buf_addf(&b, "xen %s\nxen_cmdline %s\n", k->xen,
-			    k->xen_cmdline);
-	if (root)
-		kb_buf_addf(&b, "root %s\n", root);
-	return kb_buf_detach(&b);
+	return kb_bootrec_format(&r);
 }
 
 /* The boot's result: its console judged, as a guest's is. */
