@@ -179,7 +179,7 @@ static int cmd_compare(const struct kb_args *args)
 	struct kb_json *j = NULL;
 	const char *db = args->db;
 	char **metrics = NULL, **pos = args->pos;
-	size_t nmetrics = 0, nabsent = 0, i;
+	size_t nmetrics = 0, nabsent = 0, nzero = 0, i;
 	unsigned nenv;
 	int disjoint;
 	int json = args->json, adaptive = o->adaptive, ret, ia, ib;
@@ -285,6 +285,13 @@ static int cmd_compare(const struct kb_args *args)
 			nabsent++;
 			continue;
 		}
+		/* nor one that is 0 in every boot of both (a read job's
+		 * write_*): no change can be told, and none happened */
+		if (!main_metric && cmp.a.n && cmp.b.n && cmp.a.min == 0 &&
+		    cmp.a.max == 0 && cmp.b.min == 0 && cmp.b.max == 0) {
+			nzero++;
+			continue;
+		}
 		printf("%14s %7s %11s%-3s %11s %7s   %-13s %s%s\n",
 		       mean_text(ma, sizeof(ma), &cmp.a),
 		       kb_format_pct(100 * fabs(cmp.a.cv), 0).s,
@@ -353,6 +360,9 @@ static int cmd_compare(const struct kb_args *args)
 		if (nabsent)
 			printf("(%zu metric%s of the experiment measured in neither variant left out)\n",
 			       nabsent, nabsent == 1 ? "" : "s");
+		if (nzero)
+			printf("(%zu metric%s 0 in every boot of both variants left out)\n",
+			       nzero, nzero == 1 ? "" : "s");
 
 		if (main_cmp.test == KB_COMPARE_MANN_WHITNEY ||
 		    main_cmp.test == KB_COMPARE_SIGNED_RANK)

@@ -520,6 +520,19 @@ check "... and shows it where one variant has it, '-' on the other side" $([ $rc
 	has "^ *- *- *- *[0-9.]* .* extra$" "$T/out" && ! has "nan" "$T/out" &&
 	! has "measured in neither variant" "$T/out"; echo $?)
 
+# a metric that is 0 in every boot of both variants (a read job's
+# write_iops) is left out of compare's rows and counted; where one
+# variant has a value it is shown
+cp "$T/k.db" "$T/zeroes.db"
+sqlite3 "$T/zeroes.db" "insert into samples (boot_id, run_no, metric, value) select b.id, 1, 'zeroes', case when v.idx = 2 then 1 else 0 end from boots b join variants v on v.id = b.variant_id"
+run "$KB" compare 1 0 4 --db "$T/zeroes.db"
+check "compare leaves out a metric 0 in every boot of both, and says so" $([ $rc -eq 0 ] &&
+	! has " zeroes$" "$T/out" &&
+	has "^(1 metric 0 in every boot of both variants left out)$" "$T/out"; echo $?)
+run "$KB" compare 1 0 2 --db "$T/zeroes.db"
+check "... and shows it where one variant is not 0" $([ $rc -eq 0 ] && has " zeroes$" "$T/out" &&
+	! has "0 in every boot" "$T/out"; echo $?)
+
 # a change that is not a number (a mean of 0) prints "-", never "nan%"
 cp "$T/k.db" "$T/zero.db"
 sqlite3 "$T/zero.db" "update samples set value = 0 where boot_id in (select b.id from boots b join variants v on v.id = b.variant_id where v.idx = 0)"
