@@ -39,17 +39,23 @@ static const char **slot(struct kb_bootrec *r, const char *key, size_t n)
 	return NULL;
 }
 
+/* A value that must be written: NULL as empty. */
+static const char *val(const char *s)
+{
+	return s ? s : "";
+}
+
 char *kb_bootrec_format(const struct kb_bootrec *r)
 {
 	struct kb_buf b = KB_BUF_INIT;
 
-	kb_buf_addf(&b, MAGIC "\nmachine %s\nmethod %s\n", r->machine,
-		    r->method);
-	kb_buf_addf(&b, "kernel %s\ninitrd %s\ncmdline %s\n", r->kernel,
-		    r->initrd, r->cmdline);
+	kb_buf_addf(&b, MAGIC "\nmachine %s\nmethod %s\n", val(r->machine),
+		    val(r->method));
+	kb_buf_addf(&b, "kernel %s\ninitrd %s\ncmdline %s\n", val(r->kernel),
+		    val(r->initrd), val(r->cmdline));
 	if (r->xen)
 		kb_buf_addf(&b, "xen %s\nxen_cmdline %s\n", r->xen,
-			    r->xen_cmdline);
+			    val(r->xen_cmdline));
 	if (r->root)
 		kb_buf_addf(&b, "root %s\n", r->root);
 	return kb_buf_detach(&b);

@@ -36,7 +36,8 @@ struct kb_bootrec {
 	const char *root;              /* NULL: no root image */
 };
 
-/* The text of record @r (caller frees); NULL values are left out. */
+/* The text of record @r (caller frees): a NULL xen or root is left
+ * out, another NULL value written empty. */
 char *kb_bootrec_format(const struct kb_bootrec *r);
 
 /*
