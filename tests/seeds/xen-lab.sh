@@ -24,7 +24,10 @@
 #
 # KBISECT_SEEDS_DIR (default build/seeds) holds run-N/ (the lab) and
 # run-N/MATRIX/ (its database kbisect.db, experiment 1, and every output);
-# a run given again starts that matrix afresh.  SEEDS_MATRICES (default
+# a run given again starts that matrix afresh, unless SEEDS_RESUME=1: then
+# a matrix whose experiment was stopped (the lab or the machine went down)
+# is resumed on the fresh lab (`kbisect resume`), and one that is done
+# only analysed again.  SEEDS_MATRICES (default
 # "seed000-lab-full seed002-lab seed002-lab-make") which of them,
 # SEEDS_HBAS (default 4) the lab's HBAs, SEEDS_WHY_BOOTS (default: as
 # many as plan says) the boots each `why` may add.  A matrix with a guest image
@@ -44,6 +47,7 @@ port=16510
 base=${KBISECT_SEEDS_DIR:-$top/build/seeds}
 hbas=${SEEDS_HBAS:-4}
 WHY_MAX_BOOTS=${SEEDS_WHY_BOOTS:-}
+RESUME=${SEEDS_RESUME:-0}
 runs=${*:-1 2}
 matrices=${SEEDS_MATRICES:-seed000-lab-full seed002-lab seed002-lab-make}
 lab_prepare
@@ -59,7 +63,8 @@ done
 for r in $runs; do
 	case $r in *[!0-9]*|'') fail "a run is a number, not '$r'" ;; esac
 	lab=$base/run-$r/lab
-	for m in $matrices; do rm -rf "$base/run-$r/$m"; done
+	[ "${SEEDS_RESUME:-0}" = 1 ] ||
+		for m in $matrices; do rm -rf "$base/run-$r/$m"; done
 	mkdir -p "$base/run-$r"
 	t0=$(date +%s)
 	say "run $r: $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -86,13 +86,27 @@ check_experiment() { # ID NAME BOOTS
 
 # run_matrix MATRIX ID BOOTS: run, check the boots, effects and why (with
 # --max-added-boots $WHY_MAX_BOOTS when set); the outputs kept in $work as
-# run-ID.out, effects-ID.out (and .json), why-ID.out
+# run-ID.out, effects-ID.out (and .json), why-ID.out.  With RESUME=1 and
+# experiment ID stored in $db and not done, `kbisect resume ID` carries it
+# on instead (its output in resume-ID.out): a run stopped on one lab ends
+# on another, its rounds the blocks that keep the two apart.
 run_matrix() {
 	t=$(date +%s)
-	"$KB" run "$top/kconfig-matrix/$1" --db "$db" > "$work/run-$2.out" ||
+	state=
+	if [ "${RESUME:-0}" = 1 ] && [ -f "$db" ]; then
+		state=$(sqlite3 "$db" "select state from experiments where id = $2") ||
+			fail "$db: cannot read experiment $2"
+	fi
+	case $state in
+	'') "$KB" run "$top/kconfig-matrix/$1" --db "$db" > "$work/run-$2.out" ||
 		fail "kbisect run $1 (exit $?): $(tail -5 "$work/run-$2.out")"
-	cat "$work/run-$2.out"
-	say "$1: kbisect run took $(($(date +%s) - t)) s"
+	    cat "$work/run-$2.out" ;;
+	done) say "$1: experiment $2 is done; its analyses again" ;;
+	*) "$KB" resume "$2" --db "$db" > "$work/resume-$2.out" ||
+		fail "kbisect resume $2 (exit $?): $(tail -5 "$work/resume-$2.out")"
+	   cat "$work/resume-$2.out" ;;
+	esac
+	say "$1: kbisect ${state:+resume of a $state experiment }run took $(($(date +%s) - t)) s"
 	check_experiment "$2" "$1" "$3"
 	"$KB" effects "$2" --db "$db" > "$work/effects-$2.out" ||
 		fail "kbisect effects $2 (exit $?)"
