@@ -98,15 +98,18 @@ run_matrix() {
 			fail "$db: cannot read experiment $2"
 	fi
 	case $state in
-	'') "$KB" run "$top/kconfig-matrix/$1" --db "$db" > "$work/run-$2.out" ||
+	'') step="kbisect run"
+	    "$KB" run "$top/kconfig-matrix/$1" --db "$db" > "$work/run-$2.out" ||
 		fail "kbisect run $1 (exit $?): $(tail -5 "$work/run-$2.out")"
 	    cat "$work/run-$2.out" ;;
-	done) say "$1: experiment $2 is done; its analyses again" ;;
-	*) "$KB" resume "$2" --db "$db" > "$work/resume-$2.out" ||
+	done) step="reading it"
+	      say "$1: experiment $2 is done; its analyses again" ;;
+	*) step="kbisect resume of the $state experiment"
+	   "$KB" resume "$2" --db "$db" > "$work/resume-$2.out" ||
 		fail "kbisect resume $2 (exit $?): $(tail -5 "$work/resume-$2.out")"
 	   cat "$work/resume-$2.out" ;;
 	esac
-	say "$1: kbisect ${state:+resume of a $state experiment }run took $(($(date +%s) - t)) s"
+	say "$1: $step took $(($(date +%s) - t)) s"
 	check_experiment "$2" "$1" "$3"
 	"$KB" effects "$2" --db "$db" > "$work/effects-$2.out" ||
 		fail "kbisect effects $2 (exit $?)"
