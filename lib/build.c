@@ -818,6 +818,28 @@ int kb_build_cached_image(const char *cache_dir, const char *key,
 	return found;
 }
 
+size_t kb_build_plan_cached(const struct kb_plan *p, const char *cache_dir)
+{
+	size_t i, j, n = 0;
+
+	if (!kb_plan_is_resolved(p))
+		return 0;
+	for (i = 0; i < kb_plan_nvariants(p); i++) {
+		const char *key = kb_plan_variant(p, i)->build_key;
+		char *image;
+
+		for (j = 0; key && j < i; j++)
+			if (kb_plan_variant(p, j)->build_key &&
+			    !strcmp(kb_plan_variant(p, j)->build_key, key))
+				break;
+		if (!key || j < i || !kb_build_cached_image(cache_dir, key, NULL, &image))
+			continue;
+		free(image);
+		n++;
+	}
+	return n;
+}
+
 void kb_build_info_release(struct kb_build_info *i)
 {
 	if (!i)

@@ -227,6 +227,14 @@ int kb_build_plan_variant(const struct kb_plan *p, size_t i, const char *label,
 			  struct kb_build_info *info, struct kb_err *err);
 
 /*
+ * How many of resolved plan @p's builds (distinct build keys) the cache
+ * @cache_dir (NULL: the default) already holds an ok build of: builds a
+ * run takes from the cache instead of running make.  0 for a plan that
+ * is not resolved.
+ */
+size_t kb_build_plan_cached(const struct kb_plan *p, const char *cache_dir);
+
+/*
  * The order in which to visit the variants of resolved plan @p so that
  * builds follow kb_build_order() tree by tree (the trees in plan order;
  * variants sharing a build stay together), each tree's starting from

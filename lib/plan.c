@@ -496,8 +496,8 @@ size_t kb_plan_max_boots(const struct kb_plan *p)
 	       (r->max_boots > r->boots ? r->max_boots : r->boots);
 }
 
-void kb_plan_cost(const struct kb_plan *p, double build_s, double boot_s,
-		  struct kb_plan_cost *out)
+void kb_plan_cost(const struct kb_plan *p, double build_s, size_t cached,
+		  double boot_s, struct kb_plan_cost *out)
 {
 	size_t i;
 
@@ -506,7 +506,9 @@ void kb_plan_cost(const struct kb_plan *p, double build_s, double boot_s,
 		out->slots += kb_matrix_host(p->m, i)->capacity;
 	if (!out->slots)
 		out->slots = 1;
-	out->build_s = (double)kb_plan_nbuilds(p) * build_s;
+	out->build_s = cached < kb_plan_nbuilds(p)
+			       ? (double)(kb_plan_nbuilds(p) - cached) * build_s
+			       : 0;
 	out->boot_s = (double)kb_plan_nboots(p) * boot_s / out->slots;
 	out->total_s = out->build_s + out->boot_s;
 	out->more_s = (double)(kb_plan_max_boots(p) - kb_plan_nboots(p)) *

@@ -118,10 +118,11 @@ struct kb_plan_cost {
  * The time a run of @p is expected to take when a build takes @build_s
  * and a boot @boot_s (its workload runs included) into *@out: builds
  * one after the other (an overlap of builds and boots, build.overlap,
- * only shortens it), the boots spread over every host's capacity.
+ * only shortens it) but for the @cached the build cache already holds
+ * (kb_build_plan_cached()), the boots spread over every host's capacity.
  */
-void kb_plan_cost(const struct kb_plan *p, double build_s, double boot_s,
-		  struct kb_plan_cost *out);
+void kb_plan_cost(const struct kb_plan *p, double build_s, size_t cached,
+		  double boot_s, struct kb_plan_cost *out);
 
 /* ---- limits on the whole plan ----------------------------------------- */
 

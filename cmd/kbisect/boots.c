@@ -316,8 +316,9 @@ void cmd_analysis_boots_close(struct cmd_analysis_boots *b)
 	memset(b, 0, sizeof(*b));
 }
 
-/* The seconds a boot of @a takes: its model's time:, else the mean ok
- * boot on its hosts in @s; NaN: not known. */
+/* The seconds a boot of @a takes: its model's time:, else what the ok
+ * boots on its hosts in @s took (kb_store_step_boot_s()); NaN: not
+ * known. */
 static double boot_seconds(const struct kb_analysis *a, struct kb_store *s)
 {
 	const struct kb_matrix *m = kb_plan_matrix(kb_analysis_plan(a));
@@ -325,6 +326,7 @@ static double boot_seconds(const struct kb_analysis *a, struct kb_store *s)
 	struct kb_store_step_times st;
 	const char **hosts;
 	double t = NAN;
+	int measured;
 
 	if (kb_analysis_model(a)) {
 		const struct kb_model_time *mt =
@@ -337,7 +339,8 @@ static double boot_seconds(const struct kb_analysis *a, struct kb_store *s)
 	if (!kb_store_host_step_times(s, hosts, kb_matrix_nhosts(m), &st,
 				      &err) &&
 	    st.nboots)
-		t = st.boot_s;
+		t = kb_store_step_boot_s(&st, kb_matrix_repeat(m)->runs_per_boot,
+					 &measured);
 	free(hosts);
 	return t;
 }

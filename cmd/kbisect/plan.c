@@ -5,6 +5,7 @@
 
 #include "kbisect.h"
 #include "buf.h"
+#include "build.h"
 #include "design.h"
 #include "format.h"
 #include "store.h"
@@ -176,9 +177,34 @@ static void aliases_json(struct kb_json *j, const struct kb_plan *p)
 struct cost {
 	int known, model;
 	double build_s, boot_s;  /* a build, a boot with its runs */
+	size_t cached;           /* builds the build cache holds */
 	char source[160];
 	struct kb_plan_cost c;
 };
+
+/* Where the step times @st of earlier boots come from, for boots of
+ * @runs runs (@measured: kb_store_step_boot_s()'s), into @buf. */
+static void step_source(const struct kb_store_step_times *st, unsigned runs,
+			int measured, char *buf, size_t size)
+{
+	char boots[96];
+
+	if (!isnan(st->run_s))
+		snprintf(boots, sizeof(boots), "%zu boots on these hosts, %.1f s + %.1f s a run,",
+			 st->nboots, st->boot_base_s, st->run_s);
+	else if (!measured && st->runs_lo == st->runs_hi)
+		snprintf(boots, sizeof(boots), "%zu boot%s of %u run%s on these hosts, not %u,",
+			 st->nboots, st->nboots == 1 ? "" : "s", st->runs_lo,
+			 st->runs_lo == 1 ? "" : "s", runs);
+	else if (!measured)
+		snprintf(boots, sizeof(boots), "%zu boots of %u to %u runs on these hosts, not %u,",
+			 st->nboots, st->runs_lo, st->runs_hi, runs);
+	else
+		snprintf(boots, sizeof(boots), "%zu boot%s on these hosts",
+			 st->nboots, st->nboots == 1 ? "" : "s");
+	snprintf(buf, size, "measured: %s and %zu build%s in the database",
+		 boots, st->nbuilds, st->nbuilds == 1 ? "" : "s");
+}
 
 /* The step times from @model's time: (a boot's runs included), else
  * those earlier experiments in database @db had on the plan's hosts. */
@@ -203,7 +229,7 @@ static int plan_cost(const struct kb_plan *p, const struct kb_model *model,
 		struct kb_store_step_times st;
 		const char **hosts;
 		size_t nh = kb_matrix_nhosts(m);
-		int ret;
+		int measured = 0, ret;
 
 		if ((ret = cmd_open_store_as(db, KB_STORE_READ_ONLY, &s, err)))
 			return ret;
@@ -215,16 +241,15 @@ static int plan_cost(const struct kb_plan *p, const struct kb_model *model,
 			return ret;
 		out->known = st.nboots > 0;
 		out->build_s = st.nbuilds ? st.build_s : 0;
-		out->boot_s = st.nboots ? st.boot_s : 0;
-		snprintf(out->source, sizeof(out->source),
-			 "measured: %zu boot%s on these hosts and %zu build%s in the database",
-			 st.nboots, st.nboots == 1 ? "" : "s", st.nbuilds,
-			 st.nbuilds == 1 ? "" : "s");
+		out->boot_s = st.nboots ? kb_store_step_boot_s(&st, runs, &measured) : 0;
+		step_source(&st, runs, measured, out->source, sizeof(out->source));
 	}
 	if (!out->known && !model)
 		snprintf(out->source, sizeof(out->source),
 			 "--model MODEL with time:, or --db PATH of earlier experiments on these hosts, says");
-	kb_plan_cost(p, out->build_s, out->boot_s, &out->c);
+	if (!model)
+		out->cached = kb_build_plan_cached(p, NULL);
+	kb_plan_cost(p, out->build_s, out->cached, out->boot_s, &out->c);
 	return 0;
 }
 
@@ -237,12 +262,16 @@ static void cost_text(const struct kb_plan *p, const struct cost *c)
 	} else if (!c->known) {
 		printf("time: not known (%s)", c->source);
 	} else {
+		size_t builds = kb_plan_nbuilds(p) - c->cached;
+
 		printf("time expected: %s: ", kb_format_duration(c->c.total_s).s);
-		if (kb_plan_nbuilds(p) && c->build_s > 0)
-			printf("%zu build%s of %s one after another, ",
-			       kb_plan_nbuilds(p),
-			       kb_plan_nbuilds(p) == 1 ? "" : "s",
+		if (builds && c->build_s > 0)
+			printf("%zu build%s of %s one after another, ", builds,
+			       builds == 1 ? "" : "s",
 			       kb_format_duration(c->build_s).s);
+		if (c->cached)
+			printf("%zu build%s in the cache, ", c->cached,
+			       c->cached == 1 ? "" : "s");
 		printf("%zu boot%s of %s, %u at a time (%s)", kb_plan_nboots(p),
 		       kb_plan_nboots(p) == 1 ? "" : "s",
 		       kb_format_duration(c->boot_s).s, c->c.slots, c->source);
@@ -264,6 +293,7 @@ static void cost_json(struct kb_json *j, const struct kb_plan *p,
 	kb_json_kv_int(j, "max_boots", (long long)kb_plan_max_boots(p));
 	kb_json_kv_bool(j, "known", c->known);
 	kb_json_kv_string(j, "source", c->source);
+	kb_json_kv_int(j, "builds_cached", (long long)c->cached);
 	if (c->known) {
 		kb_json_kv_number(j, "build_s", c->build_s);
 		kb_json_kv_number(j, "boot_s", c->boot_s);
@@ -955,10 +985,13 @@ const struct cmd cmd_plan_entry = {
 		"read without it), else at 2, 5 and 10% noise.  A design whose tests\n"
 		"can never reach compare.alpha (1 boot a side) exits 2 unless\n"
 		"--allow-undecidable.\n"
-		"The time a run is expected to take: the builds one after another,\n"
+		"The time a run is expected to take: the builds one after another\n"
+		"(but those the build cache holds),\n"
 		"the boots over the hosts' capacity, from the model's time: or the\n"
-		"step times of earlier experiments on the hosts in --db's database;\n"
-		"and the boots compare --adaptive and why may add, up to\n"
+		"step times of earlier experiments on the hosts in --db's database\n"
+		"(a boot's time fitted to its runs where their boots had different\n"
+		"runs_per_boot; where not, said when they had other runs than this\n"
+		"plan's); and the boots compare --adaptive and why may add, up to\n"
 		"repeat.max_boots.\n",
 	.epilog = "With source.tree, every variant's config is resolved with the\n"
 		  "tree's Kconfig (make olddefconfig): options that did not hold are\n"

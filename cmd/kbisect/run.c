@@ -84,7 +84,7 @@ static void model_time_note(const struct kb_plan *p,
 	if ((scale && *scale) ||
 	    !(t->build_s > 0 || t->boot_s > 0 || t->run_s > 0))
 		return;
-	kb_plan_cost(p, t->build_s,
+	kb_plan_cost(p, t->build_s, 0,
 		     t->boot_s + kb_matrix_repeat(kb_plan_matrix(p))->runs_per_boot *
 					 t->run_s,
 		     &c);

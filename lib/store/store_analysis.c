@@ -379,49 +379,102 @@ int kb_store_host_noise(struct kb_store *s, const char *const *hosts,
 	return ret;
 }
 
-/* avg and count of the one row @sql returns, its ?1 bound to @host
- * (NULL: none bound), added to *@sum and *@n. */
-static int step_time(struct kb_store *s, const char *sql, const char *host,
-		     double *sum, size_t *n, struct kb_err *err)
-{
-	sqlite3_stmt *st = NULL;
-	int found = 0, ret;
+/* The ok boots on host ?1 with their workload runs (the most runs any of
+ * their samples has): their count and the sums a least-squares line of
+ * duration over runs needs, and the fewest and most runs a boot had. */
+static const char sql_boot_times[] =
+	"SELECT count(*), coalesce(sum(d), 0), coalesce(sum(r), 0),"
+	" coalesce(sum(r * r), 0), coalesce(sum(r * d), 0), min(r), max(r)"
+	" FROM (SELECT b.duration_s AS d,"
+	" coalesce((SELECT max(s.run_no) FROM samples s"
+	" WHERE s.boot_id = b.id), 0) AS r"
+	" FROM boots b WHERE b.status = 'ok' AND b.duration_s IS NOT NULL"
+	" AND b.host = ?1)";
 
-	if ((ret = store_prepare(s, sql, &st, err)))
-		return ret;
-	if (host)
-		store_bind_text(st, 1, host);
-	ret = store_step_maybe(s, st, &found, err,
+/* The one row of @st: its count added to *@n and its columns 1.. to
+ * @sum[0..ncols-1); the row's count is column 0.  *@found: a row
+ * with a count above 0. */
+static int step_sums(struct kb_store *s, sqlite3_stmt *st, size_t *n,
+		     double *sum, int ncols, int *found, struct kb_err *err)
+{
+	int row = 0, ret, i;
+
+	*found = 0;
+	ret = store_step_maybe(s, st, &row, err,
 			       "cannot read the step times of earlier experiments");
-	if (!ret && found) {
-		*sum += sqlite3_column_double(st, 0);
-		*n += (size_t)sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	return ret;
+	if (ret || !row || sqlite3_column_int64(st, 0) == 0)
+		return ret;
+	*found = 1;
+	*n += (size_t)sqlite3_column_int64(st, 0);
+	for (i = 0; i < ncols; i++)
+		sum[i] += sqlite3_column_double(st, i + 1);
+	return 0;
 }
 
 int kb_store_host_step_times(struct kb_store *s, const char *const *hosts,
 			     size_t n, struct kb_store_step_times *out,
 			     struct kb_err *err)
 {
-	double build = 0, boot = 0;
+	sqlite3_stmt *st = NULL;
+	double build = 0, sum[4] = {0}; /* d, r, r², rd */
+	double runs_lo = INFINITY, runs_hi = -INFINITY;
 	size_t i;
-	int ret;
+	int found, ret;
 
 	memset(out, 0, sizeof(*out));
-	ret = step_time(s,
-			"SELECT coalesce(sum(duration_s), 0), count(*) FROM builds"
-			" WHERE status = 'ok' AND duration_s IS NOT NULL"
-			" AND coalesce(executor, '') <> 'model'",
-			NULL, &build, &out->nbuilds, err);
-	for (i = 0; !ret && i < n; i++)
-		ret = step_time(s,
-				"SELECT coalesce(sum(duration_s), 0), count(*) FROM boots"
-				" WHERE status = 'ok' AND duration_s IS NOT NULL"
-				" AND host = ?1",
-				hosts[i], &boot, &out->nboots, err);
+	if ((ret = store_prepare(s,
+				 "SELECT count(*), coalesce(sum(duration_s), 0) FROM builds"
+				 " WHERE status = 'ok' AND duration_s IS NOT NULL"
+				 " AND coalesce(executor, '') <> 'model'",
+				 &st, err)))
+		return ret;
+	ret = step_sums(s, st, &out->nbuilds, &build, 1, &found, err);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!ret)
+		ret = store_prepare(s, sql_boot_times, &st, err);
+	for (i = 0; !ret && i < n; i++) {
+		sqlite3_reset(st);
+		store_bind_text(st, 1, hosts[i]);
+		ret = step_sums(s, st, &out->nboots, sum, 4, &found, err);
+		if (!ret && found) {
+			runs_lo = fmin(runs_lo, sqlite3_column_double(st, 5));
+			runs_hi = fmax(runs_hi, sqlite3_column_double(st, 6));
+		}
+	}
+	sqlite3_finalize(st);
 	out->build_s = out->nbuilds ? build / (double)out->nbuilds : NAN;
-	out->boot_s = out->nboots ? boot / (double)out->nboots : NAN;
+	out->boot_s = out->boot_base_s = out->run_s = NAN;
+	if (out->nboots) {
+		double k = (double)out->nboots;
+		double sxx = sum[2] - sum[1] * sum[1] / k;
+		double sxy = sum[3] - sum[1] * sum[0] / k;
+
+		out->boot_s = sum[0] / k;
+		out->runs_lo = (unsigned)runs_lo;
+		out->runs_hi = (unsigned)runs_hi;
+		/* a line only where the boots' runs differ, and only one
+		 * whose runs take time and whose boot does too */
+		if (runs_hi > runs_lo && sxx > 0 && sxy > 0) {
+			out->run_s = sxy / sxx;
+			out->boot_base_s = (sum[0] - out->run_s * sum[1]) / k;
+			if (out->boot_base_s <= 0)
+				out->boot_base_s = out->run_s = NAN;
+		}
+	}
 	return ret;
+}
+
+double kb_store_step_boot_s(const struct kb_store_step_times *t,
+			    unsigned runs, int *measured)
+{
+	*measured = 0;
+	if (!t->nboots)
+		return NAN;
+	if (!isnan(t->run_s)) {
+		*measured = 1;
+		return t->boot_base_s + runs * t->run_s;
+	}
+	*measured = t->runs_lo == runs && t->runs_hi == runs;
+	return t->boot_s;
 }

@@ -108,17 +108,32 @@ struct kb_store_step_times {
 	double build_s;  /* mean seconds of an ok real build (NaN: none) */
 	double boot_s;   /* mean seconds of an ok boot on the hosts, its
 			  * workload runs included (NaN: none) */
+	unsigned runs_lo, runs_hi; /* the fewest and most runs a boot had */
+	double boot_base_s, run_s; /* a boot's time as boot_base_s + runs *
+				    * run_s, fitted where the boots' runs
+				    * differ (NaN: they do not) */
 	size_t nbuilds, nboots;
 };
 
 /*
  * The mean times of the ok builds that were not the model's, and of the
  * ok boots on hosts @hosts[0..n) (boots.host), in every experiment of
- * @s: what `plan --db` expects a run's steps to take.
+ * @s, with how a boot's time grows with its workload runs: what `plan
+ * --db` expects a run's steps to take.
  */
 int kb_store_host_step_times(struct kb_store *s, const char *const *hosts,
 			     size_t n, struct kb_store_step_times *out,
 			     struct kb_err *err);
+
+/*
+ * What a boot of @runs workload runs is expected to take after @t: the
+ * fitted line where the stored boots' runs differ, else their mean.
+ * *@measured is 1 when that holds for @runs (a line, or boots of @runs
+ * runs each) and 0 when the mean is of boots with other numbers of
+ * runs.  NaN: no boot stored.
+ */
+double kb_store_step_boot_s(const struct kb_store_step_times *t,
+			    unsigned runs, int *measured);
 
 /* How sqlite runs one of the store's reads. */
 struct kb_store_read_plan {

@@ -260,7 +260,22 @@ run "$KB" plan "$T/three.yaml" --db "$T/hosts.db" -q
 check "plan --db: the noise the hosts' earlier boots had" $([ $rc -eq 0 ] &&
 	has "^  noise a boot expected: 2.7%, that of 24 boots of 1 earlier experiment on these hosts, in the database$" "$T/out" &&
 	has "^  each calls a change of 9.9% or more" "$T/out" &&
-	has "^time expected: .* 12 boots of .*, 1 at a time (measured: 24 boots on these hosts and 0 builds in the database)" "$T/out"; echo $?)
+	has "^time expected: .* 12 boots of .*, 1 at a time (measured: 24 boots of 2 runs on these hosts, not 1, and 0 builds in the database)" "$T/out"; echo $?)
+# a boot's time grows with its runs: the model's boots of 2 runs hold for
+# a plan of 2 runs, and boots of 1 and 2 runs give a line (10 s and 12 s:
+# 8 s + 2 s a run) that a plan of 4 runs reads 16 s from
+sed 's/boots: 3, max_boots: 10 }/boots: 3, runs_per_boot: 2, max_boots: 10 }/' "$T/three.yaml" >"$T/two-runs.yaml"
+run "$KB" plan "$T/two-runs.yaml" --db "$T/hosts.db" -q
+check "plan --db of boots with this plan's runs: their mean" $([ $rc -eq 0 ] &&
+	has "^time expected: .* (measured: 24 boots on these hosts and 0 builds in the database)" "$T/out"; echo $?)
+sed 's/boots: 3, max_boots: 10 }/boots: 3, runs_per_boot: 4, max_boots: 10 }/' "$T/three.yaml" >"$T/four-runs.yaml"
+cp "$T/hosts.db" "$T/lines.db"
+sqlite3 "$T/lines.db" "update boots set duration_s = 12; update boots set duration_s = 10 where id % 2 = 0; delete from samples where run_no = 2 and boot_id % 2 = 0"
+run "$KB" plan "$T/four-runs.yaml" --db "$T/lines.db" -q --json
+check "plan --db fits a boot's time to its runs and expects 4 runs' worth" $([ $rc -eq 0 ] && json_ok "$T/out" &&
+	python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cost"]
+assert abs(c["boot_s"] - 16) < 1e-6, c
+assert "24 boots on these hosts, 8.0 s + 2.0 s a run," in c["source"], c' "$T/out"; echo $?)
 run env KBISECT_DB="$T/k.db" "$KB" history
 check "history through KBISECT_DB, with the executor that ran each" $([ $rc -eq 0 ] && has "xen-pvops-spinlocks" "$T/out" &&
 	has "^ *id  created (UTC) *state *executor *design" "$T/out" && has "^ *1  .*  done  *model  " "$T/out"; echo $?)

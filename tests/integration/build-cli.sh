@@ -79,6 +79,11 @@ check "orders builds by nearest config" $(awk '$3 == "built" { print $1, $7 }' "
 	sort -n | tr '\n' ' ' | grep -q '^1 #0 2 #1 3 #3 4 #2 $' && echo 0 || echo 1)
 check "prints the images" $(has 'builds/.*/bzImage$' && echo 0 || echo 1)
 
+run "$kb" plan "$T/m.yaml" -q --json
+check "plan counts the builds the cache holds" $([ $rc -eq 0 ] &&
+	python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["cost"]["builds_cached"] == 4' "$T/out" &&
+	echo 0 || echo 1)
+
 run "$kb" build "$T/m.yaml" --db "$T/db"
 check "a second build reuses the database" $([ $rc -eq 0 ] &&
 	has '^4 variants, 4 builds: 0 built, 4 reused, 0 failed' && echo 0 || echo 1)
