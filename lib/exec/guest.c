@@ -304,6 +304,47 @@ int kb_guest__again(struct kb_guest_conn *c, struct kb_err *err)
 	return reopen(c, err) == 0;
 }
 
+/* The name of kbisect's domain XML @xml (its first <name>, which
+ * kb_domxml_build() writes first) when it is of kbisect's form
+ * (KB_GUEST_PREFIX, letters, digits and '-' only), into @buf; else 0. */
+static int own_name(const char *xml, char *buf, size_t size)
+{
+	const char *p = strstr(xml, "<name>"), *end;
+	size_t n;
+
+	if (!p)
+		return 0;
+	p += strlen("<name>");
+	end = strstr(p, "</name>");
+	n = end ? (size_t)(end - p) : 0;
+	if (!n || n >= size || strncmp(p, KB_GUEST_PREFIX, strlen(KB_GUEST_PREFIX)) ||
+	    strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789-") != n)
+		return 0;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return 1;
+}
+
+/* Whether a running domain of @xml's own kbisect name was there and is
+ * now destroyed: what is left of an earlier attempt at the same boot. */
+static int destroyed_namesake(struct kb_guest_conn *c, const char *xml)
+{
+	struct kb_err ignored = KB_ERR_INIT;
+	struct kb_guest_dom *old;
+	virDomainPtr dom;
+	char name[256];
+
+	if (!own_name(xml, name, sizeof(name)) ||
+	    !(dom = virDomainLookupByName(c->conn, name))) {
+		virResetLastError();
+		return 0;
+	}
+	old = kb_calloc(1, sizeof(*old));
+	old->dom = dom;
+	old->name = kb_strdup(name);
+	return kb_guest_destroy(old, &ignored) == 0;
+}
+
 int kb_guest_start(struct kb_guest_conn *c, const char *xml, int paused,
 		   struct kb_guest_dom **out, struct kb_err *err)
 {
@@ -319,7 +360,9 @@ int kb_guest_start(struct kb_guest_conn *c, const char *xml, int paused,
 				 paused ? VIR_DOMAIN_START_PAUSED : 0);
 	if (!dom) {
 		kb_guest__lverr(err, "cannot start a guest on", c->uri);
-		if (!kb_guest__again(c, err))
+		if (destroyed_namesake(c, xml))
+			kb_err_clear(err);
+		else if (!kb_guest__again(c, err))
 			return KB_EFAIL;
 		dom = virDomainCreateXML(c->conn, xml,
 					 paused ? VIR_DOMAIN_START_PAUSED : 0);

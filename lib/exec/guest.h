@@ -64,7 +64,11 @@ char *kb_guest_name(const char *tag, long long exp, unsigned variant,
 /*
  * Start a transient domain from @xml (virDomainCreateXML), paused when
  * @paused.  *@out is the caller's to kb_guest_destroy().  Returns 0 or
- * KB_EFAIL with libvirt's message.
+ * KB_EFAIL with libvirt's message.  A running domain of kbisect's with
+ * @xml's own name (KB_GUEST_PREFIX...: an earlier attempt at the same
+ * boot whose destroy gave up) is destroyed first, waiting as
+ * kb_guest_destroy() does, so that a boot's retry is not refused for its
+ * name; a domain of another name form is never touched.
  */
 int kb_guest_start(struct kb_guest_conn *c, const char *xml, int paused,
 		   struct kb_guest_dom **out, struct kb_err *err);

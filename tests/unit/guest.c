@@ -103,6 +103,36 @@ static void test_guest__xen_domain_lifecycle_keeps_hostdevs(void **state)
 	kb_guest_disconnect(c);
 }
 
+/* A boot's retry finds its own name still running (an earlier attempt
+ * whose destroy gave up): that guest goes and the retry starts; a guest
+ * of another name form is never touched. */
+static void test_guest__a_retry_takes_back_its_own_name(void **state)
+{
+	struct kb_guest_conn *c = conn();
+	struct kb_err err = KB_ERR_INIT;
+	struct kb_guest_dom *old = start(c, "kbisect-ab12-3-1-2"), *d = NULL;
+	char *xml = xen_xml("kbisect-ab12-3-1-2", NULL);
+
+	(void)state;
+	assert_int_equal(kb_guest_start(c, xml, 0, &d, &err), 0);
+	assert_int_equal(err.code, 0);
+	assert_int_equal(kb_guest_active(d, &err), 1);
+	assert_int_equal(kb_guest_destroy(d, &err), 0);
+	/* the old handle's domain is gone already */
+	assert_int_equal(kb_guest_destroy(old, &err), 0);
+	free(xml);
+
+	old = start(c, "someone-elses-guest");
+	xml = xen_xml("someone-elses-guest", NULL);
+	assert_int_equal(kb_guest_start(c, xml, 0, &d, &err), KB_EFAIL);
+	assert_null(d);
+	assert_msg_contains(err.msg, "already exists");
+	assert_int_equal(kb_guest_active(old, &err), 1);
+	assert_int_equal(kb_guest_destroy(old, &err), 0);
+	free(xml);
+	kb_guest_disconnect(c);
+}
+
 static int keep_two(const char *name, void *arg)
 {
 	(*(unsigned *)arg)++;
@@ -626,6 +656,7 @@ static void test_guest__pool_volumes_and_trim(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_guest__pool_volumes_and_trim),
 	cmocka_unit_test(test_guest__xen_domain_lifecycle_keeps_hostdevs),
+	cmocka_unit_test(test_guest__a_retry_takes_back_its_own_name),
 	cmocka_unit_test(test_guest__orphans_are_destroyed_and_others_left),
 	cmocka_unit_test(test_guest__live_owners_guests_are_not_orphans),
 	cmocka_unit_test(test_guest__environment_names_host_and_versions),
