@@ -34,8 +34,9 @@
 # (guest.image) needs QEMU's qdisk in dom0 to serve its root disk, so a
 # run that holds one starts the lab with XEN_LAB_HVM=1, for every matrix
 # of that run.  Needs root, like the lab.  With the kernels built, a run
-# takes about 100 minutes here for seed 000, 85 for seed002-lab (45 at
-# 10 boots of 2 runs) and 25 for seed002-lab-make.
+# takes about 100 minutes here for seed 000, 100 to 110 for seed002-lab
+# (its runs 5 and 6: 6020 and 6498 s in `kbisect run`) and 25 for
+# seed002-lab-make.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 KB=$top/kbisect
