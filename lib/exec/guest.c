@@ -325,12 +325,21 @@ static int own_name(const char *xml, char *buf, size_t size)
 	return 1;
 }
 
+/* A handle on @dom (taken over) named @name, for kb_guest_destroy(). */
+static struct kb_guest_dom *dom_handle(virDomainPtr dom, const char *name)
+{
+	struct kb_guest_dom *d = kb_calloc(1, sizeof(*d));
+
+	d->dom = dom;
+	d->name = kb_strdup(name ? name : "?");
+	return d;
+}
+
 /* Whether a running domain of @xml's own kbisect name was there and is
  * now destroyed: what is left of an earlier attempt at the same boot. */
 static int destroyed_namesake(struct kb_guest_conn *c, const char *xml)
 {
 	struct kb_err ignored = KB_ERR_INIT;
-	struct kb_guest_dom *old;
 	virDomainPtr dom;
 	char name[256];
 
@@ -339,18 +348,13 @@ static int destroyed_namesake(struct kb_guest_conn *c, const char *xml)
 		virResetLastError();
 		return 0;
 	}
-	old = kb_calloc(1, sizeof(*old));
-	old->dom = dom;
-	old->name = kb_strdup(name);
-	return kb_guest_destroy(old, &ignored) == 0;
+	return kb_guest_destroy(dom_handle(dom, name), &ignored) == 0;
 }
 
 int kb_guest_start(struct kb_guest_conn *c, const char *xml, int paused,
 		   struct kb_guest_dom **out, struct kb_err *err)
 {
-	struct kb_guest_dom *d;
 	virDomainPtr dom;
-	const char *name;
 	int ret;
 
 	*out = NULL;
@@ -369,11 +373,7 @@ int kb_guest_start(struct kb_guest_conn *c, const char *xml, int paused,
 	}
 	if (!dom)
 		return kb_guest__lverr(err, "cannot start a guest on", c->uri);
-	d = kb_calloc(1, sizeof(*d));
-	d->dom = dom;
-	name = virDomainGetName(dom);
-	d->name = kb_strdup(name ? name : "?");
-	*out = d;
+	*out = dom_handle(dom, virDomainGetName(dom));
 	return 0;
 }
 
